@@ -1,0 +1,100 @@
+// Figures: heatmap, line chart and labelled scatter rendered to RGB pixels (one renderer for
+// every command), PNG encoding through stb_image_write, colormaps, and the terminal heatmap
+// behind --view. Pure: rendering returns pixels or text; emit() in format.hpp writes them.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "tfx/tensor.hpp"
+
+namespace tfx {
+
+struct Rgb {
+  std::uint8_t r = 0, g = 0, b = 0;
+  bool operator==(const Rgb&) const = default;
+};
+
+// diverging: blue ↔ white ↔ red (signed values, symmetric around 0, like the lecture's PE figure)
+// viridis:   perceptually uniform sequential (similarities, attention weights)
+// gray:      black → white
+enum class Colormap { diverging, viridis, gray };
+
+// "diverging" (alias "rdbu"), "viridis", "gray"; anything else throws a usage error naming --cmap.
+Colormap parse_colormap(const std::string& name);
+const char* colormap_name(Colormap c);
+// Color at t ∈ [0, 1] (clamped): 0 = bottom of the scale, 1 = top.
+Rgb colormap_color(Colormap c, double t);
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // width * height * 3, row-major, top row first
+  Rgb at(int x, int y) const {
+    const std::size_t k = (static_cast<std::size_t>(y) * width + x) * 3;
+    return {rgb[k], rgb[k + 1], rgb[k + 2]};
+  }
+};
+
+// values: (M, N); row i is drawn as the i-th row from the top, column j from the left.
+struct Heatmap {
+  Tensor values;
+  std::string title, subtitle, x_label, y_label;
+  std::vector<std::string> row_labels, col_labels;  // token labels on the axes; empty = numeric ticks
+  Colormap cmap = Colormap::viridis;
+  bool symmetric = false;                           // scale to [−max|v|, +max|v|] (diverging data)
+  std::optional<double> vmin, vmax;                 // explicit scale, overrides the data range
+  std::vector<unsigned char> masked;                // optional, per cell: drawn as masked (grey)
+};
+
+struct Series {
+  std::string name;
+  std::vector<double> x, y;
+};
+
+struct LineChart {
+  std::string title, subtitle, x_label, y_label;
+  std::vector<Series> series;  // legend shows every named series
+  bool log_y = false;
+};
+
+struct Point {
+  double x = 0, y = 0;
+  std::string label;
+};
+
+struct Scatter {
+  std::string title, subtitle, x_label, y_label;
+  std::vector<Point> points;
+  std::vector<std::pair<std::size_t, std::size_t>> arrows;  // from point index → to point index
+};
+
+using Panel = std::variant<Heatmap, LineChart, Scatter>;
+
+// One or more panels laid out in a grid (e.g. one heatmap per attention head).
+struct Figure {
+  std::string title;           // over all panels (optional when there is one panel)
+  std::vector<Panel> panels;
+  int columns = 0;             // 0 = choose automatically
+};
+
+// Heatmaps larger than this many cells along an axis are downsampled by averaging blocks of
+// cells (the subtitle says so); below it every cell gets at least one pixel.
+inline constexpr std::size_t kMaxHeatmapCells = 1024;
+
+Image render(const Figure& figure);
+std::string encode_png(const Image& image);
+inline std::string encode_png(const Figure& figure) { return encode_png(render(figure)); }
+
+// Terminal heatmap for --view: 24-bit color half blocks ("▀", two rows per line) scaled to
+// `width` columns when color is on; a grayscale ASCII ramp otherwise. Ends with the scale's
+// min/max line. Width below a usable minimum throws a usage error naming --width/COLUMNS.
+struct ViewOptions {
+  int width = 80;
+  bool color = true;
+};
+std::string render_view(const Heatmap& heatmap, const ViewOptions& options);
+
+}  // namespace tfx

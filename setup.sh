@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tfx quick start. Installs the Debian packages tfx builds with (apt-get, through sudo when not
+# root; packages already installed are skipped), configures and builds, then:
+#   ./setup.sh demo   run the main job: tfx pe --len 50 --dim 128 --png
+#   ./setup.sh test   run every test through ctest
+#   ./setup.sh build  only set up and build
+set -euo pipefail
+cd "$(dirname "$0")"
+what="${1:-demo}"
+BUILD_DIR="${BUILD_DIR:-build}"
+
+packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev doctest-dev zlib1g-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTFX_BUILD_TESTS=ON >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+
+case "$what" in
+  demo)
+    echo "+ tfx pe --len 50 --dim 128 --png" >&2
+    "$BUILD_DIR/tfx" pe --len 50 --dim 128 --png
+    ;;
+  test)
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
+    ;;
+  build) ;;
+  *)
+    echo "usage: ./setup.sh [demo|test|build]" >&2
+    exit 2
+    ;;
+esac

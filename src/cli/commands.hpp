@@ -1,0 +1,9 @@
+// The register function of every command, in the order `tfx --help` lists them.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tfx::cli {
+
+void register_pe(CLI::App& app);
+
+}  // namespace tfx::cli

@@ -1,0 +1,110 @@
+// Shared flags and the hand-off from Results/Figures to the presentation layer.
+#include "common.hpp"
+
+#include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstdio>
+
+namespace tfx::cli {
+
+bool OutputFlags::format_given() const {
+  return (format_opt && format_opt->count() > 0) || (output_opt && output_opt->count() > 0);
+}
+
+void add_output_flags(CLI::App* app, OutputFlags& f) {
+  f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md")
+                     ->capture_default_str()
+                     ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown"}))
+                     ->group("Output");
+  f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); written to FILE.tmp, then renamed")
+                     ->capture_default_str()
+                     ->group("Output");
+  app->add_option("--precision", f.precision, "Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)")
+      ->check(CLI::Range(0, 17))
+      ->group("Output");
+  app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
+}
+
+OutputOptions output_options(const OutputFlags& f) {
+  OutputOptions o;
+  o.format = parse_format(f.format);
+  o.path = f.output;
+  o.precision = f.precision;
+  o.full = f.full;
+  return o;
+}
+
+void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
+  f.png_opt = app->add_option("--png", f.png, "Write a PNG figure to FILE (default: a name from the parameters; - = stdout)")
+                  ->expected(0, 1)
+                  ->group("Figures");
+  if (view) {
+    app->add_flag("--view", f.view, "Draw a heatmap in the terminal (24-bit color; ASCII when not a terminal or NO_COLOR is set)")
+        ->group("Figures");
+    app->add_option("--width", f.width, "Terminal columns for --view (default: $COLUMNS or the terminal's width)")
+        ->check(CLI::Range(1, 10000))
+        ->group("Figures");
+  }
+  app->add_option("--cmap", f.cmap, "Colormap: diverging (blue-white-red), viridis or gray")
+      ->check(CLI::IsMember({"diverging", "rdbu", "viridis", "gray", "grey"}))
+      ->group("Figures");
+}
+
+void add_seed_flag(CLI::App* app, std::uint64_t& seed) {
+  app->add_option("--seed", seed, "Seed of the one random generator (same seed, same output)")->capture_default_str();
+}
+
+void present(const Result& r, const OutputFlags& flags) {
+  OutputOptions o = output_options(flags);
+  emit(encode(r, o), o.path, is_binary(o.format));
+}
+
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name) {
+  const std::string path = flags.png.empty() ? default_name : flags.png;
+  Image img = render(figure);
+  emit(encode_png(img), path, true, "--png");
+  if (path != "-") std::fprintf(stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
+}
+
+bool stdout_color() {
+  const char* no = std::getenv("NO_COLOR");
+  return isatty(fileno(stdout)) && !(no && *no);
+}
+
+int view_width(const FigureFlags& flags) {
+  if (flags.width > 0) return flags.width;
+  if (const char* c = std::getenv("COLUMNS")) {
+    int w = std::atoi(c);
+    if (w > 0) return w;
+  }
+  winsize ws{};
+  if (isatty(fileno(stdout)) && ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+void present_view(const Heatmap& h, const FigureFlags& flags) {
+  ViewOptions v;
+  v.width = view_width(flags);
+  v.color = stdout_color();
+  emit(render_view(h, v), "-", false);
+}
+
+void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig, const Figure* figure,
+                 const Heatmap* view, const std::string& default_png) {
+  const bool png = fig.png_requested() && figure;
+  const bool show_view = fig.view && view;
+  if (png) present_png(*figure, fig, default_png);
+  if (show_view) present_view(*view, fig);
+  if ((!png && !show_view) || out.format_given()) present(r, out);
+}
+
+void set_examples(CLI::App* app, std::initializer_list<const char*> examples) {
+  std::string text = "\nExample" + std::string(examples.size() > 1 ? "s" : "") + ":\n";
+  for (const char* e : examples) text += fmt::format("  {}\n", e);
+  app->footer(text);
+}
+
+}  // namespace tfx::cli

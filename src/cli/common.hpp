@@ -1,0 +1,65 @@
+// Shared CLI plumbing: the flags every command shares (--format, -o, --precision, --full,
+// --png, --view, --cmap, --seed), each added by one helper, and present(), which hands a Result
+// or a Figure to the presentation layer. Commands never format or write output themselves.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tfx/figure.hpp"
+#include "tfx/format.hpp"
+
+namespace tfx::cli {
+
+// --format, -o/--output, --precision, --full
+struct OutputFlags {
+  std::string format = "table";
+  std::string output = "-";
+  int precision = -1;
+  bool full = false;
+  bool format_given() const;  // --format or -o was on the command line
+  CLI::Option* format_opt = nullptr;
+  CLI::Option* output_opt = nullptr;
+};
+void add_output_flags(CLI::App* app, OutputFlags& flags);
+OutputOptions output_options(const OutputFlags& flags);
+
+// --png [FILE] (FILE "-" = stdout), --view, --width, --cmap
+struct FigureFlags {
+  CLI::Option* png_opt = nullptr;
+  std::string png;           // empty = default name
+  bool view = false;
+  int width = 0;             // 0 = terminal width (COLUMNS, else 80)
+  std::string cmap;          // empty = the command's default
+  bool png_requested() const { return png_opt && png_opt->count() > 0; }
+};
+void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
+
+// --seed N (default 42): the one source of randomness
+void add_seed_flag(CLI::App* app, std::uint64_t& seed);
+
+// Writes r in the requested format (stdout or -o FILE).
+void present(const Result& r, const OutputFlags& flags);
+
+// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)".
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name);
+
+// Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
+void present_view(const Heatmap& h, const FigureFlags& flags);
+
+// The figure/table logic most matrix commands share: figure(s) if asked for, table unless only a
+// figure was asked for (or --format/-o given as well).
+void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig,
+                 const Figure* figure, const Heatmap* view, const std::string& default_png);
+
+// Color is used when stdout is a terminal and NO_COLOR is unset.
+bool stdout_color();
+// Width for --view: flags.width, else $COLUMNS, else the terminal's width, else 80.
+int view_width(const FigureFlags& flags);
+
+// Adds "Example:" lines under a command's --help.
+void set_examples(CLI::App* app, std::initializer_list<const char*> examples);
+
+}  // namespace tfx::cli

@@ -1,0 +1,50 @@
+// tfx entry point: builds the CLI11 app, registers every command in one ordered list, and maps
+// errors to exit codes (2 = usage, 1 = data/output) through one exit path.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <new>
+
+#include "commands.hpp"
+#include "tfx/error.hpp"
+
+namespace {
+
+int fail(const std::string& message, int code) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "tfx: error: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
+               "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures."};
+  app.set_version_flag("--version", std::string("tfx ") + TFX_VERSION);
+  app.require_subcommand(1);
+  app.footer("\nRun 'tfx COMMAND --help' for a command's flags and examples.");
+
+  // The order here is the order of `tfx --help`.
+  tfx::cli::register_pe(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string(e.what()) + " (see --help)", 2);
+  } catch (const tfx::Error& e) {
+    return fail(e.what(), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory; try smaller values", 1);
+  } catch (const std::exception& e) {
+    return fail(e.what(), 1);
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+// The op set: matmul, matmul_bt, transpose, add, scale, masked softmax, layer norm, dot, norm,
+// cosine, top-k. Shape letters as in ops.hpp.
+#include "tfx/ops.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+namespace tfx {
+
+namespace {
+
+void require_rank2(const Tensor& t, const char* op, const char* name) {
+  if (t.rank() != 2)
+    throw Error(fmt::format("{}: {} must be a matrix, got shape {}", op, name, t.shape_str()));
+}
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  return threads;
+}
+
+// Runs body(begin, end) over [0, n) split into `threads` contiguous chunks.
+template <class Body>
+void parallel_rows(std::size_t n, unsigned threads, Body body) {
+  threads = static_cast<unsigned>(std::min<std::size_t>(resolve_threads(threads), std::max<std::size_t>(n, 1)));
+  if (threads <= 1) {
+    body(std::size_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::size_t chunk = (n + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    std::size_t b = t * chunk, e = std::min(n, b + chunk);
+    if (b >= e) break;
+    pool.emplace_back([=] { body(b, e); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+// c[i, :] += a[i, k] * b[k, :] — i-k-j order so the inner loop streams rows and vectorizes.
+Tensor matmul(const Tensor& a, const Tensor& b, unsigned threads) {
+  require_rank2(a, "matmul", "a");
+  require_rank2(b, "matmul", "b");
+  if (a.cols() != b.rows())
+    throw Error(fmt::format("matmul: shapes {} and {} do not chain (inner sizes {} and {})",
+                            a.shape_str(), b.shape_str(), a.cols(), b.rows()));
+  const std::size_t M = a.rows(), K = a.cols(), N = b.cols();
+  Tensor c({M, N});
+  const float* A = a.data();
+  const float* B = b.data();
+  float* C = c.data();
+  parallel_rows(M, threads, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) {
+      float* ci = C + i * N;
+      for (std::size_t k = 0; k < K; ++k) {
+        const float aik = A[i * K + k];
+        const float* bk = B + k * N;
+        for (std::size_t j = 0; j < N; ++j) ci[j] += aik * bk[j];
+      }
+    }
+  });
+  return c;
+}
+
+Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads) {
+  require_rank2(a, "matmul_bt", "a");
+  require_rank2(b, "matmul_bt", "b");
+  if (a.cols() != b.cols())
+    throw Error(fmt::format("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ",
+                            a.shape_str(), b.shape_str()));
+  return matmul(a, transpose(b), threads);
+}
+
+Tensor transpose(const Tensor& a) {
+  require_rank2(a, "transpose", "a");
+  const std::size_t M = a.rows(), N = a.cols();
+  Tensor t({N, M});
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) t(j, i) = a(i, j);
+  return t;
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape())
+    throw Error(fmt::format("add: shapes {} and {} differ", a.shape_str(), b.shape_str()));
+  Tensor c = a;
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] += b[i];
+  return c;
+}
+
+Tensor scale(const Tensor& a, float s) {
+  Tensor c = a;
+  for (float& v : c.values()) v *= s;
+  return c;
+}
+
+// softmax(x)_j = exp(x_j − max) / Σ_k exp(x_k − max) over the kept entries of each row.
+Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask) {
+  require_rank2(x, "softmax_rows", "x");
+  if (mask && mask->size() != x.size())
+    throw Error(fmt::format("softmax_rows: mask has {} entries, x has shape {}", mask->size(), x.shape_str()));
+  const std::size_t M = x.rows(), N = x.cols();
+  Tensor y({M, N});
+  for (std::size_t i = 0; i < M; ++i) {
+    auto keep = [&](std::size_t j) { return !mask || (*mask)[i * N + j] != 0; };
+    // 1. the row max over kept entries (subtracting it keeps exp() from overflowing)
+    float mx = -std::numeric_limits<float>::infinity();
+    bool any = false;
+    for (std::size_t j = 0; j < N; ++j)
+      if (keep(j)) { mx = std::max(mx, x(i, j)); any = true; }
+    if (!any) throw Error(fmt::format("softmax_rows: row {} has every entry masked (no key to attend to)", i));
+    // 2. exponentiate and sum in double
+    double sum = 0;
+    for (std::size_t j = 0; j < N; ++j) {
+      double e = keep(j) ? std::exp(static_cast<double>(x(i, j)) - mx) : 0.0;
+      y(i, j) = static_cast<float>(e);
+      sum += e;
+    }
+    // 3. normalise
+    for (std::size_t j = 0; j < N; ++j) y(i, j) = static_cast<float>(y(i, j) / sum);
+  }
+  return y;
+}
+
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps) {
+  require_rank2(x, "layer_norm", "x");
+  const std::size_t M = x.rows(), D = x.cols();
+  if (!gamma.empty() && gamma.size() != D)
+    throw Error(fmt::format("layer_norm: gamma has shape {}, x has shape {} (need {} values)", gamma.shape_str(), x.shape_str(), D));
+  if (!beta.empty() && beta.size() != D)
+    throw Error(fmt::format("layer_norm: beta has shape {}, x has shape {} (need {} values)", beta.shape_str(), x.shape_str(), D));
+  Tensor y({M, D});
+  for (std::size_t i = 0; i < M; ++i) {
+    // μ = mean(x), σ² = mean((x − μ)²) (population variance, as PyTorch's LayerNorm)
+    double mu = 0;
+    for (std::size_t j = 0; j < D; ++j) mu += x(i, j);
+    mu /= static_cast<double>(D);
+    double var = 0;
+    for (std::size_t j = 0; j < D; ++j) var += (x(i, j) - mu) * (x(i, j) - mu);
+    var /= static_cast<double>(D);
+    const double inv = 1.0 / std::sqrt(var + eps);
+    for (std::size_t j = 0; j < D; ++j) {
+      double g = gamma.empty() ? 1.0 : gamma[j], b = beta.empty() ? 0.0 : beta[j];
+      y(i, j) = static_cast<float>(g * (x(i, j) - mu) * inv + b);
+    }
+  }
+  return y;
+}
+
+double dot(std::span<const float> a, std::span<const float> b) {
+  if (a.size() != b.size())
+    throw Error(fmt::format("dot: vectors of lengths {} and {}", a.size(), b.size()));
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
+double norm(std::span<const float> a) { return std::sqrt(dot(a, a)); }
+
+double cosine(std::span<const float> a, std::span<const float> b) {
+  double d = dot(a, b), na = norm(a), nb = norm(b);
+  if (na == 0 || nb == 0) return 0;
+  return d / (na * nb);
+}
+
+std::vector<std::pair<std::size_t, float>> top_k(std::span<const float> values, std::size_t k) {
+  k = std::min(k, values.size());
+  std::vector<std::size_t> idx(values.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  auto better = [&](std::size_t x, std::size_t y) {
+    // NaN sorts last
+    bool nx = std::isnan(values[x]), ny = std::isnan(values[y]);
+    if (nx != ny) return ny;
+    if (values[x] != values[y]) return values[x] > values[y];
+    return x < y;
+  };
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(), better);
+  std::vector<std::pair<std::size_t, float>> out;
+  out.reserve(k);
+  for (std::size_t i = 0; i < k; ++i) out.emplace_back(idx[i], values[idx[i]]);
+  return out;
+}
+
+}  // namespace tfx

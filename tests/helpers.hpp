@@ -1,0 +1,96 @@
+// Test helpers: run the built tfx binary and capture its exit code, stdout and stderr; a fresh
+// temporary directory per test; the path of ../shared/data (tests that need it skip with a
+// message when it is absent).
+#pragma once
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace tfx::test {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+}
+
+// A temporary directory removed at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tfx-test-XXXXXX").string();
+    char* p = mkdtemp(tmpl.data());
+    REQUIRE(p != nullptr);
+    path = p;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::filesystem::path operator/(const std::string& name) const { return path / name; }
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) {
+    if (c == '\'') o += "'\\''";
+    else o += c;
+  }
+  return o + "'";
+}
+
+// Runs `tfx ARGS` (args is a shell fragment, e.g. "pe --len 4 --dim 4") in `cwd` with `env`
+// prefixed (e.g. "NO_COLOR=1"); stdin from /dev/null unless `stdin_file` is given.
+inline Run run_tfx(const std::string& args, const std::filesystem::path& cwd = {}, const std::string& env = "",
+                   const std::string& stdin_file = "/dev/null") {
+  TempDir io;
+  std::string cmd;
+  if (!cwd.empty()) cmd += "cd " + shell_quote(cwd.string()) + " && ";
+  cmd += "env " + env + " " + shell_quote(TFX_BINARY) + " " + args + " <" + shell_quote(stdin_file) + " >" +
+         shell_quote((io / "out").string()) + " 2>" + shell_quote((io / "err").string());
+  int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(io / "out");
+  r.err = read_file(io / "err");
+  return r;
+}
+
+// Number of lines in s.
+inline int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// ../shared/data, or empty (with a MESSAGE saying the test is skipped) when absent.
+inline std::filesystem::path shared_data(const char* file = nullptr) {
+  std::filesystem::path dir = TFX_SHARED_DATA;
+  std::filesystem::path p = file ? dir / file : dir;
+  if (!std::filesystem::exists(p)) {
+    MESSAGE("skipped: " << p.string() << " is absent (../shared/data is not checked out beside the repo)");
+    return {};
+  }
+  return p;
+}
+
+}  // namespace tfx::test
