@@ -104,6 +104,7 @@ std::vector<std::size_t> shown(std::size_t n, std::size_t threshold, std::size_t
 }
 
 constexpr const char* kEllipsis = "…";
+constexpr int kDefaultTablePrecision = 4;
 
 // Display width of a UTF-8 string (code points; good enough for labels and numbers).
 std::size_t width(const std::string& s) {
@@ -157,13 +158,13 @@ std::string render_markdown(const Grid& g) {
     return o;
   };
   std::string out = "|";
-  for (const auto& h : g.header) out += " " + esc(h) + " |";
+  for (const auto& h : g.header) out.append(" ").append(esc(h)).append(" |");
   out += "\n|";
   for (std::size_t j = 0; j < g.header.size(); ++j) out += j == 0 ? " --- |" : " ---: |";
   out += "\n";
   for (const auto& row : g.body) {
     out += "|";
-    for (const auto& c : row) out += " " + esc(c) + " |";
+    for (const auto& c : row) out.append(" ").append(esc(c)).append(" |");
     out += "\n";
   }
   return out;
@@ -173,7 +174,16 @@ std::string render_markdown(const Grid& g) {
 Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_t offset, int precision, bool full,
                  bool* any_masked) {
   Grid g;
-  std::string corner = m.row_axis.empty() && m.col_axis.empty() ? "" : m.row_axis + "\\" + m.col_axis;
+  std::string corner = m.col_axis.empty() ? m.row_axis : m.row_axis + "\\" + m.col_axis;
+  // numpy-style: when the default precision would print only zeros (all |v| < 0.01), use
+  // scientific notation with the same number of digits
+  bool sci = false;
+  if (precision == kDefaultTablePrecision && !m.values.empty()) {
+    float mx = 0;
+    for (float v : m.values.values())
+      if (std::isfinite(v)) mx = std::max(mx, std::abs(v));
+    sci = mx > 0 && mx < 0.01f;
+  }
   auto ci = shown(cols, 12, 5, full);
   auto ri = shown(rows, 24, 8, full);
   g.header.push_back(corner);
@@ -187,7 +197,7 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
         continue;
       }
       std::size_t k = offset + i * cols + j;
-      std::string s = number(m.values[k], precision);
+      std::string s = sci ? fmt::format("{:.{}e}", m.values[k], precision) : number(m.values[k], precision);
       if (!m.masked.empty() && m.masked[k]) {
         s += "*";
         *any_masked = true;
@@ -233,15 +243,18 @@ std::string summary_value(const nlohmann::json& v, int precision) {
 }
 
 std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) {
-  const int precision = o.precision < 0 ? 4 : o.precision;
+  const int precision = o.precision < 0 ? kDefaultTablePrecision : o.precision;
   std::string out;
-  bool first = true;
+  bool first = true, after_text = false;
   auto gap = [&] {
     if (!first) out += "\n";
     first = false;
   };
   for (const Block& b : r.blocks) {
-    gap();
+    // consecutive Text lines form one paragraph
+    const bool is_text = std::holds_alternative<Text>(b);
+    if (!(is_text && after_text)) gap();
+    after_text = is_text;
     if (auto t = std::get_if<Text>(&b)) {
       out += t->text + "\n";
     } else if (auto m = std::get_if<Matrix>(&b)) {

@@ -1,0 +1,120 @@
+// Output layer: table summaries, CSV quoting, JSON schema, Markdown, npy header, emit's
+// temp-file-and-rename.
+#include <nlohmann/json.hpp>
+
+#include "helpers.hpp"
+#include "tfx/format.hpp"
+
+using namespace tfx;
+using namespace tfx::test;
+
+namespace {
+Result sample(std::size_t rows, std::size_t cols) {
+  Matrix m;
+  m.name = "m";
+  m.values = Tensor({rows, cols});
+  for (std::size_t i = 0; i < m.values.size(); ++i) m.values[i] = static_cast<float>(i);
+  m.row_axis = "r";
+  m.col_axis = "c";
+  Result r;
+  r.command = "test";
+  r.params = {{"rows", rows}};
+  r.blocks.push_back(m);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("table: small matrices in full, big ones summarised with … unless --full") {
+  OutputOptions o;
+  std::string small = encode_table(sample(3, 4), o);
+  CHECK(small.find("…") == std::string::npos);
+  CHECK(small.find("11.0000") != std::string::npos);  // last element 3·4−1
+  std::string big = encode_table(sample(100, 100), o);
+  CHECK(big.find("…") != std::string::npos);
+  CHECK(count_lines(big) < 30);
+  CHECK(big.find("9999.0000") != std::string::npos);  // the last element is shown
+  o.full = true;
+  std::string full = encode_table(sample(100, 100), o);
+  CHECK(full.find("…") == std::string::npos);
+  CHECK(count_lines(full) == 1 + 1 + 100);  // title, header, rows
+}
+
+TEST_CASE("table: masked cells are marked, tiny values switch to scientific notation") {
+  Result r = sample(2, 2);
+  auto& m = std::get<Matrix>(r.blocks[0]);
+  m.masked = {0, 1, 0, 0};
+  m.values[1] = 0;
+  std::string t = encode_table(r, {});
+  CHECK(t.find("0.0000*") != std::string::npos);
+  CHECK(t.find("masked") != std::string::npos);
+  Result tiny = sample(1, 2);
+  std::get<Matrix>(tiny.blocks[0]).values[1] = 0.000123f;
+  CHECK(encode_table(tiny, {}).find("1.2300e-04") != std::string::npos);
+}
+
+TEST_CASE("csv: header row, labels, quoting; records") {
+  Result r = sample(2, 2);
+  std::get<Matrix>(r.blocks[0]).row_labels = {"a,b", "say \"hi\""};
+  OutputOptions o;
+  CHECK(encode_csv(r, o) == "r,0,1\n\"a,b\",0,1\n\"say \"\"hi\"\"\",2,3\n");
+  Result rec;
+  rec.command = "x";
+  rec.blocks.push_back(Records{"top", {"rank", "word", "score"}, {{1LL, std::string("queen"), 0.5}}});
+  CHECK(encode_csv(rec, o) == "rank,word,score\n1,queen,0.5\n");
+}
+
+TEST_CASE("json: command, params, shape, data; NaN becomes null") {
+  Result r = sample(2, 3);
+  std::get<Matrix>(r.blocks[0]).values[0] = std::nanf("");
+  r.summary["max_error"] = 1e-7;
+  auto j = nlohmann::json::parse(encode_json(r, {}));
+  CHECK(j["command"] == "test");
+  CHECK(j["params"]["rows"] == 2);
+  CHECK(j["shape"] == nlohmann::json::array({2, 3}));
+  CHECK(j["data"][1][2] == 5.0);
+  CHECK(j["data"][0][0].is_null());
+  CHECK(j["summary"]["max_error"] == 1e-7);
+}
+
+TEST_CASE("json: floats are written as their shortest round-trip decimal") {
+  Result r = sample(1, 1);
+  std::get<Matrix>(r.blocks[0]).values[0] = 0.1f;
+  CHECK(encode_json(r, {}).find("[[0.1]]") != std::string::npos);
+}
+
+TEST_CASE("markdown: a pipe table") {
+  std::string md = encode_markdown(sample(2, 2), {});
+  CHECK(md.find("| r\\c | 0 | 1 |") != std::string::npos);
+  CHECK(md.find("| --- | ---: | ---: |") != std::string::npos);
+}
+
+TEST_CASE("npy: header for rank 1 and rank 3 shapes") {
+  Tensor v({3});
+  std::string a = encode_npy(v);
+  CHECK(a.find("'shape': (3,)") != std::string::npos);
+  Tensor c({2, 3, 4});
+  std::string b = encode_npy(c);
+  CHECK(b.find("'shape': (2, 3, 4)") != std::string::npos);
+  CHECK(b.size() % 16 == 0);  // 64-byte header + 96 bytes of data
+}
+
+TEST_CASE("npy of a result without a matrix is a usage error") {
+  Result rec;
+  rec.command = "x";
+  rec.blocks.push_back(Records{"t", {"a"}, {{1LL}}});
+  CHECK_THROWS_AS(encode_npy(rec), Error);
+}
+
+TEST_CASE("emit: writes through a temporary file and leaves nothing on failure") {
+  TempDir dir;
+  emit("hello", (dir / "out.txt").string(), false);
+  CHECK(read_file(dir / "out.txt") == "hello");
+  CHECK(!std::filesystem::exists(dir / "out.txt.tmp"));
+  CHECK_THROWS_AS(emit("x", (dir / "missing" / "out.txt").string(), false), Error);
+  CHECK(!std::filesystem::exists(dir / "missing"));
+}
+
+TEST_CASE("parse_format rejects unknown names") {
+  CHECK(parse_format("csv") == Format::csv);
+  CHECK_THROWS_AS(parse_format("bogus"), Error);
+}

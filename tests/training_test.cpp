@@ -1,0 +1,69 @@
+// `tfx layernorm` (the lecture's table) and `tfx lr` (the warm-up schedule) against values
+// computed by hand.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "helpers.hpp"
+#include "tfx/schedule.hpp"
+
+using namespace tfx;
+using namespace tfx::test;
+
+TEST_CASE("warm-up schedule: linear rise, peak at warmup, 1/sqrt decay") {
+  // peak: 512^-0.5 · 4000^-0.5 = 1/sqrt(2,048,000)
+  CHECK(warmup_learning_rate(4000, 512, 4000) == doctest::Approx(1.0 / std::sqrt(2048000.0)));
+  // step 1000 < warmup: 1000 · 4000^-1.5 / sqrt(512)
+  CHECK(warmup_learning_rate(1000, 512, 4000) == doctest::Approx(1000.0 / (4000.0 * std::sqrt(4000.0)) / std::sqrt(512.0)));
+  // step 16000 > warmup: 1/sqrt(16000 · 512) = 1/sqrt(8,192,000)
+  CHECK(warmup_learning_rate(16000, 512, 4000) == doctest::Approx(1.0 / std::sqrt(8192000.0)));
+  CHECK(warmup_learning_rate(2000, 512, 4000) == doctest::Approx(2 * warmup_learning_rate(1000, 512, 4000)));
+}
+
+TEST_CASE("cli: tfx lr json has the peak, tfx lr --step spells out the formula") {
+  Run r = run_tfx("lr --format json");
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["summary"]["peak_lr_warmup4000"].get<double>() == doctest::Approx(6.98771e-4).epsilon(1e-5));
+  Run s = run_tfx("lr --step 1000");
+  CHECK(s.code == 0);
+  CHECK(s.out.find("min(1000^(-0.5), 1000 · 4000^(-1.5))") != std::string::npos);
+  CHECK(s.out.find("0.00017469") != std::string::npos);
+}
+
+TEST_CASE("cli: tfx lr --png writes a figure") {
+  TempDir dir;
+  Run r = run_tfx("lr --warmup 4000,8000 --steps 40000 --png", dir.path);
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::exists(dir / "lr_d512_warmup4000-8000_steps40000.png"));
+}
+
+TEST_CASE("cli: tfx layernorm reproduces the lecture's μ and σ (μ=3.5 σ=1.118; μ=0.5 σ=2.06)") {
+  Run r = run_tfx("layernorm --format json");
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  auto stats = j["tables"]["stats"];
+  // the lecture prints μ = 2.5 for "thinking" (4,2,3,5), but (4+2+3+5)/4 = 3.5; σ = √1.25 = 1.118
+  CHECK(stats[0]["mean μ"].get<double>() == doctest::Approx(3.5));
+  CHECK(stats[0]["std σ"].get<double>() == doctest::Approx(std::sqrt(1.25)));
+  CHECK(stats[1]["mean μ"].get<double>() == doctest::Approx(0.5));
+  CHECK(stats[1]["std σ"].get<double>() == doctest::Approx(2.06).epsilon(0.001));
+  // normalized (4 − 3.5)/√(1.25 + 1e-5), then y = 3·x̂ + 1 for feature h1
+  double xhat = 0.5 / std::sqrt(1.25 + 1e-5);
+  CHECK(j["matrices"]["normalized"]["data"][0][0].get<double>() == doctest::Approx(xhat).epsilon(1e-6));
+  CHECK(j["data"][0][0].get<double>() == doctest::Approx(3 * xhat + 1).epsilon(1e-6));
+  // feature h3 has γ = −1, β = 0: y = −x̂
+  double xhat3 = (-3 - 0.5) / std::sqrt(4.25 + 1e-5);
+  CHECK(j["data"][1][2].get<double>() == doctest::Approx(-xhat3).epsilon(1e-6));
+}
+
+TEST_CASE("cli: layernorm and lr bad input") {
+  for (const char* args : {"layernorm --x \"1,2;3\"", "layernorm --x \"1,abc\"", "layernorm --x \"1,2\" --gamma 1,2,3",
+                           "layernorm --x \"1;2\"", "lr --warmup 0", "lr --d-model -1", "lr --step 0"}) {
+    CAPTURE(args);
+    Run r = run_tfx(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.rfind("tfx: error: ", 0) == 0);
+    CHECK(count_lines(r.err) == 1);
+  }
+}
