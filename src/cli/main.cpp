@@ -21,7 +21,8 @@ int fail(const std::string& message, int code) {
 
 int main(int argc, char** argv) {
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
-               "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures."};
+               "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
+               "tfx"};
   app.set_version_flag("--version", std::string("tfx ") + TFX_VERSION);
   app.require_subcommand(1);
   app.footer("\nRun 'tfx COMMAND --help' for a command's flags and examples.");
