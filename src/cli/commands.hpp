@@ -5,5 +5,6 @@
 namespace tfx::cli {
 
 void register_pe(CLI::App& app);
+void register_rope(CLI::App& app);
 
 }  // namespace tfx::cli

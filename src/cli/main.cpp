@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
 
   // The order here is the order of `tfx --help`.
   tfx::cli::register_pe(app);
+  tfx::cli::register_rope(app);
 
   try {
     app.parse(argc, argv);
