@@ -57,9 +57,11 @@ void run_rope_freqs(const RopeFreqsOptions& o) {
 
   Result r;
   r.command = "rope freqs";
-  r.params = rope_params(configs.back());
   nlohmann::json names = nlohmann::json::array();
-  for (RopeScaling s : list) names.push_back(rope_scaling_name(s));
+  for (const RopeConfig& c : configs) {
+    r.params.update(rope_params(c));  // every scaling's parameters
+    names.push_back(rope_scaling_name(c.scaling));
+  }
   r.params["scaling"] = names;
   r.params["dim"] = configs[0].dim;
 
@@ -144,9 +146,11 @@ void run_rope_decay(const RopeDecayOptions& o) {
   chart.y_label = "relative upper bound";
   Result r;
   r.command = "rope decay";
-  r.params = rope_params(configs.back());
   nlohmann::json names = nlohmann::json::array();
-  for (RopeScaling s : list) names.push_back(rope_scaling_name(s));
+  for (const RopeConfig& c : configs) {
+    r.params.update(rope_params(c));  // every scaling's parameters
+    names.push_back(rope_scaling_name(c.scaling));
+  }
   r.params["scaling"] = names;
   r.params["len"] = L;
   for (std::size_t s = 0; s < n; ++s) {
