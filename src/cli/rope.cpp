@@ -213,7 +213,7 @@ void register_rope(CLI::App& app) {
                       "tfx rope --len 50 --dim 128 --what cos --png",
                       "tfx rope --len 16 --dim 8 --what sin --format csv -o sin.csv",
                       "tfx rope --len 4096 --dim 128 --scaling linear --factor 4 --what theta --view",
-                      "tfx rope rotate --help | relative --help | freqs --help | decay --help"});
+                      "tfx rope rotate --dim 2 --pos 1 --vector 1,0   # subcommands: rotate, relative, freqs, decay"});
   register_rope_rotate(rope);
   register_rope_relative(rope);
   register_rope_freqs(rope);

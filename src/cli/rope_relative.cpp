@@ -86,6 +86,7 @@ void run_rope_relative(const RopeRelativeOptions& o) {
 void register_rope_relative(CLI::App* rope) {
   auto opts = std::make_shared<RopeRelativeOptions>();
   CLI::App* sub = rope->add_subcommand("relative", "Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not");
+  sub->group("Subcommands");
   sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   sub->add_option("--len", opts->len, "Number of positions L (the tables are L x L)")
       ->capture_default_str()

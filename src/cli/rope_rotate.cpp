@@ -136,6 +136,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
 void register_rope_rotate(CLI::App* rope) {
   auto opts = std::make_shared<RopeRotateOptions>();
   CLI::App* sub = rope->add_subcommand("rotate", "One vector before and after rotation R_pos, pair by pair; norms; --complex form");
+  sub->group("Subcommands");
   sub->add_option("--dim", opts->dim, "Head dimension D (even; default: the --vector's length, else 8)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
