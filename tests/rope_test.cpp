@@ -210,6 +210,12 @@ TEST_CASE("dynamic NTK: no change up to L0; at T = 2·L0 with f = 2, base' = bas
   CHECK(rope_effective_base(c) == doctest::Approx(10000.0));
   c.seq_len = 2048;
   CHECK(rope_effective_base(c) == doctest::Approx(10000.0 * std::pow(3.0, 64.0 / 62.0)));
+  auto inv = rope_inv_freq(c);
+  for (std::size_t j = 0; j < 32; ++j)
+    CHECK(inv[j] == doctest::Approx(default_inv(j, 64, 10000.0 * std::pow(3.0, 64.0 / 62.0))).epsilon(1e-10));
+  // XPos leaves the frequencies alone
+  auto xi = rope_inv_freq(cfg(64, RopeScaling::xpos));
+  for (std::size_t j = 0; j < 32; ++j) CHECK(xi[j] == doctest::Approx(default_inv(j, 64, 10000.0)).epsilon(1e-12));
 }
 
 TEST_CASE("YaRN: correction range with truncation, ramp blend, attention factor 0.1 ln f + 1") {
@@ -416,6 +422,12 @@ TEST_CASE("cli: tfx rope rotate prints (cos 1, sin 1), norms, complex difference
   Run s1 = run_tfx("rope rotate --dim 8 --pos 5 --seed 7"), s2 = run_tfx("rope rotate --dim 8 --pos 5 --seed 7");
   CHECK(s1.out == s2.out);
   CHECK(run_tfx("rope rotate --help").out.find("Example") != std::string::npos);
+  // YaRN's attention factor 0.1·ln 4 + 1 lengthens the rotated vector
+  Run y = run_tfx("rope rotate --dim 8 --pos 9 --seed 1 --scaling yarn --factor 4 --original-max-pos 64 --format json");
+  REQUIRE(y.code == 0);
+  const auto ay = y.out.find("\"norm_ratio\":");
+  REQUIRE(ay != std::string::npos);
+  CHECK(std::stod(y.out.substr(ay + 13)) == doctest::Approx(0.1 * std::log(4.0) + 1.0).epsilon(1e-6));
 }
 
 TEST_CASE("cli: tfx rope relative: RoPE spread < 1e-5, additive PE spread large; png") {
