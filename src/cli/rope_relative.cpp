@@ -60,6 +60,9 @@ void run_rope_relative(const RopeRelativeOptions& o) {
   r.primary = "rope_scores";
   r.summary["rope_max_diagonal_spread"] = *std::max_element(rope_spread.begin(), rope_spread.end());
   r.summary["additive_pe_max_diagonal_spread"] = *std::max_element(pe_spread.begin(), pe_spread.end());
+  r.blocks.push_back(Text{fmt::format("Max spread along a diagonal j - i: RoPE {:.3g} (float32 rounding), additive PE {:.3g}",
+                                      r.summary["rope_max_diagonal_spread"].get<double>(),
+                                      r.summary["additive_pe_max_diagonal_spread"].get<double>())});
 
   auto heatmap = [&](const Matrix& m, std::string title, double spread) {
     Heatmap h;

@@ -127,6 +127,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
     r.blocks.push_back(Text{"Complex form: z'_j = z_j * e^(i theta) (times the pair's scale) equals the 2x2 rotation"});
     r.blocks.push_back(std::move(cx));
     r.summary["complex_max_diff"] = maxdiff;
+    r.blocks.push_back(Text{fmt::format("max |complex - real| = {:.3g} (float32 storage of the real form)", maxdiff)});
   }
   present(r, o.out);
 }
