@@ -237,7 +237,12 @@ Grid records_grid(const Records& r, int precision) {
 }
 
 std::string summary_value(const nlohmann::json& v, int precision) {
-  if (v.is_number_float()) return format_number(v.get<double>(), precision < 0 ? 6 : precision);
+  if (v.is_number_float()) {
+    // tiny magnitudes (errors, spreads) keep their digits in scientific notation
+    const double d = v.get<double>();
+    if (precision < 0 && d != 0 && std::abs(d) < 1e-3) return fmt::format("{:.4e}", d);
+    return format_number(d, precision < 0 ? 6 : precision);
+  }
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }

@@ -5,6 +5,7 @@
 namespace tfx::cli {
 
 void register_pe(CLI::App& app);
+void register_rope(CLI::App& app);
 void register_layernorm(CLI::App& app);
 void register_lr(CLI::App& app);
 

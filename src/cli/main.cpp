@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
 
   // The order here is the order of `tfx --help`.
   tfx::cli::register_pe(app);
+  tfx::cli::register_rope(app);
   tfx::cli::register_layernorm(app);
   tfx::cli::register_lr(app);
 

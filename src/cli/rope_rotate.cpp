@@ -1,0 +1,158 @@
+// `tfx rope rotate`: one vector before and after the rotation R_pos, pair by pair with each
+// pair's angle, the norms (preserved without scaling), and with --complex the same rotation as
+// complex multiplication and its difference from the real (2×2 matrix) form.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "common.hpp"
+#include "rope_flags.hpp"
+#include "tfx/ops.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct RopeRotateOptions {
+  std::optional<std::int64_t> dim;
+  std::int64_t pos = 1;
+  std::string vector;
+  std::uint64_t seed = 42;
+  bool complex = false;
+  bool key = false;
+  RopeFlags rope;
+  OutputFlags out;
+  CLI::Option* vector_opt = nullptr;
+};
+
+// "1,0,0,1" -> {1, 0, 0, 1}; every item must be a finite number.
+std::vector<float> parse_vector(const std::string& text) {
+  std::vector<float> v;
+  std::stringstream ss(text);
+  std::string item;
+  std::size_t n = 0;
+  while (std::getline(ss, item, ',')) {
+    ++n;
+    std::size_t used = 0;
+    double x = 0;
+    bool ok = true;
+    try {
+      x = std::stod(item, &used);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    while (ok && used < item.size() && std::isspace(static_cast<unsigned char>(item[used]))) ++used;
+    if (!ok || used != item.size() || !std::isfinite(x))
+      throw usage_error(fmt::format("--vector: item {} '{}' is not a number; expected comma-separated numbers like 1,0,0,1", n, item));
+    v.push_back(static_cast<float>(x));
+  }
+  if (v.empty() || text.back() == ',')
+    throw usage_error(fmt::format("--vector '{}' is empty or ends with a comma; expected comma-separated numbers like 1,0,0,1", text));
+  return v;
+}
+
+void run_rope_rotate(const RopeRotateOptions& o) {
+  std::vector<float> x;
+  std::int64_t dim = o.dim.value_or(8);
+  if (o.vector_opt->count() > 0) {
+    x = parse_vector(o.vector);
+    if (!o.dim) dim = static_cast<std::int64_t>(x.size());
+    if (static_cast<std::int64_t>(x.size()) != dim)
+      throw usage_error(fmt::format("--vector has {} values but --dim is {}; give exactly D values", x.size(), dim));
+  }
+  const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), static_cast<std::size_t>(o.pos) + 1);
+  if (x.empty()) x = rope_random_vector(c.dim, o.seed);
+
+  const double pos = static_cast<double>(o.pos);
+  const RopeRole role = o.key ? RopeRole::key : RopeRole::query;
+  const std::vector<float> y = rope_rotate(x, pos, c, role);
+  const std::vector<double> inv = rope_inv_freq(c);
+
+  Result r;
+  r.command = "rope rotate";
+  r.params = rope_params(c);
+  r.params["pos"] = o.pos;
+  if (o.vector_opt->count() == 0) r.params["seed"] = o.seed;
+  if (c.scaling == RopeScaling::xpos) r.params["role"] = o.key ? "key" : "query";
+
+  r.blocks.push_back(Text{fmt::format("R_pos x at pos = {}, D = {}: each pair (x_a, x_b) is rotated by theta = pos * inv_freq_j; {}",
+                                      o.pos, c.dim, rope_description(c))});
+  Records pairs;
+  pairs.name = "pairs";
+  pairs.columns = {"j", "dims", "inv_freq", "theta", "cos", "sin", "x_a", "x_b", "x'_a", "x'_b"};
+  const bool scaled = c.scaling == RopeScaling::xpos || rope_attention_factor(c) != 1.0;
+  if (scaled) pairs.columns.push_back("scale");
+  for (std::size_t j = 0; j < inv.size(); ++j) {
+    const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
+    const double theta = pos * inv[j];
+    std::vector<Cell> row{static_cast<long long>(j), fmt::format("({},{})", a, b), inv[j], theta, std::cos(theta), std::sin(theta),
+                          static_cast<double>(x[a]), static_cast<double>(x[b]), static_cast<double>(y[a]), static_cast<double>(y[b])};
+    if (scaled) row.push_back(rope_pair_scale(c, j, pos, role));
+    pairs.rows.push_back(std::move(row));
+  }
+  r.blocks.push_back(std::move(pairs));
+
+  Matrix m;
+  m.name = "vectors";
+  m.values = Tensor({2, c.dim});
+  std::copy(x.begin(), x.end(), m.values.row(0).begin());
+  std::copy(y.begin(), y.end(), m.values.row(1).begin());
+  m.row_labels = {"x", "R x"};
+  m.row_axis = "vector";
+  m.col_axis = "dim";
+  r.blocks.push_back(std::move(m));
+  r.primary = "vectors";
+
+  const double n0 = norm(x), n1 = norm(y);
+  r.summary["norm_before"] = n0;
+  r.summary["norm_after"] = n1;
+  r.summary["norm_ratio"] = n0 > 0 ? n1 / n0 : 1.0;
+  if (o.complex) {
+    // the same rotation as z_j · e^{iθ}; compare with the real form pair by pair
+    const auto z = rope_rotate_complex(x, pos, c, role);
+    Records cx;
+    cx.name = "complex";
+    cx.columns = {"j", "z_j = x_a + i x_b", "e^(i theta)", "z'_j", "|z'_j - (x'_a + i x'_b)|"};
+    double maxdiff = 0;
+    for (std::size_t j = 0; j < z.size(); ++j) {
+      const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
+      const double theta = pos * inv[j];
+      const double diff = std::abs(z[j] - std::complex<double>(y[a], y[b]));
+      maxdiff = std::max(maxdiff, diff);
+      cx.rows.push_back({static_cast<long long>(j), fmt::format("{:.4f}{:+.4f}i", x[a], x[b]),
+                         fmt::format("{:.4f}{:+.4f}i", std::cos(theta), std::sin(theta)),
+                         fmt::format("{:.4f}{:+.4f}i", z[j].real(), z[j].imag()), diff});
+    }
+    r.blocks.push_back(Text{"Complex form: z'_j = z_j * e^(i theta) (times the pair's scale) equals the 2x2 rotation"});
+    r.blocks.push_back(std::move(cx));
+    r.summary["complex_max_diff"] = maxdiff;
+    r.blocks.push_back(Text{fmt::format("max |complex - real| = {:.3g} (float32 storage of the real form)", maxdiff)});
+  }
+  present(r, o.out);
+}
+
+}  // namespace
+
+void register_rope_rotate(CLI::App* rope) {
+  auto opts = std::make_shared<RopeRotateOptions>();
+  CLI::App* sub = rope->add_subcommand("rotate", "One vector before and after rotation R_pos, pair by pair; norms; --complex form");
+  sub->group("Subcommands");
+  sub->add_option("--dim", opts->dim, "Head dimension D (even; default: the --vector's length, else 8)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+  sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  opts->vector_opt = sub->add_option("--vector", opts->vector, "The vector, D comma-separated numbers, e.g. 1,0,0,1");
+  auto* seed = sub->add_option("--seed", opts->seed, "Seed of a random vector uniform in [-1, 1) (when no --vector)")->capture_default_str();
+  opts->vector_opt->excludes(seed);
+  sub->add_flag("--complex", opts->complex, "Also compute the rotation as complex multiplication and print the difference");
+  sub->add_flag("--key", opts->key, "XPos: treat the vector as a key (scaled by zeta^(-pos/B) instead of zeta^(pos/B))");
+  add_rope_flags(sub, opts->rope);
+  add_output_flags(sub, opts->out);
+  set_examples(sub, {"tfx rope rotate --dim 2 --pos 1 --vector 1,0       # (cos 1, sin 1)",
+                     "tfx rope rotate --dim 4 --pos 3 --vector 1,0,0,1 --complex",
+                     "tfx rope rotate --dim 8 --pos 5 --seed 7 --layout half",
+                     "tfx rope rotate --dim 8 --pos 100 --scaling yarn --factor 4 --original-max-pos 64"});
+  sub->callback([opts] { run_rope_rotate(*opts); });
+}
+
+}  // namespace tfx::cli
