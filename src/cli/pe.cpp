@@ -79,6 +79,7 @@ void run_pe(const PeOptions& o) {
   h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
   h.vmin = -1.0;
   h.vmax = 1.0;
+  h.value_label = "PE value";
   r.blocks.push_back(std::move(m));
   Figure figure;
   figure.panels.push_back(h);
