@@ -123,7 +123,7 @@ Image render_heatmap(const Heatmap& h) {
   const bool row_tokens = h.row_labels.size() == M && d.block_rows == 1;
   const bool col_tokens = h.col_labels.size() == N && d.block_cols == 1;
   AxisTicks yt = row_tokens ? token_ticks(h.row_labels, ch, kLine)
-                            : index_ticks(M, static_cast<double>(ph) / static_cast<double>(M), std::max(2, ph / 40));
+                            : index_ticks(M, static_cast<double>(ph) / static_cast<double>(M), std::max(2, ph / 60));
   bool col_vertical = false;
   AxisTicks xt;
   if (col_tokens) {
@@ -136,7 +136,7 @@ Image render_heatmap(const Heatmap& h) {
 
   // 3. colorbar ticks and the margins around the plot
   const int bar_h = std::max(ph, 120), bar_w = 16;
-  AxisTicks ct = value_ticks(lo, hi, bar_h - 1, true, std::max(3, bar_h / 45));
+  AxisTicks ct = value_ticks(lo, hi, bar_h - 1, true, std::max(3, bar_h / 80));
   const int left = kPad + (h.y_label.empty() ? 0 : kLine + kLabelGap) + max_width(yt.labels) + kTick + 4;
   const int right = 18 + bar_w + kTick + 4 + max_width(ct.labels) + (h.value_label.empty() ? 0 : kLabelGap + kLine) + kPad;
   const int top = title_height(h.title, subtitle);

@@ -1,9 +1,13 @@
-// Sinusoidal positional encodings: values, matrix and formulas.
+// Sinusoidal positional encodings: values, matrix, formulas, PE·PEᵀ similarity with its offset
+// profile, and the shift rotation R(k).
 #include "tfx/positional.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include "tfx/ops.hpp"
 
 namespace tfx {
 
@@ -37,6 +41,87 @@ std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, 
   const std::size_t two_i = j - j % 2;
   const double denom = std::pow(base, static_cast<double>(two_i) / static_cast<double>(dim));
   return fmt::format("{}({} / {:g}^({}/{})) = {}({} / {:g})", fn, pos, base, two_i, dim, fn, pos, denom);
+}
+
+}  // namespace tfx
+
+namespace tfx {
+
+PeMetric parse_pe_metric(const std::string& name) {
+  if (name == "dot") return PeMetric::dot;
+  if (name == "cosine") return PeMetric::cosine;
+  throw usage_error(fmt::format("--metric: unknown metric '{}' (expected dot or cosine)", name));
+}
+
+Tensor pe_similarity(const Tensor& pe, PeMetric metric) {
+  if (metric == PeMetric::dot) return matmul_bt(pe, pe, 0);
+  // cosine: divide each row by its norm (a zero row stays zero), then one product
+  Tensor unit = pe;
+  for (std::size_t i = 0; i < unit.rows(); ++i) {
+    const double n = norm(unit.row(i));
+    if (n > 0)
+      for (float& v : unit.row(i)) v = static_cast<float>(v / n);
+  }
+  return matmul_bt(unit, unit, 0);
+}
+
+// Σ_{m < D/2} cos(k · ω_m)
+double pe_dot_closed_form(std::int64_t k, std::size_t dim, double base) {
+  double s = 0;
+  for (std::size_t m = 0; m < dim / 2; ++m) s += std::cos(static_cast<double>(k) * pe_frequency(m, dim, base));
+  return s;
+}
+
+OffsetProfile offset_profile(const Tensor& sim) {
+  const auto L = static_cast<std::int64_t>(sim.rows());
+  OffsetProfile p;
+  for (std::int64_t k = -(L - 1); k <= L - 1; ++k) {
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    const std::int64_t i0 = std::max<std::int64_t>(0, -k), i1 = std::min(L, L - k);
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const double v = sim(static_cast<std::size_t>(i), static_cast<std::size_t>(i + k));
+      sum += v, lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    p.offset.push_back(k);
+    p.mean.push_back(sum / static_cast<double>(i1 - i0));
+    p.min.push_back(lo);
+    p.max.push_back(hi);
+    p.max_spread = std::max(p.max_spread, hi - lo);
+  }
+  return p;
+}
+
+// block m: [[cos kω_m, sin kω_m], [−sin kω_m, cos kω_m]] at (2m, 2m)
+Tensor shift_rotation(std::int64_t k, std::size_t dim, double base) {
+  if (dim % 2 != 0)
+    throw usage_error(fmt::format("--dim {}: the shift rotation needs an even dimension (column {} is a sine without a cosine partner)",
+                                  dim, dim - 1));
+  checked_element_count({dim, dim}, fmt::format("--dim {}", dim));
+  Tensor r({dim, dim});
+  for (std::size_t m = 0; m < dim / 2; ++m) {
+    const double a = static_cast<double>(k) * pe_frequency(m, dim, base);
+    r(2 * m, 2 * m) = static_cast<float>(std::cos(a));
+    r(2 * m, 2 * m + 1) = static_cast<float>(std::sin(a));
+    r(2 * m + 1, 2 * m) = static_cast<float>(-std::sin(a));
+    r(2 * m + 1, 2 * m + 1) = static_cast<float>(std::cos(a));
+  }
+  return r;
+}
+
+ShiftCheck check_shift(const Tensor& pe, const Tensor& r, std::int64_t k) {
+  // rotated(p, :) = R·PE(p) = (PE·Rᵀ)(p, :)
+  const Tensor rotated = matmul_bt(pe, r, 0);
+  const auto L = static_cast<std::int64_t>(pe.rows());
+  ShiftCheck c;
+  for (std::int64_t p = std::max<std::int64_t>(0, -k); p < std::min(L, L - k); ++p) {
+    const auto src = static_cast<std::size_t>(p), dst = static_cast<std::size_t>(p + k);
+    for (std::size_t j = 0; j < pe.cols(); ++j) {
+      const double e = std::abs(static_cast<double>(pe(dst, j)) - rotated(src, j));
+      if (e > c.max_error) c.max_error = e, c.worst_position = p;
+    }
+    ++c.positions;
+  }
+  return c;
 }
 
 }  // namespace tfx
