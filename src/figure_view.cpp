@@ -22,6 +22,24 @@ struct Cell {
   bool masked = false;
 };
 
+// Characters a terminal shows for s: UTF-8 lead bytes outside escape sequences.
+std::size_t visible_width(const std::string& s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    n += (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80;
+  }
+  return n;
+}
+
+// The long form when it fits in the width, else the short one.
+std::string fit(const std::string& long_form, const std::string& short_form, std::size_t width) {
+  return (visible_width(long_form) <= width ? long_form : short_form) + "\n";
+}
+
 std::string fg(Rgb c) { return fmt::format("\x1b[38;2;{};{};{}m", c.r, c.g, c.b); }
 std::string bg(Rgb c) { return fmt::format("\x1b[48;2;{};{};{}m", c.r, c.g, c.b); }
 
@@ -86,23 +104,28 @@ std::string render_view(const Heatmap& h, const ViewOptions& options) {
       out += '\n';
     }
   }
-  // 4. what the picture shows, then the scale
+  // 4. what the picture shows, then the scale (short forms in narrow terminals)
   std::string axes;
   if (!h.y_label.empty() || !h.x_label.empty())
     axes = fmt::format("rows: {} ↓ ({})  columns: {} → ({})", h.y_label.empty() ? "row" : h.y_label, M,
                        h.x_label.empty() ? "column" : h.x_label, N);
   else
     axes = fmt::format("{} rows × {} columns", M, N);
-  if (d.block_rows > 1 || d.block_cols > 1)
+  std::string short_axes = fmt::format("{}×{}", M, N);
+  if (d.block_rows > 1 || d.block_cols > 1) {
     axes += fmt::format(", shown as {}×{} means of {}×{} blocks", R, C, d.block_rows, d.block_cols);
-  out += axes + "\n";
+    short_axes += fmt::format(" → {}×{} means", R, C);
+  }
+  out += fit(axes, short_axes, W);
+  const std::string range = fmt::format("min {:.4g} … max {:.4g}", lo, hi);
   if (options.color) {
     std::string bar;
     for (int k = 0; k < 24; ++k) bar += bg(colormap_color(h.cmap, k / 23.0)) + " ";
-    out += fmt::format("scale: min {:.4g} {}\x1b[0m max {:.4g}  ({})\n", lo, bar, hi, colormap_name(h.cmap));
+    out += fit(fmt::format("scale: min {:.4g} {}\x1b[0m max {:.4g}  ({})", lo, bar, hi, colormap_name(h.cmap)), range, W);
   } else {
-    out += fmt::format("scale: min {:.4g} '{}' … '{}' max {:.4g}  (ramp \"{}\"{})\n", lo, kRamp[0], kRamp[9], hi, kRamp,
-                       h.masked.empty() ? "" : ", '/' = masked");
+    out += fit(fmt::format("scale: min {:.4g} '{}' … '{}' max {:.4g}  (ramp \"{}\"{})", lo, kRamp[0], kRamp[9], hi, kRamp,
+                           h.masked.empty() ? "" : ", '/' = masked"),
+               range, W);
   }
   return out;
 }
