@@ -73,20 +73,27 @@ double pe_dot_closed_form(std::int64_t k, std::size_t dim, double base) {
 }
 
 OffsetProfile offset_profile(const Tensor& sim) {
-  const auto L = static_cast<std::int64_t>(sim.rows());
+  const std::size_t L = sim.rows();
   OffsetProfile p;
-  for (std::int64_t k = -(L - 1); k <= L - 1; ++k) {
-    double sum = 0, lo = INFINITY, hi = -INFINITY;
-    const std::int64_t i0 = std::max<std::int64_t>(0, -k), i1 = std::min(L, L - k);
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const double v = sim(static_cast<std::size_t>(i), static_cast<std::size_t>(i + k));
-      sum += v, lo = std::min(lo, v), hi = std::max(hi, v);
+  std::vector<double> sum(2 * L - 1, 0.0);
+  p.min.assign(2 * L - 1, INFINITY);
+  p.max.assign(2 * L - 1, -INFINITY);
+  // row by row (sequential memory): entry (i, j) belongs to diagonal n = j − i + L − 1
+  for (std::size_t i = 0; i < L; ++i) {
+    const float* row = sim.data() + i * L;
+    const std::size_t base = L - 1 - i;
+    for (std::size_t j = 0; j < L; ++j) {
+      const double v = row[j];
+      sum[base + j] += v;
+      p.min[base + j] = std::min(p.min[base + j], v);
+      p.max[base + j] = std::max(p.max[base + j], v);
     }
+  }
+  for (std::size_t n = 0; n < 2 * L - 1; ++n) {
+    const auto k = static_cast<std::int64_t>(n) - static_cast<std::int64_t>(L - 1);
     p.offset.push_back(k);
-    p.mean.push_back(sum / static_cast<double>(i1 - i0));
-    p.min.push_back(lo);
-    p.max.push_back(hi);
-    p.max_spread = std::max(p.max_spread, hi - lo);
+    p.mean.push_back(sum[n] / static_cast<double>(L - static_cast<std::size_t>(std::abs(k))));
+    p.max_spread = std::max(p.max_spread, p.max[n] - p.min[n]);
   }
   return p;
 }
