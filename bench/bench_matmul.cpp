@@ -2,7 +2,7 @@
 // (2·n³ flops per product, best of several runs) for each n, on one thread and on all threads.
 // bench/matmul.sh runs this beside numpy/OpenBLAS and prints the ratios.
 //
-// usage: bench_matmul [n ...]          (default: 256 512 1024)
+// usage: bench_matmul [--threads T] [n ...]   (default: n = 256 512 1024; threads 1 and all)
 // output: one line per case, whitespace-separated: op n threads seconds gflops
 #include <algorithm>
 #include <chrono>
@@ -44,11 +44,17 @@ double best_seconds(F product) {
 
 int main(int argc, char** argv) {
   std::vector<std::size_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::stoul(argv[i]));
+  std::vector<unsigned> thread_counts;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--threads" && i + 1 < argc)
+      thread_counts.push_back(static_cast<unsigned>(std::stoul(argv[++i])));
+    else
+      sizes.push_back(std::stoul(arg));
+  }
   if (sizes.empty()) sizes = {256, 512, 1024};
   const unsigned all = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<unsigned> thread_counts = {1};
-  if (all > 1) thread_counts.push_back(all);
+  if (thread_counts.empty()) thread_counts = all > 1 ? std::vector<unsigned>{1, all} : std::vector<unsigned>{1};
 
   std::mt19937 rng(42);
   std::printf("%-10s %6s %7s %10s %9s\n", "op", "n", "threads", "seconds", "GFLOP/s");
