@@ -28,6 +28,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -107,13 +108,17 @@ void pack_b(View b, std::size_t p0, std::size_t kc, std::size_t j0, std::size_t 
         for (; c < cols; ++c) dst[c] = src[c];
         for (; c < NR; ++c) dst[c] = 0.0f;
       }
-    } else {  // columns of B are contiguous (matmul_bt): walk each column, scatter by NR
-      for (std::size_t c = 0; c < cols; ++c) {
-        const float* src = b.p + p0 * b.rs + (j0 + s + c) * b.cs;
-        for (std::size_t k = 0; k < kc; ++k) bp[k * NR + c] = src[k * b.rs];
+    } else {  // columns of B are contiguous (matmul_bt): transpose 16-deep strips, so each
+              // strip reads one cache line per column and writes a 16 × NR block that stays in L1
+      for (std::size_t k0 = 0; k0 < kc; k0 += 16) {
+        const std::size_t k1 = std::min(kc, k0 + 16);
+        for (std::size_t c = 0; c < cols; ++c) {
+          const float* src = b.p + (p0 + k0) * b.rs + (j0 + s + c) * b.cs;
+          for (std::size_t k = k0; k < k1; ++k) bp[k * NR + c] = src[(k - k0) * b.rs];
+        }
+        for (std::size_t k = k0; k < k1; ++k)
+          for (std::size_t c = cols; c < NR; ++c) bp[k * NR + c] = 0.0f;
       }
-      for (std::size_t c = cols; c < NR; ++c)
-        for (std::size_t k = 0; k < kc; ++k) bp[k * NR + c] = 0.0f;
     }
   }
 }
@@ -223,16 +228,22 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
   const std::size_t units = (side + unit - 1) / unit;
   std::size_t workers = std::min<std::size_t>({threads, units, std::max<std::size_t>(1, m * n * k / (1u << 20))});
   if (workers <= 1) return gemm_blocked(a, b, c, ldc, m, n, k);
-  std::vector<std::thread> pool;
   const std::size_t per = (units + workers - 1) / workers * unit;
-  for (std::size_t w = 0; w < workers; ++w) {
-    const std::size_t lo = w * per, hi = std::min(side, lo + per);
-    if (lo >= hi) break;
+  auto chunk = [=](std::size_t lo) {
+    const std::size_t hi = std::min(side, lo + per);
     if (by_rows)
-      pool.emplace_back([=] { gemm_blocked({a.p + lo * a.rs, a.rs, a.cs}, b, c + lo * ldc, ldc, hi - lo, n, k); });
+      gemm_blocked({a.p + lo * a.rs, a.rs, a.cs}, b, c + lo * ldc, ldc, hi - lo, n, k);
     else
-      pool.emplace_back([=] { gemm_blocked(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, ldc, m, hi - lo, k); });
+      gemm_blocked(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, ldc, m, hi - lo, k);
+  };
+  std::vector<std::thread> pool;
+  std::size_t lo = per;
+  try {
+    for (; lo < side; lo += per) pool.emplace_back(chunk, lo);
+  } catch (const std::system_error&) {  // no more threads to be had: the caller does the rest
   }
+  for (; lo < side; lo += per) chunk(lo);
+  chunk(0);  // the calling thread takes the first chunk
   for (auto& t : pool) t.join();
 }
 

@@ -111,7 +111,7 @@ TEST_CASE("matmul of exact small integers is exact") {
 }
 
 TEST_CASE("matmul: threads = 1, 2 and all give the same product") {
-  for (auto [M, K, N] : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 40, 30}}) {
+  for (auto [M, K, N] : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}}) {
     CAPTURE(M);
     CAPTURE(N);
     Tensor a = random_matrix(M, K, 11), b = random_matrix(K, N, 12), bt = random_matrix(N, K, 13);
