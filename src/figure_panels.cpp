@@ -112,8 +112,8 @@ Image render_heatmap(const Heatmap& h) {
   if (d.block_rows > 1 || d.block_cols > 1)
     subtitle += fmt::format("{}downsampled {}×{} → {}×{} (means of {}×{} blocks)", subtitle.empty() ? "" : "  ·  ", M, N, R, C,
                             d.block_rows, d.block_cols);
-  // 1. cell size: square, the longer axis about 640 px, 1..48 px per cell; thin strips widened
-  const int cell = static_cast<int>(std::clamp<std::size_t>(640 / std::max<std::size_t>({R, C, 1}), 1, 48));
+  // 1. cell size: square, the longer axis about 640 px, 1..64 px per cell; thin strips widened
+  const int cell = static_cast<int>(std::clamp<std::size_t>(640 / std::max<std::size_t>({R, C, 1}), 1, 64));
   const int cw = std::max(cell, static_cast<int>((24 + C - 1) / std::max<std::size_t>(C, 1)));
   const int ch = std::max(cell, static_cast<int>((24 + R - 1) / std::max<std::size_t>(R, 1)));
   const int pw = static_cast<int>(C) * cw, ph = static_cast<int>(R) * ch;

@@ -40,6 +40,19 @@ std::string fit(const std::string& long_form, const std::string& short_form, std
   return (visible_width(long_form) <= width ? long_form : short_form) + "\n";
 }
 
+// s cut to `width` visible characters, the last one "…" when cut (s has no escapes).
+std::string clip(const std::string& s, std::size_t width) {
+  if (visible_width(s) <= width) return s;
+  std::string out;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool lead = (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80;
+    if (lead && ++n > width - 1) break;
+    out += s[i];
+  }
+  return out + "…";
+}
+
 std::string fg(Rgb c) { return fmt::format("\x1b[38;2;{};{};{}m", c.r, c.g, c.b); }
 std::string bg(Rgb c) { return fmt::format("\x1b[48;2;{};{};{}m", c.r, c.g, c.b); }
 
@@ -73,7 +86,8 @@ std::string render_view(const Heatmap& h, const ViewOptions& options) {
     for (std::size_t k = 0; k < s; ++k) half.push_back(row);
   }
   std::string out;
-  if (!h.title.empty()) out += options.color ? fmt::format("\x1b[1m{}\x1b[0m\n", h.title) : h.title + "\n";
+  const std::string title = clip(h.title, W);
+  if (!title.empty()) out += options.color ? fmt::format("\x1b[1m{}\x1b[0m\n", title) : title + "\n";
   // 3. two half-rows per line
   for (std::size_t y = 0; y < half.size(); y += 2) {
     const std::vector<Cell>& up = half[y];

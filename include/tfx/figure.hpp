@@ -98,7 +98,7 @@ struct Figure {
 
 // Heatmaps larger than this many cells along an axis are downsampled by averaging blocks of
 // cells (the subtitle says so); below it every cell gets at least one pixel. Cells are square,
-// about 640 px across the longer axis (at most 48 px per cell, at least 1).
+// about 640 px across the longer axis (at most 64 px per cell, at least 1).
 inline constexpr std::size_t kMaxHeatmapCells = 1024;
 
 Image render(const Figure& figure);
