@@ -119,18 +119,19 @@ Image render_heatmap(const Heatmap& h) {
   const int pw = static_cast<int>(C) * cw, ph = static_cast<int>(R) * ch;
   const auto [lo, hi] = heatmap_scale(h);
 
-  // 2. axis ticks: tokens when given (and not downsampled), else indices
+  // 2. axis ticks: tokens when given (and not downsampled), else indices (of the source matrix)
+  const std::size_t My = h.source_rows ? h.source_rows : M, Nx = h.source_cols ? h.source_cols : N;
   const bool row_tokens = h.row_labels.size() == M && d.block_rows == 1;
   const bool col_tokens = h.col_labels.size() == N && d.block_cols == 1;
   AxisTicks yt = row_tokens ? token_ticks(h.row_labels, ch, kLine)
-                            : index_ticks(M, static_cast<double>(ph) / static_cast<double>(M), std::max(2, ph / 60));
+                            : index_ticks(My, static_cast<double>(ph) / static_cast<double>(My), std::max(2, ph / 70));
   bool col_vertical = false;
   AxisTicks xt;
   if (col_tokens) {
     col_vertical = max_width(h.col_labels) + 6 > cw;
     xt = token_ticks(h.col_labels, cw, col_vertical ? kLine : max_width(h.col_labels) + 6);
   } else {
-    xt = index_ticks(N, static_cast<double>(pw) / static_cast<double>(N), std::max(2, pw / 60));
+    xt = index_ticks(Nx, static_cast<double>(pw) / static_cast<double>(Nx), std::max(2, pw / 90));
   }
   const int xtick_h = col_vertical ? max_width(xt.labels) + 4 : kLine;
 

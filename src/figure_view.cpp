@@ -120,14 +120,15 @@ std::string render_view(const Heatmap& h, const ViewOptions& options) {
   }
   // 4. what the picture shows, then the scale (short forms in narrow terminals)
   std::string axes;
+  const std::size_t Ms = h.source_rows ? h.source_rows : M, Ns = h.source_cols ? h.source_cols : N;
   if (!h.y_label.empty() || !h.x_label.empty())
-    axes = fmt::format("rows: {} ↓ ({})  columns: {} → ({})", h.y_label.empty() ? "row" : h.y_label, M,
-                       h.x_label.empty() ? "column" : h.x_label, N);
+    axes = fmt::format("rows: {} ↓ ({})  columns: {} → ({})", h.y_label.empty() ? "row" : h.y_label, Ms,
+                       h.x_label.empty() ? "column" : h.x_label, Ns);
   else
-    axes = fmt::format("{} rows × {} columns", M, N);
-  std::string short_axes = fmt::format("{}×{}", M, N);
-  if (d.block_rows > 1 || d.block_cols > 1) {
-    axes += fmt::format(", shown as {}×{} means of {}×{} blocks", R, C, d.block_rows, d.block_cols);
+    axes = fmt::format("{} rows × {} columns", Ms, Ns);
+  std::string short_axes = fmt::format("{}×{}", Ms, Ns);
+  if (d.block_rows > 1 || d.block_cols > 1 || Ms != M || Ns != N) {
+    axes += fmt::format(", shown as {}×{} means of {}×{} blocks", R, C, (Ms + R - 1) / R, (Ns + C - 1) / C);
     short_axes += fmt::format(" → {}×{} means", R, C);
   }
   out += fit(axes, short_axes, W);

@@ -72,6 +72,40 @@ double pe_dot_closed_form(std::int64_t k, std::size_t dim, double base) {
   return s;
 }
 
+Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
+                                 std::size_t* block) {
+  if (dim % 2 != 0) throw usage_error(fmt::format("--dim {}: block means from the closed form need an even dimension", dim));
+  const std::size_t L = len, b = std::max<std::size_t>(1, (L + max_cells - 1) / std::max<std::size_t>(max_cells, 1));
+  const std::size_t n = (L + b - 1) / b;
+  if (block) *block = b;
+  // 1. f(k) for k = 0 … L−1 (even in k), prefix sums F over offsets −(L−1) … L−1
+  std::vector<double> omega(dim / 2), f(L);
+  for (std::size_t m = 0; m < dim / 2; ++m) omega[m] = pe_frequency(m, dim, base);
+  const double scale = metric == PeMetric::cosine ? 1.0 / static_cast<double>(dim / 2) : 1.0;
+  for (std::size_t k = 0; k < L; ++k) {
+    double s = 0;
+    for (double w : omega) s += std::cos(static_cast<double>(k) * w);
+    f[k] = s * scale;
+  }
+  std::vector<double> F(2 * L, 0.0);  // F[t] = Σ_{offset index < t} f, offset index = k + L − 1
+  for (std::size_t t = 0; t + 1 < 2 * L; ++t) {
+    const auto k = static_cast<std::int64_t>(t) - static_cast<std::int64_t>(L - 1);
+    F[t + 1] = F[t] + f[static_cast<std::size_t>(std::abs(k))];
+  }
+  // 2. block (r, c): rows i in [i0, i1), columns j in [j0, j1): Σ_i F[j1 − i + L − 1] − F[j0 − i + L − 1]
+  Tensor out({n, n});
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t i0 = r * b, i1 = std::min(L, i0 + b);
+    for (std::size_t c = 0; c < n; ++c) {
+      const std::size_t j0 = c * b, j1 = std::min(L, j0 + b);
+      double s = 0;
+      for (std::size_t i = i0; i < i1; ++i) s += F[j1 + L - 1 - i] - F[j0 + L - 1 - i];
+      out(r, c) = static_cast<float>(s / static_cast<double>((i1 - i0) * (j1 - j0)));
+    }
+  }
+  return out;
+}
+
 OffsetProfile offset_profile(const Tensor& sim) {
   const std::size_t L = sim.rows();
   OffsetProfile p;

@@ -155,6 +155,38 @@ TEST_CASE("cli: tfx pe sim --png draws viridis from the diagonal (max D/2) outwa
   CHECK(v.out[first] == '@');
 }
 
+TEST_CASE("pe_similarity_block_means: the closed-form block means equal block means of the matmul") {
+  for (PeMetric metric : {PeMetric::dot, PeMetric::cosine}) {
+    const std::size_t L = 43, D = 16;  // blocks of 6 (the last one partial: 43 = 7·6 + 1)
+    std::size_t b = 0;
+    Tensor fast = pe_similarity_block_means(L, D, 10000.0, metric, 8, &b);
+    CHECK(b == 6);
+    REQUIRE(fast.shape() == std::vector<std::size_t>{8, 8});
+    Tensor s = pe_similarity(sinusoidal_encoding(L, D), metric);
+    double maxdiff = 0;
+    for (std::size_t r = 0; r < 8; ++r)
+      for (std::size_t c = 0; c < 8; ++c) {
+        double sum = 0;
+        std::size_t n = 0;
+        for (std::size_t i = r * 6; i < std::min(L, r * 6 + 6); ++i)
+          for (std::size_t j = c * 6; j < std::min(L, c * 6 + 6); ++j) sum += s(i, j), ++n;
+        maxdiff = std::max(maxdiff, std::abs(fast(r, c) - sum / static_cast<double>(n)));
+      }
+    CHECK(maxdiff < 1e-4);
+  }
+  CHECK_THROWS_AS(pe_similarity_block_means(10, 7, 10000.0, PeMetric::dot, 4), Error);
+}
+
+TEST_CASE("cli: pe sim figures for any L: 100000 positions drawn from the closed form, downsampled") {
+  TempDir dir;
+  Run r = run_tfx("pe sim --len 100000 --dim 64 --png big.png", dir.path);
+  REQUIRE(r.code == 0);
+  CHECK(std::filesystem::file_size(dir / "big.png") > 1000);
+  Run v = run_tfx("pe sim --len 100000 --dim 64 --view --width 40 --color never");
+  REQUIRE(v.code == 0);
+  CHECK(v.out.find("100000") != std::string::npos);
+}
+
 TEST_CASE("cli: tfx pe shift reports the max error for negative k and prints R(k) with --show") {
   Run r = run_tfx("pe shift --k -3 --dim 8 --len 50 --format json");
   REQUIRE(r.code == 0);
@@ -178,8 +210,8 @@ TEST_CASE("cli: tfx pe shift reports the max error for negative k and prints R(k
 
 TEST_CASE("cli: pe sim / pe shift bad input: one error line, exit code, no file") {
   TempDir dir;
-  for (const char* args : {"pe sim --metric bogus", "pe sim --len 0", "pe sim --dim -1", "pe sim --len 100000 --png",
-                           "pe sim --len 100000 --view", "pe sim --view --width 10", "pe sim --cmap bogus", "pe sim --color sometimes",
+  for (const char* args : {"pe sim --metric bogus", "pe sim --len 0", "pe sim --dim -1", "pe sim --len 100000 --format npy",
+                           "pe sim --len 100000 --dim 127 --png", "pe sim --len 100000 --profile --png", "pe sim --view --width 10", "pe sim --cmap bogus", "pe sim --color sometimes",
                            "pe shift --k 50 --len 50", "pe shift --k -50 --len 50", "pe shift --k 1000000 --len 50",
                            "pe shift --dim 7", "pe shift --k abc", "pe shift --dim 1", "pe sim --png - --view"}) {
     CAPTURE(args);
@@ -189,7 +221,7 @@ TEST_CASE("cli: pe sim / pe shift bad input: one error line, exit code, no file"
     CHECK(count_lines(r.err) == 1);
     CHECK(r.out.empty());
   }
-  Run big = run_tfx("pe sim --len 100000 --png", dir.path);
+  Run big = run_tfx("pe sim --len 100000 --format csv", dir.path);
   CHECK(big.err.find("--len 100000") != std::string::npos);
   Run k = run_tfx("pe shift --k 50 --len 50", dir.path);
   CHECK(k.err.find("--k 50") != std::string::npos);

@@ -48,6 +48,9 @@ struct Heatmap {
   std::optional<double> vmin, vmax;                 // explicit scale, overrides the data range
   std::vector<unsigned char> masked;                // optional, per cell: drawn as masked (grey)
   std::string value_label;                          // caption of the colorbar, e.g. "PE value"
+  // When values are already block means of a larger matrix (too big to form): that matrix's
+  // size, so the index ticks count its rows/columns. 0 = the size of values.
+  std::size_t source_rows = 0, source_cols = 0;
 };
 
 // The scale [lo, hi] a heatmap's colors span: vmin/vmax when given, else the finite data range

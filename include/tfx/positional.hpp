@@ -40,6 +40,13 @@ Tensor pe_similarity(const Tensor& pe, PeMetric metric);
 // (depends on k only; the cosine similarity is this divided by ‖PE‖² = D/2).
 double pe_dot_closed_form(std::int64_t k, std::size_t dim, double base = 10000.0);
 
+// Block means of S = PE·PEᵀ (or cosine) for even D without forming the L×L matrix, for figures
+// of any L: S(i, j) = f(j − i) with f the closed form above, so with prefix sums F of f over the
+// offsets a block's sum is Σ_i [F(j1 − i) − F(j0 − i)].  -> (⌈L/b⌉, ⌈L/b⌉), b = ⌈L / max_cells⌉
+// (returned in *block). Odd D throws (no closed form).
+Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
+                                 std::size_t* block = nullptr);
+
 // The similarity as a function of the offset k = j − i, for k = −(L−1) … L−1 (index k + L − 1):
 // mean, min and max of S along the diagonal j − i = k; spread = max − min. For sinusoidal PE
 // (even D) every diagonal is constant up to float rounding.

@@ -23,12 +23,40 @@ struct PeSimOptions {
   FigureFlags fig;
 };
 
+// A figure of an L×L similarity too large to form: block means from the closed form (even D).
+void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
+  const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
+  if (D % 2 != 0)
+    throw usage_error(fmt::format("--len {} --dim {}: the {}×{} matrix exceeds the memory cap, and an odd D has no closed form to "
+                                  "draw it from; use an even --dim or --len ≤ 32768", o.len, o.dim, L, L));
+  std::size_t b = 1;
+  Heatmap h;
+  h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b);
+  const bool cosine = metric == PeMetric::cosine;
+  h.title = cosine ? "Cosine similarity of position embeddings for all time-steps" : "Dot product of position embeddings for all time-steps";
+  h.subtitle = fmt::format("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
+                           cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, b, b);
+  h.x_label = "position j";
+  h.y_label = "position i";
+  h.value_label = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
+  h.source_rows = h.source_cols = L;
+  h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
+  if (h.cmap == Colormap::diverging) h.symmetric = true;
+  Result r;
+  r.command = "pe sim";
+  Figure figure;
+  figure.panels.push_back(h);
+  present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_sim_len{}_dim{}{}.png", L, D, cosine ? "_cosine" : ""));
+}
+
 void run_pe_sim(const PeSimOptions& o) {
-  // 1. validate: the L×L result must fit under the memory cap
+  // 1. validate: the L×L result must fit under the memory cap (a figure alone need not)
   const PeMetric metric = parse_pe_metric(o.metric);
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
-  checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L)", o.len));
+  const bool figure_only = (o.fig.png_requested() || o.fig.view) && !o.out.format_given() && !o.profile;
+  if (figure_only && L > kMaxElements / L) return run_pe_sim_figure_only(o, metric);
+  checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L; a --png/--view alone can be drawn for any L)", o.len));
   const bool cosine = metric == PeMetric::cosine;
 
   // 2. compute
