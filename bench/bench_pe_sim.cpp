@@ -1,6 +1,6 @@
 // Times the parts of `tfx pe sim --len L --dim D --format npy`: the PE matrix, PE·PEᵀ
 // (matmul_bt, all threads), the offset profile and the .npy encoding, to see where the time goes.
-//   build/pe_sim_parts [L] [D]
+//   build/bench_pe_sim [L] [D]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
