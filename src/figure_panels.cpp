@@ -106,6 +106,12 @@ void draw_titles(Canvas& cv, const std::string& title, const std::string& subtit
 
 Image render_heatmap(const Heatmap& h) {
   const std::size_t M = h.values.rows(), N = h.values.cols();
+  if (M == 0 || N == 0 || h.values.empty()) {
+    Canvas cv(std::max(240, text_width(h.title, font::kLarge) + 2 * kPad), title_height(h.title, h.subtitle) + 40);
+    draw_titles(cv, h.title, h.subtitle);
+    cv.text(cv.width() / 2, cv.height() - 16, "(empty matrix)", font::kSmall, kInk, Align::center);
+    return cv.take();
+  }
   const Downsampled d = downsample_mean(h.values, h.masked, kMaxHeatmapCells, kMaxHeatmapCells);
   const std::size_t R = d.values.rows(), C = d.values.cols();
   std::string subtitle = h.subtitle;

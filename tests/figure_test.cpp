@@ -171,6 +171,29 @@ TEST_CASE("render: line chart series colors, legend, log y; scatter arrows; grid
   CHECK(stacked.height > stacked.width);
 }
 
+TEST_CASE("render: empty and non-finite inputs do not crash") {
+  Figure f;
+  Heatmap empty;
+  empty.title = "nothing";
+  f.panels.push_back(empty);
+  Heatmap odd;
+  odd.values = Tensor::matrix({{NAN, INFINITY}, {-INFINITY, 1}});
+  f.panels.push_back(odd);
+  LineChart c;
+  c.series.push_back({"nan", {0, 1, 2}, {NAN, NAN, NAN}});
+  f.panels.push_back(c);
+  Scatter one;
+  one.points = {{1, 1, "alone"}};
+  one.arrows = {{0, 5}};  // out of range: skipped
+  f.panels.push_back(one);
+  Image img = render(f);
+  CHECK(img.width > 0);
+  CHECK(decode_png(encode_png(img)).w == img.width);
+  CHECK(render(Figure{}).width > 0);
+  Heatmap e;
+  CHECK(render_view(e, {40, false}).find("empty") != std::string::npos);
+}
+
 TEST_CASE("render: a 3000×3000 heatmap is downsampled to at most kMaxHeatmapCells per axis") {
   Heatmap h;
   h.values = Tensor({3000, 3000}, 0.5f);
