@@ -271,6 +271,16 @@ TEST_CASE("cli: --png - writes the PNG to stdout; not together with --view") {
   CHECK(both.out.empty());
 }
 
+TEST_CASE("cli: --png FILE with a table on stdout keeps stdout clean (the note goes to stderr)") {
+  TempDir dir;
+  Run r = run_tfx("pe --len 3 --dim 4 --png pe.png --format csv", dir.path);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("pos,0,1,2,3\n", 0) == 0);
+  CHECK(r.out.find("wrote") == std::string::npos);
+  CHECK(r.err.find("wrote pe.png") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "pe.png"));
+}
+
 TEST_CASE("cli: --view colors: --color always, never, NO_COLOR, width 10") {
   Run on = run_tfx("pe --len 8 --dim 8 --view --width 40 --color always");
   REQUIRE(on.code == 0);

@@ -106,11 +106,11 @@ void present(const Result& r, const OutputFlags& flags) {
   emit(encode(r, o), o.path, is_binary(o.format));
 }
 
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name) {
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, bool quiet_stdout) {
   const std::string path = flags.png.empty() ? default_name : flags.png;
   Image img = render(figure);
   emit(encode_png(img), path, true, "--png");
-  if (path != "-") std::fprintf(stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
+  if (path != "-") std::fprintf(quiet_stdout ? stderr : stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
 }
 
 bool stdout_color() {
@@ -149,7 +149,7 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
   const bool table = (!png && !show_view) || out.format_given();
   if (png && fig.png == "-" && (show_view || (table && out.output == "-")))
     throw usage_error("--png -: the PNG goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)");
-  if (png) present_png(*figure, fig, default_png);
+  if (png) present_png(*figure, fig, default_png, table && out.output == "-");
   if (show_view) present_view(*view, fig);
   if (table) present(r, out);
 }

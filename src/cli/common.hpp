@@ -52,8 +52,9 @@ CLI::Validator positive_number();
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)".
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name);
+// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" on
+// stdout, or on stderr when `quiet_stdout` (stdout carries a table or data as well).
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, bool quiet_stdout = false);
 
 // Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
 void present_view(const Heatmap& h, const FigureFlags& flags);
