@@ -3,6 +3,7 @@
 // the file's own numbers, close spellings; and `tfx analogy` / `tfx embeddings` end to end.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
