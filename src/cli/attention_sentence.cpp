@@ -2,17 +2,27 @@
 // warning), plus sinusoidal PE. The only file of the command that knows about embeddings.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
+#include <optional>
+
 #include "attention_cli.hpp"
+#include "embedding_flags.hpp"
+#include "tfx/embeddings.hpp"
 #include "tfx/ops.hpp"
 #include "tfx/positional.hpp"
 
 namespace tfx::cli {
 
 struct SentenceSource {
-  std::string embeddings;  // --embeddings FILE; empty = the built-in teaching embedding
+  EmbeddingFlags flags;               // --embeddings and the other shared embedding flags
+  mutable std::optional<Embeddings> table;  // loaded once, on first use (--sentence and --cross share it)
+  const Embeddings& embeddings() const {
+    if (!table) table = load_embeddings(flags);
+    return *table;
+  }
 };
 
 std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag) {
@@ -38,22 +48,49 @@ std::vector<std::string> sentence_tokens(const std::string& sentence, const std:
 
 std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app) {
   auto s = std::make_shared<SentenceSource>();
-  app->add_option("--embeddings", s->embeddings, "Word vectors for --sentence (word2vec/GloVe text or binary); default: the built-in teaching embedding")
-      ->group("Sentence");
+  add_embedding_flags(app, s->flags);
   return s;
 }
 
 TokenSequence embed_sentence(const SentenceSource& source, const std::string& sentence, const std::string& flag, bool add_pe) {
   TokenSequence seq;
   seq.tokens = sentence_tokens(sentence, flag);
-  (void)source;
-  (void)add_pe;
-  throw Error(fmt::format("{}: sentence mode needs the embeddings module, which this build lacks; give matrices with --x or --q/--k/--v",
-                          flag));
+  const Embeddings& e = source.embeddings();
+  const std::size_t T = seq.tokens.size(), D = e.dim();
+  if (D == 0) throw Error(fmt::format("{}: {} has no vectors", flag, e.name()));
+  checked_element_count({T, D}, fmt::format("{} with {} words of dimension {}", flag, T, D));
+  // 1. X = the embedding row of each token (lower-cased; a case-folded match for mixed-case
+  //    tables); out of vocabulary: <unk> when the table has it, else zeros, with a warning
+  const std::optional<std::size_t> unk = e.find("<unk>");
+  std::vector<std::string> missing;
+  seq.x = Tensor({T, D});
+  for (std::size_t t = 0; t < T; ++t) {
+    std::optional<std::size_t> row = e.find(seq.tokens[t]);
+    if (!row) row = e.find_ignore_case(seq.tokens[t]);
+    if (!row) {
+      missing.push_back(seq.tokens[t]);
+      row = unk;
+    }
+    if (row) {
+      const auto v = e.row(*row);
+      std::copy(v.begin(), v.end(), seq.x.row(t).begin());
+    }
+  }
+  if (!missing.empty()) {
+    std::string words;
+    for (const auto& w : missing) words += (words.empty() ? "'" : ", '") + w + "'";
+    std::fflush(stdout);
+    std::fprintf(stderr, "tfx: warning: %s: %s not in %s; using %s\n", flag.c_str(), words.c_str(), e.name().c_str(),
+                 unk ? "the <unk> vector" : "a zero vector");
+  }
+  // 2. + PE(pos, i) for positions 0 … T−1
+  if (add_pe) seq.x = add(seq.x, sinusoidal_encoding(T, D));
+  return seq;
 }
 
 std::string sentence_source_description(const SentenceSource& source) {
-  return source.embeddings.empty() ? "built-in teaching embedding" : source.embeddings;
+  const Embeddings& e = source.embeddings();
+  return fmt::format("{}, d_model = {}", e.name(), e.dim());
 }
 
 }  // namespace tfx::cli
