@@ -44,7 +44,7 @@ struct AttentionCliOptions {
   std::int64_t pad = 0;
   double temperature = 1.0;
   std::string show;
-  bool seed_given = false, no_pe_given = false, identity_given = false;
+  bool seed_given = false, no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false;
   std::shared_ptr<SentenceSource> source;
   OutputFlags out;
   FigureFlags fig;
@@ -116,12 +116,12 @@ struct Inputs {
 Inputs load_inputs(const AttentionCliOptions& o) {
   Inputs in;
   const bool have_qkv = !o.q_file.empty() || !o.k_file.empty() || !o.v_file.empty();
-  const int modes = !o.sentence.empty() + !o.x_file.empty() + have_qkv;
+  const int modes = o.sentence_given + !o.x_file.empty() + have_qkv;
   if (modes == 0)
     throw usage_error("give the input: --sentence \"I love playing football\", --x FILE, or --q FILE --k FILE --v FILE");
   if (modes > 1) throw usage_error("give one input: --sentence, --x FILE, or --q/--k/--v FILE (not several)");
-  if (!o.cross.empty() && o.sentence.empty()) throw usage_error("--cross goes with --sentence (for matrices give --q, --k and --v)");
-  if (o.no_pe_given && o.sentence.empty()) throw usage_error("--no-pe goes with --sentence (a --x/--q/--k/--v matrix is used as given)");
+  if (o.cross_given && !o.sentence_given) throw usage_error("--cross goes with --sentence (for matrices give --q, --k and --v)");
+  if (o.no_pe_given && !o.sentence_given) throw usage_error("--no-pe goes with --sentence (a --x/--q/--k/--v matrix is used as given)");
   if (have_qkv) {
     if (o.q_file.empty() || o.k_file.empty() || o.v_file.empty())
       throw usage_error(fmt::format("--q, --k and --v go together (missing: {}{}{})", o.q_file.empty() ? "--q " : "",
@@ -161,7 +161,7 @@ Inputs load_inputs(const AttentionCliOptions& o) {
   in.query_labels = s.tokens;
   in.x_q = std::move(s.x);
   const std::string x_text = pe ? "embedding + PE" : "embedding, no PE";
-  if (!o.cross.empty()) {
+  if (o.cross_given) {
     TokenSequence c = embed_sentence(*o.source, o.cross, "--cross", pe);
     in.key_labels = c.tokens;
     in.x_kv = std::move(c.x);
@@ -191,8 +191,7 @@ Heatmap weights_heatmap(const AttentionSteps& st, const Inputs& in, const std::s
   h.row_labels = in.query_labels;
   h.col_labels = in.key_labels;
   h.cmap = fig.cmap.empty() ? Colormap::viridis : parse_colormap(fig.cmap);
-  h.vmin = 0.0;
-  h.vmax = 1.0;
+  h.vmin = 0.0;  // weights are ≥ 0; the top of the scale is set by the caller (shared by all heads)
   if (!st.keep.empty()) {
     h.masked.resize(st.keep.size());
     for (std::size_t c = 0; c < st.keep.size(); ++c) h.masked[c] = st.keep[c] ? 0 : 1;
@@ -366,9 +365,13 @@ void run_attention(const AttentionCliOptions& o) {
   std::vector<Heatmap> views;
   const std::string what = ao.causal ? "masked self-attention" : in.cross ? "cross-attention" : "self-attention";
   const std::string subtitle = fmt::format("softmax(QKᵀ / {}), T = {}, S = {}{}", divisor_text, T, S, masks);
+  float top = 0;
+  for (const auto& h : mh.heads)
+    for (float w : h.weights.values()) top = std::max(top, w);
   for (std::size_t h = 0; h < H; ++h) {
     std::string title = H == 1 ? fmt::format("Attention weights ({})", what) : fmt::format("head {}", h);
     views.push_back(weights_heatmap(mh.heads[h], in, title, H == 1 ? subtitle : "", o.fig));
+    views.back().vmax = top > 0 ? static_cast<double>(top) : 1.0;
     figure.panels.push_back(views.back());
   }
   if (H > 1) figure.title = fmt::format("Attention weights ({}), {} heads: {}", what, H, subtitle);
@@ -400,9 +403,9 @@ void register_attention(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("attention", "Scaled dot-product attention: weight tables, masks, heads, cross-attention; variance");
   cmd->group("Attention");
   const char* in = "Input";
-  cmd->add_option("--sentence", o->sentence, "Words to attend over (lower-cased; X = embedding + PE)")->group(in);
+  auto* sentence = cmd->add_option("--sentence", o->sentence, "Words to attend over (lower-cased; X = embedding + PE)")->group(in);
   o->source = add_sentence_source_flags(cmd);
-  cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")->group(in);
+  auto* cross = cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")->group(in);
   cmd->add_option("--x", o->x_file, "Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V")
       ->check(CLI::ExistingFile)
       ->group(in);
@@ -446,7 +449,9 @@ void register_attention(CLI::App& app) {
                      "tfx attention --x x.npy --identity --show scores,weights",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
   register_attention_variance(cmd);
-  cmd->callback([cmd, o, seed, identity, no_pe] {
+  cmd->callback([cmd, o, seed, identity, no_pe, sentence, cross] {
+    o->sentence_given = sentence->count() > 0;
+    o->cross_given = cross->count() > 0;
     if (!cmd->get_subcommands().empty()) return;  // `tfx attention variance` ran instead
     o->seed_given = seed->count() > 0;
     o->identity_given = identity->count() > 0;
