@@ -140,6 +140,11 @@ Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::mt19937_64& 
   return w;
 }
 
+Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  return xavier_uniform(fan_in, fan_out, gen);
+}
+
 AttentionWeights xavier_attention_weights(std::size_t D, std::size_t E, std::size_t heads, std::size_t d_k, std::size_t d_v,
                                           bool with_output, std::uint64_t seed) {
   std::mt19937_64 gen(seed);

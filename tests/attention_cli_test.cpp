@@ -265,3 +265,41 @@ TEST_CASE("cli: attention variance — table and json near theory, png, bad inpu
   check_error(run_tfx("attention variance --dk x"), 2, "--dk");
   check_error(run_tfx("attention variance --dist cauchy"), 2, "--dist");
 }
+
+TEST_CASE("cli: the samples (CSV with labels, tfx-style JSON, float64 .npy) give the PyTorch reference weights") {
+  const std::string dir = std::string(TFX_SOURCE_DIR) + "/samples/attention/";
+  nlohmann::json j = json_of(run_tfx("attention --q " + shell_quote(dir + "q.csv") + " --k " + shell_quote(dir + "k.json") + " --v " +
+                                     shell_quote(dir + "v.npy") + " --format json"));
+  CHECK(j["rows"] == nlohmann::json::array({"je", "suis", "ici"}));
+  CHECK(j["columns"] == nlohmann::json::array({"i", "am", "here", "now"}));
+  // torch.softmax(Q @ K.T / 2, -1), row 0 (tests/reference/gen_attention_reference.py)
+  const double want[4] = {0.0424442569, 0.0792963113, 0.0257437431, 0.8525156887};
+  for (int c = 0; c < 4; ++c) CHECK(j["data"][0][c].get<double>() == doctest::Approx(want[c]).epsilon(1e-5));
+  CHECK(j["matrices"]["output"]["data"][0][0].get<double>() == doctest::Approx(2.5335668831).epsilon(1e-5));
+  Run x = run_tfx("attention --x " + shell_quote(dir + "x.csv") + " --heads 2");
+  REQUIRE(x.code == 0);
+  CHECK(has(x.out, "the        "));
+}
+
+TEST_CASE("cli: tfx's own outputs read back as inputs (pe csv as --x, attention json as --q/--k/--v)") {
+  TempDir dir;
+  REQUIRE(run_tfx("pe --len 5 --dim 4 --format csv -o pe.csv", dir.path).code == 0);
+  nlohmann::json a = json_of(run_tfx("attention --x pe.csv --identity --format json", dir.path));
+  CHECK(a["shape"] == nlohmann::json::array({5, 5}));
+  // PE rows all have norm √2 and differ, so each query's largest weight is on itself
+  for (int i = 0; i < 5; ++i) {
+    double best = -1;
+    int arg = -1;
+    for (int j = 0; j < 5; ++j)
+      if (a["data"][i][j].get<double>() > best) best = a["data"][i][j].get<double>(), arg = j;
+    CHECK(arg == i);
+  }
+  REQUIRE(run_tfx("attention --sentence \"the king sat\" --dk 4 --show q --format json -o q.json", dir.path).code == 0);
+  REQUIRE(run_tfx("attention --sentence \"the king sat\" --dk 4 --show k --format json -o k.json", dir.path).code == 0);
+  REQUIRE(run_tfx("attention --sentence \"the king sat\" --dk 4 --show v --format json -o v.json", dir.path).code == 0);
+  nlohmann::json direct = json_of(run_tfx("attention --sentence \"the king sat\" --dk 4 --format json"));
+  nlohmann::json back = json_of(run_tfx("attention --q q.json --k k.json --v v.json --format json", dir.path));
+  CHECK(back["rows"] == direct["rows"]);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) CHECK(back["data"][i][j].get<double>() == doctest::Approx(direct["data"][i][j].get<double>()).epsilon(1e-6));
+}

@@ -64,6 +64,8 @@ struct AttentionWeights {
 // a = √(6 / (fan_in + fan_out)), so the variance is 2 / (fan_in + fan_out).
 // -> (fan_in, fan_out), drawn row by row from `gen`.
 Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::mt19937_64& gen);
+// The same from a fresh generator seeded with `seed`.
+Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::uint64_t seed);
 
 // W_Q, W_K, W_V (and W_O when `with_output`) drawn in that order from one generator seeded
 // with `seed`; widths as in AttentionWeights.

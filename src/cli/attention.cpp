@@ -230,8 +230,7 @@ void run_attention(const AttentionCliOptions& o) {
         wo = identity_attention_weights(in.v.cols(), true).wo;
         projection = "Q, K, V as given; W_O = I (--identity)";
       } else {
-        std::mt19937_64 gen(o.seed);
-        wo = xavier_uniform(in.v.cols(), in.v.cols(), gen);
+        wo = xavier_uniform(in.v.cols(), in.v.cols(), o.seed);
         projection = fmt::format("Q, K, V as given; W_O {} Xavier-uniform (seed {})", wo.shape_str(), o.seed);
       }
     } else {
@@ -443,7 +442,7 @@ void register_attention(CLI::App& app) {
   add_figure_flags(cmd, o->fig);
   set_examples(cmd, {"tfx attention --sentence \"I love playing football\" --dk 8 --seed 1",
                      "tfx attention --sentence \"the cat sat down\" --causal --show all",
-                     "tfx attention --sentence \"I love you\" --cross \"je t'aime\" --png",
+                     "tfx attention --sentence \"the king speaks\" --cross \"the queen listens to the king\" --png",
                      "tfx attention --sentence \"we are what we repeatedly do\" --heads 2 --dk 4 --png heads.png",
                      "tfx attention --q q.csv --k k.csv --v v.json --format json",
                      "tfx attention --x x.npy --identity --show scores,weights",

@@ -26,8 +26,9 @@ std::vector<std::string> sentence_tokens(const std::string& sentence, const std:
 struct SentenceSource;
 std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app);
 
-// X = embedding(tokens) (+ PE(T, D) when `add_pe`) for `sentence`. Out-of-vocabulary words use
-// `<unk>` when the table has one, else a zero vector, with a warning on stderr. `flag` names the
+// X = embedding(tokens) (+ PE(T, D) when `add_pe`) for `sentence`. Tokens are looked up as
+// lower-cased (case-folded with --ignore-case). Out-of-vocabulary words use `<unk>` when the
+// table has one, else a zero vector, with a warning on stderr. `flag` names the
 // flag the sentence came from in messages.
 TokenSequence embed_sentence(const SentenceSource& source, const std::string& sentence, const std::string& flag, bool add_pe);
 

@@ -63,12 +63,13 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
   //    tables); out of vocabulary: <unk> when the table has it, else zeros, with a warning
   const std::optional<std::size_t> unk = e.find("<unk>");
   std::vector<std::string> missing;
+  bool case_hint = false;
   seq.x = Tensor({T, D});
   for (std::size_t t = 0; t < T; ++t) {
-    std::optional<std::size_t> row = e.find(seq.tokens[t]);
-    if (!row) row = e.find_ignore_case(seq.tokens[t]);
+    std::optional<std::size_t> row = e.find(seq.tokens[t], source.flags.ignore_case);
     if (!row) {
       missing.push_back(seq.tokens[t]);
+      case_hint = case_hint || e.find_ignore_case(seq.tokens[t]).has_value();
       row = unk;
     }
     if (row) {
@@ -80,8 +81,8 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
     std::string words;
     for (const auto& w : missing) words += (words.empty() ? "'" : ", '") + w + "'";
     std::fflush(stdout);
-    std::fprintf(stderr, "tfx: warning: %s: %s not in %s; using %s\n", flag.c_str(), words.c_str(), e.name().c_str(),
-                 unk ? "the <unk> vector" : "a zero vector");
+    std::fprintf(stderr, "tfx: warning: %s: %s not in %s; using %s%s\n", flag.c_str(), words.c_str(), e.name().c_str(),
+                 unk ? "the <unk> vector" : "a zero vector", case_hint ? " (another case is there: try --ignore-case)" : "");
   }
   // 2. + PE(pos, i) for positions 0 … T−1
   if (add_pe) seq.x = add(seq.x, sinusoidal_encoding(T, D));
