@@ -89,10 +89,16 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
   const std::size_t T = q.rows(), S = k.rows();
   AttentionSteps st;
   // 1. raw scores: s_ij = q_i · k_j
-  st.scores = matmul_bt(q, k);
+  st.scores = matmul_bt(q, k, o.threads);
   // 2. scale by 1/(√d_k·τ) so the scores keep unit variance whatever d_k is
   st.divisor = attention_divisor(q.cols(), o);
   st.scaled = scale(st.scores, static_cast<float>(1.0 / st.divisor));
+  //    (float32 overflow — huge inputs or a tiny τ — would turn softmax into NaN: refuse it)
+  for (std::size_t c = 0; c < st.scaled.size(); ++c)
+    if (!std::isfinite(st.scaled[c]))
+      throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}", c / S,
+                              c % S, st.divisor, st.scaled[c], q.shape_str(), k.shape_str(),
+                              o.temperature < 1 ? " or raise --temperature" : ""));
   // 3. mask: −∞ where a query may not look (shown as the lecture's masked matrix; softmax_rows
   //    takes the keep-mask itself and gives those cells exactly 0)
   st.keep = attention_mask(T, S, o);
@@ -103,7 +109,7 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
   // 4. softmax over each row (over the keys)
   st.weights = softmax_rows(st.scaled, st.keep.empty() ? nullptr : &st.keep);
   // 5. Z = weights · V: each output row is a weighted average of the value rows
-  st.output = matmul(st.weights, v);
+  st.output = matmul(st.weights, v, o.threads);
   return st;
 }
 
@@ -198,7 +204,7 @@ MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& 
   }
   // 3. concatenate the heads' outputs and project back with W_O
   r.concat = concat_heads(zs);
-  r.output = wo.empty() ? r.concat : matmul(r.concat, wo);
+  r.output = wo.empty() ? r.concat : matmul(r.concat, wo, o.threads);
   return r;
 }
 
@@ -207,7 +213,8 @@ MultiHeadAttention multi_head_attention(const Tensor& x_q, const Tensor& x_kv, c
   require_matrix(x_q, "X");
   require_matrix(x_kv, "X_kv");
   // Q = X_q W_Q, K = X_kv W_K, V = X_kv W_V (matmul checks the shapes)
-  return attend_heads(matmul(x_q, w.wq), matmul(x_kv, w.wk), matmul(x_kv, w.wv), heads, w.wo, o);
+  const Tensor q = matmul(x_q, w.wq, o.threads), k = matmul(x_kv, w.wk, o.threads), v = matmul(x_kv, w.wv, o.threads);
+  return attend_heads(q, k, v, heads, w.wo, o);
 }
 
 // Var(q·k) = Σ Var(q_i k_i) = d_k for independent unit-variance entries; Var(q·k/√d_k) = 1.

@@ -309,4 +309,7 @@ TEST_CASE("shape errors name both shapes; masks that leave no key are usage erro
   CHECK(has(error_of([] { attend_heads(Tensor({2, 6}), Tensor({2, 6}), Tensor({2, 6}), 4, Tensor(), {}); }),
             "--heads 4 does not divide"));
   CHECK(attention_mask(3, 3, {}).empty());
+  // float32 overflow of the scores is an error, not a row of NaN
+  CHECK(has(error_of([] { scaled_dot_product_attention(Tensor::matrix({{1e20f}}), Tensor::matrix({{1e20f}}), Tensor::matrix({{1}}), {}); }),
+            "is inf in float32"));
 }

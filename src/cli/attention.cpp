@@ -208,6 +208,7 @@ void run_attention(const AttentionCliOptions& o) {
   ao.temperature = o.temperature;
   ao.causal = o.causal;
   ao.pad = static_cast<std::size_t>(o.pad);
+  ao.threads = 0;  // all cores for the matmuls (each output element is still summed in one fixed order)
 
   // 1. the weights (sentence and --x: projections; --q/--k/--v: only W_O for several heads)
   MultiHeadAttention mh;
@@ -284,8 +285,8 @@ void run_attention(const AttentionCliOptions& o) {
     if (in.cross) r.params["cross_tokens"] = in.key_labels;
   }
   const std::string divisor_text =
-      ao.scale ? (ao.temperature == 1.0 ? fmt::format("√{} = {}", dk, format_number(first.divisor, 4))
-                                        : fmt::format("√{}·{:g} = {}", dk, ao.temperature, format_number(first.divisor, 4)))
+      ao.scale ? (ao.temperature == 1.0 ? fmt::format("√{} = {:.6g}", dk, first.divisor)
+                                        : fmt::format("√{}·{:g} = {:.6g}", dk, ao.temperature, first.divisor))
                : (ao.temperature == 1.0 ? std::string("1 (--no-scale)") : fmt::format("{:g} (--no-scale, --temperature)", ao.temperature));
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{projection});
