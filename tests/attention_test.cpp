@@ -82,6 +82,15 @@ TEST_CASE("2×2 by hand: scores (1, 0) scaled by 1/√2 give weights σ(1/√2) 
   CHECK(t.weights(0, 0) == doctest::Approx(0.62245933).epsilon(1e-6));
 }
 
+TEST_CASE("the lecture's two keys k_1 → 0.2, k_2 → 0.8: scores differing by ln 4 (d_k = 1)") {
+  // softmax(s_1, s_2) = (1/(1 + e^(s_2 − s_1)), …); s_2 − s_1 = ln 4 gives (1/5, 4/5)
+  const float l4 = static_cast<float>(std::log(4.0));
+  AttentionSteps s = scaled_dot_product_attention(Tensor::matrix({{l4}}), Tensor::matrix({{0}, {1}}), Tensor::matrix({{10}, {20}}), {});
+  CHECK(s.weights(0, 0) == doctest::Approx(0.2).epsilon(1e-6));
+  CHECK(s.weights(0, 1) == doctest::Approx(0.8).epsilon(1e-6));
+  CHECK(s.output(0, 0) == doctest::Approx(0.2 * 10 + 0.8 * 20).epsilon(1e-6));
+}
+
 TEST_CASE("equal scores give uniform weights 1/S and Z = the mean of V's rows; causal row 0 copies V's row 0") {
   Tensor q({3, 4});  // all-zero queries: every score 0
   AttentionSteps s = scaled_dot_product_attention(q, kK, kV, {});

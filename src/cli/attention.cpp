@@ -140,7 +140,7 @@ Inputs load_inputs(const AttentionCliOptions& o) {
     in.v = std::move(v.values);
     in.query_labels = q.row_labels;
     in.key_labels = !k.row_labels.empty() ? k.row_labels : v.row_labels;
-    in.cross = true;
+    in.cross = o.q_file != o.k_file;
     in.description = fmt::format("Attention from matrices: Q {} ({}), K {} ({}), V {} ({})", in.q.shape_str(), o.q_file,
                                  in.k.shape_str(), o.k_file, in.v.shape_str(), o.v_file);
     return in;
@@ -339,7 +339,7 @@ void run_attention(const AttentionCliOptions& o) {
         "4. weights = softmax over each row: every weight ≥ 0, every row sums to 1" + heads_note, masked_cells);
   if (steps & kOutput) {
     if (H == 1) {
-      add("output", mh.output, in.query_labels, {}, "query", "dim", "5. Z = weights·V: row i is the weights-averaged value rows");
+      add("output", mh.output, in.query_labels, {}, "query", "dim", "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
     } else {
       add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", "5. Z_h = weights_h·V_h, one slice per head");
       add("concat", mh.concat, in.query_labels, {}, "query", "dim", fmt::format("6. Concat(Z_1 … Z_{}): {}", H, mh.concat.shape_str()));
