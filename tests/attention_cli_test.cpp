@@ -165,6 +165,9 @@ TEST_CASE("cli: sentences — token labels, rows sum to 1, causal zeros, cross-a
   CHECK(xj["shape"] == nlohmann::json::array({3, 5}));
   CHECK(xj["columns"][1] == "king");
 
+  nlohmann::json punct = json_of(run_tfx("attention --sentence \"Hello, World! (the) end.\" --dk 2 --format json"));
+  CHECK(punct["rows"] == nlohmann::json::array({"hello", "world", "the", "end"}));
+
   Run oov = run_tfx("attention --sentence \"hello zzqqxx\" --dk 2 --format csv");
   REQUIRE(oov.code == 0);
   CHECK(has(oov.err, "warning: --sentence: 'zzqqxx' not in"));
@@ -241,6 +244,7 @@ TEST_CASE("cli: attention bad flags and combinations") {
   check_error(run_tfx("attention --x " + f("x4.csv") + " --identity --dk 2"), 2, "--identity needs --heads × --dk = d_model");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --show weights,nonsense"), 2, "--show: unknown matrix 'nonsense'");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --temperature 0"), 2, "--temperature");
+  check_error(run_tfx("attention --q " + f("x4.csv") + " --k " + f("x4.csv") + " --v " + f("x4.csv") + " --show x"), 2, "--show x");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --heads 0"), 2, "--heads");
   check_error(run_tfx("attention --x " + f("missing.csv")), 2, "--x");
 }

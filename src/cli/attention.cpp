@@ -202,6 +202,7 @@ Heatmap weights_heatmap(const AttentionSteps& st, const Inputs& in, const std::s
 void run_attention(const AttentionCliOptions& o) {
   const unsigned steps = parse_show(o.show);
   Inputs in = load_inputs(o);
+  if (steps & kX && in.mode == "qkv") throw usage_error("--show x: with --q/--k/--v there is no X (show q, k or v)");
   const std::size_t H = static_cast<std::size_t>(o.heads);
   AttentionOptions ao;
   ao.scale = !o.no_scale;
@@ -316,7 +317,7 @@ void run_attention(const AttentionCliOptions& o) {
     r.blocks.push_back(std::move(m));
   };
   const std::string heads_note = H > 1 ? " (one slice per head)" : "";
-  if (steps & kX && in.mode != "qkv") add("x", in.x_q, in.query_labels, {}, "token", "dim", "X: one row per query token");
+  if (steps & kX) add("x", in.x_q, in.query_labels, {}, "token", "dim", "X: one row per query token");
   if (steps & kQ) add("q", mh.q, in.query_labels, {}, "query", "dim", "Q: one row per query");
   if (steps & kK) add("k", mh.k, in.key_labels, {}, "key", "dim", "K: one row per key");
   if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", "V: one row per key");
