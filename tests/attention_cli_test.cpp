@@ -135,6 +135,15 @@ TEST_CASE("cli: --x with --identity equals Q = K = V = X from files; --heads giv
   CHECK(has(table.out, "7. output = Concat · W_O"));
 }
 
+TEST_CASE("cli: --dv sets the value width: V (T, H·d_v), Z per head (H, T, d_v), output back to d_model") {
+  nlohmann::json j = json_of(run_tfx("attention --sentence \"the cat sat\" --dk 4 --dv 2 --heads 2 --show v,output --format json"));
+  CHECK(j["matrices"]["v"]["shape"] == nlohmann::json::array({3, 4}));
+  CHECK(j["matrices"]["z"]["shape"] == nlohmann::json::array({2, 3, 2}));
+  CHECK(j["matrices"]["output"]["shape"] == nlohmann::json::array({3, 64}));
+  CHECK(j["params"]["d_v"] == 2);
+  CHECK(j["params"]["d_k"] == 4);
+}
+
 TEST_CASE("cli: the same seed gives the same table, another seed another one") {
   Files f;
   const std::string base = "attention --x " + f("x4.csv") + " --dk 2 --format csv";
@@ -241,7 +250,7 @@ TEST_CASE("cli: attention bad flags and combinations") {
   check_error(run_tfx("attention --x " + f("x4.csv") + " --cross \"a b\""), 2, "--cross goes with --sentence");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --no-pe"), 2, "--no-pe goes with --sentence");
   check_error(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv") + " --v " + f("v.csv") + " --dk 2"), 2, "--dk goes with");
-  check_error(run_tfx("attention --x " + f("x4.csv") + " --identity --dk 2"), 2, "--identity needs --heads × --dk = d_model");
+  check_error(run_tfx("attention --x " + f("x4.csv") + " --identity --dk 2"), 2, "--identity needs --heads × --dk = --heads × --dv = d_model");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --show weights,nonsense"), 2, "--show: unknown matrix 'nonsense'");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --temperature 0"), 2, "--temperature");
   check_error(run_tfx("attention --q " + f("x4.csv") + " --k " + f("x4.csv") + " --v " + f("x4.csv") + " --show x"), 2, "--show x");

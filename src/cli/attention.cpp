@@ -37,7 +37,7 @@ constexpr unsigned kDefaultSteps = kWeights | kOutput;
 struct AttentionCliOptions {
   std::string sentence, cross;
   std::string x_file, q_file, k_file, v_file;
-  std::optional<std::int64_t> dk;
+  std::optional<std::int64_t> dk, dv;
   std::int64_t heads = 1;
   std::uint64_t seed = 42;
   bool identity = false, no_pe = false, causal = false, no_scale = false;
@@ -126,7 +126,9 @@ Inputs load_inputs(const AttentionCliOptions& o) {
     if (o.q_file.empty() || o.k_file.empty() || o.v_file.empty())
       throw usage_error(fmt::format("--q, --k and --v go together (missing: {}{}{})", o.q_file.empty() ? "--q " : "",
                                     o.k_file.empty() ? "--k " : "", o.v_file.empty() ? "--v" : ""));
-    if (o.dk) throw usage_error("--dk goes with --sentence or --x: with --q/--k/--v, d_k is the number of columns of Q");
+    if (o.dk || o.dv)
+      throw usage_error(fmt::format("{} goes with --sentence or --x: with --q/--k/--v, d_k and d_v are the numbers of columns of Q and V",
+                                    o.dk ? "--dk" : "--dv"));
     LoadedMatrix q = read_matrix_file(o.q_file, "--q"), k = read_matrix_file(o.k_file, "--k"), v = read_matrix_file(o.v_file, "--v");
     if (q.values.cols() != k.values.cols())
       throw Error(fmt::format("--q {} is {} and --k {} is {}: Q and K need the same d_k (number of columns) for QKᵀ", o.q_file,
@@ -251,24 +253,27 @@ void run_attention(const AttentionCliOptions& o) {
                                       "(use a divisor of {}, or give --dk)", H, D, D));
       dk = D / H;
     }
-    checked_element_count({std::max(D, E), H, dk}, fmt::format("--heads {} --dk {} with d_model {}", H, dk, D));
+    const std::size_t dv = o.dv ? static_cast<std::size_t>(*o.dv) : dk;
+    checked_element_count({std::max(D, E), H, std::max(dk, dv)}, fmt::format("--heads {} --dk {} --dv {} with d_model {}", H, dk, dv, D));
     checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
     AttentionWeights w;
     const std::string kv = in.cross ? "X_kv" : "X";
     if (o.identity) {
-      if (H * dk != D)
-        throw usage_error(fmt::format("--identity needs --heads × --dk = d_model ({} × {} ≠ {}) so that W = I is square", H, dk, D));
+      if (H * dk != D || H * dv != D)
+        throw usage_error(fmt::format("--identity needs --heads × --dk = --heads × --dv = d_model ({} × {}, {} × {}, d_model {}) so that "
+                                      "W = I is square", H, dk, H, dv, D));
       w = identity_attention_weights(D, H > 1);
       projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
     } else {
-      w = xavier_attention_weights(D, E, H, dk, dk, H > 1, o.seed);
-      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; W {1}{2} Xavier-uniform from seed {3}", kv, w.wq.shape_str(),
+      w = xavier_attention_weights(D, E, H, dk, dv, H > 1, o.seed);
+      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; W_Q, W_K {1}{2}{3} Xavier-uniform from seed {4}", kv,
+                               w.wq.shape_str(), dv != dk ? fmt::format(", W_V {}", w.wv.shape_str()) : "",
                                H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed);
     }
     mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
   }
   const AttentionSteps& first = mh.heads[0];
-  const std::size_t dk = mh.heads[0].scores.size() ? mh.q.cols() / H : 0;
+  const std::size_t dk = mh.q.cols() / H, dv = mh.v.cols() / H;
   const std::size_t T = first.weights.rows(), S = first.weights.cols();
   if (!in.query_labels.empty() && in.query_labels.size() != T) in.query_labels.clear();
   if (!in.key_labels.empty() && in.key_labels.size() != S) in.key_labels.clear();
@@ -276,7 +281,7 @@ void run_attention(const AttentionCliOptions& o) {
   // 2. the result: a description, then each asked-for matrix with a line saying what it is
   Result r;
   r.command = "attention";
-  r.params = {{"input", in.mode}, {"heads", H}, {"d_model", d_model}, {"d_k", dk}, {"scale", ao.scale}, {"temperature", ao.temperature},
+  r.params = {{"input", in.mode}, {"heads", H}, {"d_model", d_model}, {"d_k", dk}, {"d_v", dv}, {"scale", ao.scale}, {"temperature", ao.temperature},
               {"causal", ao.causal}, {"pad", ao.pad}};
   if (in.mode != "qkv") r.params["identity"] = o.identity;
   if (!o.identity && (in.mode != "qkv" || H > 1)) r.params["seed"] = o.seed;
@@ -295,7 +300,10 @@ void run_attention(const AttentionCliOptions& o) {
   if (ao.causal) masks += "; causal mask (query i sees keys j ≤ i)";
   if (ao.pad) masks += fmt::format("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
   r.blocks.push_back(Text{fmt::format("weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
-                                      H > 1 ? fmt::format("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk) : "")});
+                                      H > 1 ? (dv == dk ? fmt::format("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)
+                                             : fmt::format("; {} heads of d_k = {}, d_v = {} (Q, K split into blocks of {} columns, V of {})",
+                                                           H, dk, dv, dk, dv))
+                                      : "")});
 
   auto per_head = [&](auto member) {
     std::vector<Tensor> t;
@@ -343,7 +351,7 @@ void run_attention(const AttentionCliOptions& o) {
       add("output", mh.output, in.query_labels, {}, "query", "dim", "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
     } else {
       add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", "5. Z_h = weights_h·V_h, one slice per head");
-      add("concat", mh.concat, in.query_labels, {}, "query", "dim", fmt::format("6. Concat(Z_1 … Z_{}): {}", H, mh.concat.shape_str()));
+      add("concat", mh.concat, in.query_labels, {}, "query", "dim", fmt::format("6. Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
       add("output", mh.output, in.query_labels, {}, "query", "dim", "7. output = Concat · W_O");
     }
   }
@@ -378,7 +386,7 @@ void run_attention(const AttentionCliOptions& o) {
   if (H > 1) figure.title = fmt::format("Attention weights ({}), {} heads: {}", what, H, subtitle);
   std::string name = "attention_" + (in.mode == "sentence" ? name_part(in.query_labels) : in.mode);
   if (in.cross && in.mode == "sentence") name += "_x_" + name_part(in.key_labels);
-  if (in.mode != "qkv") name += fmt::format("_dk{}", dk);
+  if (in.mode != "qkv") name += fmt::format("_dk{}", dk) + (dv != dk ? fmt::format("_dv{}", dv) : "");
   if (H > 1) name += fmt::format("_h{}", H);
   if (ao.causal) name += "_causal";
   if (ao.pad) name += fmt::format("_pad{}", ao.pad);
@@ -415,6 +423,9 @@ void register_attention(CLI::App& app) {
   cmd->add_option("--v", o->v_file, "Values V (S×d_v)")->check(CLI::ExistingFile)->group(in);
   const char* g = "Attention";
   cmd->add_option("--dk", o->dk, "Width d_k of each head's Q, K, V projections (default: d_model / --heads)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))
+      ->group(g);
+  cmd->add_option("--dv", o->dv, "Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))
       ->group(g);
   cmd->add_option("--heads", o->heads, "Number of heads H: Q, K, V split into H column blocks, then Concat·W_O")
