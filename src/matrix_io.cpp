@@ -293,7 +293,7 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
     for (std::size_t j = 1; j < lines[0].cells.size(); ++j)
       if (parse_number(lines[0].cells[j]) != static_cast<double>(j - 1)) rest_count = false;
     const bool next_numeric = lines.size() > 1 && lines[1].cells.size() > 0 && parse_number(lines[1].cells[0]).has_value();
-    has_header = lines.size() == 1 || next_numeric || rest_count;
+    has_header = lines.size() > 1 && (next_numeric || rest_count);  // one line alone is a labelled data row
   }
   if (has_header) {
     header = lines[0].cells;

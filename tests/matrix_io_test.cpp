@@ -115,6 +115,11 @@ TEST_CASE("csv: plain, header, tfx's own CSV (token and numeric row labels), whi
   CHECK(nohead.values.shape() == std::vector<std::size_t>{2, 2});
   CHECK(nohead.row_labels == std::vector<std::string>{"cat", "dog"});
 
+  // one line with a label: a single labelled row (one query)
+  LoadedMatrix one = parse_matrix_csv("king,0.5,-1\n", "one.csv");
+  CHECK(one.values.values() == std::vector<float>{0.5f, -1});
+  CHECK(one.row_labels == std::vector<std::string>{"king"});
+
   // np.savetxt's default: space separated, with # comments and blank lines
   LoadedMatrix ws = parse_matrix_csv("# saved by numpy\n1.0 2.0  3.0\n\n-4 5 6e0\n", "x.txt");
   CHECK(ws.values.values() == std::vector<float>{1, 2, 3, -4, 5, 6});

@@ -34,10 +34,12 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what =
 LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where);
 
 // CSV: delimiter ',' if the first line has one, else tab, else runs of whitespace. Blank lines and
-// lines starting with '#' are skipped; fields may be "quoted". A header row is present when any
-// cell of the first row is not a number. A row-label column is present when some data row starts
-// with a non-number, or when the header's first cell is empty (pandas) or names the rows while the
-// first column counts 0, 1, 2, … (tfx's own CSV: "pos,0,1,…" then "0,…", "1,…").
+// lines starting with '#' are skipped; fields may be "quoted". The first line is a header when a
+// cell after its first is not a number, or when only its first cell is text and either the next
+// line starts with a number or the rest counts 0, 1, 2, … (tfx's numbered columns); otherwise it
+// is a labelled data row. A row-label column is present when some data row starts with a
+// non-number, or when the header's first cell is empty (pandas) or names the rows while the first
+// column counts 0, 1, 2, … (tfx's own CSV: "pos,0,1,…" then "0,…", "1,…").
 LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where);
 
 // .npy: magic "\x93NUMPY", version 1.0 (u16 header length) or 2.0/3.0 (u32), a Python dict with
