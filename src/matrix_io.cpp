@@ -46,8 +46,10 @@ std::optional<double> parse_number(const std::string& s) {
 
 // A readable name for a short string in a message (long cells are cut).
 std::string cell_quote(const std::string& s) {
-  if (s.size() > 40) return "'" + s.substr(0, 37) + "...'";
-  return "'" + s + "'";
+  std::string t = s.size() > 40 ? s.substr(0, 37) + "..." : s;
+  for (char& c : t)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // keep binary junk out of the message
+  return "'" + t + "'";
 }
 
 // Checks that v is finite and fits float32; `at` says where it is.
@@ -437,15 +439,26 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a matrix file", where));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(fmt::format("{}: cannot read: {}", where, std::strerror(errno)));
-  f.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(f.tellg());
-  f.seekg(0);
-  // the largest sensible file: kMaxElements float64 values plus headers
-  if (size > kMaxElements * 8 + (1u << 20))
-    throw Error(fmt::format("{}: file of {} bytes is larger than any matrix tfx reads", where, size));
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  f.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (!f) throw Error(fmt::format("{}: read error", where));
+  std::string bytes;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    // the largest sensible file: kMaxElements float64 values plus headers
+    const std::uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw Error(fmt::format("{}: cannot read: {}", where, ec.message()));
+    if (size > kMaxElements * 8 + (1u << 20))
+      throw Error(fmt::format("{}: file of {} bytes is larger than any matrix tfx reads", where, size));
+    bytes.resize(static_cast<std::size_t>(size));
+    f.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (!f) throw Error(fmt::format("{}: read error", where));
+  } else {
+    // a pipe or device (e.g. --x <(python make_x.py)): read to the end, up to a cap
+    constexpr std::size_t kMaxStream = std::size_t{64} << 20;
+    char buf[1 << 16];
+    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+      bytes.append(buf, static_cast<std::size_t>(f.gcount()));
+      if (bytes.size() > kMaxStream)
+        throw Error(fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));
+    }
+  }
   if (bytes.empty()) throw Error(fmt::format("{}: empty file; expected a matrix as JSON, CSV or .npy", where));
 
   std::string ext = std::filesystem::path(path).extension().string();

@@ -225,6 +225,8 @@ TEST_CASE("cli: attention bad input (issue 7) — one error line, exit code, no 
   check_error(run_tfx("attention --x " + f("ragged.csv") + out), 1, "ragged.csv:2: 1 values, expected 2");
   check_error(run_tfx("attention --x " + f("words.csv") + out), 1, "words.csv:2: column 2: 'banana' is not a number");
   check_error(run_tfx("attention --x " + f("empty.json") + out), 1, "empty file");
+  // an endless device is read up to a cap, not into memory without end
+  check_error(run_tfx("attention --x /dev/zero" + out), 1, "more than 64 MiB from a pipe or device");
   // an empty sentence, and one of punctuation only
   check_error(run_tfx("attention --sentence \"\"" + out), 2, "--sentence '' has no words");
   check_error(run_tfx("attention --sentence \" ... \"" + out), 2, "has no words");
