@@ -24,6 +24,12 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
                      ->group("Output");
   f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); written to FILE.tmp, then renamed")
                      ->capture_default_str()
+                     ->check(CLI::Validator(
+                         [](std::string& path) {
+                           return path.empty() ? std::string("expected a file name (or - for stdout), got an empty one")
+                                               : std::string();
+                         },
+                         ""))
                      ->group("Output");
   app->add_option("--precision", f.precision, "Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)")
       ->check(CLI::Range(0, 17))
@@ -102,11 +108,11 @@ void present(const Result& r, const OutputFlags& flags) {
   emit(encode(r, o), o.path, is_binary(o.format));
 }
 
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name) {
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
   const std::string path = flags.png.empty() ? default_name : flags.png;
   Image img = render(figure);
   emit(encode_png(img), path, true, "--png");
-  if (path != "-") std::fprintf(stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
+  if (path != "-") std::fprintf(notice, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
 }
 
 bool stdout_color() {
@@ -136,7 +142,12 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   const bool png = fig.png_requested() && figure;
   const bool show_view = fig.view && view;
-  if (png) present_png(*figure, fig, default_png);
+  // with --format/-o as well, the data may go to stdout: keep stdout for the data alone
+  // (`tfx pe --png --format json | jq` works), so the "wrote FILE" notice goes to stderr
+  const bool data_to_stdout = out.format_given() && out.output == "-";
+  if (png && data_to_stdout && fig.png == "-")
+    throw usage_error("--png - and the --format output would both go to stdout; give one of them a file (-o FILE or --png FILE)");
+  if (png) present_png(*figure, fig, default_png, data_to_stdout ? stderr : stdout);
   if (show_view) present_view(*view, fig);
   if ((!png && !show_view) || out.format_given()) present(r, out);
 }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -51,8 +52,10 @@ CLI::Validator positive_number();
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)".
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name);
+// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" to
+// `notice` (stdout unless data also goes there).
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name,
+                 std::FILE* notice = stdout);
 
 // Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
 void present_view(const Heatmap& h, const FigureFlags& flags);
