@@ -108,6 +108,14 @@ void present(const Result& r, const OutputFlags& flags) {
   emit(encode(r, o), o.path, is_binary(o.format));
 }
 
+namespace {
+// Where "wrote FILE" goes: stdout, where it is the result, unless --format/-o sends data to stdout
+// too; then stderr, so stdout holds the data alone (`tfx pe --png --format json | jq` works).
+std::FILE* png_notice_stream(const OutputFlags& out) {
+  return out.format_given() && out.output == "-" ? stderr : stdout;
+}
+}  // namespace
+
 void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
   const std::string path = flags.png.empty() ? default_name : flags.png;
   Image img = render(figure);
@@ -142,12 +150,7 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   const bool png = fig.png_requested() && figure;
   const bool show_view = fig.view && view;
-  // with --format/-o as well, the data may go to stdout: keep stdout for the data alone
-  // (`tfx pe --png --format json | jq` works), so the "wrote FILE" notice goes to stderr
-  const bool data_to_stdout = out.format_given() && out.output == "-";
-  if (png && data_to_stdout && fig.png == "-")
-    throw usage_error("--png - and the --format output would both go to stdout; give one of them a file (-o FILE or --png FILE)");
-  if (png) present_png(*figure, fig, default_png, data_to_stdout ? stderr : stdout);
+  if (png) present_png(*figure, fig, default_png, png_notice_stream(out));
   if (show_view) present_view(*view, fig);
   if ((!png && !show_view) || out.format_given()) present(r, out);
 }
