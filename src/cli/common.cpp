@@ -32,7 +32,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
                          ""))
                      ->group("Output");
   app->add_option("--precision", f.precision, "Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)")
-      ->check(CLI::Range(0, 17))
+      ->check(whole_number(0, 17))
       ->group("Output");
   app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
 }
@@ -90,18 +90,24 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       "whole number");
 }
 
-CLI::Validator positive_number() {
+namespace {
+// A validator for a finite decimal number above `lo` (or equal to it when `or_equal`).
+CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, const char* desc) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [=](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0)
-          return fmt::format("expected a positive number, got '{}'", text);
+        const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
+        if (!number || v < lo || (!or_equal && v == lo)) return fmt::format("expected {}, got '{}'", words, text);
         return {};
       },
-      "> 0", "positive number");
+      desc, words);
 }
+}  // namespace
+
+CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
+CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", ">= 0"); }
 
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);

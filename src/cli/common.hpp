@@ -48,6 +48,8 @@ void add_seed_flag(CLI::App* app, std::uint64_t& seed);
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
 // a finite number > 0 (rejects 0, negatives, nan, inf).
 CLI::Validator positive_number();
+// a finite number ≥ 0 (rejects negatives, nan, inf).
+CLI::Validator non_negative_number();
 
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
