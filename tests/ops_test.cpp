@@ -80,7 +80,8 @@ TEST_CASE("matmul and matmul_bt match a double reference on sizes that are not m
       {1, 1, 1},     {7, 13, 5},     {13, 17, 33},  {3, 1, 4},      {1, 1000, 1},  {100, 3, 1},
       {25, 300, 65}, {200, 5, 200},  {33, 513, 47}, {1, 64, 2100},  {257, 257, 257}, {12, 256, 32}};
   unsigned seed = 1;
-  for (auto [M, K, N] : sizes) {
+  for (const auto& mkn : sizes) {
+    const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];  // plain names: CAPTURE cannot take bindings
     CAPTURE(M);
     CAPTURE(K);
     CAPTURE(N);
@@ -111,7 +112,8 @@ TEST_CASE("matmul of exact small integers is exact") {
 }
 
 TEST_CASE("matmul: threads = 1, 2 and all give the same product") {
-  for (auto [M, K, N] : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}}) {
+  for (const auto& mkn : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}}) {
+    const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];
     CAPTURE(M);
     CAPTURE(N);
     Tensor a = random_matrix(M, K, 11), b = random_matrix(K, N, 12), bt = random_matrix(N, K, 13);
