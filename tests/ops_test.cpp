@@ -152,6 +152,14 @@ TEST_CASE("transpose, add, scale by hand") {
   Tensor t = transpose(a);
   CHECK(t.shape() == std::vector<std::size_t>{3, 2});
   CHECK(t.values() == std::vector<float>{1, 4, 2, 5, 3, 6});
+  Tensor big = random_matrix(70, 45, 5);  // spans several tiles, with partial ones at the edges
+  Tensor bt = transpose(big);
+  REQUIRE(bt.shape() == std::vector<std::size_t>{45, 70});
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < 70; ++i)
+    for (std::size_t j = 0; j < 45; ++j) wrong += bt(j, i) != big(i, j);
+  CHECK(wrong == 0);
+  CHECK(transpose(bt).values() == big.values());
   CHECK(add(a, a).values() == std::vector<float>{2, 4, 6, 8, 10, 12});
   CHECK(scale(a, -0.5f).values() == std::vector<float>{-0.5f, -1, -1.5f, -2, -2.5f, -3});
   std::string m = error_of([&] { add(a, t); });
