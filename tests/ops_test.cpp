@@ -78,7 +78,9 @@ TEST_CASE("matmul and matmul_bt match a double reference on sizes that are not m
   // column block (2048), thin and wide shapes, and the classic 257.
   const std::vector<std::array<std::size_t, 3>> sizes = {
       {1, 1, 1},     {7, 13, 5},     {13, 17, 33},  {3, 1, 4},      {1, 1000, 1},  {100, 3, 1},
-      {25, 300, 65}, {200, 5, 200},  {33, 513, 47}, {1, 64, 2100},  {257, 257, 257}, {12, 256, 32}};
+      {25, 300, 65}, {200, 5, 200},  {33, 513, 47}, {1, 64, 2100},  {257, 257, 257}, {12, 256, 32},
+      // at most 4 rows or columns: the unpacked dot-product / row-update path
+      {1, 300, 5000}, {3, 77, 1100},  {4, 1000, 600}, {2000, 129, 1}, {900, 45, 4}, {5, 300, 700}};
   unsigned seed = 1;
   for (const auto& mkn : sizes) {
     const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];  // plain names: CAPTURE cannot take bindings
@@ -112,7 +114,7 @@ TEST_CASE("matmul of exact small integers is exact") {
 }
 
 TEST_CASE("matmul: threads = 1, 2 and all give the same product") {
-  for (const auto& mkn : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}}) {
+  for (const auto& mkn : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}, {3, 400, 6000}, {7000, 300, 2}}) {
     const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];
     CAPTURE(M);
     CAPTURE(N);
