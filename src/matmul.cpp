@@ -3,7 +3,7 @@
 // The kernel follows the BLIS/GotoBLAS layering, written in portable C++ with GCC vector
 // extensions so the compiler emits wide FMAs for whatever -march the build targets:
 //
-//   for jc in N by NC:                      B block (KC × NC) packed once, lives in L2
+//   for jc in N by NC:                      B block (KC × NC, ≤ 2 MiB) packed once, in L2/L3
 //     for pc in K by KC:
 //       pack B[pc:pc+KC, jc:jc+NC] into NR-wide slivers (row-major B or, for matmul_bt, Bᵀ)
 //       for ic in M by MC:
