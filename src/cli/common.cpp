@@ -5,8 +5,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace tfx::cli {
 
@@ -21,9 +24,15 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
                      ->group("Output");
   f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); written to FILE.tmp, then renamed")
                      ->capture_default_str()
+                     ->check(CLI::Validator(
+                         [](std::string& path) {
+                           return path.empty() ? std::string("expected a file name (or - for stdout), got an empty one")
+                                               : std::string();
+                         },
+                         ""))
                      ->group("Output");
   app->add_option("--precision", f.precision, "Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)")
-      ->check(CLI::Range(0, 17))
+      ->check(whole_number(0, 17))
       ->group("Output");
   app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
 }
@@ -57,16 +66,67 @@ void add_seed_flag(CLI::App* app, std::uint64_t& seed) {
   app->add_option("--seed", seed, "Seed of the one random generator (same seed, same output)")->capture_default_str();
 }
 
+namespace {
+// "≥ lo" when hi is effectively unbounded (the memory cap is the real limit), else "from lo to hi"
+std::string range_words(std::int64_t lo, std::int64_t hi) {
+  return hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("from {} to {}", lo, hi);
+}
+}  // namespace
+
+CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
+  const std::string range = range_words(lo, hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [p, ec] = std::from_chars(text.data(), end, v);
+        const bool all_digits = !text.empty() && p == end;
+        if (all_digits && (ec == std::errc::result_out_of_range || v < lo || v > hi))
+          return fmt::format("{} is out of range: expected a whole number {}", text, range);
+        if (ec != std::errc{} || !all_digits) return fmt::format("expected a whole number {}, got '{}'", range, text);
+        return {};
+      },
+      hi >= (std::int64_t{1} << 40) ? fmt::format("INT >= {}", lo) : fmt::format("INT in [{} - {}]", lo, hi),
+      "whole number");
+}
+
+namespace {
+// A validator for a finite decimal number above `lo` (or equal to it when `or_equal`).
+CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, const char* desc) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
+        if (!number || v < lo || (!or_equal && v == lo)) return fmt::format("expected {}, got '{}'", words, text);
+        return {};
+      },
+      desc, words);
+}
+}  // namespace
+
+CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
+CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", ">= 0"); }
+
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);
   emit(encode(r, o), o.path, is_binary(o.format));
 }
 
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name) {
+namespace {
+// Where "wrote FILE" goes: stdout, where it is the result, unless --format/-o sends data to stdout
+// too; then stderr, so stdout holds the data alone (`tfx pe --png --format json | jq` works).
+std::FILE* png_notice_stream(const OutputFlags& out) {
+  return out.format_given() && out.output == "-" ? stderr : stdout;
+}
+}  // namespace
+
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
   const std::string path = flags.png.empty() ? default_name : flags.png;
   Image img = render(figure);
   emit(encode_png(img), path, true, "--png");
-  if (path != "-") std::fprintf(stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
+  if (path != "-") std::fprintf(notice, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
 }
 
 bool stdout_color() {
@@ -96,7 +156,7 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   const bool png = fig.png_requested() && figure;
   const bool show_view = fig.view && view;
-  if (png) present_png(*figure, fig, default_png);
+  if (png) present_png(*figure, fig, default_png, png_notice_stream(out));
   if (show_view) present_view(*view, fig);
   if ((!png && !show_view) || out.format_given()) present(r, out);
 }

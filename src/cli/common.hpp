@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -40,11 +41,23 @@ void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
 // --seed N (default 42): the one source of randomness
 void add_seed_flag(CLI::App* app, std::uint64_t& seed);
 
+// Validators with one clear message each (CLI11's Range/PositiveNumber say "Value abc not in
+// range" for a typo and print DBL_MAX in full):
+// a whole number written in digits, lo ≤ v ≤ hi ("abc", "1.5", "1e12" -> "expected a whole
+// number ≥ 1, got '1e12'"; "-3" -> "-3 is out of range: expected a whole number ≥ 1");
+CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
+// a finite number > 0 (rejects 0, negatives, nan, inf).
+CLI::Validator positive_number();
+// a finite number ≥ 0 (rejects negatives, nan, inf).
+CLI::Validator non_negative_number();
+
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)".
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name);
+// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" to
+// `notice` (stdout unless data also goes there).
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name,
+                 std::FILE* notice = stdout);
 
 // Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
 void present_view(const Heatmap& h, const FigureFlags& flags);
