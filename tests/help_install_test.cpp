@@ -28,7 +28,7 @@ std::vector<std::string> listed_commands(const std::string& help, bool* one_line
     if (line.empty()) continue;
     if (line.back() == ':' && line[0] != ' ') {
       in_commands = line != "Options:" && line != "Examples:" && line != "Example:" && line != "Output:" &&
-                    line != "Figures:" && line.find("Usage") == std::string::npos;
+                    line != "Figures:" && line != "Positionals:" && line.find("Usage") == std::string::npos;
       continue;
     }
     if (line[0] != ' ') in_commands = false;  // footer text
