@@ -205,6 +205,11 @@ TEST_CASE("cli: --png writes the default-named figure; a grid for heads; --view 
   Run heads = run_tfx("attention --x " + f("x4.csv") + " --heads 2 --causal --png heads.png", f.dir.path);
   REQUIRE(heads.code == 0);
   CHECK(std::filesystem::exists(f.dir / "heads.png"));
+  // --png with JSON on stdout: the notice goes to stderr, stdout stays parseable
+  Run both = run_tfx("attention --x " + f("x4.csv") + " --dk 2 --png both.png --format json", f.dir.path);
+  REQUIRE(both.code == 0);
+  CHECK(nlohmann::json::parse(both.out)["command"] == "attention");
+  CHECK(has(both.err, "wrote both.png"));
   Run view = run_tfx("attention --x " + f("x4.csv") + " --heads 2 --view --width 40", f.dir.path, "NO_COLOR=1");
   REQUIRE(view.code == 0);
   CHECK(has(view.out, "head 0\n"));

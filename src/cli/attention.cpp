@@ -395,14 +395,18 @@ void run_attention(const AttentionCliOptions& o) {
   if (o.identity) name += "_identity";
   else if (in.mode != "qkv" || H > 1) name += fmt::format("_seed{}", o.seed);
 
-  const bool png = o.fig.png_requested();
-  if (png) present_png(figure, o.fig, name + ".png");
-  if (o.fig.view)
+  if (H > 1 && o.fig.view) {
+    // several heads in the terminal: one view per head, then the figure/table as present_all does
     for (std::size_t h = 0; h < H; ++h) {
-      if (H > 1) emit(fmt::format("head {}\n", h), "-", false);
+      emit(fmt::format("head {}\n", h), "-", false);
       present_view(views[h], o.fig);
     }
-  if ((!png && !o.fig.view) || o.out.format_given()) present(r, o.out);
+    FigureFlags rest = o.fig;
+    rest.view = false;
+    if (rest.png_requested() || o.out.format_given()) present_all(r, o.out, rest, &figure, nullptr, name + ".png");
+  } else {
+    present_all(r, o.out, o.fig, &figure, &views[0], name + ".png");
+  }
 }
 
 }  // namespace
