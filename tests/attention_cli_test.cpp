@@ -130,8 +130,8 @@ TEST_CASE("cli: --x with --identity equals Q = K = V = X from files; --heads giv
   Run table = run_tfx("attention --x " + f("x4.csv") + " --heads 2 --seed 3");
   REQUIRE(table.code == 0);
   CHECK(has(table.out, "weights [2, 3, 3]"));
-  CHECK(has(table.out, "[0]\n"));
-  CHECK(has(table.out, "[1]\n"));
+  CHECK(has(table.out, "head 0\n"));
+  CHECK(has(table.out, "head 1\n"));
   CHECK(has(table.out, "7. output = Concat · W_O"));
 }
 
@@ -181,6 +181,17 @@ TEST_CASE("cli: sentences — token labels, rows sum to 1, causal zeros, cross-a
   REQUIRE(oov.code == 0);
   CHECK(has(oov.err, "warning: --sentence: 'zzqqxx' not in"));
   CHECK(has(oov.out, "zzqqxx"));
+}
+
+TEST_CASE("cli: with --causal, row i does not depend on the tokens after i (same prefix, same rows)") {
+  nlohmann::json a = json_of(run_tfx("attention --sentence \"the cat sat down\" --causal --dk 4 --seed 1 --format json"));
+  nlohmann::json b = json_of(run_tfx("attention --sentence \"the cat sat on the mat\" --causal --dk 4 --seed 1 --format json"));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j <= i; ++j) CHECK(a["data"][i][j] == b["data"][i][j]);
+  // without the mask, later tokens change earlier rows
+  nlohmann::json c = json_of(run_tfx("attention --sentence \"the cat sat down\" --dk 4 --seed 1 --format json"));
+  nlohmann::json d = json_of(run_tfx("attention --sentence \"the cat sat on the mat\" --dk 4 --seed 1 --format json"));
+  CHECK(c["data"][0][0] != d["data"][0][0]);
 }
 
 TEST_CASE("cli: --no-pe makes repeated words attend identically; --no-scale and --temperature √d_k agree") {

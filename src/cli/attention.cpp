@@ -266,8 +266,9 @@ void run_attention(const AttentionCliOptions& o) {
       projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
     } else {
       w = xavier_attention_weights(D, E, H, dk, dv, H > 1, o.seed);
-      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; W_Q, W_K {1}{2}{3} Xavier-uniform from seed {4}", kv,
-                               w.wq.shape_str(), dv != dk ? fmt::format(", W_V {}", w.wv.shape_str()) : "",
+      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; {1}{2} Xavier-uniform from seed {3}", kv,
+                               dv != dk ? fmt::format("W_Q, W_K {}, W_V {}", w.wq.shape_str(), w.wv.shape_str())
+                                        : fmt::format("W_Q, W_K, W_V {}", w.wq.shape_str()),
                                H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed);
     }
     mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
@@ -322,9 +323,10 @@ void run_attention(const AttentionCliOptions& o) {
     m.row_axis = row_axis;
     m.col_axis = col_axis;
     m.masked = std::move(masked);
+    if (m.values.rank() == 3) m.slice_axis = "head";
     r.blocks.push_back(std::move(m));
   };
-  const std::string heads_note = H > 1 ? " (one slice per head)" : "";
+  const std::string heads_note = H > 1 ? " (one table per head)" : "";
   if (steps & kX) add("x", in.x_q, in.query_labels, {}, "token", "dim", "X: one row per query token");
   if (steps & kQ) add("q", mh.q, in.query_labels, {}, "query", "dim", "Q: one row per query");
   if (steps & kK) add("k", mh.k, in.key_labels, {}, "key", "dim", "K: one row per key");
@@ -350,7 +352,7 @@ void run_attention(const AttentionCliOptions& o) {
     if (H == 1) {
       add("output", mh.output, in.query_labels, {}, "query", "dim", "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
     } else {
-      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", "5. Z_h = weights_h·V_h, one slice per head");
+      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", "5. Z_h = weights_h·V_h, one table per head");
       add("concat", mh.concat, in.query_labels, {}, "query", "dim", fmt::format("6. Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
       add("output", mh.output, in.query_labels, {}, "query", "dim", "7. output = Concat · W_O");
     }
@@ -458,9 +460,9 @@ void register_attention(CLI::App& app) {
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   set_examples(cmd, {"tfx attention --sentence \"I love playing football\" --dk 8 --seed 1",
-                     "tfx attention --sentence \"the cat sat down\" --causal --show all",
-                     "tfx attention --sentence \"the king speaks\" --cross \"the queen listens to the king\" --png",
-                     "tfx attention --sentence \"we are what we repeatedly do\" --heads 2 --dk 4 --png heads.png",
+                     "tfx attention --sentence \"the cat sat on the mat\" --causal --show all",
+                     "tfx attention --sentence \"the king went home\" --cross \"the queen loved the house\" --png",
+                     "tfx attention --sentence \"the teacher read the book to the children\" --heads 2 --dk 4 --png heads.png",
                      "tfx attention --q q.csv --k k.csv --v v.json --format json",
                      "tfx attention --x x.npy --identity --show scores,weights",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
