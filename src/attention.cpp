@@ -52,8 +52,10 @@ struct NormalSource {
 std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const AttentionOptions& o) {
   if (!o.causal && o.pad == 0) return {};
   if (o.pad >= S)
-    throw usage_error(fmt::format("--pad {} masks every one of the {} key positions: no query would have a key to attend to "
-                                  "(use --pad 0 … {})", o.pad, S, S - 1));
+    throw usage_error(
+        fmt::format("--pad {} masks every one of the {} key positions: no query would have a key to attend to "
+                    "(use --pad 0 … {})",
+                    o.pad, S, S - 1));
   std::vector<unsigned char> keep(T * S, 1);
   for (std::size_t i = 0; i < T; ++i)
     for (std::size_t j = 0; j < S; ++j) {
@@ -63,8 +65,7 @@ std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const At
   for (std::size_t i = 0; i < T; ++i) {
     bool any = false;
     for (std::size_t j = 0; j < S; ++j) any = any || keep[i * S + j];
-    if (!any)
-      throw usage_error(fmt::format("--causal with --pad {} leaves query {} without a key to attend to", o.pad, i));
+    if (!any) throw usage_error(fmt::format("--causal with --pad {} leaves query {} without a key to attend to", o.pad, i));
   }
   return keep;
 }
@@ -79,8 +80,8 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
   require_matrix(k, "K");
   require_matrix(v, "V");
   if (q.cols() != k.cols())
-    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width",
-                            q.shape_str(), k.shape_str(), q.cols(), k.cols()));
+    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width", q.shape_str(),
+                            k.shape_str(), q.cols(), k.cols()));
   if (v.rows() != k.rows())
     throw Error(fmt::format("attention: V {} has {} rows but K {} has {}; each key needs one value row", v.shape_str(), v.rows(),
                             k.shape_str(), k.rows()));
@@ -96,8 +97,8 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
   //    (float32 overflow — huge inputs or a tiny τ — would turn softmax into NaN: refuse it)
   for (std::size_t c = 0; c < st.scaled.size(); ++c)
     if (!std::isfinite(st.scaled[c]))
-      throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}", c / S,
-                              c % S, st.divisor, st.scaled[c], q.shape_str(), k.shape_str(),
+      throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}",
+                              c / S, c % S, st.divisor, st.scaled[c], q.shape_str(), k.shape_str(),
                               o.temperature < 1 ? " or raise --temperature" : ""));
   // 3. mask: −∞ where a query may not look (shown as the lecture's masked matrix; softmax_rows
   //    takes the keep-mask itself and gives those cells exactly 0)
@@ -178,8 +179,8 @@ MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& 
   require_matrix(v, "V");
   if (heads == 0) throw usage_error("--heads must be at least 1");
   if (q.cols() != k.cols())
-    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width",
-                            q.shape_str(), k.shape_str(), q.cols(), k.cols()));
+    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width", q.shape_str(),
+                            k.shape_str(), q.cols(), k.cols()));
   if (v.rows() != k.rows())
     throw Error(fmt::format("attention: V {} has {} rows but K {} has {}; each key needs one value row", v.shape_str(), v.rows(),
                             k.shape_str(), k.rows()));
@@ -187,7 +188,8 @@ MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& 
     throw usage_error(fmt::format("--heads {} does not divide the query/key width d_model = {} (use a divisor of {})", heads,
                                   q.cols(), q.cols()));
   if (v.cols() % heads != 0)
-    throw usage_error(fmt::format("--heads {} does not divide the value width {} (use a divisor of {})", heads, v.cols(), v.cols()));
+    throw usage_error(
+        fmt::format("--heads {} does not divide the value width {} (use a divisor of {})", heads, v.cols(), v.cols()));
   if (!wo.empty() && (wo.rank() != 2 || wo.rows() != v.cols()))
     throw Error(fmt::format("attention: W_O {} needs {} rows (the concatenated value width)", wo.shape_str(), v.cols()));
   MultiHeadAttention r;

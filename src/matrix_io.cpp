@@ -3,7 +3,6 @@
 #include "tfx/matrix_io.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -16,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace tfx {
@@ -218,7 +218,8 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
   const nlohmann::json* data = &j;
   if (j.is_object()) {
     if (!j.contains("data"))
-      throw Error(fmt::format("{}: JSON object without \"data\"; expected nested arrays [[...], ...] or tfx's JSON output", where));
+      throw Error(
+          fmt::format("{}: JSON object without \"data\"; expected nested arrays [[...], ...] or tfx's JSON output", where));
     data = &j["data"];
     m.row_labels = json_labels(j, "rows", where);
     m.col_labels = json_labels(j, "columns", where);
@@ -241,8 +242,7 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
   } else {
     for (std::size_t r = 0; r < R; ++r) {
       const auto& row = (*data)[r];
-      if (!row.is_array())
-        throw Error(fmt::format("{}: row {} is {}, expected an array like row 0", where, r, json_type(row)));
+      if (!row.is_array()) throw Error(fmt::format("{}: row {} is {}, expected an array like row 0", where, r, json_type(row)));
       if (row.size() != C)
         throw Error(fmt::format("{}: row {} has {} values, expected {} (as row 0): ragged rows", where, r, row.size(), C));
       for (std::size_t c = 0; c < C; ++c) {
@@ -308,8 +308,8 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
   const std::size_t width = has_header ? header.size() : lines[0].cells.size();
   for (const auto& l : lines)
     if (l.cells.size() != width)
-      throw Error(fmt::format("{}:{}: {} values, expected {} (as {} line {}): ragged rows", where, l.number, l.cells.size(), width,
-                              has_header ? "the header on" : "the first row on", numbers[0]));
+      throw Error(fmt::format("{}:{}: {} values, expected {} (as {} line {}): ragged rows", where, l.number, l.cells.size(),
+                              width, has_header ? "the header on" : "the first row on", numbers[0]));
   // 5. a row-label column?
   bool labels = std::any_of(lines.begin(), lines.end(), [](const CsvLine& l) { return !parse_number(l.cells[0]); });
   if (!labels && has_header && (header[0].empty() || (!parse_number(header[0]) && counts_from_zero(lines)))) labels = true;
@@ -365,16 +365,23 @@ LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
   if (d.size() >= 2 && (d.front() == '\'' || d.front() == '"')) d = d.substr(1, d.size() - 2);
   bool big = false;
   std::size_t item = 0;
-  if (d == "<f4" || d == "=f4" || d == "|f4") item = 4;
-  else if (d == "<f8" || d == "=f8" || d == "|f8") item = 8;
-  else if (d == ">f4") item = 4, big = true;
-  else if (d == ">f8") item = 8, big = true;
+  if (d == "<f4" || d == "=f4" || d == "|f4")
+    item = 4;
+  else if (d == "<f8" || d == "=f8" || d == "|f8")
+    item = 8;
+  else if (d == ">f4")
+    item = 4, big = true;
+  else if (d == ">f8")
+    item = 8, big = true;
   else
-    throw Error(fmt::format("{}: .npy dtype '{}' is not supported; expected float32 ('<f4') or float64 ('<f8') "
-                            "(convert with a.astype(np.float32))", where, d));
+    throw Error(
+        fmt::format("{}: .npy dtype '{}' is not supported; expected float32 ('<f4') or float64 ('<f8') "
+                    "(convert with a.astype(np.float32))",
+                    where, d));
   if (*fortran == "True")
     throw Error(fmt::format("{}: .npy array is in Fortran (column-major) order; save np.ascontiguousarray(a) instead", where));
-  if (*fortran != "False") throw Error(fmt::format("{}: .npy 'fortran_order' is {}, expected True or False", where, cell_quote(*fortran)));
+  if (*fortran != "False")
+    throw Error(fmt::format("{}: .npy 'fortran_order' is {}, expected True or False", where, cell_quote(*fortran)));
   // shape: "(R, C)", "(C,)", "()"
   std::vector<std::uint64_t> dims;
   {
@@ -456,7 +463,8 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
     while (f.read(buf, sizeof buf) || f.gcount() > 0) {
       bytes.append(buf, static_cast<std::size_t>(f.gcount()));
       if (bytes.size() > kMaxStream)
-        throw Error(fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));
+        throw Error(
+            fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));
     }
   }
   if (bytes.empty()) throw Error(fmt::format("{}: empty file; expected a matrix as JSON, CSV or .npy", where));
@@ -464,21 +472,30 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   MatrixFileFormat kind = MatrixFileFormat::automatic;
-  if (ext == ".npy") kind = MatrixFileFormat::npy;
-  else if (ext == ".json") kind = MatrixFileFormat::json;
-  else if (ext == ".csv" || ext == ".tsv" || ext == ".txt" || ext == ".dat") kind = MatrixFileFormat::csv;
+  if (ext == ".npy")
+    kind = MatrixFileFormat::npy;
+  else if (ext == ".json")
+    kind = MatrixFileFormat::json;
+  else if (ext == ".csv" || ext == ".tsv" || ext == ".txt" || ext == ".dat")
+    kind = MatrixFileFormat::csv;
   if (kind == MatrixFileFormat::automatic) {
     const std::string head = trim(std::string_view(bytes).substr(0, 64));
-    if (bytes.rfind("\x93NUMPY", 0) == 0) kind = MatrixFileFormat::npy;
-    else if (!head.empty() && (head[0] == '[' || head[0] == '{')) kind = MatrixFileFormat::json;
-    else kind = MatrixFileFormat::csv;
+    if (bytes.rfind("\x93NUMPY", 0) == 0)
+      kind = MatrixFileFormat::npy;
+    else if (!head.empty() && (head[0] == '[' || head[0] == '{'))
+      kind = MatrixFileFormat::json;
+    else
+      kind = MatrixFileFormat::csv;
   }
   if (kind != MatrixFileFormat::npy && trim(bytes).empty())
     throw Error(fmt::format("{}: file has only whitespace; expected a matrix", where));
   switch (kind) {
-    case MatrixFileFormat::npy: return parse_npy(bytes, where);
-    case MatrixFileFormat::json: return parse_matrix_json(bytes, where);
-    default: return parse_matrix_csv(bytes, where);
+    case MatrixFileFormat::npy:
+      return parse_npy(bytes, where);
+    case MatrixFileFormat::json:
+      return parse_matrix_json(bytes, where);
+    default:
+      return parse_matrix_csv(bytes, where);
   }
 }
 

@@ -1,10 +1,9 @@
 // `tfx attention` and `tfx attention variance` end to end: values in csv/json/npy against hand
 // computations, --show, heads, sentences, figures, and every bad input of issue 7 (one error
 // line, the right exit code, no output file).
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
 
@@ -61,7 +60,8 @@ TEST_CASE("cli: attention from Q/K/V files: csv weights and json matrices match 
   CHECK(std::stod(row0.substr(row0.find(',') + 1)) == doctest::Approx(kW).epsilon(1e-6));
   CHECK(std::stod(row1.substr(row1.rfind(',') + 1)) == doctest::Approx(kW).epsilon(1e-6));
 
-  nlohmann::json j = json_of(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv") + " --v " + f("v.csv") + " --format json"));
+  nlohmann::json j =
+      json_of(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv") + " --v " + f("v.csv") + " --format json"));
   CHECK(j["command"] == "attention");
   CHECK(j["shape"] == nlohmann::json::array({2, 2}));
   CHECK(j["data"][0][0].get<double>() == doctest::Approx(kW).epsilon(1e-6));
@@ -136,7 +136,8 @@ TEST_CASE("cli: --x with --identity equals Q = K = V = X from files; --heads giv
 }
 
 TEST_CASE("cli: --dv sets the value width: V (T, H·d_v), Z per head (H, T, d_v), output back to d_model") {
-  nlohmann::json j = json_of(run_tfx("attention --sentence \"the cat sat\" --dk 4 --dv 2 --heads 2 --show v,output --format json"));
+  nlohmann::json j =
+      json_of(run_tfx("attention --sentence \"the cat sat\" --dk 4 --dv 2 --heads 2 --show v,output --format json"));
   CHECK(j["matrices"]["v"]["shape"] == nlohmann::json::array({3, 4}));
   CHECK(j["matrices"]["z"]["shape"] == nlohmann::json::array({2, 3, 2}));
   CHECK(j["matrices"]["output"]["shape"] == nlohmann::json::array({3, 64}));
@@ -267,11 +268,14 @@ TEST_CASE("cli: attention bad flags and combinations") {
   check_error(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv")), 2, "--q, --k and --v go together (missing: --v)");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --cross \"a b\""), 2, "--cross goes with --sentence");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --no-pe"), 2, "--no-pe goes with --sentence");
-  check_error(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv") + " --v " + f("v.csv") + " --dk 2"), 2, "--dk goes with");
-  check_error(run_tfx("attention --x " + f("x4.csv") + " --identity --dk 2"), 2, "--identity needs --heads × --dk = --heads × --dv = d_model");
+  check_error(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv") + " --v " + f("v.csv") + " --dk 2"), 2,
+              "--dk goes with");
+  check_error(run_tfx("attention --x " + f("x4.csv") + " --identity --dk 2"), 2,
+              "--identity needs --heads × --dk = --heads × --dv = d_model");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --show weights,nonsense"), 2, "--show: unknown matrix 'nonsense'");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --temperature 0"), 2, "--temperature");
-  check_error(run_tfx("attention --q " + f("x4.csv") + " --k " + f("x4.csv") + " --v " + f("x4.csv") + " --show x"), 2, "--show x");
+  check_error(run_tfx("attention --q " + f("x4.csv") + " --k " + f("x4.csv") + " --v " + f("x4.csv") + " --show x"), 2,
+              "--show x");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --heads 0"), 2, "--heads");
   check_error(run_tfx("attention --x " + f("missing.csv")), 2, "--x");
 }
@@ -299,8 +303,8 @@ TEST_CASE("cli: attention variance — table and json near theory, png, bad inpu
 
 TEST_CASE("cli: the samples (CSV with labels, tfx-style JSON, float64 .npy) give the PyTorch reference weights") {
   const std::string dir = std::string(TFX_SOURCE_DIR) + "/samples/attention/";
-  nlohmann::json j = json_of(run_tfx("attention --q " + shell_quote(dir + "q.csv") + " --k " + shell_quote(dir + "k.json") + " --v " +
-                                     shell_quote(dir + "v.npy") + " --format json"));
+  nlohmann::json j = json_of(run_tfx("attention --q " + shell_quote(dir + "q.csv") + " --k " + shell_quote(dir + "k.json") +
+                                     " --v " + shell_quote(dir + "v.npy") + " --format json"));
   CHECK(j["rows"] == nlohmann::json::array({"je", "suis", "ici"}));
   CHECK(j["columns"] == nlohmann::json::array({"i", "am", "here", "now"}));
   // torch.softmax(Q @ K.T / 2, -1), row 0 (tests/reference/gen_attention_reference.py)
@@ -332,5 +336,6 @@ TEST_CASE("cli: tfx's own outputs read back as inputs (pe csv as --x, attention 
   nlohmann::json back = json_of(run_tfx("attention --q q.json --k k.json --v v.json --format json", dir.path));
   CHECK(back["rows"] == direct["rows"]);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) CHECK(back["data"][i][j].get<double>() == doctest::Approx(direct["data"][i][j].get<double>()).epsilon(1e-6));
+    for (int j = 0; j < 3; ++j)
+      CHECK(back["data"][i][j].get<double>() == doctest::Approx(direct["data"][i][j].get<double>()).epsilon(1e-6));
 }

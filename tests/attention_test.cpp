@@ -2,13 +2,14 @@
 // fixed inputs (constants generated once by tests/reference/gen_attention_reference.py), a
 // double-precision loop written differently, and properties (rows sum to 1, masked weights are
 // exactly 0, W = I gives plain attention, permutation equivariance, Var(q·k) ≈ d_k).
+#include "tfx/attention.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
 
 #include "helpers.hpp"
-#include "tfx/attention.hpp"
 
 using namespace tfx;
 using namespace tfx::test;
@@ -54,7 +55,8 @@ Tensor random_matrix(std::size_t r, std::size_t c, unsigned seed) {
 
 // The PyTorch inputs (see tests/reference/gen_attention_reference.py).
 const Tensor kQ = Tensor::matrix({{0.5f, -1.0f, 2.0f, 0.0f}, {1.5f, 0.25f, -0.5f, 1.0f}, {-2.0f, 0.5f, 1.0f, -1.5f}});
-const Tensor kK = Tensor::matrix({{1.0f, 0.0f, -1.0f, 2.0f}, {0.5f, 1.5f, 0.5f, -0.5f}, {-1.0f, 2.0f, 0.0f, 1.0f}, {2.0f, -0.5f, 1.5f, 0.0f}});
+const Tensor kK =
+    Tensor::matrix({{1.0f, 0.0f, -1.0f, 2.0f}, {0.5f, 1.5f, 0.5f, -0.5f}, {-1.0f, 2.0f, 0.0f, 1.0f}, {2.0f, -0.5f, 1.5f, 0.0f}});
 const Tensor kV = Tensor::matrix({{1.0f, 2.0f, 3.0f}, {-1.0f, 0.0f, 1.0f}, {0.5f, -0.5f, 2.0f}, {3.0f, 1.0f, -2.0f}});
 
 }  // namespace
@@ -75,17 +77,20 @@ TEST_CASE("2×2 by hand: scores (1, 0) scaled by 1/√2 give weights σ(1/√2) 
   // without scaling: σ(1) = 0.73105858; with --temperature 2 and no scaling: σ(1/2) = 0.62245933
   AttentionOptions o;
   o.scale = false;
-  AttentionSteps u = scaled_dot_product_attention(Tensor::matrix({{1, 0}}), Tensor::matrix({{1, 0}, {0, 1}}), Tensor::matrix({{1}, {0}}), o);
+  AttentionSteps u =
+      scaled_dot_product_attention(Tensor::matrix({{1, 0}}), Tensor::matrix({{1, 0}, {0, 1}}), Tensor::matrix({{1}, {0}}), o);
   CHECK(u.weights(0, 0) == doctest::Approx(0.73105858).epsilon(1e-6));
   o.temperature = 2;
-  AttentionSteps t = scaled_dot_product_attention(Tensor::matrix({{1, 0}}), Tensor::matrix({{1, 0}, {0, 1}}), Tensor::matrix({{1}, {0}}), o);
+  AttentionSteps t =
+      scaled_dot_product_attention(Tensor::matrix({{1, 0}}), Tensor::matrix({{1, 0}, {0, 1}}), Tensor::matrix({{1}, {0}}), o);
   CHECK(t.weights(0, 0) == doctest::Approx(0.62245933).epsilon(1e-6));
 }
 
 TEST_CASE("the lecture's two keys k_1 → 0.2, k_2 → 0.8: scores differing by ln 4 (d_k = 1)") {
   // softmax(s_1, s_2) = (1/(1 + e^(s_2 − s_1)), …); s_2 − s_1 = ln 4 gives (1/5, 4/5)
   const float l4 = static_cast<float>(std::log(4.0));
-  AttentionSteps s = scaled_dot_product_attention(Tensor::matrix({{l4}}), Tensor::matrix({{0}, {1}}), Tensor::matrix({{10}, {20}}), {});
+  AttentionSteps s =
+      scaled_dot_product_attention(Tensor::matrix({{l4}}), Tensor::matrix({{0}, {1}}), Tensor::matrix({{10}, {20}}), {});
   CHECK(s.weights(0, 0) == doctest::Approx(0.2).epsilon(1e-6));
   CHECK(s.weights(0, 1) == doctest::Approx(0.8).epsilon(1e-6));
   CHECK(s.output(0, 0) == doctest::Approx(0.2 * 10 + 0.8 * 20).epsilon(1e-6));
@@ -102,7 +107,8 @@ TEST_CASE("equal scores give uniform weights 1/S and Z = the mean of V's rows; c
   AttentionSteps c = scaled_dot_product_attention(q, kK, kV, o);
   // query i sees keys 0 … i, all with score 0: weight 1/(i + 1) each
   for (std::size_t i = 0; i < 3; ++i)
-    for (std::size_t j = 0; j < 4; ++j) CHECK(c.weights(i, j) == doctest::Approx(j <= i ? 1.0 / static_cast<double>(i + 1) : 0.0));
+    for (std::size_t j = 0; j < 4; ++j)
+      CHECK(c.weights(i, j) == doctest::Approx(j <= i ? 1.0 / static_cast<double>(i + 1) : 0.0));
   CHECK(maxdiff(c.output, {{1.0, 2.0, 3.0}, {0.0, 1.0, 2.0}, {0.5 / 3, 1.5 / 3, 6.0 / 3}}) < 1e-6);
 }
 
@@ -119,7 +125,8 @@ TEST_CASE("PyTorch 1.13 reference: softmax(QKᵀ/√4)V, causal and padding mask
   AttentionOptions causal;
   causal.causal = true;
   AttentionSteps c = scaled_dot_product_attention(kQ, kK, kV, causal);
-  CHECK(maxdiff(c.weights, {{1.0, 0.0, 0.0, 0.0}, {0.8596637505, 0.1403362495, 0.0, 0.0}, {0.0130486068, 0.4321105124, 0.5548408808, 0.0}}) <
+  CHECK(maxdiff(c.weights,
+                {{1.0, 0.0, 0.0, 0.0}, {0.8596637505, 0.1403362495, 0.0, 0.0}, {0.0130486068, 0.4321105124, 0.5548408808, 0.0}}) <
         1e-6);
   // the last key masked
   AttentionOptions pad;
@@ -136,10 +143,14 @@ TEST_CASE("PyTorch 1.13 reference: softmax(QKᵀ/√4)V, causal and padding mask
 TEST_CASE("PyTorch 1.13 reference: nn.MultiheadAttention(4, 2 heads, bias=False) with fixed weights") {
   const Tensor X = Tensor::matrix({{0.2f, -0.4f, 1.0f, 0.6f}, {1.2f, 0.3f, -0.7f, 0.1f}, {-0.5f, 0.9f, 0.4f, -1.1f}});
   AttentionWeights w;
-  w.wq = Tensor::matrix({{0.3f, -0.2f, 0.5f, 0.1f}, {0.0f, 0.4f, -0.3f, 0.2f}, {-0.1f, 0.6f, 0.2f, -0.5f}, {0.7f, 0.1f, 0.0f, 0.3f}});
-  w.wk = Tensor::matrix({{0.2f, 0.1f, -0.4f, 0.3f}, {0.5f, -0.6f, 0.1f, 0.0f}, {0.0f, 0.3f, 0.3f, -0.2f}, {-0.3f, 0.2f, 0.6f, 0.4f}});
-  w.wv = Tensor::matrix({{0.1f, 0.2f, 0.3f, 0.4f}, {-0.4f, 0.3f, -0.2f, 0.1f}, {0.6f, -0.1f, 0.0f, 0.2f}, {0.2f, 0.5f, -0.3f, -0.6f}});
-  w.wo = Tensor::matrix({{0.4f, -0.1f, 0.2f, 0.0f}, {0.1f, 0.3f, -0.5f, 0.2f}, {-0.2f, 0.6f, 0.1f, 0.3f}, {0.0f, -0.3f, 0.4f, 0.5f}});
+  w.wq = Tensor::matrix(
+      {{0.3f, -0.2f, 0.5f, 0.1f}, {0.0f, 0.4f, -0.3f, 0.2f}, {-0.1f, 0.6f, 0.2f, -0.5f}, {0.7f, 0.1f, 0.0f, 0.3f}});
+  w.wk = Tensor::matrix(
+      {{0.2f, 0.1f, -0.4f, 0.3f}, {0.5f, -0.6f, 0.1f, 0.0f}, {0.0f, 0.3f, 0.3f, -0.2f}, {-0.3f, 0.2f, 0.6f, 0.4f}});
+  w.wv = Tensor::matrix(
+      {{0.1f, 0.2f, 0.3f, 0.4f}, {-0.4f, 0.3f, -0.2f, 0.1f}, {0.6f, -0.1f, 0.0f, 0.2f}, {0.2f, 0.5f, -0.3f, -0.6f}});
+  w.wo = Tensor::matrix(
+      {{0.4f, -0.1f, 0.2f, 0.0f}, {0.1f, 0.3f, -0.5f, 0.2f}, {-0.2f, 0.6f, 0.1f, 0.3f}, {0.0f, -0.3f, 0.4f, 0.5f}});
   MultiHeadAttention m = multi_head_attention(X, X, w, 2, {});
   REQUIRE(m.heads.size() == 2);
   CHECK(maxdiff(m.heads[0].weights, {{0.3657302786, 0.3261920247, 0.3080776966},
@@ -154,7 +165,8 @@ TEST_CASE("PyTorch 1.13 reference: nn.MultiheadAttention(4, 2 heads, bias=False)
   AttentionOptions causal;
   causal.causal = true;
   MultiHeadAttention c = multi_head_attention(X, X, w, 2, causal);
-  CHECK(maxdiff(c.heads[1].weights, {{1.0, 0.0, 0.0}, {0.5309669466, 0.4690330534, 0.0}, {0.2598314784, 0.3271004233, 0.4130680984}}) < 1e-6);
+  CHECK(maxdiff(c.heads[1].weights,
+                {{1.0, 0.0, 0.0}, {0.5309669466, 0.4690330534, 0.0}, {0.2598314784, 0.3271004233, 0.4130680984}}) < 1e-6);
   CHECK(maxdiff(c.output, {{0.38, -0.042, 0.068, -0.048},
                            {0.0369289954, 0.1323815550, -0.1108030376, 0.1390153695},
                            {0.1413939811, -0.0551755021, 0.1567769031, 0.2110357611}}) < 1e-6);
@@ -244,7 +256,8 @@ TEST_CASE("self-attention without PE is permutation-equivariant: permuting token
   MultiHeadAttention a = multi_head_attention(x, x, w, 2, {}), b = multi_head_attention(px, px, w, 2, {});
   double worst = 0;
   for (std::size_t i = 0; i < 6; ++i) {
-    for (std::size_t c = 0; c < 8; ++c) worst = std::max(worst, static_cast<double>(std::abs(b.output(i, c) - a.output(perm[i], c))));
+    for (std::size_t c = 0; c < 8; ++c)
+      worst = std::max(worst, static_cast<double>(std::abs(b.output(i, c) - a.output(perm[i], c))));
     for (std::size_t h = 0; h < 2; ++h)
       for (std::size_t j = 0; j < 6; ++j)
         worst = std::max(worst, static_cast<double>(std::abs(b.heads[h].weights(i, j) - a.heads[h].weights(perm[i], perm[j]))));
@@ -258,7 +271,8 @@ TEST_CASE("self-attention without PE is permutation-equivariant: permuting token
 }
 
 TEST_CASE("Xavier weights: same seed same weights, |w| ≤ √(6/(in+out)), variance ≈ 2/(in+out)") {
-  const AttentionWeights a = xavier_attention_weights(40, 40, 2, 30, 30, true, 5), b = xavier_attention_weights(40, 40, 2, 30, 30, true, 5);
+  const AttentionWeights a = xavier_attention_weights(40, 40, 2, 30, 30, true, 5),
+                         b = xavier_attention_weights(40, 40, 2, 30, 30, true, 5);
   const AttentionWeights c = xavier_attention_weights(40, 40, 2, 30, 30, true, 6);
   CHECK(a.wq.values() == b.wq.values());
   CHECK(a.wo.values() == b.wo.values());
@@ -302,9 +316,13 @@ TEST_CASE("variance experiment: Var(q·k) ≈ d_k, Var(q·k/√d_k) ≈ 1; unsca
 }
 
 TEST_CASE("shape errors name both shapes; masks that leave no key are usage errors") {
-  CHECK(has(error_of([] { scaled_dot_product_attention(Tensor({2, 3}), Tensor({2, 4}), Tensor({2, 1}), {}); }),
+  CHECK(has(error_of([] {
+              scaled_dot_product_attention(Tensor({2, 3}), Tensor({2, 4}), Tensor({2, 1}), {});
+            }),
             "Q [2, 3] and K [2, 4] differ in d_k"));
-  CHECK(has(error_of([] { scaled_dot_product_attention(Tensor({2, 3}), Tensor({2, 3}), Tensor({3, 1}), {}); }),
+  CHECK(has(error_of([] {
+              scaled_dot_product_attention(Tensor({2, 3}), Tensor({2, 3}), Tensor({3, 1}), {});
+            }),
             "V [3, 1] has 3 rows but K [2, 3] has 2"));
   AttentionOptions pad;
   pad.pad = 4;
@@ -315,10 +333,14 @@ TEST_CASE("shape errors name both shapes; masks that leave no key are usage erro
     CHECK(e.kind() == Error::Kind::usage);
     CHECK(has(e.what(), "--pad 4 masks every one of the 4 key positions"));
   }
-  CHECK(has(error_of([] { attend_heads(Tensor({2, 6}), Tensor({2, 6}), Tensor({2, 6}), 4, Tensor(), {}); }),
+  CHECK(has(error_of([] {
+              attend_heads(Tensor({2, 6}), Tensor({2, 6}), Tensor({2, 6}), 4, Tensor(), {});
+            }),
             "--heads 4 does not divide"));
   CHECK(attention_mask(3, 3, {}).empty());
   // float32 overflow of the scores is an error, not a row of NaN
-  CHECK(has(error_of([] { scaled_dot_product_attention(Tensor::matrix({{1e20f}}), Tensor::matrix({{1e20f}}), Tensor::matrix({{1}}), {}); }),
+  CHECK(has(error_of([] {
+              scaled_dot_product_attention(Tensor::matrix({{1e20f}}), Tensor::matrix({{1e20f}}), Tensor::matrix({{1}}), {});
+            }),
             "is inf in float32"));
 }

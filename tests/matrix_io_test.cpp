@@ -1,10 +1,11 @@
 // Matrix file readers: JSON, CSV (tfx's own output included) and .npy against hand-written files,
 // and every malformed input giving a clear error instead of a crash or a huge allocation.
+#include "tfx/matrix_io.hpp"
+
 #include <cstring>
 
 #include "helpers.hpp"
 #include "tfx/format.hpp"
-#include "tfx/matrix_io.hpp"
 
 using namespace tfx;
 using namespace tfx::test;
@@ -83,7 +84,8 @@ TEST_CASE("json: ragged rows, non-numbers, nulls, 3-D, empty and broken JSON are
   CHECK(has(error_of([] { parse_matrix_json("[[1, 2], [3, 4]", "b.json"); }), "b.json: not valid JSON"));
   CHECK(has(error_of([] { parse_matrix_json("{\"shape\": [1]}", "o.json"); }), "without \"data\""));
   CHECK(has(error_of([] { parse_matrix_json("[[1e39]]", "big.json"); }), "float32 range"));
-  CHECK(has(error_of([] { parse_matrix_json("{\"data\": [[1]], \"rows\": [\"a\", \"b\"]}", "l.json"); }), "2 row labels for 1 rows"));
+  CHECK(has(error_of([] { parse_matrix_json("{\"data\": [[1]], \"rows\": [\"a\", \"b\"]}", "l.json"); }),
+            "2 row labels for 1 rows"));
 }
 
 TEST_CASE("csv: plain, header, tfx's own CSV (token and numeric row labels), whitespace and tab separated") {
@@ -148,9 +150,11 @@ TEST_CASE("npy: float32 from encode_npy, float64 by hand, version 2.0, big-endia
   CHECK(a.values.shape() == t.shape());
   CHECK(a.values.values() == t.values());
 
-  LoadedMatrix b = parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", raw<double>({0.1, 0.2, 0.3, 0.4})), "b.npy");
+  LoadedMatrix b = parse_npy(
+      npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", raw<double>({0.1, 0.2, 0.3, 0.4})), "b.npy");
   CHECK(b.values.values() == std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f});
-  LoadedMatrix c = parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", raw<float>({1, 2, 3}), 2), "c.npy");
+  LoadedMatrix c =
+      parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", raw<float>({1, 2, 3}), 2), "c.npy");
   CHECK(c.values.shape() == std::vector<std::size_t>{1, 3});
 
   std::string be;  // 1.0f and 2.0f big-endian
@@ -169,22 +173,26 @@ TEST_CASE("npy: fortran order, other dtypes, huge or lying shapes are clear erro
             "Fortran"));
   CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 2), }", f8), "i.npy"); }),
             "dtype '<i8' is not supported"));
-  CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 1), }", f8), "3.npy"); }),
-            "3 dimensions"));
+  CHECK(
+      has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 1), }", f8), "3.npy"); }),
+          "3 dimensions"));
   CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", f8), "s.npy"); }),
             "scalar"));
   // 10^12 × 10^12 elements: refused by the element cap, not by a failed allocation
   CHECK(has(error_of([&] {
-              parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 1000000000000), }", f8), "h.npy");
+              parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 1000000000000), }", f8),
+                        "h.npy");
             }),
             "more than 2^30 elements"));
   CHECK(has(error_of([&] {
-              parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999, 2), }", f8), "o.npy");
+              parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999, 2), }", f8),
+                        "o.npy");
             }),
             "too large"));
   // a shape under the cap but far more than the bytes present: truncated, nothing allocated
-  CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (20000, 20000), }", f8), "t.npy"); }),
-            "needs 1600000000 data bytes, the file has 32 (truncated)"));
+  CHECK(has(
+      error_of([&] { parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (20000, 20000), }", f8), "t.npy"); }),
+      "needs 1600000000 data bytes, the file has 32 (truncated)"));
   CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }", f8), "x.npy"); }),
             "needs 16 data bytes, the file has 32"));
   CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 2), }", ""), "z.npy"); }),
@@ -192,7 +200,9 @@ TEST_CASE("npy: fortran order, other dtypes, huge or lying shapes are clear erro
   CHECK(has(error_of([] { parse_npy(std::string("\x93NUMPY\x01\x00\xff\xff", 10), "p.npy"); }), "header says 65535 bytes"));
   CHECK(has(error_of([] { parse_npy("hello world", "m.npy"); }), "not a .npy file"));
   CHECK(has(error_of([] { parse_npy(std::string("\x93NUMPY\x07\x00\x00\x00", 10), "v.npy"); }), "version 7.0"));
-  CHECK(has(error_of([&] { parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }", raw<double>({1e300})), "r.npy"); }),
+  CHECK(has(error_of([&] {
+              parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }", raw<double>({1e300})), "r.npy");
+            }),
             "float32 range"));
 }
 
@@ -210,7 +220,8 @@ TEST_CASE("read_matrix_file: format by extension or content; missing, empty and 
   }
   write_file(dir / "empty.csv", "");
   write_file(dir / "blank.json", "  \n");
-  CHECK(has(error_of([&] { read_matrix_file((dir / "empty.csv").string(), "--q"); }), "--q " + (dir / "empty.csv").string() + ": empty file"));
+  CHECK(has(error_of([&] { read_matrix_file((dir / "empty.csv").string(), "--q"); }),
+            "--q " + (dir / "empty.csv").string() + ": empty file"));
   CHECK(has(error_of([&] { read_matrix_file((dir / "blank.json").string()); }), "only whitespace"));
   CHECK(has(error_of([&] { read_matrix_file((dir / "missing.csv").string(), "--k"); }), "cannot read"));
   CHECK(has(error_of([&] { read_matrix_file(dir.path.string(), "--v"); }), "is a directory"));

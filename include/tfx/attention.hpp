@@ -19,11 +19,11 @@
 namespace tfx {
 
 struct AttentionOptions {
-  bool scale = true;          // divide QKᵀ by √d_k (false: the unscaled softmax(QKᵀ)V)
-  double temperature = 1.0;   // and by a temperature τ > 0 (τ < 1 sharpens, τ > 1 flattens)
-  bool causal = false;        // the decoder's mask: query i sees keys j ≤ i (top-left aligned, as PyTorch)
-  std::size_t pad = 0;        // padding mask: the last `pad` key positions are never attended to
-  unsigned threads = 1;       // worker threads for the matmuls (0 = all hardware threads)
+  bool scale = true;         // divide QKᵀ by √d_k (false: the unscaled softmax(QKᵀ)V)
+  double temperature = 1.0;  // and by a temperature τ > 0 (τ < 1 sharpens, τ > 1 flattens)
+  bool causal = false;       // the decoder's mask: query i sees keys j ≤ i (top-left aligned, as PyTorch)
+  std::size_t pad = 0;       // padding mask: the last `pad` key positions are never attended to
+  unsigned threads = 1;      // worker threads for the matmuls (0 = all hardware threads)
 };
 
 // The keep-mask (T·S values, row-major; 1 = attended, 0 = masked) of `o`, or empty when nothing

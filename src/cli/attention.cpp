@@ -2,17 +2,20 @@
 // seeded Xavier projections) or from matrix files (--x, or --q/--k/--v); causal and padding
 // masks, cross-attention, multi-head, the step-by-step --show and heatmaps with token labels.
 // `tfx attention variance` is in attention_variance.cpp.
+#include "tfx/attention.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "attention_cli.hpp"
 #include "commands.hpp"
 #include "common.hpp"
-#include "tfx/attention.hpp"
 #include "tfx/matrix_io.hpp"
 
 namespace tfx::cli {
@@ -44,7 +47,7 @@ struct AttentionCliOptions {
   std::int64_t pad = 0;
   double temperature = 1.0;
   std::string show;
-  bool seed_given = false, no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false;
+  bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false;
   std::shared_ptr<SentenceSource> source;
   OutputFlags out;
   FigureFlags fig;
@@ -56,20 +59,33 @@ unsigned parse_show(const std::string& text) {
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item == "all") steps |= kAllSteps;
-    else if (item == "x") steps |= kX;
-    else if (item == "q") steps |= kQ;
-    else if (item == "k") steps |= kK;
-    else if (item == "v") steps |= kV;
-    else if (item == "qkv") steps |= kQ | kK | kV;
-    else if (item == "scores") steps |= kScores;
-    else if (item == "scaled") steps |= kScaled;
-    else if (item == "masked") steps |= kMasked;
-    else if (item == "weights" || item == "softmax") steps |= kWeights;
-    else if (item == "output" || item == "z") steps |= kOutput;
+    if (item == "all")
+      steps |= kAllSteps;
+    else if (item == "x")
+      steps |= kX;
+    else if (item == "q")
+      steps |= kQ;
+    else if (item == "k")
+      steps |= kK;
+    else if (item == "v")
+      steps |= kV;
+    else if (item == "qkv")
+      steps |= kQ | kK | kV;
+    else if (item == "scores")
+      steps |= kScores;
+    else if (item == "scaled")
+      steps |= kScaled;
+    else if (item == "masked")
+      steps |= kMasked;
+    else if (item == "weights" || item == "softmax")
+      steps |= kWeights;
+    else if (item == "output" || item == "z")
+      steps |= kOutput;
     else
-      throw usage_error(fmt::format("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
-                                    "or x, q, k, v; comma-separated)", item));
+      throw usage_error(
+          fmt::format("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
+                      "or x, q, k, v; comma-separated)",
+                      item));
   }
   return steps;
 }
@@ -79,7 +95,8 @@ Tensor stack(const std::vector<Tensor>& per_head) {
   if (per_head.size() == 1) return per_head[0];
   const std::size_t R = per_head[0].rows(), C = per_head[0].cols();
   Tensor t({per_head.size(), R, C});
-  for (std::size_t h = 0; h < per_head.size(); ++h) std::copy(per_head[h].values().begin(), per_head[h].values().end(), t.data() + h * R * C);
+  for (std::size_t h = 0; h < per_head.size(); ++h)
+    std::copy(per_head[h].values().begin(), per_head[h].values().end(), t.data() + h * R * C);
   return t;
 }
 
@@ -105,12 +122,12 @@ std::string name_part(const std::vector<std::string>& tokens) {
 }
 
 struct Inputs {
-  std::string mode;                            // "sentence", "x", "qkv"
+  std::string mode;  // "sentence", "x", "qkv"
   std::vector<std::string> query_labels, key_labels;
-  Tensor x_q, x_kv;                            // sentence / x modes
-  Tensor q, k, v;                              // qkv mode
+  Tensor x_q, x_kv;  // sentence / x modes
+  Tensor q, k, v;    // qkv mode
   bool cross = false;
-  std::string description;                     // the first line of the table
+  std::string description;  // the first line of the table
 };
 
 Inputs load_inputs(const AttentionCliOptions& o) {
@@ -121,15 +138,18 @@ Inputs load_inputs(const AttentionCliOptions& o) {
     throw usage_error("give the input: --sentence \"I love playing football\", --x FILE, or --q FILE --k FILE --v FILE");
   if (modes > 1) throw usage_error("give one input: --sentence, --x FILE, or --q/--k/--v FILE (not several)");
   if (o.cross_given && !o.sentence_given) throw usage_error("--cross goes with --sentence (for matrices give --q, --k and --v)");
-  if (o.no_pe_given && !o.sentence_given) throw usage_error("--no-pe goes with --sentence (a --x/--q/--k/--v matrix is used as given)");
+  if (o.no_pe_given && !o.sentence_given)
+    throw usage_error("--no-pe goes with --sentence (a --x/--q/--k/--v matrix is used as given)");
   if (have_qkv) {
     if (o.q_file.empty() || o.k_file.empty() || o.v_file.empty())
       throw usage_error(fmt::format("--q, --k and --v go together (missing: {}{}{})", o.q_file.empty() ? "--q " : "",
                                     o.k_file.empty() ? "--k " : "", o.v_file.empty() ? "--v" : ""));
     if (o.dk || o.dv)
-      throw usage_error(fmt::format("{} goes with --sentence or --x: with --q/--k/--v, d_k and d_v are the numbers of columns of Q and V",
-                                    o.dk ? "--dk" : "--dv"));
-    LoadedMatrix q = read_matrix_file(o.q_file, "--q"), k = read_matrix_file(o.k_file, "--k"), v = read_matrix_file(o.v_file, "--v");
+      throw usage_error(
+          fmt::format("{} goes with --sentence or --x: with --q/--k/--v, d_k and d_v are the numbers of columns of Q and V",
+                      o.dk ? "--dk" : "--dv"));
+    LoadedMatrix q = read_matrix_file(o.q_file, "--q"), k = read_matrix_file(o.k_file, "--k"),
+                 v = read_matrix_file(o.v_file, "--v");
     if (q.values.cols() != k.values.cols())
       throw Error(fmt::format("--q {} is {} and --k {} is {}: Q and K need the same d_k (number of columns) for QKᵀ", o.q_file,
                               q.values.shape_str(), o.k_file, k.values.shape_str()));
@@ -168,15 +188,17 @@ Inputs load_inputs(const AttentionCliOptions& o) {
     in.key_labels = c.tokens;
     in.x_kv = std::move(c.x);
     in.cross = true;
-    in.description = fmt::format("Cross-attention: queries from \"{}\" ({} tokens), keys and values from \"{}\" ({} tokens); "
-                                 "X = {} ({})",
-                                 tokens_text(in.query_labels), in.query_labels.size(), tokens_text(in.key_labels),
-                                 in.key_labels.size(), x_text, sentence_source_description(*o.source));
+    in.description = fmt::format(
+        "Cross-attention: queries from \"{}\" ({} tokens), keys and values from \"{}\" ({} tokens); "
+        "X = {} ({})",
+        tokens_text(in.query_labels), in.query_labels.size(), tokens_text(in.key_labels), in.key_labels.size(), x_text,
+        sentence_source_description(*o.source));
   } else {
     in.key_labels = in.query_labels;
     in.x_kv = in.x_q;
-    in.description = fmt::format("Self-attention over {} tokens \"{}\": X = {} ({}), shape {}", in.query_labels.size(),
-                                 tokens_text(in.query_labels), x_text, sentence_source_description(*o.source), in.x_q.shape_str());
+    in.description =
+        fmt::format("Self-attention over {} tokens \"{}\": X = {} ({}), shape {}", in.query_labels.size(),
+                    tokens_text(in.query_labels), x_text, sentence_source_description(*o.source), in.x_q.shape_str());
   }
   return in;
 }
@@ -218,14 +240,16 @@ void run_attention(const AttentionCliOptions& o) {
   std::string projection;
   std::size_t d_model = 0;
   if (in.mode == "qkv") {
-    if (o.identity_given && H == 1) throw usage_error("--identity sets the projections of --sentence/--x (and W_O for --heads > 1); "
-                                                      "--q/--k/--v are used as given");
+    if (o.identity_given && H == 1)
+      throw usage_error(
+          "--identity sets the projections of --sentence/--x (and W_O for --heads > 1); "
+          "--q/--k/--v are used as given");
     const std::size_t T = in.q.rows(), S = in.k.rows();
     checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
     d_model = in.q.cols();
     if (H > 1 && in.q.cols() % H != 0)
-      throw usage_error(fmt::format("--heads {} does not divide d_model = {} (the columns of --q and --k); use a divisor of {}", H,
-                                    in.q.cols(), in.q.cols()));
+      throw usage_error(fmt::format("--heads {} does not divide d_model = {} (the columns of --q and --k); use a divisor of {}",
+                                    H, in.q.cols(), in.q.cols()));
     if (H > 1 && in.v.cols() % H != 0)
       throw usage_error(fmt::format("--heads {} does not divide the value width {} (the columns of --v)", H, in.v.cols()));
     Tensor wo;
@@ -249,19 +273,24 @@ void run_attention(const AttentionCliOptions& o) {
       dk = static_cast<std::size_t>(*o.dk);
     } else {
       if (D % H != 0)
-        throw usage_error(fmt::format("--heads {} does not divide d_model = {}: each head gets d_model/H columns "
-                                      "(use a divisor of {}, or give --dk)", H, D, D));
+        throw usage_error(
+            fmt::format("--heads {} does not divide d_model = {}: each head gets d_model/H columns "
+                        "(use a divisor of {}, or give --dk)",
+                        H, D, D));
       dk = D / H;
     }
     const std::size_t dv = o.dv ? static_cast<std::size_t>(*o.dv) : dk;
-    checked_element_count({std::max(D, E), H, std::max(dk, dv)}, fmt::format("--heads {} --dk {} --dv {} with d_model {}", H, dk, dv, D));
+    checked_element_count({std::max(D, E), H, std::max(dk, dv)},
+                          fmt::format("--heads {} --dk {} --dv {} with d_model {}", H, dk, dv, D));
     checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
     AttentionWeights w;
     const std::string kv = in.cross ? "X_kv" : "X";
     if (o.identity) {
       if (H * dk != D || H * dv != D)
-        throw usage_error(fmt::format("--identity needs --heads × --dk = --heads × --dv = d_model ({} × {}, {} × {}, d_model {}) so that "
-                                      "W = I is square", H, dk, H, dv, D));
+        throw usage_error(
+            fmt::format("--identity needs --heads × --dk = --heads × --dv = d_model ({} × {}, {} × {}, d_model {}) so that "
+                        "W = I is square",
+                        H, dk, H, dv, D));
       w = identity_attention_weights(D, H > 1);
       projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
     } else {
@@ -282,8 +311,15 @@ void run_attention(const AttentionCliOptions& o) {
   // 2. the result: a description, then each asked-for matrix with a line saying what it is
   Result r;
   r.command = "attention";
-  r.params = {{"input", in.mode}, {"heads", H}, {"d_model", d_model}, {"d_k", dk}, {"d_v", dv}, {"scale", ao.scale}, {"temperature", ao.temperature},
-              {"causal", ao.causal}, {"pad", ao.pad}};
+  r.params = {{"input", in.mode},
+              {"heads", H},
+              {"d_model", d_model},
+              {"d_k", dk},
+              {"d_v", dv},
+              {"scale", ao.scale},
+              {"temperature", ao.temperature},
+              {"causal", ao.causal},
+              {"pad", ao.pad}};
   if (in.mode != "qkv") r.params["identity"] = o.identity;
   if (!o.identity && (in.mode != "qkv" || H > 1)) r.params["seed"] = o.seed;
   if (in.mode == "sentence") {
@@ -294,26 +330,28 @@ void run_attention(const AttentionCliOptions& o) {
   const std::string divisor_text =
       ao.scale ? (ao.temperature == 1.0 ? fmt::format("√{} = {:.6g}", dk, first.divisor)
                                         : fmt::format("√{}·{:g} = {:.6g}", dk, ao.temperature, first.divisor))
-               : (ao.temperature == 1.0 ? std::string("1 (--no-scale)") : fmt::format("{:g} (--no-scale, --temperature)", ao.temperature));
+               : (ao.temperature == 1.0 ? std::string("1 (--no-scale)")
+                                        : fmt::format("{:g} (--no-scale, --temperature)", ao.temperature));
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{projection});
   std::string masks;
   if (ao.causal) masks += "; causal mask (query i sees keys j ≤ i)";
   if (ao.pad) masks += fmt::format("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
-  r.blocks.push_back(Text{fmt::format("weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
-                                      H > 1 ? (dv == dk ? fmt::format("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)
-                                             : fmt::format("; {} heads of d_k = {}, d_v = {} (Q, K split into blocks of {} columns, V of {})",
-                                                           H, dk, dv, dk, dv))
-                                      : "")});
+  r.blocks.push_back(Text{fmt::format(
+      "weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
+      H > 1 ? (dv == dk ? fmt::format("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)
+                        : fmt::format("; {} heads of d_k = {}, d_v = {} (Q, K split into blocks of {} columns, V of {})", H, dk,
+                                      dv, dk, dv))
+            : "")});
 
   auto per_head = [&](auto member) {
     std::vector<Tensor> t;
     for (const auto& h : mh.heads) t.push_back(h.*member);
     return stack(t);
   };
-  auto add = [&](const std::string& name, Tensor values, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
-                 const std::string& row_axis, const std::string& col_axis, const std::string& text,
-                 std::vector<unsigned char> masked = {}) {
+  auto add = [&](const std::string& name, Tensor values, const std::vector<std::string>& rows,
+                 const std::vector<std::string>& cols, const std::string& row_axis, const std::string& col_axis,
+                 const std::string& text, std::vector<unsigned char> masked = {}) {
     r.blocks.push_back(Text{text});
     Matrix m;
     m.name = name;
@@ -340,7 +378,8 @@ void run_attention(const AttentionCliOptions& o) {
   const bool has_mask = !first.keep.empty();
   if (steps & kMasked && (has_mask || (o.show.find("masked") != std::string::npos)))
     add("masked", per_head(&AttentionSteps::masked), in.query_labels, in.key_labels, "query", "key",
-        has_mask ? "3. masked: −inf where query i may not see key j, so that exp gives 0" : "3. masked: no mask (--causal, --pad), same as scaled");
+        has_mask ? "3. masked: −inf where query i may not see key j, so that exp gives 0"
+                 : "3. masked: no mask (--causal, --pad), same as scaled");
   std::vector<unsigned char> masked_cells;
   if (has_mask)
     for (std::size_t h = 0; h < H; ++h)
@@ -350,16 +389,21 @@ void run_attention(const AttentionCliOptions& o) {
         "4. weights = softmax over each row: every weight ≥ 0, every row sums to 1" + heads_note, masked_cells);
   if (steps & kOutput) {
     if (H == 1) {
-      add("output", mh.output, in.query_labels, {}, "query", "dim", "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
+      add("output", mh.output, in.query_labels, {}, "query", "dim",
+          "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
     } else {
-      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", "5. Z_h = weights_h·V_h, one table per head");
-      add("concat", mh.concat, in.query_labels, {}, "query", "dim", fmt::format("6. Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
+      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim",
+          "5. Z_h = weights_h·V_h, one table per head");
+      add("concat", mh.concat, in.query_labels, {}, "query", "dim",
+          fmt::format("6. Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
       add("output", mh.output, in.query_labels, {}, "query", "dim", "7. output = Concat · W_O");
     }
   }
   // csv/npy/json "data": the weights when shown, else the output, else the first matrix named
-  if (steps & kWeights) r.primary = "weights";
-  else if (steps & kOutput) r.primary = "output";
+  if (steps & kWeights)
+    r.primary = "weights";
+  else if (steps & kOutput)
+    r.primary = "output";
   double row_error = 0;
   for (const auto& h : mh.heads)
     for (std::size_t i = 0; i < T; ++i) {
@@ -394,8 +438,10 @@ void run_attention(const AttentionCliOptions& o) {
   if (ao.pad) name += fmt::format("_pad{}", ao.pad);
   if (!ao.scale) name += "_noscale";
   if (ao.temperature != 1.0) name += fmt::format("_t{:g}", ao.temperature);
-  if (o.identity) name += "_identity";
-  else if (in.mode != "qkv" || H > 1) name += fmt::format("_seed{}", o.seed);
+  if (o.identity)
+    name += "_identity";
+  else if (in.mode != "qkv" || H > 1)
+    name += fmt::format("_seed{}", o.seed);
 
   if (H > 1 && o.fig.view) {
     // several heads in the terminal: one view per head, then the figure/table as present_all does
@@ -415,12 +461,16 @@ void run_attention(const AttentionCliOptions& o) {
 
 void register_attention(CLI::App& app) {
   auto o = std::make_shared<AttentionCliOptions>();
-  CLI::App* cmd = app.add_subcommand("attention", "Scaled dot-product attention: weight tables, masks, heads, cross-attention; variance");
+  CLI::App* cmd =
+      app.add_subcommand("attention", "Scaled dot-product attention: weight tables, masks, heads, cross-attention; variance");
   cmd->group("Attention");
   const char* in = "Input";
-  auto* sentence = cmd->add_option("--sentence", o->sentence, "Words to attend over (lower-cased; X = embedding + PE)")->group(in);
+  auto* sentence =
+      cmd->add_option("--sentence", o->sentence, "Words to attend over (lower-cased; X = embedding + PE)")->group(in);
   o->source = add_sentence_source_flags(cmd);
-  auto* cross = cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")->group(in);
+  auto* cross =
+      cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")
+          ->group(in);
   cmd->add_option("--x", o->x_file, "Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V")
       ->check(CLI::ExistingFile)
       ->group(in);
@@ -450,9 +500,9 @@ void register_attention(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber)
       ->group(g);
-  auto* seed = cmd->add_option("--seed", o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")
-                   ->capture_default_str()
-                   ->group(g);
+  cmd->add_option("--seed", o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")
+      ->capture_default_str()
+      ->group(g);
   cmd->add_option("--show", o->show,
                   "Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
                   "(default: weights,output; csv/npy write weights if shown, else output, else the first)")
@@ -467,11 +517,10 @@ void register_attention(CLI::App& app) {
                      "tfx attention --x x.npy --identity --show scores,weights",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
   register_attention_variance(cmd);
-  cmd->callback([cmd, o, seed, identity, no_pe, sentence, cross] {
+  cmd->callback([cmd, o, identity, no_pe, sentence, cross] {
     o->sentence_given = sentence->count() > 0;
     o->cross_given = cross->count() > 0;
     if (!cmd->get_subcommands().empty()) return;  // `tfx attention variance` ran instead
-    o->seed_given = seed->count() > 0;
     o->identity_given = identity->count() > 0;
     o->no_pe_given = no_pe->count() > 0;
     run_attention(*o);

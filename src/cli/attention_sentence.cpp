@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-
 #include <optional>
 
 #include "attention_cli.hpp"
@@ -17,7 +16,7 @@
 namespace tfx::cli {
 
 struct SentenceSource {
-  EmbeddingFlags flags;               // --embeddings and the other shared embedding flags
+  EmbeddingFlags flags;                     // --embeddings and the other shared embedding flags
   mutable std::optional<Embeddings> table;  // loaded once, on first use (--sentence and --cross share it)
   const Embeddings& embeddings() const {
     if (!table) table = load_embeddings(flags);
@@ -37,8 +36,10 @@ std::vector<std::string> sentence_tokens(const std::string& sentence, const std:
     word.clear();
   };
   for (char c : sentence) {
-    if (std::isspace(static_cast<unsigned char>(c))) flush();
-    else word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isspace(static_cast<unsigned char>(c)))
+      flush();
+    else
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   flush();
   if (tokens.empty())

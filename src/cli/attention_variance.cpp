@@ -35,21 +35,25 @@ void run_variance(const VarianceOptions& o) {
     work += static_cast<double>(d) * static_cast<double>(o.samples) * static_cast<double>(o.keys + 1);
   }
   if (work > kMaxWork)
-    throw usage_error(fmt::format("--samples {} × --keys {} × Σ --dk draws {:.2g} random numbers, more than the {:.0g} tfx allows; "
-                                  "lower --samples or --dk", o.samples, o.keys, work, kMaxWork));
+    throw usage_error(
+        fmt::format("--samples {} × --keys {} × Σ --dk draws {:.2g} random numbers, more than the {:.0g} tfx allows; "
+                    "lower --samples or --dk",
+                    o.samples, o.keys, work, kMaxWork));
   checked_element_count({static_cast<std::size_t>(o.samples), static_cast<std::size_t>(o.keys)},
                         fmt::format("--samples {} --keys {}", o.samples, o.keys));
   const UnitDistribution dist = o.dist == "uniform" ? UnitDistribution::uniform : UnitDistribution::normal;
-  const auto stats = dot_product_variance(dks, static_cast<std::size_t>(o.samples), static_cast<std::size_t>(o.keys), o.seed, dist);
+  const auto stats =
+      dot_product_variance(dks, static_cast<std::size_t>(o.samples), static_cast<std::size_t>(o.keys), o.seed, dist);
 
   Result r;
   r.command = "attention variance";
   r.params = {{"dk", dks}, {"samples", o.samples}, {"keys", o.keys}, {"dist", o.dist}, {"seed", o.seed}};
   r.blocks.push_back(Text{fmt::format("q, k with independent {} entries (mean 0, variance 1): Var(q·k) = d_k, Var(q·k/√d_k) = 1.",
                                       dist == UnitDistribution::normal ? "N(0, 1)" : "U(−√3, √3)")});
-  r.blocks.push_back(Text{fmt::format("{} rows of one q and n = {} keys per d_k; max weight = mean over rows of the largest "
-                                      "softmax weight (1/n = {} is uniform, 1 is one-hot).",
-                                      o.samples, o.keys, format_number(1.0 / static_cast<double>(o.keys), 4))});
+  r.blocks.push_back(
+      Text{fmt::format("{} rows of one q and n = {} keys per d_k; max weight = mean over rows of the largest "
+                       "softmax weight (1/n = {} is uniform, 1 is one-hot).",
+                       o.samples, o.keys, format_number(1.0 / static_cast<double>(o.keys), 4))});
   Records t;
   t.name = "variance";
   t.columns = {"d_k", "var(q·k)", "var(q·k/√d_k)", "max weight", "max weight scaled"};
@@ -91,7 +95,8 @@ void run_variance(const VarianceOptions& o) {
 
 void register_attention_variance(CLI::App* attention) {
   auto o = std::make_shared<VarianceOptions>();
-  CLI::App* cmd = attention->add_subcommand("variance", "Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling");
+  CLI::App* cmd =
+      attention->add_subcommand("variance", "Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling");
   cmd->add_option("--dk", o->dk, "Key widths d_k to measure, comma-separated")
       ->delimiter(',')
       ->capture_default_str()
