@@ -320,10 +320,13 @@ void run_attention(const AttentionCliOptions& o) {
               {"temperature", ao.temperature},
               {"causal", ao.causal},
               {"pad", ao.pad}};
+  if (in.mode == "qkv") r.params["files"] = {{"q", o.q_file}, {"k", o.k_file}, {"v", o.v_file}};
+  if (in.mode == "x") r.params["files"] = {{"x", o.x_file}};
   if (in.mode != "qkv") r.params["identity"] = o.identity;
   if (!o.identity && (in.mode != "qkv" || H > 1)) r.params["seed"] = o.seed;
   if (in.mode == "sentence") {
     r.params["pe"] = !o.no_pe;
+    r.params["embeddings"] = sentence_source_name(*o.source);
     r.params["tokens"] = in.query_labels;
     if (in.cross) r.params["cross_tokens"] = in.key_labels;
   }

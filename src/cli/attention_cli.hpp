@@ -32,8 +32,10 @@ std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app);
 // flag the sentence came from in messages.
 TokenSequence embed_sentence(const SentenceSource& source, const std::string& sentence, const std::string& flag, bool add_pe);
 
-// Facts about the embedding source for the params/notes ("built-in", path, dimension).
+// Facts about the embedding source for the notes ("the built-in teaching embedding, d_model = 64").
 std::string sentence_source_description(const SentenceSource& source);
+// The table's name for the params: its path, or "built-in teaching embedding".
+std::string sentence_source_name(const SentenceSource& source);
 
 void register_attention_variance(CLI::App* attention);
 

@@ -95,4 +95,6 @@ std::string sentence_source_description(const SentenceSource& source) {
   return fmt::format("{}, d_model = {}", e.name(), e.dim());
 }
 
+std::string sentence_source_name(const SentenceSource& source) { return source.embeddings().name(); }
+
 }  // namespace tfx::cli
