@@ -339,3 +339,35 @@ TEST_CASE("cli: tfx's own outputs read back as inputs (pe csv as --x, attention 
     for (int j = 0; j < 3; ++j)
       CHECK(back["data"][i][j].get<double>() == doctest::Approx(direct["data"][i][j].get<double>()).epsilon(1e-6));
 }
+
+TEST_CASE("cli: real GloVe vectors, --identity --no-pe: weights = softmax(E·Eᵀ/√50) from the file's own numbers") {
+  const std::filesystem::path glove = shared_data("glove.6B.50d.top2446.txt");
+  if (glove.empty()) return;
+  const std::vector<std::string> words{"king", "queen", "man", "woman"};
+  // the rows of those words, read straight from the text file in double
+  std::vector<std::vector<double>> e(words.size());
+  std::istringstream file(read_file(glove));
+  for (std::string line; std::getline(file, line);) {
+    std::istringstream ls(line);
+    std::string w;
+    ls >> w;
+    for (std::size_t i = 0; i < words.size(); ++i)
+      if (w == words[i] && e[i].empty())
+        for (double x; ls >> x;) e[i].push_back(x);
+  }
+  for (const auto& row : e) REQUIRE(row.size() == 50);
+  nlohmann::json j =
+      json_of(run_tfx("attention --sentence \"king queen man woman\" --identity --no-pe --no-cache --format json --embeddings " +
+                      shell_quote(glove.string())));
+  for (std::size_t i = 0; i < 4; ++i) {
+    std::vector<double> s(4);
+    double sum = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      double dotp = 0;
+      for (std::size_t c = 0; c < 50; ++c) dotp += e[i][c] * e[k][c];
+      s[k] = std::exp(dotp / std::sqrt(50.0));
+      sum += s[k];
+    }
+    for (std::size_t k = 0; k < 4; ++k) CHECK(j["data"][i][k].get<double>() == doctest::Approx(s[k] / sum).epsilon(1e-5));
+  }
+}
