@@ -105,7 +105,9 @@ TEST_CASE("equal scores give uniform weights 1/S and Z = the mean of V's rows; c
   AttentionOptions o;
   o.causal = true;
   AttentionSteps c = scaled_dot_product_attention(q, kK, kV, o);
-  // query i sees keys 0 … i, all with score 0: weight 1/(i + 1) each
+  // query i sees keys 0 … i, all with score 0: weight 1/(i + 1) each. (A loop, not a nested braced
+  // list {{1.0, 0.0, …}, {0.5, 0.5, 0.0, 0.0}, …}: GCC 12.2 at -O2/-O3 -march=native, SLP vectorizer
+  // on, built that list here as {0.5, 0.5, 0.5, 0.5}; -fno-tree-slp-vectorize fixes it.)
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t j = 0; j < 4; ++j)
       CHECK(c.weights(i, j) == doctest::Approx(j <= i ? 1.0 / static_cast<double>(i + 1) : 0.0));
