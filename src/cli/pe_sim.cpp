@@ -153,9 +153,9 @@ void run_pe_sim(const PeSimOptions& o) {
 void register_pe_sim(CLI::App* pe) {
   auto o = std::make_shared<PeSimOptions>();
   CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine) of position encodings for all pairs; --profile by offset");
-  cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
   cmd->add_option("--metric", o->metric, "dot (PE·PEᵀ) or cosine (dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2))")
       ->capture_default_str()
       ->check(CLI::IsMember({"dot", "cosine"}));
