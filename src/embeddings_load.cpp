@@ -150,40 +150,54 @@ constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1
 
 enum class Num { ok, not_a_number, non_finite, out_of_range };
 
+constexpr std::uint64_t kPow10u[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+// Value of 8 digit bytes (0..9 each; the first digit in the lowest byte), SWAR as in fast_float.
+inline std::uint64_t swar8(std::uint64_t x) {
+  x = (x * 10) + (x >> 8);
+  x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+       (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+  return x & 0xFFFFFFFFull;
+}
+
+// Appends the run of decimal digits at q (before `end`) to m, 8 at a time where 8 bytes can be
+// read (q + 8 <= hard_end; bytes after a line's end are whitespace, never digits).
+inline void eat_digits(const char*& q, const char* end, const char* hard_end, std::uint64_t& m, int& count) {
+  while (q + 8 <= hard_end) {
+    std::uint64_t v;
+    std::memcpy(&v, q, 8);
+    const std::uint64_t a = v ^ 0x3030303030303030ull;  // digit bytes become 0..9
+    const std::uint64_t flags = (((a & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull) | a) & 0x8080808080808080ull;
+    std::ptrdiff_t n = flags ? __builtin_ctzll(flags) >> 3 : 8;
+    if (n > end - q) n = end - q;
+    if (n <= 0) return;
+    m = m * kPow10u[n] + swar8(n == 8 ? a : a << (8 * (8 - n)));
+    count += static_cast<int>(n);
+    q += n;
+    if (n < 8) return;
+  }
+  for (; q < end && is_digit(*q); ++q, ++count) m = m * 10 + static_cast<unsigned>(*q - '0');
+}
+
 // Parses the number token at p (ending at `end` or the first space/tab/CR/LF).
-// Fast path (Clinger): ≤ 19 significant digits with mantissa m ≤ 2^53 and |e| ≤ 22 give
-// v = m·10^e or m/10^-e exactly rounded in double; then float32 — the same two roundings as
-// gensim's float32(float(token)). Anything else goes through strtod (also exactly rounded).
-inline Num parse_number(const char*& p, const char* end, float& out) {
+// Fast path (Clinger): ≤ 19 digits with mantissa m ≤ 2^53 and |e| ≤ 22 give v = m·10^e or
+// m/10^-e exactly rounded in double; then float32 — the same two roundings as gensim's
+// float32(float(token)). Anything else goes through strtod (also exactly rounded).
+inline Num parse_number(const char*& p, const char* end, const char* hard_end, float& out) {
   const char* start = p;
   const char* q = p;
-  bool neg = false;
-  if (q < end && (*q == '-' || *q == '+')) neg = *q++ == '-';
+  // sign without a branch (signs are random in embedding files: a branch would mispredict)
+  const bool neg = q < end && *q == '-';
+  q += neg | (q < end && *q == '+');
   std::uint64_t m = 0;
-  int sig = 0, exp10 = 0;
-  bool any = false, inexact = false;
-  for (; q < end && is_digit(*q); ++q) {
-    any = true;
-    if (sig < 19) {
-      m = m * 10 + static_cast<unsigned>(*q - '0');
-      if (m) ++sig;
-    } else {
-      inexact = true;
-    }
-  }
+  int nint = 0, nfrac = 0, exp10 = 0;
+  eat_digits(q, end, hard_end, m, nint);
   if (q < end && *q == '.') {
     ++q;
-    for (; q < end && is_digit(*q); ++q) {
-      any = true;
-      if (sig < 19) {
-        m = m * 10 + static_cast<unsigned>(*q - '0');
-        if (m) ++sig;
-        --exp10;
-      } else {
-        inexact = true;
-      }
-    }
+    eat_digits(q, end, hard_end, m, nfrac);
   }
+  bool any = nint + nfrac > 0;
+  exp10 = -nfrac;
   if (any && q < end && (*q == 'e' || *q == 'E')) {
     const char* e = q + 1;
     bool eneg = false;
@@ -198,12 +212,12 @@ inline Num parse_number(const char*& p, const char* end, float& out) {
       any = false;  // "1e" / "1e+": let strtod decide
     }
   }
-  if (any && !inexact && (q == end || is_tok_end(*q)) && m <= (std::uint64_t{1} << 53) && exp10 >= -22 && exp10 <= 22) {
+  if (any && nint + nfrac <= 19 && (q == end || is_tok_end(*q)) && m <= (std::uint64_t{1} << 53) && exp10 >= -22 &&
+      exp10 <= 22) {
     double v = static_cast<double>(m);
     v = exp10 < 0 ? v / kPow10[-exp10] : v * kPow10[exp10];
-    out = static_cast<float>(neg ? -v : v);
+    out = static_cast<float>(neg ? -v : v);  // |v| ≤ 2^53·10^22 < FLT_MAX: always finite
     p = q;
-    if (!std::isfinite(out)) return Num::out_of_range;
     return Num::ok;
   }
   // slow path: the whole token through strtod
@@ -251,8 +265,9 @@ struct Token {
 
 // Parses lines in [begin, end) of `base` (each a word then D numbers) into `part`.
 // Stops at the first bad line, recording its offset and what is wrong.
-void parse_text_range(const char* base, std::size_t begin, std::size_t end, std::size_t D, bool release,
-                      Part& part) {
+void parse_text_range(const char* base, std::size_t size, std::size_t begin, std::size_t end, std::size_t D,
+                      bool release, Part& part) {
+  const char* const hard_end = base + size;  // wide loads may read up to here
   const char* p = base + begin;
   const char* const stop = base + end;
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -289,7 +304,7 @@ void parse_text_range(const char* base, std::size_t begin, std::size_t end, std:
         break;
       }
       while (q < le && is_sep(*q)) ++q;
-      if (q == le || parse_number(q, le, row[j]) != Num::ok) fast = false;
+      if (q == le || parse_number(q, le, hard_end, row[j]) != Num::ok) fast = false;
     }
     if (fast && q != le) fast = false;  // more fields: a word with spaces, or a ragged row
     if (!fast) {
@@ -312,7 +327,7 @@ void parse_text_range(const char* base, std::size_t begin, std::size_t end, std:
       for (std::size_t t = 1; t < nt - D && !word_has_text; ++t) {
         float dummy;
         const char* r = toks[t].b;
-        word_has_text = parse_number(r, toks[t].e, dummy) != Num::ok;
+        word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
       }
       if (nt > D + 1 && !word_has_text) {
         error(line, fmt::format("the row for '{}' has {} numbers, expected {}",
@@ -322,7 +337,7 @@ void parse_text_range(const char* base, std::size_t begin, std::size_t end, std:
       for (std::size_t j = 0; j < D; ++j) {
         const Token& t = toks[nt - D + j];
         const char* r = t.b;
-        const Num st = parse_number(r, t.e, row[j]);
+        const Num st = parse_number(r, t.e, hard_end, row[j]);
         if (st != Num::ok || r != t.e) {
           const std::string tok = show_token({t.b, static_cast<std::size_t>(t.e - t.b)});
           const std::string w(line, toks[nt - D - 1].e);
@@ -469,7 +484,7 @@ bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, st
   if (!nl) nl = base + off + window;
   if (off + window < size && nl == base + off + window) return false;  // no line end: binary
   Part part;
-  parse_text_range(base, off, static_cast<std::size_t>(nl - base), D, false, part);
+  parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, part);
   return part.error.empty() && part.rows == 1;
 }
 
@@ -492,7 +507,7 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   }
   std::vector<Part> parts(T);
   parallel_for_threads(T, [&](unsigned t, unsigned) {
-    parse_text_range(b.data, cut[t], cut[t + 1], D, b.mapped(), parts[t]);
+    parse_text_range(b.data, b.size, cut[t], cut[t + 1], D, b.mapped(), parts[t]);
   });
   // 3. the first error in file order wins
   for (auto& part : parts)
