@@ -637,14 +637,12 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
       p = nl ? le + 1 : b.size;
     }
     if (counts.empty()) fail(fmt::format("{}: no vectors (only blank lines)", path));
-    std::vector<std::size_t> sorted = counts;
-    std::sort(sorted.begin(), sorted.end());
-    std::size_t best = sorted[0], best_n = 0;
-    for (std::size_t i = 0; i < sorted.size();) {
-      std::size_t j = i;
-      while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-      if (j - i > best_n) best = sorted[i], best_n = j - i;
-      i = j;
+    // the most common count; on a tie, the first line's
+    std::size_t best = counts[0];
+    std::size_t best_n = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), best));
+    for (std::size_t c : counts) {
+      const auto k = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), c));
+      if (k > best_n) best = c, best_n = k;
     }
     if (best < 2)
       fail(fmt::format("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field", path));
