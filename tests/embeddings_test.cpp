@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
+#include <sstream>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -384,4 +386,162 @@ TEST_CASE("bad files: one error naming the file and line") {
   std::memcpy(nanbin.data() + nanbin.size() - 4, &qnan, 4);
   CHECK(err("nan.bin", nanbin).find("NaN") != std::string::npos);
   CHECK(err("c.gz", std::string("\x1f\x8b\x08\x00garbage-not-deflate", 23)).find("gzip") != std::string::npos);
+}
+
+namespace {
+
+// An independent reader of GloVe / word2vec text: split on spaces, strtod, float32 — no tfx code.
+struct RefTable {
+  std::vector<std::string> words;
+  std::vector<std::vector<double>> rows;  // the float32 values, widened
+};
+
+RefTable read_text_reference(const std::filesystem::path& p, bool header) {
+  RefTable t;
+  std::istringstream in(read_file(p));
+  std::string line;
+  if (header) std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string w, tok;
+    ls >> w;
+    std::vector<double> v;
+    while (ls >> tok) v.push_back(static_cast<float>(std::strtod(tok.c_str(), nullptr)));
+    if (w.empty()) continue;
+    t.words.push_back(w);
+    t.rows.push_back(v);
+  }
+  return t;
+}
+
+// 3CosAdd / 3CosMul in double over the reference table, inputs excluded: top k (index, score).
+std::vector<std::pair<std::size_t, double>> reference_analogy(const RefTable& t, std::size_t a, std::size_t b,
+                                                              std::size_t c, std::size_t k, bool mul) {
+  const std::size_t d = t.rows[0].size();
+  auto unit = [&](std::size_t i) {
+    std::vector<double> u = t.rows[i];
+    double n = 0;
+    for (double x : u) n += x * x;
+    n = std::sqrt(n);
+    for (double& x : u) x /= n;
+    return u;
+  };
+  const auto ua = unit(a), ub = unit(b), uc = unit(c);
+  std::vector<double> m(d);
+  double mn = 0;
+  for (std::size_t j = 0; j < d; ++j) mn += (m[j] = ua[j] - ub[j] + uc[j]) * m[j];
+  mn = std::sqrt(mn);
+  std::vector<std::pair<std::size_t, double>> all;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    if (i == a || i == b || i == c) continue;
+    const auto u = unit(i);
+    double ca = 0, cb = 0, cc = 0, cm = 0;
+    for (std::size_t j = 0; j < d; ++j) ca += u[j] * ua[j], cb += u[j] * ub[j], cc += u[j] * uc[j], cm += u[j] * m[j];
+    all.push_back({i, mul ? (1 + ca) / 2 * (1 + cc) / 2 / ((1 + cb) / 2 + 1e-6) : cm / mn});
+  }
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
+                    [](auto& x, auto& y) { return x.second > y.second; });
+  all.resize(k);
+  return all;
+}
+
+void check_against_reference(const std::filesystem::path& p, bool header, const std::vector<std::array<const char*, 3>>& queries) {
+  const RefTable ref = read_text_reference(p, header);
+  EmbeddingSource s;
+  s.path = p.string();
+  s.use_cache = false;
+  const Embeddings e = load_embeddings(s);
+  REQUIRE(e.size() == ref.words.size());
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (std::string(e.word(i)) != ref.words[i]) ++mismatches;
+    for (std::size_t j = 0; j < e.dim(); ++j) mismatches += static_cast<double>(e.row(i)[j]) != ref.rows[i][j];
+  }
+  CHECK(mismatches == 0);
+  for (const auto& q : queries) {
+    const std::size_t a = *e.find(q[0]), b = *e.find(q[1]), c = *e.find(q[2]);
+    for (bool mul : {false, true}) {
+      const auto want = reference_analogy(ref, a, b, c, 5, mul);
+      const auto got = analogy(e, a, b, c, 5, mul ? AnalogyMethod::mul : AnalogyMethod::add);
+      REQUIRE(got.size() == 5);
+      for (std::size_t r = 0; r < 5; ++r) {
+        CHECK_MESSAGE(got[r].index == want[r].first, q[0] << " " << q[1] << " " << q[2] << " rank " << r + 1 << (mul ? " mul" : " add"));
+        CHECK(std::abs(got[r].score - want[r].second) < 1e-5);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("real GloVe 6B (shared data): every value as float32(strtod), analogies as computed in double here") {
+  const auto p100 = shared_data("glove.6B.100d.top2604.txt");
+  if (!p100.empty())
+    check_against_reference(p100, false, {{"king", "man", "woman"}, {"paris", "france", "germany"},
+                                          {"london", "england", "france"}, {"his", "he", "she"}, {"better", "good", "bad"}});
+  const auto p50 = shared_data("glove.6B.50d.top2446.txt");  // no newline after the last line
+  if (!p50.empty()) check_against_reference(p50, false, {{"king", "man", "woman"}, {"paris", "france", "england"}});
+}
+
+TEST_CASE("real word2vec / fastText files (shared data): text with header, %f and %.18e values, .vec") {
+  for (const char* f : {"word2vec_pre_kv_c.txt", "lee_fasttext.vec", "EN.1-10.cbow1_wind5_hs0_neg10_size300_smpl1e-05.txt",
+                        "crime-and-punishment.vec", "high_precision.kv.txt"}) {
+    const auto p = shared_data(f);
+    if (p.empty()) continue;
+    CAPTURE(f);
+    const RefTable ref = read_text_reference(p, true);
+    EmbeddingSource s;
+    s.path = p.string();
+    s.use_cache = false;
+    const Embeddings e = load_embeddings(s);
+    REQUIRE(e.size() == ref.words.size());
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      mismatches += std::string(e.word(i)) != ref.words[i];
+      for (std::size_t j = 0; j < e.dim(); ++j) mismatches += static_cast<double>(e.row(i)[j]) != ref.rows[i][j];
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("real word2vec binary (shared data): gensim's layout, read independently here") {
+  for (const char* f : {"euclidean_vectors.bin", "poincare_vectors.bin", "high_precision.kv.bin"}) {
+    const auto p = shared_data(f);
+    if (p.empty()) continue;
+    CAPTURE(f);
+    const std::string bytes = read_file(p);
+    std::size_t pos = bytes.find('\n');
+    std::istringstream hs(bytes.substr(0, pos));
+    std::size_t n = 0, d = 0;
+    hs >> n >> d;
+    ++pos;
+    EmbeddingSource s;
+    s.path = p.string();
+    s.use_cache = false;
+    const Embeddings e = load_embeddings(s);
+    REQUIRE(e.size() == n);
+    REQUIRE(e.dim() == d);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      while (bytes[pos] == '\n') ++pos;
+      const std::size_t sp = bytes.find(' ', pos);
+      mismatches += bytes.substr(pos, sp - pos) != e.word(i);
+      pos = sp + 1;
+      mismatches += std::memcmp(bytes.data() + pos, e.row(i).data(), 4 * d) != 0;
+      pos += 4 * d;
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("test_glove.txt (shared data): non-ASCII keys") {
+  const auto p = shared_data("test_glove.txt");
+  if (p.empty()) return;
+  EmbeddingSource s;
+  s.path = p.string();
+  s.use_cache = false;
+  const Embeddings e = load_embeddings(s);
+  CHECK(e.size() == 76);
+  CHECK(e.dim() == 50);
+  for (const char* w : {"ö", "é", "हु", "ü", "हि", "या"}) CHECK_MESSAGE(e.find(w).has_value(), w);
 }
