@@ -75,9 +75,9 @@ void run_analogy(const AnalogyOptions& o) {
       std::istringstream ss(line);
       std::vector<std::string> w;
       for (std::string t; ss >> t;) w.push_back(t);
-      // blank lines, "# comments" and questions-words' ": section" lines (a line of 3 or 4 words is
-      // always a query: "#" and ":" are words in some vocabularies)
-      if (w.empty() || ((w[0] == "#" || w[0] == ":") && w.size() != 3 && w.size() != 4)) continue;
+      // blank lines, "#" comments and questions-words' ": section" lines (":" alone is a word in
+      // some vocabularies, so only ": NAME" is a section line)
+      if (w.empty() || w[0][0] == '#' || (w[0] == ":" && w.size() == 2)) continue;
       if (w.size() != 3 && w.size() != 4)
         throw Error(fmt::format("{}:{}: expected 'A B C' (or 'A B C D' as in questions-words.txt), found {} words", name, ln, w.size()));
       w.resize(3);
