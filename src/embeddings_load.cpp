@@ -179,6 +179,39 @@ inline void eat_digits(const char*& q, const char* end, const char* hard_end, st
   for (; q < end && is_digit(*q); ++q, ++count) m = m * 10 + static_cast<unsigned>(*q - '0');
 }
 
+// Scans a plain decimal token at q ("-0.24587", "3", "1.5e-3") into sign, mantissa m and
+// exponent e (value = ±m·10^e) when it fits Clinger's fast path (≤ 19 digits, m ≤ 2^53,
+// |e| ≤ 22); returns false (q unchanged) otherwise. The division is done later, a row at a
+// time (see convert_row), so it is off the parser's critical path.
+inline bool scan_decimal(const char*& q0, const char* end, const char* hard_end, std::uint64_t& m, int& e, bool& neg) {
+  const char* q = q0;
+  neg = q < end && *q == '-';
+  q += neg | (q < end && *q == '+');
+  m = 0;
+  int nint = 0, nfrac = 0;
+  eat_digits(q, end, hard_end, m, nint);
+  if (q < end && *q == '.') {
+    ++q;
+    eat_digits(q, end, hard_end, m, nfrac);
+  }
+  e = -nfrac;
+  if (nint + nfrac == 0 || nint + nfrac > 19) return false;
+  if (q < end && (*q == 'e' || *q == 'E')) {
+    const char* x = q + 1;
+    bool eneg = false;
+    if (x < end && (*x == '-' || *x == '+')) eneg = *x++ == '-';
+    if (!(x < end && is_digit(*x))) return false;
+    int ev = 0;
+    for (; x < end && is_digit(*x); ++x)
+      if (ev < 100000) ev = ev * 10 + (*x - '0');
+    e += eneg ? -ev : ev;
+    q = x;
+  }
+  if (!(q == end || is_tok_end(*q)) || m > (std::uint64_t{1} << 53) || e < -22 || e > 22) return false;
+  q0 = q;
+  return true;
+}
+
 // Parses the number token at p (ending at `end` or the first space/tab/CR/LF).
 // Fast path (Clinger): ≤ 19 digits with mantissa m ≤ 2^53 and |e| ≤ 22 give v = m·10^e or
 // m/10^-e exactly rounded in double; then float32 — the same two roundings as gensim's
@@ -244,6 +277,19 @@ std::string show_token(std::string_view t) {
 
 // ---- text formats --------------------------------------------------------------------------
 
+// row[j] = ±m_j·10^e_j: one correctly rounded double operation on exact operands (m_j < 2^53,
+// 10^|e_j| ≤ 10^22), then float32 — the same two roundings as float32(float(token)). Written
+// without branches so the compiler vectorises it (the divisions are the expensive part).
+inline void convert_row(const double* m, const int* e, const unsigned char* neg, std::size_t D, float* row) {
+  for (std::size_t j = 0; j < D; ++j) {
+    const int a = e[j] < 0 ? -e[j] : e[j];
+    const double p = kPow10[a];
+    const double v = e[j] < 0 ? m[j] / p : m[j] * p;
+    const float f = static_cast<float>(v);
+    row[j] = neg[j] ? -f : f;
+  }
+}
+
 struct Block {
   Buffer<float> values;  // (rows, D)
   std::size_t rows = 0;
@@ -275,6 +321,10 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
   std::vector<Token> toks;
   Block* blk = nullptr;
   const std::size_t block_rows = std::max<std::size_t>(16, kBlockFloats / D);
+  std::vector<double> mant(D);
+  std::vector<int> expo(D);
+  std::vector<unsigned char> sign(D);
+  std::vector<std::pair<std::size_t, float>> slow;  // fields converted by strtod in this row
   auto error = [&](const char* line, std::string msg) {
     part.error_at = static_cast<std::uint64_t>(line - base);
     part.error = std::move(msg);
@@ -293,7 +343,7 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
       blk->values.allocate(block_rows * D);
     }
     float* row = blk->values.data() + blk->rows * D;
-    // 1. fast path: word = first field, then exactly D numbers
+    // 1. fast path: word = first field, then exactly D numbers (scanned, then converted at once)
     const char* q = line;
     while (q < le && !is_sep(*q)) ++q;
     const char* word_end = q;
@@ -304,9 +354,29 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
         break;
       }
       while (q < le && is_sep(*q)) ++q;
-      if (q == le || parse_number(q, le, hard_end, row[j]) != Num::ok) fast = false;
+      bool neg;
+      std::uint64_t m;
+      float v;
+      if (q == le) {
+        fast = false;
+      } else if (scan_decimal(q, le, hard_end, m, expo[j], neg)) {
+        mant[j] = static_cast<double>(m);
+        sign[j] = neg;
+      } else if (parse_number(q, le, hard_end, v) == Num::ok) {
+        slow.push_back({j, v});  // converted already (strtod)
+        mant[j] = 0;
+        expo[j] = 0;
+        sign[j] = 0;
+      } else {
+        fast = false;
+      }
     }
     if (fast && q != le) fast = false;  // more fields: a word with spaces, or a ragged row
+    if (fast) {
+      convert_row(mant.data(), expo.data(), sign.data(), D, row);
+      for (const auto& [j, v] : slow) row[j] = v;
+    }
+    slow.clear();
     if (!fast) {
       // 2. slow path: split the line; the last D fields are the numbers, the rest is the word
       toks.clear();
