@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::size_t kMaxDim = 100000;       // the widest real embeddings have a few thousand
 constexpr std::size_t kMaxWordBytes = 100000;  // longer "words" mean the file is not what it claims
-constexpr std::size_t kBlockFloats = std::size_t{1} << 22;  // floats per parse block (16 MB, one allocation)
+constexpr std::size_t kBlockFloats = std::size_t{1} << 20;  // floats per parse block (4 MB, one allocation)
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
 
@@ -432,7 +432,7 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
     // 3. drop parsed pages of a mapped file from memory (they stay in the page cache)
     if (release) {
       const std::uintptr_t done = reinterpret_cast<std::uintptr_t>(p) / page * page;
-      if (done >= released + (std::size_t{32} << 20)) {
+      if (done >= released + (std::size_t{4} << 20)) {
         madvise(reinterpret_cast<void*>(released), done - released, MADV_DONTNEED);
         released = done;
       }
@@ -486,7 +486,7 @@ std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::si
         s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(b, i));
       }
     }
-    b->values = Buffer<float>{};  // free as we go: peak memory stays near one copy
+    b->values.release();  // free as we go: peak memory stays near one copy
   }
   s->vectors = s->own_vectors.data();
   s->info.file_rows = total;
