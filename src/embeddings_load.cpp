@@ -48,6 +48,8 @@ struct Bytes {
   bool mapped() const { return map != nullptr; }
 };
 
+bool first_line_is_header(std::string_view line);
+
 // Inflates gzip data (several members allowed), stopping once `max_lines` newlines are out
 // (0 = no limit).
 void gunzip(const std::string& path, const char* in, std::size_t n, std::size_t max_lines, std::string& out) {
@@ -84,8 +86,13 @@ void gunzip(const std::string& path, const char* in, std::size_t n, std::size_t 
       fail(fmt::format("{}: truncated gzip data (the compressed stream ends early)", path));
     }
     if (max_lines) {
-      for (; counted < out.size(); ++counted) lines += out[counted] == '\n';
-      if (lines > max_lines) break;
+      for (; counted < out.size(); ++counted) {
+        if (out[counted] != '\n') continue;
+        // a header line "N D" may announce binary vectors, whose bytes hold random '\n's:
+        // then there is no line count to stop at
+        if (lines++ == 0 && first_line_is_header(std::string_view(out.data(), counted))) max_lines = 0;
+      }
+      if (max_lines && lines > max_lines) break;
     }
   }
   inflateEnd(&z);
@@ -508,6 +515,23 @@ std::size_t count_fields(const char* b, const char* e) {
 bool is_integer_token(std::string_view t) {
   if (!t.empty() && t[0] == '-') t.remove_prefix(1);
   return !t.empty() && t.size() <= 18 && std::all_of(t.begin(), t.end(), is_digit);
+}
+
+}  // namespace
+
+namespace {
+
+// True for "N D" (two integers), the word2vec/fastText header.
+bool first_line_is_header(std::string_view line) {
+  std::vector<std::string_view> f;
+  std::size_t i = 0;
+  while (i < line.size() && f.size() <= 2) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const std::size_t b = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > b) f.push_back(line.substr(b, i - b));
+  }
+  return f.size() == 2 && is_integer_token(f[0]) && is_integer_token(f[1]);
 }
 
 struct Header {

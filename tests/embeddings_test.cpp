@@ -226,6 +226,23 @@ TEST_CASE("--limit reads the first N words; text, binary and gzip") {
     CHECK(e.word(1) == "king");
     CHECK(!e.find("man").has_value());
   }
+  // gzip: text stops inflating early; binary (whose floats may hold '\n' bytes) is never cut short
+  std::string bin = "6 4\n";
+  for (std::size_t i = 0; i < kWords.size(); ++i) {
+    bin += kWords[i] + " ";
+    const float nl[4] = {1.0f, 0x1.0a0a0ap-117f, 2.0f, 3.0f};  // bytes 0a 0a 0a 05: three '\n's
+    bin.append(reinterpret_cast<const char*>(nl), 16);
+  }
+  write_file(dir / "nl.bin", bin);
+  REQUIRE(std::system(("gzip -kf " + shell_quote((dir / "nl.bin").string()) + " " + shell_quote((dir / "g.txt").string())).c_str()) == 0);
+  s.limit = 5;
+  s.path = (dir / "nl.bin.gz").string();
+  auto eb = load_embeddings(s);
+  REQUIRE(eb.size() == 5);
+  CHECK(eb.row(4)[3] == 3.0f);
+  s.path = (dir / "g.txt.gz").string();
+  CHECK(load_embeddings(s).size() == 5);
+  s.limit = 2;
   // a header promising 6 words but --limit 2: only 2 are read, so a short file is fine
   write_file(dir / "short.txt", "6 4\n" + text_rows().substr(0, text_rows().find("man")));
   s.path = (dir / "short.txt").string();
@@ -544,4 +561,31 @@ TEST_CASE("test_glove.txt (shared data): non-ASCII keys") {
   CHECK(e.size() == 76);
   CHECK(e.dim() == 50);
   for (const char* w : {"ö", "é", "हु", "ü", "हि", "या"}) CHECK_MESSAGE(e.find(w).has_value(), w);
+}
+
+TEST_CASE("nearest, rows, from_rows: the API other commands build on") {
+  // from_rows drops duplicates (first kept); rows() stacks rows, unit=true normalises them
+  Tensor v = Tensor::matrix({{3, 4}, {1, 0}, {0, 2}, {9, 9}});
+  Embeddings e = Embeddings::from_rows({"a", "b", "c", "a"}, v, "test");
+  REQUIRE(e.size() == 3);
+  CHECK(e.info().duplicates == 1);
+  CHECK(e.norm(0) == doctest::Approx(5.0));
+  const std::size_t idx[2] = {0, 2};
+  Tensor r = e.rows(idx, true);
+  CHECK(r(0, 0) == doctest::Approx(0.6));
+  CHECK(r(0, 1) == doctest::Approx(0.8));
+  CHECK(r(1, 1) == doctest::Approx(1.0));
+  // nearest to (1, 1): cosines (3+4)/(5√2), 1/√2, 2/(2√2) -> a first, then b and c tied (lower index first)
+  const float q[2] = {1, 1};
+  auto n = nearest(e, q, 3);
+  REQUIRE(n.size() == 3);
+  CHECK(n[0].index == 0);
+  CHECK(n[0].score == doctest::Approx(7.0 / (5.0 * std::sqrt(2.0))));
+  CHECK(n[1].index == 1);
+  CHECK(n[2].index == 2);
+  CHECK(n[1].score == doctest::Approx(1.0 / std::sqrt(2.0)));
+  const std::size_t ex[1] = {0};
+  CHECK(nearest(e, q, 1, ex)[0].index == 1);
+  // resolve_embeddings_path: flag, else $TFX_EMBEDDINGS, else "" (built-in)
+  CHECK(resolve_embeddings_path("x.txt") == "x.txt");
 }
