@@ -226,20 +226,25 @@ TEST_CASE("--limit reads the first N words; text, binary and gzip") {
     CHECK(e.word(1) == "king");
     CHECK(!e.find("man").has_value());
   }
-  // gzip: text stops inflating early; binary (whose floats may hold '\n' bytes) is never cut short
-  std::string bin = "6 4\n";
-  for (std::size_t i = 0; i < kWords.size(); ++i) {
-    bin += kWords[i] + " ";
-    const float nl[4] = {1.0f, 0x1.0a0a0ap-117f, 2.0f, 3.0f};  // bytes 0a 0a 0a 05: three '\n's
+  // gzip: text stops inflating early; binary (whose floats may hold '\n' bytes) is never cut
+  // short — 100,000 rows, each vector holding four '\n' bytes, --limit 60,000 (1.2 MB inflated)
+  std::string bin = "100000 4\n";
+  for (int i = 0; i < 100000; ++i) {
+    bin += 'w';
+    bin += std::to_string(i);
+    bin += ' ';
+    float nl[4] = {1.0f, 0.0f, 2.0f, static_cast<float>(i)};
+    std::memcpy(&nl[1], "\n\n\n\n", 4);  // a finite float whose four bytes are all '\n'
     bin.append(reinterpret_cast<const char*>(nl), 16);
   }
   write_file(dir / "nl.bin", bin);
   REQUIRE(std::system(("gzip -kf " + shell_quote((dir / "nl.bin").string()) + " " + shell_quote((dir / "g.txt").string())).c_str()) == 0);
-  s.limit = 5;
+  s.limit = 60000;
   s.path = (dir / "nl.bin.gz").string();
   auto eb = load_embeddings(s);
-  REQUIRE(eb.size() == 5);
-  CHECK(eb.row(4)[3] == 3.0f);
+  REQUIRE(eb.size() == 60000);
+  CHECK(eb.row(59999)[3] == 59999.0f);
+  s.limit = 5;
   s.path = (dir / "g.txt.gz").string();
   CHECK(load_embeddings(s).size() == 5);
   s.limit = 2;
