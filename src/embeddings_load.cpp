@@ -438,7 +438,20 @@ bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, st
   if (off + window < size && nl == base + off + window) return false;  // no line end: binary
   Part part;
   parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, part);
-  return part.error.empty() && part.rows == 1;
+  if (part.error.empty() && part.rows == 1) return true;
+  // Not D numbers — but text all the same (so the error names the ragged row) when the line has
+  // no control bytes and ends in a number: float32 bytes almost never manage both.
+  const char* b = base + off;
+  const char* e = nl;
+  while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) --e;
+  for (const char* c = b; c < e; ++c)
+    if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t') return false;
+  const char* t = e;
+  while (t > b && t[-1] != ' ' && t[-1] != '\t') --t;
+  if (t == b) return false;
+  float v;
+  const char* q = t;
+  return parse_number(q, e, base + size, v) == Num::ok && q == e;
 }
 
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start,
