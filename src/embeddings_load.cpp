@@ -341,19 +341,31 @@ std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::si
   build_word_table(*s, all, keep);
   s->d = D;
   s->own_vectors.allocate(s->n * D);
-  float* out = s->own_vectors.data();
+  // 1. where each block's kept rows go (and the duplicates, for the warning)
+  std::vector<std::size_t> first_row(blocks.size() + 1, 0), first_global(blocks.size() + 1, 0);
   std::size_t g = 0;
-  for (auto* b : blocks) {
-    for (std::size_t i = 0; i < b->rows; ++i, ++g) {
-      if (keep[g]) {
-        std::memcpy(out, b->values.data() + i * D, D * sizeof(float));
-        out += D;
-      } else if (s->info.duplicates++ == 0) {
-        s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(b, i));
-      }
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    first_row[k + 1] = first_row[k];
+    first_global[k + 1] = first_global[k] + blocks[k]->rows;
+    for (std::size_t i = 0; i < blocks[k]->rows; ++i, ++g) {
+      if (keep[g]) ++first_row[k + 1];
+      else if (s->info.duplicates++ == 0)
+        s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(blocks[k], i));
     }
-    b->values.release();  // free as we go: peak memory stays near one copy
   }
+  // 2. copy on all cores, freeing each block as soon as it is copied (peak memory ≈ one copy)
+  float* const out = s->own_vectors.data();
+  parallel_for_threads(worker_threads(total * D), [&](unsigned t, unsigned T) {
+    for (std::size_t k = blocks.size() * t / T; k < blocks.size() * (t + 1) / T; ++k) {
+      float* dst = out + first_row[k] * D;
+      for (std::size_t i = 0; i < blocks[k]->rows; ++i)
+        if (keep[first_global[k] + i]) {
+          std::memcpy(dst, blocks[k]->values.data() + i * D, D * sizeof(float));
+          dst += D;
+        }
+      blocks[k]->values.release();
+    }
+  });
   s->vectors = s->own_vectors.data();
   s->info.file_rows = total;
   compute_norms(*s);
