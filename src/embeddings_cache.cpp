@@ -248,7 +248,7 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   auto write_at = [&](const void* p, std::size_t bytes, std::uint64_t off) {
     const char* c = static_cast<const char*>(p);
     while (bytes) {
-      const ssize_t w = pwrite(fd, c, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(off));
+      const ssize_t w = pwrite(fd, c, std::min<std::size_t>(bytes, std::size_t{1} << 20), static_cast<off_t>(off));
       if (w <= 0) return false;
       c += w;
       off += static_cast<std::uint64_t>(w);
