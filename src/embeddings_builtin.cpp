@@ -42,4 +42,10 @@ const Embeddings& builtin_embedding() {
   return e;
 }
 
+std::vector<std::pair<std::string, std::string>> builtin_axes() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t k = 0; k < detail::kBuiltinNamedAxes; ++k) out.emplace_back(detail::kBuiltinAxes[k], detail::kBuiltinAxisHelp[k]);
+  return out;
+}
+
 }  // namespace tfx

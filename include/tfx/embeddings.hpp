@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tfx/tensor.hpp"
@@ -118,6 +119,10 @@ Embeddings load_embeddings(const EmbeddingSource& source);
 // tense, …), then "concept" dimensions, plus small deterministic noise. Constructed by hand for
 // teaching; not trained on any corpus.
 const Embeddings& builtin_embedding();
+
+// The built-in embedding's named axes, in dimension order: (name, what it encodes). The
+// remaining dimensions (after these) are concept-identity dimensions.
+std::vector<std::pair<std::string, std::string>> builtin_axes();
 
 // The file to use: `flag` if non-empty, else $TFX_EMBEDDINGS if set and non-empty, else "" (the
 // built-in embedding).

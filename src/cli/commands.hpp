@@ -9,6 +9,7 @@ void register_rope(CLI::App& app);
 void register_layernorm(CLI::App& app);
 void register_lr(CLI::App& app);
 void register_analogy(CLI::App& app);
+void register_embeddings(CLI::App& app);
 void register_attention(CLI::App& app);
 
 }  // namespace tfx::cli

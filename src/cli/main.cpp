@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   tfx::cli::register_layernorm(app);
   tfx::cli::register_lr(app);
   tfx::cli::register_analogy(app);
+  tfx::cli::register_embeddings(app);
   tfx::cli::register_attention(app);
 
   try {
