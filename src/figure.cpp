@@ -15,14 +15,16 @@ namespace tfx {
 
 Colormap parse_colormap(const std::string& name) {
   if (name == "diverging" || name == "rdbu") return Colormap::diverging;
+  if (name == "bluered" || name == "rdbu_r") return Colormap::bluered;
   if (name == "viridis") return Colormap::viridis;
   if (name == "gray" || name == "grey") return Colormap::gray;
-  throw usage_error(fmt::format("--cmap: unknown colormap '{}' (expected diverging, viridis or gray)", name));
+  throw usage_error(fmt::format("--cmap: unknown colormap '{}' (expected diverging, bluered, viridis or gray)", name));
 }
 
 const char* colormap_name(Colormap c) {
   switch (c) {
     case Colormap::diverging: return "diverging";
+    case Colormap::bluered: return "bluered";
     case Colormap::viridis: return "viridis";
     case Colormap::gray: return "gray";
   }
@@ -67,6 +69,8 @@ Rgb colormap_color(Colormap c, double t) {
   if (std::isnan(t)) return draw::kMaskBase;
   switch (c) {
     case Colormap::diverging: return interpolate(11, t, [](int i) { return kRdBu[i]; });
+    // the same colors the other way round: −1 blue … +1 red (matplotlib's RdBu_r)
+    case Colormap::bluered: return interpolate(11, t, [](int i) { return kRdBu[10 - i]; });
     case Colormap::viridis: return interpolate(256, t, viridis_entry);
     case Colormap::gray: {
       const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(t, 0.0, 1.0) * 255));

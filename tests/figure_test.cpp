@@ -61,6 +61,11 @@ TEST_CASE("colormaps: published end and centre colors") {
   CHECK(colormap_color(Colormap::diverging, 0.5) == kMid);
   CHECK(colormap_color(Colormap::diverging, 1.0) == kBlue);
   CHECK(colormap_color(Colormap::diverging, 7.0) == kBlue);  // clamped
+  // bluered is the reverse: −1 blue … +1 red
+  CHECK(colormap_color(Colormap::bluered, 0.0) == kBlue);
+  CHECK(colormap_color(Colormap::bluered, 0.5) == kMid);
+  CHECK(colormap_color(Colormap::bluered, 1.0) == kRed);
+  CHECK(parse_colormap("rdbu_r") == Colormap::bluered);
   CHECK(near(colormap_color(Colormap::viridis, 0.0), {0x44, 0x01, 0x54}));
   CHECK(near(colormap_color(Colormap::viridis, 0.5), {0x21, 0x91, 0x8c}));
   CHECK(near(colormap_color(Colormap::viridis, 1.0), {0xfd, 0xe7, 0x25}));

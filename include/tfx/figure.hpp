@@ -18,12 +18,15 @@ struct Rgb {
   bool operator==(const Rgb&) const = default;
 };
 
-// diverging: blue ↔ white ↔ red (signed values, symmetric around 0, like the lecture's PE figure)
+// diverging: red (−) ↔ white (0) ↔ blue (+), ColorBrewer RdBu: the lecture's PE figure, where blue is +1
+// bluered:   the same colors reversed, blue (−) ↔ white ↔ red (+) (matplotlib RdBu_r)
 // viridis:   perceptually uniform sequential (similarities, attention weights)
 // gray:      black → white
-enum class Colormap { diverging, viridis, gray };
+enum class Colormap { diverging, bluered, viridis, gray };
+// diverging or bluered: signed data, drawn on a scale symmetric around 0.
+inline bool is_diverging(Colormap c) { return c == Colormap::diverging || c == Colormap::bluered; }
 
-// "diverging" (alias "rdbu"), "viridis", "gray"; anything else throws a usage error naming --cmap.
+// "diverging" (alias "rdbu"), "bluered" (alias "rdbu_r"), "viridis", "gray"; anything else throws a usage error naming --cmap.
 Colormap parse_colormap(const std::string& name);
 const char* colormap_name(Colormap c);
 // Color at t ∈ [0, 1] (clamped): 0 = bottom of the scale, 1 = top.

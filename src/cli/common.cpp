@@ -61,8 +61,8 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
         ->check(CLI::IsMember({"always", "never", "auto"}))
         ->group("Figures");
   }
-  app->add_option("--cmap", f.cmap, "Colormap: diverging (RdBu: red < 0 < blue, the lecture's PE colors), viridis or gray")
-      ->check(CLI::IsMember({"diverging", "rdbu", "viridis", "gray", "grey"}))
+  app->add_option("--cmap", f.cmap, "Colormap: diverging (RdBu: red < 0 < blue, the lecture's PE colors), bluered (blue < 0 < red), viridis or gray")
+      ->check(CLI::IsMember({"diverging", "rdbu", "bluered", "rdbu_r", "viridis", "gray", "grey"}))
       ->group("Figures");
 }
 

@@ -41,7 +41,7 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   h.value_label = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
   h.source_rows = h.source_cols = L;
   h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
-  if (h.cmap == Colormap::diverging) h.symmetric = true;
+  if (is_diverging(h.cmap)) h.symmetric = true;
   Result r;
   r.command = "pe sim";
   Figure figure;
@@ -111,7 +111,7 @@ void run_pe_sim(const PeSimOptions& o) {
   h.y_label = "position i";
   h.value_label = what;
   h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
-  if (h.cmap == Colormap::diverging) h.symmetric = true;
+  if (is_diverging(h.cmap)) h.symmetric = true;
   Figure figure;
   if (o.profile) {
     LineChart chart;
