@@ -2,6 +2,7 @@
 #include "tfx/format.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -482,6 +483,24 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
       throw usage_error(fmt::format("{} -: refusing to write binary output to a terminal; give a file name or pipe it", what));
     if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
       throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+    return;
+  }
+  // A device or FIFO (/dev/null, /dev/full, a named pipe) is written in place: renaming FILE.tmp
+  // over it would replace the device with a regular file.
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    throw Error(fmt::format("{} {}: cannot write: it is a directory; give a file name", what, path));
+  if (exists && !S_ISREG(st.st_mode)) {
+    std::FILE* d = std::fopen(path.c_str(), "wb");
+    if (!d) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), d) == bytes.size();
+    int err = errno;
+    if (std::fclose(d) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+    if (!ok) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(err)));
     return;
   }
   const std::string tmp = path + ".tmp";

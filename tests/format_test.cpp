@@ -2,6 +2,8 @@
 // temp-file-and-rename.
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include "helpers.hpp"
 #include "tfx/format.hpp"
 
@@ -117,4 +119,28 @@ TEST_CASE("emit: writes through a temporary file and leaves nothing on failure")
 TEST_CASE("parse_format rejects unknown names") {
   CHECK(parse_format("csv") == Format::csv);
   CHECK_THROWS_AS(parse_format("bogus"), Error);
+}
+
+TEST_CASE("cli: -o and --png to a device write in place; to a directory, refused with nothing left") {
+  // Renaming FILE.tmp over /dev/null would replace the device with a regular file (as root) or fail.
+  Run null = run_tfx("pe --len 3 --dim 4 -o /dev/null");
+  CHECK(null.code == 0);
+  CHECK(null.err.empty());
+  struct stat st {};
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  Run full = run_tfx("pe --len 3 --dim 4 --format csv -o /dev/full");
+  CHECK(full.code == 1);
+  CHECK(full.err.find("tfx: error: -o /dev/full: cannot write") == 0);
+  CHECK(count_lines(full.err) == 1);
+
+  TempDir dir;
+  std::filesystem::create_directory(dir / "sub");
+  Run d = run_tfx("pe --len 3 --dim 4 -o sub", dir.path);
+  CHECK(d.code == 1);
+  CHECK(d.err.find("-o sub: cannot write: it is a directory") != std::string::npos);
+  Run png = run_tfx("pe --len 3 --dim 4 --png sub", dir.path);
+  CHECK(png.code == 1);
+  CHECK(png.err.find("--png sub: cannot write: it is a directory") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "sub.tmp"));
 }
