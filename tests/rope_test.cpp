@@ -500,3 +500,18 @@ TEST_CASE("cli: tfx rope bad input gives one error line and exit 2, no file") {
   Run fac = run_tfx("rope freqs --scaling linear --factor 0");
   CHECK(fac.err.find("--factor 0") != std::string::npos);
 }
+
+TEST_CASE("cli: rope rotate refuses a rotation that overflows float32 and a --dim with a multi-GB pair table") {
+  // x = (3e38, 3e38) at pos 1: x'_b = 3e38·(sin 1 + cos 1) ≈ 4.1e38 > FLT_MAX ≈ 3.4e38
+  Run big = run_tfx("rope rotate --vector 3e38,3e38 --complex");
+  CHECK(big.code == 2);
+  CHECK(big.err.find("tfx: error: the rotated vector at --pos 1 overflows float32") == 0);
+  CHECK(big.out.find("inf") == std::string::npos);
+  // XPos key scale zeta^(-pos/B) with zeta_0 = 0.4/1.4, B = 512: at pos 1e5 it is (3.5)^195 > FLT_MAX
+  Run key = run_tfx("rope rotate --scaling xpos --key --pos 100000 --dim 4");
+  CHECK(key.code == 2);
+  CHECK(key.err.find("or a smaller --pos") != std::string::npos);
+  Run dim = run_tfx("rope rotate --dim 16777216");
+  CHECK(dim.code == 2);
+  CHECK(dim.err.find("--dim: 16777216 is out of range") != std::string::npos);
+}

@@ -67,6 +67,12 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   const double pos = static_cast<double>(o.pos);
   const RopeRole role = o.key ? RopeRole::key : RopeRole::query;
   const std::vector<float> y = rope_rotate(x, pos, c, role);
+  // float32 overflow (|x| near 3.4e38, or an XPos key's zeta^(-pos/B) at a large --pos) would print inf
+  for (const float v : y)
+    if (!std::isfinite(v))
+      throw usage_error(fmt::format("the rotated vector at --pos {} overflows float32 (a value became ±inf); use smaller "
+                                    "--vector values{}",
+                                    o.pos, c.scaling == RopeScaling::xpos ? " or a smaller --pos" : ""));
   const std::vector<double> inv = rope_inv_freq(c);
 
   Result r;
@@ -139,7 +145,7 @@ void register_rope_rotate(CLI::App* rope) {
   CLI::App* sub = rope->add_subcommand("rotate", "One vector before and after rotation R_pos, pair by pair; norms; --complex form");
   sub->group("Subcommands");
   sub->add_option("--dim", opts->dim, "Head dimension D (even; default: the --vector's length, else 8)")
-      ->check(whole_number(1, std::int64_t{1} << 24));
+      ->check(whole_number(1, std::int64_t{1} << 16));  // one table row per pair: 2^24 took 10 GB
   sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
   opts->vector_opt = sub->add_option("--vector", opts->vector, "The vector, D comma-separated numbers, e.g. 1,0,0,1");
   auto* seed = sub->add_option("--seed", opts->seed, "Seed of a random vector uniform in [-1, 1) (when no --vector)")->capture_default_str();
