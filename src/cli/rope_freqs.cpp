@@ -4,6 +4,8 @@
 // (1/(D/2))·Σ|S_j| against relative distance, one curve per scaling.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <numbers>
 
@@ -132,7 +134,8 @@ void run_rope_decay(const RopeDecayOptions& o) {
   std::vector<RopeConfig> configs;
   for (RopeScaling s : list) configs.push_back(rope_config(o.rope, o.dim, s, L));
   const std::size_t n = configs.size();
-  checked_element_count({L, n}, fmt::format("--len {}", o.len));
+  // the curve's work is L×(D/2) (checked again in rope_decay_curve); check before the L×n table is allocated
+  checked_element_count({L, std::max(n, configs[0].dim / 2)}, fmt::format("--len {} --dim {} (decay work)", o.len, configs[0].dim));
 
   Matrix m;
   m.name = "decay";
