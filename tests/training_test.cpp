@@ -67,3 +67,19 @@ TEST_CASE("cli: layernorm and lr bad input") {
     CHECK(count_lines(r.err) == 1);
   }
 }
+
+TEST_CASE("cli: layernorm refuses 0/0 (σ = 0 with --eps 0) and float32 overflow instead of printing nan/inf") {
+  Run zero = run_tfx("layernorm --x 1,1 --gamma '' --beta '' --eps 0");
+  CHECK(zero.code == 2);
+  CHECK(zero.err.find("tfx: error: --eps 0: token 'x0' has σ = 0") == 0);
+  CHECK(count_lines(zero.err) == 1);
+  // x̂ = (-1, 1); y_2 = 3e38·1 + 3e38 = 6e38 > FLT_MAX
+  Run big = run_tfx("layernorm --x 1,2 --gamma 3e38,3e38 --beta 3e38,3e38");
+  CHECK(big.code == 2);
+  CHECK(big.err.find("overflows float32") != std::string::npos);
+  CHECK(big.out.find("inf") == std::string::npos);
+  // the same constant row with the default ε is fine: x̂ = 0/√ε = 0
+  Run ok = run_tfx("layernorm --x 1,1 --gamma '' --beta '' --format csv");
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("nan") == std::string::npos);
+}

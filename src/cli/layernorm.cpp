@@ -2,6 +2,7 @@
 // standard deviation, the normalized vectors, then the affine y = γ·x̂ + β.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -85,6 +86,17 @@ void run_layernorm(const LayerNormOptions& o) {
   // 1. x̂ = (x − μ)/√(σ² + ε) per token; 2. y = γ ⊙ x̂ + β
   Tensor normalized = layer_norm(x, Tensor(), Tensor(), static_cast<float>(o.eps));
   Tensor y = layer_norm(x, gamma, beta, static_cast<float>(o.eps));
+  // σ = 0 with ε = 0 is 0/0, and huge γ, β or x overflow float32: say so instead of printing nan/inf
+  for (std::size_t t = 0; t < T; ++t) {
+    const auto n = normalized.row(t), yt = y.row(t);
+    const bool finite_n = std::all_of(n.begin(), n.end(), [](float v) { return std::isfinite(v); });
+    if (!finite_n && o.eps == 0)
+      throw usage_error(fmt::format("--eps 0: token '{}' has σ = 0 (all features equal), so x̂ = 0/0; use --eps > 0 (e.g. 1e-5)",
+                                    tokens[t]));
+    if (!finite_n || !std::all_of(yt.begin(), yt.end(), [](float v) { return std::isfinite(v); }))
+      throw usage_error(fmt::format("token '{}': the result overflows float32 (a value became ±inf); use smaller --x, --gamma or --beta",
+                                    tokens[t]));
+  }
 
   Result r;
   r.command = "layernorm";
