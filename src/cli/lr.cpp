@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "commands.hpp"
@@ -28,6 +29,14 @@ void run_lr(const LrOptions& o) {
   Result r;
   r.command = "lr";
   r.params = {{"d_model", o.d_model}, {"warmup", o.warmup}, {"scale", o.scale}};
+  // the schedule peaks at step = warmup: scale·d_model^(-0.5)·warmup^(-0.5); past float32 the table shows inf
+  for (auto w : o.warmup) {
+    const double peak = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.scale);
+    if (!(peak <= std::numeric_limits<float>::max()))
+      throw usage_error(fmt::format("--scale {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
+                                    "use a smaller --scale or a larger --d-model",
+                                    o.scale, o.d_model, peak, w));
+  }
   if (o.step) {
     const double s = static_cast<double>(*o.step);
     r.params["step"] = *o.step;
