@@ -77,6 +77,7 @@ std::uint64_t table_checksum(const TableHeader& hdr, const void* norms, const vo
 
 struct SourceStat {
   std::int64_t size = 0, mtime_ns = 0;
+  bool regular = true;  // false for a pipe or device (`--embeddings <(zcat f.gz)`): read once, never cached
 };
 
 SourceStat stat_source(const std::string& path) {
@@ -86,7 +87,7 @@ SourceStat stat_source(const std::string& path) {
                             errno == ENOENT ? "no such file" : std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} is a directory; expected an embedding file", path));
   return {static_cast<std::int64_t>(st.st_size),
-          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec};
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec, S_ISREG(st.st_mode)};
 }
 
 }  // namespace
@@ -292,7 +293,8 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     return Embeddings(std::shared_ptr<const Embeddings::Store>(std::move(s)), n);
   };
   // 2. a tfx table given directly (written by `tfx embeddings convert`)
-  if (src.format == EmbeddingFormat::tfx_cache || (src.format == EmbeddingFormat::detect && is_table_file(path))) {
+  // (a pipe is never probed: reading its first 8 bytes would take them from the parser)
+  if (src.format == EmbeddingFormat::tfx_cache || (src.format == EmbeddingFormat::detect && st.regular && is_table_file(path))) {
     std::string why;
     auto s = map_table(path, -1, -1, why);
     if (!s) throw Error(fmt::format("{}: not a usable tfx table ({}); re-create it with `tfx embeddings convert`", path, why));
@@ -305,7 +307,9 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   // 3. the cache of a text/binary file, if fresh
   const std::string cp = cache_path_for(path, src.cache_dir);
   std::string state;
-  if (src.use_cache) {
+  // a pipe's path (/dev/fd/63) and stat say nothing about its content: no cache
+  const bool use_cache = src.use_cache && st.regular;
+  if (use_cache) {
     std::string why;
     auto s = map_table(cp, st.size, st.mtime_ns, why);
     if (s && src.format != EmbeddingFormat::detect && s->info.format != src.format) {
@@ -325,6 +329,8 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   auto s = parse_embedding_file(src, path);
   if (!src.use_cache) {
     s->info.cache_state = "disabled (--no-cache)";
+  } else if (!use_cache) {
+    s->info.cache_state = "not used (not a regular file)";
   } else if (src.limit) {
     s->info.cache_state = "not written (--limit reads only part of the file)";
   } else {

@@ -3,6 +3,10 @@
 // file and line, non-zero exit, nothing cached).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -245,4 +249,39 @@ TEST_CASE("tfx embeddings info and convert") {
   CHECK(bad.err.find("bad.tfx: not a usable tfx table") != std::string::npos);
   CHECK(run_tfx("embeddings convert " + s + " " + s, {}, env).code == 2);
   CHECK(run_tfx("embeddings convert " + s + " x --to xml", {}, env).code == 2);
+}
+
+TEST_CASE("cli: a pipe as --embeddings is read whole and never cached (no stale hit for the next pipe)") {
+  TempDir t;
+  const std::string env = "XDG_CACHE_HOME=" + (t / "cache").string();
+  const auto fifo = t / "vectors.fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // feeds `text` to the FIFO in a child process (open blocks until tfx opens the other end)
+  auto query = [&](const std::string& text) {
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      std::FILE* f = std::fopen(fifo.c_str(), "w");
+      if (f) {
+        std::fputs(text.c_str(), f);
+        std::fclose(f);
+      }
+      _exit(0);
+    }
+    Run r = run_tfx("analogy king man woman -k 1 --format csv --embeddings " + shell_quote(fifo.string()), {}, env);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return r;
+  };
+  // unit(king) − unit(man) + unit(woman) = (1,0) − (0,1) + (1,1)/√2 = (1.71, −0.29): the word at (1,0)
+  // wins (cosine 0.99; the one at (0,1) has −0.17). The second pipe swaps queen and prince.
+  Run a = query("king 1 0\nman 0 1\nwoman 1 1\nqueen 1 0\nprince 0 1\n");
+  REQUIRE(a.code == 0);
+  CHECK(a.out.find("queen") != std::string::npos);
+  CHECK(a.out.find("prince") == std::string::npos);
+  Run b = query("king 1 0\nman 0 1\nwoman 1 1\nqueen 0 1\nprince 1 0\n");
+  REQUIRE(b.code == 0);
+  CHECK(b.out.find("prince") != std::string::npos);
+  const bool no_cache = !std::filesystem::exists(t / "cache" / "tfx") || std::filesystem::is_empty(t / "cache" / "tfx");
+  CHECK(no_cache);
 }
