@@ -285,3 +285,28 @@ TEST_CASE("cli: a pipe as --embeddings is read whole and never cached (no stale 
   const bool no_cache = !std::filesystem::exists(t / "cache" / "tfx") || std::filesystem::is_empty(t / "cache" / "tfx");
   CHECK(no_cache);
 }
+
+TEST_CASE("cli: empty file names and a device or directory as convert's OUT are usage errors") {
+  TempDir t;
+  const std::string env = "XDG_CACHE_HOME=" + (t / "cache").string();
+  write_file(t / "v.txt", "king 1 0\nman 0 1\n");
+  // '' used to mean the built-in embedding silently
+  for (const char* args : {"analogy king man woman --embeddings ''", "embeddings info ''", "embeddings convert '' x.tfx"}) {
+    Run r = run_tfx(args, t.path, env);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("expected a file name, got an empty one") != std::string::npos);
+  }
+  CHECK(!std::filesystem::exists(t / "x.tfx"));
+  // renaming OUT.tmp.PID over /dev/null would replace the device (as root) with a regular file
+  Run dev = run_tfx("embeddings convert v.txt /dev/null", t.path, env);
+  CHECK(dev.code == 2);
+  CHECK(dev.err.find("'/dev/null' is a device or pipe") != std::string::npos);
+  struct stat st {};
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  std::filesystem::create_directory(t / "d");
+  Run dir = run_tfx("embeddings convert v.txt d --to glove", t.path, env);
+  CHECK(dir.code == 2);
+  CHECK(dir.err.find("'d' is a directory") != std::string::npos);
+  CHECK(count_lines(dir.err) == 1);
+}

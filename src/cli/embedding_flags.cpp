@@ -11,6 +11,12 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
   app->add_option("--embeddings", f.path,
                   "Word-vector file: GloVe .txt, word2vec .txt/.bin, fastText .vec, optionally .gz, or a tfx table "
                   "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)")
+      ->check(CLI::Validator(
+          [](std::string& path) {
+            return path.empty() ? std::string("expected a file name, got an empty one (leave --embeddings out for the default)")
+                                : std::string();
+          },
+          ""))
       ->group("Embeddings");
   app->add_option("--embeddings-format", f.format, "Format of --embeddings: auto, glove, word2vec, word2vec-bin, fasttext or tfx")
       ->capture_default_str()

@@ -2,12 +2,24 @@
 // embedding is) and `tfx embeddings convert IN OUT` (write a tfx table or another format).
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/stat.h>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
 
 namespace tfx::cli {
+
+namespace {
+// A positional file name must not be empty ('' would silently mean the built-in embedding).
+CLI::Validator non_empty_path(const char* hint) {
+  return CLI::Validator(
+      [hint](std::string& path) {
+        return path.empty() ? fmt::format("expected a file name, got an empty one ({})", hint) : std::string();
+      },
+      "");
+}
+}  // namespace
 
 namespace {
 
@@ -126,7 +138,8 @@ void register_embeddings(CLI::App& app) {
   CLI::App* info = cmd->add_subcommand("info", "Format, words, dimension and cache state of FILE (default: --embeddings, "
                                                "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)");
   info->group("Subcommands");
-  info->add_option("file", io->file, "Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)");
+  info->add_option("file", io->file, "Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)")
+      ->check(non_empty_path("leave FILE out for the default"));
   add_embedding_flags(info, io->emb);
   add_output_flags(info, io->out);
   set_examples(info, {"tfx embeddings info                       # the built-in embedding and its named axes",
@@ -137,8 +150,19 @@ void register_embeddings(CLI::App& app) {
   auto co = std::make_shared<ConvertOptions>();
   CLI::App* conv = cmd->add_subcommand("convert", "Write IN as a tfx table (memory-mapped, instant loads) or another format");
   conv->group("Subcommands");
-  conv->add_option("in", co->in, "Input embedding file (any format tfx reads)")->required();
-  conv->add_option("out", co->out_path, "Output file (written to OUT.tmp.PID, then renamed)")->required();
+  conv->add_option("in", co->in, "Input embedding file (any format tfx reads)")->required()->check(non_empty_path("give a file"));
+  conv->add_option("out", co->out_path, "Output file (written to OUT.tmp.PID, then renamed)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& path) {
+            struct stat st {};
+            if (path.empty()) return std::string("expected a file name, got an empty one");
+            if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+              return fmt::format("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)", path,
+                                 S_ISDIR(st.st_mode) ? "a directory" : "a device or pipe");
+            return std::string();
+          },
+          ""));
   conv->add_option("--to", co->to, "Output format: tfx (binary table), glove, word2vec, word2vec-bin or fasttext")
       ->capture_default_str()
       ->check(CLI::IsMember({"tfx", "glove", "word2vec", "word2vec-bin", "fasttext"}));
