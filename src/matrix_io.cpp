@@ -290,6 +290,9 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
   std::vector<std::string> header;
   bool has_header = std::any_of(lines[0].cells.begin() + (lines[0].cells.empty() ? 0 : 1), lines[0].cells.end(),
                                 [](const std::string& c) { return !parse_number(c); });
+  // a first line that starts with a number ("1,a") is a data row with a bad cell, not a header:
+  // taking it for one would silently drop a row
+  if (has_header && parse_number(lines[0].cells[0])) has_header = false;
   if (!has_header && !lines[0].cells.empty() && !parse_number(lines[0].cells[0])) {
     bool rest_count = true;
     for (std::size_t j = 1; j < lines[0].cells.size(); ++j)

@@ -226,3 +226,9 @@ TEST_CASE("read_matrix_file: format by extension or content; missing, empty and 
   CHECK(has(error_of([&] { read_matrix_file((dir / "missing.csv").string(), "--k"); }), "cannot read"));
   CHECK(has(error_of([&] { read_matrix_file(dir.path.string(), "--v"); }), "is a directory"));
 }
+
+TEST_CASE("csv: a first line starting with a number is data, so its bad cell is reported, not taken for a header") {
+  // "1,a" used to become the header: Q silently lost a row ([1, 2] instead of an error)
+  CHECK(has(error_of([] { parse_matrix_csv("1,a\n3,4\n", "n.csv"); }), "n.csv:1: column 2: 'a' is not a number"));
+  CHECK(has(error_of([] { parse_matrix_csv("1,2,x\n3,4,5\n", "n.csv"); }), "n.csv:1: column 3: 'x' is not a number"));
+}
