@@ -310,3 +310,17 @@ TEST_CASE("cli: empty file names and a device or directory as convert's OUT are 
   CHECK(dir.err.find("'d' is a directory") != std::string::npos);
   CHECK(count_lines(dir.err) == 1);
 }
+
+TEST_CASE("cli: binary junk in an embedding file is shown as \\xNN in the one-line error, UTF-8 words as they are") {
+  TempDir t;
+  write_file(t / "junk2.txt", std::string("\x1b[31mred 1 \x0d\x07\n"));
+  write_file(t / "utf.txt", "caf\xc3\xa9 1 x\n");
+  Run j = run_tfx("embeddings info --no-cache junk2.txt", t.path);
+  CHECK(j.code == 1);
+  CHECK(count_lines(j.err) == 1);
+  CHECK(j.err.find('\x1b') == std::string::npos);
+  CHECK(j.err.find("\\x1b[31mred") != std::string::npos);
+  Run u = run_tfx("embeddings info --no-cache utf.txt", t.path);
+  CHECK(u.code == 1);
+  CHECK(u.err.find("'café'") != std::string::npos);
+}
