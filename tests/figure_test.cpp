@@ -313,3 +313,19 @@ TEST_CASE("cli: a figure of 100000 positions is downsampled, not refused") {
   CHECK(d.h < 1400);
   CHECK(d.h > static_cast<int>(kMaxHeatmapCells) / 2);
 }
+
+TEST_CASE("cli: --png and -o naming the same file is a usage error, nothing written") {
+  TempDir dir;
+  for (const char* args : {"pe --len 3 --dim 4 --png x -o x --format csv", "pe --len 3 --dim 4 --png x -o ./x",
+                           "pe --len 3 --dim 4 --png -o pe_len3_dim4.png"}) {
+    Run r = run_tfx(args, dir.path);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("name the same file") != std::string::npos);
+    CHECK(count_lines(r.err) == 1);
+  }
+  CHECK(std::filesystem::is_empty(dir.path));
+  Run ok = run_tfx("pe --len 3 --dim 4 --png x.png -o x.csv", dir.path);
+  CHECK(ok.code == 0);
+  CHECK(read_file(dir / "x.png").substr(1, 3) == "PNG");
+  CHECK(read_file(dir / "x.csv").find("pe [3, 4]") == 0);
+}

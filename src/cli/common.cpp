@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 namespace tfx::cli {
 
@@ -169,6 +170,17 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
   const bool table = (!png && !show_view) || out.format_given();
   if (png && fig.png == "-" && (show_view || (table && out.output == "-")))
     throw usage_error("--png -: the PNG goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)");
+  if (png && table && out.output != "-") {
+    // one file cannot hold both: the second write would silently replace the first
+    const std::string png_path = fig.png.empty() ? default_png : fig.png;
+    auto resolved = [](const std::string& p) {
+      std::error_code ec;
+      auto r = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+      return ec ? std::filesystem::path(p).lexically_normal() : r.lexically_normal();
+    };
+    if (png_path == out.output || resolved(png_path) == resolved(out.output))
+      throw usage_error(fmt::format("--png {} and -o {} name the same file; give them different names", png_path, out.output));
+  }
   if (png) present_png(*figure, fig, default_png, png_notice_stream(out));
   if (show_view) present_view(*view, fig);
   if (table) present(r, out);
