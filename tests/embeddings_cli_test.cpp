@@ -324,3 +324,16 @@ TEST_CASE("cli: binary junk in an embedding file is shown as \\xNN in the one-li
   CHECK(u.code == 1);
   CHECK(u.err.find("'café'") != std::string::npos);
 }
+
+TEST_CASE("cli: a $TFX_EMBEDDINGS naming a missing file is reported as $TFX_EMBEDDINGS; --embeddings overrides it") {
+  TempDir t;
+  write_file(t / "v.txt", "king 1 0\nman 0 1\nwoman 1 1\nqueen 2 0\n");
+  const std::string env = "XDG_CACHE_HOME=" + (t / "cache").string() + " TFX_EMBEDDINGS=" + (t / "gone.txt").string();
+  Run r = run_tfx("analogy king man woman", t.path, env);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("tfx: error: $TFX_EMBEDDINGS is ") == 0);
+  CHECK(r.err.find("gone.txt: no such file") != std::string::npos);
+  Run ok = run_tfx("analogy king man woman -k 1 --embeddings v.txt", t.path, env);
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("queen") != std::string::npos);
+}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 namespace tfx::cli {
 
@@ -35,6 +36,11 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
 EmbeddingSource embedding_source(const EmbeddingFlags& f) {
   EmbeddingSource s;
   s.path = resolve_embeddings_path(f.path);
+  // a stale $TFX_EMBEDDINGS must be named, or "no such file" points at a flag the user never gave
+  if (f.path.empty() && !s.path.empty() && !std::filesystem::exists(s.path))
+    throw Error(fmt::format("$TFX_EMBEDDINGS is {}: no such file (give --embeddings FILE, or unset TFX_EMBEDDINGS for the "
+                            "built-in teaching embedding)",
+                            s.path));
   s.format = parse_embedding_format(f.format);
   s.limit = static_cast<std::size_t>(f.limit);
   s.use_cache = !f.no_cache;
