@@ -515,3 +515,13 @@ TEST_CASE("cli: rope rotate refuses a rotation that overflows float32 and a --di
   CHECK(dim.code == 2);
   CHECK(dim.err.find("--dim: 16777216 is out of range") != std::string::npos);
 }
+
+TEST_CASE("cli: --factor or --original-max-pos without --scaling is a usage error (was silently ignored)") {
+  for (const char* args : {"rope --factor 2", "rope freqs --factor 2", "rope rotate --original-max-pos 10"}) {
+    Run r = run_tfx(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("does nothing without --scaling") != std::string::npos);
+    CHECK(count_lines(r.err) == 1);
+  }
+  CHECK(run_tfx("rope --len 4 --dim 4 --scaling linear --factor 2").code == 0);
+}

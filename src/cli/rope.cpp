@@ -39,10 +39,21 @@ void add_rope_flags(CLI::App* app, RopeFlags& f, bool list) {
   app->add_option("--xpos-scale-base", f.xpos_scale_base, "XPos: B in q*zeta^(n/B), k*zeta^(-n/B)")->capture_default_str()->group(g);
 }
 
+namespace {
+// --factor or --original-max-pos without a --scaling would be silently ignored (and named in PNG file names)
+void unused_scaling_flags(const RopeFlags& f) {
+  if (f.factor || f.original_max_pos)
+    throw usage_error(fmt::format("{} does nothing without --scaling (linear, ntk, dynamic, yarn or llama3), e.g. --scaling linear --factor 4",
+                                  f.factor ? "--factor" : "--original-max-pos"));
+}
+}  // namespace
+
 RopeScaling single_scaling(const RopeFlags& f) {
   if (f.scaling.find(',') != std::string::npos)
     throw usage_error(fmt::format("--scaling takes one name here, got '{}' (lists are for `rope freqs` and `rope decay`)", f.scaling));
-  return parse_rope_scaling(f.scaling);
+  const RopeScaling s = parse_rope_scaling(f.scaling);
+  if (s == RopeScaling::none) unused_scaling_flags(f);
+  return s;
 }
 
 std::vector<RopeScaling> scaling_list(const RopeFlags& f) {
@@ -54,6 +65,7 @@ std::vector<RopeScaling> scaling_list(const RopeFlags& f) {
     const RopeScaling s = parse_rope_scaling(item);
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   }
+  if (out.size() == 1) unused_scaling_flags(f);
   return out;
 }
 
