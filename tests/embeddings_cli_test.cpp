@@ -337,3 +337,14 @@ TEST_CASE("cli: a $TFX_EMBEDDINGS naming a missing file is reported as $TFX_EMBE
   CHECK(ok.code == 0);
   CHECK(ok.out.find("queen") != std::string::npos);
 }
+
+TEST_CASE("cli: analogy --batch with a directory or a missing file says which") {
+  TempDir t;
+  std::filesystem::create_directory(t / "d");
+  Run d = run_tfx("analogy --batch d", t.path);
+  CHECK(d.code == 2);
+  CHECK(d.err.find("tfx: error: --batch d: is a directory") == 0);  // was "d: no queries"
+  Run m = run_tfx("analogy --batch missing.txt", t.path);
+  CHECK(m.code == 2);
+  CHECK(m.err.find("no such file") != std::string::npos);
+}

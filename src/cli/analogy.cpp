@@ -3,6 +3,7 @@
 // queries after one load.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -65,8 +66,13 @@ void run_analogy(const AnalogyOptions& o) {
     std::istream* in = &std::cin;
     const std::string name = o.batch == "-" ? "<stdin>" : o.batch;
     if (o.batch != "-") {
+      std::error_code ec;
+      if (std::filesystem::is_directory(o.batch, ec))
+        throw usage_error(fmt::format("--batch {}: is a directory; expected a file of 'A B C' lines", o.batch));
       file.open(o.batch);
-      if (!file) throw usage_error(fmt::format("--batch {}: cannot open the file", o.batch));
+      if (!file)
+        throw usage_error(fmt::format("--batch {}: cannot open the file: {}", o.batch,
+                                      std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
       in = &file;
     }
     std::string line;
