@@ -2,7 +2,10 @@
 // temp-file-and-rename.
 #include <nlohmann/json.hpp>
 
+#include <pty.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "helpers.hpp"
 #include "tfx/format.hpp"
@@ -143,4 +146,29 @@ TEST_CASE("cli: -o and --png to a device write in place; to a directory, refused
   CHECK(png.code == 1);
   CHECK(png.err.find("--png sub: cannot write: it is a directory") != std::string::npos);
   CHECK(!std::filesystem::exists(dir / "sub.tmp"));
+}
+
+TEST_CASE("cli: --format npy to a terminal is refused, naming --format npy") {
+  // script(1) is not needed: a pty from openpty makes stdout a terminal
+  int master = -1, slave = -1;
+  if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) {
+    MESSAGE("no pty available; skipped");
+    return;
+  }
+  TempDir io;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    dup2(slave, STDOUT_FILENO);
+    std::freopen((io / "err").c_str(), "w", stderr);
+    execl(TFX_BINARY, "tfx", "pe", "--len", "2", "--dim", "2", "--format", "npy", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(slave);
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(master);
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(read_file(io / "err") ==
+        "tfx: error: --format npy -o -: refusing to write binary output to a terminal; give a file name or pipe it\n");
 }

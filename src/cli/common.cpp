@@ -116,7 +116,8 @@ CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a n
 
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);
-  emit(encode(r, o), o.path, is_binary(o.format));
+  // "--format npy -o -: refusing to write binary output to a terminal" names the flag the user gave
+  emit(encode(r, o), o.path, is_binary(o.format), is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o");
 }
 
 namespace {
