@@ -172,3 +172,14 @@ TEST_CASE("cli: --format npy to a terminal is refused, naming --format npy") {
   CHECK(read_file(io / "err") ==
         "tfx: error: --format npy -o -: refusing to write binary output to a terminal; give a file name or pipe it\n");
 }
+
+TEST_CASE("cli: csv/json/--full of more than 2^25 numbers is refused with a pointer to npy") {
+  // 8193 × 4096 = 33,558,528 > 2^25 = 33,554,432; 8192 × 4096 is exactly 2^25 and allowed
+  Run big = run_tfx("pe --len 8193 --dim 4096 --format csv -o out.csv");
+  CHECK(big.code == 2);
+  CHECK(big.err.find("tfx: error: --format csv would write 3.36e+07 numbers as text") == 0);
+  Run full = run_tfx("pe --len 8193 --dim 4096 --full");
+  CHECK(full.code == 2);
+  CHECK(full.err.find("--full would write") != std::string::npos);
+  CHECK(run_tfx("pe --len 8193 --dim 4096").code == 0);  // the summary table is small
+}

@@ -114,8 +114,22 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, c
 CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
 CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", ">= 0"); }
 
+// Text output is built in memory before it is written, ~50 bytes per number: past 2^25 numbers
+// (1.6 GB) refuse and point at npy, 4 bytes per number (at the 2^30 tensor cap csv needed ~50 GB).
+constexpr std::size_t kMaxTextNumbers = std::size_t{1} << 25;
+
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);
+  if (!is_binary(o.format) && (o.format == Format::csv || o.format == Format::json || o.full)) {
+    std::size_t n = 0;
+    for (const Block& b : r.blocks)
+      if (const auto* m = std::get_if<Matrix>(&b)) n += m->values.size();
+    if (n > kMaxTextNumbers)
+      throw usage_error(fmt::format("{} would write {:.3g} numbers as text, over tfx's limit of {} (2^25); use --format npy "
+                                    "(4 bytes each), the summary table (no --full), or smaller values",
+                                    o.full && o.format == Format::table ? "--full" : "--format " + flags.format,
+                                    static_cast<double>(n), kMaxTextNumbers));
+  }
   // "--format npy -o -: refusing to write binary output to a terminal" names the flag the user gave
   emit(encode(r, o), o.path, is_binary(o.format), is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o");
 }
