@@ -45,6 +45,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // "tfx bogus" / "tfx rope bogus": name the word and the commands instead of "A subcommand is required"
+    const CLI::App* at = &app;
+    std::string path = "tfx";
+    for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+      const auto subs = at->get_subcommands([](const CLI::App*) { return true; });
+      if (subs.empty()) break;
+      const CLI::App* next = nullptr;
+      std::string names;
+      for (const CLI::App* sub : subs) {
+        if (sub->check_name(argv[i])) next = sub;
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!next)
+        return fail(fmt::format("unknown command '{} {}'; expected one of: {} (see {} --help)", path, argv[i], names, path), 2);
+      at = next;
+      path += " " + next->get_name();
+    }
     return fail(std::string(e.what()) + " (see --help)", 2);
   } catch (const tfx::Error& e) {
     return fail(e.what(), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
