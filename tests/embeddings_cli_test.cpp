@@ -348,3 +348,16 @@ TEST_CASE("cli: analogy --batch with a directory or a missing file says which") 
   CHECK(m.code == 2);
   CHECK(m.err.find("no such file") != std::string::npos);
 }
+
+TEST_CASE("cli: analogy over a vocabulary of only A, B, C is an error, not an empty table with exit 0") {
+  TempDir t;
+  write_file(t / "three.txt", "king 1 0\nman 0 1\nwoman 1 1\n");
+  const std::string env = "XDG_CACHE_HOME=" + (t / "cache").string();
+  Run r = run_tfx("analogy king man woman --embeddings three.txt", t.path, env);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("tfx: error: three.txt has no word besides king, man, woman") == 0);
+  // with the inputs kept, the answer is king: unit(A) − unit(B) + unit(C) = (1.71, −0.29), nearest (1, 0)
+  Run keep = run_tfx("analogy king man woman --embeddings three.txt --keep-inputs -k 1 --format csv", t.path, env);
+  CHECK(keep.code == 0);
+  CHECK(keep.out.find("1,king,") != std::string::npos);
+}

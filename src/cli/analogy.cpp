@@ -105,6 +105,10 @@ void run_analogy(const AnalogyOptions& o) {
   for (const auto& [w, where] : queries) {
     const Query q = resolve(e, w, o, where);
     const auto best = analogy(e, q.a, q.b, q.c, k, method, !o.keep_inputs);
+    if (best.empty())  // an empty table with exit 0 looked like an answer
+      throw Error(fmt::format("{}{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
+                              "--keep-inputs",
+                              where, e.name(), e.word(q.a), e.word(q.b), e.word(q.c), e.size()));
     for (std::size_t i = 0; i < best.size(); ++i) {
       const auto rank = static_cast<long long>(i + 1);
       std::string word(e.word(best[i].index));
