@@ -8,5 +8,7 @@ void register_pe(CLI::App& app);
 void register_rope(CLI::App& app);
 void register_layernorm(CLI::App& app);
 void register_lr(CLI::App& app);
+void register_analogy(CLI::App& app);
+void register_embeddings(CLI::App& app);
 
 }  // namespace tfx::cli

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   tfx::cli::register_rope(app);
   tfx::cli::register_layernorm(app);
   tfx::cli::register_lr(app);
+  tfx::cli::register_analogy(app);
+  tfx::cli::register_embeddings(app);
 
   try {
     app.parse(argc, argv);

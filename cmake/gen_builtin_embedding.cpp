@@ -1,0 +1,158 @@
+// Build-time generator of the built-in teaching embedding: reads samples/teaching_embedding.tsv
+// (named axes, concept dimensions, noise amplitude, then `word<TAB>concept<TAB>attr=value …`)
+// and writes a .cpp defining the word list, the axis names and the (N, D) float32 matrix.
+// Run by cmake/builtin_embedding.cmake; deterministic (integer hashing only, no libm randomness).
+//
+// vector(word) = [ attr values on the A named axes | weight · unit(dir(concept)) on C dims ]
+//                + noise · (2u − 1) per dimension, u uniform from splitmix64(fnv1a(word), dim)
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// uniform in [0, 1) from the top 53 bits
+double uniform(std::uint64_t& state) { return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53; }
+
+[[noreturn]] void die(const std::string& what, int line) {
+  std::fprintf(stderr, "gen_builtin_embedding: teaching_embedding.tsv:%d: %s\n", line, what.c_str());
+  std::exit(1);
+}
+
+std::string c_string(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') o += '\\', o += static_cast<char>(c);
+    else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      o += buf;
+    } else o += static_cast<char>(c);
+  }
+  return o + "\"";
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: gen_builtin_embedding IN.tsv OUT.cpp\n");
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  if (!in) die("cannot open", 0);
+  std::vector<std::string> axes, axis_help, words;
+  std::map<std::string, int> axis_index;
+  int concepts = 0;
+  double concept_weight = 1.0, noise = 0.0;
+  std::vector<std::vector<double>> rows;
+  std::map<std::string, int> seen;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split(line, '\t');
+    if (f[0] == "@axis") {
+      if (f.size() != 3) die("@axis NAME DESCRIPTION expected", lineno);
+      axis_index[f[1]] = static_cast<int>(axes.size());
+      axes.push_back(f[1]);
+      axis_help.push_back(f[2]);
+    } else if (f[0] == "@concepts") {
+      if (f.size() != 3) die("@concepts COUNT WEIGHT expected", lineno);
+      concepts = std::stoi(f[1]);
+      concept_weight = std::stod(f[2]);
+    } else if (f[0] == "@noise") {
+      if (f.size() != 2) die("@noise AMPLITUDE expected", lineno);
+      noise = std::stod(f[1]);
+    } else {
+      if (f.size() < 2 || f.size() > 3) die("word<TAB>concept<TAB>attributes expected", lineno);
+      if (seen.count(f[0])) die("duplicate word '" + f[0] + "'", lineno);
+      seen[f[0]] = lineno;
+      const std::size_t D = axes.size() + static_cast<std::size_t>(concepts);
+      std::vector<double> v(D, 0.0);
+      // 1. named axes
+      if (f.size() == 3)
+        for (const auto& kv : split(f[2], ' ')) {
+          if (kv.empty()) continue;
+          auto eq = kv.find('=');
+          if (eq == std::string::npos) die("attribute '" + kv + "' is not name=value", lineno);
+          auto it = axis_index.find(kv.substr(0, eq));
+          if (it == axis_index.end()) die("unknown axis '" + kv.substr(0, eq) + "'", lineno);
+          v[static_cast<std::size_t>(it->second)] = std::stod(kv.substr(eq + 1));
+        }
+      // 2. concept direction: approximately Gaussian (sum of 4 uniforms), normalised, scaled
+      if (concepts > 0 && f[1] != "<unk>") {
+        std::uint64_t st = fnv1a("concept:" + f[1]);
+        std::vector<double> dir(static_cast<std::size_t>(concepts));
+        double ss = 0;
+        for (auto& x : dir) {
+          x = uniform(st) + uniform(st) + uniform(st) + uniform(st) - 2.0;
+          ss += x * x;
+        }
+        for (std::size_t k = 0; k < dir.size(); ++k) v[axes.size() + k] = concept_weight * dir[k] / std::sqrt(ss);
+      }
+      // 3. noise seeded by the word
+      std::uint64_t st = fnv1a("noise:" + f[0]);
+      for (auto& x : v) x += noise * (2.0 * uniform(st) - 1.0);
+      words.push_back(f[0]);
+      rows.push_back(std::move(v));
+    }
+  }
+  const std::size_t D = axes.size() + static_cast<std::size_t>(concepts);
+  std::ofstream out(std::string(argv[2]) + ".tmp");
+  out << "// Generated by cmake/gen_builtin_embedding.cpp from samples/teaching_embedding.tsv. Do not edit.\n"
+      << "#include <cstddef>\nnamespace tfx::detail {\n"
+      << "extern const std::size_t kBuiltinRows = " << words.size() << ";\n"
+      << "extern const std::size_t kBuiltinDim = " << D << ";\n"
+      << "extern const std::size_t kBuiltinNamedAxes = " << axes.size() << ";\n"
+      << "extern const char* const kBuiltinWords[] = {\n";
+  for (const auto& w : words) out << "  " << c_string(w) << ",\n";
+  out << "};\nextern const char* const kBuiltinAxes[] = {\n";
+  for (std::size_t k = 0; k < D; ++k)
+    out << "  " << c_string(k < axes.size() ? axes[k] : "concept" + std::to_string(k - axes.size() + 1)) << ",\n";
+  out << "};\nextern const char* const kBuiltinAxisHelp[] = {\n";
+  for (std::size_t k = 0; k < D; ++k)
+    out << "  " << c_string(k < axes.size() ? axis_help[k] : "concept identity (shared by a concept's word forms)") << ",\n";
+  out << "};\nextern const float kBuiltinVectors[] = {\n";
+  char buf[64];
+  for (const auto& v : rows) {
+    out << " ";
+    for (double x : v) {
+      std::snprintf(buf, sizeof buf, " %.9gf,", static_cast<double>(static_cast<float>(x)));
+      out << buf;
+    }
+    out << "\n";
+  }
+  out << "};\n}  // namespace tfx::detail\n";
+  out.close();
+  if (!out || std::rename((std::string(argv[2]) + ".tmp").c_str(), argv[2]) != 0) die("cannot write output", 0);
+  return 0;
+}

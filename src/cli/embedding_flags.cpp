@@ -1,0 +1,53 @@
+// The shared embedding flags and the load they describe.
+#include "embedding_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace tfx::cli {
+
+void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
+  app->add_option("--embeddings", f.path,
+                  "Word-vector file: GloVe .txt, word2vec .txt/.bin, fastText .vec, optionally .gz, or a tfx table "
+                  "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)")
+      ->group("Embeddings");
+  app->add_option("--embeddings-format", f.format, "Format of --embeddings: auto, glove, word2vec, word2vec-bin, fasttext or tfx")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx"}))
+      ->group("Embeddings");
+  app->add_option("--limit", f.limit, "Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->group("Embeddings");
+  app->add_flag("--no-cache", f.no_cache, "Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)")->group("Embeddings");
+  app->add_flag("--ignore-case", f.ignore_case,
+                "Case-insensitive word lookup (ASCII): an exact match wins, else the first word in file order")
+      ->group("Embeddings");
+}
+
+EmbeddingSource embedding_source(const EmbeddingFlags& f) {
+  EmbeddingSource s;
+  s.path = resolve_embeddings_path(f.path);
+  s.format = parse_embedding_format(f.format);
+  s.limit = static_cast<std::size_t>(f.limit);
+  s.use_cache = !f.no_cache;
+  return s;
+}
+
+Embeddings load_embeddings(const EmbeddingFlags& f) {
+  Embeddings e = tfx::load_embeddings(embedding_source(f));
+  const LoadInfo& info = e.info();
+  if (info.duplicates > 0) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tfx: warning: %s: %zu duplicate word%s dropped (the first of each is kept), e.g. %s\n",
+                 e.name().c_str(), info.duplicates, info.duplicates == 1 ? "" : "s", info.first_duplicate.c_str());
+  }
+  return e;
+}
+
+std::size_t lookup_word(const Embeddings& e, const std::string& word, const EmbeddingFlags& f) {
+  return require_word(e, word, f.ignore_case);
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,335 @@
+// The binary table format (the cache and `tfx embeddings convert`), memory-mapped on load, and
+// load_embeddings(): built-in, tfx table, cached text file, or a fresh parse that writes the cache.
+//
+// Table file layout (little-endian, sections 64-byte aligned):
+//   header (256 bytes: magic "TFXEMB1\n", version, N, D, source size/mtime/format, section offsets,
+//   checksum) · vectors (N, D) float32 · norms (N,) float32 · word offsets (N+1,) uint64 ·
+//   hash slots (S,) uint32 · word bytes · strings (source path, first duplicate).
+// The checksum (64-bit, over the header and every section except the vectors) catches corrupt
+// or truncated files; the file size must match the header exactly.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "embeddings_store.hpp"
+
+namespace tfx {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'F', 'X', 'E', 'M', 'B', '1', '\n'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kEndian = 0x01020304;
+
+struct TableHeader {
+  char magic[8];
+  std::uint32_t version, endian;
+  std::uint64_t n, d;
+  std::int64_t source_size, source_mtime_ns;
+  std::uint32_t source_format, gzip;
+  std::uint64_t duplicates, file_rows;
+  std::uint64_t off_vectors, off_norms, off_offsets, off_slots, slot_count, off_chars, chars_len, off_strings,
+      path_len, dup_len;
+  std::uint64_t file_size;
+  std::uint64_t checksum;
+  char pad[256 - 8 - 8 - 16 - 16 - 8 - 16 - 80 - 16];
+};
+static_assert(sizeof(TableHeader) == 256);
+
+std::uint64_t align64(std::uint64_t x) { return (x + 63) / 64 * 64; }
+
+// A 64-bit multiply-xorshift hash over 8-byte words (not cryptographic; catches corruption).
+std::uint64_t checksum_bytes(std::uint64_t h, const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  return h;
+}
+
+// Checksum of the header (checksum field zeroed) and the sections other than the vectors.
+std::uint64_t table_checksum(const TableHeader& hdr, const void* norms, const void* offsets, const void* slots,
+                             const void* chars, const void* strings) {
+  TableHeader copy = hdr;
+  copy.checksum = 0;
+  std::uint64_t h = checksum_bytes(0xcbf29ce484222325ull, &copy, sizeof copy);
+  h = checksum_bytes(h, norms, hdr.n * 4);
+  h = checksum_bytes(h, offsets, (hdr.n + 1) * 8);
+  h = checksum_bytes(h, slots, hdr.slot_count * 4);
+  h = checksum_bytes(h, chars, hdr.chars_len);
+  h = checksum_bytes(h, strings, hdr.path_len + hdr.dup_len);
+  return h;
+}
+
+struct SourceStat {
+  std::int64_t size = 0, mtime_ns = 0;
+};
+
+SourceStat stat_source(const std::string& path) {
+  struct stat st{};
+  if (stat(path.c_str(), &st) != 0)
+    throw Error(fmt::format("{}: {} (expected an embedding file: GloVe, word2vec or fastText)", path,
+                            errno == ENOENT ? "no such file" : std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} is a directory; expected an embedding file", path));
+  return {static_cast<std::int64_t>(st.st_size),
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec};
+}
+
+}  // namespace
+
+bool is_table_file(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char m[8] = {};
+  const bool ok = read(fd, m, 8) == 8 && std::memcmp(m, kMagic, 8) == 0;
+  close(fd);
+  return ok;
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/tfx";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tfx";
+  return (std::filesystem::temp_directory_path() / "tfx-cache").string();
+}
+
+std::string cache_path_for(const std::string& path, const std::string& cache_dir) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  const std::string key = ec ? path : abs.lexically_normal().string();
+  std::string base = std::filesystem::path(path).filename().string();
+  for (auto& c : base)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) c = '_';
+  if (base.size() > 80) base.resize(80);
+  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? default_cache_dir() : cache_dir, word_hash(key), base);
+}
+
+std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
+                                             std::int64_t expect_mtime, std::string& why) {
+  const int fd = open(table_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    why = errno == ENOENT ? "missing" : std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) < sizeof(TableHeader)) {
+    close(fd);
+    why = "corrupt: shorter than its header";
+    return nullptr;
+  }
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  void* m = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) {
+    why = std::strerror(errno);
+    return nullptr;
+  }
+  auto s = std::make_shared<Embeddings::Store>();
+  s->map = m;
+  s->map_size = size;
+  const char* base = static_cast<const char*>(m);
+  TableHeader h;
+  std::memcpy(&h, base, sizeof h);
+  // 1. identity and layout
+  auto bad = [&](const char* what) {
+    why = std::string("corrupt: ") + what;
+    return nullptr;
+  };
+  if (std::memcmp(h.magic, kMagic, 8) != 0) return bad("not a tfx table");
+  if (h.version != kVersion || h.endian != kEndian) return bad("written by another tfx version");
+  if (h.file_size != size) return bad("its size does not match its header (truncated?)");
+  const auto within = [&](std::uint64_t off, std::uint64_t bytes) {
+    return off % 4 == 0 && off <= size && bytes <= size - off;
+  };
+  if (h.n == 0 || h.d == 0 || h.d > 1000000 || h.n > (std::uint64_t{1} << 31)) return bad("impossible N or D");
+  if (h.n > UINT64_MAX / 4 / h.d || !within(h.off_vectors, h.n * h.d * 4) || !within(h.off_norms, h.n * 4) ||
+      !within(h.off_offsets, (h.n + 1) * 8) || h.slot_count < h.n || (h.slot_count & (h.slot_count - 1)) != 0 ||
+      !within(h.off_slots, h.slot_count * 4) || !within(h.off_chars, h.chars_len) ||
+      !within(h.off_strings, h.path_len + h.dup_len))
+    return bad("a section lies outside the file");
+  // 2. checksum of everything but the vectors
+  if (table_checksum(h, base + h.off_norms, base + h.off_offsets, base + h.off_slots, base + h.off_chars,
+                     base + h.off_strings) != h.checksum) return bad("checksum mismatch");
+  const auto* offsets = reinterpret_cast<const std::uint64_t*>(base + h.off_offsets);
+  if (offsets[0] != 0 || offsets[h.n] != h.chars_len) return bad("word offsets do not match the word bytes");
+  // 3. staleness: the source file changed since the cache was written
+  if (expect_size >= 0 && (h.source_size != expect_size || h.source_mtime_ns != expect_mtime)) {
+    why = "stale: the source file changed";
+    return nullptr;
+  }
+  s->n = h.n;
+  s->d = h.d;
+  s->vectors = reinterpret_cast<const float*>(base + h.off_vectors);
+  s->norms = reinterpret_cast<const float*>(base + h.off_norms);
+  s->offsets = offsets;
+  s->chars = base + h.off_chars;
+  s->slots = reinterpret_cast<const std::uint32_t*>(base + h.off_slots);
+  s->slot_count = h.slot_count;
+  s->info.format = static_cast<EmbeddingFormat>(h.source_format);
+  s->info.gzip = h.gzip != 0;
+  s->info.duplicates = h.duplicates;
+  s->info.file_rows = h.file_rows;
+  s->info.path = std::string(base + h.off_strings, h.path_len);
+  s->info.first_duplicate = std::string(base + h.off_strings + h.path_len, h.dup_len);
+  madvise(const_cast<char*>(base) + (h.off_vectors & ~std::uint64_t{4095}), h.n * h.d * 4, MADV_WILLNEED);
+  return s;
+}
+
+void write_table(const Embeddings::Store& src, std::size_t n, const std::string& path, std::int64_t source_size,
+                 std::int64_t source_mtime) {
+  // 1. a word table for the first n rows (the store's own when n is all of it)
+  Embeddings::Store rebuilt;
+  const Embeddings::Store* s = &src;
+  if (n < src.n) {
+    WordList wl;
+    for (std::size_t i = 0; i < n; ++i) wl.push(src.word(i));
+    std::vector<unsigned char> keep;
+    build_word_table(rebuilt, wl, keep);
+    s = &rebuilt;
+  }
+  const std::size_t d = src.d;
+  TableHeader h{};
+  std::memcpy(h.magic, kMagic, 8);
+  h.version = kVersion;
+  h.endian = kEndian;
+  h.n = n;
+  h.d = d;
+  h.source_size = source_size;
+  h.source_mtime_ns = source_mtime;
+  h.source_format = static_cast<std::uint32_t>(src.info.format);
+  h.gzip = src.info.gzip;
+  h.duplicates = src.info.duplicates;
+  h.file_rows = src.info.file_rows;
+  h.slot_count = s->slot_count;
+  h.chars_len = s->offsets[n];
+  h.path_len = src.info.path.size();
+  h.dup_len = src.info.first_duplicate.size();
+  h.off_vectors = sizeof(TableHeader);
+  h.off_norms = align64(h.off_vectors + n * d * 4);
+  h.off_offsets = align64(h.off_norms + n * 4);
+  h.off_slots = align64(h.off_offsets + (n + 1) * 8);
+  h.off_chars = align64(h.off_slots + h.slot_count * 4);
+  h.off_strings = align64(h.off_chars + h.chars_len);
+  h.file_size = h.off_strings + h.path_len + h.dup_len;
+  // 2. the small sections in memory (for the checksum), then one sequential write
+  std::string small(h.file_size - h.off_norms, '\0');
+  auto put = [&](std::uint64_t off, const void* p, std::size_t bytes) {
+    if (bytes) std::memcpy(small.data() + (off - h.off_norms), p, bytes);
+  };
+  put(h.off_norms, src.norms, n * 4);
+  put(h.off_offsets, s->offsets, (n + 1) * 8);
+  put(h.off_slots, s->slots, h.slot_count * 4);
+  put(h.off_chars, s->chars, h.chars_len);
+  put(h.off_strings, src.info.path.data(), h.path_len);
+  put(h.off_strings + h.path_len, src.info.first_duplicate.data(), h.dup_len);
+  auto at = [&](std::uint64_t off) { return small.data() + (off - h.off_norms); };  // file offset -> `small`
+  h.checksum = table_checksum(h, at(h.off_norms), at(h.off_offsets), at(h.off_slots), at(h.off_chars), at(h.off_strings));
+  // 3. tmp file + rename, so a reader never sees half a table
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  auto write_all = [&](const void* p, std::size_t bytes) {
+    const char* c = static_cast<const char*>(p);
+    while (bytes) {
+      const ssize_t w = write(fd, c, std::min<std::size_t>(bytes, std::size_t{1} << 30));
+      if (w <= 0) {
+        const std::string err = std::strerror(errno);
+        close(fd);
+        unlink(tmp.c_str());
+        throw Error(fmt::format("{}: write failed: {}", path, err));
+      }
+      c += w;
+      bytes -= static_cast<std::size_t>(w);
+    }
+  };
+  write_all(&h, sizeof h);
+  write_all(src.vectors, n * d * 4);
+  const std::string gap(h.off_norms - (h.off_vectors + n * d * 4), '\0');
+  write_all(gap.data(), gap.size());
+  write_all(small.data(), small.size());
+  if (close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string err = std::strerror(errno);
+    unlink(tmp.c_str());
+    throw Error(fmt::format("{}: cannot write: {}", path, err));
+  }
+}
+
+void write_embedding_table(const Embeddings& e, const std::string& path) {
+  write_table(e.store(), e.size(), path, -1, -1);
+}
+
+Embeddings load_embeddings(const EmbeddingSource& src) {
+  // 1. the built-in teaching embedding
+  if (src.path.empty()) {
+    auto s = builtin_store();
+    return Embeddings(s, src.limit ? std::min(src.limit, s->n) : s->n);
+  }
+  const std::string& path = src.path;
+  const SourceStat st = stat_source(path);
+  auto view = [&](std::shared_ptr<Embeddings::Store> s) {
+    const std::size_t n = src.limit ? std::min(src.limit, s->n) : s->n;
+    return Embeddings(std::shared_ptr<const Embeddings::Store>(std::move(s)), n);
+  };
+  // 2. a tfx table given directly (written by `tfx embeddings convert`)
+  if (src.format == EmbeddingFormat::tfx_cache || (src.format == EmbeddingFormat::detect && is_table_file(path))) {
+    std::string why;
+    auto s = map_table(path, -1, -1, why);
+    if (!s) throw Error(fmt::format("{}: not a usable tfx table ({}); re-create it with `tfx embeddings convert`", path, why));
+    s->name = path;
+    s->info.cache_state = "this file is a tfx table";
+    s->info.cache_path = path;
+    s->info.format = EmbeddingFormat::tfx_cache;
+    return view(std::move(s));
+  }
+  // 3. the cache of a text/binary file, if fresh
+  const std::string cp = cache_path_for(path, src.cache_dir);
+  std::string state;
+  if (src.use_cache) {
+    std::string why;
+    auto s = map_table(cp, st.size, st.mtime_ns, why);
+    if (s && src.format != EmbeddingFormat::detect && s->info.format != src.format) {
+      s.reset();
+      why = "stale: read with another --embeddings-format";
+    }
+    if (s) {
+      s->name = path;
+      s->info.path = path;
+      s->info.cache_path = cp;
+      s->info.cache_state = "hit";
+      return view(std::move(s));
+    }
+    state = why == "missing" ? "written" : "rebuilt (" + why + ")";
+  }
+  // 4. parse, then write the cache (never for a failed parse, never for a partial read)
+  auto s = parse_embedding_file(src, path);
+  if (!src.use_cache) {
+    s->info.cache_state = "disabled (--no-cache)";
+  } else if (src.limit) {
+    s->info.cache_state = "not written (--limit reads only part of the file)";
+  } else {
+    try {
+      write_table(*s, s->n, cp, st.size, st.mtime_ns);
+      s->info.cache_state = state;
+      s->info.cache_path = cp;
+    } catch (const Error& e) {
+      s->info.cache_state = std::string("not written: ") + e.what();
+    }
+  }
+  return view(std::move(s));
+}
+
+}  // namespace tfx

@@ -1,0 +1,155 @@
+// Private to the embeddings sources: the storage behind tfx::Embeddings (owned buffers, static
+// built-in data, or a memory-mapped cache file), the word hash table, and the helpers the
+// loaders, the cache and the queries share.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tfx/embeddings.hpp"
+
+namespace tfx {
+
+// An uninitialised heap array: pages are only touched when written, so building a big matrix
+// while the parser's blocks are freed one by one keeps peak memory near one copy.
+template <class T>
+struct Buffer {
+  std::unique_ptr<T[]> p;
+  std::size_t n = 0;
+  void allocate(std::size_t count) {
+    p.reset(count ? new T[count] : nullptr);
+    n = count;
+  }
+  T* data() { return p.get(); }
+  const T* data() const { return p.get(); }
+};
+
+struct Embeddings::Store {
+  std::size_t n = 0, d = 0;
+  // views (into the owned buffers, static data, or the mapping)
+  const float* vectors = nullptr;         // (n, d)
+  const float* norms = nullptr;           // (n,)
+  const std::uint64_t* offsets = nullptr; // (n+1,) byte offsets of each word in chars
+  const char* chars = nullptr;            // all words, concatenated
+  const std::uint32_t* slots = nullptr;   // open-addressing hash table: row+1, 0 = empty
+  std::uint64_t slot_count = 0;           // a power of two >= 2n
+
+  Buffer<float> own_vectors, own_norms;
+  Buffer<std::uint64_t> own_offsets;
+  std::string own_chars;
+  Buffer<std::uint32_t> own_slots;
+
+  void* map = nullptr;                    // a mapped cache file, unmapped at destruction
+  std::size_t map_size = 0;
+
+  std::string name;
+  LoadInfo info;
+  std::vector<std::string> axes;
+
+  // case-folded lookup table, built on first use
+  mutable std::once_flag fold_once;
+  mutable std::vector<std::uint32_t> fold_slots;
+
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  std::string_view word(std::size_t i) const {
+    return {chars + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i])};
+  }
+  // Row of `w` or -1 (looks at all n rows of the store).
+  std::int64_t lookup(std::string_view w) const;
+};
+
+// FNV-1a, 64-bit: the hash of the word table (also stored in cache files, so it must not change).
+inline std::uint64_t word_hash(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// Smallest power of two >= 2n (at least 16): the slot count of the word hash table.
+std::uint64_t slot_count_for(std::size_t n);
+
+// Words in parse order, before duplicates are dropped.
+struct WordList {
+  std::string chars;
+  std::vector<std::uint64_t> ends;  // end offset of word i in chars
+  std::size_t size() const { return ends.size(); }
+  std::string_view operator[](std::size_t i) const {
+    const std::uint64_t b = i ? ends[i - 1] : 0;
+    return {chars.data() + b, static_cast<std::size_t>(ends[i] - b)};
+  }
+  void push(std::string_view w) {
+    chars.append(w);
+    ends.push_back(chars.size());
+  }
+};
+
+// Builds the word table of `s` (offsets, chars, slots) from `words`, dropping duplicates.
+// keep[i] = 1 when word i is the first of its spelling. Returns the number of kept words.
+std::size_t build_word_table(Embeddings::Store& s, const WordList& words, std::vector<unsigned char>& keep);
+
+// Fills s.own_norms with ‖row i‖ (computed in double) and points s.norms at it. Parallel.
+void compute_norms(Embeddings::Store& s);
+
+// Worker threads for a job of `work` units: 1 when small, else all hardware threads (max 8).
+unsigned worker_threads(std::size_t work);
+
+// Runs f(t, T) on T threads (t = 0..T-1; thread 0 is the caller). Rethrows the first exception.
+template <class F>
+void parallel_for_threads(unsigned T, F&& f);
+
+// The built-in table's store (static vectors).
+std::shared_ptr<const Embeddings::Store> builtin_store();
+
+// Loaders in embeddings_load.cpp / embeddings_cache.cpp.
+std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path);
+// A mapped cache/table file, or nullptr with `why` set when it is missing, stale or corrupt.
+// expect_size/expect_mtime: the source's key (pass -1 to skip the staleness check).
+std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
+                                             std::int64_t expect_mtime, std::string& why);
+// Writes the table file (tmp + rename); source key (size, mtime, format, gzip) stored in it.
+void write_table(const Embeddings::Store& s, std::size_t n, const std::string& path, std::int64_t source_size,
+                 std::int64_t source_mtime);
+
+// True when the file starts with the tfx table magic.
+bool is_table_file(const std::string& path);
+
+}  // namespace tfx
+
+#include <exception>
+#include <thread>
+
+namespace tfx {
+template <class F>
+void parallel_for_threads(unsigned T, F&& f) {
+  if (T <= 1) {
+    f(0u, 1u);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(T);
+  for (unsigned t = 1; t < T; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        f(t, T);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  try {
+    f(0u, T);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+}  // namespace tfx
