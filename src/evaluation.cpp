@@ -245,23 +245,24 @@ std::string utf8_upper(std::string_view w) {
   return out;
 }
 
-std::unordered_map<std::string, std::size_t> restricted_vocab(std::span<const std::string> words,
-                                                              std::size_t restrict_vocab, bool case_insensitive) {
-  const std::size_t R = std::min(restrict_vocab, words.size());
+std::unordered_map<std::string, std::size_t> restricted_vocab(const Embeddings& e, std::size_t restrict_vocab,
+                                                              bool case_insensitive) {
+  const std::size_t R = std::min(restrict_vocab, e.size());
   std::unordered_map<std::string, std::size_t> vocab;
   vocab.reserve(R);
-  for (std::size_t i = 0; i < R; ++i) vocab.emplace(case_insensitive ? utf8_upper(words[i]) : words[i], i);  // first wins
+  for (std::size_t i = 0; i < R; ++i)
+    vocab.emplace(case_insensitive ? utf8_upper(e.word(i)) : std::string(e.word(i)), i);  // the first variant wins
   return vocab;
 }
 
-Tensor unit_rows(const Tensor& vectors, std::size_t R) {
-  const std::size_t D = vectors.cols();
-  R = std::min(R, vectors.rows());
+Tensor unit_rows(const Embeddings& e, std::size_t R) {
+  const std::size_t D = e.dim();
+  R = std::min(R, e.size());
   Tensor out({R, D});
   for (std::size_t i = 0; i < R; ++i) {
-    const double n = norm(vectors.row(i));
+    const double n = e.norm(i);
     if (n == 0) continue;
-    const float* src = vectors.row(i).data();
+    const float* src = e.row(i).data();
     float* dst = out.row(i).data();
     for (std::size_t j = 0; j < D; ++j) dst[j] = static_cast<float>(src[j] / n);
   }
@@ -310,14 +311,11 @@ void add_to(SectionScore& s, const SectionScore& from) {
 
 }  // namespace
 
-AnalogyEvaluation evaluate_word_analogies(const Tensor& vectors, std::span<const std::string> words,
-                                          const AnalogySet& set, const AnalogyEvalOptions& opt) {
-  if (vectors.rank() != 2 || vectors.rows() != words.size())
-    throw Error(fmt::format("evaluate_word_analogies: {} vectors for {} words", vectors.shape_str(), words.size()));
+AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet& set, const AnalogyEvalOptions& opt) {
   if (opt.restrict_vocab == 0) throw usage_error("--restrict-vocab must be at least 1");
-  const std::size_t R = std::min(opt.restrict_vocab, words.size()), D = vectors.cols();
-  const auto vocab = restricted_vocab(words, R, opt.case_insensitive);
-  auto key = [&](const std::string& w) { return opt.case_insensitive ? utf8_upper(w) : w; };
+  const std::size_t R = std::min(opt.restrict_vocab, e.size()), D = e.dim();
+  const auto vocab = restricted_vocab(e, R, opt.case_insensitive);
+  auto key = [&](std::string_view w) { return opt.case_insensitive ? utf8_upper(w) : std::string(w); };
 
   AnalogyEvaluation ev;
   ev.restrict_vocab = R;
@@ -352,7 +350,7 @@ AnalogyEvaluation evaluate_word_analogies(const Tensor& vectors, std::span<const
   ev.oov_ratio = ev.questions ? 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.questions) : 0.0;
 
   // 2. Unit rows of the restricted vocabulary, then the questions in batches through matmul_bt.
-  const Tensor unit = unit_rows(vectors, R);
+  const Tensor unit = unit_rows(e, R);
   std::size_t B = opt.batch;
   if (B == 0) B = std::clamp<std::size_t>((std::size_t{8} << 20) / std::max<std::size_t>(R, 1), 1, 1024);
   const bool mul = opt.method == AnalogyMethod::mul;
@@ -393,12 +391,12 @@ AnalogyEvaluation evaluate_word_analogies(const Tensor& vectors, std::span<const
       std::string answer;  // the key that ends gensim's loop (the last one if none qualifies)
       std::size_t answer_row = R;
       for (std::size_t w : best) {
-        answer = key(words[w]);
+        answer = key(e.word(w));
         answer_row = w;
         if (answer != job.keys[0] && answer != job.keys[1] && answer != job.keys[2]) break;
       }
       const bool have = answer_row < R;
-      predicted[start + i] = have ? words[answer_row] : std::string();
+      predicted[start + i] = have ? std::string(e.word(answer_row)) : std::string();
       correct[start + i] = have && answer == job.keys[3];
     }
     if (opt.progress) opt.progress(start + nb, jobs.size());
@@ -426,12 +424,9 @@ AnalogyEvaluation evaluate_word_analogies(const Tensor& vectors, std::span<const
 
 // ---- word-pair similarity ----------------------------------------------------------------------
 
-WordPairEvaluation evaluate_word_pairs(const Tensor& vectors, std::span<const std::string> words,
-                                       const WordPairSet& set, const PairEvalOptions& opt) {
-  if (vectors.rank() != 2 || vectors.rows() != words.size())
-    throw Error(fmt::format("evaluate_word_pairs: {} vectors for {} words", vectors.shape_str(), words.size()));
+WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& opt) {
   if (opt.restrict_vocab == 0) throw usage_error("--restrict-vocab must be at least 1");
-  const auto vocab = restricted_vocab(words, opt.restrict_vocab, opt.case_insensitive);
+  const auto vocab = restricted_vocab(e, opt.restrict_vocab, opt.case_insensitive);
   WordPairEvaluation ev;
   ev.pairs = set.pairs.size();
   std::vector<double> gold, model;
@@ -443,14 +438,14 @@ WordPairEvaluation evaluate_word_pairs(const Tensor& vectors, std::span<const st
       ev.missing.push_back(p);
       continue;
     }
-    const double c = cosine(vectors.row(ia->second), vectors.row(ib->second));
+    const double c = cosine(e.row(ia->second), e.row(ib->second));
     ev.scored.push_back({p, c});
     gold.push_back(p.score);
     model.push_back(c);
   }
   if (ev.scored.empty())
     throw Error(fmt::format("none of the {} pairs has both words in the vocabulary (first {} words{})", ev.pairs,
-                            std::min(opt.restrict_vocab, words.size()), opt.case_insensitive ? ", case-insensitive" : ""));
+                            std::min(opt.restrict_vocab, e.size()), opt.case_insensitive ? ", case-insensitive" : ""));
   ev.oov_ratio = 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.pairs);
   ev.pearson = pearson(gold, model);
   ev.spearman = spearman(gold, model);
@@ -509,32 +504,6 @@ double correlation_p_value(double r, std::size_t n) {
   const double df = static_cast<double>(n - 2);
   // df/(df + t²) with t² = r²·df/(1 − r²) simplifies to 1 − r²
   return incomplete_beta(df / 2, 0.5, 1 - ar * ar);
-}
-
-// ---- directions --------------------------------------------------------------------------------
-
-std::vector<float> mean_difference(const Tensor& vectors, std::span<const std::size_t> from,
-                                   std::span<const std::size_t> to) {
-  if (from.size() != to.size() || from.empty())
-    throw Error(fmt::format("mean_difference: {} 'from' rows and {} 'to' rows (need the same number, at least one)",
-                            from.size(), to.size()));
-  const std::size_t D = vectors.cols();
-  std::vector<double> acc(D, 0.0);
-  for (std::size_t p = 0; p < from.size(); ++p) {
-    auto f = vectors.row(from[p]), t = vectors.row(to[p]);
-    for (std::size_t j = 0; j < D; ++j) acc[j] += static_cast<double>(t[j]) - static_cast<double>(f[j]);
-  }
-  std::vector<float> d(D);
-  for (std::size_t j = 0; j < D; ++j) d[j] = static_cast<float>(acc[j] / static_cast<double>(from.size()));
-  return d;
-}
-
-std::vector<double> project_rows(const Tensor& vectors, std::span<const float> d) {
-  if (vectors.cols() != d.size())
-    throw Error(fmt::format("project_rows: vectors {} and a direction of length {}", vectors.shape_str(), d.size()));
-  std::vector<double> out(vectors.rows());
-  for (std::size_t i = 0; i < vectors.rows(); ++i) out[i] = dot(vectors.row(i), d);
-  return out;
 }
 
 }  // namespace tfx

@@ -13,28 +13,23 @@ using tfx::test::shared_data;
 
 namespace {
 
-// A word list and its (N, D) matrix, for the library calls.
-struct Table {
+// A table from rows written out in the test.
+Embeddings table(std::initializer_list<std::pair<const char*, std::vector<float>>> rows) {
   std::vector<std::string> words;
-  Tensor vectors;
-};
-
-Table table(std::initializer_list<std::pair<const char*, std::vector<float>>> rows) {
-  Table t;
   std::vector<float> vals;
   std::size_t D = 0;
   for (const auto& [w, v] : rows) {
-    t.words.emplace_back(w);
+    words.emplace_back(w);
     D = v.size();
     vals.insert(vals.end(), v.begin(), v.end());
   }
-  t.vectors = Tensor::from({t.words.size(), D}, vals);
-  return t;
+  const std::size_t n = words.size();
+  return Embeddings::from_rows(std::move(words), Tensor::from({n, D}, vals));
 }
 
 // Royalty (axis 0), maleness (axis 1), person (axis 2), fruit (axis 3): king − man + woman
 // lands nearest queen and queen − king + man nearest woman (see the cosines in the tests).
-Table royals() {
+Embeddings royals() {
   return table({{"man", {0, 1, 1, 0}},
                 {"woman", {0, -1, 1, 0}},
                 {"king", {1, 1, 1, 0}},
@@ -53,8 +48,8 @@ std::string error_of(auto f) {
 }
 
 // A GloVe text file (no header, word then D numbers) read plainly, for the shared-data checks.
-Table read_glove(const std::filesystem::path& p) {
-  Table t;
+Embeddings read_glove(const std::filesystem::path& p) {
+  std::vector<std::string> words;
   std::istringstream in(tfx::test::read_file(p));
   std::string line;
   std::vector<float> vals;
@@ -70,10 +65,10 @@ Table read_glove(const std::filesystem::path& p) {
       ++n;
     }
     D = n;
-    t.words.push_back(w);
+    words.push_back(w);
   }
-  t.vectors = Tensor::from({t.words.size(), D}, vals);
-  return t;
+  const std::size_t n = words.size();
+  return Embeddings::from_rows(std::move(words), Tensor::from({n, D}, vals));
 }
 
 }  // namespace
@@ -131,7 +126,7 @@ TEST_CASE("utf8_upper: ASCII, Latin, Cyrillic, invalid bytes kept") {
 }
 
 TEST_CASE("restricted vocabulary: first R words, first case variant wins") {
-  std::vector<std::string> w{"the", "Paris", "paris", "PARIS", "berlin"};
+  Embeddings w = table({{"the", {1}}, {"Paris", {2}}, {"paris", {3}}, {"PARIS", {4}}, {"berlin", {5}}});
   auto v = restricted_vocab(w, 4, true);
   CHECK(v.at("PARIS") == 1);
   CHECK(v.count("BERLIN") == 0);
@@ -141,7 +136,7 @@ TEST_CASE("restricted vocabulary: first R words, first case variant wins") {
 }
 
 TEST_CASE("analogies on known geometry: correct, wrong, OOV, semantic split") {
-  Table t = royals();
+  Embeddings t = royals();
   // Six sections so the sixth counts as syntactic.
   auto set = parse_analogy_set(
       ": s1\nman woman king queen\n"  // k̂ − m̂ + ŵ: cos(queen) 0.98, others ≤ 0.6 -> correct
@@ -152,7 +147,7 @@ TEST_CASE("analogies on known geometry: correct, wrong, OOV, semantic split") {
       ": s6\napple pear man woman\n", // p̂ − â + m̂ = (0, 0.71, 0.90, −0.02): king wins, see below
       "q.txt");
   AnalogyEvalOptions o;
-  auto ev = evaluate_word_analogies(t.vectors, t.words, set, o);
+  auto ev = evaluate_word_analogies(t, set, o);
   CHECK(ev.questions == 6);
   CHECK(ev.oov == 1);
   CHECK(ev.oov_ratio == doctest::Approx(100.0 / 6));
@@ -179,43 +174,43 @@ TEST_CASE("analogies on known geometry: correct, wrong, OOV, semantic split") {
 
   // Case-sensitive: "MAN", "Woman", "KING" are unknown, so s5's question becomes OOV.
   o.case_insensitive = false;
-  auto cs = evaluate_word_analogies(t.vectors, t.words, set, o);
+  auto cs = evaluate_word_analogies(t, set, o);
   CHECK(cs.oov == 2);
   // 3CosMul agrees on these clear-cut questions.
   o.case_insensitive = true;
   o.method = AnalogyMethod::mul;
-  auto mul = evaluate_word_analogies(t.vectors, t.words, set, o);
+  auto mul = evaluate_word_analogies(t, set, o);
   CHECK(mul.total.correct == 3);
   CHECK(mul.misses.size() == 2);
   // restrict_vocab 3: only man, woman, king are known; every question has another word -> all OOV
   o.restrict_vocab = 3;
-  auto r3 = evaluate_word_analogies(t.vectors, t.words, set, o);
+  auto r3 = evaluate_word_analogies(t, set, o);
   CHECK(r3.oov == 6);
   CHECK(r3.restrict_vocab == 3);
   o.restrict_vocab = 0;
-  CHECK_THROWS_AS(evaluate_word_analogies(t.vectors, t.words, set, o), Error);
+  CHECK_THROWS_AS(evaluate_word_analogies(t, set, o), Error);
 }
 
 TEST_CASE("analogies: a case variant of an input is skipped as gensim skips it") {
   // "Woman" (a later row, same key WOMAN as the input woman) points closer to the query than
   // queen: cos(Woman) = 2.075/(1.792·1.169) = 0.991 > cos(queen) = 0.983. gensim excludes only
   // the inputs' rows, then skips candidates whose upper case is an input: the answer is queen.
-  Table t = table({{"man", {0, 1, 1, 0}},
+  Embeddings t = table({{"man", {0, 1, 1, 0}},
                    {"woman", {0, -1, 1, 0}},
                    {"king", {1, 1, 1, 0}},
                    {"queen", {1, -1, 1, 0}},
                    {"Woman", {1, -1.1f, 1, 0}}});
   auto set = parse_analogy_set(": s\nman woman king queen\n", "q.txt");
   AnalogyEvalOptions o;
-  CHECK(evaluate_word_analogies(t.vectors, t.words, set, o).total.correct == 1);
+  CHECK(evaluate_word_analogies(t, set, o).total.correct == 1);
   o.case_insensitive = false;  // now "Woman" is just another word, and it wins
-  auto ev = evaluate_word_analogies(t.vectors, t.words, set, o);
+  auto ev = evaluate_word_analogies(t, set, o);
   CHECK(ev.total.incorrect == 1);
   CHECK(ev.misses.at(0).predicted == "Woman");
 }
 
 TEST_CASE("analogies: batching does not change the answers") {
-  Table t = royals();
+  Embeddings t = royals();
   std::string text = ": s\n";
   for (int i = 0; i < 37; ++i) text += i % 2 ? "man woman king queen\n" : "man king woman apple\n";
   auto set = parse_analogy_set(text, "q.txt");
@@ -227,7 +222,7 @@ TEST_CASE("analogies: batching does not change the answers") {
     last = done;
     CHECK(total == 37);
   };
-  auto ev = evaluate_word_analogies(t.vectors, t.words, set, o);
+  auto ev = evaluate_word_analogies(t, set, o);
   CHECK(calls == 8);
   CHECK(last == 37);
   CHECK(ev.total.correct == 18);
@@ -237,9 +232,9 @@ TEST_CASE("analogies: batching does not change the answers") {
 TEST_CASE("word pairs on known angles: Pearson by hand, Spearman 1, OOV ratio") {
   // w0 at 0°, w1 at 60°, w2 at 90°, w3 at 180° -> cosines with w0: 0.5, 0, −1
   const float s = static_cast<float>(std::sqrt(3.0) / 2);
-  Table t = table({{"w0", {1, 0}}, {"w1", {0.5f, s}}, {"w2", {0, 2}}, {"w3", {-3, 0}}});
+  Embeddings t = table({{"w0", {1, 0}}, {"w1", {0.5f, s}}, {"w2", {0, 2}}, {"w3", {-3, 0}}});
   auto set = parse_word_pairs("W0\tw1\t5\nw0\tw2\t3\nw0\tw3\t1\nw0\tzebra\t9\n", "p.tsv");
-  auto ev = evaluate_word_pairs(t.vectors, t.words, set, {});
+  auto ev = evaluate_word_pairs(t, set, {});
   CHECK(ev.pairs == 4);
   CHECK(ev.oov == 1);
   CHECK(ev.oov_ratio == doctest::Approx(25.0));
@@ -253,7 +248,7 @@ TEST_CASE("word pairs on known angles: Pearson by hand, Spearman 1, OOV ratio") 
   CHECK(ev.spearman_p == 0.0);
   CHECK(ev.missing.at(0).b == "zebra");
   auto none = parse_word_pairs("x\ty\t1\n", "p.tsv");
-  CHECK(error_of([&] { evaluate_word_pairs(t.vectors, t.words, none, {}); }).find("none of the 1 pairs") != std::string::npos);
+  CHECK(error_of([&] { evaluate_word_pairs(t, none, {}); }).find("none of the 1 pairs") != std::string::npos);
 }
 
 TEST_CASE("correlation p-value: closed forms for 1 and 2 degrees of freedom, and scipy") {
@@ -272,16 +267,6 @@ TEST_CASE("correlation p-value: closed forms for 1 and 2 degrees of freedom, and
   CHECK(std::isnan(correlation_p_value(0.5, 2)));
 }
 
-TEST_CASE("mean difference direction and projections: the lecture's plural probe") {
-  Table t = table({{"dog", {1, 0, 0}}, {"dogs", {1, 0, 2}}, {"cat", {0, 1, 0}}, {"cats", {0, 1, 4}}});
-  std::vector<std::size_t> from{0, 2}, to{1, 3};
-  auto d = mean_difference(t.vectors, from, to);
-  CHECK(d == std::vector<float>{0, 0, 3});
-  auto p = project_rows(t.vectors, d);
-  CHECK(p == std::vector<double>{0, 6, 0, 12});
-  CHECK_THROWS_AS(mean_difference(t.vectors, from, std::vector<std::size_t>{1}), Error);
-}
-
 // The expected numbers below were printed by gensim 4.2.0 (Debian python3-gensim) with
 //   kv = KeyedVectors.load_word2vec_format(path, no_header=True)
 //   kv.evaluate_word_analogies('questions-words.txt')   # restrict_vocab=300000, case_insensitive
@@ -292,11 +277,11 @@ TEST_CASE("shared data: GloVe 100d prefix matches gensim's evaluate_word_analogi
   auto ws = shared_data("wordsim353.tsv");
   auto sl = shared_data("simlex999.txt");
   if (glove.empty() || questions.empty() || ws.empty() || sl.empty()) return;
-  Table t = read_glove(glove);
-  REQUIRE(t.words.size() == 2604);
+  Embeddings t = read_glove(glove);
+  REQUIRE(t.size() == 2604);
   auto set = read_analogy_set(questions.string());
   CHECK(set.question_count() == 19544);
-  auto ev = evaluate_word_analogies(t.vectors, t.words, set, {});
+  auto ev = evaluate_word_analogies(t, set, {});
   // gensim: Total accuracy 804/1039 = 0.7738209817131858; semantic (first five sections) 136/191
   CHECK(ev.total.answered() == 1039);
   CHECK(std::abs(ev.total.correct - 804.0) <= 1.0);  // 0.1 points of 1039 questions
@@ -308,20 +293,20 @@ TEST_CASE("shared data: GloVe 100d prefix matches gensim's evaluate_word_analogi
   // restrict_vocab=1000 -> 0.8378378378378378; case_insensitive=False -> 0.6768707482993197
   AnalogyEvalOptions o;
   o.restrict_vocab = 1000;
-  CHECK(evaluate_word_analogies(t.vectors, t.words, set, o).total.accuracy() == doctest::Approx(0.8378378378378378).epsilon(1e-3));
+  CHECK(evaluate_word_analogies(t, set, o).total.accuracy() == doctest::Approx(0.8378378378378378).epsilon(1e-3));
   o.restrict_vocab = 300000;
   o.case_insensitive = false;
-  CHECK(evaluate_word_analogies(t.vectors, t.words, set, o).total.accuracy() == doctest::Approx(0.6768707482993197).epsilon(1e-3));
+  CHECK(evaluate_word_analogies(t, set, o).total.accuracy() == doctest::Approx(0.6768707482993197).epsilon(1e-3));
 
   // wordsim353: pearson (0.655308461517998, p 2.77e-18), spearman (0.6608904029047856, p 1.14e-18), oov 60.90651558073654 %
-  auto w = evaluate_word_pairs(t.vectors, t.words, read_word_pairs(ws.string()), {});
+  auto w = evaluate_word_pairs(t, read_word_pairs(ws.string()), {});
   CHECK(w.pearson == doctest::Approx(0.655308461517998).epsilon(1e-5));
   CHECK(w.spearman == doctest::Approx(0.6608904029047856).epsilon(1e-5));
   CHECK(w.oov_ratio == doctest::Approx(60.90651558073654).epsilon(1e-9));
   CHECK(w.pearson_p == doctest::Approx(2.7726154889948722e-18).epsilon(1e-3));
   CHECK(w.spearman_p == doctest::Approx(1.1391627921411415e-18).epsilon(1e-3));
   // simlex999: pearson 0.256367611805076, spearman 0.2294553283198281, oov 80.18018018018019 %
-  auto s = evaluate_word_pairs(t.vectors, t.words, read_word_pairs(sl.string()), {});
+  auto s = evaluate_word_pairs(t, read_word_pairs(sl.string()), {});
   CHECK(s.pearson == doctest::Approx(0.256367611805076).epsilon(1e-5));
   CHECK(s.spearman == doctest::Approx(0.2294553283198281).epsilon(1e-5));
   CHECK(s.oov_ratio == doctest::Approx(80.18018018018019).epsilon(1e-9));

@@ -2,12 +2,11 @@
 // the Google analogy set (`: section` lines, then `a b c d` questions, a:b :: c:d) scored by
 // 3CosAdd / 3CosMul over the first `restrict_vocab` words, and word-pair similarity sets
 // (WordSim353, SimLex-999: `word1<TAB>word2<TAB>score`) scored by Pearson and Spearman
-// correlation. Also the two probes of the lecture that need no test set: a direction (mean
-// difference vector, e.g. plural) and its dot product with words.
+// correlation.
 //
-// The library reads the vectors as a plain table — vectors: (N, D) in vocabulary order (most
-// frequent first, as GloVe/word2vec files are) and words: (N) — so it works on any loaded
-// embedding. Letters: N = vocabulary size, R = restricted vocabulary size (≤ N), D = dimension,
+// Rows of the Embeddings table are taken in file order (most frequent first, as GloVe/word2vec
+// files are), which is what restrict_vocab relies on.
+// Letters: N = vocabulary size, R = restricted vocabulary size (≤ N), D = dimension,
 // B = questions in one batch.
 #pragma once
 #include <cstddef>
@@ -18,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tfx/embeddings.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -80,23 +80,18 @@ std::string utf8_upper(std::string_view word);
 // The lookup gensim's evaluations use: the first R = min(restrict_vocab, N) words, keyed by
 // their upper case when case_insensitive; when several words share a key the first (most
 // frequent) wins.
-std::unordered_map<std::string, std::size_t> restricted_vocab(std::span<const std::string> words,
-                                                              std::size_t restrict_vocab, bool case_insensitive);
+std::unordered_map<std::string, std::size_t> restricted_vocab(const Embeddings& e, std::size_t restrict_vocab,
+                                                              bool case_insensitive);
 
-// vectors: (N, D) -> the first R rows divided by their norms (R, D); all-zero rows stay zero.
-Tensor unit_rows(const Tensor& vectors, std::size_t R);
+// The first R rows of e divided by their norms: (R, D); all-zero rows stay zero.
+Tensor unit_rows(const Embeddings& e, std::size_t R);
 
 // ---- analogies ---------------------------------------------------------------------------------
-
-enum class AnalogyMethod {
-  add,  // 3CosAdd: argmax cos(w, b̂ − â + ĉ)      (gensim most_similar)
-  mul,  // 3CosMul: argmax s_b·s_c / (s_a + 1e-6), s_x = (1 + cos(w, x))/2   (most_similar_cosmul)
-};
 
 struct AnalogyEvalOptions {
   std::size_t restrict_vocab = 300000;  // search and accept only the first R words (> 0)
   bool case_insensitive = true;         // compare upper-cased words, as gensim does by default
-  AnalogyMethod method = AnalogyMethod::add;
+  AnalogyMethod method = AnalogyMethod::add;  // embeddings.hpp: add = 3CosAdd, mul = 3CosMul
   std::size_t batch = 0;                // questions per matmul; 0 = choose from R (≤ ~32 MB of scores)
   unsigned threads = 0;                 // matmul threads; 0 = all hardware threads
   // Called after each batch with (questions answered, questions to answer).
@@ -136,10 +131,10 @@ struct AnalogyEvaluation {
 // the first R words; otherwise the query b̂ − â + ĉ (unit vectors; mean and renormalisation do
 // not change the ranking) is scored against the R unit rows, the rows of a, b, c are excluded,
 // and of the top five the first word whose (upper-cased) form is not a, b or c is the answer.
-// Questions go through matmul_bt in batches of B: scores (B, R) = Q (B, D) · V̂ᵀ (R, D).
-// vectors: (N, D), words: (N).
-AnalogyEvaluation evaluate_word_analogies(const Tensor& vectors, std::span<const std::string> words,
-                                          const AnalogySet& set, const AnalogyEvalOptions& options);
+// With method mul the score is 3CosMul, s_b·s_c / (s_a + 1e-6) with s_x = (1 + cos(w, x))/2
+// (gensim's most_similar_cosmul), under the same rules. Questions go through matmul_bt in
+// batches of B: scores (B, R) = Q (B, D) · V̂ᵀ (R, D).
+AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet& set, const AnalogyEvalOptions& options);
 
 // ---- word-pair similarity ----------------------------------------------------------------------
 
@@ -166,23 +161,12 @@ struct WordPairEvaluation {
 // Reproduces gensim 4 KeyedVectors.evaluate_word_pairs(restrict_vocab, case_insensitive,
 // dummy4unknown=False): pairs with a word outside the first R words are skipped; the others get
 // cos(a, b); Pearson and Spearman (average ranks) of human scores against cosines. Throws
-// tfx::Error when no pair is in the vocabulary. vectors: (N, D), words: (N).
-WordPairEvaluation evaluate_word_pairs(const Tensor& vectors, std::span<const std::string> words,
-                                       const WordPairSet& set, const PairEvalOptions& options);
+// tfx::Error when no pair is in the vocabulary.
+WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& options);
 
 // Two-sided p-value of a correlation r over n samples under the null of no correlation:
 // t = r·√((n−2)/(1−r²)), p = P(|T_{n−2}| ≥ |t|) = I_{(n−2)/(n−2+t²)}((n−2)/2, 1/2)
 // (regularized incomplete beta). NaN when n < 3 or r is NaN; 0 when |r| = 1.
 double correlation_p_value(double r, std::size_t n);
-
-// ---- directions --------------------------------------------------------------------------------
-
-// The lecture's "plural direction": d = (1/P) Σᵢ (E(toᵢ) − E(fromᵢ)) over P pairs of rows.
-// vectors: (N, D), from/to: (P) row indices -> d: (D).
-std::vector<float> mean_difference(const Tensor& vectors, std::span<const std::size_t> from,
-                                   std::span<const std::size_t> to);
-
-// d·E(w) for every row: vectors: (N, D), d: (D) -> (N) in double.
-std::vector<double> project_rows(const Tensor& vectors, std::span<const float> d);
 
 }  // namespace tfx
