@@ -1,5 +1,5 @@
-// The op set: matmul, matmul_bt, transpose, add, scale, masked softmax, layer norm, dot, norm,
-// cosine, top-k. Shape letters as in ops.hpp.
+// The op set apart from matmul/matmul_bt (src/matmul.cpp): transpose, add, scale, masked
+// softmax, layer norm, dot, norm, cosine, top-k. Shape letters as in ops.hpp.
 #include "tfx/ops.hpp"
 
 #include <fmt/format.h>
@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 namespace tfx {
 
@@ -18,64 +17,7 @@ void require_rank2(const Tensor& t, const char* op, const char* name) {
     throw Error(fmt::format("{}: {} must be a matrix, got shape {}", op, name, t.shape_str()));
 }
 
-unsigned resolve_threads(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  return threads;
-}
-
-// Runs body(begin, end) over [0, n) split into `threads` contiguous chunks.
-template <class Body>
-void parallel_rows(std::size_t n, unsigned threads, Body body) {
-  threads = static_cast<unsigned>(std::min<std::size_t>(resolve_threads(threads), std::max<std::size_t>(n, 1)));
-  if (threads <= 1) {
-    body(std::size_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::size_t chunk = (n + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    std::size_t b = t * chunk, e = std::min(n, b + chunk);
-    if (b >= e) break;
-    pool.emplace_back([=] { body(b, e); });
-  }
-  for (auto& th : pool) th.join();
-}
-
 }  // namespace
-
-// c[i, :] += a[i, k] * b[k, :] — i-k-j order so the inner loop streams rows and vectorizes.
-Tensor matmul(const Tensor& a, const Tensor& b, unsigned threads) {
-  require_rank2(a, "matmul", "a");
-  require_rank2(b, "matmul", "b");
-  if (a.cols() != b.rows())
-    throw Error(fmt::format("matmul: shapes {} and {} do not chain (inner sizes {} and {})",
-                            a.shape_str(), b.shape_str(), a.cols(), b.rows()));
-  const std::size_t M = a.rows(), K = a.cols(), N = b.cols();
-  Tensor c({M, N});
-  const float* A = a.data();
-  const float* B = b.data();
-  float* C = c.data();
-  parallel_rows(M, threads, [&](std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) {
-      float* ci = C + i * N;
-      for (std::size_t k = 0; k < K; ++k) {
-        const float aik = A[i * K + k];
-        const float* bk = B + k * N;
-        for (std::size_t j = 0; j < N; ++j) ci[j] += aik * bk[j];
-      }
-    }
-  });
-  return c;
-}
-
-Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads) {
-  require_rank2(a, "matmul_bt", "a");
-  require_rank2(b, "matmul_bt", "b");
-  if (a.cols() != b.cols())
-    throw Error(fmt::format("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ",
-                            a.shape_str(), b.shape_str()));
-  return matmul(a, transpose(b), threads);
-}
 
 Tensor transpose(const Tensor& a) {
   require_rank2(a, "transpose", "a");

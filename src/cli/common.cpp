@@ -5,8 +5,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace tfx::cli {
 
@@ -55,6 +58,43 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
 
 void add_seed_flag(CLI::App* app, std::uint64_t& seed) {
   app->add_option("--seed", seed, "Seed of the one random generator (same seed, same output)")->capture_default_str();
+}
+
+namespace {
+// "≥ lo" when hi is effectively unbounded (the memory cap is the real limit), else "from lo to hi"
+std::string range_words(std::int64_t lo, std::int64_t hi) {
+  return hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("from {} to {}", lo, hi);
+}
+}  // namespace
+
+CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
+  const std::string range = range_words(lo, hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [p, ec] = std::from_chars(text.data(), end, v);
+        const bool all_digits = !text.empty() && p == end;
+        if (all_digits && (ec == std::errc::result_out_of_range || v < lo || v > hi))
+          return fmt::format("{} is out of range: expected a whole number {}", text, range);
+        if (ec != std::errc{} || !all_digits) return fmt::format("expected a whole number {}, got '{}'", range, text);
+        return {};
+      },
+      hi >= (std::int64_t{1} << 40) ? fmt::format("INT >= {}", lo) : fmt::format("INT in [{} - {}]", lo, hi),
+      "whole number");
+}
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0)
+          return fmt::format("expected a positive number, got '{}'", text);
+        return {};
+      },
+      "> 0", "positive number");
 }
 
 void present(const Result& r, const OutputFlags& flags) {

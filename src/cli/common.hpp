@@ -40,6 +40,14 @@ void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
 // --seed N (default 42): the one source of randomness
 void add_seed_flag(CLI::App* app, std::uint64_t& seed);
 
+// Validators with one clear message each (CLI11's Range/PositiveNumber say "Value abc not in
+// range" for a typo and print DBL_MAX in full):
+// a whole number written in digits, lo ≤ v ≤ hi ("abc", "1.5", "1e12" -> "expected a whole
+// number ≥ 1, got '1e12'"; "-3" -> "-3 is out of range: expected a whole number ≥ 1");
+CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
+// a finite number > 0 (rejects 0, negatives, nan, inf).
+CLI::Validator positive_number();
+
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 

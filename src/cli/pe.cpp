@@ -91,13 +91,13 @@ void register_pe(CLI::App& app) {
   auto opts = std::make_shared<PeOptions>();
   CLI::App* pe = app.add_subcommand("pe", "Sinusoidal positional encoding: the PE matrix, one value, sim, shift");
   pe->group("Positional encodings");
-  auto* len = pe->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  auto* len = pe->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   pe->add_option("--dim", opts->dim, "Model dimension d_model D (columns; odd D ends with a sine column)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  pe->add_option("--base", opts->base, "Base of the wavelengths")->capture_default_str()->check(CLI::PositiveNumber);
-  pe->add_option("--pos", opts->pos, "Position p of a single value (with --i)")->check(CLI::NonNegativeNumber);
-  pe->add_option("--i", opts->i, "Dimension index i of a single value (with --pos); even = sin, odd = cos")->check(CLI::NonNegativeNumber);
+      ->check(whole_number(1, std::int64_t{1} << 40));
+  pe->add_option("--base", opts->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
+  pe->add_option("--pos", opts->pos, "Position p of a single value (with --i)")->check(whole_number(0, std::int64_t{1} << 40));
+  pe->add_option("--i", opts->i, "Dimension index i of a single value (with --pos); even = sin, odd = cos")->check(whole_number(0, std::int64_t{1} << 40));
   add_output_flags(pe, opts->out);
   add_figure_flags(pe, opts->fig);
   set_examples(pe, {"tfx pe --len 50 --dim 128 --png        # the lecture's 50×128 figure",

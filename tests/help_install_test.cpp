@@ -1,0 +1,101 @@
+// The tool as a whole: `tfx --help` lists the commands in groups, one line each; every command's
+// and subcommand's --help shows an example; --version; `cmake --install` gives a tfx that runs
+// from any directory.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+
+using namespace tfx::test;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Names listed in the command sections of a help text: lines "  name   description" under any
+// heading other than "Options:" (CLI11 puts subcommands under their group's heading).
+std::vector<std::string> listed_commands(const std::string& help, bool* one_line_each = nullptr) {
+  std::vector<std::string> names;
+  bool in_commands = false;
+  if (one_line_each) *one_line_each = true;
+  for (const std::string& line : lines_of(help)) {
+    if (line.empty()) continue;
+    if (line.back() == ':' && line[0] != ' ') {
+      in_commands = line != "Options:" && line != "Examples:" && line != "Example:" && line != "Output:" &&
+                    line != "Figures:" && line.find("Usage") == std::string::npos;
+      continue;
+    }
+    if (line[0] != ' ') in_commands = false;  // footer text
+    if (!in_commands) continue;
+    if (line.rfind("  -", 0) == 0) continue;  // an option in a named option group
+    if (line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      std::string name = line.substr(2, line.find(' ', 2) - 2);
+      bool has_description = line.find_first_not_of(' ', 2 + name.size()) != std::string::npos;
+      if (one_line_each && !has_description) *one_line_each = false;
+      names.push_back(name);
+    } else if (one_line_each && in_commands && line.find_first_not_of(' ') > 2 && !names.empty()) {
+      *one_line_each = false;  // a wrapped continuation line under a command
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("cli: tfx --help lists commands in groups, one line each; --version") {
+  Run r = run_tfx("--help");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Positional encodings:") != std::string::npos);
+  bool one_line = false;
+  std::vector<std::string> cmds = listed_commands(r.out, &one_line);
+  CHECK(one_line);
+  CHECK(cmds.size() >= 2);
+  CHECK(std::set<std::string>(cmds.begin(), cmds.end()).count("pe") == 1);
+  CHECK(r.out.find("Subcommands:") == std::string::npos);  // every command sits in a named group
+
+  Run v = run_tfx("--version");
+  CHECK(v.code == 0);
+  CHECK(v.out.rfind("tfx ", 0) == 0);
+  Run none = run_tfx("");
+  CHECK(none.code != 0);
+  CHECK(count_lines(none.err) >= 1);
+}
+
+TEST_CASE("cli: every command's and subcommand's --help shows an example") {
+  std::vector<std::string> todo = listed_commands(run_tfx("--help").out);
+  REQUIRE(!todo.empty());
+  std::size_t checked = 0;
+  while (!todo.empty()) {
+    std::string cmd = todo.back();
+    todo.pop_back();
+    CAPTURE(cmd);
+    Run r = run_tfx(cmd + " --help");
+    CHECK(r.code == 0);
+    const std::size_t ex = r.out.find("Example");
+    REQUIRE(ex != std::string::npos);
+    CHECK(r.out.find("tfx " + cmd, ex) != std::string::npos);  // an example runs this very command
+    for (const std::string& sub : listed_commands(r.out)) todo.push_back(cmd + " " + sub);
+    ++checked;
+  }
+  MESSAGE("commands checked: " << checked);
+}
+
+TEST_CASE("cli: cmake --install puts a tfx that runs from another directory") {
+  TempDir prefix, elsewhere;
+  const std::filesystem::path build_dir = std::filesystem::path(TFX_BINARY).parent_path();
+  std::string cmd = "cmake --install " + shell_quote(build_dir.string()) + " --prefix " +
+                    shell_quote(prefix.path.string()) + " >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::filesystem::path tfx = prefix / "bin/tfx";
+  REQUIRE(std::filesystem::exists(tfx));
+  std::string run = "cd " + shell_quote(elsewhere.path.string()) + " && " + shell_quote(tfx.string()) +
+                    " pe --dim 4 --pos 1 --i 2 > out.txt 2>&1";
+  CHECK(std::system(run.c_str()) == 0);
+  CHECK(read_file(elsewhere / "out.txt").find("0.00999983") != std::string::npos);
+}
