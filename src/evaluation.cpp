@@ -15,6 +15,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 #include <unordered_set>
 
 #include "tfx/ops.hpp"
@@ -354,6 +355,7 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
   std::size_t B = opt.batch;
   if (B == 0) B = std::clamp<std::size_t>((std::size_t{8} << 20) / std::max<std::size_t>(R, 1), 1, 1024);
   const bool mul = opt.method == AnalogyMethod::mul;
+  const unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> predicted(jobs.size());
   std::vector<unsigned char> correct(jobs.size());
   for (std::size_t start = 0; start < jobs.size(); start += B) {
@@ -373,31 +375,45 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
       }
     }
     const Tensor cos = matmul_bt(q, unit, opt.threads);  // (nb or 3nb, R)
-    std::vector<float> scores(R);
-    for (std::size_t i = 0; i < nb; ++i) {
-      const Job& job = jobs[start + i];
-      const float* row;
-      if (mul) {
-        // 3CosMul with gensim's shift to [0, 1] and ε = 1e-6
-        const float *ca = cos.row(3 * i).data(), *cb = cos.row(3 * i + 1).data(), *cc = cos.row(3 * i + 2).data();
-        for (std::size_t j = 0; j < R; ++j)
-          scores[j] = ((1 + cb[j]) / 2) * ((1 + cc[j]) / 2) / ((1 + ca[j]) / 2 + 1e-6f);
-        row = scores.data();
-      } else {
-        row = cos.row(i).data();
+    // 3. each question's answer from its row of scores (rows split over the worker threads)
+    auto answer_rows = [&](std::size_t lo, std::size_t hi) {
+      std::vector<float> scores(mul ? R : 0);
+      for (std::size_t i = lo; i < hi; ++i) {
+        const Job& job = jobs[start + i];
+        const float* row;
+        if (mul) {
+          // 3CosMul with gensim's shift to [0, 1] and ε = 1e-6
+          const float *ca = cos.row(3 * i).data(), *cb = cos.row(3 * i + 1).data(), *cc = cos.row(3 * i + 2).data();
+          for (std::size_t j = 0; j < R; ++j)
+            scores[j] = ((1 + cb[j]) / 2) * ((1 + cc[j]) / 2) / ((1 + ca[j]) / 2 + 1e-6f);
+          row = scores.data();
+        } else {
+          row = cos.row(i).data();
+        }
+        // gensim: of the top five (inputs' rows excluded) the first whose key is not a, b or c
+        const auto best = top_excluding(row, R, job.abc);
+        std::string answer;  // the key that ends gensim's loop (the last one if none qualifies)
+        std::size_t answer_row = R;
+        for (std::size_t w : best) {
+          answer = key(e.word(w));
+          answer_row = w;
+          if (answer != job.keys[0] && answer != job.keys[1] && answer != job.keys[2]) break;
+        }
+        const bool have = answer_row < R;
+        predicted[start + i] = have ? std::string(e.word(answer_row)) : std::string();
+        correct[start + i] = have && answer == job.keys[3];
       }
-      // 3. gensim: of the top five (inputs' rows excluded) the first whose key is not a, b or c
-      const auto best = top_excluding(row, R, job.abc);
-      std::string answer;  // the key that ends gensim's loop (the last one if none qualifies)
-      std::size_t answer_row = R;
-      for (std::size_t w : best) {
-        answer = key(e.word(w));
-        answer_row = w;
-        if (answer != job.keys[0] && answer != job.keys[1] && answer != job.keys[2]) break;
-      }
-      const bool have = answer_row < R;
-      predicted[start + i] = have ? std::string(e.word(answer_row)) : std::string();
-      correct[start + i] = have && answer == job.keys[3];
+    };
+    const std::size_t workers = std::min<std::size_t>(threads, nb);
+    if (workers <= 1 || nb * R < (std::size_t{1} << 16)) {
+      answer_rows(0, nb);
+    } else {
+      std::vector<std::thread> pool;
+      const std::size_t chunk = (nb + workers - 1) / workers;
+      for (std::size_t w = 1; w < workers; ++w)
+        if (w * chunk < nb) pool.emplace_back(answer_rows, w * chunk, std::min(nb, (w + 1) * chunk));
+      answer_rows(0, std::min(nb, chunk));
+      for (auto& t : pool) t.join();
     }
     if (opt.progress) opt.progress(start + nb, jobs.size());
   }

@@ -88,7 +88,7 @@ void register_direction(CLI::App& app) {
   cmd->add_option("--words", o->words, "Words to score, comma-separated (default: the pairs' words)");
   cmd->add_option("--top", o->top, "Also list the N vocabulary words scoring highest and lowest (0 = none)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000}));
+      ->check(whole_number(0, 100000));
   cmd->add_flag("--cosine", o->cosine, "Score by cos(d, E(w)) instead of the dot product d·E(w)");
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);

@@ -123,7 +123,7 @@ void register_eval_analogies(CLI::App& app) {
   cmd->add_option("--restrict-vocab", o->restrict_vocab,
                   "Use only the first N words (the most frequent): questions with other words are skipped, answers come from them")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--method", o->method, "add = 3CosAdd (gensim most_similar), mul = 3CosMul (most_similar_cosmul)")
       ->capture_default_str()
       ->check(CLI::IsMember({"add", "mul"}));
@@ -131,7 +131,7 @@ void register_eval_analogies(CLI::App& app) {
   cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip lines that are not 4 words (gensim does) instead of stopping");
   cmd->add_option("--errors", o->errors, "Also list the first N wrong answers")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+      ->check(whole_number(0, std::int64_t{1} << 40));
   cmd->add_flag("--no-progress", o->no_progress, "No progress bar (it is drawn on stderr only when stderr is a terminal)");
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));  // case folding is --case-sensitive's job here

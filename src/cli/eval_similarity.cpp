@@ -98,7 +98,7 @@ void register_eval_similarity(CLI::App& app) {
   cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")->required();
   cmd->add_option("--restrict-vocab", o->restrict_vocab, "Use only the first N words (pairs with other words are skipped)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_flag("--case-sensitive", o->case_sensitive, "Compare words as written (default: upper-case both sides, as gensim)");
   cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip malformed lines (gensim does) instead of stopping");
   cmd->add_flag("--list", o->list, "List every pair with the human score and the model's cosine");
