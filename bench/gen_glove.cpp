@@ -31,12 +31,10 @@ int main(int argc, char** argv) {
   std::string line;
   char buf[32];
   for (long i = 0; i < n; ++i) {
-    if (i < nfirst) {
-      line = first[i];
-    } else {
-      line = "w";
-      line += std::to_string(i);
-    }
+    char word[32];
+    if (i < nfirst) std::snprintf(word, sizeof word, "%s", first[i]);
+    else std::snprintf(word, sizeof word, "w%ld", i);
+    line.assign(word);
     for (long j = 0; j < d; ++j) {
       // values in (-1, 1) with 5 decimals, like GloVe's
       const long v = static_cast<long>(splitmix64(st) % 200000) - 100000;

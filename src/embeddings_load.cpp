@@ -17,15 +17,18 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "embeddings_numbers.hpp"
 #include "embeddings_store.hpp"
 
 namespace tfx {
 
 namespace {
 
+using namespace numbers;
+
 constexpr std::size_t kMaxDim = 100000;       // the widest real embeddings have a few thousand
 constexpr std::size_t kMaxWordBytes = 100000;  // longer "words" mean the file is not what it claims
-constexpr std::size_t kBlockFloats = std::size_t{1} << 22;  // floats per parse block (16 MB, one allocation)
+constexpr std::size_t kBlockFloats = std::size_t{1} << 20;  // floats per parse block (4 MB, one allocation)
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
 
@@ -47,6 +50,8 @@ struct Bytes {
   }
   bool mapped() const { return map != nullptr; }
 };
+
+bool first_line_is_header(std::string_view line);
 
 // Inflates gzip data (several members allowed), stopping once `max_lines` newlines are out
 // (0 = no limit).
@@ -84,8 +89,13 @@ void gunzip(const std::string& path, const char* in, std::size_t n, std::size_t 
       fail(fmt::format("{}: truncated gzip data (the compressed stream ends early)", path));
     }
     if (max_lines) {
-      for (; counted < out.size(); ++counted) lines += out[counted] == '\n';
-      if (lines > max_lines) break;
+      for (; counted < out.size(); ++counted) {
+        if (out[counted] != '\n') continue;
+        // a header line "N D" may announce binary vectors, whose bytes hold random '\n's:
+        // then there is no line count to stop at
+        if (lines++ == 0 && first_line_is_header(std::string_view(out.data(), counted))) max_lines = 0;
+      }
+      if (max_lines && lines > max_lines) break;
     }
   }
   inflateEnd(&z);
@@ -139,104 +149,6 @@ void open_bytes(const std::string& path, std::size_t max_lines, Bytes& b) {
   }
 }
 
-// ---- numbers -------------------------------------------------------------------------------
-
-inline bool is_sep(char c) { return c == ' ' || c == '\t'; }
-inline bool is_tok_end(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-inline bool is_digit(char c) { return static_cast<unsigned>(c - '0') < 10u; }
-
-constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-enum class Num { ok, not_a_number, non_finite, out_of_range };
-
-constexpr std::uint64_t kPow10u[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-
-// Value of 8 digit bytes (0..9 each; the first digit in the lowest byte), SWAR as in fast_float.
-inline std::uint64_t swar8(std::uint64_t x) {
-  x = (x * 10) + (x >> 8);
-  x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-       (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-  return x & 0xFFFFFFFFull;
-}
-
-// Appends the run of decimal digits at q (before `end`) to m, 8 at a time where 8 bytes can be
-// read (q + 8 <= hard_end; bytes after a line's end are whitespace, never digits).
-inline void eat_digits(const char*& q, const char* end, const char* hard_end, std::uint64_t& m, int& count) {
-  while (q + 8 <= hard_end) {
-    std::uint64_t v;
-    std::memcpy(&v, q, 8);
-    const std::uint64_t a = v ^ 0x3030303030303030ull;  // digit bytes become 0..9
-    const std::uint64_t flags = (((a & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull) | a) & 0x8080808080808080ull;
-    std::ptrdiff_t n = flags ? __builtin_ctzll(flags) >> 3 : 8;
-    if (n > end - q) n = end - q;
-    if (n <= 0) return;
-    m = m * kPow10u[n] + swar8(n == 8 ? a : a << (8 * (8 - n)));
-    count += static_cast<int>(n);
-    q += n;
-    if (n < 8) return;
-  }
-  for (; q < end && is_digit(*q); ++q, ++count) m = m * 10 + static_cast<unsigned>(*q - '0');
-}
-
-// Parses the number token at p (ending at `end` or the first space/tab/CR/LF).
-// Fast path (Clinger): ≤ 19 digits with mantissa m ≤ 2^53 and |e| ≤ 22 give v = m·10^e or
-// m/10^-e exactly rounded in double; then float32 — the same two roundings as gensim's
-// float32(float(token)). Anything else goes through strtod (also exactly rounded).
-inline Num parse_number(const char*& p, const char* end, const char* hard_end, float& out) {
-  const char* start = p;
-  const char* q = p;
-  // sign without a branch (signs are random in embedding files: a branch would mispredict)
-  const bool neg = q < end && *q == '-';
-  q += neg | (q < end && *q == '+');
-  std::uint64_t m = 0;
-  int nint = 0, nfrac = 0, exp10 = 0;
-  eat_digits(q, end, hard_end, m, nint);
-  if (q < end && *q == '.') {
-    ++q;
-    eat_digits(q, end, hard_end, m, nfrac);
-  }
-  bool any = nint + nfrac > 0;
-  exp10 = -nfrac;
-  if (any && q < end && (*q == 'e' || *q == 'E')) {
-    const char* e = q + 1;
-    bool eneg = false;
-    if (e < end && (*e == '-' || *e == '+')) eneg = *e++ == '-';
-    if (e < end && is_digit(*e)) {
-      int ev = 0;
-      for (; e < end && is_digit(*e); ++e)
-        if (ev < 100000) ev = ev * 10 + (*e - '0');
-      exp10 += eneg ? -ev : ev;
-      q = e;
-    } else {
-      any = false;  // "1e" / "1e+": let strtod decide
-    }
-  }
-  if (any && nint + nfrac <= 19 && (q == end || is_tok_end(*q)) && m <= (std::uint64_t{1} << 53) && exp10 >= -22 &&
-      exp10 <= 22) {
-    double v = static_cast<double>(m);
-    v = exp10 < 0 ? v / kPow10[-exp10] : v * kPow10[exp10];
-    out = static_cast<float>(neg ? -v : v);  // |v| ≤ 2^53·10^22 < FLT_MAX: always finite
-    p = q;
-    return Num::ok;
-  }
-  // slow path: the whole token through strtod
-  const char* tok_end = start;
-  while (tok_end < end && !is_tok_end(*tok_end)) ++tok_end;
-  const std::string tok(start, tok_end);
-  p = tok_end;
-  if (tok.empty()) return Num::not_a_number;
-  // strtod also reads hex floats and "infinity"; plain decimal, nan and inf are what files hold
-  char* stop = nullptr;
-  errno = 0;
-  const double v = std::strtod(tok.c_str(), &stop);
-  if (stop != tok.c_str() + tok.size()) return Num::not_a_number;
-  if (std::isnan(v) || (std::isinf(v) && errno != ERANGE)) return Num::non_finite;
-  if (std::isinf(v) || !std::isfinite(static_cast<float>(v))) return Num::out_of_range;
-  out = static_cast<float>(v);
-  return Num::ok;
-}
-
 std::string show_token(std::string_view t) {
   if (t.size() > 40) return std::string(t.substr(0, 40)) + "…";
   return std::string(t);
@@ -275,6 +187,10 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
   std::vector<Token> toks;
   Block* blk = nullptr;
   const std::size_t block_rows = std::max<std::size_t>(16, kBlockFloats / D);
+  std::vector<double> mant(D);
+  std::vector<int> expo(D);
+  std::vector<unsigned char> sign(D);
+  std::vector<std::pair<std::size_t, float>> slow;  // fields converted by strtod in this row
   auto error = [&](const char* line, std::string msg) {
     part.error_at = static_cast<std::uint64_t>(line - base);
     part.error = std::move(msg);
@@ -293,7 +209,7 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
       blk->values.allocate(block_rows * D);
     }
     float* row = blk->values.data() + blk->rows * D;
-    // 1. fast path: word = first field, then exactly D numbers
+    // 1. fast path: word = first field, then exactly D numbers (scanned, then converted at once)
     const char* q = line;
     while (q < le && !is_sep(*q)) ++q;
     const char* word_end = q;
@@ -304,9 +220,29 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
         break;
       }
       while (q < le && is_sep(*q)) ++q;
-      if (q == le || parse_number(q, le, hard_end, row[j]) != Num::ok) fast = false;
+      bool neg;
+      std::uint64_t m;
+      float v;
+      if (q == le) {
+        fast = false;
+      } else if (scan_decimal(q, le, hard_end, m, expo[j], neg)) {
+        mant[j] = static_cast<double>(m);
+        sign[j] = neg;
+      } else if (parse_number(q, le, hard_end, v) == Num::ok) {
+        slow.push_back({j, v});  // converted already (strtod)
+        mant[j] = 0;
+        expo[j] = 0;
+        sign[j] = 0;
+      } else {
+        fast = false;
+      }
     }
     if (fast && q != le) fast = false;  // more fields: a word with spaces, or a ragged row
+    if (fast) {
+      convert_row(mant.data(), expo.data(), sign.data(), D, row);
+      for (const auto& [j, v] : slow) row[j] = v;
+    }
+    slow.clear();
     if (!fast) {
       // 2. slow path: split the line; the last D fields are the numbers, the rest is the word
       toks.clear();
@@ -362,7 +298,7 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
     // 3. drop parsed pages of a mapped file from memory (they stay in the page cache)
     if (release) {
       const std::uintptr_t done = reinterpret_cast<std::uintptr_t>(p) / page * page;
-      if (done >= released + (std::size_t{32} << 20)) {
+      if (done >= released + (std::size_t{4} << 20)) {
         madvise(reinterpret_cast<void*>(released), done - released, MADV_DONTNEED);
         released = done;
       }
@@ -416,7 +352,7 @@ std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::si
         s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(b, i));
       }
     }
-    b->values = Buffer<float>{};  // free as we go: peak memory stays near one copy
+    b->values.release();  // free as we go: peak memory stays near one copy
   }
   s->vectors = s->own_vectors.data();
   s->info.file_rows = total;
@@ -438,6 +374,23 @@ std::size_t count_fields(const char* b, const char* e) {
 bool is_integer_token(std::string_view t) {
   if (!t.empty() && t[0] == '-') t.remove_prefix(1);
   return !t.empty() && t.size() <= 18 && std::all_of(t.begin(), t.end(), is_digit);
+}
+
+}  // namespace
+
+namespace {
+
+// True for "N D" (two integers), the word2vec/fastText header.
+bool first_line_is_header(std::string_view line) {
+  std::vector<std::string_view> f;
+  std::size_t i = 0;
+  while (i < line.size() && f.size() <= 2) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const std::size_t b = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > b) f.push_back(line.substr(b, i - b));
+  }
+  return f.size() == 2 && is_integer_token(f[0]) && is_integer_token(f[1]);
 }
 
 struct Header {
@@ -637,14 +590,12 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
       p = nl ? le + 1 : b.size;
     }
     if (counts.empty()) fail(fmt::format("{}: no vectors (only blank lines)", path));
-    std::vector<std::size_t> sorted = counts;
-    std::sort(sorted.begin(), sorted.end());
-    std::size_t best = sorted[0], best_n = 0;
-    for (std::size_t i = 0; i < sorted.size();) {
-      std::size_t j = i;
-      while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-      if (j - i > best_n) best = sorted[i], best_n = j - i;
-      i = j;
+    // the most common count; on a tie, the first line's
+    std::size_t best = counts[0];
+    std::size_t best_n = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), best));
+    for (std::size_t c : counts) {
+      const auto k = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), c));
+      if (k > best_n) best = c, best_n = k;
     }
     if (best < 2)
       fail(fmt::format("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field", path));

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <new>
+#include <sys/mman.h>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,18 +16,50 @@
 
 namespace tfx {
 
-// An uninitialised heap array: pages are only touched when written, so building a big matrix
+// An uninitialised array: pages are only touched when written, and big arrays come straight
+// from mmap so freeing one returns its memory to the system at once. Building a big matrix
 // while the parser's blocks are freed one by one keeps peak memory near one copy.
 template <class T>
 struct Buffer {
-  std::unique_ptr<T[]> p;
+  T* p = nullptr;
   std::size_t n = 0;
-  void allocate(std::size_t count) {
-    p.reset(count ? new T[count] : nullptr);
-    n = count;
+  bool mapped = false;
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept : p(o.p), n(o.n), mapped(o.mapped) { o.p = nullptr, o.n = 0; }
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      p = o.p, n = o.n, mapped = o.mapped;
+      o.p = nullptr, o.n = 0;
+    }
+    return *this;
   }
-  T* data() { return p.get(); }
-  const T* data() const { return p.get(); }
+  ~Buffer() { release(); }
+  void allocate(std::size_t count) {
+    release();
+    n = count;
+    if (count * sizeof(T) >= (std::size_t{1} << 20)) {
+      void* m = mmap(nullptr, count * sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) throw std::bad_alloc();
+      p = static_cast<T*>(m);
+      mapped = true;
+    } else {
+      p = count ? new T[count] : nullptr;
+      mapped = false;
+    }
+  }
+  void release() {
+    if (p) {
+      if (mapped) munmap(p, n * sizeof(T));
+      else delete[] p;
+    }
+    p = nullptr;
+    n = 0;
+  }
+  T* data() { return p; }
+  const T* data() const { return p; }
 };
 
 struct Embeddings::Store {

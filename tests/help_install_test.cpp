@@ -27,8 +27,8 @@ std::vector<std::string> listed_commands(const std::string& help, bool* one_line
   for (const std::string& line : lines_of(help)) {
     if (line.empty()) continue;
     if (line.back() == ':' && line[0] != ' ') {
-      in_commands = line != "Options:" && line != "Positionals:" && line != "Examples:" && line != "Example:" && line != "Output:" &&
-                    line != "Figures:" && line.find("Usage") == std::string::npos;
+      in_commands = line != "Options:" && line != "Examples:" && line != "Example:" && line != "Output:" &&
+                    line != "Figures:" && line != "Positionals:" && line.find("Usage") == std::string::npos;
       continue;
     }
     if (line[0] != ' ') in_commands = false;  // footer text

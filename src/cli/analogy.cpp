@@ -75,7 +75,9 @@ void run_analogy(const AnalogyOptions& o) {
       std::istringstream ss(line);
       std::vector<std::string> w;
       for (std::string t; ss >> t;) w.push_back(t);
-      if (w.empty() || w[0][0] == '#' || w[0][0] == ':') continue;  // blank, comment, questions-words section
+      // blank lines, "#" comments and questions-words' ": section" lines (":" alone is a word in
+      // some vocabularies, so only ": NAME" is a section line)
+      if (w.empty() || w[0][0] == '#' || (w[0] == ":" && w.size() == 2)) continue;
       if (w.size() != 3 && w.size() != 4)
         throw Error(fmt::format("{}:{}: expected 'A B C' (or 'A B C D' as in questions-words.txt), found {} words", name, ln, w.size()));
       w.resize(3);
@@ -136,7 +138,7 @@ void register_analogy(CLI::App& app) {
       "Word analogy A − B + C: the words nearest to king − man + woman (≈ queen). Same query as gensim's "
       "most_similar(positive=[A, C], negative=[B]) (fastText's `analogies` order A B C)");
   cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "A B C: computes A − B + C (king man woman)")->expected(0, 3);
+  cmd->add_option("words", o->words, "A B C: computes A − B + C (king man woman)")->expected(3)->type_name("WORD");
   cmd->add_option("-k,--top", o->k, "Number of words to show")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
   cmd->add_option("--method", o->method, "add = 3CosAdd (gensim most_similar), mul = 3CosMul (gensim most_similar_cosmul)")
       ->capture_default_str()
@@ -150,7 +152,7 @@ void register_analogy(CLI::App& app) {
                      "tfx analogy paris france germany -k 3",
                      "tfx analogy king man woman --embeddings glove.6B.100d.txt --method mul",
                      "tfx analogy king man woman --keep-inputs    # king itself is usually nearest",
-                     "printf 'man king woman\\nwalk walked go\\n' | tfx analogy --batch - --format json"});
+                     "printf 'king man woman\\nwalked walk go\\n' | tfx analogy --batch - --format json"});
   cmd->callback([o] { run_analogy(*o); });
 }
 

@@ -118,10 +118,14 @@ void register_embeddings(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("embeddings", "Word-vector files: info (format, size, cache) and convert");
   cmd->group("Word embeddings");
   cmd->require_subcommand(1);
+  set_examples(cmd, {"tfx embeddings info                            # the built-in teaching embedding and its axes",
+                     "tfx embeddings info glove.6B.100d.txt          # format, words, dimension, cache state",
+                     "tfx embeddings convert glove.6B.300d.txt glove300.tfx"});
 
   auto io = std::make_shared<InfoOptions>();
   CLI::App* info = cmd->add_subcommand("info", "Format, words, dimension and cache state of FILE (default: --embeddings, "
                                                "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)");
+  info->group("Subcommands");
   info->add_option("file", io->file, "Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)");
   add_embedding_flags(info, io->emb);
   add_output_flags(info, io->out);
@@ -132,6 +136,7 @@ void register_embeddings(CLI::App& app) {
 
   auto co = std::make_shared<ConvertOptions>();
   CLI::App* conv = cmd->add_subcommand("convert", "Write IN as a tfx table (memory-mapped, instant loads) or another format");
+  conv->group("Subcommands");
   conv->add_option("in", co->in, "Input embedding file (any format tfx reads)")->required();
   conv->add_option("out", co->out_path, "Output file (written to OUT.tmp.PID, then renamed)")->required();
   conv->add_option("--to", co->to, "Output format: tfx (binary table), glove, word2vec, word2vec-bin or fasttext")
