@@ -1,5 +1,6 @@
-// Figure rendering (placeholder renderer: heatmap cells only; axes, text, line and scatter
-// panels come with the figures issue), colormaps, PNG encoding, terminal view.
+// Figures: colormaps (diverging RdBu, viridis, gray), the heatmap scale, block-mean
+// downsampling, the grid of panels, and PNG encoding. The panels are drawn in
+// figure_panels.cpp with the primitives of figure_canvas.cpp; --view lives in figure_view.cpp.
 #include "tfx/figure.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include "figure_canvas.hpp"
 
 namespace tfx {
 
@@ -27,68 +30,145 @@ const char* colormap_name(Colormap c) {
 }
 
 namespace {
-Rgb lerp_stops(const Rgb* stops, int n, double t) {
-  t = std::clamp(t, 0.0, 1.0) * (n - 1);
-  int i = std::min(static_cast<int>(t), n - 2);
-  double f = t - i;
-  auto mix = [&](std::uint8_t a, std::uint8_t b) { return static_cast<std::uint8_t>(std::lround(a + (b - a) * f)); };
-  return {mix(stops[i].r, stops[i + 1].r), mix(stops[i].g, stops[i + 1].g), mix(stops[i].b, stops[i + 1].b)};
+
+// viridis (van der Walt & Smith, CC0), the 256 entries of matplotlib's table as 8-bit RGB hex.
+const char kViridis[] =
+#include "figure_viridis.inc"
+    ;
+
+// ColorBrewer RdBu, 11 classes, from the bottom of the scale (dark red, −) through white (0) to
+// the top (dark blue, +): the lecture's PE figure, where blue is +1 and red is −1.
+const Rgb kRdBu[] = {{103, 0, 31},    {178, 24, 43},   {214, 96, 77},   {244, 165, 130}, {253, 219, 199}, {247, 247, 247},
+                     {209, 229, 240}, {146, 197, 222}, {67, 147, 195},  {33, 102, 172},  {5, 48, 97}};
+
+int hex_digit(char c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
+
+Rgb viridis_entry(int i) {
+  const char* p = kViridis + i * 6;
+  return {static_cast<std::uint8_t>(hex_digit(p[0]) * 16 + hex_digit(p[1])),
+          static_cast<std::uint8_t>(hex_digit(p[2]) * 16 + hex_digit(p[3])),
+          static_cast<std::uint8_t>(hex_digit(p[4]) * 16 + hex_digit(p[5]))};
 }
+
+// Linear interpolation between n evenly spaced stops.
+template <class Stop>
+Rgb interpolate(int n, double t, Stop stop) {
+  const double x = std::clamp(t, 0.0, 1.0) * (n - 1);
+  const int i = std::min(static_cast<int>(x), n - 2);
+  const double f = x - i;
+  const Rgb a = stop(i), b = stop(i + 1);
+  auto mix = [f](std::uint8_t u, std::uint8_t v) { return static_cast<std::uint8_t>(std::lround(u + (v - u) * f)); };
+  return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
+}
+
 }  // namespace
 
 Rgb colormap_color(Colormap c, double t) {
-  static const Rgb diverging[] = {{5, 48, 97}, {67, 147, 195}, {247, 247, 247}, {214, 96, 77}, {103, 0, 31}};
-  static const Rgb viridis[] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-  if (std::isnan(t)) return {128, 128, 128};
+  if (std::isnan(t)) return draw::kMaskBase;
   switch (c) {
-    case Colormap::diverging: return lerp_stops(diverging, 5, t);
-    case Colormap::viridis: return lerp_stops(viridis, 5, t);
+    case Colormap::diverging: return interpolate(11, t, [](int i) { return kRdBu[i]; });
+    case Colormap::viridis: return interpolate(256, t, viridis_entry);
     case Colormap::gray: {
-      auto v = static_cast<std::uint8_t>(std::lround(std::clamp(t, 0.0, 1.0) * 255));
+      const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(t, 0.0, 1.0) * 255));
       return {v, v, v};
     }
   }
   return {};
 }
 
-namespace {
-std::pair<double, double> scale_of(const Heatmap& h) {
+std::pair<double, double> heatmap_scale(const Heatmap& h) {
   double lo = INFINITY, hi = -INFINITY;
-  for (float v : h.values.values())
-    if (std::isfinite(v)) lo = std::min<double>(lo, v), hi = std::max<double>(hi, v);
+  for (std::size_t k = 0; k < h.values.size(); ++k) {
+    if (!h.masked.empty() && k < h.masked.size() && h.masked[k]) continue;
+    const double v = h.values[k];
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
   if (!std::isfinite(lo)) lo = 0, hi = 1;
   if (h.symmetric) {
-    double m = std::max(std::abs(lo), std::abs(hi));
+    const double m = std::max(std::abs(lo), std::abs(hi));
     lo = -m, hi = m;
   }
   if (h.vmin) lo = *h.vmin;
   if (h.vmax) hi = *h.vmax;
-  if (hi <= lo) hi = lo + 1;
+  if (!(hi > lo)) {  // constant data: centre a unit-wide scale on it
+    const double mid = lo;
+    lo = mid - 0.5, hi = mid + 0.5;
+  }
   return {lo, hi};
 }
-}  // namespace
 
-Image render(const Figure& figure) {
-  const Heatmap* h = figure.panels.empty() ? nullptr : std::get_if<Heatmap>(&figure.panels[0]);
-  Image img;
-  if (!h) {
-    img.width = img.height = 1;
-    img.rgb.assign(3, 255);
-    return img;
-  }
-  const std::size_t M = h->values.rows(), N = h->values.cols();
-  const int cell = static_cast<int>(std::max<std::size_t>(1, 640 / std::max<std::size_t>(N, 1)));
-  img.width = static_cast<int>(N) * cell;
-  img.height = static_cast<int>(M) * cell;
-  img.rgb.assign(static_cast<std::size_t>(img.width) * img.height * 3, 255);
-  auto [lo, hi] = scale_of(*h);
-  for (int y = 0; y < img.height; ++y)
-    for (int x = 0; x < img.width; ++x) {
-      Rgb c = colormap_color(h->cmap, (h->values(y / cell, x / cell) - lo) / (hi - lo));
-      std::size_t k = (static_cast<std::size_t>(y) * img.width + x) * 3;
-      img.rgb[k] = c.r, img.rgb[k + 1] = c.g, img.rgb[k + 2] = c.b;
+Downsampled downsample_mean(const Tensor& values, const std::vector<unsigned char>& masked, std::size_t max_rows,
+                            std::size_t max_cols) {
+  const std::size_t M = values.rows(), N = values.cols();
+  Downsampled d;
+  d.block_rows = std::max<std::size_t>(1, (M + max_rows - 1) / std::max<std::size_t>(max_rows, 1));
+  d.block_cols = std::max<std::size_t>(1, (N + max_cols - 1) / std::max<std::size_t>(max_cols, 1));
+  const std::size_t R = (M + d.block_rows - 1) / d.block_rows, C = (N + d.block_cols - 1) / d.block_cols;
+  const bool has_mask = masked.size() == values.size();
+  d.values = Tensor({R, C});
+  if (has_mask) d.masked.assign(R * C, 0);
+  std::vector<double> sum(C);
+  std::vector<std::size_t> count(C);
+  for (std::size_t r = 0; r < R; ++r) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t i = r * d.block_rows; i < std::min(M, (r + 1) * d.block_rows); ++i) {
+      const float* row = values.data() + i * N;
+      for (std::size_t j = 0; j < N; ++j) {
+        if (has_mask && masked[i * N + j]) continue;
+        sum[j / d.block_cols] += row[j];
+        ++count[j / d.block_cols];
+      }
     }
-  return img;
+    for (std::size_t c = 0; c < C; ++c) {
+      d.values(r, c) = count[c] ? static_cast<float>(sum[c] / static_cast<double>(count[c])) : 0.0f;
+      if (has_mask && count[c] == 0) d.masked[r * C + c] = 1;
+    }
+  }
+  return d;
+}
+
+// Panels in a grid: `columns` per row (auto: all in one row up to 3, else about square); each
+// grid cell as wide as its column's widest panel and as tall as its row's tallest; the figure
+// title above all.
+Image render(const Figure& figure) {
+  std::vector<Image> panels;
+  for (const Panel& p : figure.panels) {
+    if (auto* h = std::get_if<Heatmap>(&p)) panels.push_back(draw::render_heatmap(*h));
+    else if (auto* c = std::get_if<LineChart>(&p)) panels.push_back(draw::render_line_chart(*c));
+    else if (auto* s = std::get_if<Scatter>(&p)) panels.push_back(draw::render_scatter(*s));
+  }
+  if (panels.empty()) {
+    draw::Canvas cv(320, 80);
+    draw::draw_titles(cv, figure.title.empty() ? "(empty figure)" : figure.title, "");
+    return cv.take();
+  }
+  const int n = static_cast<int>(panels.size());
+  int cols = figure.columns > 0 ? std::min(figure.columns, n) : n <= 3 ? n : static_cast<int>(std::ceil(std::sqrt(n)));
+  const int rows = (n + cols - 1) / cols;
+  std::vector<int> col_w(cols, 0), row_h(rows, 0);
+  for (int k = 0; k < n; ++k) {
+    col_w[k % cols] = std::max(col_w[k % cols], panels[k].width);
+    row_h[k / cols] = std::max(row_h[k / cols], panels[k].height);
+  }
+  int width = 0, height = 0;
+  for (int w : col_w) width += w;
+  for (int h : row_h) height += h;
+  const int top = figure.title.empty() ? 0 : draw::title_height(figure.title, "");
+  width = std::max(width, draw::text_width(figure.title, font::kLarge) + 24);
+  draw::Canvas cv(width, height + top);
+  if (top) draw::draw_titles(cv, figure.title, "");
+  int y = top;
+  for (int r = 0; r < rows; ++r) {
+    int x = 0;
+    for (int c = 0; c < cols && r * cols + c < n; ++c) {
+      const Image& p = panels[r * cols + c];
+      cv.blit(p, x + (col_w[c] - p.width) / 2, y);
+      x += col_w[c];
+    }
+    y += row_h[r];
+  }
+  return cv.take();
 }
 
 std::string encode_png(const Image& image) {
@@ -98,22 +178,6 @@ std::string encode_png(const Image& image) {
   };
   if (!stbi_write_png_to_func(sink, &out, image.width, image.height, 3, image.rgb.data(), image.width * 3))
     throw Error("PNG encoding failed");
-  return out;
-}
-
-std::string render_view(const Heatmap& h, const ViewOptions& options) {
-  (void)options;
-  static const char ramp[] = " .:-=+*#%@";
-  auto [lo, hi] = scale_of(h);
-  std::string out;
-  for (std::size_t i = 0; i < h.values.rows(); ++i) {
-    for (std::size_t j = 0; j < h.values.cols(); ++j) {
-      int k = static_cast<int>(std::clamp((h.values(i, j) - lo) / (hi - lo), 0.0, 1.0) * 9);
-      out += ramp[k];
-    }
-    out += '\n';
-  }
-  out += fmt::format("scale: min {:.4f}  max {:.4f}\n", lo, hi);
   return out;
 }
 

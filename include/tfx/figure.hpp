@@ -47,7 +47,26 @@ struct Heatmap {
   bool symmetric = false;                           // scale to [−max|v|, +max|v|] (diverging data)
   std::optional<double> vmin, vmax;                 // explicit scale, overrides the data range
   std::vector<unsigned char> masked;                // optional, per cell: drawn as masked (grey)
+  std::string value_label;                          // caption of the colorbar, e.g. "PE value"
+  // When values are already block means of a larger matrix (too big to form): that matrix's
+  // size, so the index ticks count its rows/columns. 0 = the size of values.
+  std::size_t source_rows = 0, source_cols = 0;
 };
+
+// The scale [lo, hi] a heatmap's colors span: vmin/vmax when given, else the finite data range
+// (symmetric: ±max|v|); hi > lo always (a constant matrix gets a unit-wide scale).
+std::pair<double, double> heatmap_scale(const Heatmap& h);
+
+// Block means of values (M, N) (rank 1 = one row) with at most max_rows × max_cols blocks:
+// block size b = ceil(M / max_rows) (rows; same for columns), result (ceil(M/b_r), ceil(N/b_c)).
+// Masked cells are left out of the means; a block with every cell masked stays masked.
+struct Downsampled {
+  Tensor values;
+  std::vector<unsigned char> masked;  // empty when nothing is masked
+  std::size_t block_rows = 1, block_cols = 1;
+};
+Downsampled downsample_mean(const Tensor& values, const std::vector<unsigned char>& masked, std::size_t max_rows,
+                            std::size_t max_cols);
 
 struct Series {
   std::string name;
@@ -81,7 +100,8 @@ struct Figure {
 };
 
 // Heatmaps larger than this many cells along an axis are downsampled by averaging blocks of
-// cells (the subtitle says so); below it every cell gets at least one pixel.
+// cells (the subtitle says so); below it every cell gets at least one pixel. Cells are square,
+// about 640 px across the longer axis (at most 64 px per cell, at least 1).
 inline constexpr std::size_t kMaxHeatmapCells = 1024;
 
 Image render(const Figure& figure);
@@ -95,6 +115,7 @@ struct ViewOptions {
   int width = 80;
   bool color = true;
 };
+inline constexpr int kMinViewWidth = 16;
 std::string render_view(const Heatmap& heatmap, const ViewOptions& options);
 
 }  // namespace tfx

@@ -50,8 +50,12 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
     app->add_option("--width", f.width, "Terminal columns for --view (default: $COLUMNS or the terminal's width)")
         ->check(CLI::Range(1, 10000))
         ->group("Figures");
+    app->add_option("--color", f.color, "Colors in --view: always, never, or auto (when stdout is a terminal and NO_COLOR is unset)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"always", "never", "auto"}))
+        ->group("Figures");
   }
-  app->add_option("--cmap", f.cmap, "Colormap: diverging (blue-white-red), viridis or gray")
+  app->add_option("--cmap", f.cmap, "Colormap: diverging (RdBu: red < 0 < blue, the lecture's PE colors), viridis or gray")
       ->check(CLI::IsMember({"diverging", "rdbu", "viridis", "gray", "grey"}))
       ->group("Figures");
 }
@@ -102,11 +106,11 @@ void present(const Result& r, const OutputFlags& flags) {
   emit(encode(r, o), o.path, is_binary(o.format));
 }
 
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name) {
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, bool quiet_stdout) {
   const std::string path = flags.png.empty() ? default_name : flags.png;
   Image img = render(figure);
   emit(encode_png(img), path, true, "--png");
-  if (path != "-") std::fprintf(stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
+  if (path != "-") std::fprintf(quiet_stdout ? stderr : stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
 }
 
 bool stdout_color() {
@@ -125,10 +129,16 @@ int view_width(const FigureFlags& flags) {
   return 80;
 }
 
+bool view_color(const FigureFlags& flags) {
+  if (flags.color == "always") return true;
+  if (flags.color == "never") return false;
+  return stdout_color();
+}
+
 void present_view(const Heatmap& h, const FigureFlags& flags) {
   ViewOptions v;
   v.width = view_width(flags);
-  v.color = stdout_color();
+  v.color = view_color(flags);
   emit(render_view(h, v), "-", false);
 }
 
@@ -136,9 +146,12 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   const bool png = fig.png_requested() && figure;
   const bool show_view = fig.view && view;
-  if (png) present_png(*figure, fig, default_png);
+  const bool table = (!png && !show_view) || out.format_given();
+  if (png && fig.png == "-" && (show_view || (table && out.output == "-")))
+    throw usage_error("--png -: the PNG goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)");
+  if (png) present_png(*figure, fig, default_png, table && out.output == "-");
   if (show_view) present_view(*view, fig);
-  if ((!png && !show_view) || out.format_given()) present(r, out);
+  if (table) present(r, out);
 }
 
 void set_examples(CLI::App* app, std::initializer_list<const char*> examples) {

@@ -26,13 +26,14 @@ struct OutputFlags {
 void add_output_flags(CLI::App* app, OutputFlags& flags);
 OutputOptions output_options(const OutputFlags& flags);
 
-// --png [FILE] (FILE "-" = stdout), --view, --width, --cmap
+// --png [FILE] (FILE "-" = stdout), --view, --width, --color, --cmap
 struct FigureFlags {
   CLI::Option* png_opt = nullptr;
   std::string png;           // empty = default name
   bool view = false;
   int width = 0;             // 0 = terminal width (COLUMNS, else 80)
   std::string cmap;          // empty = the command's default
+  std::string color = "auto";  // --color: always | never | auto (terminal and NO_COLOR unset)
   bool png_requested() const { return png_opt && png_opt->count() > 0; }
 };
 void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
@@ -51,8 +52,9 @@ CLI::Validator positive_number();
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)".
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name);
+// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" on
+// stdout, or on stderr when `quiet_stdout` (stdout carries a table or data as well).
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, bool quiet_stdout = false);
 
 // Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
 void present_view(const Heatmap& h, const FigureFlags& flags);
@@ -64,6 +66,8 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
 
 // Color is used when stdout is a terminal and NO_COLOR is unset.
 bool stdout_color();
+// --color always|never|auto resolved: auto = stdout_color().
+bool view_color(const FigureFlags& flags);
 // Width for --view: flags.width, else $COLUMNS, else the terminal's width, else 80.
 int view_width(const FigureFlags& flags);
 

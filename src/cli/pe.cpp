@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "pe_commands.hpp"
 #include "tfx/positional.hpp"
 
 namespace tfx::cli {
@@ -79,6 +80,7 @@ void run_pe(const PeOptions& o) {
   h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
   h.vmin = -1.0;
   h.vmax = 1.0;
+  h.value_label = "PE value";
   r.blocks.push_back(std::move(m));
   Figure figure;
   figure.panels.push_back(h);
@@ -104,6 +106,8 @@ void register_pe(CLI::App& app) {
                     "tfx pe --dim 4 --pos 1 --i 2            # PE(1,2) = sin(1/100) = 0.00999983",
                     "tfx pe --len 8 --dim 4 --format csv -o pe.csv",
                     "tfx pe --len 50 --dim 128 --view"});
+  register_pe_sim(pe);
+  register_pe_shift(pe);
   pe->callback([pe, len, opts] {
     if (!pe->get_subcommands().empty()) return;  // `tfx pe sim|shift` ran instead
     opts->len_given = len->count() > 0;
