@@ -51,15 +51,21 @@ best_of() {  # best_of K CMD... -> fastest "seconds rss" of K runs (cache state 
   done
   echo "$best"
 }
-first_load() { rm -rf "$XDG_CACHE_HOME"; "$TFX" embeddings info "$FILE" --format csv; }
-export -f first_load
-export TFX FILE XDG_CACHE_HOME
+# each first load writes into a fresh, empty cache directory (deleting a 160 MB cache file is
+# not part of the measurement)
+
 
 echo "file: $FILE ($(du -m "$FILE" | cut -f1) MB, $N words × $D dims); cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 g_load=$(measure $PY "$WORK/gensim_load.py" "$FILE")
 g_query=$(measure $PY "$WORK/gensim_load.py" "$FILE" query)
 gensim_out=$(cat "$WORK/out.txt")
-t_first=$(best_of 3 bash -c first_load)
+rm -rf "$WORK"/first-cache-*
+t_first=""
+for ((k = 1; k <= 3; k++)); do
+  r=$(measure env "XDG_CACHE_HOME=$WORK/first-cache-$k" "$TFX" embeddings info "$FILE" --format csv)
+  if [[ -z $t_first ]] || awk -v a="${r% *}" -v b="${t_first% *}" 'BEGIN { exit !(a < b) }'; then t_first=$r; fi
+done
+rm -rf "$WORK"/first-cache-*
 t_nocache=$(best_of 3 "$TFX" analogy king man woman --embeddings "$FILE" --no-cache --format csv)
 "$TFX" embeddings info "$FILE" > /dev/null  # make sure the cache exists
 t_cached=$(best_of 5 "$TFX" analogy king man woman --embeddings "$FILE" --format csv)

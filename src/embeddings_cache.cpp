@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -242,25 +243,31 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  auto write_all = [&](const void* p, std::size_t bytes) {
+  // pwrite at explicit offsets, so the big vectors section is copied into the page cache by
+  // all cores at once; returns false on failure
+  auto write_at = [&](const void* p, std::size_t bytes, std::uint64_t off) {
     const char* c = static_cast<const char*>(p);
     while (bytes) {
-      const ssize_t w = write(fd, c, std::min<std::size_t>(bytes, std::size_t{1} << 30));
-      if (w <= 0) {
-        const std::string err = std::strerror(errno);
-        close(fd);
-        unlink(tmp.c_str());
-        throw Error(fmt::format("{}: write failed: {}", path, err));
-      }
+      const ssize_t w = pwrite(fd, c, std::min<std::size_t>(bytes, std::size_t{1} << 20), static_cast<off_t>(off));
+      if (w <= 0) return false;
       c += w;
+      off += static_cast<std::uint64_t>(w);
       bytes -= static_cast<std::size_t>(w);
     }
+    return true;
   };
-  write_all(&h, sizeof h);
-  write_all(src.vectors, n * d * 4);
-  const std::string gap(h.off_norms - (h.off_vectors + n * d * 4), '\0');
-  write_all(gap.data(), gap.size());
-  write_all(small.data(), small.size());
+  const std::size_t vec_bytes = n * d * 4;
+  std::atomic<bool> ok = write_at(&h, sizeof h, 0) && write_at(small.data(), small.size(), h.off_norms);
+  parallel_for_threads(worker_threads(vec_bytes / 4), [&](unsigned t, unsigned T) {
+    const std::size_t b0 = vec_bytes * t / T, b1 = vec_bytes * (t + 1) / T;
+    if (!write_at(reinterpret_cast<const char*>(src.vectors) + b0, b1 - b0, h.off_vectors + b0)) ok = false;
+  });
+  if (!ok) {
+    const std::string err = std::strerror(errno);
+    close(fd);
+    unlink(tmp.c_str());
+    throw Error(fmt::format("{}: write failed: {}", path, err));
+  }
   if (close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     unlink(tmp.c_str());

@@ -341,19 +341,31 @@ std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::si
   build_word_table(*s, all, keep);
   s->d = D;
   s->own_vectors.allocate(s->n * D);
-  float* out = s->own_vectors.data();
+  // 1. where each block's kept rows go (and the duplicates, for the warning)
+  std::vector<std::size_t> first_row(blocks.size() + 1, 0), first_global(blocks.size() + 1, 0);
   std::size_t g = 0;
-  for (auto* b : blocks) {
-    for (std::size_t i = 0; i < b->rows; ++i, ++g) {
-      if (keep[g]) {
-        std::memcpy(out, b->values.data() + i * D, D * sizeof(float));
-        out += D;
-      } else if (s->info.duplicates++ == 0) {
-        s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(b, i));
-      }
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    first_row[k + 1] = first_row[k];
+    first_global[k + 1] = first_global[k] + blocks[k]->rows;
+    for (std::size_t i = 0; i < blocks[k]->rows; ++i, ++g) {
+      if (keep[g]) ++first_row[k + 1];
+      else if (s->info.duplicates++ == 0)
+        s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(blocks[k], i));
     }
-    b->values.release();  // free as we go: peak memory stays near one copy
   }
+  // 2. copy on all cores, freeing each block as soon as it is copied (peak memory ≈ one copy)
+  float* const out = s->own_vectors.data();
+  parallel_for_threads(worker_threads(total * D), [&](unsigned t, unsigned T) {
+    for (std::size_t k = blocks.size() * t / T; k < blocks.size() * (t + 1) / T; ++k) {
+      float* dst = out + first_row[k] * D;
+      for (std::size_t i = 0; i < blocks[k]->rows; ++i)
+        if (keep[first_global[k] + i]) {
+          std::memcpy(dst, blocks[k]->values.data() + i * D, D * sizeof(float));
+          dst += D;
+        }
+      blocks[k]->values.release();
+    }
+  });
   s->vectors = s->own_vectors.data();
   s->info.file_rows = total;
   compute_norms(*s);
@@ -438,7 +450,20 @@ bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, st
   if (off + window < size && nl == base + off + window) return false;  // no line end: binary
   Part part;
   parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, part);
-  return part.error.empty() && part.rows == 1;
+  if (part.error.empty() && part.rows == 1) return true;
+  // Not D numbers — but text all the same (so the error names the ragged row) when the line has
+  // no control bytes and ends in a number: float32 bytes almost never manage both.
+  const char* b = base + off;
+  const char* e = nl;
+  while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) --e;
+  for (const char* c = b; c < e; ++c)
+    if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t') return false;
+  const char* t = e;
+  while (t > b && t[-1] != ' ' && t[-1] != '\t') --t;
+  if (t == b) return false;
+  float v;
+  const char* q = t;
+  return parse_number(q, e, base + size, v) == Num::ok && q == e;
 }
 
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start,

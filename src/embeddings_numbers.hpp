@@ -60,10 +60,18 @@ inline bool scan_decimal(const char*& q0, const char* end, const char* hard_end,
   q += neg | (q < end && *q == '+');
   m = 0;
   int nint = 0, nfrac = 0;
-  eat_digits(q, end, hard_end, m, nint);
-  if (q < end && *q == '.') {
-    ++q;
+  if (q + 1 < end && is_digit(q[0]) && q[1] == '.') {
+    // the common "d.ddddd" (|v| < 10): one digit, no digit scan before the point
+    m = static_cast<unsigned>(q[0] - '0');
+    nint = 1;
+    q += 2;
     eat_digits(q, end, hard_end, m, nfrac);
+  } else {
+    eat_digits(q, end, hard_end, m, nint);
+    if (q < end && *q == '.') {
+      ++q;
+      eat_digits(q, end, hard_end, m, nfrac);
+    }
   }
   e = -nfrac;
   if (nint + nfrac == 0 || nint + nfrac > 19) return false;

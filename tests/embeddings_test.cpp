@@ -391,6 +391,8 @@ TEST_CASE("bad files: one error naming the file and line") {
   CHECK(err("empty.txt", "").find("empty") != std::string::npos);
   CHECK(err("h.txt", "3 2\na 1 2\nb 3 4\n").find("h.txt:4: the header (line 1) says 3 words, but the file ends after 2") != std::string::npos);
   CHECK(err("more.txt", "1 2\na 1 2\nb 3 4\n").find("more.txt:3: more rows") != std::string::npos);
+  // a header whose D disagrees with the rows: still text, so the error names the row
+  CHECK(err("hd.txt", "2 3\na 1 2\nb 3 4\n").find("hd.txt:2: the row for 'a' has 2 numbers, expected 3") != std::string::npos);
   CHECK(err("z.txt", "2 0\n").find("z.txt:1:") != std::string::npos);
   CHECK(err("neg.txt", "2 -5\n").find("neg.txt:1:") != std::string::npos);
   CHECK(err("r.txt", "a 1 2 3\nb 1 2\n").find("r.txt:2: the row for 'b' has 2 numbers, expected 3") != std::string::npos);
