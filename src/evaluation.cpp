@@ -343,6 +343,7 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
       if (!ok) {
         ++ev.sections[s].oov;
         ++ev.oov;
+        if (opt.dummy4unknown) ++ev.sections[s].incorrect;  // gensim: "zero accuracy" for the question
         continue;
       }
       jobs.push_back(std::move(job));
@@ -452,6 +453,10 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
     if (ia == vocab.end() || ib == vocab.end()) {
       ++ev.oov;
       ev.missing.push_back(p);
+      if (opt.dummy4unknown) {  // gensim: "zero similarity" for the pair
+        gold.push_back(p.score);
+        model.push_back(0.0);
+      }
       continue;
     }
     const double c = cosine(e.row(ia->second), e.row(ib->second));
@@ -459,7 +464,7 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
     gold.push_back(p.score);
     model.push_back(c);
   }
-  if (ev.scored.empty())
+  if (gold.empty())
     throw Error(fmt::format("none of the {} pairs has both words in the vocabulary (first {} words{})", ev.pairs,
                             std::min(opt.restrict_vocab, e.size()), opt.case_insensitive ? ", case-insensitive" : ""));
   ev.oov_ratio = 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.pairs);

@@ -240,6 +240,10 @@ TEST_CASE("cli eval-analogies: accuracy per section, total, OOV and errors on kn
   json r4 = run_json("eval-analogies " + g.path("q.txt") + " --restrict-vocab 4" + g.emb);
   CHECK(r4["summary"]["answered"] == 1);
   CHECK(r4["summary"]["oov"] == 4);
+  // --dummy4unknown (gensim): the OOV question counts as wrong: 3 of 5
+  json d = run_json("eval-analogies " + g.path("q.txt") + " --dummy4unknown" + g.emb);
+  CHECK(d["summary"]["answered"] == 5);
+  CHECK(d["summary"]["accuracy"].get<double>() == doctest::Approx(0.6));
   Run csv = run_tfx("eval-analogies " + g.path("q.txt") + " --format csv" + g.emb);
   CHECK(csv.out.starts_with("section,correct,answered,accuracy,oov_skipped\nfamily,2,2,1,0\n"));
 }
@@ -311,6 +315,11 @@ TEST_CASE("cli eval-similarity: correlations and OOV ratio on known geometry") {
   CHECK(s["oov_ratio"].get<double>() == doctest::Approx(25.0));
   CHECK(s["spearman"].get<double>() == doctest::Approx(1.0));
   CHECK(s["pearson"].get<double>() == doctest::Approx(hand_pearson({5, 8, 1}, {1.0 / 3, std::sqrt(2.0 / 3), 0})).epsilon(1e-6));
+  // --dummy4unknown (gensim): man/zebra enters with cosine 0
+  json d = run_json("eval-similarity " + g.path("p.tsv") + " --dummy4unknown" + g.emb);
+  CHECK(d["summary"]["used"] == 4);
+  CHECK(d["summary"]["pearson"].get<double>() ==
+        doctest::Approx(hand_pearson({5, 8, 1, 3}, {1.0 / 3, std::sqrt(2.0 / 3), 0, 0})).epsilon(1e-6));
   json l = run_json("eval-similarity " + g.path("p.tsv") + " --list" + g.emb);
   CHECK(l["data"].size() == 4);
   CHECK(l["data"][3]["word2"] == "zebra");
@@ -396,6 +405,7 @@ TEST_CASE("cli project: the built-in embedding's king/queen and man/woman offset
 //   kv = KeyedVectors.load_word2vec_format('glove.6B.100d.top2604.txt', no_header=True)
 //   kv.most_similar('king'); kv.evaluate_word_analogies('questions-words.txt')
 //   kv.evaluate_word_pairs('wordsim353.tsv'); kv.evaluate_word_pairs('simlex999.txt')
+// (and the same calls with dummy4unknown=True)
 // and, for --method mul, evaluate_word_analogies with kv.most_similar replaced by
 // most_similar_cosmul (gensim 4.2 ignores its similarity_function argument).
 TEST_CASE("cli shared data: similar, eval-analogies and eval-similarity match gensim on GloVe 100d") {
@@ -426,12 +436,20 @@ TEST_CASE("cli shared data: similar, eval-analogies and eval-similarity match ge
   CHECK(ev["summary"]["semantic_accuracy"].get<double>() == doctest::Approx(136.0 / 191).epsilon(0.001));
   json mul = run_json("eval-analogies " + shell_quote(q.string()) + " --method mul" + emb);
   CHECK(mul["summary"]["accuracy"].get<double>() == doctest::Approx(807.0 / 1039).epsilon(0.001 / 0.77));
+  // dummy4unknown=True: 804 correct, 18740 incorrect = 0.04113794514940647
+  json dummy = run_json("eval-analogies " + shell_quote(q.string()) + " --dummy4unknown" + emb);
+  CHECK(dummy["summary"]["answered"] == 19544);
+  CHECK(dummy["summary"]["accuracy"].get<double>() == doctest::Approx(0.04113794514940647).epsilon(0.001 / 0.04));
 
   // wordsim353: pearson 0.655308461517998, spearman 0.6608904029047856, OOV 60.90651558073654 %
   json w = run_json("eval-similarity " + shell_quote(ws.string()) + emb);
   CHECK(w["summary"]["pearson"].get<double>() == doctest::Approx(0.655308461517998).epsilon(1e-5));
   CHECK(w["summary"]["spearman"].get<double>() == doctest::Approx(0.6608904029047856).epsilon(1e-5));
   CHECK(w["summary"]["oov_ratio"].get<double>() == doctest::Approx(60.90651558073654));
+  // dummy4unknown=True: pearson 0.12357870802674806, spearman 0.09832412988310948
+  json wd = run_json("eval-similarity " + shell_quote(ws.string()) + " --dummy4unknown" + emb);
+  CHECK(wd["summary"]["pearson"].get<double>() == doctest::Approx(0.12357870802674806).epsilon(1e-5));
+  CHECK(wd["summary"]["spearman"].get<double>() == doctest::Approx(0.09832412988310948).epsilon(1e-5));
   // simlex999: pearson 0.256367611805076, spearman 0.2294553283198281, OOV 80.18018018018019 %
   json s = run_json("eval-similarity " + shell_quote(sl.string()) + emb);
   CHECK(s["summary"]["pearson"].get<double>() == doctest::Approx(0.256367611805076).epsilon(1e-5));

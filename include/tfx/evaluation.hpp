@@ -91,6 +91,7 @@ Tensor unit_rows(const Embeddings& e, std::size_t R);
 struct AnalogyEvalOptions {
   std::size_t restrict_vocab = 300000;  // search and accept only the first R words (> 0)
   bool case_insensitive = true;         // compare upper-cased words, as gensim does by default
+  bool dummy4unknown = false;           // gensim's dummy4unknown: OOV questions count as wrong answers
   AnalogyMethod method = AnalogyMethod::add;  // embeddings.hpp: add = 3CosAdd, mul = 3CosMul
   std::size_t batch = 0;                // questions per matmul; 0 = choose from R (≤ ~32 MB of scores)
   unsigned threads = 0;                 // matmul threads; 0 = all hardware threads
@@ -101,7 +102,8 @@ struct AnalogyEvalOptions {
 struct SectionScore {
   std::string name;
   std::size_t correct = 0, incorrect = 0;  // answered questions
-  std::size_t oov = 0;                     // skipped: a word outside the restricted vocabulary
+  std::size_t oov = 0;                     // a word outside the restricted vocabulary: skipped
+                                           // (or, with dummy4unknown, also counted in incorrect)
   std::size_t answered() const { return correct + incorrect; }
   // correct / answered, or NaN when nothing was answered (gensim logs nothing and scores 0.0).
   double accuracy() const;
@@ -141,6 +143,7 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
 struct PairEvalOptions {
   std::size_t restrict_vocab = 300000;
   bool case_insensitive = true;
+  bool dummy4unknown = false;  // gensim's dummy4unknown: OOV pairs enter the correlation with cosine 0
 };
 
 struct ScoredPair {

@@ -22,6 +22,7 @@ struct EvalAnalogiesOptions {
   std::string method = "add";
   bool case_sensitive = false;
   bool skip_invalid = false;
+  bool dummy4unknown = false;
   bool no_progress = false;
   std::int64_t errors = 0;
   EmbeddingFlags emb;
@@ -51,6 +52,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   AnalogyEvalOptions opt;
   opt.restrict_vocab = static_cast<std::size_t>(o.restrict_vocab);
   opt.case_insensitive = !o.case_sensitive;
+  opt.dummy4unknown = o.dummy4unknown;
   opt.method = o.method == "mul" ? AnalogyMethod::mul : AnalogyMethod::add;
   if (!o.no_progress && isatty(fileno(stderr))) opt.progress = draw_progress;
   const AnalogyEvaluation ev = evaluate_word_analogies(e, set, opt);
@@ -58,7 +60,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   Result r;
   r.command = "eval-analogies";
   r.params = {{"file", o.file}, {"restrict_vocab", o.restrict_vocab}, {"method", o.method},
-              {"case_insensitive", opt.case_insensitive}};
+              {"case_insensitive", opt.case_insensitive}, {"dummy4unknown", o.dummy4unknown}};
   embedding_params(r, e);
   r.blocks.push_back(Text{fmt::format("{}: {} questions in {} sections{}", o.file, ev.questions, ev.sections.size(),
                                       set.skipped_lines ? fmt::format(" ({} malformed lines skipped)", set.skipped_lines) : "")});
@@ -67,8 +69,9 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
       opt.case_insensitive ? ", upper-cased" : ", case-sensitive",
       opt.method == AnalogyMethod::add ? "3CosAdd" : "3CosMul",
       opt.method == AnalogyMethod::add ? "gensim most_similar" : "gensim most_similar_cosmul")});
-  r.blocks.push_back(Text{fmt::format("skipped (a word outside the first {} words): {} of {} questions = {:.1f}%",
-                                      ev.restrict_vocab, ev.oov, ev.questions, ev.oov_ratio)});
+  r.blocks.push_back(Text{fmt::format("{} (a word outside the first {} words): {} of {} questions = {:.1f}%",
+                                      o.dummy4unknown ? "counted as wrong" : "skipped", ev.restrict_vocab, ev.oov,
+                                      ev.questions, ev.oov_ratio)});
   Records rec;
   rec.name = "sections";
   rec.columns = {"section", "correct", "answered", "accuracy", "oov_skipped"};
@@ -128,6 +131,8 @@ void register_eval_analogies(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"add", "mul"}));
   cmd->add_flag("--case-sensitive", o->case_sensitive, "Compare words as written (default: upper-case both sides, as gensim)");
+  cmd->add_flag("--dummy4unknown", o->dummy4unknown,
+                "Count questions with an unknown word as wrong answers instead of skipping them (gensim dummy4unknown=True)");
   cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip lines that are not 4 words (gensim does) instead of stopping");
   cmd->add_option("--errors", o->errors, "Also list the first N wrong answers")
       ->capture_default_str()

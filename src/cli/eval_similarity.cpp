@@ -20,6 +20,7 @@ struct EvalSimilarityOptions {
   std::int64_t restrict_vocab = 300000;
   bool case_sensitive = false;
   bool skip_invalid = false;
+  bool dummy4unknown = false;
   bool list = false;
   EmbeddingFlags emb;
   OutputFlags out;
@@ -32,11 +33,12 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   PairEvalOptions opt;
   opt.restrict_vocab = static_cast<std::size_t>(o.restrict_vocab);
   opt.case_insensitive = !o.case_sensitive;
+  opt.dummy4unknown = o.dummy4unknown;
   const WordPairEvaluation ev = evaluate_word_pairs(e, set, opt);
 
   Result r;
   r.command = "eval-similarity";
-  r.params = {{"file", o.file}, {"restrict_vocab", o.restrict_vocab}, {"case_insensitive", opt.case_insensitive}};
+  r.params = {{"file", o.file}, {"restrict_vocab", o.restrict_vocab}, {"case_insensitive", opt.case_insensitive}, {"dummy4unknown", o.dummy4unknown}};
   embedding_params(r, e);
   r.blocks.push_back(Text{fmt::format("{}: {} pairs{}; {} ({} words × {} dims), first {} words{}", o.file, ev.pairs,
                                       set.skipped_lines ? fmt::format(" ({} malformed lines skipped)", set.skipped_lines) : "",
@@ -45,13 +47,14 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   Records rec;
   rec.name = "correlation";
   rec.columns = {"pearson", "pearson_p", "spearman", "spearman_p", "pairs", "used", "oov", "oov_ratio"};
+  const std::size_t used = ev.scored.size() + (o.dummy4unknown ? ev.oov : 0);
   rec.rows = {{ev.pearson, ev.pearson_p, ev.spearman, ev.spearman_p, static_cast<long long>(ev.pairs),
-               static_cast<long long>(ev.scored.size()), static_cast<long long>(ev.oov), ev.oov_ratio}};
+               static_cast<long long>(used), static_cast<long long>(ev.oov), ev.oov_ratio}};
   r.blocks.push_back(std::move(rec));
   r.blocks.push_back(Text{fmt::format("Pearson r = {:.4f} (p = {:.3g}), Spearman ρ = {:.4f} (p = {:.3g}) over {} pairs", ev.pearson,
-                                      ev.pearson_p, ev.spearman, ev.spearman_p, ev.scored.size())});
-  r.blocks.push_back(Text{fmt::format("skipped {} of {} pairs with a word outside the vocabulary: {:.1f}%", ev.oov, ev.pairs,
-                                      ev.oov_ratio)});
+                                      ev.pearson_p, ev.spearman, ev.spearman_p, used)});
+  r.blocks.push_back(Text{fmt::format("{} {} of {} pairs with a word outside the vocabulary: {:.1f}%",
+                                      o.dummy4unknown ? "scored 0 for" : "skipped", ev.oov, ev.pairs, ev.oov_ratio)});
   if (o.list) {
     Records pairs;
     pairs.name = "pairs";
@@ -66,7 +69,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   }
   builtin_note(r, e);
   r.summary = {{"pearson", ev.pearson}, {"pearson_p", ev.pearson_p}, {"spearman", ev.spearman},
-               {"spearman_p", ev.spearman_p}, {"pairs", ev.pairs}, {"used", ev.scored.size()},
+               {"spearman_p", ev.spearman_p}, {"pairs", ev.pairs}, {"used", used},
                {"oov", ev.oov}, {"oov_ratio", ev.oov_ratio}};
   const Format f = output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
@@ -100,6 +103,8 @@ void register_eval_similarity(CLI::App& app) {
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_flag("--case-sensitive", o->case_sensitive, "Compare words as written (default: upper-case both sides, as gensim)");
+  cmd->add_flag("--dummy4unknown", o->dummy4unknown,
+                "Keep pairs with an unknown word, with cosine 0, instead of skipping them (gensim dummy4unknown=True)");
   cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip malformed lines (gensim does) instead of stopping");
   cmd->add_flag("--list", o->list, "List every pair with the human score and the model's cosine");
   add_embedding_flags(cmd, o->emb);
