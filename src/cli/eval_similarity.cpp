@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -78,7 +79,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   Figure figure;
   if (o.fig.png_requested()) {
     Scatter s;
-    s.title = fmt::format("{}: human score vs cosine", o.file);
+    s.title = fmt::format("{}: human score vs cosine", std::filesystem::path(o.file).filename().string());
     s.subtitle = fmt::format("Pearson {:.3f}, Spearman {:.3f}, {} pairs ({:.1f}% OOV skipped)", ev.pearson, ev.spearman,
                              ev.scored.size(), ev.oov_ratio);
     s.x_label = "human similarity";
