@@ -18,6 +18,7 @@ TFX=$BUILD/tfx
 mkdir -p "$WORK"
 FILE=$WORK/glove_${N}x${D}.txt
 [[ -x $TFX && -x $BUILD/gen_glove ]] || { echo "build first: cmake --build $BUILD (needs tfx and gen_glove)" >&2; exit 2; }
+$PY -c "import gensim" 2>/dev/null || { echo "gensim missing: sudo apt-get install python3-gensim (the peer runs under $PY)" >&2; exit 2; }
 if [[ ! -s $FILE ]]; then
   echo "generating $FILE ..." >&2
   "$BUILD/gen_glove" "$FILE" "$N" "$D"
