@@ -143,7 +143,7 @@ Image render_heatmap(const Heatmap& h) {
 
   // 3. colorbar ticks and the margins around the plot
   const int bar_h = std::max(ph, 120), bar_w = 16;
-  AxisTicks ct = value_ticks(lo, hi, bar_h - 1, true, std::max(3, bar_h / 80));
+  AxisTicks ct = value_ticks(lo, hi, bar_h - 1, true, std::max(3, bar_h / 100));
   const int left = kPad + (h.y_label.empty() ? 0 : kLine + kLabelGap) + max_width(yt.labels) + kTick + 4;
   const int right = 18 + bar_w + kTick + 4 + max_width(ct.labels) + (h.value_label.empty() ? 0 : kLabelGap + kLine) + kPad;
   const int top = title_height(h.title, subtitle);

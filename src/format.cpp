@@ -221,7 +221,8 @@ void for_each_slice(const Matrix& m, F f) {
     std::size_t inner = t.dim(t.rank() - 2) * t.dim(t.rank() - 1);
     std::size_t outer = t.size() / std::max<std::size_t>(inner, 1);
     for (std::size_t s = 0; s < outer; ++s)
-      f(t.dim(t.rank() - 2), t.dim(t.rank() - 1), s * inner, fmt::format("[{}]", s));
+      f(t.dim(t.rank() - 2), t.dim(t.rank() - 1), s * inner,
+        m.slice_axis.empty() ? fmt::format("[{}]", s) : fmt::format("{} {}", m.slice_axis, s));
   }
 }
 

@@ -3,7 +3,7 @@
 // The kernel follows the BLIS/GotoBLAS layering, written in portable C++ with GCC vector
 // extensions so the compiler emits wide FMAs for whatever -march the build targets:
 //
-//   for jc in N by NC:                      B block (KC × NC) packed once, lives in L2
+//   for jc in N by NC:                      B block (KC × NC, ≤ 2 MiB) packed once, in L2/L3
 //     for pc in K by KC:
 //       pack B[pc:pc+KC, jc:jc+NC] into NR-wide slivers (row-major B or, for matmul_bt, Bᵀ)
 //       for ic in M by MC:
@@ -16,6 +16,10 @@
 // and does MR·NV broadcast-FMAs per step of k. Packing zero-pads the edges, so the micro-kernel
 // always runs full tiles; only the store back to C is clipped. matmul_bt needs no transpose:
 // packing reads Bᵀ's columns straight out of B's rows.
+//
+// Products with at most 4 rows or 4 columns (a vector against an embedding table, A·x) skip
+// packing and compute each entry as a dot product of contiguous rows; tiny products (≤ 4096
+// multiply-adds) run plain loops.
 //
 // Threads split C into disjoint blocks of rows (or of columns when C is wide and short); each
 // worker runs the whole layering above on its block with its own packing buffers.
@@ -210,9 +214,83 @@ void gemm_small(View a, View b, float* c, std::size_t ldc, std::size_t m, std::s
   }
 }
 
+// Σ_p x[p]·y[p] over contiguous x, y (k floats): four vector accumulators (independent FMA
+// chains), then a scalar tail.
+float dot_contiguous(const float* x, const float* y, std::size_t k) {
+  vfloat acc[4] = {};
+  std::size_t p = 0;
+  for (; p + 4 * VL <= k; p += 4 * VL)
+#pragma GCC unroll 4
+    for (std::size_t v = 0; v < 4; ++v) {
+      vfloat xv, yv;
+      std::memcpy(&xv, x + p + v * VL, sizeof xv);
+      std::memcpy(&yv, y + p + v * VL, sizeof yv);
+      acc[v] += xv * yv;
+    }
+  for (; p + VL <= k; p += VL) {
+    vfloat xv, yv;
+    std::memcpy(&xv, x + p, sizeof xv);
+    std::memcpy(&yv, y + p, sizeof yv);
+    acc[0] += xv * yv;
+  }
+  const vfloat sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float r = 0.0f;
+  for (std::size_t l = 0; l < VL; ++l) r += sum[l];
+  for (; p < k; ++p) r += x[p] * y[p];
+  return r;
+}
+
+// Products with at most kSkinny rows or columns (a vector against a table, A·x), where a
+// register tile would be mostly padding and packing would copy the whole big operand for one
+// pass over it. No packing:
+//   - Bᵀ's rows contiguous (matmul_bt) or B thin (copied out as Bᵀ, n·k floats): every entry is
+//     one dot product of a row of A with a row of Bᵀ;
+//   - B row-major and wide, A thin: C's rows are Σ_p a[i, p]·B[p, :], B streamed once, in
+//     column strips of C that stay in L1.
+constexpr std::size_t kSkinny = 4;
+void gemm_skinny(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k) {
+  if (b.rs == 1 || n <= kSkinny) {
+    std::vector<float> copy;
+    const float* bt = b.p;  // row j of Bᵀ at bt + j·ldbt
+    std::size_t ldbt = b.cs;
+    if (b.rs != 1) {
+      copy.resize(n * k);
+      for (std::size_t p = 0; p < k; ++p)
+        for (std::size_t j = 0; j < n; ++j) copy[j * k + p] = b.at(p, j);
+      bt = copy.data();
+      ldbt = k;
+    }
+    // the long side outer, so the big operand is read once and each of its rows meets the few
+    // rows of the other while in L1
+    if (m <= n) {
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < m; ++i) c[i * ldc + j] = dot_contiguous(a.p + i * a.rs, bt + j * ldbt, k);
+    } else {
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = dot_contiguous(a.p + i * a.rs, bt + j * ldbt, k);
+    }
+    return;
+  }
+  constexpr std::size_t strip = 512;
+  for (std::size_t j0 = 0; j0 < n; j0 += strip) {
+    const std::size_t j1 = std::min(n, j0 + strip);
+    for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc + j0, c + i * ldc + j1, 0.0f);
+    for (std::size_t p = 0; p < k; ++p) {
+      const float* bp = b.p + p * b.rs;
+      for (std::size_t i = 0; i < m; ++i) {
+        const float aip = a.at(i, p);
+        float* ci = c + i * ldc;
+        for (std::size_t j = j0; j < j1; ++j) ci[j] += aip * bp[j];
+      }
+    }
+  }
+}
+
 // C (m × n, stride ldc) = A · B with `threads` workers (0 = all hardware threads). Splits C's
-// longer side into chunks that are multiples of the register tile; each worker packs its own
-// panels. (C is written whole: no zeroing needed beforehand.)
+// longer side into bands (whole register tiles for the blocked kernel); each worker packs its
+// own panels, the calling thread takes the first band. Each entry is computed the same way
+// whatever the split, so the result does not depend on the thread count. (C is written whole:
+// no zeroing needed beforehand.)
 void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
@@ -220,21 +298,28 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
     return;
   }
   if (m * n * k <= kSmallWork) return gemm_small(a, b, c, ldc, m, n, k);
+  const bool skinny = std::min(m, n) <= kSkinny;
+  auto part = [=](View pa, View pb, float* pc, std::size_t pm, std::size_t pn) {
+    if (skinny)
+      gemm_skinny(pa, pb, pc, ldc, pm, pn, k);
+    else
+      gemm_blocked(pa, pb, pc, ldc, pm, pn, k);
+  };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   // Split rows when C is at least as tall as wide, else columns; never below one tile per worker
   // nor below ~2 MFLOP of work per worker (thread start-up costs tens of microseconds).
   const bool by_rows = m >= n;
-  const std::size_t side = by_rows ? m : n, unit = by_rows ? MR : NR;
+  const std::size_t side = by_rows ? m : n, unit = skinny ? 1 : by_rows ? MR : NR;
   const std::size_t units = (side + unit - 1) / unit;
   std::size_t workers = std::min<std::size_t>({threads, units, std::max<std::size_t>(1, m * n * k / (1u << 20))});
-  if (workers <= 1) return gemm_blocked(a, b, c, ldc, m, n, k);
+  if (workers <= 1) return part(a, b, c, m, n);
   const std::size_t per = (units + workers - 1) / workers * unit;
   auto chunk = [=](std::size_t lo) {
     const std::size_t hi = std::min(side, lo + per);
     if (by_rows)
-      gemm_blocked({a.p + lo * a.rs, a.rs, a.cs}, b, c + lo * ldc, ldc, hi - lo, n, k);
+      part({a.p + lo * a.rs, a.rs, a.cs}, b, c + lo * ldc, hi - lo, n);
     else
-      gemm_blocked(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, ldc, m, hi - lo, k);
+      part(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, m, hi - lo);
   };
   std::vector<std::thread> pool;
   std::size_t lo = per;
@@ -243,7 +328,7 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
   } catch (const std::system_error&) {  // no more threads to be had: the caller does the rest
   }
   for (; lo < side; lo += per) chunk(lo);
-  chunk(0);  // the calling thread takes the first chunk
+  chunk(0);
   for (auto& t : pool) t.join();
 }
 

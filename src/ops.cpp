@@ -23,8 +23,12 @@ Tensor transpose(const Tensor& a) {
   require_rank2(a, "transpose", "a");
   const std::size_t M = a.rows(), N = a.cols();
   Tensor t({N, M});
-  for (std::size_t i = 0; i < M; ++i)
-    for (std::size_t j = 0; j < N; ++j) t(j, i) = a(i, j);
+  // 32 × 32 tiles, so both the rows read and the rows written stay in cache
+  constexpr std::size_t T = 32;
+  for (std::size_t i0 = 0; i0 < M; i0 += T)
+    for (std::size_t j0 = 0; j0 < N; j0 += T)
+      for (std::size_t i = i0; i < std::min(M, i0 + T); ++i)
+        for (std::size_t j = j0; j < std::min(N, j0 + T); ++j) t(j, i) = a(i, j);
   return t;
 }
 

@@ -72,6 +72,17 @@ double pe_dot_closed_form(std::int64_t k, std::size_t dim, double base) {
   return s;
 }
 
+std::vector<double> pe_dot_closed_form_profile(std::size_t len, std::size_t dim, double base) {
+  std::vector<double> omega(dim / 2), f(len);
+  for (std::size_t m = 0; m < dim / 2; ++m) omega[m] = pe_frequency(m, dim, base);
+  for (std::size_t k = 0; k < len; ++k) {
+    double s = 0;
+    for (double w : omega) s += std::cos(static_cast<double>(k) * w);
+    f[k] = s;
+  }
+  return f;
+}
+
 Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
                                  std::size_t* block) {
   if (dim % 2 != 0) throw usage_error(fmt::format("--dim {}: block means from the closed form need an even dimension", dim));
@@ -79,14 +90,9 @@ Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, 
   const std::size_t n = (L + b - 1) / b;
   if (block) *block = b;
   // 1. f(k) for k = 0 … L−1 (even in k), prefix sums F over offsets −(L−1) … L−1
-  std::vector<double> omega(dim / 2), f(L);
-  for (std::size_t m = 0; m < dim / 2; ++m) omega[m] = pe_frequency(m, dim, base);
-  const double scale = metric == PeMetric::cosine ? 1.0 / static_cast<double>(dim / 2) : 1.0;
-  for (std::size_t k = 0; k < L; ++k) {
-    double s = 0;
-    for (double w : omega) s += std::cos(static_cast<double>(k) * w);
-    f[k] = s * scale;
-  }
+  std::vector<double> f = pe_dot_closed_form_profile(L, dim, base);
+  if (metric == PeMetric::cosine)
+    for (double& v : f) v /= static_cast<double>(dim / 2);
   std::vector<double> F(2 * L, 0.0);  // F[t] = Σ_{offset index < t} f, offset index = k + L − 1
   for (std::size_t t = 0; t + 1 < 2 * L; ++t) {
     const auto k = static_cast<std::int64_t>(t) - static_cast<std::int64_t>(L - 1);

@@ -99,3 +99,24 @@ TEST_CASE("cli: cmake --install puts a tfx that runs from another directory") {
   CHECK(std::system(run.c_str()) == 0);
   CHECK(read_file(elsewhere / "out.txt").find("0.00999983") != std::string::npos);
 }
+
+TEST_CASE("cli: number flags of every command say what was expected, in one line, exit 2") {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (Case c : {Case{"rope --len abc", "--len: expected a whole number ≥ 1, got 'abc'"},
+                 Case{"rope rotate --pos -2", "--pos: -2 is out of range"},
+                 Case{"rope --dim 99999999", "from 1 to 16777216"},
+                 Case{"lr --warmup 2.5", "expected a whole number"},
+                 Case{"lr --d-model nan", "--d-model: expected a positive number, got 'nan'"},
+                 Case{"layernorm --eps -1", "--eps: expected a number ≥ 0, got '-1'"},
+                 Case{"pe --len 3 --dim 2 --precision x", "--precision: expected a whole number from 0 to 17"}}) {
+    CAPTURE(c.args);
+    Run r = run_tfx(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.out.empty());
+  }
+}

@@ -78,9 +78,12 @@ TEST_CASE("matmul and matmul_bt match a double reference on sizes that are not m
   // column block (2048), thin and wide shapes, and the classic 257.
   const std::vector<std::array<std::size_t, 3>> sizes = {
       {1, 1, 1},     {7, 13, 5},     {13, 17, 33},  {3, 1, 4},      {1, 1000, 1},  {100, 3, 1},
-      {25, 300, 65}, {200, 5, 200},  {33, 513, 47}, {1, 64, 2100},  {257, 257, 257}, {12, 256, 32}};
+      {25, 300, 65}, {200, 5, 200},  {33, 513, 47}, {1, 64, 2100},  {257, 257, 257}, {12, 256, 32},
+      // at most 4 rows or columns: the unpacked dot-product / row-update path
+      {1, 300, 5000}, {3, 77, 1100},  {4, 1000, 600}, {2000, 129, 1}, {900, 45, 4}, {5, 300, 700}};
   unsigned seed = 1;
-  for (auto [M, K, N] : sizes) {
+  for (const auto& mkn : sizes) {
+    const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];  // plain names: CAPTURE cannot take bindings
     CAPTURE(M);
     CAPTURE(K);
     CAPTURE(N);
@@ -111,7 +114,8 @@ TEST_CASE("matmul of exact small integers is exact") {
 }
 
 TEST_CASE("matmul: threads = 1, 2 and all give the same product") {
-  for (auto [M, K, N] : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}}) {
+  for (const auto& mkn : std::vector<std::array<std::size_t, 3>>{{257, 257, 257}, {20, 300, 1500}, {600, 200, 30}, {3, 400, 6000}, {7000, 300, 2}}) {
+    const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];
     CAPTURE(M);
     CAPTURE(N);
     Tensor a = random_matrix(M, K, 11), b = random_matrix(K, N, 12), bt = random_matrix(N, K, 13);
@@ -150,6 +154,14 @@ TEST_CASE("transpose, add, scale by hand") {
   Tensor t = transpose(a);
   CHECK(t.shape() == std::vector<std::size_t>{3, 2});
   CHECK(t.values() == std::vector<float>{1, 4, 2, 5, 3, 6});
+  Tensor big = random_matrix(70, 45, 5);  // spans several tiles, with partial ones at the edges
+  Tensor bt = transpose(big);
+  REQUIRE(bt.shape() == std::vector<std::size_t>{45, 70});
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < 70; ++i)
+    for (std::size_t j = 0; j < 45; ++j) wrong += bt(j, i) != big(i, j);
+  CHECK(wrong == 0);
+  CHECK(transpose(bt).values() == big.values());
   CHECK(add(a, a).values() == std::vector<float>{2, 4, 6, 8, 10, 12});
   CHECK(scale(a, -0.5f).values() == std::vector<float>{-0.5f, -1, -1.5f, -2, -2.5f, -3});
   std::string m = error_of([&] { add(a, t); });

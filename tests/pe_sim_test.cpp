@@ -53,6 +53,10 @@ TEST_CASE("pe_dot_closed_form and offset_profile: constant diagonals for even D,
   CHECK(pe_dot_closed_form(0, 128) == doctest::Approx(64.0));
   CHECK(pe_dot_closed_form(5, 16) == doctest::Approx(sum_cos(5, 16)));
   CHECK(pe_dot_closed_form(-5, 16) == doctest::Approx(pe_dot_closed_form(5, 16)));
+  std::vector<double> f = pe_dot_closed_form_profile(9, 16);
+  REQUIRE(f.size() == 9);
+  CHECK(f[0] == doctest::Approx(8.0));
+  CHECK(f[7] == doctest::Approx(sum_cos(7, 16)));
   Tensor s = pe_similarity(sinusoidal_encoding(20, 16), PeMetric::dot);
   OffsetProfile p = offset_profile(s);
   REQUIRE(p.offset.size() == 39);

@@ -188,7 +188,8 @@ TEST_CASE("cli: tfx pe bad values say what was expected") {
                  Case{"pe --pos -1 --i 0", "--pos"}, Case{"pe --dim 4 --pos 0 --i 99999999999999999999", "--i"},
                  Case{"pe --base 0", "expected a positive number"}, Case{"pe --base nan", "'nan'"},
                  Case{"pe --base -1", "'-1'"}, Case{"pe --format bogus", "bogus"},
-                 Case{"pe --len 3 --dim 2 --precision 100", "--precision"}, Case{"pe --bogus", "--bogus"}}) {
+                 Case{"pe --len 3 --dim 2 --precision 100", "--precision"}, Case{"pe --bogus", "--bogus"},
+                 Case{"pe --len 3 --dim 2 -o ''", "got an empty one"}}) {
     CAPTURE(c.args);
     Run r = run_tfx(c.args, dir.path);
     CHECK(r.code == 2);
@@ -229,4 +230,17 @@ TEST_CASE("cli: tfx pe unwritable outputs: exit 1, path named, nothing left, old
   std::filesystem::remove(dir / "old.csv");
   std::filesystem::remove(dir / "sub");
   CHECK(std::filesystem::is_empty(dir.path));  // no output and no .tmp left behind
+}
+
+TEST_CASE("cli: tfx pe --png with --format json keeps stdout for the JSON; the notice goes to stderr") {
+  TempDir dir;
+  Run r = run_tfx("pe --len 3 --dim 4 --png --format json", dir.path);
+  REQUIRE(r.code == 0);
+  CHECK(std::filesystem::exists(dir / "pe_len3_dim4.png"));
+  CHECK(r.err.find("wrote pe_len3_dim4.png") != std::string::npos);
+  auto j = nlohmann::json::parse(r.out);  // throws (fails the test) if anything else is on stdout
+  CHECK(j["shape"] == nlohmann::json::array({3, 4}));
+  // --png alone: the path is the result, on stdout
+  Run only = run_tfx("pe --len 3 --dim 4 --png", dir.path);
+  CHECK(only.out.find("wrote pe_len3_dim4.png") != std::string::npos);
 }

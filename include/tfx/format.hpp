@@ -22,6 +22,7 @@ struct Matrix {
   std::string row_axis;                 // what rows are, e.g. "pos"
   std::string col_axis;                 // what columns are, e.g. "dim"
   std::vector<unsigned char> masked;    // optional, one per element: 1 = masked (printed "0*")
+  std::string slice_axis;               // rank 3: what a slice is, e.g. "head" (table titles "head 0"); empty: "[0]"
 };
 
 // A cell of a Records table.

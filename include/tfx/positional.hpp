@@ -39,6 +39,8 @@ Tensor pe_similarity(const Tensor& pe, PeMetric metric);
 //   PE(i)·PE(j) = Σ_{pairs m} [sin iω_m sin jω_m + cos iω_m cos jω_m] = Σ_{m < D/2} cos(k·ω_m)
 // (depends on k only; the cosine similarity is this divided by ‖PE‖² = D/2).
 double pe_dot_closed_form(std::int64_t k, std::size_t dim, double base = 10000.0);
+// The same for every offset k = 0 … len−1 at once (ω computed once): -> f with f[k] = Σ cos(k·ω_m).
+std::vector<double> pe_dot_closed_form_profile(std::size_t len, std::size_t dim, double base = 10000.0);
 
 // Block means of S = PE·PEᵀ (or cosine) for even D without forming the L×L matrix, for figures
 // of any L: S(i, j) = f(j − i) with f the closed form above, so with prefix sums F of f over the

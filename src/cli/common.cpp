@@ -24,9 +24,15 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
                      ->group("Output");
   f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); written to FILE.tmp, then renamed")
                      ->capture_default_str()
+                     ->check(CLI::Validator(
+                         [](std::string& path) {
+                           return path.empty() ? std::string("expected a file name (or - for stdout), got an empty one")
+                                               : std::string();
+                         },
+                         ""))
                      ->group("Output");
   app->add_option("--precision", f.precision, "Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)")
-      ->check(CLI::Range(0, 17))
+      ->check(whole_number(0, 17))
       ->group("Output");
   app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
 }
@@ -88,29 +94,43 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       "whole number");
 }
 
-CLI::Validator positive_number() {
+namespace {
+// A validator for a finite decimal number above `lo` (or equal to it when `or_equal`).
+CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, const char* desc) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [=](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0)
-          return fmt::format("expected a positive number, got '{}'", text);
+        const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
+        if (!number || v < lo || (!or_equal && v == lo)) return fmt::format("expected {}, got '{}'", words, text);
         return {};
       },
-      "> 0", "positive number");
+      desc, words);
 }
+}  // namespace
+
+CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
+CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", ">= 0"); }
 
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);
   emit(encode(r, o), o.path, is_binary(o.format));
 }
 
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, bool quiet_stdout) {
+namespace {
+// Where "wrote FILE" goes: stdout, where it is the result, unless --format/-o sends data to stdout
+// too; then stderr, so stdout holds the data alone (`tfx pe --png --format json | jq` works).
+std::FILE* png_notice_stream(const OutputFlags& out) {
+  return out.format_given() && out.output == "-" ? stderr : stdout;
+}
+}  // namespace
+
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
   const std::string path = flags.png.empty() ? default_name : flags.png;
   Image img = render(figure);
   emit(encode_png(img), path, true, "--png");
-  if (path != "-") std::fprintf(quiet_stdout ? stderr : stdout, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
+  if (path != "-") std::fprintf(notice, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
 }
 
 bool stdout_color() {
@@ -149,7 +169,7 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
   const bool table = (!png && !show_view) || out.format_given();
   if (png && fig.png == "-" && (show_view || (table && out.output == "-")))
     throw usage_error("--png -: the PNG goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)");
-  if (png) present_png(*figure, fig, default_png, table && out.output == "-");
+  if (png) present_png(*figure, fig, default_png, png_notice_stream(out));
   if (show_view) present_view(*view, fig);
   if (table) present(r, out);
 }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -48,13 +49,16 @@ void add_seed_flag(CLI::App* app, std::uint64_t& seed);
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
 // a finite number > 0 (rejects 0, negatives, nan, inf).
 CLI::Validator positive_number();
+// a finite number ≥ 0 (rejects negatives, nan, inf).
+CLI::Validator non_negative_number();
 
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" on
-// stdout, or on stderr when `quiet_stdout` (stdout carries a table or data as well).
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, bool quiet_stdout = false);
+// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" to
+// `notice` (stdout unless data also goes there).
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name,
+                 std::FILE* notice = stdout);
 
 // Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
 void present_view(const Heatmap& h, const FigureFlags& flags);

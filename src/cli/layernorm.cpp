@@ -133,7 +133,7 @@ void register_layernorm(CLI::App& app) {
   cmd->add_option("--tokens", o->tokens, "Row names (comma-separated)")->delimiter(',')->capture_default_str();
   cmd->add_option("--gamma", o->gamma, "Per-feature gain γ (empty string = 1)")->capture_default_str();
   cmd->add_option("--beta", o->beta, "Per-feature bias β (empty string = 0)")->capture_default_str();
-  cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(non_negative_number());
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx layernorm                                  # the lecture's thinking/machines table",
                      "tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\"",

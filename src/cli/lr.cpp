@@ -100,20 +100,20 @@ void register_lr(CLI::App& app) {
   auto o = std::make_shared<LrOptions>();
   CLI::App* cmd = app.add_subcommand("lr", "Warm-up learning-rate schedule of the Transformer paper (table, value or figure)");
   cmd->group("Training");
-  cmd->add_option("--d-model", o->d_model, "Model dimension d_model")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--d-model", o->d_model, "Model dimension d_model")->capture_default_str()->check(positive_number());
   cmd->add_option("--warmup", o->warmup, "Warm-up steps; several (comma-separated) give one column/curve each")
       ->capture_default_str()
       ->delimiter(',')
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  cmd->add_option("--steps", o->steps, "Last step of the table/curve")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--steps", o->steps, "Last step of the table/curve")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--rows", o->rows, "Evenly spaced steps in the table (warm-up peaks are added)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
+      ->check(whole_number(1, 100000));
   cmd->add_option("--step", o->step, "One step: print its learning rate with the formula spelled out")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--scale", o->scale, "Multiply the schedule (some implementations use a factor, e.g. 2)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {"tfx lr                                    # d_model 512, warm-up 4000: peak 0.000699 at step 4000",

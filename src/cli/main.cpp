@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   tfx::cli::register_project(app);
   tfx::cli::register_eval_analogies(app);
   tfx::cli::register_eval_similarity(app);
+  tfx::cli::register_attention(app);
 
   try {
     app.parse(argc, argv);

@@ -83,10 +83,12 @@ void run_pe_shift(const PeShiftOptions& o) {
 void register_pe_shift(CLI::App* pe) {
   auto o = std::make_shared<PeShiftOptions>();
   CLI::App* cmd = pe->add_subcommand("shift", "PE(p+k) = R(k)·PE(p): build the rotation R(k), apply it, report the max error");
-  cmd->add_option("--k", o->k, "Offset k in positions (negative = backwards); |k| < --len")->capture_default_str();
-  cmd->add_option("--len", o->len, "Number of positions L checked")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, "Model dimension d_model D (even)")->capture_default_str()->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 20));
-  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--k", o->k, "Offset k in positions (negative = backwards); |k| < --len")
+      ->capture_default_str()
+      ->check(whole_number(-(std::int64_t{1} << 40) + 1, (std::int64_t{1} << 40) - 1));
+  cmd->add_option("--len", o->len, "Number of positions L checked")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--dim", o->dim, "Model dimension d_model D (even)")->capture_default_str()->check(whole_number(2, std::int64_t{1} << 20));
+  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
   cmd->add_flag("--show", o->show, "Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);

@@ -65,9 +65,10 @@ void run_pe_sim(const PeSimOptions& o) {
   const OffsetProfile prof = offset_profile(sim);
   // closed form: Σ cos(kω) (dot) or Σ cos(kω) / (D/2) (cosine); exact only for even D
   const double norm2 = static_cast<double>(D / 2);
-  std::vector<double> closed_form(prof.offset.size());  // index n: offset k = n − (L − 1)
-  for (std::size_t n = L - 1; n < prof.offset.size(); ++n)  // even in k: compute k ≥ 0, mirror
-    closed_form[n] = closed_form[2 * (L - 1) - n] = pe_dot_closed_form(prof.offset[n], D, o.base) / (cosine ? norm2 : 1.0);
+  const std::vector<double> f = pe_dot_closed_form_profile(L, D, o.base);  // k = 0 … L−1, even in k
+  std::vector<double> closed_form(prof.offset.size());                     // index n: offset k = n − (L − 1)
+  for (std::size_t n = 0; n < closed_form.size(); ++n)
+    closed_form[n] = f[static_cast<std::size_t>(std::abs(prof.offset[n]))] / (cosine ? norm2 : 1.0);
   auto closed = [&](std::int64_t k) { return closed_form[static_cast<std::size_t>(k + o.len - 1)]; };
   double max_closed_err = 0;
   if (D % 2 == 0)
@@ -152,9 +153,9 @@ void run_pe_sim(const PeSimOptions& o) {
 void register_pe_sim(CLI::App* pe) {
   auto o = std::make_shared<PeSimOptions>();
   CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine) of position encodings for all pairs; --profile by offset");
-  cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
   cmd->add_option("--metric", o->metric, "dot (PE·PEᵀ) or cosine (dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2))")
       ->capture_default_str()
       ->check(CLI::IsMember({"dot", "cosine"}));

@@ -28,7 +28,7 @@ void add_rope_flags(CLI::App* app, RopeFlags& f, bool list) {
       ->group(g);
   app->add_option("--factor", f.factor, "Context extension factor f (linear, ntk, dynamic, yarn, llama3)")->group(g);
   app->add_option("--original-max-pos", f.original_max_pos, "Pre-training context length L0 (dynamic, yarn, llama3)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+      ->check(whole_number(1, std::int64_t{1} << 40))
       ->group(g);
   app->add_option("--beta-fast", f.beta_fast, "YaRN: rotations above which a pair is kept (beta)")->capture_default_str()->group(g);
   app->add_option("--beta-slow", f.beta_slow, "YaRN: rotations below which a pair is interpolated (alpha)")->capture_default_str()->group(g);
@@ -199,10 +199,10 @@ void register_rope(CLI::App& app) {
   auto opts = std::make_shared<RopeTableOptions>();
   CLI::App* rope = app.add_subcommand("rope", "Rotary position embedding: angle/cos/sin tables, rotate, relative, freqs, decay");
   rope->group("Positional encodings");
-  rope->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  rope->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   rope->add_option("--dim", opts->dim, "Head dimension D (even); the tables have D/2 columns, one per pair")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->check(whole_number(1, std::int64_t{1} << 24));
   rope->add_option("--what", opts->what, "Table: theta (pos * inv_freq_j), cos or sin")
       ->capture_default_str()
       ->check(CLI::IsMember({"theta", "cos", "sin"}));

@@ -184,9 +184,9 @@ void register_rope_freqs(CLI::App* rope) {
   auto opts = std::make_shared<RopeFreqsOptions>();
   CLI::App* sub = rope->add_subcommand("freqs", "Per-pair inverse frequency and wavelength under each scaling, side by side");
   sub->group("Subcommands");
-  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   sub->add_option("--len", opts->len, "Dynamic NTK: current sequence length (default: factor * original-max-pos)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 40));
   add_rope_flags(sub, opts->rope, true);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);
@@ -201,8 +201,8 @@ void register_rope_decay(CLI::App* rope) {
   auto opts = std::make_shared<RopeDecayOptions>();
   CLI::App* sub = rope->add_subcommand("decay", "RoFormer long-term decay curve against relative distance, per scaling");
   sub->group("Subcommands");
-  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-  sub->add_option("--len", opts->len, "Relative distances 0..L-1")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  sub->add_option("--len", opts->len, "Relative distances 0..L-1")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   add_rope_flags(sub, opts->rope, true);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);

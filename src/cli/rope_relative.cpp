@@ -90,10 +90,10 @@ void register_rope_relative(CLI::App* rope) {
   auto opts = std::make_shared<RopeRelativeOptions>();
   CLI::App* sub = rope->add_subcommand("relative", "Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not");
   sub->group("Subcommands");
-  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   sub->add_option("--len", opts->len, "Number of positions L (the tables are L x L)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 40));
   add_seed_flag(sub, opts->seed);
   add_rope_flags(sub, opts->rope);
   add_output_flags(sub, opts->out);

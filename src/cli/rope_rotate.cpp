@@ -139,8 +139,8 @@ void register_rope_rotate(CLI::App* rope) {
   CLI::App* sub = rope->add_subcommand("rotate", "One vector before and after rotation R_pos, pair by pair; norms; --complex form");
   sub->group("Subcommands");
   sub->add_option("--dim", opts->dim, "Head dimension D (even; default: the --vector's length, else 8)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-  sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+      ->check(whole_number(1, std::int64_t{1} << 24));
+  sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
   opts->vector_opt = sub->add_option("--vector", opts->vector, "The vector, D comma-separated numbers, e.g. 1,0,0,1");
   auto* seed = sub->add_option("--seed", opts->seed, "Seed of a random vector uniform in [-1, 1) (when no --vector)")->capture_default_str();
   opts->vector_opt->excludes(seed);

@@ -1,0 +1,42 @@
+// Pieces of `tfx attention` shared by its files: the sentence → X step (tokens, embedding lookup,
+// sinusoidal PE), and the register function of the nested `attention variance` subcommand.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tfx/tensor.hpp"
+
+namespace tfx::cli {
+
+// A sequence ready for attention: one label and one row of X per token.
+struct TokenSequence {
+  std::vector<std::string> tokens;  // T labels
+  Tensor x;                         // (T, D)
+};
+
+// The word tokens of a sentence: lower-cased, split at whitespace, punctuation at the ends of a
+// word dropped ("Hello, world!" → hello, world). Throws a usage error naming `flag` when no word
+// is left.
+std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag);
+
+// The embedding source for sentences (--embeddings FILE, or the built-in teaching embedding)
+// and its flags; defined in attention_sentence.cpp.
+struct SentenceSource;
+std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app);
+
+// X = embedding(tokens) (+ PE(T, D) when `add_pe`) for `sentence`. Tokens are looked up as
+// lower-cased (case-folded with --ignore-case). Out-of-vocabulary words use `<unk>` when the
+// table has one, else a zero vector, with a warning on stderr. `flag` names the
+// flag the sentence came from in messages.
+TokenSequence embed_sentence(const SentenceSource& source, const std::string& sentence, const std::string& flag, bool add_pe);
+
+// Facts about the embedding source for the notes ("the built-in teaching embedding, d_model = 64").
+std::string sentence_source_description(const SentenceSource& source);
+// The table's name for the params: its path, or "built-in teaching embedding".
+std::string sentence_source_name(const SentenceSource& source);
+
+void register_attention_variance(CLI::App* attention);
+
+}  // namespace tfx::cli

@@ -1,0 +1,100 @@
+// Sentence → X for `tfx attention`: word tokens, embedding lookup (OOV → <unk> or zero with a
+// warning), plus sinusoidal PE. The only file of the command that knows about embeddings.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <optional>
+
+#include "attention_cli.hpp"
+#include "embedding_flags.hpp"
+#include "tfx/embeddings.hpp"
+#include "tfx/ops.hpp"
+#include "tfx/positional.hpp"
+
+namespace tfx::cli {
+
+struct SentenceSource {
+  EmbeddingFlags flags;                     // --embeddings and the other shared embedding flags
+  mutable std::optional<Embeddings> table;  // loaded once, on first use (--sentence and --cross share it)
+  const Embeddings& embeddings() const {
+    if (!table) table = load_embeddings(flags);
+    return *table;
+  }
+};
+
+std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag) {
+  std::vector<std::string> tokens;
+  std::string word;
+  auto flush = [&] {
+    // drop punctuation at the ends ("world!" → "world"), keep it inside ("don't")
+    std::size_t a = 0, b = word.size();
+    while (a < b && std::ispunct(static_cast<unsigned char>(word[a]))) ++a;
+    while (b > a && std::ispunct(static_cast<unsigned char>(word[b - 1]))) --b;
+    if (b > a) tokens.push_back(word.substr(a, b - a));
+    word.clear();
+  };
+  for (char c : sentence) {
+    if (std::isspace(static_cast<unsigned char>(c)))
+      flush();
+    else
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  flush();
+  if (tokens.empty())
+    throw usage_error(fmt::format("{} '{}' has no words; expected e.g. {} \"I love playing football\"", flag, sentence, flag));
+  return tokens;
+}
+
+std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app) {
+  auto s = std::make_shared<SentenceSource>();
+  add_embedding_flags(app, s->flags);
+  return s;
+}
+
+TokenSequence embed_sentence(const SentenceSource& source, const std::string& sentence, const std::string& flag, bool add_pe) {
+  TokenSequence seq;
+  seq.tokens = sentence_tokens(sentence, flag);
+  const Embeddings& e = source.embeddings();
+  const std::size_t T = seq.tokens.size(), D = e.dim();
+  if (D == 0) throw Error(fmt::format("{}: {} has no vectors", flag, e.name()));
+  checked_element_count({T, D}, fmt::format("{} with {} words of dimension {}", flag, T, D));
+  // 1. X = the embedding row of each token (lower-cased; a case-folded match for mixed-case
+  //    tables); out of vocabulary: <unk> when the table has it, else zeros, with a warning
+  const std::optional<std::size_t> unk = e.find("<unk>");
+  std::vector<std::string> missing;
+  bool case_hint = false;
+  seq.x = Tensor({T, D});
+  for (std::size_t t = 0; t < T; ++t) {
+    std::optional<std::size_t> row = e.find(seq.tokens[t], source.flags.ignore_case);
+    if (!row) {
+      missing.push_back(seq.tokens[t]);
+      case_hint = case_hint || e.find_ignore_case(seq.tokens[t]).has_value();
+      row = unk;
+    }
+    if (row) {
+      const auto v = e.row(*row);
+      std::copy(v.begin(), v.end(), seq.x.row(t).begin());
+    }
+  }
+  if (!missing.empty()) {
+    std::string words;
+    for (const auto& w : missing) words += (words.empty() ? "'" : ", '") + w + "'";
+    std::fflush(stdout);
+    std::fprintf(stderr, "tfx: warning: %s: %s not in %s; using %s%s\n", flag.c_str(), words.c_str(), e.name().c_str(),
+                 unk ? "the <unk> vector" : "a zero vector", case_hint ? " (another case is there: try --ignore-case)" : "");
+  }
+  // 2. + PE(pos, i) for positions 0 … T−1
+  if (add_pe) seq.x = add(seq.x, sinusoidal_encoding(T, D));
+  return seq;
+}
+
+std::string sentence_source_description(const SentenceSource& source) {
+  const Embeddings& e = source.embeddings();
+  return fmt::format("{}, d_model = {}", e.name(), e.dim());
+}
+
+std::string sentence_source_name(const SentenceSource& source) { return source.embeddings().name(); }
+
+}  // namespace tfx::cli
