@@ -119,8 +119,7 @@ void register_eval_analogies(CLI::App& app) {
   auto o = std::make_shared<EvalAnalogiesOptions>();
   CLI::App* cmd = app.add_subcommand(
       "eval-analogies",
-      "Accuracy on an analogy test set (Google questions-words.txt format), per section and total, as gensim's "
-      "evaluate_word_analogies");
+      "Analogy-set accuracy per section and total (questions-words.txt), as gensim\'s evaluate_word_analogies");
   cmd->group("Word embeddings");
   cmd->add_option("file", o->file, "Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)")->required();
   cmd->add_option("--restrict-vocab", o->restrict_vocab,

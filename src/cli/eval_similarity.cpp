@@ -96,8 +96,7 @@ void register_eval_similarity(CLI::App& app) {
   auto o = std::make_shared<EvalSimilarityOptions>();
   CLI::App* cmd = app.add_subcommand(
       "eval-similarity",
-      "Pearson/Spearman correlation with human word-pair similarity scores (WordSim353, SimLex-999), as gensim's "
-      "evaluate_word_pairs");
+      "Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs");
   cmd->group("Word embeddings");
   cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")->required();
   cmd->add_option("--restrict-vocab", o->restrict_vocab, "Use only the first N words (pairs with other words are skipped)")
