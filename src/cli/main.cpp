@@ -34,6 +34,13 @@ int main(int argc, char** argv) {
   tfx::cli::register_lr(app);
   tfx::cli::register_analogy(app);
   tfx::cli::register_embeddings(app);
+  tfx::cli::register_similar(app);
+  tfx::cli::register_similarity(app);
+  tfx::cli::register_lookup(app);
+  tfx::cli::register_direction(app);
+  tfx::cli::register_project(app);
+  tfx::cli::register_eval_analogies(app);
+  tfx::cli::register_eval_similarity(app);
   tfx::cli::register_attention(app);
 
   try {
