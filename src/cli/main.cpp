@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   tfx::cli::register_eval_analogies(app);
   tfx::cli::register_eval_similarity(app);
   tfx::cli::register_attention(app);
+  tfx::cli::register_patches(app);
 
   try {
     app.parse(argc, argv);
