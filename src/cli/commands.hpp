@@ -18,5 +18,6 @@ void register_project(CLI::App& app);
 void register_eval_analogies(CLI::App& app);
 void register_eval_similarity(CLI::App& app);
 void register_attention(CLI::App& app);
+void register_patches(CLI::App& app);
 
 }  // namespace tfx::cli

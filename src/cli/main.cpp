@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   tfx::cli::register_eval_analogies(app);
   tfx::cli::register_eval_similarity(app);
   tfx::cli::register_attention(app);
+  tfx::cli::register_patches(app);
   tfx::cli::register_layernorm(app);
   tfx::cli::register_lr(app);
 
