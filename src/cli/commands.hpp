@@ -10,6 +10,14 @@ void register_layernorm(CLI::App& app);
 void register_lr(CLI::App& app);
 void register_analogy(CLI::App& app);
 void register_embeddings(CLI::App& app);
+void register_similar(CLI::App& app);
+void register_similarity(CLI::App& app);
+void register_lookup(CLI::App& app);
+void register_direction(CLI::App& app);
+void register_project(CLI::App& app);
+void register_eval_analogies(CLI::App& app);
+void register_eval_similarity(CLI::App& app);
 void register_attention(CLI::App& app);
+void register_patches(CLI::App& app);
 
 }  // namespace tfx::cli

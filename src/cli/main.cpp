@@ -30,11 +30,19 @@ int main(int argc, char** argv) {
   // The order here is the order of `tfx --help`.
   tfx::cli::register_pe(app);
   tfx::cli::register_rope(app);
-  tfx::cli::register_layernorm(app);
-  tfx::cli::register_lr(app);
   tfx::cli::register_analogy(app);
   tfx::cli::register_embeddings(app);
+  tfx::cli::register_similar(app);
+  tfx::cli::register_similarity(app);
+  tfx::cli::register_lookup(app);
+  tfx::cli::register_direction(app);
+  tfx::cli::register_project(app);
+  tfx::cli::register_eval_analogies(app);
+  tfx::cli::register_eval_similarity(app);
   tfx::cli::register_attention(app);
+  tfx::cli::register_patches(app);
+  tfx::cli::register_layernorm(app);
+  tfx::cli::register_lr(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,31 @@
+// Vision embeddings from the lecture: the ViT patch embedding (an image cut into patches, each
+// patch a token), as the shape arithmetic of PyTorch's Conv2d(stride = kernel) route and the
+// equivalent unfold + Linear route.
+#pragma once
+#include <cstdint>
+
+namespace tfx {
+
+// Shapes of the patch embedding of a [batch, channels, height, width] image with square
+// patches of side `patch` projected to d_model:
+//   Conv2d(channels, d_model, kernel_size = patch, stride = patch): [B, d_model, gh, gw],
+//     gh = ⌊(height − patch)/patch⌋ + 1 = ⌊height/patch⌋ (PyTorch drops leftover pixels), gw alike;
+//   flatten(2): [B, d_model, gh·gw];  transpose(1, 2): [B, gh·gw, d_model] — gh·gw tokens;
+//   unfold route: F.unfold(x, patch, stride = patch) = [B, channels·patch², gh·gw], then
+//     Linear(channels·patch², d_model) on the transposed [B, gh·gw, channels·patch²].
+// Parameters: d_model·channels·patch² weights + d_model biases (the same for both routes).
+struct PatchEmbedding {
+  std::int64_t batch = 0, channels = 0, height = 0, width = 0, patch = 0, d_model = 0;
+  std::int64_t grid_h = 0, grid_w = 0;  // patches per column / per row
+  std::int64_t tokens = 0;              // grid_h · grid_w
+  std::int64_t patch_dim = 0;           // channels · patch² (numbers per patch)
+  std::int64_t dropped_h = 0, dropped_w = 0;  // pixels beyond the last whole patch
+  std::int64_t parameters = 0;          // d_model · patch_dim + d_model
+};
+
+// All arguments ≥ 1 and patch ≤ height, width; throws tfx::Error (usage) otherwise, or when a
+// count would overflow int64.
+PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::int64_t height, std::int64_t width,
+                               std::int64_t patch, std::int64_t d_model);
+
+}  // namespace tfx

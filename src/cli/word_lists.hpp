@@ -1,0 +1,66 @@
+// Word and id lists on the command line for the embedding explorers: "dog,cat,car" splitting,
+// lookups that name the flag in errors, and a note shown when the built-in embedding is used.
+#pragma once
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "embedding_flags.hpp"
+#include "tfx/format.hpp"
+
+namespace tfx::cli {
+
+// "dog,cat,,car" -> {"dog", "cat", "car"} (empty items dropped; spaces around items trimmed).
+inline std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i <= s.size()) {
+    std::size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    std::string item = s.substr(i, j - i);
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    i = j + 1;
+  }
+  return out;
+}
+
+// All items of repeated comma-separated flag values ("--words a,b --words c" -> a, b, c).
+inline std::vector<std::string> split_lists(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values)
+    for (auto& w : split_list(v)) out.push_back(std::move(w));
+  return out;
+}
+
+// Rows of `words`; an unknown word throws with close spellings, prefixed by `flag` when given.
+inline std::vector<std::size_t> lookup_words(const Embeddings& e, const std::vector<std::string>& words,
+                                             const EmbeddingFlags& flags, const std::string& flag = "") {
+  std::vector<std::size_t> rows;
+  for (const auto& w : words) {
+    try {
+      rows.push_back(lookup_word(e, w, flags));
+    } catch (const Error& err) {
+      if (flag.empty()) throw;
+      throw Error(flag + ": " + err.what(), err.kind());
+    }
+  }
+  return rows;
+}
+
+// The standard parameters of a Result computed from `e`.
+inline void embedding_params(Result& r, const Embeddings& e) {
+  r.params["embeddings"] = e.name();
+  r.params["words"] = e.size();
+  r.params["dim"] = e.dim();
+}
+
+// A note under results computed on the built-in embedding.
+inline void builtin_note(Result& r, const Embeddings& e) {
+  if (e.info().format == EmbeddingFormat::builtin)
+    r.blocks.push_back(Text{"the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE"});
+}
+
+}  // namespace tfx::cli

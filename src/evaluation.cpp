@@ -1,0 +1,530 @@
+// Analogy-set and word-pair evaluation (gensim's evaluate_word_analogies / evaluate_word_pairs),
+// the test-set parsers, and the direction probe.
+#include "tfx/evaluation.hpp"
+
+#include <fmt/format.h>
+#include <locale.h>
+#include <wctype.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+#include <unordered_set>
+
+#include "tfx/ops.hpp"
+#include "tfx/stats.hpp"
+
+namespace tfx {
+
+namespace {
+
+// The whole file as bytes; errors name the path.
+std::string read_text_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such {} file", path, what));
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("{}: is a directory, expected a {} file", path, what));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(fmt::format("{}: cannot open the {} file", path, what));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) throw Error(fmt::format("{}: read error", path));
+  return ss.str();
+}
+
+// Calls f(line, 1-based line number) for each line, without its "\n" or "\r\n"; skips a BOM.
+template <class F>
+void for_each_line(std::string_view text, F f) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  std::size_t no = 0;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    f(line, ++no);
+  }
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_ws(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && is_space(s[i])) ++i;
+    std::size_t j = i;
+    while (j < s.size() && !is_space(s[j])) ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// A line shortened for an error message.
+std::string quoted(std::string_view s) {
+  if (s.size() > 60) return fmt::format("\"{}…\"", s.substr(0, 60));
+  return fmt::format("\"{}\"", s);
+}
+
+}  // namespace
+
+// ---- test-set files ----------------------------------------------------------------------------
+
+std::size_t AnalogySet::question_count() const {
+  std::size_t n = 0;
+  for (const auto& s : sections) n += s.questions.size();
+  return n;
+}
+
+AnalogySet parse_analogy_set(std::string_view text, const std::string& path, bool skip_invalid) {
+  AnalogySet set;
+  for_each_line(text, [&](std::string_view raw, std::size_t no) {
+    std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') return;
+    if (line.front() == ':') {
+      // gensim: line.lstrip(': ').strip()
+      std::string_view name = line;
+      while (!name.empty() && (name.front() == ':' || name.front() == ' ')) name.remove_prefix(1);
+      name = trim(name);
+      if (name.empty()) throw Error(fmt::format("{}:{}: section line without a name (expected ': capital-world')", path, no));
+      set.sections.push_back({std::string(name), no, {}});
+      return;
+    }
+    if (set.sections.empty())
+      throw Error(fmt::format("{}:{}: question before the first section; the Google analogy format starts each section "
+                              "with a line ': name' (e.g. ': capital-common-countries')",
+                              path, no));
+    auto words = split_ws(line);
+    if (words.size() != 4) {
+      if (skip_invalid) {
+        ++set.skipped_lines;
+        return;
+      }
+      throw Error(fmt::format("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got {} word{}: {} "
+                              "(--skip-invalid skips such lines, as gensim does)",
+                              path, no, words.size(), words.size() == 1 ? "" : "s", quoted(line)));
+    }
+    set.sections.back().questions.push_back(
+        {std::string(words[0]), std::string(words[1]), std::string(words[2]), std::string(words[3]), no});
+  });
+  if (set.question_count() == 0)
+    throw Error(fmt::format("{}: no analogy questions (expected ': section' lines followed by 'a b c d' lines)", path));
+  return set;
+}
+
+AnalogySet read_analogy_set(const std::string& path, bool skip_invalid) {
+  return parse_analogy_set(read_text_file(path, "analogy"), path, skip_invalid);
+}
+
+WordPairSet parse_word_pairs(std::string_view text, const std::string& path, bool skip_invalid) {
+  WordPairSet set;
+  for_each_line(text, [&](std::string_view raw, std::size_t no) {
+    std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') return;
+    std::vector<std::string_view> fields;
+    if (line.find('\t') != std::string_view::npos) {
+      std::string_view rest = line;
+      for (;;) {
+        std::size_t t = rest.find('\t');
+        fields.push_back(trim(rest.substr(0, t)));
+        if (t == std::string_view::npos) break;
+        rest.remove_prefix(t + 1);
+      }
+    } else {
+      fields = split_ws(line);
+    }
+    const char* hint = skip_invalid ? "" : " (--skip-invalid skips such lines, as gensim does)";
+    if (fields.size() != 3 || fields[0].empty() || fields[1].empty()) {
+      if (skip_invalid) {
+        ++set.skipped_lines;
+        return;
+      }
+      throw Error(fmt::format("{}:{}: expected 'word1<TAB>word2<TAB>score', got {} field{}: {}{}", path, no, fields.size(),
+                              fields.size() == 1 ? "" : "s", quoted(line), hint));
+    }
+    std::string num(fields[2]);
+    char* end = nullptr;
+    errno = 0;
+    const double score = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !std::isfinite(score)) {
+      if (skip_invalid) {
+        ++set.skipped_lines;
+        return;
+      }
+      throw Error(fmt::format("{}:{}: score {} is not a number (expected 'word1<TAB>word2<TAB>score', e.g. "
+                              "'tiger<TAB>cat<TAB>7.35'){}",
+                              path, no, quoted(fields[2]), hint));
+    }
+    set.pairs.push_back({std::string(fields[0]), std::string(fields[1]), score, no});
+  });
+  if (set.pairs.empty())
+    throw Error(fmt::format("{}: no word pairs (expected lines 'word1<TAB>word2<TAB>score')", path));
+  return set;
+}
+
+WordPairSet read_word_pairs(const std::string& path, bool skip_invalid) {
+  return parse_word_pairs(read_text_file(path, "word-pair"), path, skip_invalid);
+}
+
+// ---- vocabulary --------------------------------------------------------------------------------
+
+namespace {
+
+locale_t utf8_locale() {
+  static locale_t loc = [] {
+    locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+    if (!l) l = newlocale(LC_CTYPE_MASK, "C.utf8", static_cast<locale_t>(0));
+    return l;
+  }();
+  return loc;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+}  // namespace
+
+std::string utf8_upper(std::string_view w) {
+  std::string out;
+  out.reserve(w.size());
+  const locale_t loc = utf8_locale();
+  std::size_t i = 0;
+  while (i < w.size()) {
+    const auto b0 = static_cast<unsigned char>(w[i]);
+    if (b0 < 0x80) {
+      out += (b0 >= 'a' && b0 <= 'z') ? static_cast<char>(b0 - 32) : static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    // decode one multi-byte sequence; anything invalid is copied byte by byte
+    std::size_t len = b0 >= 0xF0 && b0 < 0xF5 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
+    char32_t c = len == 4 ? (b0 & 0x07) : len == 3 ? (b0 & 0x0F) : (b0 & 0x1F);
+    bool ok = len > 0 && i + len <= w.size();
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto b = static_cast<unsigned char>(w[i + k]);
+      if ((b & 0xC0) != 0x80) ok = false;
+      c = (c << 6) | (b & 0x3F);
+    }
+    if (!ok || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+      out += w[i];
+      ++i;
+      continue;
+    }
+    const char32_t u = loc ? static_cast<char32_t>(towupper_l(static_cast<wint_t>(c), loc)) : c;
+    append_utf8(out, u);
+    i += len;
+  }
+  return out;
+}
+
+std::unordered_map<std::string, std::size_t> restricted_vocab(const Embeddings& e, std::size_t restrict_vocab,
+                                                              bool case_insensitive) {
+  const std::size_t R = std::min(restrict_vocab, e.size());
+  std::unordered_map<std::string, std::size_t> vocab;
+  vocab.reserve(R);
+  for (std::size_t i = 0; i < R; ++i)
+    vocab.emplace(case_insensitive ? utf8_upper(e.word(i)) : std::string(e.word(i)), i);  // the first variant wins
+  return vocab;
+}
+
+Tensor unit_rows(const Embeddings& e, std::size_t R) {
+  const std::size_t D = e.dim();
+  R = std::min(R, e.size());
+  Tensor out({R, D});
+  for (std::size_t i = 0; i < R; ++i) {
+    const double n = e.norm(i);
+    if (n == 0) continue;
+    const float* src = e.row(i).data();
+    float* dst = out.row(i).data();
+    for (std::size_t j = 0; j < D; ++j) dst[j] = static_cast<float>(src[j] / n);
+  }
+  return out;
+}
+
+// ---- analogies ---------------------------------------------------------------------------------
+
+double SectionScore::accuracy() const {
+  return answered() == 0 ? std::numeric_limits<double>::quiet_NaN()
+                         : static_cast<double>(correct) / static_cast<double>(answered());
+}
+
+namespace {
+
+constexpr std::size_t kTopN = 5;  // gensim asks most_similar for topn=5
+
+// The kTopN largest entries of row (R), skipping the indices in `skip`; largest first, ties to
+// the smaller index.
+std::vector<std::size_t> top_excluding(const float* row, std::size_t R, const std::array<std::size_t, 3>& skip) {
+  std::array<std::size_t, kTopN> idx{};
+  std::array<float, kTopN> val{};
+  std::size_t n = 0;
+  for (std::size_t j = 0; j < R; ++j) {
+    const float v = row[j];
+    if (n == kTopN && !(v > val[kTopN - 1])) continue;  // most entries stop here
+    if (j == skip[0] || j == skip[1] || j == skip[2]) continue;
+    if (std::isnan(v)) continue;
+    std::size_t k = n < kTopN ? n++ : kTopN - 1;
+    while (k > 0 && v > val[k - 1]) {
+      val[k] = val[k - 1];
+      idx[k] = idx[k - 1];
+      --k;
+    }
+    val[k] = v;
+    idx[k] = j;
+  }
+  return {idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+void add_to(SectionScore& s, const SectionScore& from) {
+  s.correct += from.correct;
+  s.incorrect += from.incorrect;
+  s.oov += from.oov;
+}
+
+}  // namespace
+
+AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet& set, const AnalogyEvalOptions& opt) {
+  if (opt.restrict_vocab == 0) throw usage_error("--restrict-vocab must be at least 1");
+  const std::size_t R = std::min(opt.restrict_vocab, e.size()), D = e.dim();
+  const auto vocab = restricted_vocab(e, R, opt.case_insensitive);
+  auto key = [&](std::string_view w) { return opt.case_insensitive ? utf8_upper(w) : std::string(w); };
+
+  AnalogyEvaluation ev;
+  ev.restrict_vocab = R;
+  ev.questions = set.question_count();
+
+  // 1. Look up every question; those with a word outside the restricted vocabulary are skipped.
+  struct Job {
+    std::size_t section;
+    const AnalogyQuestion* q;
+    std::array<std::size_t, 3> abc;  // rows of a, b, c
+    std::array<std::string, 4> keys;  // a, b, c, expected as compared (upper case by default)
+  };
+  std::vector<Job> jobs;
+  for (std::size_t s = 0; s < set.sections.size(); ++s) {
+    ev.sections.push_back({set.sections[s].name, 0, 0, 0});
+    for (const auto& q : set.sections[s].questions) {
+      Job job{s, &q, {}, {key(q.a), key(q.b), key(q.c), key(q.expected)}};
+      bool ok = true;
+      for (int k = 0; k < 4 && ok; ++k) {
+        auto it = vocab.find(job.keys[k]);
+        if (it == vocab.end()) ok = false;
+        else if (k < 3) job.abc[k] = it->second;
+      }
+      if (!ok) {
+        ++ev.sections[s].oov;
+        ++ev.oov;
+        if (opt.dummy4unknown) ++ev.sections[s].incorrect;  // gensim: "zero accuracy" for the question
+        continue;
+      }
+      jobs.push_back(std::move(job));
+    }
+  }
+  ev.oov_ratio = ev.questions ? 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.questions) : 0.0;
+
+  // 2. Unit rows of the restricted vocabulary, then the questions in batches through matmul_bt.
+  const Tensor unit = unit_rows(e, R);
+  std::size_t B = opt.batch;
+  if (B == 0) B = std::clamp<std::size_t>((std::size_t{8} << 20) / std::max<std::size_t>(R, 1), 1, 1024);
+  const bool mul = opt.method == AnalogyMethod::mul;
+  const unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> predicted(jobs.size());
+  std::vector<unsigned char> correct(jobs.size());
+  for (std::size_t start = 0; start < jobs.size(); start += B) {
+    const std::size_t nb = std::min(B, jobs.size() - start);
+    // add: one query row b̂ − â + ĉ per question; mul: the three rows â, b̂, ĉ per question
+    Tensor q({mul ? 3 * nb : nb, D});
+    for (std::size_t i = 0; i < nb; ++i) {
+      const auto& abc = jobs[start + i].abc;
+      auto a = unit.row(abc[0]), b = unit.row(abc[1]), c = unit.row(abc[2]);
+      if (mul) {
+        std::copy(a.begin(), a.end(), q.row(3 * i).begin());
+        std::copy(b.begin(), b.end(), q.row(3 * i + 1).begin());
+        std::copy(c.begin(), c.end(), q.row(3 * i + 2).begin());
+      } else {
+        float* dst = q.row(i).data();
+        for (std::size_t j = 0; j < D; ++j) dst[j] = b[j] - a[j] + c[j];
+      }
+    }
+    const Tensor cos = matmul_bt(q, unit, opt.threads);  // (nb or 3nb, R)
+    // 3. each question's answer from its row of scores (rows split over the worker threads)
+    auto answer_rows = [&](std::size_t lo, std::size_t hi) {
+      std::vector<float> scores(mul ? R : 0);
+      for (std::size_t i = lo; i < hi; ++i) {
+        const Job& job = jobs[start + i];
+        const float* row;
+        if (mul) {
+          // 3CosMul with gensim's shift to [0, 1] and ε = 1e-6
+          const float *ca = cos.row(3 * i).data(), *cb = cos.row(3 * i + 1).data(), *cc = cos.row(3 * i + 2).data();
+          for (std::size_t j = 0; j < R; ++j)
+            scores[j] = ((1 + cb[j]) / 2) * ((1 + cc[j]) / 2) / ((1 + ca[j]) / 2 + 1e-6f);
+          row = scores.data();
+        } else {
+          row = cos.row(i).data();
+        }
+        // gensim: of the top five (inputs' rows excluded) the first whose key is not a, b or c
+        const auto best = top_excluding(row, R, job.abc);
+        std::string answer;  // the key that ends gensim's loop (the last one if none qualifies)
+        std::size_t answer_row = R;
+        for (std::size_t w : best) {
+          answer = key(e.word(w));
+          answer_row = w;
+          if (answer != job.keys[0] && answer != job.keys[1] && answer != job.keys[2]) break;
+        }
+        const bool have = answer_row < R;
+        predicted[start + i] = have ? std::string(e.word(answer_row)) : std::string();
+        correct[start + i] = have && answer == job.keys[3];
+      }
+    };
+    const std::size_t workers = std::min<std::size_t>(threads, nb);
+    if (workers <= 1 || nb * R < (std::size_t{1} << 16)) {
+      answer_rows(0, nb);
+    } else {
+      std::vector<std::thread> pool;
+      const std::size_t chunk = (nb + workers - 1) / workers;
+      for (std::size_t w = 1; w < workers; ++w)
+        if (w * chunk < nb) pool.emplace_back(answer_rows, w * chunk, std::min(nb, (w + 1) * chunk));
+      answer_rows(0, std::min(nb, chunk));
+      for (auto& t : pool) t.join();
+    }
+    if (opt.progress) opt.progress(start + nb, jobs.size());
+  }
+
+  // 4. Tally per section, semantic (first five sections) / syntactic, and total.
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    SectionScore& s = ev.sections[jobs[i].section];
+    if (correct[i]) {
+      ++s.correct;
+    } else {
+      ++s.incorrect;
+      ev.misses.push_back({jobs[i].section, *jobs[i].q, predicted[i]});
+    }
+  }
+  ev.semantic.name = "semantic";
+  ev.syntactic.name = "syntactic";
+  ev.total.name = "Total accuracy";
+  for (std::size_t s = 0; s < ev.sections.size(); ++s) {
+    add_to(s < 5 ? ev.semantic : ev.syntactic, ev.sections[s]);
+    add_to(ev.total, ev.sections[s]);
+  }
+  return ev;
+}
+
+// ---- word-pair similarity ----------------------------------------------------------------------
+
+WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& opt) {
+  if (opt.restrict_vocab == 0) throw usage_error("--restrict-vocab must be at least 1");
+  const auto vocab = restricted_vocab(e, opt.restrict_vocab, opt.case_insensitive);
+  WordPairEvaluation ev;
+  ev.pairs = set.pairs.size();
+  std::vector<double> gold, model;
+  for (const auto& p : set.pairs) {
+    auto ia = vocab.find(opt.case_insensitive ? utf8_upper(p.a) : p.a);
+    auto ib = vocab.find(opt.case_insensitive ? utf8_upper(p.b) : p.b);
+    if (ia == vocab.end() || ib == vocab.end()) {
+      ++ev.oov;
+      ev.missing.push_back(p);
+      if (opt.dummy4unknown) {  // gensim: "zero similarity" for the pair
+        gold.push_back(p.score);
+        model.push_back(0.0);
+      }
+      continue;
+    }
+    const double c = cosine(e.row(ia->second), e.row(ib->second));
+    ev.scored.push_back({p, c});
+    gold.push_back(p.score);
+    model.push_back(c);
+  }
+  if (gold.empty())
+    throw Error(fmt::format("none of the {} pairs has both words in the vocabulary (first {} words{})", ev.pairs,
+                            std::min(opt.restrict_vocab, e.size()), opt.case_insensitive ? ", case-insensitive" : ""));
+  ev.oov_ratio = 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.pairs);
+  ev.pearson = pearson(gold, model);
+  ev.spearman = spearman(gold, model);
+  ev.pearson_p = correlation_p_value(ev.pearson, gold.size());
+  ev.spearman_p = correlation_p_value(ev.spearman, gold.size());
+  return ev;
+}
+
+namespace {
+
+// Continued fraction for the regularized incomplete beta (modified Lentz), valid for
+// x < (a+1)/(a+b+2).
+double beta_cf(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 10000; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (std::abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (std::abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (std::abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (std::abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::abs(del - 1) < 1e-16) break;
+  }
+  return h;
+}
+
+// I_x(a, b)
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) return std::exp(lbt) * beta_cf(a, b, x) / a;
+  return 1 - std::exp(lbt) * beta_cf(b, a, 1 - x) / b;
+}
+
+}  // namespace
+
+double correlation_p_value(double r, std::size_t n) {
+  if (n < 3 || std::isnan(r)) return std::numeric_limits<double>::quiet_NaN();
+  const double ar = std::abs(r);
+  if (ar >= 1) return 0.0;
+  const double df = static_cast<double>(n - 2);
+  // df/(df + t²) with t² = r²·df/(1 − r²) simplifies to 1 − r²
+  return incomplete_beta(df / 2, 0.5, 1 - ar * ar);
+}
+
+}  // namespace tfx

@@ -1,0 +1,159 @@
+// The lecture's worked examples (docs/tutorial.md), each run as the tutorial's one tfx command
+// and checked against the number printed in the notes (../shared/seeds), a hand computation,
+// or the corrected value where the notes are wrong (μ of "thinking" is 3.5, not 2.5).
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "helpers.hpp"
+
+using nlohmann::json;
+using namespace tfx::test;
+
+namespace {
+
+json run_json(const std::string& args, const std::filesystem::path& cwd = {}) {
+  Run r = run_tfx(args + " --format json", cwd, "TFX_EMBEDDINGS=");
+  INFO(args, " → ", r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("lecture: PE(0,0) = 0, PE(0,1) = 1, PE(1,2) = 0.00999983 for d_model = 4") {
+  CHECK(run_json("pe --dim 4 --pos 0 --i 0")["summary"]["value"].get<double>() == doctest::Approx(0.0));
+  CHECK(run_json("pe --dim 4 --pos 0 --i 1")["summary"]["value"].get<double>() == doctest::Approx(1.0));
+  // the notes print 0.00999983
+  CHECK(run_json("pe --dim 4 --pos 1 --i 2")["summary"]["value"].get<double>() ==
+        doctest::Approx(0.00999983).epsilon(1e-6));
+}
+
+TEST_CASE("lecture: p0 and p1 for d = 8 are (sin 0, cos 0, …) and (sin 1, cos 1, sin 1/10, cos 1/10, …)") {
+  json j = run_json("pe --len 2 --dim 8");
+  REQUIRE(j["shape"] == json::array({2, 8}));
+  for (int c = 0; c < 8; ++c) CHECK(j["data"][0][c].get<double>() == doctest::Approx(c % 2 ? 1.0 : 0.0));
+  const double arg[4] = {1.0, 0.1, 0.01, 0.001};  // 1 / 10000^(2m/8)
+  for (int m = 0; m < 4; ++m) {
+    CHECK(j["data"][1][2 * m].get<double>() == doctest::Approx(std::sin(arg[m])).epsilon(1e-6));
+    CHECK(j["data"][1][2 * m + 1].get<double>() == doctest::Approx(std::cos(arg[m])).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("lecture: nn.Embedding lookup of ids [[0,2,5],[0,99,24]] has shape [2, 3, 64]") {
+  json j = run_json("lookup --ids 0,2,5 --ids 0,99,24");
+  CHECK(j["summary"]["shape"] == json::array({2, 3, 64}));
+}
+
+TEST_CASE("lecture: king − man + woman = queen, paris − france + germany = berlin (built-in)") {
+  CHECK(run_json("analogy king man woman")["data"][0]["word"] == "queen");
+  CHECK(run_json("analogy paris france germany")["data"][0]["word"] == "berlin");
+}
+
+TEST_CASE("lecture: the plural direction, plur·E(dog) = −1.13 and plur·E(dogs) = 3.40") {
+  json d = run_json("direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples")["data"];
+  REQUIRE(d.size() == 4);
+  // the notes' (3Blue1Brown's) numbers; the built-in plural axis is scaled to give them, up to the
+  // noise of the construction, to the two decimals the notes print
+  CHECK(d[0]["dot"].get<double>() == doctest::Approx(-1.13).epsilon(0.002));
+  CHECK(d[1]["dot"].get<double>() == doctest::Approx(3.40).epsilon(0.002));
+  // same sign pattern for a pair that did not build the direction
+  CHECK(d[2]["dot"].get<double>() < 0.0);
+  CHECK(d[3]["dot"].get<double>() > 3.0);
+}
+
+TEST_CASE("lecture: layer norm of thinking (4,2,3,5) and machines (2,1,-3,2)") {
+  json j = run_json("layernorm");
+  auto st = j["tables"]["stats"];
+  REQUIRE(st.size() == 2);
+  CHECK(st[0]["mean μ"].get<double>() == doctest::Approx(3.5));  // (4+2+3+5)/4; the notes' 2.5 is a slip
+  CHECK(st[0]["std σ"].get<double>() == doctest::Approx(std::sqrt(1.25)));
+  CHECK(st[1]["mean μ"].get<double>() == doctest::Approx(0.5));   // the notes' μ = 0.5
+  CHECK(st[1]["std σ"].get<double>() == doctest::Approx(2.06).epsilon(0.002));  // the notes' σ = 2.06
+  // y = γ x̂ + β with the notes' lines y = 3x+1, x+1, −x, −2x+2; x̂ of thinking = (0.5,−1.5,−0.5,1.5)/√1.25
+  const double s = std::sqrt(1.25);
+  const double y0[4] = {3 * 0.5 / s + 1, -1.5 / s + 1, 0.5 / s, -2 * 1.5 / s + 2};
+  for (int c = 0; c < 4; ++c) CHECK(j["data"][0][c].get<double>() == doctest::Approx(y0[c]).epsilon(1e-4));
+}
+
+TEST_CASE("lecture: the warm-up learning rate peaks at 512^-0.5 · 4000^-0.5 = 6.99e-4") {
+  json j = run_json("lr --step 4000");
+  CHECK(j["summary"]["lr_warmup4000"].get<double>() == doctest::Approx(1.0 / std::sqrt(512.0 * 4000.0)));
+  // rising linearly before the warm-up ends: step 1000 is a quarter of the peak
+  json q = run_json("lr --step 1000");
+  CHECK(q["summary"]["lr_warmup4000"].get<double>() == doctest::Approx(0.25 / std::sqrt(512.0 * 4000.0)));
+}
+
+TEST_CASE("lecture: attention weights k1 → 0.2, k2 → 0.8 and the weighted average of the values") {
+  TempDir t;
+  write_file(t / "q.csv", "1,0\n");
+  write_file(t / "k.csv", "0,0\n1.3862944,0\n");  // scores differ by ln 4
+  write_file(t / "v.csv", "1,0\n0,1\n");
+  json j = run_json("attention --no-scale --q q.csv --k k.csv --v v.csv", t.path);
+  CHECK(j["matrices"]["weights"]["data"][0][0].get<double>() == doctest::Approx(0.2).epsilon(1e-6));
+  CHECK(j["matrices"]["weights"]["data"][0][1].get<double>() == doctest::Approx(0.8).epsilon(1e-6));
+  CHECK(j["matrices"]["output"]["data"][0][1].get<double>() == doctest::Approx(0.8).epsilon(1e-6));
+}
+
+TEST_CASE("lecture: softmax of the scores [0, -11, 7] with and without the 1/10 = 1/√100 scale") {
+  TempDir t;
+  write_file(t / "q.csv", "1\n");
+  write_file(t / "k.csv", "0\n-11\n7\n");
+  const double z = 1 + std::exp(-11.0) + std::exp(7.0);
+  json j = run_json("attention --no-scale --q q.csv --k k.csv --v k.csv", t.path);
+  CHECK(j["matrices"]["weights"]["data"][0][2].get<double>() == doctest::Approx(std::exp(7.0) / z).epsilon(1e-6));
+  json s = run_json("attention --no-scale --temperature 10 --q q.csv --k k.csv --v k.csv", t.path);
+  const double zs = 1 + std::exp(-1.1) + std::exp(0.7);
+  CHECK(s["matrices"]["weights"]["data"][0][0].get<double>() == doctest::Approx(1 / zs).epsilon(1e-5));
+  CHECK(s["matrices"]["weights"]["data"][0][2].get<double>() == doctest::Approx(std::exp(0.7) / zs).epsilon(1e-5));
+}
+
+TEST_CASE("lecture: Var(q·k) = d_k — 2 for d_k = 2, 100 (σ = 10) for d_k = 100") {
+  json d = run_json("attention variance --dk 2,100")["data"];
+  REQUIRE(d.size() == 2);
+  // 10000 samples: the sample variance is within a few percent of d_k
+  CHECK(d[0]["var(q·k)"].get<double>() == doctest::Approx(2.0).epsilon(0.06));
+  CHECK(d[1]["var(q·k)"].get<double>() == doctest::Approx(100.0).epsilon(0.06));
+  CHECK(d[1]["var(q·k/√d_k)"].get<double>() == doctest::Approx(1.0).epsilon(0.06));
+}
+
+TEST_CASE("lecture: RoPE angle table θ(pos, j) = pos / 10000^(2j/d) for d = 8") {
+  json j = run_json("rope --len 4 --dim 8 --what theta");
+  REQUIRE(j["shape"] == json::array({4, 4}));
+  const double inv[4] = {1.0, 0.1, 0.01, 0.001};
+  for (int p = 0; p < 4; ++p)
+    for (int c = 0; c < 4; ++c) CHECK(j["data"][p][c].get<double>() == doctest::Approx(p * inv[c]).epsilon(1e-6));
+}
+
+TEST_CASE("lecture: ViT patch embedding [1,3,224,224] → [1,768,14,14] → [1,768,196] → [1,196,768]") {
+  json j = run_json("patches");
+  auto rows = j["data"];
+  REQUIRE(rows.size() == 7);
+  // the notes' shapes, step by step (Conv2d route)
+  CHECK(rows[0]["shape"] == "[1, 3, 224, 224]");
+  CHECK(rows[1]["shape"] == "[1, 768, 14, 14]");
+  CHECK(rows[2]["shape"] == "[1, 768, 196]");
+  CHECK(rows[3]["shape"] == "[1, 196, 768]");
+  // unfold route: each patch is 3·16·16 = 768 numbers
+  CHECK(rows[4]["shape"] == "[1, 768, 196]");
+  CHECK(rows[6]["shape"] == "[1, 196, 768]");
+  CHECK(j["summary"]["tokens"] == 196);
+  CHECK(j["summary"]["parameters"] == 768 * 3 * 16 * 16 + 768);
+  // not a multiple of the patch: PyTorch's floor((H − P)/P) + 1 = 7 for 230/32
+  json odd = run_json("patches --height 230 --width 100 --patch 32 --d-model 8");
+  CHECK(odd["summary"]["grid"] == json::array({7, 3}));
+}
+
+TEST_CASE("lecture: tfx patches bad input") {
+  Run big = run_tfx("patches --image 8 --patch 16");
+  CHECK(big.code == 2);
+  CHECK(big.err.find("--patch 16") != std::string::npos);
+  CHECK(run_tfx("patches --patch 0").code == 2);
+  CHECK(run_tfx("patches --image -3").code == 2);
+  CHECK(run_tfx("patches --d-model x").code == 2);
+  CHECK(big.err.rfind("tfx: error:", 0) == 0);
+  // the largest accepted sizes only multiply counts, nothing is allocated
+  Run huge = run_tfx("patches --image 16777216 --patch 1 --d-model 16777216 --channels 16777216 --format json");
+  CHECK(huge.code == 0);
+}
