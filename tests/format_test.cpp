@@ -183,3 +183,20 @@ TEST_CASE("cli: csv/json/--full of more than 2^25 numbers is refused with a poin
   CHECK(full.err.find("--full would write") != std::string::npos);
   CHECK(run_tfx("pe --len 8193 --dim 4096").code == 0);  // the summary table is small
 }
+
+TEST_CASE("cli: -o FILE without --format takes the format from FILE's extension") {
+  TempDir dir;
+  REQUIRE(run_tfx("pe --len 3 --dim 4 -o x.csv", dir.path).code == 0);
+  const std::string csv = read_file(dir / "x.csv");
+  CHECK(csv.rfind("pos,", 0) == 0);  // a CSV header row, not a table title
+  CHECK(count_lines(csv) == 4);       // header + 3 positions
+  REQUIRE(run_tfx("pe --len 3 --dim 4 -o x.npy", dir.path).code == 0);
+  CHECK(read_file(dir / "x.npy").rfind("\x93NUMPY", 0) == 0);
+  REQUIRE(run_tfx("pe --len 3 --dim 4 -o x.json", dir.path).code == 0);
+  CHECK(read_file(dir / "x.json").front() == '{');
+  // an explicit --format wins over the extension; other extensions keep the table
+  REQUIRE(run_tfx("pe --len 3 --dim 4 --format json -o y.csv", dir.path).code == 0);
+  CHECK(read_file(dir / "y.csv").front() == '{');
+  REQUIRE(run_tfx("pe --len 3 --dim 4 -o t.txt", dir.path).code == 0);
+  CHECK(read_file(dir / "t.txt").find("pos\\i") != std::string::npos);
+}

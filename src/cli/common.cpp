@@ -23,7 +23,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
                      ->capture_default_str()
                      ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown"}))
                      ->group("Output");
-  f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); written to FILE.tmp, then renamed")
+  f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); without --format, a .csv/.json/.npy/.md extension picks the format; written to FILE.tmp, then renamed")
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
@@ -36,6 +36,16 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
       ->check(whole_number(0, 17))
       ->group("Output");
   app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
+  // -o FILE without --format: the format follows FILE's extension (.csv, .json, .npy, .md), so
+  // `-o pe.csv` writes CSV rather than a terminal table; any other extension keeps the table.
+  app->parse_complete_callback([&f] {
+    if (f.format_opt->count() > 0 || f.output_opt->count() == 0) return;
+    const std::string ext = std::filesystem::path(f.output).extension().string();
+    if (ext == ".csv") f.format = "csv";
+    else if (ext == ".json") f.format = "json";
+    else if (ext == ".npy") f.format = "npy";
+    else if (ext == ".md") f.format = "md";
+  });
 }
 
 OutputOptions output_options(const OutputFlags& f) {
