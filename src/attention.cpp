@@ -20,6 +20,19 @@ void require_matrix(const Tensor& t, const char* name) {
     throw Error(fmt::format("attention: {} must be a non-empty matrix, got shape {}", name, t.shape_str()));
 }
 
+// q: (T, d_k), k: (S, d_k), v: (S, d_v) — the shapes every attention entry point needs.
+void require_qkv(const Tensor& q, const Tensor& k, const Tensor& v) {
+  require_matrix(q, "Q");
+  require_matrix(k, "K");
+  require_matrix(v, "V");
+  if (q.cols() != k.cols())
+    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width", q.shape_str(),
+                            k.shape_str(), q.cols(), k.cols()));
+  if (v.rows() != k.rows())
+    throw Error(fmt::format("attention: V {} has {} rows but K {} has {}; each key needs one value row", v.shape_str(), v.rows(),
+                            k.shape_str(), k.rows()));
+}
+
 // A uniform double in [0, 1) from the top 53 bits (the same on every standard library).
 double uniform01(std::mt19937_64& gen) { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }
 
@@ -76,15 +89,7 @@ double attention_divisor(std::size_t d_k, const AttentionOptions& o) {
 
 // Attention(Q, K, V) = softmax(QKᵀ / √d_k) V
 AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
-  require_matrix(q, "Q");
-  require_matrix(k, "K");
-  require_matrix(v, "V");
-  if (q.cols() != k.cols())
-    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width", q.shape_str(),
-                            k.shape_str(), q.cols(), k.cols()));
-  if (v.rows() != k.rows())
-    throw Error(fmt::format("attention: V {} has {} rows but K {} has {}; each key needs one value row", v.shape_str(), v.rows(),
-                            k.shape_str(), k.rows()));
+  require_qkv(q, k, v);
   if (!(o.temperature > 0) || !std::isfinite(o.temperature))
     throw usage_error(fmt::format("--temperature {} must be a positive number", o.temperature));
   const std::size_t T = q.rows(), S = k.rows();
@@ -174,16 +179,8 @@ AttentionWeights identity_attention_weights(std::size_t D, bool with_output) {
 // MultiHead(Q, K, V) = Concat(head_1, …, head_H) W_O
 MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t heads, const Tensor& wo,
                                 const AttentionOptions& o) {
-  require_matrix(q, "Q");
-  require_matrix(k, "K");
-  require_matrix(v, "V");
+  require_qkv(q, k, v);
   if (heads == 0) throw usage_error("--heads must be at least 1");
-  if (q.cols() != k.cols())
-    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width", q.shape_str(),
-                            k.shape_str(), q.cols(), k.cols()));
-  if (v.rows() != k.rows())
-    throw Error(fmt::format("attention: V {} has {} rows but K {} has {}; each key needs one value row", v.shape_str(), v.rows(),
-                            k.shape_str(), k.rows()));
   if (q.cols() % heads != 0)
     throw usage_error(fmt::format("--heads {} does not divide the query/key width d_model = {} (use a divisor of {})", heads,
                                   q.cols(), q.cols()));

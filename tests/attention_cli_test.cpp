@@ -11,7 +11,6 @@ using namespace tfx::test;
 
 namespace {
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Q = K = I (2×2), V = [[1, 2], [3, 4]]: weights row 0 = (σ(1/√2), 1 − σ(1/√2)).
 struct Files {

@@ -16,17 +16,7 @@ using namespace tfx::test;
 
 namespace {
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 double maxdiff(const Tensor& a, const std::vector<std::vector<double>>& want) {
   REQUIRE(a.rows() == want.size());

@@ -9,6 +9,7 @@
 #include "tfx/ops.hpp"
 
 using namespace tfx;
+using namespace tfx::test;
 using tfx::test::shared_data;
 
 namespace {
@@ -36,15 +37,6 @@ Embeddings royals() {
                 {"queen", {1, -1, 1, 0}},
                 {"apple", {0, 0, 0, 1}},
                 {"pear", {0, 0, 0.2f, 1}}});
-}
-
-std::string error_of(auto f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // A GloVe text file (no header, word then D numbers) read plainly, for the shared-data checks.

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -73,6 +74,20 @@ inline Run run_tfx(const std::string& args, const std::filesystem::path& cwd = {
   r.out = read_file(io / "out");
   r.err = read_file(io / "err");
   return r;
+}
+
+// True when `part` occurs in s.
+inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The message of the exception (a tfx::Error, or any std::exception) that f throws; "" when none.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // Number of lines in s.

@@ -12,18 +12,7 @@ using namespace tfx::test;
 
 namespace {
 
-// The message of the tfx::Error that f throws ("" when it throws none).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A .npy file by hand: header dict padded to 64 bytes, then the raw bytes.
 std::string npy_bytes(const std::string& dict, const std::string& data, int major = 1) {

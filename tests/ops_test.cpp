@@ -11,6 +11,7 @@
 #include "tfx/ops.hpp"
 
 using namespace tfx;
+using tfx::test::error_of;
 
 namespace {
 
@@ -49,16 +50,6 @@ void check_product(const Tensor& a, const Tensor& b, const Tensor& c, bool bt) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// The message of the tfx::Error `f` throws ("" when it throws nothing).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
