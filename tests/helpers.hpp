@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace tfx::test {
 
@@ -90,11 +91,41 @@ std::string error_of(F f) {
   return "";
 }
 
+// A matrix CSV as tfx writes it: a header row, then rows of a numeric label and numbers. Each row's
+// cells as numbers, the label first.
+struct CsvNumbers {
+  std::string header;
+  std::vector<std::vector<double>> rows;
+};
+inline CsvNumbers read_csv_numbers(const std::string& text) {
+  CsvNumbers t;
+  std::istringstream in(text);
+  std::getline(in, t.header);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream cells(line);
+    std::vector<double> row;
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 // Number of lines in s.
 inline int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// The conventions' bad-input outcome: exit `code`, stderr exactly one line that starts with
+// "tfx: error: " and contains `part`, nothing on stdout.
+inline void check_one_line_error(const Run& r, int code, const std::string& part = "") {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.err.rfind("tfx: error: ", 0) == 0);
+  CHECK(has(r.err, part));
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.out.empty());
 }
 
 // ../shared/data, or empty (with a MESSAGE saying the test is skipped) when absent.

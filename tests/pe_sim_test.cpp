@@ -112,23 +112,14 @@ TEST_CASE("cli: tfx pe sim csv entries match the closed form; --profile json; co
   TempDir dir;
   Run r = run_tfx("pe sim --len 12 --dim 16 --format csv -o sim.csv", dir.path);
   REQUIRE(r.code == 0);
-  std::istringstream csv(read_file(dir / "sim.csv"));
-  std::string line;
-  std::getline(csv, line);
+  const CsvNumbers csv = read_csv_numbers(read_file(dir / "sim.csv"));
   double maxdiff = 0;
-  int rows = 0;
-  while (std::getline(csv, line)) {
-    std::istringstream ls(line);
-    std::string cell;
-    std::getline(ls, cell, ',');
-    const int i = std::stoi(cell);
-    for (int j = 0; j < 12; ++j) {
-      std::getline(ls, cell, ',');
-      maxdiff = std::max(maxdiff, std::abs(std::stod(cell) - sum_cos(j - i, 16)));
-    }
-    ++rows;
+  for (const auto& row : csv.rows) {
+    REQUIRE(row.size() == 1 + 12);
+    const int i = static_cast<int>(row[0]);
+    for (int j = 0; j < 12; ++j) maxdiff = std::max(maxdiff, std::abs(row[1 + j] - sum_cos(j - i, 16)));
   }
-  CHECK(rows == 12);
+  CHECK(csv.rows.size() == 12);
   CHECK(maxdiff < 1e-5);
 
   Run p = run_tfx("pe sim --len 10 --dim 32 --metric cosine --profile --format json");
@@ -219,11 +210,7 @@ TEST_CASE("cli: pe sim / pe shift bad input: one error line, exit code, no file"
                            "pe shift --k 50 --len 50", "pe shift --k -50 --len 50", "pe shift --k 1000000 --len 50",
                            "pe shift --dim 7", "pe shift --k abc", "pe shift --dim 1", "pe sim --png - --view"}) {
     CAPTURE(args);
-    Run r = run_tfx(args, dir.path);
-    CHECK(r.code == 2);
-    CHECK(r.err.rfind("tfx: error: ", 0) == 0);
-    CHECK(count_lines(r.err) == 1);
-    CHECK(r.out.empty());
+    check_one_line_error(run_tfx(args, dir.path), 2);
   }
   Run big = run_tfx("pe sim --len 100000 --format csv", dir.path);
   CHECK(big.err.find("--len 100000") != std::string::npos);

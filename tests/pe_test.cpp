@@ -50,25 +50,18 @@ TEST_CASE("cli: tfx pe csv and json match the formula to 1e-6") {
   TempDir dir;
   Run r = run_tfx("pe --len 7 --dim 6 --format csv -o pe.csv", dir.path);
   REQUIRE(r.code == 0);
-  std::istringstream csv(read_file(dir / "pe.csv"));
-  std::string line;
-  std::getline(csv, line);
-  CHECK(line == "pos,0,1,2,3,4,5");
-  int rows = 0;
+  const CsvNumbers csv = read_csv_numbers(read_file(dir / "pe.csv"));
+  CHECK(csv.header == "pos,0,1,2,3,4,5");
   double maxdiff = 0;
-  while (std::getline(csv, line)) {
-    std::istringstream ls(line);
-    std::string cell;
-    std::getline(ls, cell, ',');
-    int p = std::stoi(cell);
+  for (const auto& row : csv.rows) {
+    REQUIRE(row.size() == 1 + 6);
+    const int p = static_cast<int>(row[0]);
     for (int j = 0; j < 6; ++j) {
-      std::getline(ls, cell, ',');
       double want = (j % 2 == 0 ? std::sin(p / std::pow(10000.0, (j - j % 2) / 6.0)) : std::cos(p / std::pow(10000.0, (j - j % 2) / 6.0)));
-      maxdiff = std::max(maxdiff, std::abs(std::stod(cell) - want));
+      maxdiff = std::max(maxdiff, std::abs(row[1 + j] - want));
     }
-    ++rows;
   }
-  CHECK(rows == 7);
+  CHECK(csv.rows.size() == 7);
   CHECK(maxdiff < 1e-6);
 
   Run j = run_tfx("pe --len 3 --dim 4 --format json");
@@ -110,11 +103,7 @@ TEST_CASE("cli: tfx pe bad input gives one error line and exit 2, no file") {
                            "pe --len 100000000 --dim 100000", "pe --len 5 --pos 5 --i 0", "pe --dim 4 --pos 0 --i 4",
                            "pe --format bogus", "pe --pos 1"}) {
     CAPTURE(args);
-    Run r = run_tfx(args, dir.path);
-    CHECK(r.code == 2);
-    CHECK(r.err.rfind("tfx: error: ", 0) == 0);
-    CHECK(count_lines(r.err) == 1);
-    CHECK(r.out.empty());
+    check_one_line_error(run_tfx(args, dir.path), 2);
   }
   Run r = run_tfx("pe --len 4 --dim 4 --format csv -o /nonexistent/dir/x.csv", dir.path);
   CHECK(r.code == 1);
@@ -191,12 +180,7 @@ TEST_CASE("cli: tfx pe bad values say what was expected") {
                  Case{"pe --len 3 --dim 2 --precision 100", "--precision"}, Case{"pe --bogus", "--bogus"},
                  Case{"pe --len 3 --dim 2 -o ''", "got an empty one"}}) {
     CAPTURE(c.args);
-    Run r = run_tfx(c.args, dir.path);
-    CHECK(r.code == 2);
-    CHECK(r.err.rfind("tfx: error: ", 0) == 0);
-    CHECK(r.err.find(c.says) != std::string::npos);
-    CHECK(count_lines(r.err) == 1);
-    CHECK(r.out.empty());
+    check_one_line_error(run_tfx(c.args, dir.path), 2, c.says);
   }
   CHECK(std::filesystem::is_empty(dir.path));
 }

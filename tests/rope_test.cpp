@@ -371,24 +371,15 @@ TEST_CASE("cli: tfx rope tables, csv equal to the formula") {
   TempDir dir;
   Run r = run_tfx("rope --len 6 --dim 8 --what sin --format csv -o sin.csv", dir.path);
   REQUIRE(r.code == 0);
-  std::istringstream csv(read_file(dir / "sin.csv"));
-  std::string line;
-  std::getline(csv, line);
-  CHECK(line == "pos,0,1,2,3");
+  const CsvNumbers csv = read_csv_numbers(read_file(dir / "sin.csv"));
+  CHECK(csv.header == "pos,0,1,2,3");
   double m = 0;
-  int rows = 0;
-  while (std::getline(csv, line)) {
-    std::istringstream ls(line);
-    std::string cell;
-    std::getline(ls, cell, ',');
-    const int p = std::stoi(cell);
-    for (int j = 0; j < 4; ++j) {
-      std::getline(ls, cell, ',');
-      m = std::max(m, std::abs(std::stod(cell) - std::sin(p / std::pow(10000.0, 2.0 * j / 8))));
-    }
-    ++rows;
+  for (const auto& row : csv.rows) {
+    REQUIRE(row.size() == 1 + 4);
+    const int p = static_cast<int>(row[0]);
+    for (int j = 0; j < 4; ++j) m = std::max(m, std::abs(row[1 + j] - std::sin(p / std::pow(10000.0, 2.0 * j / 8))));
   }
-  CHECK(rows == 6);
+  CHECK(csv.rows.size() == 6);
   CHECK(m < 1e-6);
   Run t = run_tfx("rope --len 4 --dim 4 --what theta");
   CHECK(t.code == 0);
@@ -482,11 +473,7 @@ TEST_CASE("cli: tfx rope bad input gives one error line and exit 2, no file") {
                            "rope freqs --scaling yarn --factor 4 --original-max-pos 4096 --beta-fast 0.5",
                            "rope freqs --scaling llama3 --factor 8 --original-max-pos 8192 --high-freq-factor 1"}) {
     CAPTURE(args);
-    Run r = run_tfx(args, dir.path);
-    CHECK(r.code == 2);
-    CHECK(r.err.rfind("tfx: error: ", 0) == 0);
-    CHECK(count_lines(r.err) == 1);
-    CHECK(r.out.empty());
+    check_one_line_error(run_tfx(args, dir.path), 2);
   }
   CHECK(std::filesystem::is_empty(dir.path));
   Run odd = run_tfx("rope --dim 5");

@@ -61,10 +61,7 @@ TEST_CASE("cli: layernorm and lr bad input") {
   for (const char* args : {"layernorm --x \"1,2;3\"", "layernorm --x \"1,abc\"", "layernorm --x \"1,2\" --gamma 1,2,3",
                            "layernorm --x \"1;2\"", "lr --warmup 0", "lr --d-model -1", "lr --step 0"}) {
     CAPTURE(args);
-    Run r = run_tfx(args);
-    CHECK(r.code == 2);
-    CHECK(r.err.rfind("tfx: error: ", 0) == 0);
-    CHECK(count_lines(r.err) == 1);
+    check_one_line_error(run_tfx(args), 2);
   }
 }
 
