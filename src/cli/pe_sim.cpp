@@ -23,6 +23,19 @@ struct PeSimOptions {
   FigureFlags fig;
 };
 
+// The similarity heatmap's frame (title, axes, colorbar caption, colormap); callers add the values
+// and a subtitle.
+Heatmap similarity_heatmap(const PeSimOptions& o, bool cosine) {
+  Heatmap h;
+  h.title = cosine ? "Cosine similarity of position embeddings for all time-steps" : "Dot product of position embeddings for all time-steps";
+  h.x_label = "position j";
+  h.y_label = "position i";
+  h.value_label = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
+  h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
+  if (is_diverging(h.cmap)) h.symmetric = true;
+  return h;
+}
+
 // A figure of an L×L similarity too large to form: block means from the closed form (even D).
 void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
@@ -30,18 +43,12 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
     throw usage_error(fmt::format("--len {} --dim {}: the {}×{} matrix exceeds the memory cap, and an odd D has no closed form to "
                                   "draw it from; use an even --dim or --len ≤ 32768", o.len, o.dim, L, L));
   std::size_t b = 1;
-  Heatmap h;
-  h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b);
   const bool cosine = metric == PeMetric::cosine;
-  h.title = cosine ? "Cosine similarity of position embeddings for all time-steps" : "Dot product of position embeddings for all time-steps";
+  Heatmap h = similarity_heatmap(o, cosine);
+  h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b);
   h.subtitle = fmt::format("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
                            cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, b, b);
-  h.x_label = "position j";
-  h.y_label = "position i";
-  h.value_label = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
   h.source_rows = h.source_cols = L;
-  h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
-  if (is_diverging(h.cmap)) h.symmetric = true;
   Result r;
   r.command = "pe sim";
   Figure figure;
@@ -103,15 +110,8 @@ void run_pe_sim(const PeSimOptions& o) {
     r.primary = "profile";
   }
   // 4. figures: the heatmap (and the profile curve)
-  Heatmap h;
-  h.title = "Dot product of position embeddings for all time-steps";
-  if (cosine) h.title = "Cosine similarity of position embeddings for all time-steps";
+  Heatmap h = similarity_heatmap(o, cosine);
   h.subtitle = fmt::format("{} · L = {}, D = {}{}", cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, D % 2 == 0 ? " · depends only on j − i" : "");
-  h.x_label = "position j";
-  h.y_label = "position i";
-  h.value_label = what;
-  h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
-  if (is_diverging(h.cmap)) h.symmetric = true;
   Figure figure;
   if (o.profile) {
     LineChart chart;
