@@ -1,4 +1,4 @@
-// Bakes the figure font: rasterizes DejaVu Sans (regular at 12 px, bold at 16 px) with
+// Bakes the figure font: rasterizes DejaVu Sans (regular at 13 px, bold at 17 px) with
 // stb_truetype into 4-bit coverage bitmaps and prints src/figure_font.cpp. Run once by a
 // developer; the build never needs a font file (DejaVu fonts: free license, Bitstream Vera terms).
 //   g++ -O1 -I/usr/include/stb scripts/gen_font.cpp -o /tmp/gen_font -lstb

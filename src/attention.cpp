@@ -33,42 +33,16 @@ void require_qkv(const Tensor& q, const Tensor& k, const Tensor& v) {
                             k.shape_str(), k.rows()));
 }
 
-// A uniform double in [0, 1) from the top 53 bits (the same on every standard library).
-double uniform01(std::mt19937_64& gen) { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }
-
-// Standard normal by Marsaglia's polar method (portable, unlike std::normal_distribution):
-// draw (u, v) uniform in the unit disc, s = u² + v²; u·√(−2 ln s / s) is N(0, 1).
-struct NormalSource {
-  std::mt19937_64& gen;
-  double spare = 0;
-  bool has_spare = false;
-  double operator()() {
-    if (has_spare) {
-      has_spare = false;
-      return spare;
-    }
-    double u, v, s;
-    do {
-      u = 2.0 * uniform01(gen) - 1.0;
-      v = 2.0 * uniform01(gen) - 1.0;
-      s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    const double f = std::sqrt(-2.0 * std::log(s) / s);
-    spare = v * f;
-    has_spare = true;
-    return u * f;
-  }
-};
-
 }  // namespace
 
 std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const AttentionOptions& o) {
   if (!o.causal && o.pad == 0) return {};
   if (o.pad >= S)
     throw usage_error(
-        fmt::format("--pad {} masks every one of the {} key positions: no query would have a key to attend to "
-                    "(use --pad 0 … {})",
-                    o.pad, S, S - 1));
+        fmt::format("pad {} masks every one of the {} key positions: no query would have a key to attend to "
+                    "(use pad 0 … {})",
+                    o.pad, S, S - 1),
+        {"pad"});
   std::vector<unsigned char> keep(T * S, 1);
   for (std::size_t i = 0; i < T; ++i)
     for (std::size_t j = 0; j < S; ++j) {
@@ -78,7 +52,8 @@ std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const At
   for (std::size_t i = 0; i < T; ++i) {
     bool any = false;
     for (std::size_t j = 0; j < S; ++j) any = any || keep[i * S + j];
-    if (!any) throw usage_error(fmt::format("--causal with --pad {} leaves query {} without a key to attend to", o.pad, i));
+    if (!any)
+      throw usage_error(fmt::format("causal with pad {} leaves query {} without a key to attend to", o.pad, i), {"causal", "pad"});
   }
   return keep;
 }
@@ -91,7 +66,7 @@ double attention_divisor(std::size_t d_k, const AttentionOptions& o) {
 AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
   require_qkv(q, k, v);
   if (!(o.temperature > 0) || !std::isfinite(o.temperature))
-    throw usage_error(fmt::format("--temperature {} must be a positive number", o.temperature));
+    throw usage_error(fmt::format("temperature {} must be a positive number", o.temperature), {"temperature"});
   const std::size_t T = q.rows(), S = k.rows();
   AttentionSteps st;
   // 1. raw scores: s_ij = q_i · k_j
@@ -104,7 +79,8 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
     if (!std::isfinite(st.scaled[c]))
       throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}",
                               c / S, c % S, st.divisor, st.scaled[c], q.shape_str(), k.shape_str(),
-                              o.temperature < 1 ? " or raise --temperature" : ""));
+                              o.temperature < 1 ? " or raise temperature" : ""),
+                  Error::Kind::data, {"temperature"});
   // 3. mask: −∞ where a query may not look (shown as the lecture's masked matrix; softmax_rows
   //    takes the keep-mask itself and gives those cells exactly 0)
   st.keep = attention_mask(T, S, o);
@@ -145,21 +121,21 @@ Tensor concat_heads(const std::vector<Tensor>& heads) {
 }
 
 // a = √(6 / (fan_in + fan_out)), W_ij ~ U(−a, a)
-Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::mt19937_64& gen) {
+Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, Generator& gen) {
   Tensor w({fan_in, fan_out});
   const double a = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
-  for (float& x : w.values()) x = static_cast<float>(a * (2.0 * uniform01(gen) - 1.0));
+  for (float& x : w.values()) x = static_cast<float>(a * gen.uniform_signed());
   return w;
 }
 
 Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
+  Generator gen(seed);
   return xavier_uniform(fan_in, fan_out, gen);
 }
 
 AttentionWeights xavier_attention_weights(std::size_t D, std::size_t E, std::size_t heads, std::size_t d_k, std::size_t d_v,
                                           bool with_output, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
+  Generator gen(seed);
   AttentionWeights w;
   w.wq = xavier_uniform(D, heads * d_k, gen);
   w.wk = xavier_uniform(E, heads * d_k, gen);
@@ -176,17 +152,44 @@ AttentionWeights identity_attention_weights(std::size_t D, bool with_output) {
   return w;
 }
 
+AttentionWeights identity_attention_weights(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v) {
+  if (heads * d_k != D || heads * d_v != D)
+    throw usage_error(fmt::format("identity needs heads × d_k = heads × d_v = d_model ({} × {}, {} × {}, d_model {}) so that "
+                                  "W = I is square",
+                                  heads, d_k, heads, d_v, D),
+                      {"identity", "heads", "d_k", "d_v"});
+  return identity_attention_weights(D, heads > 1);
+}
+
+HeadWidths attention_head_widths(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v) {
+  if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
+  HeadWidths w;
+  if (d_k) {
+    w.d_k = d_k;
+  } else {
+    if (D % heads != 0)
+      throw usage_error(fmt::format("heads {} does not divide d_model = {}: each head gets d_model/H columns "
+                                    "(use a divisor of {}, or give d_k)",
+                                    heads, D, D),
+                        {"heads", "d_k"});
+    w.d_k = D / heads;
+  }
+  w.d_v = d_v ? d_v : w.d_k;
+  return w;
+}
+
 // MultiHead(Q, K, V) = Concat(head_1, …, head_H) W_O
 MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t heads, const Tensor& wo,
                                 const AttentionOptions& o) {
   require_qkv(q, k, v);
-  if (heads == 0) throw usage_error("--heads must be at least 1");
+  if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
   if (q.cols() % heads != 0)
-    throw usage_error(fmt::format("--heads {} does not divide the query/key width d_model = {} (use a divisor of {})", heads,
-                                  q.cols(), q.cols()));
+    throw usage_error(fmt::format("heads {} does not divide d_model = {}, the query/key width (use a divisor of {})", heads,
+                                  q.cols(), q.cols()),
+                      {"heads"});
   if (v.cols() % heads != 0)
     throw usage_error(
-        fmt::format("--heads {} does not divide the value width {} (use a divisor of {})", heads, v.cols(), v.cols()));
+        fmt::format("heads {} does not divide the value width {} (use a divisor of {})", heads, v.cols(), v.cols()), {"heads"});
   if (!wo.empty() && (wo.rank() != 2 || wo.rows() != v.cols()))
     throw Error(fmt::format("attention: W_O {} needs {} rows (the concatenated value width)", wo.shape_str(), v.cols()));
   MultiHeadAttention r;
@@ -204,6 +207,13 @@ MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& 
   // 3. concatenate the heads' outputs and project back with W_O
   r.concat = concat_heads(zs);
   r.output = wo.empty() ? r.concat : matmul(r.concat, wo, o.threads);
+  // 4. check: every row of weights is a distribution (sums to 1 up to rounding)
+  for (const auto& h : r.heads)
+    for (std::size_t i = 0; i < h.weights.rows(); ++i) {
+      double sum = 0;
+      for (float w : h.weights.row(i)) sum += w;
+      r.max_row_sum_error = std::max(r.max_row_sum_error, std::abs(sum - 1.0));
+    }
   return r;
 }
 
@@ -219,17 +229,16 @@ MultiHeadAttention multi_head_attention(const Tensor& x_q, const Tensor& x_kv, c
 // Var(q·k) = Σ Var(q_i k_i) = d_k for independent unit-variance entries; Var(q·k/√d_k) = 1.
 std::vector<DotProductStats> dot_product_variance(const std::vector<std::size_t>& d_ks, std::size_t samples, std::size_t keys,
                                                   std::uint64_t seed, UnitDistribution dist) {
-  if (samples == 0 || keys == 0) throw usage_error("--samples and --keys must be at least 1");
-  std::mt19937_64 gen(seed);
-  NormalSource normal{gen};
+  if (samples == 0 || keys == 0) throw usage_error("samples and keys must be at least 1", {"samples", "keys"});
+  Generator gen(seed);
   const double root3 = std::sqrt(3.0);
   auto draw = [&]() -> float {
-    if (dist == UnitDistribution::normal) return static_cast<float>(normal());
-    return static_cast<float>(root3 * (2.0 * uniform01(gen) - 1.0));
+    if (dist == UnitDistribution::normal) return static_cast<float>(gen.normal());
+    return static_cast<float>(root3 * gen.uniform_signed());
   };
   std::vector<DotProductStats> out;
   for (std::size_t dk : d_ks) {
-    if (dk == 0) throw usage_error("--dk 0: d_k must be at least 1");
+    if (dk == 0) throw usage_error("d_ks holds 0: each d_k must be at least 1", {"d_ks"});
     Tensor dots({samples, keys});
     Tensor q({1, dk}), k({keys, dk});
     for (std::size_t s = 0; s < samples; ++s) {

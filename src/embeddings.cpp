@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <queue>
 
 #include "embeddings_store.hpp"
+#include "tfx/ops.hpp"
 
 namespace tfx {
 
@@ -73,12 +73,6 @@ std::size_t build_word_table(Embeddings::Store& s, const WordList& words, std::v
   s.offsets = s.own_offsets.data();
   s.slots = s.own_slots.data();
   return n;
-}
-
-unsigned worker_threads(std::size_t work) {
-  if (work < (1u << 20)) return 1;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return std::clamp(hw, 1u, 8u);
 }
 
 void compute_norms(Embeddings::Store& s) {
@@ -228,47 +222,27 @@ inline float dot8(const float* a, const float* b, std::size_t d) {
   return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
 }
 
-struct Cand {
-  double score;
-  std::size_t index;
-};
-// "better" = higher score, then lower index
-inline bool better(const Cand& a, const Cand& b) { return a.score != b.score ? a.score > b.score : a.index < b.index; }
-struct WorseFirst {
-  bool operator()(const Cand& a, const Cand& b) const { return better(a, b); }  // heap top = worst kept
-};
-
 // Top-k of score(i) over rows [0, n) not in `exclude`, on all cores. score: (i) -> double.
 template <class Score>
 std::vector<Neighbour> top_rows(std::size_t n, std::size_t d, std::size_t k, std::span<const std::size_t> exclude,
                                 Score score) {
   k = std::min(k, n);
   const unsigned T = worker_threads(n * d);
-  std::vector<std::vector<Cand>> partial(T);
+  std::vector<std::vector<TopK<double>::Entry>> partial(T);
   parallel_for_threads(T, [&](unsigned t, unsigned TT) {
-    std::priority_queue<Cand, std::vector<Cand>, WorseFirst> heap;
+    TopK<double> best(k);
     for (std::size_t i = n * t / TT; i < n * (t + 1) / TT; ++i) {
       if (std::find(exclude.begin(), exclude.end(), i) != exclude.end()) continue;
-      double s = score(i);
-      if (std::isnan(s)) s = -INFINITY;
-      const Cand c{s, i};
-      if (heap.size() < k) heap.push(c);
-      else if (k > 0 && better(c, heap.top())) {
-        heap.pop();
-        heap.push(c);
-      }
+      const double s = score(i);
+      best.push(i, std::isnan(s) ? -INFINITY : s);
     }
-    while (!heap.empty()) {
-      partial[t].push_back(heap.top());
-      heap.pop();
-    }
+    partial[t] = best.sorted();
   });
-  std::vector<Cand> all;
-  for (auto& p : partial) all.insert(all.end(), p.begin(), p.end());
-  std::sort(all.begin(), all.end(), better);
-  if (all.size() > k) all.resize(k);
+  TopK<double> best(k);
+  for (const auto& p : partial)
+    for (const auto& [i, s] : p) best.push(i, s);
   std::vector<Neighbour> out;
-  for (const auto& c : all) out.push_back({c.index, c.score});
+  for (const auto& [i, s] : best.sorted()) out.push_back({i, s});
   return out;
 }
 
@@ -391,8 +365,8 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
   std::string msg = fmt::format("'{}' is not in the vocabulary of {} ({} words)", word, e.name(), e.size());
   if (!ignore_case)
     if (auto j = e.find_ignore_case(word)) {
-      msg += fmt::format("; '{}' is (lookup is case-sensitive: add --ignore-case)", e.word(*j));
-      throw Error(msg);
+      msg += fmt::format("; '{}' is (lookup is case-sensitive: use ignore_case)", e.word(*j));
+      throw Error(msg, Error::Kind::data, {"ignore_case"});
     }
   const auto near = close_spellings(e, word, 5);
   if (!near.empty()) {
@@ -406,33 +380,12 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
 
 // ---- sources -------------------------------------------------------------------------------
 
-EmbeddingFormat parse_embedding_format(const std::string& name) {
-  if (name == "auto" || name.empty()) return EmbeddingFormat::detect;
-  if (name == "glove") return EmbeddingFormat::glove;
-  if (name == "word2vec" || name == "word2vec-text") return EmbeddingFormat::word2vec;
-  if (name == "word2vec-bin" || name == "word2vec-binary" || name == "bin") return EmbeddingFormat::word2vec_bin;
-  if (name == "fasttext" || name == "vec") return EmbeddingFormat::fasttext;
-  if (name == "tfx") return EmbeddingFormat::tfx_cache;
-  throw usage_error(fmt::format("--embeddings-format '{}': expected auto, glove, word2vec, word2vec-bin, fasttext or tfx", name));
+EmbeddingFormat parse_embedding_format(const std::string& name, const char* param) {
+  return parse_choice<EmbeddingFormat>(kEmbeddingFormatChoices, name, param);
 }
 
 const char* embedding_format_name(EmbeddingFormat f) {
-  switch (f) {
-    case EmbeddingFormat::detect: return "auto";
-    case EmbeddingFormat::glove: return "glove";
-    case EmbeddingFormat::word2vec: return "word2vec";
-    case EmbeddingFormat::word2vec_bin: return "word2vec-bin";
-    case EmbeddingFormat::fasttext: return "fasttext";
-    case EmbeddingFormat::tfx_cache: return "tfx";
-    case EmbeddingFormat::builtin: return "built-in";
-  }
-  return "?";
-}
-
-std::string resolve_embeddings_path(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  if (const char* env = std::getenv("TFX_EMBEDDINGS"); env && *env) return env;
-  return "";
+  return choice_name<EmbeddingFormat>(kEmbeddingFormatChoices, f);
 }
 
 }  // namespace tfx

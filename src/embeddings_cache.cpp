@@ -101,11 +101,7 @@ bool is_table_file(const std::string& path) {
   return ok;
 }
 
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/tfx";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tfx";
-  return (std::filesystem::temp_directory_path() / "tfx-cache").string();
-}
+std::string fallback_cache_dir() { return (std::filesystem::temp_directory_path() / "tfx-cache").string(); }
 
 std::string cache_path_for(const std::string& path, const std::string& cache_dir) {
   std::error_code ec;
@@ -115,7 +111,7 @@ std::string cache_path_for(const std::string& path, const std::string& cache_dir
   for (auto& c : base)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) c = '_';
   if (base.size() > 80) base.resize(80);
-  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? default_cache_dir() : cache_dir, word_hash(key), base);
+  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? fallback_cache_dir() : cache_dir, word_hash(key), base);
 }
 
 std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
@@ -314,7 +310,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     auto s = map_table(cp, st.size, st.mtime_ns, why);
     if (s && src.format != EmbeddingFormat::detect && s->info.format != src.format) {
       s.reset();
-      why = "stale: read with another --embeddings-format";
+      why = "stale: read with another format";
     }
     if (s) {
       s->name = path;
@@ -328,11 +324,11 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   // 4. parse, then write the cache (never for a failed parse, never for a partial read)
   auto s = parse_embedding_file(src, path);
   if (!src.use_cache) {
-    s->info.cache_state = "disabled (--no-cache)";
+    s->info.cache_state = "disabled (use_cache = false)";
   } else if (!use_cache) {
     s->info.cache_state = "not used (not a regular file)";
   } else if (src.limit) {
-    s->info.cache_state = "not written (--limit reads only part of the file)";
+    s->info.cache_state = "not written (limit reads only part of the file)";
   } else {
     try {
       write_table(*s, s->n, cp, st.size, st.mtime_ns);

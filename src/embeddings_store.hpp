@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parallel.hpp"
 #include "tfx/embeddings.hpp"
 
 namespace tfx {
@@ -132,13 +133,6 @@ std::size_t build_word_table(Embeddings::Store& s, const WordList& words, std::v
 // Fills s.own_norms with ‖row i‖ (computed in double) and points s.norms at it. Parallel.
 void compute_norms(Embeddings::Store& s);
 
-// Worker threads for a job of `work` units: 1 when small, else all hardware threads (max 8).
-unsigned worker_threads(std::size_t work);
-
-// Runs f(t, T) on T threads (t = 0..T-1; thread 0 is the caller). Rethrows the first exception.
-template <class F>
-void parallel_for_threads(unsigned T, F&& f);
-
 // The built-in table's store (static vectors).
 std::shared_ptr<const Embeddings::Store> builtin_store();
 
@@ -155,35 +149,4 @@ void write_table(const Embeddings::Store& s, std::size_t n, const std::string& p
 // True when the file starts with the tfx table magic.
 bool is_table_file(const std::string& path);
 
-}  // namespace tfx
-
-#include <exception>
-#include <thread>
-
-namespace tfx {
-template <class F>
-void parallel_for_threads(unsigned T, F&& f) {
-  if (T <= 1) {
-    f(0u, 1u);
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(T);
-  for (unsigned t = 1; t < T; ++t)
-    pool.emplace_back([&, t] {
-      try {
-        f(t, T);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
-  try {
-    f(0u, T);
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 }  // namespace tfx

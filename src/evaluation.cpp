@@ -1,5 +1,7 @@
-// Analogy-set and word-pair evaluation (gensim's evaluate_word_analogies / evaluate_word_pairs)
-// and the parsers of their test-set files. The correlation p-value is in stats.cpp.
+// Analogy-set and word-pair evaluation (gensim's evaluate_word_analogies / evaluate_word_pairs):
+// the restricted, case-folded vocabulary, 3CosAdd/3CosMul over batches of questions, and the
+// correlations of word-pair scores. The test-set parsers are in evaluation_sets.cpp, the
+// correlation p-value in stats.cpp.
 #include "tfx/evaluation.hpp"
 
 #include <fmt/format.h>
@@ -15,170 +17,13 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <thread>
 #include <unordered_set>
 
+#include "parallel.hpp"
 #include "tfx/ops.hpp"
 #include "tfx/stats.hpp"
 
 namespace tfx {
-
-namespace {
-
-// The whole file as bytes; errors name the path.
-std::string read_text_file(const std::string& path, const char* what) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such {} file", path, what));
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(fmt::format("{}: is a directory, expected a {} file", path, what));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot open the {} file", path, what));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw Error(fmt::format("{}: read error", path));
-  return ss.str();
-}
-
-// Calls f(line, 1-based line number) for each line, without its "\n" or "\r\n"; skips a BOM.
-template <class F>
-void for_each_line(std::string_view text, F f) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  std::size_t no = 0;
-  while (!text.empty()) {
-    std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    f(line, ++no);
-  }
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_ws(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    std::size_t j = i;
-    while (j < s.size() && !is_space(s[j])) ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-// A line shortened for an error message.
-std::string quoted(std::string_view s) {
-  if (s.size() > 60) return fmt::format("\"{}…\"", s.substr(0, 60));
-  return fmt::format("\"{}\"", s);
-}
-
-}  // namespace
-
-// ---- test-set files ----------------------------------------------------------------------------
-
-std::size_t AnalogySet::question_count() const {
-  std::size_t n = 0;
-  for (const auto& s : sections) n += s.questions.size();
-  return n;
-}
-
-AnalogySet parse_analogy_set(std::string_view text, const std::string& path, bool skip_invalid) {
-  AnalogySet set;
-  for_each_line(text, [&](std::string_view raw, std::size_t no) {
-    std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') return;
-    if (line.front() == ':') {
-      // gensim: line.lstrip(': ').strip()
-      std::string_view name = line;
-      while (!name.empty() && (name.front() == ':' || name.front() == ' ')) name.remove_prefix(1);
-      name = trim(name);
-      if (name.empty()) throw Error(fmt::format("{}:{}: section line without a name (expected ': capital-world')", path, no));
-      set.sections.push_back({std::string(name), no, {}});
-      return;
-    }
-    if (set.sections.empty())
-      throw Error(fmt::format("{}:{}: question before the first section; the Google analogy format starts each section "
-                              "with a line ': name' (e.g. ': capital-common-countries')",
-                              path, no));
-    auto words = split_ws(line);
-    if (words.size() != 4) {
-      if (skip_invalid) {
-        ++set.skipped_lines;
-        return;
-      }
-      throw Error(fmt::format("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got {} word{}: {} "
-                              "(--skip-invalid skips such lines, as gensim does)",
-                              path, no, words.size(), words.size() == 1 ? "" : "s", quoted(line)));
-    }
-    set.sections.back().questions.push_back(
-        {std::string(words[0]), std::string(words[1]), std::string(words[2]), std::string(words[3]), no});
-  });
-  if (set.question_count() == 0)
-    throw Error(fmt::format("{}: no analogy questions (expected ': section' lines followed by 'a b c d' lines)", path));
-  return set;
-}
-
-AnalogySet read_analogy_set(const std::string& path, bool skip_invalid) {
-  return parse_analogy_set(read_text_file(path, "analogy"), path, skip_invalid);
-}
-
-WordPairSet parse_word_pairs(std::string_view text, const std::string& path, bool skip_invalid) {
-  WordPairSet set;
-  for_each_line(text, [&](std::string_view raw, std::size_t no) {
-    std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') return;
-    std::vector<std::string_view> fields;
-    if (line.find('\t') != std::string_view::npos) {
-      std::string_view rest = line;
-      for (;;) {
-        std::size_t t = rest.find('\t');
-        fields.push_back(trim(rest.substr(0, t)));
-        if (t == std::string_view::npos) break;
-        rest.remove_prefix(t + 1);
-      }
-    } else {
-      fields = split_ws(line);
-    }
-    const char* hint = skip_invalid ? "" : " (--skip-invalid skips such lines, as gensim does)";
-    if (fields.size() != 3 || fields[0].empty() || fields[1].empty()) {
-      if (skip_invalid) {
-        ++set.skipped_lines;
-        return;
-      }
-      throw Error(fmt::format("{}:{}: expected 'word1<TAB>word2<TAB>score', got {} field{}: {}{}", path, no, fields.size(),
-                              fields.size() == 1 ? "" : "s", quoted(line), hint));
-    }
-    std::string num(fields[2]);
-    char* end = nullptr;
-    errno = 0;
-    const double score = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !std::isfinite(score)) {
-      if (skip_invalid) {
-        ++set.skipped_lines;
-        return;
-      }
-      throw Error(fmt::format("{}:{}: score {} is not a number (expected 'word1<TAB>word2<TAB>score', e.g. "
-                              "'tiger<TAB>cat<TAB>7.35'){}",
-                              path, no, quoted(fields[2]), hint));
-    }
-    set.pairs.push_back({std::string(fields[0]), std::string(fields[1]), score, no});
-  });
-  if (set.pairs.empty())
-    throw Error(fmt::format("{}: no word pairs (expected lines 'word1<TAB>word2<TAB>score')", path));
-  return set;
-}
-
-WordPairSet read_word_pairs(const std::string& path, bool skip_invalid) {
-  return parse_word_pairs(read_text_file(path, "word-pair"), path, skip_invalid);
-}
 
 // ---- vocabulary --------------------------------------------------------------------------------
 
@@ -284,24 +129,12 @@ constexpr std::size_t kTopN = 5;  // gensim asks most_similar for topn=5
 // The kTopN largest entries of row (R), skipping the indices in `skip`; largest first, ties to
 // the smaller index.
 std::vector<std::size_t> top_excluding(const float* row, std::size_t R, const std::array<std::size_t, 3>& skip) {
-  std::array<std::size_t, kTopN> idx{};
-  std::array<float, kTopN> val{};
-  std::size_t n = 0;
-  for (std::size_t j = 0; j < R; ++j) {
-    const float v = row[j];
-    if (n == kTopN && !(v > val[kTopN - 1])) continue;  // most entries stop here
-    if (j == skip[0] || j == skip[1] || j == skip[2]) continue;
-    if (std::isnan(v)) continue;
-    std::size_t k = n < kTopN ? n++ : kTopN - 1;
-    while (k > 0 && v > val[k - 1]) {
-      val[k] = val[k - 1];
-      idx[k] = idx[k - 1];
-      --k;
-    }
-    val[k] = v;
-    idx[k] = j;
-  }
-  return {idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n)};
+  TopK<float> best(kTopN);
+  for (std::size_t j = 0; j < R; ++j)
+    if (j != skip[0] && j != skip[1] && j != skip[2] && !std::isnan(row[j])) best.push(j, row[j]);
+  std::vector<std::size_t> out;
+  for (const auto& [j, v] : best.sorted()) out.push_back(j);
+  return out;
 }
 
 void add_to(SectionScore& s, const SectionScore& from) {
@@ -313,7 +146,7 @@ void add_to(SectionScore& s, const SectionScore& from) {
 }  // namespace
 
 AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet& set, const AnalogyEvalOptions& opt) {
-  if (opt.restrict_vocab == 0) throw usage_error("--restrict-vocab must be at least 1");
+  if (opt.restrict_vocab == 0) throw usage_error("restrict_vocab must be at least 1", {"restrict_vocab"});
   const std::size_t R = std::min(opt.restrict_vocab, e.size()), D = e.dim();
   const auto vocab = restricted_vocab(e, R, opt.case_insensitive);
   auto key = [&](std::string_view w) { return opt.case_insensitive ? utf8_upper(w) : std::string(w); };
@@ -356,7 +189,7 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
   std::size_t B = opt.batch;
   if (B == 0) B = std::clamp<std::size_t>((std::size_t{8} << 20) / std::max<std::size_t>(R, 1), 1, 1024);
   const bool mul = opt.method == AnalogyMethod::mul;
-  const unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
   std::vector<std::string> predicted(jobs.size());
   std::vector<unsigned char> correct(jobs.size());
   for (std::size_t start = 0; start < jobs.size(); start += B) {
@@ -409,12 +242,9 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
     if (workers <= 1 || nb * R < (std::size_t{1} << 16)) {
       answer_rows(0, nb);
     } else {
-      std::vector<std::thread> pool;
       const std::size_t chunk = (nb + workers - 1) / workers;
-      for (std::size_t w = 1; w < workers; ++w)
-        if (w * chunk < nb) pool.emplace_back(answer_rows, w * chunk, std::min(nb, (w + 1) * chunk));
-      answer_rows(0, std::min(nb, chunk));
-      for (auto& t : pool) t.join();
+      parallel_for_threads(static_cast<unsigned>((nb + chunk - 1) / chunk),
+                           [&](unsigned t, unsigned) { answer_rows(t * chunk, std::min(nb, (t + 1) * chunk)); });
     }
     if (opt.progress) opt.progress(start + nb, jobs.size());
   }
@@ -442,7 +272,7 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
 // ---- word-pair similarity ----------------------------------------------------------------------
 
 WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& opt) {
-  if (opt.restrict_vocab == 0) throw usage_error("--restrict-vocab must be at least 1");
+  if (opt.restrict_vocab == 0) throw usage_error("restrict_vocab must be at least 1", {"restrict_vocab"});
   const auto vocab = restricted_vocab(e, opt.restrict_vocab, opt.case_insensitive);
   WordPairEvaluation ev;
   ev.pairs = set.pairs.size();

@@ -70,16 +70,11 @@ std::vector<double> direction_scores(const Embeddings& e, std::span<const float>
 }
 
 std::vector<std::pair<std::size_t, double>> extreme_rows(std::span<const double> scores, std::size_t k, bool highest) {
-  std::vector<std::size_t> idx(scores.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  k = std::min(k, idx.size());
-  auto better = [&](std::size_t a, std::size_t b) {
-    if (scores[a] != scores[b]) return highest ? scores[a] > scores[b] : scores[a] < scores[b];
-    return a < b;
-  };
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(), better);
+  // the lowest scores are the best of the negated ones (ties still to the smaller index)
+  TopK<double> best(std::min(k, scores.size()));
+  for (std::size_t i = 0; i < scores.size(); ++i) best.push(i, highest ? scores[i] : -scores[i]);
   std::vector<std::pair<std::size_t, double>> out;
-  for (std::size_t i = 0; i < k; ++i) out.emplace_back(idx[i], scores[idx[i]]);
+  for (const auto& [i, s] : best.sorted()) out.emplace_back(i, scores[i]);
   return out;
 }
 

@@ -13,23 +13,9 @@
 
 namespace tfx {
 
-Colormap parse_colormap(const std::string& name) {
-  if (name == "diverging" || name == "rdbu") return Colormap::diverging;
-  if (name == "bluered" || name == "rdbu_r") return Colormap::bluered;
-  if (name == "viridis") return Colormap::viridis;
-  if (name == "gray" || name == "grey") return Colormap::gray;
-  throw usage_error(fmt::format("--cmap: unknown colormap '{}' (expected diverging, bluered, viridis or gray)", name));
-}
+Colormap parse_colormap(const std::string& name) { return parse_choice<Colormap>(kColormapChoices, name, "cmap"); }
 
-const char* colormap_name(Colormap c) {
-  switch (c) {
-    case Colormap::diverging: return "diverging";
-    case Colormap::bluered: return "bluered";
-    case Colormap::viridis: return "viridis";
-    case Colormap::gray: return "gray";
-  }
-  return "?";
-}
+const char* colormap_name(Colormap c) { return choice_name<Colormap>(kColormapChoices, c); }
 
 namespace {
 

@@ -60,8 +60,8 @@ std::string bg(Rgb c) { return fmt::format("\x1b[48;2;{};{};{}m", c.r, c.g, c.b)
 
 std::string render_view(const Heatmap& h, const ViewOptions& options) {
   if (options.width < kMinViewWidth)
-    throw usage_error(fmt::format("--width {}: --view needs a terminal at least {} columns wide (set --width or COLUMNS)",
-                                  options.width, kMinViewWidth));
+    throw usage_error(fmt::format("width {}: a view needs a terminal at least {} columns wide", options.width, kMinViewWidth),
+                      {"width"});
   const std::size_t M = h.values.rows(), N = h.values.cols();
   const auto W = static_cast<std::size_t>(options.width);
   if (M == 0 || N == 0) return "(empty matrix)\n";

@@ -15,25 +15,9 @@
 
 namespace tfx {
 
-Format parse_format(const std::string& name) {
-  if (name == "table") return Format::table;
-  if (name == "csv") return Format::csv;
-  if (name == "json") return Format::json;
-  if (name == "npy") return Format::npy;
-  if (name == "md" || name == "markdown") return Format::md;
-  throw usage_error(fmt::format("--format: unknown format '{}' (expected table, csv, json, npy or md)", name));
-}
+Format parse_format(const std::string& name) { return parse_choice<Format>(kFormatChoices, name, "format"); }
 
-const char* format_name(Format f) {
-  switch (f) {
-    case Format::table: return "table";
-    case Format::csv: return "csv";
-    case Format::json: return "json";
-    case Format::npy: return "npy";
-    case Format::md: return "md";
-  }
-  return "?";
-}
+const char* format_name(Format f) { return choice_name<Format>(kFormatChoices, f); }
 
 bool is_binary(Format f) { return f == Format::npy; }
 
@@ -364,7 +348,7 @@ std::string encode_markdown(const Result& r, const OutputOptions& o) { return en
 
 std::string encode_csv(const Result& r, const OutputOptions& o) {
   const Block* b = primary_block(r);
-  if (!b) throw Error(fmt::format("'{}' has no table to write as CSV; use --format table or json", r.command));
+  if (!b) throw Error(fmt::format("'{}' has no table to write as CSV; use format table or json", r.command), Error::Kind::data, {"format"});
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t j = 0; j < cells.size(); ++j) {
@@ -462,7 +446,7 @@ std::string encode_npy(const Tensor& t) {
 std::string encode_npy(const Result& r) {
   const Block* b = primary_block(r);
   const Matrix* m = b ? std::get_if<Matrix>(b) : nullptr;
-  if (!m) throw usage_error(fmt::format("--format npy: '{}' has no numeric matrix; use --format csv or json", r.command));
+  if (!m) throw usage_error(fmt::format("format npy: '{}' has no numeric matrix; use format csv or json", r.command), {"format"});
   return encode_npy(m->values);
 }
 

@@ -32,10 +32,9 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <system_error>
-#include <thread>
 #include <vector>
 
+#include "parallel.hpp"
 #include "tfx/ops.hpp"
 
 namespace tfx {
@@ -305,7 +304,7 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
     else
       gemm_blocked(pa, pb, pc, ldc, pm, pn, k);
   };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = hardware_threads();
   // Split rows when C is at least as tall as wide, else columns; never below one tile per worker
   // nor below ~2 MFLOP of work per worker (thread start-up costs tens of microseconds).
   const bool by_rows = m >= n;
@@ -321,15 +320,8 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
     else
       part(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, m, hi - lo);
   };
-  std::vector<std::thread> pool;
-  std::size_t lo = per;
-  try {
-    for (; lo < side; lo += per) pool.emplace_back(chunk, lo);
-  } catch (const std::system_error&) {  // no more threads to be had: the caller does the rest
-  }
-  for (; lo < side; lo += per) chunk(lo);
-  chunk(0);
-  for (auto& t : pool) t.join();
+  const auto bands = static_cast<unsigned>((side + per - 1) / per);
+  parallel_for_threads(bands, [&](unsigned t, unsigned) { chunk(t * per); });
 }
 
 void require_matrix(const Tensor& t, const char* op, const char* name) {

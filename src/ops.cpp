@@ -75,13 +75,19 @@ Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask) {
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps) {
+  return layer_norm_steps(x, gamma, beta, eps).y;
+}
+
+LayerNormSteps layer_norm_steps(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps) {
   require_rank2(x, "layer_norm", "x");
   const std::size_t M = x.rows(), D = x.cols();
   if (!gamma.empty() && gamma.size() != D)
     throw Error(fmt::format("layer_norm: gamma has shape {}, x has shape {} (need {} values)", gamma.shape_str(), x.shape_str(), D));
   if (!beta.empty() && beta.size() != D)
     throw Error(fmt::format("layer_norm: beta has shape {}, x has shape {} (need {} values)", beta.shape_str(), x.shape_str(), D));
-  Tensor y({M, D});
+  LayerNormSteps st;
+  st.normalized = Tensor({M, D});
+  st.y = Tensor({M, D});
   for (std::size_t i = 0; i < M; ++i) {
     // μ = mean(x), σ² = mean((x − μ)²) (population variance, as PyTorch's LayerNorm)
     double mu = 0;
@@ -90,13 +96,17 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
     double var = 0;
     for (std::size_t j = 0; j < D; ++j) var += (x(i, j) - mu) * (x(i, j) - mu);
     var /= static_cast<double>(D);
+    st.mean.push_back(mu);
+    st.var.push_back(var);
+    st.stddev.push_back(std::sqrt(var));
     const double inv = 1.0 / std::sqrt(var + eps);
     for (std::size_t j = 0; j < D; ++j) {
       double g = gamma.empty() ? 1.0 : gamma[j], b = beta.empty() ? 0.0 : beta[j];
-      y(i, j) = static_cast<float>(g * (x(i, j) - mu) * inv + b);
+      st.normalized(i, j) = static_cast<float>((x(i, j) - mu) * inv + 0.0);
+      st.y(i, j) = static_cast<float>(g * (x(i, j) - mu) * inv + b);
     }
   }
-  return y;
+  return st;
 }
 
 double dot(std::span<const float> a, std::span<const float> b) {
@@ -116,21 +126,9 @@ double cosine(std::span<const float> a, std::span<const float> b) {
 }
 
 std::vector<std::pair<std::size_t, float>> top_k(std::span<const float> values, std::size_t k) {
-  k = std::min(k, values.size());
-  std::vector<std::size_t> idx(values.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  auto better = [&](std::size_t x, std::size_t y) {
-    // NaN sorts last
-    bool nx = std::isnan(values[x]), ny = std::isnan(values[y]);
-    if (nx != ny) return ny;
-    if (values[x] != values[y]) return values[x] > values[y];
-    return x < y;
-  };
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(), better);
-  std::vector<std::pair<std::size_t, float>> out;
-  out.reserve(k);
-  for (std::size_t i = 0; i < k; ++i) out.emplace_back(idx[i], values[idx[i]]);
-  return out;
+  TopK<float> best(std::min(k, values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i) best.push(i, values[i]);
+  return best.sorted();
 }
 
 }  // namespace tfx

@@ -47,11 +47,7 @@ std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, 
 
 namespace tfx {
 
-PeMetric parse_pe_metric(const std::string& name) {
-  if (name == "dot") return PeMetric::dot;
-  if (name == "cosine") return PeMetric::cosine;
-  throw usage_error(fmt::format("--metric: unknown metric '{}' (expected dot or cosine)", name));
-}
+PeMetric parse_pe_metric(const std::string& name) { return parse_choice<PeMetric>(kPeMetricChoices, name, "metric"); }
 
 Tensor pe_similarity(const Tensor& pe, PeMetric metric) {
   if (metric == PeMetric::dot) return matmul_bt(pe, pe, 0);
@@ -85,7 +81,7 @@ std::vector<double> pe_dot_closed_form_profile(std::size_t len, std::size_t dim,
 
 Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
                                  std::size_t* block) {
-  if (dim % 2 != 0) throw usage_error(fmt::format("--dim {}: block means from the closed form need an even dimension", dim));
+  if (dim % 2 != 0) throw usage_error(fmt::format("dim {}: block means from the closed form need an even dimension", dim), {"dim"});
   const std::size_t L = len, b = std::max<std::size_t>(1, (L + max_cells - 1) / std::max<std::size_t>(max_cells, 1));
   const std::size_t n = (L + b - 1) / b;
   if (block) *block = b;
@@ -115,6 +111,7 @@ Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, 
 OffsetProfile offset_profile(const Tensor& sim) {
   const std::size_t L = sim.rows();
   OffsetProfile p;
+  if (L == 0) return p;
   std::vector<double> sum(2 * L - 1, 0.0);
   p.min.assign(2 * L - 1, INFINITY);
   p.max.assign(2 * L - 1, -INFINITY);
@@ -138,12 +135,35 @@ OffsetProfile offset_profile(const Tensor& sim) {
   return p;
 }
 
+ClosedFormCheck pe_closed_form_check(const OffsetProfile& prof, std::size_t dim, double base, PeMetric metric) {
+  ClosedFormCheck c;
+  const std::size_t L = (prof.offset.size() + 1) / 2;
+  if (L == 0) return c;
+  // closed form: Σ cos(kω) (dot) or Σ cos(kω) / (D/2) (cosine); exact only for even D
+  const double norm2 = metric == PeMetric::cosine ? static_cast<double>(dim / 2) : 1.0;
+  const std::vector<double> f = pe_dot_closed_form_profile(L, dim, base);  // k = 0 … L−1, even in k
+  c.closed_form.resize(prof.offset.size());                               // index n: offset k = n − (L − 1)
+  for (std::size_t n = 0; n < c.closed_form.size(); ++n)
+    c.closed_form[n] = f[static_cast<std::size_t>(std::abs(prof.offset[n]))] / norm2;
+  if (dim % 2 == 0)
+    for (std::size_t n = 0; n < prof.offset.size(); ++n)
+      c.max_error = std::max({c.max_error, std::abs(prof.min[n] - c.closed_form[n]), std::abs(prof.max[n] - c.closed_form[n])});
+  return c;
+}
+
+std::vector<double> diagonal_spread(const Tensor& s) {
+  const OffsetProfile p = offset_profile(s);
+  std::vector<double> spread(p.offset.size());
+  for (std::size_t d = 0; d < spread.size(); ++d) spread[d] = p.max[d] - p.min[d];
+  return spread;
+}
+
 // block m: [[cos kω_m, sin kω_m], [−sin kω_m, cos kω_m]] at (2m, 2m)
 Tensor shift_rotation(std::int64_t k, std::size_t dim, double base) {
   if (dim % 2 != 0)
-    throw usage_error(fmt::format("--dim {}: the shift rotation needs an even dimension (column {} is a sine without a cosine partner)",
-                                  dim, dim - 1));
-  checked_element_count({dim, dim}, fmt::format("--dim {}", dim));
+    throw usage_error(fmt::format("dim {}: the shift rotation needs an even dimension (column {} is a sine without a cosine partner)",
+                                  dim, dim - 1), {"dim"});
+  checked_element_count({dim, dim}, fmt::format("dim {}", dim), {"dim"});
   Tensor r({dim, dim});
   for (std::size_t m = 0; m < dim / 2; ++m) {
     const double a = static_cast<double>(k) * pe_frequency(m, dim, base);

@@ -10,11 +10,11 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <random>
 
 #include "tfx/error.hpp"
 #include "tfx/ops.hpp"
 #include "tfx/positional.hpp"
+#include "tfx/random.hpp"
 
 namespace tfx {
 
@@ -43,82 +43,61 @@ double yarn_correction_dim(double rotations, double dim, double base, double ori
 }  // namespace
 
 RopeScaling parse_rope_scaling(const std::string& name) {
-  if (name == "none" || name == "default") return RopeScaling::none;
-  if (name == "linear" || name == "pi") return RopeScaling::linear;
-  if (name == "ntk") return RopeScaling::ntk;
-  if (name == "dynamic") return RopeScaling::dynamic;
-  if (name == "yarn") return RopeScaling::yarn;
-  if (name == "llama3") return RopeScaling::llama3;
-  if (name == "xpos") return RopeScaling::xpos;
-  throw usage_error(fmt::format("--scaling '{}' is not one of none, linear, ntk, dynamic, yarn, llama3, xpos", name));
+  return parse_choice<RopeScaling>(kRopeScalingChoices, name, "scaling");
 }
 
-const char* rope_scaling_name(RopeScaling s) {
-  switch (s) {
-    case RopeScaling::none: return "none";
-    case RopeScaling::linear: return "linear";
-    case RopeScaling::ntk: return "ntk";
-    case RopeScaling::dynamic: return "dynamic";
-    case RopeScaling::yarn: return "yarn";
-    case RopeScaling::llama3: return "llama3";
-    case RopeScaling::xpos: return "xpos";
-  }
-  return "none";
-}
+const char* rope_scaling_name(RopeScaling s) { return choice_name<RopeScaling>(kRopeScalingChoices, s); }
 
 RopeLayout parse_rope_layout(const std::string& name) {
-  if (name == "interleaved") return RopeLayout::interleaved;
-  if (name == "half") return RopeLayout::half;
-  throw usage_error(fmt::format("--layout '{}' is not one of interleaved (x_2j, x_2j+1), half (x_j, x_j+D/2)", name));
+  return parse_choice<RopeLayout>(kRopeLayoutChoices, name, "layout");
 }
 
-const char* rope_layout_name(RopeLayout l) { return l == RopeLayout::half ? "half" : "interleaved"; }
+const char* rope_layout_name(RopeLayout l) { return choice_name<RopeLayout>(kRopeLayoutChoices, l); }
 
 void validate_rope_config(const RopeConfig& c) {
   const char* s = rope_scaling_name(c.scaling);
-  if (c.dim == 0) throw usage_error("--dim must be a positive even number (RoPE rotates pairs of dimensions)");
+  if (c.dim == 0) throw usage_error("dim must be a positive even number (RoPE rotates pairs of dimensions)", {"dim"});
   if (c.dim % 2 != 0)
-    throw usage_error(fmt::format("--dim {} is odd; RoPE rotates pairs of dimensions, so D must be even (e.g. --dim {})",
-                                  c.dim, c.dim + 1));
+    throw usage_error(fmt::format("dim {} is odd; RoPE rotates pairs of dimensions, so D must be even (e.g. dim {})",
+                                  c.dim, c.dim + 1), {"dim"});
   if (!(c.base > 1.0) || !std::isfinite(c.base))
-    throw usage_error(fmt::format("--base {:g} must be a finite number > 1 (the lecture uses 10000)", c.base));
+    throw usage_error(fmt::format("base {:g} must be a finite number > 1 (the lecture uses 10000)", c.base), {"base"});
   if (c.factor && (!(*c.factor > 0.0) || !std::isfinite(*c.factor)))
-    throw usage_error(fmt::format("--factor {:g} must be a positive number (the context extension, e.g. --factor 4)", *c.factor));
+    throw usage_error(fmt::format("factor {:g} must be a positive number (the context extension, e.g. factor 4)", *c.factor), {"factor"});
   if (needs_factor(c.scaling) && !c.factor)
-    throw usage_error(fmt::format("--scaling {} needs --factor F (the context extension ratio, e.g. --factor 4)", s));
+    throw usage_error(fmt::format("scaling {} needs factor F (the context extension ratio, e.g. factor 4)", s), {"scaling", "factor"});
   if (c.original_max_pos && *c.original_max_pos == 0)
-    throw usage_error("--original-max-pos must be ≥ 1 (the pre-training context length, e.g. 4096)");
+    throw usage_error("original_max_pos must be ≥ 1 (the pre-training context length, e.g. 4096)", {"original_max_pos"});
   if (needs_original_max_pos(c.scaling) && !c.original_max_pos)
-    throw usage_error(fmt::format("--scaling {} needs --original-max-pos N (the pre-training context length, e.g. 4096)", s));
+    throw usage_error(fmt::format("scaling {} needs original_max_pos N (the pre-training context length, e.g. 4096)", s), {"scaling", "original_max_pos"});
   if ((c.scaling == RopeScaling::ntk || c.scaling == RopeScaling::dynamic) && c.dim < 4)
-    throw usage_error(fmt::format("--scaling {} needs --dim ≥ 4 (base' = base·f^(D/(D−2)))", s));
+    throw usage_error(fmt::format("scaling {} needs dim ≥ 4 (base' = base·f^(D/(D−2)))", s), {"scaling", "dim"});
   if (c.scaling == RopeScaling::yarn) {
     if (!(c.beta_slow > 0.0) || !std::isfinite(c.beta_slow))
-      throw usage_error(fmt::format("--beta-slow {:g} must be a positive number of rotations (default 1)", c.beta_slow));
+      throw usage_error(fmt::format("beta_slow {:g} must be a positive number of rotations (default 1)", c.beta_slow), {"beta_slow"});
     if (!(c.beta_fast > c.beta_slow) || !std::isfinite(c.beta_fast))
-      throw usage_error(fmt::format("--beta-fast {:g} must be greater than --beta-slow {:g} (defaults 32 and 1)", c.beta_fast,
-                                    c.beta_slow));
+      throw usage_error(fmt::format("beta_fast {:g} must be greater than beta_slow {:g} (defaults 32 and 1)", c.beta_fast,
+                                    c.beta_slow), {"beta_fast", "beta_slow"});
   }
   if (c.scaling == RopeScaling::llama3) {
     if (!(c.low_freq_factor > 0.0) || !std::isfinite(c.low_freq_factor))
-      throw usage_error(fmt::format("--low-freq-factor {:g} must be positive (default 1)", c.low_freq_factor));
+      throw usage_error(fmt::format("low_freq_factor {:g} must be positive (default 1)", c.low_freq_factor), {"low_freq_factor"});
     if (!(c.high_freq_factor > c.low_freq_factor) || !std::isfinite(c.high_freq_factor))
-      throw usage_error(fmt::format("--high-freq-factor {:g} must be greater than --low-freq-factor {:g} (defaults 4 and 1)",
-                                    c.high_freq_factor, c.low_freq_factor));
+      throw usage_error(fmt::format("high_freq_factor {:g} must be greater than low_freq_factor {:g} (defaults 4 and 1)",
+                                    c.high_freq_factor, c.low_freq_factor), {"high_freq_factor", "low_freq_factor"});
   }
   if (c.scaling == RopeScaling::xpos) {
     if (!(c.xpos_gamma >= 0.0) || !std::isfinite(c.xpos_gamma))
-      throw usage_error(fmt::format("--xpos-gamma {:g} must be ≥ 0 (default 0.4)", c.xpos_gamma));
+      throw usage_error(fmt::format("xpos_gamma {:g} must be ≥ 0 (default 0.4)", c.xpos_gamma), {"xpos_gamma"});
     if (!(c.xpos_scale_base > 0.0) || !std::isfinite(c.xpos_scale_base))
-      throw usage_error(fmt::format("--xpos-scale-base {:g} must be positive (default 512)", c.xpos_scale_base));
+      throw usage_error(fmt::format("xpos_scale_base {:g} must be positive (default 512)", c.xpos_scale_base), {"xpos_scale_base"});
   }
 }
 
 // inv_freq_j = base^(−2j/D)
 std::vector<double> rope_default_inv_freq(std::size_t dim, double base) {
   std::vector<double> inv(dim / 2);
-  for (std::size_t j = 0; j < inv.size(); ++j)
-    inv[j] = std::pow(base, -static_cast<double>(2 * j) / static_cast<double>(dim));
+  for (std::size_t j = 0; j < inv.size(); ++j) inv[j] = pe_frequency(j, dim, base);  // the sinusoidal PE's ω_j
   return inv;
 }
 
@@ -239,7 +218,7 @@ std::vector<std::size_t> rope_half_from_interleaved(std::size_t dim) {
 Tensor rope_angles(std::size_t len, const RopeConfig& c) {
   const std::vector<double> inv = rope_inv_freq(c);
   const std::size_t P = inv.size();
-  checked_element_count({len, P}, fmt::format("--len {} --dim {}", len, c.dim));
+  checked_element_count({len, P}, fmt::format("len {} dim {}", len, c.dim), {"len", "dim"});
   Tensor t({len, P});
   for (std::size_t p = 0; p < len; ++p)
     for (std::size_t j = 0; j < P; ++j) t(p, j) = static_cast<float>(static_cast<double>(p) * inv[j]);
@@ -252,7 +231,7 @@ namespace {
 Tensor trig_table(std::size_t len, const RopeConfig& c, bool cosine) {
   const std::vector<double> inv = rope_inv_freq(c);
   const std::size_t P = inv.size();
-  checked_element_count({len, P}, fmt::format("--len {} --dim {}", len, c.dim));
+  checked_element_count({len, P}, fmt::format("len {} dim {}", len, c.dim), {"len", "dim"});
   Tensor t({len, P});
   for (std::size_t p = 0; p < len; ++p)
     for (std::size_t j = 0; j < P; ++j) {
@@ -264,7 +243,7 @@ Tensor trig_table(std::size_t len, const RopeConfig& c, bool cosine) {
 
 void check_vector_length(std::span<const float> x, const RopeConfig& c, const char* what) {
   if (x.size() != c.dim)
-    throw usage_error(fmt::format("{} has {} values but --dim is {}", what, x.size(), c.dim));
+    throw usage_error(fmt::format("{} has {} values but dim is {}", what, x.size(), c.dim), {"dim"});
 }
 
 }  // namespace
@@ -309,10 +288,31 @@ std::vector<std::complex<double>> rope_rotate_complex(std::span<const float> x, 
   return z;
 }
 
+RopeRotation rope_rotation(std::span<const float> x, double pos, const RopeConfig& c, RopeRole role) {
+  RopeRotation r;
+  r.rotated = rope_rotate(x, pos, c, role);
+  r.complex = rope_rotate_complex(x, pos, c, role);
+  r.inv_freq = rope_inv_freq(c);
+  for (std::size_t j = 0; j < r.inv_freq.size(); ++j) {
+    const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
+    const double theta = pos * r.inv_freq[j];
+    r.theta.push_back(theta);
+    r.cos.push_back(std::cos(theta));
+    r.sin.push_back(std::sin(theta));
+    r.scale.push_back(rope_pair_scale(c, j, pos, role));
+    r.complex_diff.push_back(std::abs(r.complex[j] - std::complex<double>(r.rotated[a], r.rotated[b])));
+    r.complex_max_diff = std::max(r.complex_max_diff, r.complex_diff.back());
+  }
+  r.norm_before = norm(x);
+  r.norm_after = norm(r.rotated);
+  r.norm_ratio = r.norm_before > 0 ? r.norm_after / r.norm_before : 1.0;
+  return r;
+}
+
 Tensor rope_rotate_positions(std::span<const float> x, std::size_t len, const RopeConfig& c, RopeRole role) {
   const std::vector<double> inv = rope_inv_freq(c);
   check_vector_length(x, c, "the vector");
-  checked_element_count({len, c.dim}, fmt::format("--len {} --dim {}", len, c.dim));
+  checked_element_count({len, c.dim}, fmt::format("len {} dim {}", len, c.dim), {"len", "dim"});
   Tensor t({len, c.dim});
   for (std::size_t p = 0; p < len; ++p) rotate_pairs(x, static_cast<double>(p), c, inv, role, t.row(p));
   return t;
@@ -323,7 +323,7 @@ Tensor rope_relative_scores(std::span<const float> q, std::span<const float> k, 
   validate_rope_config(c);
   check_vector_length(q, c, "q");
   check_vector_length(k, c, "k");
-  checked_element_count({len, len}, fmt::format("--len {} (an L×L score table)", len));
+  checked_element_count({len, len}, fmt::format("len {} (an L×L score table)", len), {"len"});
   const Tensor rq = rope_rotate_positions(q, len, c, RopeRole::query);
   const Tensor rk = rope_rotate_positions(k, len, c, RopeRole::key);
   return scale(matmul_bt(rq, rk), static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.dim))));
@@ -333,7 +333,7 @@ Tensor rope_relative_scores(std::span<const float> q, std::span<const float> k, 
 Tensor additive_pe_scores(std::span<const float> q, std::span<const float> k, std::size_t len, double base) {
   assert(q.size() == k.size());
   const std::size_t D = q.size();
-  checked_element_count({len, len}, fmt::format("--len {} (an L×L score table)", len));
+  checked_element_count({len, len}, fmt::format("len {} (an L×L score table)", len), {"len"});
   const Tensor pe = sinusoidal_encoding(len, D, base);
   Tensor qs({len, D}), ks({len, D});
   for (std::size_t p = 0; p < len; ++p) {
@@ -343,28 +343,11 @@ Tensor additive_pe_scores(std::span<const float> q, std::span<const float> k, st
   return scale(matmul_bt(add(qs, pe), add(ks, pe)), static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))));
 }
 
-std::vector<double> diagonal_spread(const Tensor& s) {
-  assert(s.rank() == 2 && s.dim(0) == s.dim(1));
-  const std::size_t L = s.dim(0);
-  if (L == 0) return {};
-  std::vector<double> lo(2 * L - 1, std::numeric_limits<double>::infinity());
-  std::vector<double> hi(2 * L - 1, -std::numeric_limits<double>::infinity());
-  for (std::size_t i = 0; i < L; ++i)
-    for (std::size_t j = 0; j < L; ++j) {
-      const std::size_t d = j + L - 1 - i;  // (j − i) + L − 1
-      lo[d] = std::min(lo[d], static_cast<double>(s(i, j)));
-      hi[d] = std::max(hi[d], static_cast<double>(s(i, j)));
-    }
-  std::vector<double> spread(2 * L - 1);
-  for (std::size_t d = 0; d < spread.size(); ++d) spread[d] = hi[d] - lo[d];
-  return spread;
-}
-
 // (1/P)·Σ_{j=1}^{P} |S_j|,  S_j = Σ_{k<j} w_k(m)·e^{i m θ_k}  (partial sums, accumulated in order)
 std::vector<double> rope_decay_curve(std::size_t len, const RopeConfig& c) {
   const std::vector<double> inv = rope_inv_freq(c);
   const std::size_t P = inv.size();
-  checked_element_count({len, P}, fmt::format("--len {} --dim {} (decay work)", len, c.dim));
+  checked_element_count({len, P}, fmt::format("len {} dim {} (decay work)", len, c.dim), {"len", "dim"});
   const std::vector<double> zeta = c.scaling == RopeScaling::xpos ? xpos_zeta(c) : std::vector<double>{};
   std::vector<double> curve(len);
   for (std::size_t m = 0; m < len; ++m) {
@@ -382,12 +365,9 @@ std::vector<double> rope_decay_curve(std::size_t len, const RopeConfig& c) {
 }
 
 std::vector<float> rope_random_vector(std::size_t dim, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
+  Generator gen(seed);
   std::vector<float> v(dim);
-  for (float& x : v) {
-    const double u = static_cast<double>(gen() >> 11) * 0x1.0p-53;  // [0, 1)
-    x = static_cast<float>(2.0 * u - 1.0);
-  }
+  for (float& x : v) x = static_cast<float>(gen.uniform_signed());
   return v;
 }
 

@@ -11,7 +11,8 @@ std::string shape_string(const std::vector<std::size_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-std::size_t checked_element_count(const std::vector<std::size_t>& shape, const std::string& what) {
+std::size_t checked_element_count(const std::vector<std::size_t>& shape, const std::string& what,
+                                  std::vector<std::string> params) {
   std::size_t n = 1;
   for (std::size_t d : shape) {
     if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d) n = std::numeric_limits<std::size_t>::max();
@@ -22,7 +23,8 @@ std::size_t checked_element_count(const std::vector<std::size_t>& shape, const s
         "{} needs a tensor of shape {} ({:.3g} elements, {:.3g} GiB), over tfx's cap of {} elements "
         "(4 GiB); try smaller values",
         what, shape_string(shape), static_cast<double>(n), static_cast<double>(n) * 4.0 / (1u << 30),
-        kMaxElements));
+        kMaxElements),
+        std::move(params));
   }
   return n;
 }

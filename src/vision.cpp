@@ -25,7 +25,7 @@ PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::i
   if (batch < 1 || channels < 1 || height < 1 || width < 1 || patch < 1 || d_model < 1)
     throw usage_error("patch embedding: batch, channels, height, width, patch and d_model must all be ≥ 1");
   if (patch > height || patch > width)
-    throw usage_error(fmt::format("--patch {} is larger than the image ({}×{}): no whole patch fits", patch, height, width));
+    throw usage_error(fmt::format("patch {0} is larger than the image ({1}×{2}): no {0}×{0} square fits", patch, height, width), {"patch"});
   PatchEmbedding p;
   p.batch = batch, p.channels = channels, p.height = height, p.width = width, p.patch = patch, p.d_model = d_model;
   p.grid_h = (height - patch) / patch + 1;

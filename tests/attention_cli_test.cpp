@@ -233,10 +233,10 @@ TEST_CASE("cli: attention bad input (issue 7) — one error line, exit code, no 
   const std::string out = " -o " + f("out.csv");
   // Q and K with different d_k
   check_error(run_tfx("attention --q " + f("q3.csv") + " --k " + f("k.csv") + " --v " + f("v.csv") + out), 1,
-              "Q and K need the same d_k");
+              "differ in d_k");
   // V rows ≠ K rows
   check_error(run_tfx("attention --q " + f("q.json") + " --k " + f("k.csv") + " --v " + f("v3rows.csv") + out), 1,
-              "has 3 rows but --k");
+              "has 3 rows but K");
   // ragged and non-numeric matrix files, an empty file
   check_error(run_tfx("attention --x " + f("ragged.csv") + out), 1, "ragged.csv:2: 1 values, expected 2");
   check_error(run_tfx("attention --x " + f("words.csv") + out), 1, "words.csv:2: column 2: 'banana' is not a number");

@@ -323,12 +323,13 @@ TEST_CASE("shape errors name both shapes; masks that leave no key are usage erro
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.kind() == Error::Kind::usage);
-    CHECK(has(e.what(), "--pad 4 masks every one of the 4 key positions"));
+    CHECK(has(e.what(), "pad 4 masks every one of the 4 key positions"));
+    CHECK(e.params() == std::vector<std::string>{"pad"});  // the command layer names its flag
   }
   CHECK(has(error_of([] {
               attend_heads(Tensor({2, 6}), Tensor({2, 6}), Tensor({2, 6}), 4, Tensor(), {});
             }),
-            "--heads 4 does not divide"));
+            "heads 4 does not divide"));
   CHECK(attention_mask(3, 3, {}).empty());
   // float32 overflow of the scores is an error, not a row of NaN
   CHECK(has(error_of([] {

@@ -2,35 +2,19 @@
 // sums, rendered PNGs decoded with stb_image (size, the colormap's colors where known cells are),
 // masked cells, line/scatter panels, --view with colors on and off, and figure bad input.
 #include <fmt/format.h>
-#include <stb_image.h>
 
 #include <array>
 #include <cmath>
 #include <sstream>
 
 #include "helpers.hpp"
+#include "png.hpp"
 #include "tfx/figure.hpp"
 
 using namespace tfx;
 using namespace tfx::test;
 
 namespace {
-
-struct Decoded {
-  int w = 0, h = 0;
-  std::vector<Rgb> px;
-  Rgb at(int x, int y) const { return px[static_cast<std::size_t>(y) * w + x]; }
-};
-
-Decoded decode_png(const std::string& bytes) {
-  Decoded d;
-  int n = 0;
-  unsigned char* p = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()), &d.w, &d.h, &n, 3);
-  REQUIRE(p != nullptr);
-  for (int k = 0; k < d.w * d.h; ++k) d.px.push_back({p[3 * k], p[3 * k + 1], p[3 * k + 2]});
-  stbi_image_free(p);
-  return d;
-}
 
 bool near(Rgb a, Rgb b, int tol = 1) {
   return std::abs(a.r - b.r) <= tol && std::abs(a.g - b.g) <= tol && std::abs(a.b - b.b) <= tol;

@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include "helpers.hpp"
 #include "tfx/format.hpp"
 
@@ -93,14 +96,38 @@ TEST_CASE("markdown: a pipe table") {
   CHECK(md.find("| --- | ---: | ---: |") != std::string::npos);
 }
 
-TEST_CASE("npy: header for rank 1 and rank 3 shapes") {
+TEST_CASE("npy: the whole file for rank 1 and rank 3 shapes, as NumPy's format 1.0 specifies it") {
+  // NEP 1 / numpy.lib.format: "\x93NUMPY", major 1, minor 0, a little-endian u16 header length,
+  // an ASCII dict padded with spaces and ended by '\n' so that data starts at a multiple of 64,
+  // then the C-order values ('<f4': little-endian float32).
+  auto check_file = [](const Tensor& t, const std::string& shape) {
+    const std::string b = encode_npy(t);
+    REQUIRE(b.size() >= 10);
+    CHECK(b.substr(0, 6) == std::string("\x93NUMPY", 6));
+    CHECK(b[6] == 1);
+    CHECK(b[7] == 0);
+    const std::size_t hl = static_cast<unsigned char>(b[8]) | static_cast<std::size_t>(static_cast<unsigned char>(b[9])) << 8;
+    CHECK((10 + hl) % 64 == 0);
+    REQUIRE(b.size() == 10 + hl + 4 * t.size());
+    const std::string header = b.substr(10, hl);
+    const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    CHECK(header.substr(0, dict.size()) == dict);
+    CHECK(header.back() == '\n');
+    CHECK(header.find_first_not_of(' ', dict.size()) == hl - 1);  // only padding between dict and '\n'
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const auto* p = reinterpret_cast<const unsigned char*>(b.data() + 10 + hl + 4 * i);
+      const std::uint32_t bits = p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24;  // little-endian
+      float v;
+      std::memcpy(&v, &bits, 4);
+      CHECK(v == t[i]);
+    }
+  };
   Tensor v({3});
-  std::string a = encode_npy(v);
-  CHECK(a.find("'shape': (3,)") != std::string::npos);
+  for (std::size_t i = 0; i < 3; ++i) v[i] = 1.5f * static_cast<float>(i) - 2.0f;
+  check_file(v, "(3,)");  // a 1-tuple keeps its comma in Python
   Tensor c({2, 3, 4});
-  std::string b = encode_npy(c);
-  CHECK(b.find("'shape': (2, 3, 4)") != std::string::npos);
-  CHECK(b.size() % 16 == 0);  // 64-byte header + 96 bytes of data
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = 0.25f * static_cast<float>(i) - 3.0f;  // C order: index i = (a·3 + b)·4 + k
+  check_file(c, "(2, 3, 4)");
 }
 
 TEST_CASE("npy of a result without a matrix is a usage error") {

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 #include "helpers.hpp"
 
@@ -61,6 +63,23 @@ TEST_CASE("lecture: the plural direction, plur·E(dog) = −1.13 and plur·E(dog
   // same sign pattern for a pair that did not build the direction
   CHECK(d[2]["dot"].get<double>() < 0.0);
   CHECK(d[3]["dot"].get<double>() > 3.0);
+  // and every number is the dot product with plur = mean(E(dogs) − E(dog), E(cats) − E(cat),
+  // E(cars) − E(car)), computed here from the vectors `tfx lookup` returns
+  json v = run_json("lookup --words dog,dogs,cat,cats,car,cars,apple,apples")["data"];
+  REQUIRE(v.size() == 8);
+  const std::size_t D = v[0].size();
+  std::vector<double> plur(D);
+  for (std::size_t j = 0; j < D; ++j)
+    for (int p = 0; p < 3; ++p) plur[j] += (v[2 * p + 1][j].get<double>() - v[2 * p][j].get<double>()) / 3.0;
+  auto dot_with = [&](std::size_t w) {
+    double s = 0;
+    for (std::size_t j = 0; j < D; ++j) s += plur[j] * v[w][j].get<double>();
+    return s;
+  };
+  const std::size_t rows[4] = {0, 1, 6, 7};  // dog, dogs, apple, apples
+  for (std::size_t i = 0; i < 4; ++i) CHECK(d[i]["dot"].get<double>() == doctest::Approx(dot_with(rows[i])).epsilon(1e-5));
+  // plur·E(dogs) − plur·E(dog) = plur·(E(dogs) − E(dog)): the pair's own difference along plur
+  CHECK(d[1]["dot"].get<double>() - d[0]["dot"].get<double>() > 0.5 * std::inner_product(plur.begin(), plur.end(), plur.begin(), 0.0));
 }
 
 TEST_CASE("lecture: layer norm of thinking (4,2,3,5) and machines (2,1,-3,2)") {

@@ -328,39 +328,41 @@ TEST_CASE("decay curve: (P+1)/2 at m = 0; a hand loop at m = 10") {
   CHECK(far / 10 < 0.8 * curve[0]);
 }
 
-TEST_CASE("validate_rope_config names the flag") {
+TEST_CASE("validate_rope_config names the field in the library's terms and lists it in params()") {
   auto msg = [](const RopeConfig& c) {
     try {
       validate_rope_config(c);
     } catch (const Error& e) {
       CHECK(e.kind() == Error::Kind::usage);
+      CHECK(!e.params().empty());  // the command layer puts its flag in place of each
+      for (const std::string& p : e.params()) CHECK(has(e.what(), p));
       return std::string(e.what());
     }
     return std::string();
   };
-  CHECK(msg(cfg(5)).find("--dim 5 is odd") != std::string::npos);
-  CHECK(msg(cfg(0)).find("--dim") != std::string::npos);
+  CHECK(msg(cfg(5)).find("dim 5 is odd") != std::string::npos);
+  CHECK(msg(cfg(0)).find("dim") != std::string::npos);
   RopeConfig y = cfg(64, RopeScaling::yarn);
-  CHECK(msg(y).find("--factor") != std::string::npos);
+  CHECK(msg(y).find("factor") != std::string::npos);
   y.factor = 4.0;
-  CHECK(msg(y).find("--original-max-pos") != std::string::npos);
+  CHECK(msg(y).find("original_max_pos") != std::string::npos);
   y.original_max_pos = 4096;
   CHECK(msg(y).empty());
   y.beta_fast = 0.5;
-  CHECK(msg(y).find("--beta-fast") != std::string::npos);
+  CHECK(msg(y).find("beta_fast") != std::string::npos);
   RopeConfig l = cfg(64, RopeScaling::linear);
   l.factor = 0.0;
-  CHECK(msg(l).find("--factor 0") != std::string::npos);
+  CHECK(msg(l).find("factor 0") != std::string::npos);
   l.factor = -1.0;
-  CHECK(msg(l).find("--factor -1") != std::string::npos);
+  CHECK(msg(l).find("factor -1") != std::string::npos);
   RopeConfig b = cfg(8);
   b.base = 1.0;
-  CHECK(msg(b).find("--base") != std::string::npos);
+  CHECK(msg(b).find("base") != std::string::npos);
   RopeConfig ll = cfg(64, RopeScaling::llama3);
   ll.factor = 8.0;
   ll.original_max_pos = 8192;
   ll.high_freq_factor = 1.0;
-  CHECK(msg(ll).find("--high-freq-factor") != std::string::npos);
+  CHECK(msg(ll).find("high_freq_factor") != std::string::npos);
   CHECK_THROWS_AS(parse_rope_scaling("bogus"), Error);
   CHECK_THROWS_AS(parse_rope_layout("bogus"), Error);
 }

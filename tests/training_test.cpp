@@ -2,9 +2,15 @@
 // computed by hand.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "helpers.hpp"
+#include "png.hpp"
 #include "tfx/schedule.hpp"
 
 using namespace tfx;
@@ -31,11 +37,56 @@ TEST_CASE("cli: tfx lr json has the peak, tfx lr --step spells out the formula")
   CHECK(s.out.find("0.00017469") != std::string::npos);
 }
 
-TEST_CASE("cli: tfx lr --png writes a figure") {
+TEST_CASE("cli: tfx lr --png draws each schedule peaking at its warm-up step, the shorter warm-up higher") {
   TempDir dir;
   Run r = run_tfx("lr --warmup 4000,8000 --steps 40000 --png", dir.path);
-  CHECK(r.code == 0);
-  CHECK(std::filesystem::exists(dir / "lr_d512_warmup4000-8000_steps40000.png"));
+  REQUIRE(r.code == 0);
+  const Decoded d = decode_png(read_file(dir / "lr_d512_warmup4000-8000_steps40000.png"));
+  // the two curves are the two most common saturated colors
+  std::map<std::tuple<int, int, int>, std::size_t> counts;
+  for (const Rgb& p : d.px)
+    if (std::max({p.r, p.g, p.b}) - std::min({p.r, p.g, p.b}) > 80) ++counts[{p.r, p.g, p.b}];
+  std::vector<std::pair<std::size_t, std::tuple<int, int, int>>> by_count;
+  for (const auto& [c, n] : counts) by_count.push_back({n, c});
+  std::sort(by_count.rbegin(), by_count.rend());
+  REQUIRE(by_count.size() >= 2);
+  // each curve: its leftmost pixel (step 1) and its highest pixel (the peak); the legend's sample
+  // line, right of the plot after a gap, is left out
+  struct Curve {
+    int left = 1 << 30, peak_x = 0, peak_y = 1 << 30;
+  };
+  auto trace = [&](std::tuple<int, int, int> c) {
+    std::vector<int> cols;
+    for (int x = 0; x < d.w; ++x)
+      for (int y = 0; y < d.h; ++y)
+        if (d.at(x, y).r == std::get<0>(c) && d.at(x, y).g == std::get<1>(c) && d.at(x, y).b == std::get<2>(c)) {
+          cols.push_back(x);
+          break;
+        }
+    REQUIRE(!cols.empty());
+    int end = cols.back();
+    for (std::size_t i = 1; i < cols.size(); ++i)
+      if (cols[i] - cols[i - 1] > 8) {
+        end = cols[i - 1];
+        break;
+      }
+    Curve k;
+    for (int x = cols.front(); x <= end; ++x)
+      for (int y = 0; y < d.h; ++y)
+        if (d.at(x, y).r == std::get<0>(c) && d.at(x, y).g == std::get<1>(c) && d.at(x, y).b == std::get<2>(c)) {
+          k.left = std::min(k.left, x);
+          if (y < k.peak_y) k.peak_y = y, k.peak_x = x;
+        }
+    return k;
+  };
+  Curve a = trace(by_count[0].second), b = trace(by_count[1].second);
+  if (a.peak_x > b.peak_x) std::swap(a, b);  // a: warm-up 4000, b: warm-up 8000
+  CHECK(a.left == doctest::Approx(b.left).epsilon(0.02));  // both start at step 1
+  // lr peaks at step = warmup: the 4000 peak is half as far from the start as the 8000 one
+  const double ratio = static_cast<double>(a.peak_x - a.left) / static_cast<double>(b.peak_x - b.left);
+  CHECK(ratio == doctest::Approx(0.5).epsilon(0.1));
+  // and higher (512^-0.5·w^-0.5 falls with w; a higher value is a smaller pixel row)
+  CHECK(a.peak_y < b.peak_y);
 }
 
 TEST_CASE("cli: tfx layernorm reproduces the lecture's μ and σ (μ=3.5 σ=1.118; μ=0.5 σ=2.06)") {

@@ -10,10 +10,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "tfx/random.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -27,8 +27,8 @@ struct AttentionOptions {
 };
 
 // The keep-mask (T·S values, row-major; 1 = attended, 0 = masked) of `o`, or empty when nothing
-// is masked. Throws a usage error naming --pad when pad ≥ S (every query would have no key), and
-// one naming --causal/--pad when they leave some query row without a key.
+// is masked. Throws a usage error naming pad when pad ≥ S (every query would have no key), and
+// one naming causal and pad when they leave some query row without a key.
 std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const AttentionOptions& o);
 
 // The divisor of the scores: √d_k · τ (τ alone without scaling).
@@ -64,7 +64,7 @@ struct AttentionWeights {
 // Xavier/Glorot uniform (as torch.nn.init.xavier_uniform_): entries ~ U(−a, a) with
 // a = √(6 / (fan_in + fan_out)), so the variance is 2 / (fan_in + fan_out).
 // -> (fan_in, fan_out), drawn row by row from `gen`.
-Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::mt19937_64& gen);
+Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, Generator& gen);
 // The same from a fresh generator seeded with `seed`.
 Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::uint64_t seed);
 
@@ -75,6 +75,15 @@ AttentionWeights xavier_attention_weights(std::size_t D, std::size_t E, std::siz
 
 // W = I for every projection (Q = X, K = V = X_kv); needs D = E = H·d_k = H·d_v.
 AttentionWeights identity_attention_weights(std::size_t D, bool with_output);
+// The same after checking heads·d_k = heads·d_v = D (a usage error naming them otherwise).
+AttentionWeights identity_attention_weights(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v);
+
+// The width of each head: d_k as given, else D / heads (a usage error naming heads when it does
+// not divide D); d_v as given, else d_k.
+struct HeadWidths {
+  std::size_t d_k = 0, d_v = 0;
+};
+HeadWidths attention_head_widths(std::size_t D, std::size_t heads, std::size_t d_k = 0, std::size_t d_v = 0);
 
 // Everything multi-head attention computes.
 struct MultiHeadAttention {
@@ -82,11 +91,12 @@ struct MultiHeadAttention {
   std::vector<AttentionSteps> heads;  // one per head, d_k and d_v of one head
   Tensor concat;                      // Concat(head_1 … head_H)   (T, H·d_v)
   Tensor output;                      // Concat · W_O (T, D), or the concatenation when W_O is empty
+  double max_row_sum_error = 0;       // max over heads and queries of |Σ_j weights_ij − 1| (softmax check)
 };
 
 // MultiHead(Q, K, V) = Concat(head_1, …, head_H) W_O,  head_i = Attention(Q_i, K_i, V_i)
 // on already-projected q: (T, H·d_k), k: (S, H·d_k), v: (S, H·d_v) split into H column blocks;
-// wo: (H·d_v, D_out) or empty. Throws a usage error naming --heads when H does not divide the
+// wo: (H·d_v, D_out) or empty. Throws a usage error naming heads when H does not divide the
 // widths.
 MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t heads, const Tensor& wo,
                                 const AttentionOptions& o);

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tfx/choices.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -33,8 +34,24 @@ enum class EmbeddingFormat {
   builtin,       // the teaching embedding compiled into tfx
 };
 
-// "auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx" -> format; else a usage error.
-EmbeddingFormat parse_embedding_format(const std::string& name);
+inline constexpr Choice<EmbeddingFormat> kEmbeddingFormatChoices[] = {
+    {EmbeddingFormat::detect, "auto", "detect from the bytes"},
+    {EmbeddingFormat::detect, "", "", Spelling::hidden},
+    {EmbeddingFormat::glove, "glove", "GloVe text: word v1 … vD per line"},
+    {EmbeddingFormat::word2vec, "word2vec", "word2vec text: an 'N D' line, then word v1 … vD"},
+    {EmbeddingFormat::word2vec, "word2vec-text", "", Spelling::hidden},
+    {EmbeddingFormat::word2vec_bin, "word2vec-bin", "word2vec binary: an 'N D' line, then word and D float32"},
+    {EmbeddingFormat::word2vec_bin, "word2vec-binary", "", Spelling::hidden},
+    {EmbeddingFormat::word2vec_bin, "bin", "", Spelling::hidden},
+    {EmbeddingFormat::fasttext, "fasttext", "fastText .vec (word2vec text with trailing spaces)"},
+    {EmbeddingFormat::fasttext, "vec", "", Spelling::hidden},
+    {EmbeddingFormat::tfx_cache, "tfx", "tfx's binary table (the cache format)"},
+    {EmbeddingFormat::builtin, "built-in", "", Spelling::shown},
+};
+
+// A spelling of kEmbeddingFormatChoices -> format; else a usage error naming `param` (the
+// parameter or field the name came from).
+EmbeddingFormat parse_embedding_format(const std::string& name, const char* param = "format");
 // The inverse ("auto" for detect, "built-in" for builtin).
 const char* embedding_format_name(EmbeddingFormat f);
 
@@ -43,7 +60,7 @@ struct EmbeddingSource {
   EmbeddingFormat format = EmbeddingFormat::detect;
   std::size_t limit = 0;                          // read only the first `limit` words; 0 = all
   bool use_cache = true;                          // read/write the binary cache for text files
-  std::string cache_dir;                          // empty = default_cache_dir()
+  std::string cache_dir;                          // empty = fallback_cache_dir()
 };
 
 // What happened while loading (for `tfx embeddings info` and warnings).
@@ -53,7 +70,7 @@ struct LoadInfo {
   bool gzip = false;                 // the source was gzip-compressed
   std::string cache_path;            // cache file used or written ("" when none)
   std::string cache_state;           // "hit", "written", "rebuilt (stale: …)", "rebuilt (corrupt: …)",
-                                     // "disabled (--no-cache)", "not written (--limit)", "none"
+                                     // "disabled (use_cache = false)", "not written (limit …)", "none"
   std::size_t duplicates = 0;        // duplicate words dropped (the first of each is kept)
   std::string first_duplicate;       // e.g. "'the' (line 1204)"
   std::size_t file_rows = 0;         // rows read from the file (before dropping duplicates)
@@ -124,13 +141,10 @@ const Embeddings& builtin_embedding();
 // remaining dimensions (after these) are concept-identity dimensions.
 std::vector<std::pair<std::string, std::string>> builtin_axes();
 
-// The file to use: `flag` if non-empty, else $TFX_EMBEDDINGS if set and non-empty, else "" (the
-// built-in embedding).
-std::string resolve_embeddings_path(const std::string& flag);
-
-// $XDG_CACHE_HOME/tfx, else $HOME/.cache/tfx.
-std::string default_cache_dir();
-// The cache file tfx uses for source file `path` in `cache_dir` ("" = default_cache_dir()).
+// The cache folder when EmbeddingSource::cache_dir is empty: tfx-cache in the system's temporary
+// directory. (The command line passes $XDG_CACHE_HOME/tfx or ~/.cache/tfx.)
+std::string fallback_cache_dir();
+// The cache file tfx uses for source file `path` in `cache_dir` ("" = fallback_cache_dir()).
 std::string cache_path_for(const std::string& path, const std::string& cache_dir = "");
 
 // Writes `e` as a tfx table (the cache format) to `path` (tmp + rename).
@@ -176,7 +190,7 @@ std::vector<Neighbour> nearest(const Embeddings& e, std::span<const float> q, st
 std::vector<std::string> close_spellings(const Embeddings& e, std::string_view word, std::size_t max = 5);
 
 // The row of `word`, or throws tfx::Error: "'kng' is not in <name> (N words); close spellings:
-// king, kang" (plus a --ignore-case hint when only the case differs).
+// king, kang" (plus an ignore_case hint, in Error::params(), when only the case differs).
 std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore_case);
 
 }  // namespace tfx

@@ -1,24 +1,35 @@
 // tfx::Error — the one exception type for bad user input and bad data.
-// The message says what and where (file:line, flag, both shapes) and, where it helps, a hint.
-// kind selects the exit code in main: usage (2) for bad flags/values, data (1) for the rest.
+// The message says what and where (file:line, parameter, both shapes) and, where it helps, a
+// hint, in the library's own terms: a parameter is named as the function or struct names it
+// ("heads", "pad", "restrict_vocab"), never as a command-line flag. params() lists the parameters
+// a message names, so the command layer can put the flag that carried each one in its place
+// (src/cli/flag_names.hpp). kind selects the exit code in main: usage (2) for bad parameter
+// values, data (1) for the rest.
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tfx {
 
 class Error : public std::runtime_error {
  public:
   enum class Kind { usage, data };
-  explicit Error(const std::string& message, Kind kind = Kind::data)
-      : std::runtime_error(message), kind_(kind) {}
+  explicit Error(const std::string& message, Kind kind = Kind::data, std::vector<std::string> params = {})
+      : std::runtime_error(message), kind_(kind), params_(std::move(params)) {}
   Kind kind() const { return kind_; }
+  // The parameters the message names, each standing in it as a whole word.
+  const std::vector<std::string>& params() const { return params_; }
 
  private:
   Kind kind_;
+  std::vector<std::string> params_;
 };
 
-// A bad flag or flag value (exit code 2).
-inline Error usage_error(const std::string& message) { return Error(message, Error::Kind::usage); }
+// A bad parameter value (exit code 2 in the CLI); `params` as in Error::params().
+inline Error usage_error(const std::string& message, std::vector<std::string> params = {}) {
+  return Error(message, Error::Kind::usage, std::move(params));
+}
 
 }  // namespace tfx

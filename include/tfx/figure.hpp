@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "tfx/choices.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -26,7 +27,16 @@ enum class Colormap { diverging, bluered, viridis, gray };
 // diverging or bluered: signed data, drawn on a scale symmetric around 0.
 inline bool is_diverging(Colormap c) { return c == Colormap::diverging || c == Colormap::bluered; }
 
-// "diverging" (alias "rdbu"), "bluered" (alias "rdbu_r"), "viridis", "gray"; anything else throws a usage error naming --cmap.
+inline constexpr Choice<Colormap> kColormapChoices[] = {
+    {Colormap::diverging, "diverging", "RdBu: red < 0 < blue, the lecture's PE colors"},
+    {Colormap::diverging, "rdbu", "", Spelling::alias},
+    {Colormap::bluered, "bluered", "blue < 0 < red"},
+    {Colormap::bluered, "rdbu_r", "", Spelling::alias},
+    {Colormap::viridis, "viridis"},
+    {Colormap::gray, "gray"},
+    {Colormap::gray, "grey", "", Spelling::alias},
+};
+// A name of kColormapChoices; anything else throws a usage error naming `cmap`.
 Colormap parse_colormap(const std::string& name);
 const char* colormap_name(Colormap c);
 // Color at t ∈ [0, 1] (clamped): 0 = bottom of the scale, 1 = top.
@@ -113,7 +123,7 @@ inline std::string encode_png(const Figure& figure) { return encode_png(render(f
 
 // Terminal heatmap for --view: 24-bit color half blocks ("▀", two rows per line) scaled to
 // `width` columns when color is on; a grayscale ASCII ramp otherwise. Ends with the scale's
-// min/max line. Width below a usable minimum throws a usage error naming --width/COLUMNS.
+// min/max line. Width below a usable minimum throws a usage error naming `width`.
 struct ViewOptions {
   int width = 80;
   bool color = true;

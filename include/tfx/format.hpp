@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "tfx/choices.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -51,8 +52,16 @@ struct Result {
 };
 
 enum class Format { table, csv, json, npy, md };
+inline constexpr Choice<Format> kFormatChoices[] = {
+    {Format::table, "table", "aligned text tables (the default)"},
+    {Format::csv, "csv", "comma-separated values of the main table"},
+    {Format::json, "json", "one JSON object: params, summary, data and every block"},
+    {Format::npy, "npy", "NumPy .npy of the main matrix (float32)"},
+    {Format::md, "md", "Markdown tables"},
+    {Format::md, "markdown", "", Spelling::alias},
+};
 
-// "table", "csv", "json", "npy", "md" -> Format; anything else throws a usage error.
+// A name of kFormatChoices -> Format; anything else throws a usage error naming `format`.
 Format parse_format(const std::string& name);
 const char* format_name(Format f);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tfx/choices.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -28,7 +29,11 @@ std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, 
 // ---- PE·PEᵀ similarity (the lecture's "dot product of position embeddings for all time-steps")
 
 enum class PeMetric { dot, cosine };
-// "dot" | "cosine"; anything else throws a usage error naming --metric.
+inline constexpr Choice<PeMetric> kPeMetricChoices[] = {
+    {PeMetric::dot, "dot", "PE·PEᵀ"},
+    {PeMetric::cosine, "cosine", "dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2)"},
+};
+// "dot" | "cosine"; anything else throws a usage error naming `metric`.
 PeMetric parse_pe_metric(const std::string& name);
 
 // pe: (L, D) -> (L, L). dot: S(i, j) = PE(i)·PE(j); cosine: S(i, j) = PE(i)·PE(j) / (‖PE(i)‖‖PE(j)‖)
@@ -59,6 +64,18 @@ struct OffsetProfile {
 };
 // sim: (L, L)
 OffsetProfile offset_profile(const Tensor& sim);
+
+// The offset profile of a PE similarity next to the closed form it follows for even D.
+struct ClosedFormCheck {
+  std::vector<double> closed_form;  // (2L−1), index k + L − 1: Σ cos(k·ω) (dot), or that / (D/2) (cosine)
+  double max_error = 0;             // max over diagonals of |min − closed|, |max − closed|; 0 for odd D
+};
+// prof: offset_profile of the (L, L) similarity of sinusoidal_encoding(L, dim, base) under metric.
+ClosedFormCheck pe_closed_form_check(const OffsetProfile& prof, std::size_t dim, double base, PeMetric metric);
+
+// s: (L, L) -> (2L−1): spread (max − min) of each diagonal j − i = d, indexed d + L − 1
+// (offset_profile's max − min; used for RoPE's relative-position scores too).
+std::vector<double> diagonal_spread(const Tensor& s);
 
 // ---- shift = rotation (the lecture's periodicity slide)
 //   [sin((p+k)ω)]   [ cos kω  sin kω] [sin pω]

@@ -5,7 +5,7 @@
 // additive-sinusoidal comparison, and the RoFormer long-term decay curve.
 //
 // Letters: D = head dimension (even), P = D/2 pairs, j = pair index (0 ≤ j < P), L = number of
-// positions, pos / n / m = a position, f = --factor, L₀ = --original-max-pos.
+// positions, pos / n / m = a position, f = factor, L₀ = original_max_pos.
 //
 // Conventions: inverse frequencies follow Hugging Face transformers' modeling_rope_utils.py of
 // the 4.5x line in which YaRN's find_correction_range has the `truncate` option (default true);
@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "tfx/choices.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -28,8 +29,23 @@ namespace tfx {
 // interleaved: pair j = (x_{2j}, x_{2j+1}) — the lecture, RoFormer, Meta's LLaMA.
 // half:        pair j = (x_j, x_{j+D/2})   — GPT-NeoX, Hugging Face `rotate_half`.
 enum class RopeLayout { interleaved, half };
+inline constexpr Choice<RopeLayout> kRopeLayoutChoices[] = {
+    {RopeLayout::interleaved, "interleaved", "(x_2j, x_2j+1) as in the lecture/LLaMA"},
+    {RopeLayout::half, "half", "(x_j, x_j+D/2) as in GPT-NeoX/HF rotate_half"},
+};
 
 enum class RopeScaling { none, linear, ntk, dynamic, yarn, llama3, xpos };
+inline constexpr Choice<RopeScaling> kRopeScalingChoices[] = {
+    {RopeScaling::none, "none", "the default frequencies"},
+    {RopeScaling::none, "default", "", Spelling::alias},
+    {RopeScaling::linear, "linear", "position interpolation: inv_freq / f"},
+    {RopeScaling::linear, "pi", "", Spelling::alias},
+    {RopeScaling::ntk, "ntk", "NTK-aware: base' = base·f^(D/(D−2))"},
+    {RopeScaling::dynamic, "dynamic", "dynamic NTK: the base grows with the sequence length"},
+    {RopeScaling::yarn, "yarn", "YaRN: interpolate long wavelengths, keep short ones, scale attention"},
+    {RopeScaling::llama3, "llama3", "Llama 3.1: by wavelength, kept / blended / divided by f"},
+    {RopeScaling::xpos, "xpos", "XPos: rotation with a per-pair decay ζ^(n/B)"},
+};
 
 // Which side of the score a vector is on; only XPos treats them differently (q·ζ^n, k·ζ^−n).
 enum class RopeRole { query, key };
@@ -51,17 +67,17 @@ struct RopeConfig {
   double xpos_scale_base = 512.0;  // xpos: B
 };
 
-// "none|linear|ntk|dynamic|yarn|llama3|xpos" and "interleaved|half"; anything else throws a usage
-// error naming the flag.
+// Names of kRopeScalingChoices and kRopeLayoutChoices; anything else throws a usage error naming
+// `scaling` or `layout`.
 RopeScaling parse_rope_scaling(const std::string& name);
 const char* rope_scaling_name(RopeScaling s);
 RopeLayout parse_rope_layout(const std::string& name);
 const char* rope_layout_name(RopeLayout l);
 
-// Throws a one-line usage error naming the flag when the configuration cannot be computed:
-// odd or zero --dim, --base ≤ 1, --factor ≤ 0 or missing where the scaling needs it,
-// --original-max-pos missing/zero for dynamic, yarn and llama3, --beta-fast ≤ --beta-slow,
-// --low-freq-factor ≥ --high-freq-factor, --xpos-scale-base ≤ 0, --xpos-gamma < 0, NTK with D < 4.
+// Throws a one-line usage error naming the fields (Error::params()) when the configuration cannot
+// be computed: odd or zero dim, base ≤ 1, factor ≤ 0 or missing where the scaling needs it,
+// original_max_pos missing/zero for dynamic, yarn and llama3, beta_fast ≤ beta_slow,
+// low_freq_factor ≥ high_freq_factor, xpos_scale_base ≤ 0, xpos_gamma < 0, NTK with D < 4.
 void validate_rope_config(const RopeConfig& c);
 
 // Default RoPE: inv_freq_j = base^(−2j/D), j = 0 … P−1 (the lecture's step 1).
@@ -117,6 +133,20 @@ std::vector<float> rope_rotate(std::span<const float> x, double pos, const RopeC
 std::vector<std::complex<double>> rope_rotate_complex(std::span<const float> x, double pos, const RopeConfig& c,
                                                       RopeRole role = RopeRole::query);
 
+// One vector's rotation with everything `tfx rope rotate` shows, pair by pair (P entries each).
+struct RopeRotation {
+  std::vector<float> rotated;                         // R_pos x (D), the real form (rope_rotate)
+  std::vector<double> inv_freq, theta, cos, sin;      // inv_freq_j, θ = pos·inv_freq_j, cos θ, sin θ
+  std::vector<double> scale;                          // rope_pair_scale (1 without XPos/attention factor)
+  std::vector<std::complex<double>> complex;          // z'_j of rope_rotate_complex
+  std::vector<double> complex_diff;                   // |z'_j − (x'_a + i·x'_b)|: complex vs real form
+  double complex_max_diff = 0;
+  double norm_before = 0, norm_after = 0;             // ‖x‖, ‖R_pos x‖ (in double)
+  double norm_ratio = 1;                              // ‖R_pos x‖ / ‖x‖ (1 for x = 0)
+};
+// x: (D) -> the rotation R_pos x in both forms, with each pair's angle and scale.
+RopeRotation rope_rotation(std::span<const float> x, double pos, const RopeConfig& c, RopeRole role = RopeRole::query);
+
 // x: (D), one vector placed at every position 0 … L−1 -> (L, D): row p = R_p x.
 Tensor rope_rotate_positions(std::span<const float> x, std::size_t len, const RopeConfig& c,
                              RopeRole role = RopeRole::query);
@@ -126,9 +156,6 @@ Tensor rope_relative_scores(std::span<const float> q, std::span<const float> k, 
 
 // q, k: (D) -> (L, L): s_ij = ⟨q + PE_i, k + PE_j⟩ / √D with sinusoidal PE (positional.hpp).
 Tensor additive_pe_scores(std::span<const float> q, std::span<const float> k, std::size_t len, double base = 10000.0);
-
-// s: (L, L) -> (2L−1): spread (max − min) of each diagonal j − i = d, indexed d + L − 1.
-std::vector<double> diagonal_spread(const Tensor& s);
 
 // The RoFormer long-term decay bound against relative distance m = 0 … L−1 -> (L):
 //   (1/P)·Σ_{j=1}^{P} |S_j|,  S_j = Σ_{k<j} w_k(m)·e^{i m θ_k}   (w = ζ_k^(m/B) for xpos, else 1)

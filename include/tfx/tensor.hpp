@@ -16,8 +16,10 @@ namespace tfx {
 inline constexpr std::size_t kMaxElements = std::size_t{1} << 30;
 
 // Number of elements of `shape`, or throws (usage error) when it exceeds kMaxElements or
-// overflows. `what` names the request in the message, e.g. "--len 100000000 --dim 100000".
-std::size_t checked_element_count(const std::vector<std::size_t>& shape, const std::string& what);
+// overflows. `what` names the request in the message, e.g. "len 100000000 dim 100000", and
+// `params` the parameters it names (see Error::params()).
+std::size_t checked_element_count(const std::vector<std::size_t>& shape, const std::string& what,
+                                  std::vector<std::string> params = {});
 
 // "[50, 128]"
 std::string shape_string(const std::vector<std::size_t>& shape);

@@ -76,13 +76,8 @@ void run_attention(const AttentionCliOptions& o) {
     const std::size_t T = in.q.rows(), S = in.k.rows();
     checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
     d_model = in.q.cols();
-    if (H > 1 && in.q.cols() % H != 0)
-      throw usage_error(fmt::format("--heads {} does not divide d_model = {} (the columns of --q and --k); use a divisor of {}",
-                                    H, in.q.cols(), in.q.cols()));
-    if (H > 1 && in.v.cols() % H != 0)
-      throw usage_error(fmt::format("--heads {} does not divide the value width {} (the columns of --v)", H, in.v.cols()));
     Tensor wo;
-    if (H > 1) {
+    if (H > 1 && in.v.cols() % H == 0) {  // (a width H does not divide is attend_heads' error)
       if (o.identity) {
         wo = identity_attention_weights(in.v.cols(), true).wo;
         projection = "Q, K, V as given; W_O = I (--identity)";
@@ -93,34 +88,26 @@ void run_attention(const AttentionCliOptions& o) {
     } else {
       projection = "Q, K, V as given";
     }
-    mh = attend_heads(in.q, in.k, in.v, H, wo, ao);
+    try {
+      mh = attend_heads(in.q, in.k, in.v, H, wo, ao);
+    } catch (const Error& e) {
+      if (e.kind() != Error::Kind::data) throw;
+      // a shape error: say which files the matrices came from
+      throw Error(fmt::format("--q {}, --k {}, --v {}: {}", o.q_file, o.k_file, o.v_file, e.what()), e.kind(), e.params());
+    }
   } else {
     const std::size_t D = in.x_q.cols(), E = in.x_kv.cols(), T = in.x_q.rows(), S = in.x_kv.rows();
     d_model = D;
-    std::size_t dk;
-    if (o.dk) {
-      dk = static_cast<std::size_t>(*o.dk);
-    } else {
-      if (D % H != 0)
-        throw usage_error(
-            fmt::format("--heads {} does not divide d_model = {}: each head gets d_model/H columns "
-                        "(use a divisor of {}, or give --dk)",
-                        H, D, D));
-      dk = D / H;
-    }
-    const std::size_t dv = o.dv ? static_cast<std::size_t>(*o.dv) : dk;
+    const HeadWidths widths =
+        attention_head_widths(D, H, static_cast<std::size_t>(o.dk.value_or(0)), static_cast<std::size_t>(o.dv.value_or(0)));
+    const std::size_t dk = widths.d_k, dv = widths.d_v;
     checked_element_count({std::max(D, E), H, std::max(dk, dv)},
                           fmt::format("--heads {} --dk {} --dv {} with d_model {}", H, dk, dv, D));
     checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
     AttentionWeights w;
     const std::string kv = in.cross ? "X_kv" : "X";
     if (o.identity) {
-      if (H * dk != D || H * dv != D)
-        throw usage_error(
-            fmt::format("--identity needs --heads × --dk = --heads × --dv = d_model ({} × {}, {} × {}, d_model {}) so that "
-                        "W = I is square",
-                        H, dk, H, dv, D));
-      w = identity_attention_weights(D, H > 1);
+      w = identity_attention_weights(D, H, dk, dv);
       projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
     } else {
       w = xavier_attention_weights(D, E, H, dk, dv, H > 1, o.seed);
@@ -177,9 +164,7 @@ void register_attention(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber)
       ->group(g);
-  cmd->add_option("--seed", o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")
-      ->capture_default_str()
-      ->group(g);
+  add_seed_flag(cmd, o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")->group(g);
   cmd->add_option("--show", o->show,
                   "Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
                   "(default: weights,output; csv/npy write weights if shown, else output, else the first)")

@@ -39,12 +39,6 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
                       o.dk ? "--dk" : "--dv"));
     LoadedMatrix q = read_matrix_file(o.q_file, "--q"), k = read_matrix_file(o.k_file, "--k"),
                  v = read_matrix_file(o.v_file, "--v");
-    if (q.values.cols() != k.values.cols())
-      throw Error(fmt::format("--q {} is {} and --k {} is {}: Q and K need the same d_k (number of columns) for QKᵀ", o.q_file,
-                              q.values.shape_str(), o.k_file, k.values.shape_str()));
-    if (v.values.rows() != k.values.rows())
-      throw Error(fmt::format("--v {} has {} rows but --k {} has {}: one value row per key", o.v_file, v.values.rows(), o.k_file,
-                              k.values.rows()));
     in.mode = "qkv";
     in.q = std::move(q.values);
     in.k = std::move(k.values);

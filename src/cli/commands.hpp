@@ -1,4 +1,5 @@
-// The register function of every command, in the order `tfx --help` lists them.
+// The register function of every top-level command. main.cpp calls them from one ordered list,
+// which sets the order `tfx --help` lists them in (not the order here).
 #pragma once
 #include <CLI/CLI.hpp>
 

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "flag_names.hpp"
+
 namespace tfx::cli {
 
 bool OutputFlags::format_given() const {
@@ -19,9 +21,9 @@ bool OutputFlags::format_given() const {
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& f) {
-  f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md")
+  f.format_opt = app->add_option("--format", f.format, "Output format: " + choice_list<Format>(kFormatChoices))
                      ->capture_default_str()
-                     ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown"}))
+                     ->check(one_of<Format>(kFormatChoices))
                      ->group("Output");
   f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); without --format, a .csv/.json/.npy/.md extension picks the format; written to FILE.tmp, then renamed")
                      ->capture_default_str()
@@ -72,13 +74,13 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
         ->check(CLI::IsMember({"always", "never", "auto"}))
         ->group("Figures");
   }
-  app->add_option("--cmap", f.cmap, "Colormap: diverging (RdBu: red < 0 < blue, the lecture's PE colors), bluered (blue < 0 < red), viridis or gray")
-      ->check(CLI::IsMember({"diverging", "rdbu", "bluered", "rdbu_r", "viridis", "gray", "grey"}))
+  app->add_option("--cmap", f.cmap, "Colormap: " + choice_list<Colormap>(kColormapChoices, true))
+      ->check(one_of<Colormap>(kColormapChoices))
       ->group("Figures");
 }
 
-void add_seed_flag(CLI::App* app, std::uint64_t& seed) {
-  app->add_option("--seed", seed, "Seed of the one random generator (same seed, same output)")->capture_default_str();
+CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& help) {
+  return app->add_option("--seed", seed, help)->capture_default_str();
 }
 
 namespace {

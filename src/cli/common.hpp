@@ -39,8 +39,9 @@ struct FigureFlags {
 };
 void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
 
-// --seed N (default 42): the one source of randomness
-void add_seed_flag(CLI::App* app, std::uint64_t& seed);
+// --seed N (default 42): the seed of the one generator (tfx/random.hpp); `help` says what it draws.
+CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed,
+                           const std::string& help = "Seed of the one random generator (same seed, same output)");
 
 // Validators with one clear message each (CLI11's Range/PositiveNumber say "Value abc not in
 // range" for a typo and print DBL_MAX in full):

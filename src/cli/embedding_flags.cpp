@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+
+#include "flag_names.hpp"
 
 namespace tfx::cli {
 
@@ -19,9 +22,9 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
           },
           ""))
       ->group("Embeddings");
-  app->add_option("--embeddings-format", f.format, "Format of --embeddings: auto, glove, word2vec, word2vec-bin, fasttext or tfx")
+  app->add_option("--embeddings-format", f.format, "Format of --embeddings: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx"}))
+      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->group("Embeddings");
   app->add_option("--limit", f.limit, "Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all")
       ->capture_default_str()
@@ -33,15 +36,35 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
       ->group("Embeddings");
 }
 
+namespace {
+
+// The file to use: --embeddings if given, else $TFX_EMBEDDINGS if set and non-empty, else "" (the
+// built-in embedding).
+std::string resolve_embeddings_path(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("TFX_EMBEDDINGS"); env && *env) return env;
+  return "";
+}
+
+// $XDG_CACHE_HOME/tfx, else $HOME/.cache/tfx, else the library's fallback (a temporary folder).
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/tfx";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tfx";
+  return fallback_cache_dir();
+}
+
+}  // namespace
+
 EmbeddingSource embedding_source(const EmbeddingFlags& f) {
   EmbeddingSource s;
   s.path = resolve_embeddings_path(f.path);
+  s.cache_dir = default_cache_dir();
   // a stale $TFX_EMBEDDINGS must be named, or "no such file" points at a flag the user never gave
   if (f.path.empty() && !s.path.empty() && !std::filesystem::exists(s.path))
     throw Error(fmt::format("$TFX_EMBEDDINGS is {}: no such file (give --embeddings FILE, or unset TFX_EMBEDDINGS for the "
                             "built-in teaching embedding)",
                             s.path));
-  s.format = parse_embedding_format(f.format);
+  s.format = parse_embedding_format(f.format, "embeddings_format");
   s.limit = static_cast<std::size_t>(f.limit);
   s.use_cache = !f.no_cache;
   return s;

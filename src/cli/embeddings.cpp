@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "flag_names.hpp"
 
 namespace tfx::cli {
 
@@ -62,7 +63,7 @@ void run_info(InfoOptions o) {
     add("rows in file", static_cast<long long>(info.file_rows));
     add("duplicates dropped", info.duplicates ? fmt::format("{} (first kept; e.g. {})", info.duplicates, info.first_duplicate)
                                               : std::string("0"));
-    add("cache", info.cache_state);
+    add("cache", with_flags(info.cache_state, {"use_cache = false", "limit"}));
     if (!info.cache_path.empty()) add("cache file", info.cache_path);
   }
   std::string first;
@@ -70,7 +71,7 @@ void run_info(InfoOptions o) {
   add("first words", first);
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
-               {"gzip", info.gzip}, {"cache", info.cache_state}, {"duplicates", info.duplicates}};
+               {"gzip", info.gzip}, {"cache", with_flags(info.cache_state, {"use_cache = false", "limit"})}, {"duplicates", info.duplicates}};
   r.blocks.push_back(std::move(rec));
   if (builtin) {
     r.blocks.push_back(Text{
@@ -100,7 +101,7 @@ void run_info(InfoOptions o) {
 
 EmbeddingFormat target_format(const ConvertOptions& o) {
   if (o.to == "tfx") return EmbeddingFormat::tfx_cache;
-  return parse_embedding_format(o.to);
+  return parse_embedding_format(o.to, "to");
 }
 
 void run_convert(ConvertOptions o) {
@@ -166,9 +167,9 @@ void register_embeddings(CLI::App& app) {
   conv->add_option("--to", co->to, "Output format: tfx (binary table), glove, word2vec, word2vec-bin or fasttext")
       ->capture_default_str()
       ->check(CLI::IsMember({"tfx", "glove", "word2vec", "word2vec-bin", "fasttext"}));
-  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: auto, glove, word2vec, word2vec-bin, fasttext or tfx")
+  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx"}));
+      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
   conv->add_option("--limit", co->emb.limit, "Convert only the first N words; 0 = all")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));

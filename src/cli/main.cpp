@@ -7,6 +7,7 @@
 #include <new>
 
 #include "commands.hpp"
+#include "flag_names.hpp"
 #include "tfx/error.hpp"
 
 namespace {
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
     }
     return fail(std::string(e.what()) + " (see --help)", 2);
   } catch (const tfx::Error& e) {
-    return fail(e.what(), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
+    return fail(tfx::cli::message_with_flags(e), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
   } catch (const std::bad_alloc&) {
     return fail("out of memory; try smaller values", 1);
   } catch (const std::exception& e) {

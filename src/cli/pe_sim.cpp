@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common.hpp"
+#include "flag_names.hpp"
 #include "pe_commands.hpp"
 #include "tfx/positional.hpp"
 
@@ -70,17 +71,9 @@ void run_pe_sim(const PeSimOptions& o) {
   const Tensor pe = sinusoidal_encoding(L, D, o.base);
   Tensor sim = pe_similarity(pe, metric);
   const OffsetProfile prof = offset_profile(sim);
-  // closed form: Σ cos(kω) (dot) or Σ cos(kω) / (D/2) (cosine); exact only for even D
-  const double norm2 = static_cast<double>(D / 2);
-  const std::vector<double> f = pe_dot_closed_form_profile(L, D, o.base);  // k = 0 … L−1, even in k
-  std::vector<double> closed_form(prof.offset.size());                     // index n: offset k = n − (L − 1)
-  for (std::size_t n = 0; n < closed_form.size(); ++n)
-    closed_form[n] = f[static_cast<std::size_t>(std::abs(prof.offset[n]))] / (cosine ? norm2 : 1.0);
-  auto closed = [&](std::int64_t k) { return closed_form[static_cast<std::size_t>(k + o.len - 1)]; };
-  double max_closed_err = 0;
-  if (D % 2 == 0)
-    for (std::size_t n = 0; n < prof.offset.size(); ++n)
-      max_closed_err = std::max({max_closed_err, std::abs(prof.min[n] - closed_form[n]), std::abs(prof.max[n] - closed_form[n])});
+  const ClosedFormCheck check = pe_closed_form_check(prof, D, o.base, metric);
+  auto closed = [&](std::int64_t k) { return check.closed_form[static_cast<std::size_t>(k + o.len - 1)]; };
+  const double max_closed_err = check.max_error;
 
   // 3. the result
   Result r;
@@ -156,9 +149,9 @@ void register_pe_sim(CLI::App* pe) {
   cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
-  cmd->add_option("--metric", o->metric, "dot (PE·PEᵀ) or cosine (dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2))")
+  cmd->add_option("--metric", o->metric, choice_list<PeMetric>(kPeMetricChoices, true))
       ->capture_default_str()
-      ->check(CLI::IsMember({"dot", "cosine"}));
+      ->check(one_of<PeMetric>(kPeMetricChoices));
   cmd->add_flag("--profile", o->profile, "Similarity by offset k = j − i (table and line chart), checked against Σ cos(k·ω)");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);

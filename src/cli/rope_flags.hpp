@@ -1,6 +1,7 @@
 // Flags every `tfx rope …` command shares (--base, --layout, --scaling and the scaling
-// parameters), added by one helper, and their translation into a tfx::RopeConfig. Also the
-// register functions of the nested `rope` subcommands (one file each), called by register_rope.
+// parameters), added by one helper, and their translation into a tfx::RopeConfig (rope_flags.cpp).
+// Also the register functions of the nested `rope` subcommands, called by register_rope
+// (rope.cpp): rotate and relative in rope_<sub>.cpp, freqs and decay both in rope_freqs.cpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -41,6 +42,8 @@ RopeConfig rope_config(const RopeFlags& flags, std::int64_t dim, RopeScaling sca
 
 // {"base", "layout", "scaling", and the parameters that scaling uses} for Result::params.
 nlohmann::json rope_params(const RopeConfig& c);
+// rope_params of every config (a comparison of scalings), with "scaling" the list of their names.
+nlohmann::json scalings_params(const std::vector<RopeConfig>& configs);
 // "" for the default base/layout/scaling, else e.g. "_half_yarn_f4" (PNG file names).
 std::string rope_name_suffix(const RopeConfig& c);
 // "base 10000, interleaved, yarn f=4 L₀=4096" (figure subtitles, notes).

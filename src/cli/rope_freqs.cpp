@@ -59,12 +59,7 @@ void run_rope_freqs(const RopeFreqsOptions& o) {
 
   Result r;
   r.command = "rope freqs";
-  nlohmann::json names = nlohmann::json::array();
-  for (const RopeConfig& c : configs) {
-    r.params.update(rope_params(c));  // every scaling's parameters
-    names.push_back(rope_scaling_name(c.scaling));
-  }
-  r.params["scaling"] = names;
+  r.params = scalings_params(configs);
   r.params["dim"] = configs[0].dim;
 
   for (std::size_t s = 0; s < n; ++s) {
@@ -149,12 +144,7 @@ void run_rope_decay(const RopeDecayOptions& o) {
   chart.y_label = "relative upper bound";
   Result r;
   r.command = "rope decay";
-  nlohmann::json names = nlohmann::json::array();
-  for (const RopeConfig& c : configs) {
-    r.params.update(rope_params(c));  // every scaling's parameters
-    names.push_back(rope_scaling_name(c.scaling));
-  }
-  r.params["scaling"] = names;
+  r.params = scalings_params(configs);
   r.params["len"] = L;
   for (std::size_t s = 0; s < n; ++s) {
     const std::vector<double> curve = rope_decay_curve(L, configs[s]);

@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 #include "rope_flags.hpp"
+#include "tfx/positional.hpp"
 
 namespace tfx::cli {
 

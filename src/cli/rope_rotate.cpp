@@ -66,14 +66,15 @@ void run_rope_rotate(const RopeRotateOptions& o) {
 
   const double pos = static_cast<double>(o.pos);
   const RopeRole role = o.key ? RopeRole::key : RopeRole::query;
-  const std::vector<float> y = rope_rotate(x, pos, c, role);
+  const RopeRotation rot = rope_rotation(x, pos, c, role);
+  const std::vector<float>& y = rot.rotated;
   // float32 overflow (|x| near 3.4e38, or an XPos key's zeta^(-pos/B) at a large --pos) would print inf
   for (const float v : y)
     if (!std::isfinite(v))
       throw usage_error(fmt::format("the rotated vector at --pos {} overflows float32 (a value became ±inf); use smaller "
                                     "--vector values{}",
                                     o.pos, c.scaling == RopeScaling::xpos ? " or a smaller --pos" : ""));
-  const std::vector<double> inv = rope_inv_freq(c);
+  const std::vector<double>& inv = rot.inv_freq;
 
   Result r;
   r.command = "rope rotate";
@@ -91,10 +92,9 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   if (scaled) pairs.columns.push_back("scale");
   for (std::size_t j = 0; j < inv.size(); ++j) {
     const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
-    const double theta = pos * inv[j];
-    std::vector<Cell> row{static_cast<long long>(j), fmt::format("({},{})", a, b), inv[j], theta, std::cos(theta), std::sin(theta),
+    std::vector<Cell> row{static_cast<long long>(j), fmt::format("({},{})", a, b), inv[j], rot.theta[j], rot.cos[j], rot.sin[j],
                           static_cast<double>(x[a]), static_cast<double>(x[b]), static_cast<double>(y[a]), static_cast<double>(y[b])};
-    if (scaled) row.push_back(rope_pair_scale(c, j, pos, role));
+    if (scaled) row.push_back(rot.scale[j]);
     pairs.rows.push_back(std::move(row));
   }
   r.blocks.push_back(std::move(pairs));
@@ -110,25 +110,21 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   r.blocks.push_back(std::move(m));
   r.primary = "vectors";
 
-  const double n0 = norm(x), n1 = norm(y);
-  r.summary["norm_before"] = n0;
-  r.summary["norm_after"] = n1;
-  r.summary["norm_ratio"] = n0 > 0 ? n1 / n0 : 1.0;
+  r.summary["norm_before"] = rot.norm_before;
+  r.summary["norm_after"] = rot.norm_after;
+  r.summary["norm_ratio"] = rot.norm_ratio;
   if (o.complex) {
-    // the same rotation as z_j · e^{iθ}; compare with the real form pair by pair
-    const auto z = rope_rotate_complex(x, pos, c, role);
+    // the same rotation as z_j · e^{iθ}, and its difference from the real form pair by pair
+    const auto& z = rot.complex;
     Records cx;
     cx.name = "complex";
     cx.columns = {"j", "z_j = x_a + i x_b", "e^(i theta)", "z'_j", "|z'_j - (x'_a + i x'_b)|"};
-    double maxdiff = 0;
+    const double maxdiff = rot.complex_max_diff;
     for (std::size_t j = 0; j < z.size(); ++j) {
       const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
-      const double theta = pos * inv[j];
-      const double diff = std::abs(z[j] - std::complex<double>(y[a], y[b]));
-      maxdiff = std::max(maxdiff, diff);
       cx.rows.push_back({static_cast<long long>(j), fmt::format("{:.4f}{:+.4f}i", x[a], x[b]),
-                         fmt::format("{:.4f}{:+.4f}i", std::cos(theta), std::sin(theta)),
-                         fmt::format("{:.4f}{:+.4f}i", z[j].real(), z[j].imag()), diff});
+                         fmt::format("{:.4f}{:+.4f}i", rot.cos[j], rot.sin[j]),
+                         fmt::format("{:.4f}{:+.4f}i", z[j].real(), z[j].imag()), rot.complex_diff[j]});
     }
     r.blocks.push_back(Text{"Complex form: z'_j = z_j * e^(i theta) (times the pair's scale) equals the 2x2 rotation"});
     r.blocks.push_back(std::move(cx));
@@ -148,7 +144,7 @@ void register_rope_rotate(CLI::App* rope) {
       ->check(whole_number(1, std::int64_t{1} << 16));  // one table row per pair: 2^24 took 10 GB
   sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
   opts->vector_opt = sub->add_option("--vector", opts->vector, "The vector, D comma-separated numbers, e.g. 1,0,0,1");
-  auto* seed = sub->add_option("--seed", opts->seed, "Seed of a random vector uniform in [-1, 1) (when no --vector)")->capture_default_str();
+  auto* seed = add_seed_flag(sub, opts->seed, "Seed of a random vector uniform in [-1, 1) (when no --vector)");
   opts->vector_opt->excludes(seed);
   sub->add_flag("--complex", opts->complex, "Also compute the rotation as complex multiplication and print the difference");
   sub->add_flag("--key", opts->key, "XPos: treat the vector as a key (scaled by zeta^(-pos/B) instead of zeta^(pos/B))");

@@ -1,0 +1,55 @@
+// Private to the library: the one way it runs work on several threads. parallel_for_threads
+// starts T − 1 threads and runs share 0 on the caller; worker_threads and hardware_threads say
+// how many to use. Used by the matmul kernel, the embedding loaders and queries, and the analogy
+// evaluation.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace tfx {
+
+// All hardware threads (at least 1): what `threads = 0` means in the library's options.
+inline unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Worker threads for a job of `work` units: 1 when small (< 2^20), else all hardware threads
+// (at most 8).
+inline unsigned worker_threads(std::size_t work) {
+  if (work < (1u << 20)) return 1;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
+// Runs f(t, T) for t = 0 … T−1, share 0 on the calling thread and the others on threads of
+// their own; returns when all are done and rethrows the first exception (in share order). A
+// share whose thread cannot be started (no more threads to be had) is run by the caller.
+template <class F>
+void parallel_for_threads(unsigned T, F&& f) {
+  if (T <= 1) {
+    f(0u, 1u);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(T);
+  auto run = [&](unsigned t) {
+    try {
+      f(t, T);
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  unsigned started = 1;
+  try {
+    for (; started < T; ++started) pool.emplace_back(run, started);
+  } catch (const std::system_error&) {
+  }
+  for (unsigned t = started; t < T; ++t) run(t);
+  run(0);
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace tfx
