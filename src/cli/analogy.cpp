@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -102,8 +103,10 @@ void run_analogy(const AnalogyOptions& o) {
   const bool batch = !o.batch.empty();
   if (batch) rec.columns = {"a", "b", "c", "rank", "word", score_name(method)};
   else rec.columns = {"rank", "word", score_name(method)};
+  std::vector<std::size_t> asked;  // every query's rows, for the subword notes
   for (const auto& [w, where] : queries) {
     const Query q = resolve(e, w, o, where);
+    asked.insert(asked.end(), {q.a, q.b, q.c});
     const auto best = analogy(e, q.a, q.b, q.c, k, method, !o.keep_inputs);
     if (best.empty())  // an empty table with exit 0 looked like an answer
       throw Error(fmt::format("{}{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
@@ -131,6 +134,7 @@ void run_analogy(const AnalogyOptions& o) {
   }
   if (batch)
     r.blocks.push_back(Text{fmt::format("{} queries A − B + C over {} ({} words × {} dims)", queries.size(), e.name(), e.size(), e.dim())});
+  subword_notes(r, e, asked);
   r.blocks.push_back(Text{method_text(method) + (o.keep_inputs ? "; inputs kept (--keep-inputs)" : "; A, B, C excluded")});
   if (e.info().format == EmbeddingFormat::builtin)
     r.blocks.push_back(Text{"the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE (see tfx embeddings info)"});
