@@ -10,6 +10,7 @@
 // Word vectors are composed as fastText and gensim do: the mean of the word's own input row and
 // the rows of its character n-gram buckets (embeddings_subwords.cpp hashes them).
 #include "embeddings_fasttext_bin.hpp"
+#include "embeddings_parse.hpp"
 
 #include <fmt/format.h>
 
@@ -22,7 +23,6 @@ namespace tfx {
 namespace {
 
 constexpr std::int32_t kMagic = 793712314;
-constexpr std::int64_t kMaxDim = 100000;  // as the text loaders
 constexpr std::size_t kArgsBytes = 12 * 4 + 8;
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
@@ -66,7 +66,7 @@ Args read_args(Cursor& c, bool oldest) {
 }
 
 bool plausible(const Args& a) {
-  return a.dim >= 1 && a.dim <= kMaxDim && a.ws >= 0 && a.ws <= 100000 && a.epoch >= 0 && a.min_count >= 0 &&
+  return a.dim >= 1 && a.dim <= static_cast<std::int32_t>(kMaxDim) && a.ws >= 0 && a.ws <= 100000 && a.epoch >= 0 && a.min_count >= 0 &&
          a.neg >= 0 && a.word_ngrams >= 0 && a.word_ngrams <= 1000 && a.loss >= 1 && a.loss <= 4 && a.model >= 1 &&
          a.model <= 3 && a.bucket >= 0 && a.minn >= 0 && a.minn <= 1000 && a.maxn >= 0 && a.maxn <= 1000 &&
          a.lr_update_rate >= 0 && std::isfinite(a.t) && a.t >= 0 && a.t <= 1;
@@ -108,7 +108,7 @@ std::string looks_like(const char* d, std::size_t n) {
 
 // Checks the training arguments, with a message naming the bad one.
 void check_args(const Args& a, const std::string& name) {
-  if (a.dim <= 0 || a.dim > kMaxDim)
+  if (a.dim <= 0 || a.dim > static_cast<std::int32_t>(kMaxDim))
     fail(fmt::format("{}: the fastText header says dim {}; expected 1 to {}", name, a.dim, kMaxDim));
   if (a.model == 3)
     fail(fmt::format("{}: a supervised fastText model (a text classifier, trained with `fasttext supervised`): its "
@@ -238,7 +238,7 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
   if (!oldest) c.get<std::uint8_t>("output matrix header");
   const auto orows = c.get<std::int64_t>("output matrix header");
   const auto ocols = c.get<std::int64_t>("output matrix header");
-  if (orows < 0 || ocols < 0 || ocols > kMaxDim || (ocols > 0 && static_cast<std::uint64_t>(orows) > c.left() / 4 / static_cast<std::uint64_t>(ocols)))
+  if (orows < 0 || ocols < 0 || ocols > static_cast<std::int64_t>(kMaxDim) || (ocols > 0 && static_cast<std::uint64_t>(orows) > c.left() / 4 / static_cast<std::uint64_t>(ocols)))
     fail(fmt::format("{}: truncated fastText model: the output matrix says {} × {} float32 but {} bytes follow", name,
                      orows, ocols, c.left()));
 

@@ -133,10 +133,6 @@ const SubwordRow& subword_row_of(const Embeddings::Store& s, std::size_t i);
 void fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn, std::size_t bucket,
                             std::vector<std::uint32_t>& out);
 
-// A word or field for an error message: at most 40 characters, control bytes and invalid UTF-8
-// as \xNN.
-std::string show_token(std::string_view t);
-
 // Smallest power of two >= 2n (at least 16): the slot count of the word hash table.
 std::uint64_t slot_count_for(std::size_t n);
 
