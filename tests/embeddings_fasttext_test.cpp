@@ -95,11 +95,13 @@ std::string load_error(const TempDir& d, const std::string& bytes, EmbeddingForm
 
 TEST_CASE("fastText hash and n-gram buckets equal gensim's ft_hash_bytes / ft_ngram_hashes, bytes >= 0x80 included") {
   for (const auto& h : fasttext_ref::hashes) {
-    CAPTURE(h.bytes);
+    const std::string bytes = h.bytes;
+    CAPTURE(bytes);
     CHECK(fasttext_hash(h.bytes) == h.hash);
   }
   for (const auto& b : fasttext_ref::buckets) {
-    CAPTURE(b.word);
+    const std::string word = b.word;
+    CAPTURE(word);
     CHECK(fasttext_ngram_buckets(b.word, b.minn, b.maxn, b.bucket) == b.rows);
   }
   // closed form: FNV-1a of one byte 0xff sign-extended = (2166136261 ^ 0xffffffff) · 16777619 mod 2^32
@@ -109,7 +111,8 @@ TEST_CASE("fastText hash and n-gram buckets equal gensim's ft_hash_bytes / ft_ng
 TEST_CASE("fastText .bin models against gensim: vocabulary, dim, minn/maxn/bucket, vectors in and out of vocabulary, neighbours") {
   if (shared_data("lee_fasttext.bin").empty()) return;
   for (const auto& m : fasttext_ref::models) {
-    CAPTURE(m.file);
+    const std::string file = m.file;
+    CAPTURE(file);
     const Embeddings e = load_bin(shared_data(m.file));
     CHECK(e.info().format == EmbeddingFormat::fasttext_bin);
     CHECK(e.size() == m.words);
@@ -119,13 +122,15 @@ TEST_CASE("fastText .bin models against gensim: vocabulary, dim, minn/maxn/bucke
     CHECK(e.subwords()->maxn == m.maxn);
     CHECK(e.subwords()->buckets == m.bucket);
     for (const auto& w : m.in_vocab) {
-      CAPTURE(w.word);
+      const std::string word = w.word;
+      CAPTURE(word);
       const auto i = e.find(w.word);
       REQUIRE(i);
       CHECK(max_diff(e.row(*i), w.v) <= 1e-5);
     }
     for (const auto& w : m.oov) {
-      CAPTURE(w.word);
+      const std::string word = w.word;
+      CAPTURE(word);
       CHECK(!e.find(w.word));
       const std::size_t i = require_word(e, w.word, false);
       CHECK(e.is_subword_row(i));
@@ -140,7 +145,8 @@ TEST_CASE("fastText .bin models against gensim: vocabulary, dim, minn/maxn/bucke
       CHECK(sum == doctest::Approx(m.vocab_sum[j]).epsilon(1e-5));
     }
     for (const auto& nb : m.neighbours) {
-      CAPTURE(nb.query);
+      const std::string query = nb.query;
+      CAPTURE(query);
       const std::size_t q = require_word(e, nb.query, false);
       const std::size_t one[1] = {q};
       const auto best = most_similar(e, one, {}, nb.words.size());

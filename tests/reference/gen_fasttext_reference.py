@@ -87,7 +87,7 @@ print("};")
 
 models = [("lee_fasttext.bin", "utf-8", ["the", "government", "</s>"], ["tfxunknownword", "governmentalism", "Sydneysider", "naïve"],
            ["government", "governmentally"]),
-          ("lee_fasttext_new.bin", "utf-8", ["the", "australia"], ["governmentally", "안녕하세요"], ["australia", "australians"]),
+          ("lee_fasttext_new.bin", "utf-8", ["the", "Australia"], ["governmentally", "안녕하세요"], ["Australia", "australians"]),
           ("toy-model.bin", "utf-8", ["the", "anarchism"], ["anarchy", "zzzz"], ["anarchism", "anarchist"]),
           ("toy-model-pretrained.bin", "utf-8", ["the"], ["anarchy"], ["the", "anarchy"]),
           ("non_ascii_fasttext.bin", "utf-8", None, ["ñandú", "anarquía"], None),
@@ -120,6 +120,8 @@ for name, enc, inv, oov, nbr in models:
         vocab = np.array([vec(k) for k in keys])
         for w in oov:
             assert w not in wv.key_to_index
+    for w in inv:
+        assert w in wv.key_to_index, w
     print("  {%s, %d, %d, %d, %d, %d," % (cstr(name.encode()), len(keys), wv.vector_size, wv.min_n, wv.max_n, wv.bucket))
     print("   {" + ", ".join("{%s, %s}" % (cstr(w.encode(enc)), floats(vec(w))) for w in inv) + "},")
     for w in oov:
