@@ -181,9 +181,4 @@ struct WordPairEvaluation {
 // tfx::Error when no pair is in the vocabulary.
 WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& options);
 
-// Two-sided p-value of a correlation r over n samples under the null of no correlation:
-// t = r·√((n−2)/(1−r²)), p = P(|T_{n−2}| ≥ |t|) = I_{(n−2)/(n−2+t²)}((n−2)/2, 1/2)
-// (regularized incomplete beta). NaN when n < 3 or r is NaN; 0 when |r| = 1.
-double correlation_p_value(double r, std::size_t n);
-
 }  // namespace tfx
