@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tfx/embeddings.hpp"
+#include "tfx/progress.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -96,7 +97,7 @@ struct AnalogyEvalOptions {
   std::size_t batch = 0;                // questions per matmul; 0 = choose from R (≤ ~32 MB of scores)
   unsigned threads = 0;                 // matmul threads; 0 = all hardware threads
   // Called after each batch with (questions answered, questions to answer).
-  std::function<void(std::size_t, std::size_t)> progress;
+  Progress progress;
 };
 
 struct SectionScore {
