@@ -237,16 +237,24 @@ def table(command, *args, **flags):
 
 
 def show(command, *args, fmt="auto", **flags):
-    """The command's figure (its --png, or --svg when tfx has it and fmt is "auto" or "svg"),
-    shown inline when it is the last expression of a Jupyter cell. Returns a tfx.Figure."""
+    """The command's figure, shown inline when it is the last expression of a Jupyter cell
+    (elsewhere in a cell: display(tfx.show(...))). fmt="auto" takes SVG when this tfx has --svg
+    (else, or when that fails, PNG); "png" or "svg" insists. Returns a tfx.Figure."""
     words = _words(command)
     if fmt not in ("auto", "png", "svg"):
         raise ValueError(f"fmt={fmt!r}: expected 'auto', 'png' or 'svg'")
-    use_svg = fmt == "svg" or (fmt == "auto" and _has_flag(words, "--svg"))
-    kind = "svg" if use_svg else "png"
-    out, err = _call(words, args, flags, [f"--{kind}=-"])
+    if fmt == "svg" or (fmt == "auto" and _has_flag(words, "--svg")):
+        try:
+            out, err = _call(words, args, dict(flags), ["--svg=-"])
+            if fmt == "svg" or b"<svg" in out[:4096]:
+                _pass_stderr(err)
+                return Figure(out, "svg")
+        except TfxError:
+            if fmt == "svg":
+                raise
+    out, err = _call(words, args, flags, ["--png=-"])
     _pass_stderr(err)
-    return Figure(out, kind)
+    return Figure(out, "png")
 
 
 def version():

@@ -1,8 +1,9 @@
 """Executes a sample notebook with `jupyter nbconvert --to notebook --execute` into a temporary
 directory and fails on any error (ctest entries notebook_*, cmake/tests/python.cmake).
 
-    run_notebook.py NOTEBOOK        execute it (stderr shows the failing cell)
-    run_notebook.py --stripped NB…  check the committed notebooks carry no outputs
+    run_notebook.py NOTEBOOK                  execute it (stderr shows the failing cell)
+    run_notebook.py --committed GENERATOR NB… check the committed notebooks carry no outputs and
+                                              are what scripts/gen-notebooks.py writes
 
 Prints "TFX-SKIP: <reason>" (ctest reports the entry as skipped) when jupyter-nbconvert,
 ipykernel or numpy is missing. The checkout's python/tfx.py and the built tfx are used
@@ -23,16 +24,21 @@ def skip(reason):
     sys.exit(0)
 
 
-def check_stripped(paths):
+def check_committed(generator, paths):
     bad = []
-    for path in paths:
-        nb = json.loads(Path(path).read_text(encoding="utf-8"))
-        for i, cell in enumerate(nb["cells"]):
-            if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None):
-                bad.append(f"{path}: cell {i} has outputs (strip them: jupyter nbconvert --clear-output --inplace)")
+    with tempfile.TemporaryDirectory(prefix="tfx-notebooks-") as out:
+        subprocess.run([sys.executable, generator, out], check=True)
+        for path in paths:
+            text = Path(path).read_text(encoding="utf-8")
+            if text != (Path(out) / Path(path).name).read_text(encoding="utf-8"):
+                bad.append(f"{path} differs from what {generator} writes (edit the generator and rerun it)")
+            nb = json.loads(text)
+            for i, cell in enumerate(nb["cells"]):
+                if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None):
+                    bad.append(f"{path}: cell {i} has outputs (strip them: jupyter nbconvert --clear-output --inplace)")
     for line in bad:
         print(line, file=sys.stderr)
-    print(f"{len(paths)} notebooks checked, {len(bad)} cells with outputs")
+    print(f"{len(paths)} notebooks checked: {len(bad)} problems")
     return 1 if bad else 0
 
 
@@ -70,6 +76,6 @@ def execute(path):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--stripped":
-        sys.exit(check_stripped(sys.argv[2:]))
+    if sys.argv[1] == "--committed":
+        sys.exit(check_committed(sys.argv[2], sys.argv[3:]))
     sys.exit(execute(sys.argv[1]))
