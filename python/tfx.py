@@ -17,15 +17,15 @@ Arguments follow the CLI: ``len=50`` is ``--len=50``, ``original_max_pos=8192`` 
 Python keywords), ``causal=True`` is ``--causal`` (False/None leave the flag out), a list is
 joined with commas (``dk=[1, 8, 64]`` is ``--dk=1,8,64``) and a list of lists repeats the flag
 (``ids=[[0, 2, 5], [0, 99, 24]]``); a 2-D numpy array is a matrix input, handed to tfx as CSV
-through a pipe (``tfx.attention(q=np.eye(2), k=K, v=V)``). A one-letter name becomes ``--k`` when the command has such
-a flag and ``-k`` otherwise (``tfx.analogy(..., k=3)`` is ``-k 3``). ``stdin="..."`` feeds text
-to the command (``tfx.analogy(batch="-", stdin="king man woman\\n")``).
+through a pipe (``tfx.attention(q=np.eye(2), k=K, v=V)``). A one-letter name becomes ``--k``
+when the command has such a flag and ``-k`` otherwise (``tfx.analogy(..., k=3)`` is ``-k 3``).
+``stdin="..."`` feeds text to the command (``tfx.analogy(batch="-", stdin="king man woman\\n")``).
 
 A failing command raises ``tfx.TfxError`` whose message is tfx's one-line error (without the
 ``tfx: error:`` prefix); ``.exit_code`` is 2 for a usage error and 1 for a data error. Lines tfx
 writes on stderr while succeeding (e.g. skipped batch queries) are passed on to ``sys.stderr``.
 
-The binary is, in order: ``$TFX_BINARY``; ``tfx.BINARY`` when set; ``build/tfx`` of the checkout
+The binary is, in order: ``tfx.BINARY`` when set; ``$TFX_BINARY``; ``build/tfx`` of the checkout
 this file sits in (``python/tfx.py``); ``bin/tfx`` under the prefix this file was installed to
 (``cmake --install``); ``tfx`` on ``PATH``.
 """
@@ -92,11 +92,11 @@ class Figure:
 
 def binary():
     """The tfx executable this helper runs (see the module docstring for the search order)."""
+    if BINARY:
+        return str(BINARY)
     env = os.environ.get("TFX_BINARY")
     if env:
         return env
-    if BINARY:
-        return str(BINARY)
     here = Path(__file__).resolve().parent
     if here.name == "python" and (here.parent / "build" / "tfx").is_file():  # a checkout
         return str(here.parent / "build" / "tfx")

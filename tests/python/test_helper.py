@@ -161,18 +161,16 @@ class Errors(unittest.TestCase):
                    ["analogy", "king", "man", "woman", "--embeddings", "/nonexistent/vectors.txt"], 1)
 
     def test_missing_binary(self):
-        saved = os.environ.pop("TFX_BINARY")
-        old_path, old_binary = os.environ.get("PATH", ""), tfx.BINARY
+        old_binary = tfx.BINARY
         try:
-            tfx.BINARY = "/nonexistent/tfx"
+            tfx.BINARY = "/nonexistent/tfx"  # wins over $TFX_BINARY
             self.assertEqual(tfx.binary(), "/nonexistent/tfx")
             with self.assertRaises(tfx.TfxError) as caught:
                 tfx.pe(len=2, dim=2)
-            self.assertIn("/nonexistent/tfx", str(caught.exception))
+            self.assertIn("cannot run /nonexistent/tfx", str(caught.exception))
         finally:
-            os.environ["TFX_BINARY"] = saved
-            os.environ["PATH"] = old_path
             tfx.BINARY = old_binary
+        self.assertEqual(tfx.binary(), TFX)
 
 
 @unittest.skipUnless(os.environ.get("TFX_BUILD_DIR"), "TFX_BUILD_DIR not set")
