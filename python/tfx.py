@@ -16,15 +16,16 @@ Arguments follow the CLI: ``len=50`` is ``--len=50``, ``original_max_pos=8192`` 
 ``--original-max-pos=8192``, ``from_="dog,cat"`` is ``--from=dog,cat`` (a trailing ``_`` avoids
 Python keywords), ``causal=True`` is ``--causal`` (False/None leave the flag out), a list is
 joined with commas (``dk=[1, 8, 64]`` is ``--dk=1,8,64``) and a list of lists repeats the flag
-(``ids=[[0, 2, 5], [0, 99, 24]]``). A one-letter name becomes ``--k`` when the command has such
-a flag and ``-k`` otherwise (``tfx.analogy(..., k=3)`` is ``-k 3``). ``stdin="..."`` feeds text
-to the command (``tfx.analogy(batch="-", stdin="king man woman\\n")``).
+(``ids=[[0, 2, 5], [0, 99, 24]]``); a 2-D numpy array is a matrix input, handed to tfx as CSV
+through a pipe (``tfx.attention(q=np.eye(2), k=K, v=V)``). A one-letter name becomes ``--k``
+when the command has such a flag and ``-k`` otherwise (``tfx.analogy(..., k=3)`` is ``-k 3``).
+``stdin="..."`` feeds text to the command (``tfx.analogy(batch="-", stdin="king man woman\\n")``).
 
 A failing command raises ``tfx.TfxError`` whose message is tfx's one-line error (without the
 ``tfx: error:`` prefix); ``.exit_code`` is 2 for a usage error and 1 for a data error. Lines tfx
 writes on stderr while succeeding (e.g. skipped batch queries) are passed on to ``sys.stderr``.
 
-The binary is, in order: ``$TFX_BINARY``; ``tfx.BINARY`` when set; ``build/tfx`` of the checkout
+The binary is, in order: ``tfx.BINARY`` when set; ``$TFX_BINARY``; ``build/tfx`` of the checkout
 this file sits in (``python/tfx.py``); ``bin/tfx`` under the prefix this file was installed to
 (``cmake --install``); ``tfx`` on ``PATH``.
 """
@@ -36,6 +37,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -90,11 +92,11 @@ class Figure:
 
 def binary():
     """The tfx executable this helper runs (see the module docstring for the search order)."""
+    if BINARY:
+        return str(BINARY)
     env = os.environ.get("TFX_BINARY")
     if env:
         return env
-    if BINARY:
-        return str(BINARY)
     here = Path(__file__).resolve().parent
     if here.name == "python" and (here.parent / "build" / "tfx").is_file():  # a checkout
         return str(here.parent / "build" / "tfx")
@@ -145,8 +147,23 @@ def _value(v):
     return str(v)
 
 
+class _Matrix:
+    """A 2-D array argument: tfx reads it as CSV from a pipe, /dev/fd/N (no temporary file)."""
+
+    def __init__(self, prefix, array):
+        self.prefix = prefix  # "--q=" (or "" for a positional argument / after a short flag)
+        rows = np.atleast_2d(np.asarray(array, dtype=np.float64))
+        self.data = "".join(",".join(repr(float(x)) for x in row) + "\n" for row in rows).encode()
+
+
+def _arg(prefix, v):
+    if isinstance(v, np.ndarray) and v.ndim == 2:
+        return _Matrix(prefix, v)
+    return prefix + _value(v)
+
+
 def _argv(words, args, flags):
-    argv = list(words) + [_value(a) for a in args]
+    argv = list(words) + [_arg("", a) for a in args]
     for name, v in flags.items():
         if v is None or v is False:
             continue
@@ -155,7 +172,7 @@ def _argv(words, args, flags):
             flag = "-" + name
             items = v if _nested(v) else [v]
             for item in items:
-                argv += [flag] if item is True else [flag, _value(item)]
+                argv += [flag] if item is True else [flag, _arg("", item)]
             continue
         flag = "--" + name
         if v is True:
@@ -163,7 +180,7 @@ def _argv(words, args, flags):
         elif _nested(v):
             argv += [f"{flag}={_value(item)}" for item in v]
         else:
-            argv.append(f"{flag}={_value(v)}")
+            argv.append(_arg(flag + "=", v))
     return argv
 
 
@@ -176,18 +193,39 @@ _OUTPUT_FLAGS = {"format", "o", "output", "png", "svg", "view"}
 
 def _run(argv, stdin=None):
     """Runs tfx ARGV; returns (stdout bytes, stderr text) or raises TfxError with tfx's message."""
-    cmd = [binary(), *argv]
+    cmd, pipes = [binary()], []
+    for a in argv:  # 2-D arrays go through pipes, each fed by a thread while tfx reads
+        if isinstance(a, _Matrix):
+            r, w = os.pipe()
+            pipes.append((r, threading.Thread(target=_feed, args=(w, a.data), daemon=True)))
+            cmd.append(f"{a.prefix}/dev/fd/{r}")
+        else:
+            cmd.append(a)
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
     try:
-        proc = subprocess.run(cmd, input=data, capture_output=True)
+        for _, thread in pipes:
+            thread.start()
+        proc = subprocess.run(cmd, input=data, capture_output=True, pass_fds=[r for r, _ in pipes])
     except OSError as e:
         raise TfxError(f"cannot run {cmd[0]}: {e.strerror} (set TFX_BINARY or tfx.BINARY)", 1, cmd) from None
+    finally:
+        for r, thread in pipes:
+            os.close(r)  # a feeder tfx never read from now gets EPIPE and stops
+            thread.join()
     err = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
         lines = [ln for ln in err.splitlines() if ln.startswith("tfx: error: ")]
         message = lines[-1][len("tfx: error: "):] if lines else (err.strip() or f"tfx exited with status {proc.returncode}")
         raise TfxError(message, proc.returncode, cmd, err)
     return proc.stdout, err
+
+
+def _feed(fd, data):
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    except BrokenPipeError:
+        pass
 
 
 def _pass_stderr(err):

@@ -203,13 +203,40 @@ plur = (E[3:] - E[:3]).mean(axis=0)
 for word, vector in zip(words, tfx.lookup(words=words)):
     assert abs(plur @ vector - dots[word]) < 1e-4"""),
 
-(M, """## 4. Attention: Z = softmax(QKᵀ/√d_k)·V
+(M, """## 4. Attention: a weighted average of the values
+
+A(q, K, V) = Σᵢ softmax(q·kᵢ)·vᵢ. With scores differing by ln 4 the weights are the notes' 0.2 and
+0.8, and the output holds more of the value with the larger weight. Matrices go in as numpy arrays
+(the helper hands them to tfx through a pipe); `no_scale=True` leaves out the √d_k:""",
+"""## 4. Attention: value의 가중 평균
+
+A(q, K, V) = Σᵢ softmax(q·kᵢ)·vᵢ. 점수 차이가 ln 4이면 weight는 노트의 0.2와 0.8이 되고, 출력은
+weight가 큰 value의 정보를 더 많이 담습니다. 행렬은 numpy 배열로 넘깁니다 (헬퍼가 파이프로 tfx에
+전달). `no_scale=True`는 √d_k로 나누지 않습니다:"""),
+(C, """q = np.array([[1.0, 0.0]])
+k = np.array([[0.0, 0.0], [np.log(4), 0.0]])
+v = np.eye(2)
+w = tfx.attention(q=q, k=k, v=v, no_scale=True)
+print("weights:", w)
+assert np.allclose(w, [[0.2, 0.8]], atol=1e-6)"""),
+(M, """Large scores make the softmax nearly one-hot: the notes' [0, −11, 7] (standard deviation about
+10, as for d_k = 100) puts 99.9% on one key; dividing by √100 = 10 (`temperature=10`) softens it:""",
+"""점수가 크면 softmax가 거의 one-hot이 됩니다: 노트의 [0, −11, 7] (d_k = 100일 때처럼 표준편차 약
+10)은 한 key에 99.9%를 주고, √100 = 10으로 나누면 (`temperature=10`) 완만해집니다:"""),
+(C, """scores = np.array([[0.0], [-11.0], [7.0]])
+sharp = tfx.attention(q=np.ones((1, 1)), k=scores, v=scores, no_scale=True)
+soft = tfx.attention(q=np.ones((1, 1)), k=scores, v=scores, no_scale=True, temperature=10)
+print("unscaled:", np.round(sharp, 4), " scaled by 10:", np.round(soft, 4))
+expected = np.exp(scores[:, 0] / 10) / np.exp(scores[:, 0] / 10).sum()
+assert sharp[0, 2] > 0.999 and np.allclose(soft[0], expected, atol=1e-6)"""),
+
+(M, """### Self-attention: Z = softmax(QKᵀ/√d_k)·V
 
 Self-attention over "I love playing football": X = embedding + PE, Q = XW_Q, K = XW_K, V = XW_V
 (random Xavier weights from a fixed seed, so the weights are close to uniform — this shows the
 mechanics, not a trained model). The table, then numpy redoing softmax(QKᵀ/√d_k) and Z = weights·V
 from the Q, K, V that tfx used:""",
-"""## 4. Attention: Z = softmax(QKᵀ/√d_k)·V
+"""### Self-attention: Z = softmax(QKᵀ/√d_k)·V
 
 "I love playing football"에 대한 self-attention: X = embedding + PE, Q = XW_Q, K = XW_K, V = XW_V
 (고정 seed의 무작위 Xavier 가중치이므로 weight는 거의 균등합니다 — 학습된 모델이 아니라 계산

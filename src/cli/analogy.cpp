@@ -40,24 +40,18 @@ struct Query {
   std::size_t a, b, c;
 };
 
-// Rows of the three words; throws naming the word that is missing.
-Query resolve(const Embeddings& e, const std::vector<std::string>& w, const AnalogyOptions& o) {
-  Query q{lookup_word(e, w[0], o.emb), lookup_word(e, w[1], o.emb), lookup_word(e, w[2], o.emb)};
-  if (q.a == q.b && q.b == q.c)
-    throw usage_error(fmt::format("'{0} − {0} + {0}' is just '{0}': give three words, A − B + C (e.g. king man woman)", w[0]));
-  return q;
-}
-
-// The query's first word missing from e ("" when every word is there).
-std::string unknown_word(const Embeddings& e, const std::vector<std::string>& w, const AnalogyOptions& o) {
-  for (const auto& word : w) {
-    try {
-      lookup_word(e, word, o.emb);
-    } catch (const Error&) {
-      return word;
-    }
+// Rows of the three words; when one is missing, the lookup throws naming it and `unknown` holds
+// it (it is left empty for other errors).
+Query resolve(const Embeddings& e, const std::vector<std::string>& w, const AnalogyOptions& o, std::string& unknown) {
+  std::size_t rows[3];
+  for (int i = 0; i < 3; ++i) {
+    unknown = w[i];
+    rows[i] = lookup_word(e, w[i], o.emb);
   }
-  return "";
+  unknown.clear();
+  if (rows[0] == rows[1] && rows[1] == rows[2])
+    throw usage_error(fmt::format("'{0} − {0} + {0}' is just '{0}': give three words, A − B + C (e.g. king man woman)", w[0]));
+  return {rows[0], rows[1], rows[2]};
 }
 
 struct BatchQuery {
@@ -125,8 +119,9 @@ void run_analogy(const AnalogyOptions& o) {
   for (const auto& [w, file, line] : queries) {
     Query q{0, 0, 0};
     std::vector<Neighbour> best;
+    std::string unknown;
     try {
-      q = resolve(e, w, o);
+      q = resolve(e, w, o, unknown);
       best = analogy(e, q.a, q.b, q.c, k, method, !o.keep_inputs);
       if (best.empty())  // an empty table with exit 0 looked like an answer
         throw Error(fmt::format("{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
@@ -136,7 +131,7 @@ void run_analogy(const AnalogyOptions& o) {
     } catch (const Error& err) {
       if (!batch) throw;
       if (o.strict) throw Error(fmt::format("{}:{}: {} (--strict)", file, line, err.what()), err.kind());
-      skipped.push_back({file, line, fmt::format("{} {} {}", w[0], w[1], w[2]), unknown_word(e, w, o), err.what()});
+      skipped.push_back({file, line, fmt::format("{} {} {}", w[0], w[1], w[2]), unknown, err.what()});
       continue;
     }
     for (std::size_t i = 0; i < best.size(); ++i) {

@@ -78,6 +78,29 @@ class Arrays(unittest.TestCase):
         self.check(tfx.lr(warmup=[4000, 8000], no_flag=None), "lr", "--warmup", "4000,8000")
 
 
+class MatrixInputs(unittest.TestCase):
+    def test_2d_arrays_go_through_pipes_and_equal_the_cli_with_files(self):
+        q = np.array([[1.0, 0.0], [0.5, -2.25]], dtype=np.float32)
+        k = np.array([[0.0, 0.0], [np.log(4), 0.0], [0.1, 0.7]])
+        v = np.arange(6, dtype=np.float64).reshape(3, 2) / 7
+        with tempfile.TemporaryDirectory(prefix="tfx-helper-") as d:
+            paths = []
+            for name, m in (("q", q), ("k", k), ("v", v)):
+                path = Path(d, name + ".csv")
+                path.write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in m))
+                paths.append(str(path))
+            want = cli_npy("attention", "--q", paths[0], "--k", paths[1], "--v", paths[2], "--no-scale")
+        got = tfx.attention(q=q, k=k, v=v, no_scale=True)
+        self.assertTrue(np.array_equal(got, want))
+        self.assertTrue(np.allclose(got.sum(axis=1), 1, atol=1e-6))
+        # a bad shape is tfx's own error; a pipe tfx never reads does not hang the helper
+        with self.assertRaises(tfx.TfxError) as caught:
+            tfx.attention(q=np.ones((2, 3)), k=k, v=v)
+        self.assertIn("d_k", str(caught.exception))
+        with self.assertRaises(tfx.TfxError):
+            tfx.attention(q=np.ones((2000, 100)), k=k, v=v, seed="x")
+
+
 class Dicts(unittest.TestCase):
     def test_non_matrix_results_are_the_json(self):
         want = json.loads(cli("pe", "--dim", "4", "--pos", "1", "--i", "2", "--format", "json").stdout)
@@ -138,18 +161,16 @@ class Errors(unittest.TestCase):
                    ["analogy", "king", "man", "woman", "--embeddings", "/nonexistent/vectors.txt"], 1)
 
     def test_missing_binary(self):
-        saved = os.environ.pop("TFX_BINARY")
-        old_path, old_binary = os.environ.get("PATH", ""), tfx.BINARY
+        old_binary = tfx.BINARY
         try:
-            tfx.BINARY = "/nonexistent/tfx"
+            tfx.BINARY = "/nonexistent/tfx"  # wins over $TFX_BINARY
             self.assertEqual(tfx.binary(), "/nonexistent/tfx")
             with self.assertRaises(tfx.TfxError) as caught:
                 tfx.pe(len=2, dim=2)
-            self.assertIn("/nonexistent/tfx", str(caught.exception))
+            self.assertIn("cannot run /nonexistent/tfx", str(caught.exception))
         finally:
-            os.environ["TFX_BINARY"] = saved
-            os.environ["PATH"] = old_path
             tfx.BINARY = old_binary
+        self.assertEqual(tfx.binary(), TFX)
 
 
 @unittest.skipUnless(os.environ.get("TFX_BUILD_DIR"), "TFX_BUILD_DIR not set")
