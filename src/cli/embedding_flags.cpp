@@ -13,7 +13,8 @@ namespace tfx::cli {
 
 void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
   app->add_option("--embeddings", f.path,
-                  "Word-vector file: GloVe .txt, word2vec .txt/.bin, fastText .vec, optionally .gz, or a tfx table "
+                  "Word-vector file: GloVe .txt, word2vec .txt/.bin, fastText .vec or .bin model (subword vectors for "
+                  "unknown words), optionally .gz, or a tfx table "
                   "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)")
       ->check(CLI::Validator(
           [](std::string& path) {
@@ -22,7 +23,8 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
           },
           ""))
       ->group("Embeddings");
-  app->add_option("--embeddings-format", f.format, "Format of --embeddings: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
+  app->add_option("--embeddings-format", f.format,
+                  "Format of --embeddings: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices, true))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->group("Embeddings");

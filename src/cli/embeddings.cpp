@@ -61,6 +61,10 @@ void run_info(InfoOptions o) {
   add("matrix", fmt::format("{} × {} float32 = {}", e.size(), e.dim(), megabytes(4.0 * e.size() * e.dim())));
   if (!builtin) {
     add("rows in file", static_cast<long long>(info.file_rows));
+    if (const auto sw = e.subwords())
+      add("subwords", fmt::format("character n-grams of {}–{} in {} buckets ({} × {} float32 = {}): words not in the "
+                                  "vocabulary get the mean of their n-gram rows",
+                                  sw->minn, sw->maxn, sw->buckets, sw->buckets, e.dim(), megabytes(4.0 * sw->buckets * e.dim())));
     add("duplicates dropped", info.duplicates ? fmt::format("{} (first kept; e.g. {})", info.duplicates, info.first_duplicate)
                                               : std::string("0"));
     add("cache", with_flags(info.cache_state, {"use_cache = false", "limit"}));
@@ -72,6 +76,7 @@ void run_info(InfoOptions o) {
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
                {"gzip", info.gzip}, {"cache", with_flags(info.cache_state, {"use_cache = false", "limit"})}, {"duplicates", info.duplicates}};
+  if (const auto sw = e.subwords()) r.summary["subwords"] = {{"minn", sw->minn}, {"maxn", sw->maxn}, {"buckets", sw->buckets}};
   r.blocks.push_back(std::move(rec));
   if (builtin) {
     r.blocks.push_back(Text{
@@ -167,9 +172,16 @@ void register_embeddings(CLI::App& app) {
   conv->add_option("--to", co->to, "Output format: tfx (binary table), glove, word2vec, word2vec-bin or fasttext")
       ->capture_default_str()
       ->check(CLI::IsMember({"tfx", "glove", "word2vec", "word2vec-bin", "fasttext"}));
-  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
+  // IN: every format of the table but fastText .bin models (which convert does not take)
+  static const std::vector<Choice<EmbeddingFormat>> in_formats = [] {
+    std::vector<Choice<EmbeddingFormat>> v;
+    for (const auto& c : kEmbeddingFormatChoices)
+      if (c.value != EmbeddingFormat::fasttext_bin) v.push_back(c);
+    return v;
+  }();
+  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(in_formats))
       ->capture_default_str()
-      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
+      ->check(one_of<EmbeddingFormat>(in_formats));
   conv->add_option("--limit", co->emb.limit, "Convert only the first N words; 0 = all")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
