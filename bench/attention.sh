@@ -10,9 +10,7 @@ T=${2:-2048}
 D=${3:-256}
 source "$(dirname "$0")/compare.sh"
 require_peers attention.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+enter_temp_dir
 $PY -c "
 import numpy as np
 np.save('x.npy', np.random.default_rng(42).uniform(-1, 1, ($T, $D)).astype(np.float32))"

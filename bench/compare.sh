@@ -1,12 +1,19 @@
 # Sourced by the peer benchmarks (attention.sh, pe_sim.sh): checks that hyperfine and numpy are
-# there, times tfx and numpy in one hyperfine run, and prints the median ratio tfx / numpy and
-# the largest difference between the two .npy outputs.
+# there, works in a temporary directory, times tfx and numpy in one hyperfine run, and prints the
+# median ratio tfx / numpy and the largest difference between the two .npy outputs.
 PY=/usr/bin/python3  # the interpreter with numpy (not a pyenv shim)
 
 # require_peers NAME: exits with a hint when hyperfine or numpy is missing.
 require_peers() {
   command -v hyperfine >/dev/null || { echo "$1: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
   $PY -c 'import numpy' 2>/dev/null || { echo "$1: $PY has no numpy (apt-get install python3-numpy)" >&2; exit 1; }
+}
+
+# enter_temp_dir: cd into a new temporary directory, removed when the script exits.
+enter_temp_dir() {
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cd "$work"
 }
 
 # compare_with_numpy LABEL TFX_CMD TFX_NPY NUMPY_CMD NUMPY_NPY [TARGET]: runs both commands in the

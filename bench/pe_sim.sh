@@ -8,9 +8,8 @@ L=${2:-4096}
 D=${3:-512}
 source "$(dirname "$0")/compare.sh"
 require_peers pe_sim.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cat >"$work/np_pe_sim.py" <<PY
+enter_temp_dir
+cat >np_pe_sim.py <<PY
 import sys
 import numpy as np
 L, D = $L, $D
@@ -21,6 +20,5 @@ P[:, 0::2] = np.sin(pos * div)
 P[:, 1::2] = np.cos(pos * div)
 np.save(sys.argv[1], P @ P.T)
 PY
-cd "$work"
 # same matrix (float32 rounding apart)
 compare_with_numpy "pe sim L=$L" "$TFX pe sim --len $L --dim $D --format npy -o x.npy" x.npy "$PY np_pe_sim.py y.npy" y.npy 2
