@@ -159,3 +159,26 @@ TEST_CASE("tfx rope relative --q --k: the user's own vectors; s_00 = q·k/√D a
   check_one_line_error(run_tfx("rope relative --q 1,0"), 2, "--q and --k go together");
   check_one_line_error(run_tfx("rope relative --q 1,x --k 1,0"), 2, "--q: item 2 'x' is not a number");
 }
+
+TEST_CASE("tfx attention --heads 2 --weights: nn.MultiheadAttention's output and head-averaged weights equal PyTorch's") {
+  const auto j = json_of(run_tfx("attention --x " + ref("transformer_x.npy") + " --heads 2 --weights " + ref("mha.safetensors") +
+                                 " --format json"));
+  CHECK(maxdiff(j["matrices"]["output"]["data"], tfx::reference::kMhaOutput) < 1e-5);
+  CHECK(maxdiff(j["matrices"]["average_weights"]["data"], tfx::reference::kMhaWeights) < 1e-5);
+  // an encoder layer's file works too (self_attn.* keys); F16 weights
+  CHECK(maxdiff(json_of(run_tfx("attention --x " + ref("transformer_x.npy") + " --heads 2 --weights " + ref("mha_f16.safetensors") +
+                                " --format json"))["matrices"]["output"]["data"],
+                tfx::reference::kMhaF16Output) < 1e-5);
+  check_one_line_error(run_tfx("attention --x " + ref("transformer_x.npy") + " --heads 3 --weights " + ref("mha.safetensors")), 2,
+                       "--heads 3 does not divide d_model = 8");
+  check_one_line_error(run_tfx("attention --x " + ref("transformer_x.npy") + " --identity --weights " + ref("mha.safetensors")), 2,
+                       "--identity goes without --weights");
+}
+
+TEST_CASE("tfx attention --sentence keeps '.' as a token and prints the tokens it used") {
+  const Run r = run_tfx("attention --sentence 'I love playing football.' --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["params"]["tokens"] == nlohmann::json({"i", "love", "playing", "football", "."}));
+}

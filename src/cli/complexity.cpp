@@ -21,6 +21,12 @@ struct ComplexityOptions {
   FigureFlags fig;
 };
 
+// A count as a whole number while it is exact in a double (below 2^53), else as a double.
+Cell count(double v) {
+  if (v < 9007199254740992.0 && v == std::floor(v)) return static_cast<long long>(v);
+  return v;
+}
+
 void run_complexity(const ComplexityOptions& o) {
   const double n = static_cast<double>(o.n), d = static_cast<double>(o.d), k = static_cast<double>(o.k), r = static_cast<double>(o.r);
   Result res;
@@ -32,8 +38,8 @@ void run_complexity(const ComplexityOptions& o) {
   t.name = "complexity";
   t.columns = {"layer", "per layer", "operations", "sequential", "seq. ops", "max path", "path"};
   for (const LayerCost& c : layer_costs(n, d, k, r))
-    t.rows.push_back({c.layer, "O(" + c.per_layer + ")", c.per_layer_ops, "O(" + c.sequential + ")", c.sequential_ops,
-                      "O(" + c.path_length + ")", c.path});
+    t.rows.push_back({c.layer, "O(" + c.per_layer + ")", count(c.per_layer_ops), "O(" + c.sequential + ")", count(c.sequential_ops),
+                      "O(" + c.path_length + ")", count(c.path)});
   res.blocks.push_back(std::move(t));
   const double ratio = n / d;  // (n²·d) / (n·d²)
   res.blocks.push_back(Text{fmt::format(
