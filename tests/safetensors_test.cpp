@@ -4,6 +4,8 @@
 // reader must refuse, each named by tensor.
 #include "tfx/safetensors.hpp"
 
+#include "tfx/format.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -112,4 +114,18 @@ TEST_CASE("safetensors: expect_tensor names a missing or misshapen tensor and th
             "f: tensor 'in_proj_weight' is [24, 8]; expected [24, 4]"));
   CHECK(has(error_of([&] { expect_tensor(m, "linear1.weight", {16, 8}, "f"); }), "f: no tensor 'linear1.weight' [16, 8]"));
   CHECK(has(error_of([] { read_safetensors("/nonexistent/w.safetensors"); }), "/nonexistent/w.safetensors: no such file"));
+}
+
+TEST_CASE("weights directory: one .npy per state_dict key reads like the safetensors file") {
+  const TensorMap m = read_safetensors(ref("mha.safetensors"));
+  TempDir d;
+  for (const auto& [name, t] : m) write_file(d / (name + ".npy"), encode_npy(t));
+  const TensorMap n = read_weights(d.path.string());
+  REQUIRE(n.size() == m.size());
+  for (const auto& [name, t] : m) {
+    CHECK(n.at(name).shape() == t.shape());
+    CHECK(n.at(name).values() == t.values());
+  }
+  TempDir empty;
+  CHECK(has(error_of([&] { read_weights(empty.path.string()); }), "no .npy files"));
 }
