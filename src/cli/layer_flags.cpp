@@ -144,6 +144,10 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
   if (!f.x_file.empty()) s.input = matrix_input(f.x_file, "--x");
   s.shape = layer_shape(f, s.file ? &*s.file : nullptr, f.x_file.empty() ? 0 : s.input.x.cols());
   if (f.sentence_opt->count()) s.input = sentence_input(f.sentence, "--sentence", s.shape.d_model, f.seed, f.lower);
+  // the largest tensors a layer forms: the (H, T, T) weights and the (T, F) hidden layer
+  const std::size_t T = s.input.x.rows();
+  checked_element_count({s.shape.heads, T, T}, fmt::format("{} tokens × {} tokens × --heads {}", T, T, s.shape.heads));
+  checked_element_count({T, s.shape.ffn}, fmt::format("{} tokens × FFN width {}", T, s.shape.ffn));
   return s;
 }
 
