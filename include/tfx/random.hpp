@@ -12,6 +12,8 @@ namespace tfx {
 class Generator {
  public:
   explicit Generator(std::uint64_t seed) : engine_(seed) {}
+  // Seeded from several numbers at once (e.g. a seed and a hash of a token).
+  explicit Generator(std::seed_seq& seeds) : engine_(seeds) {}
 
   // u ~ U[0, 1) from the top 53 bits of one draw.
   double uniform01() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
