@@ -4,6 +4,8 @@
 // reader must refuse, each named by tensor.
 #include "tfx/safetensors.hpp"
 
+#include "tfx/format.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -83,6 +85,10 @@ TEST_CASE("safetensors: a lying header length, bad JSON, unknown dtype, offsets 
   lying[0] = 100;
   CHECK(has(parse_error(lying), "header length 100 runs past the end"));
   CHECK(has(parse_error(file_of("{not json", 0)), "not valid JSON"));
+  CHECK(has(parse_error(file_of(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+                                     "a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+                                8)),
+            "tensor 'a' is named twice"));
   CHECK(has(parse_error(file_of("[]", 0)), "not a JSON object"));
   CHECK(has(parse_error(file_of(R"({"w": {"dtype": "I64", "shape": [1], "data_offsets": [0, 8]}})", 8)),
             "tensor 'w': dtype 'I64' is not supported"));
@@ -112,4 +118,18 @@ TEST_CASE("safetensors: expect_tensor names a missing or misshapen tensor and th
             "f: tensor 'in_proj_weight' is [24, 8]; expected [24, 4]"));
   CHECK(has(error_of([&] { expect_tensor(m, "linear1.weight", {16, 8}, "f"); }), "f: no tensor 'linear1.weight' [16, 8]"));
   CHECK(has(error_of([] { read_safetensors("/nonexistent/w.safetensors"); }), "/nonexistent/w.safetensors: no such file"));
+}
+
+TEST_CASE("weights directory: one .npy per state_dict key reads like the safetensors file") {
+  const TensorMap m = read_safetensors(ref("mha.safetensors"));
+  TempDir d;
+  for (const auto& [name, t] : m) write_file(d / (name + ".npy"), encode_npy(t));
+  const TensorMap n = read_weights(d.path.string());
+  REQUIRE(n.size() == m.size());
+  for (const auto& [name, t] : m) {
+    CHECK(n.at(name).shape() == t.shape());
+    CHECK(n.at(name).values() == t.values());
+  }
+  TempDir empty;
+  CHECK(has(error_of([&] { read_weights(empty.path.string()); }), "no .npy files"));
 }
