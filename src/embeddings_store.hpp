@@ -41,10 +41,20 @@ struct Buffer {
   void allocate(std::size_t count) {
     release();
     n = count;
-    if (count * sizeof(T) >= (std::size_t{1} << 20)) {
-      void* m = mmap(nullptr, count * sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const std::size_t bytes = count * sizeof(T);
+    if (bytes >= (std::size_t{1} << 20)) {
+      // aligned to 2 MB and marked for huge pages: a 2.4 GB matrix then takes ~1,200 page faults
+      // instead of ~600,000 (the kernel's cost of first touching memory)
+      constexpr std::size_t huge = std::size_t{2} << 20;
+      const std::size_t len = (bytes + 4095) / 4096 * 4096;
+      void* m = mmap(nullptr, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (m == MAP_FAILED) throw std::bad_alloc();
-      p = static_cast<T*>(m);
+      const auto a = reinterpret_cast<std::uintptr_t>(m);
+      const std::uintptr_t aligned = (a + huge - 1) / huge * huge;
+      if (aligned > a) munmap(m, aligned - a);
+      if (a + huge > aligned) munmap(reinterpret_cast<void*>(aligned + len), a + huge - aligned);
+      madvise(reinterpret_cast<void*>(aligned), len, MADV_HUGEPAGE);
+      p = reinterpret_cast<T*>(aligned);
       mapped = true;
     } else {
       p = count ? new T[count] : nullptr;
