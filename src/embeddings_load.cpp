@@ -192,7 +192,8 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
 
 }  // namespace
 
-std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path) {
+std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path,
+                                                        const CacheTarget* target) {
   Bytes b;
   // with --limit, a gzip file is only inflated as far as needed (+1 for a header line)
   open_bytes(path, src.limit ? src.limit + 1 : 0, first_line_is_header, b);
@@ -237,9 +238,9 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
   if (fmt == EmbeddingFormat::word2vec_bin) {
     s = parse_binary(path, b, h, src.limit);
   } else if (fmt == EmbeddingFormat::glove) {
-    s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress);
+    s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress, target);
   } else {
-    s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress);
+    s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress, target);
   }
   s->info.format = fmt;
   s->info.gzip = b.gzip;

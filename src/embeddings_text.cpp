@@ -284,7 +284,7 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
 
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start,
                                               const Header& h, std::size_t D, std::size_t limit,
-                                              const Progress& progress) {
+                                              const Progress& progress, const CacheTarget* target) {
   // 1. the rows to read: all, the header's N, or --limit
   std::size_t end = b.size;
   std::size_t want = h.present ? static_cast<std::size_t>(h.n) : 0;
@@ -306,7 +306,7 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   parallel_for_threads(T, [&](unsigned t, unsigned) { first[t + 1] = count_rows(b.data, cut[t], cut[t + 1], b.mapped()); });
   for (unsigned t = 0; t < T; ++t) first[t + 1] += first[t];
   Buffer<float> matrix;
-  matrix.allocate(first[T] * D);
+  if (!(target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D))) matrix.allocate(first[T] * D);
   std::vector<Part> parts(T);
   std::atomic<std::size_t> parsed{0};
   const std::size_t total_bytes = end - start;
