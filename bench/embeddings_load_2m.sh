@@ -76,7 +76,7 @@ PYEOF
   read -r t_g rss_g cpu_g <<< "$(measure $PY "$WORK/gensim_load.py" "$FILE")"
   printf '| gensim load + most_similar (whole process) | %s | %s | %d |\n' "$t_g" "$cpu_g" $((rss_g / 1024))
 else
-  printf '| %s | | | |\n' "$RECORDED_GENSIM"
+  printf '| %s |\n' "$RECORDED_GENSIM"
 fi
 printf '\nload average after: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v r="$rss_first" -v m="$matrix_kb" -v t="$t_first" -v c="$t_cached" 'BEGIN {
