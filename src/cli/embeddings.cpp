@@ -172,16 +172,9 @@ void register_embeddings(CLI::App& app) {
   conv->add_option("--to", co->to, "Output format: tfx (binary table), glove, word2vec, word2vec-bin or fasttext")
       ->capture_default_str()
       ->check(CLI::IsMember({"tfx", "glove", "word2vec", "word2vec-bin", "fasttext"}));
-  // IN: every format of the table but fastText .bin models (which convert does not take)
-  static const std::vector<Choice<EmbeddingFormat>> in_formats = [] {
-    std::vector<Choice<EmbeddingFormat>> v;
-    for (const auto& c : kEmbeddingFormatChoices)
-      if (c.value != EmbeddingFormat::fasttext_bin) v.push_back(c);
-    return v;
-  }();
-  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(in_formats))
+  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->capture_default_str()
-      ->check(one_of<EmbeddingFormat>(in_formats));
+      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
   conv->add_option("--limit", co->emb.limit, "Convert only the first N words; 0 = all")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
