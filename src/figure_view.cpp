@@ -33,25 +33,28 @@ std::string ordinal(std::size_t n) {
 // `group` consecutive ones (group 2: sin/cos pairs stay together), starting at the first.
 struct AxisSample {
   std::vector<std::size_t> index;
+  std::size_t stride = 1;
   std::string words;  // "all 50", "64 of 128: every 2nd pair"
 };
 
-AxisSample sample_axis(std::size_t n, std::size_t capacity, std::size_t group) {
+AxisSample sample_axis(std::size_t n, std::size_t capacity, std::size_t group, std::size_t min_stride = 1) {
   AxisSample a;
   group = std::max<std::size_t>(group, 1);
   capacity = std::max<std::size_t>(capacity, 1);
-  if (n <= capacity) {
+  if (n <= capacity && min_stride <= 1) {
     for (std::size_t i = 0; i < n; ++i) a.index.push_back(i);
     a.words = fmt::format("all {}", n);
     return a;
   }
   if (group > capacity) group = 1;
   const std::size_t groups = (n + group - 1) / group, fit = std::max<std::size_t>(capacity / group, 1);
-  const std::size_t stride = (groups + fit - 1) / fit;
+  const std::size_t stride = std::max((groups + fit - 1) / fit, min_stride);
+  a.stride = stride;
   for (std::size_t g = 0; g < groups; g += stride)
     for (std::size_t k = 0; k < group && g * group + k < n; ++k) a.index.push_back(g * group + k);
-  a.words = fmt::format("{} of {}: every {} {}", a.index.size(), n, ordinal(stride), group == 2 ? "pair" : group > 2 ? "group" : "one");
-  if (stride == 2) a.words = fmt::format("{} of {}: every other {}", a.index.size(), n, group == 2 ? "pair" : "one");
+  const char* unit = group == 2 ? " pair" : group > 2 ? " group" : "";
+  a.words = stride == 2 ? fmt::format("{} of {}: every other{}", a.index.size(), n, unit)
+                        : fmt::format("{} of {}: every {}{}", a.index.size(), n, ordinal(stride), unit);
   return a;
 }
 
@@ -87,18 +90,21 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
   const std::size_t aw = pw > gutter + 4 ? pw - gutter : 4;
   std::size_t max_cw = 4;
   for (const auto& l : h.col_labels) max_cw = std::max(max_cw, std::min<std::size_t>(display_width(l) + 1, 8));
-  const AxisSample cols = sample_axis(N, aw, h.col_group);
-  const std::size_t C = cols.index.size();
-  const std::size_t cw = std::clamp<std::size_t>(aw / C, 1, max_cw);
+  AxisSample cols = sample_axis(N, aw, h.col_group);
   // footer: what is shown, then the scale
   const std::size_t Ms = h.source_rows ? h.source_rows : M, Ns = h.source_cols ? h.source_cols : N;
   const std::string blocks = Ms != M || Ns != N ? fmt::format("; each cell the mean of a {}×{} block of the {}×{} matrix",
                                                                (Ms + M - 1) / M, (Ns + N - 1) / N, Ms, Ns) : "";
   const std::size_t title_lines = out.size();
-  const std::size_t footer_guess = 3;  // ruler, axes (1–2 lines), scale
-  const std::size_t grid_lines = ph > title_lines + footer_guess + 1 ? ph - title_lines - footer_guess - 1 : 1;
+  const std::size_t footer = 3;  // ruler, axes, scale
+  const std::size_t grid_lines = ph > title_lines + footer + 1 ? ph - title_lines - footer : 1;
   const std::size_t row_capacity = one_row_per_line ? grid_lines : 2 * grid_lines;
   const AxisSample rows = sample_axis(M, row_capacity, h.row_group);
+  // a square matrix of one kind of index (positions × positions) keeps one stride on both axes,
+  // so its diagonal stays a diagonal
+  if (M == N && h.row_group == h.col_group && rows.stride > cols.stride) cols = sample_axis(N, aw, h.col_group, rows.stride);
+  const std::size_t C = cols.index.size();
+  const std::size_t cw = std::clamp<std::size_t>(aw / C, 1, max_cw);
   const std::size_t R = rows.index.size();
   // square cells: a half-block cell is as tall as a character is wide
   const std::size_t rr = one_row_per_line ? 1 : std::clamp<std::size_t>(std::min(cw, row_capacity / R), 1, 4);
@@ -205,25 +211,31 @@ std::string render_view(const Figure& f, const ViewOptions& options) {
   const std::string other_note =
       others ? clip_to_width(fmt::format("(+{} chart panel{} not drawn in the terminal: see --png)", others, others > 1 ? "s" : ""), W) : "";
   if (others) --budget;
-  // 2. tiling: the fewest side-by-side columns that give each panel room
+  // 2. tiling: the number of side-by-side columns that shows each panel with the most cells
+  //    (estimated from the first panel: grid lines = height − title, ruler, axes, scale)
   const std::size_t P = maps.size(), gap = 2;
-  std::size_t k = P, per_row_h = budget;
+  const Tensor& v0 = maps[0]->values;
+  const std::size_t M0 = v0.rank() <= 1 ? 1 : v0.rows(), N0 = v0.rank() <= 1 ? v0.size() : v0.cols();
+  const std::size_t per_line = options.color && maps[0]->row_labels.empty() ? 2 : 1;
+  std::size_t k = 1, per_row_h = budget;
+  double best = -1;
   for (std::size_t cand = 1; cand <= P; ++cand) {
+    if (W < gap * (cand - 1) + kMinViewWidth * cand) break;
     const std::size_t prow = (P + cand - 1) / cand;
     const std::size_t pw = (W - gap * (cand - 1)) / cand, ph = budget / prow;
-    if (W < gap * (cand - 1) + kMinViewWidth * cand) break;
-    k = cand;
-    per_row_h = ph;
-    if (ph >= 10 || (ph >= 6 && pw < 2 * static_cast<std::size_t>(kMinViewWidth) + gap)) break;
+    if (ph < 5) continue;
+    const double rows = static_cast<double>(std::min(M0, (ph - 4) * per_line));
+    const double cols = static_cast<double>(std::min(N0, pw > 6 ? pw - 6 : 1));
+    const double score = M0 == N0 ? std::pow(std::min(rows, cols), 2) : rows * cols;
+    if (score > best) best = score, k = cand, per_row_h = ph;
   }
+  if (best < 0) k = std::max<std::size_t>(1, std::min(P, W / (kMinViewWidth + gap))), per_row_h = budget;
   const std::size_t pw = (W - gap * (k - 1)) / k;
-  const std::size_t prow = (P + k - 1) / k;
   std::size_t shown = P;
   if (per_row_h < 5) {  // too short even side by side: draw the panels that fit
     per_row_h = std::min<std::size_t>(budget, 5);
     shown = std::min(P, std::max<std::size_t>(budget / per_row_h, 1) * k);
   }
-  (void)prow;
   for (std::size_t start = 0; start < shown; start += k) {
     std::vector<std::vector<std::string>> tiles;
     std::size_t lines = 0;
