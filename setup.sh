@@ -9,7 +9,8 @@ cd "$(dirname "$0")"
 what="${1:-demo}"
 BUILD_DIR="${BUILD_DIR:-build}"
 
-packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev doctest-dev zlib1g-dev)
+packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev doctest-dev zlib1g-dev
+          libfontconfig-dev fonts-dejavu-core fonts-nanum)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

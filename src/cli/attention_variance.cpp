@@ -63,14 +63,14 @@ void run_variance(const VarianceOptions& o) {
 
   LineChart var;
   var.title = "Variance of q·k grows like d_k; q·k/√d_k keeps variance 1";
-  var.x_label = "log2 d_k";
+  var.x_label = "log₂ d_k";
   var.y_label = "variance";
   var.log_y = true;
   LineChart peak;
   peak.title = fmt::format("Largest softmax weight over n = {} keys", o.keys);
-  peak.x_label = "log2 d_k";
+  peak.x_label = "log₂ d_k";
   peak.y_label = "mean max weight";
-  Series measured{"var(q·k)", {}, {}}, theory{"d_k (theory)", {}, {}}, scaled{"var(q·k/√d_k)", {}, {}};
+  Series measured{"var(q·k)", {}, {}}, theory{"d_k (theory)", {}, {}, true}, scaled{"var(q·k/√d_k)", {}, {}};
   Series raw_w{"softmax(q·k)", {}, {}}, scaled_w{"softmax(q·k/√d_k)", {}, {}};
   for (const auto& s : stats) {
     const double x = std::log2(static_cast<double>(s.d_k));
@@ -80,7 +80,7 @@ void run_variance(const VarianceOptions& o) {
     raw_w.x.push_back(x), raw_w.y.push_back(s.max_weight);
     scaled_w.x.push_back(x), scaled_w.y.push_back(s.max_weight_scaled);
   }
-  var.series = {measured, theory, scaled};
+  var.series = {measured, theory, scaled};  // theory dashed and under the measured variance
   peak.series = {raw_w, scaled_w};
   Figure figure;
   figure.title = fmt::format("Why attention divides by √d_k ({} samples, seed {})", o.samples, o.seed);

@@ -14,28 +14,40 @@
 
 namespace tfx::cli {
 
-// --format, -o/--output, --precision, --full
+// --format, -o/--output, --precision, --full (--format png/svg or -o FILE.png/.svg: the figure)
 struct OutputFlags {
   std::string format = "table";
   std::string output = "-";
   int precision = -1;
   bool full = false;
   bool format_given() const;  // --format or -o was on the command line
+  bool figure_format() const;  // --format png/svg (or -o FILE.png/.svg): the figure is the output
   CLI::Option* format_opt = nullptr;
   CLI::Option* output_opt = nullptr;
 };
 void add_output_flags(CLI::App* app, OutputFlags& flags);
+// The format a file name's extension names ("csv", "json", "npy", "md", "png", "svg"), else "".
+std::string extension_format(const std::string& path);
 OutputOptions output_options(const OutputFlags& flags);
 
-// --png [FILE] (FILE "-" = stdout), --view, --width, --color, --cmap
+// --png [FILE] and --svg [FILE] (FILE "-" = stdout), --scale, --title, --vmin/--vmax,
+// --annotate/--no-annotate, --font, --view, --width, --color, --cmap
 struct FigureFlags {
   CLI::Option* png_opt = nullptr;
-  std::string png;           // empty = default name
+  CLI::Option* svg_opt = nullptr;
+  std::string png;           // empty = default name; a .svg name writes SVG
+  std::string svg;           // empty = default name
+  double scale = 1.0;        // --scale: the whole figure
+  std::string title;         // --title: replaces the figure's title
+  std::optional<double> vmin, vmax;  // --vmin/--vmax: heatmap color limits
+  int annotate = 0;          // --annotate (1), --no-annotate (−1), automatic (0)
+  std::string font;          // --font FILE (else $TFX_FONT): tried first for every character
   bool view = false;
   int width = 0;             // 0 = terminal width (COLUMNS, else 80)
   std::string cmap;          // empty = the command's default
   std::string color = "auto";  // --color: always | never | auto (terminal and NO_COLOR unset)
-  bool png_requested() const { return png_opt && png_opt->count() > 0; }
+  // a figure file was asked for (--png or --svg)
+  bool png_requested() const { return (png_opt && png_opt->count() > 0) || (svg_opt && svg_opt->count() > 0); }
 };
 void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
 
@@ -55,10 +67,14 @@ CLI::Validator non_negative_number();
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" to
-// `notice` (stdout unless data also goes there).
+// Writes the figure to --png's and/or --svg's FILE (or `default_name`, a .png name, with .svg
+// for the SVG), styled by --scale/--title/--vmin/--vmax/--annotate, in the fonts of --font or
+// $TFX_FONT; prints "wrote FILE (W×H)" to `notice` (stdout unless data also goes there).
 void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name,
                  std::FILE* notice = stdout);
+// The figure as the flags style it: --title on the figure (or its one panel), --vmin/--vmax and
+// --annotate on every heatmap.
+Figure styled_figure(const Figure& figure, const FigureFlags& flags);
 
 // Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
 void present_view(const Heatmap& h, const FigureFlags& flags);

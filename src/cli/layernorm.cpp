@@ -22,6 +22,7 @@ struct LayerNormOptions {
   std::string beta = "1,1,0,2";
   double eps = 1e-5;
   OutputFlags out;
+  FigureFlags fig;
 };
 
 // "1,2;3,4" -> rows of numbers; errors name the flag, row and value.
@@ -62,6 +63,46 @@ Tensor vector_flag(const std::string& text, const std::string& flag, std::size_t
     throw usage_error(fmt::format("{}: expected {} comma-separated values (one per feature), got {}", flag, dim,
                                   rows.size() == 1 ? std::to_string(rows[0].size()) : "several rows"));
   return Tensor::from({dim}, rows[0]);
+}
+
+// The figure: per token (one row of panels) x, x̂ and y as bars on one value scale; μ and μ ± σ
+// drawn across x, 0 and ±1 across x̂ (where x̂ puts them).
+Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std::vector<std::string>& tokens,
+                 const std::vector<std::string>& features, const std::vector<double>& mu, const std::vector<double>& sigma) {
+  double lo = 0, hi = 0;
+  for (const Tensor* t : {&x, &xhat, &y})
+    for (std::size_t k = 0; k < t->size(); ++k) lo = std::min(lo, static_cast<double>((*t)[k])), hi = std::max(hi, static_cast<double>((*t)[k]));
+  for (std::size_t t = 0; t < mu.size(); ++t) lo = std::min(lo, mu[t] - sigma[t]), hi = std::max(hi, mu[t] + sigma[t]);
+  const double pad = (hi - lo) * 0.08;
+  Figure f;
+  f.title = "Layer normalization per token: x, x̂ and y on one scale";
+  f.columns = 3;
+  const std::size_t T = x.rows(), D = x.cols();
+  for (std::size_t t = 0; t < T; ++t) {
+    auto bars = [&](const Tensor& m, std::string title, std::string subtitle, int color) {
+      Bars b;
+      b.title = std::move(title);
+      b.subtitle = std::move(subtitle);
+      b.labels = features;
+      for (std::size_t j = 0; j < D; ++j) b.values.push_back(m(t, j));
+      b.vmin = lo < 0 ? lo - pad : 0.0;
+      b.vmax = hi + pad;
+      b.annotate = D <= 16;
+      b.color = color;
+      b.category_label = "feature";
+      b.value_label = "value";
+      return b;
+    };
+    Bars bx = bars(x, fmt::format("x: “{}”", tokens[t]), fmt::format("μ = {:.3g}, σ = {:.3g}", mu[t], sigma[t]), 0);
+    bx.rules = {{mu[t], "μ", false}, {mu[t] + sigma[t], "μ + σ", true}, {mu[t] - sigma[t], "μ − σ", true}};
+    Bars bn = bars(xhat, "x̂ = (x − μ)/√(σ² + ε)", "mean 0, standard deviation 1", 1);
+    bn.rules = {{0.0, "0", false}, {1.0, "+1", true}, {-1.0, "−1", true}};
+    Bars by = bars(y, "y = γ ⊙ x̂ + β", "per-feature gain γ and bias β", 2);
+    f.panels.push_back(std::move(bx));
+    f.panels.push_back(std::move(bn));
+    f.panels.push_back(std::move(by));
+  }
+  return f;
 }
 
 void run_layernorm(const LayerNormOptions& o) {
@@ -116,6 +157,7 @@ void run_layernorm(const LayerNormOptions& o) {
   Records stats;
   stats.name = "stats";
   stats.columns = {"token", "mean μ", "std σ", "var σ²"};
+  std::vector<double> mus, sigmas;
   for (std::size_t t = 0; t < T; ++t) {
     double mu = 0, var = 0;
     for (std::size_t j = 0; j < D; ++j) mu += x(t, j);
@@ -123,6 +165,7 @@ void run_layernorm(const LayerNormOptions& o) {
     for (std::size_t j = 0; j < D; ++j) var += (x(t, j) - mu) * (x(t, j) - mu);
     var /= static_cast<double>(D);
     stats.rows.push_back({tokens[t], mu, std::sqrt(var), var});
+    mus.push_back(mu), sigmas.push_back(std::sqrt(var));
   }
   r.blocks.push_back(Text{"Layer normalization over each token's features: μ = (1/H)Σxᵢ, σ = √((1/H)Σ(xᵢ−μ)²) (population),"});
   r.blocks.push_back(Text{fmt::format("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
@@ -131,7 +174,8 @@ void run_layernorm(const LayerNormOptions& o) {
   r.blocks.push_back(matrix("normalized", normalized));
   r.blocks.push_back(matrix("y", y));
   r.primary = "y";
-  present(r, o.out);
+  const Figure figure = figure_of(x, normalized, y, tokens, features, mus, sigmas);
+  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("layernorm_{}x{}.png", T, D));
 }
 
 }  // namespace
@@ -147,7 +191,9 @@ void register_layernorm(CLI::App& app) {
   cmd->add_option("--beta", o->beta, "Per-feature bias β (empty string = 0)")->capture_default_str();
   cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(non_negative_number());
   add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {"tfx layernorm                                  # the lecture's thinking/machines table",
+                     "tfx layernorm --png                            # x, x̂ and y as bars, μ and σ marked",
                      "tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\"",
                      "tfx layernorm --format json"});
   cmd->callback([o] { run_layernorm(*o); });

@@ -83,7 +83,7 @@ void run_lr(const LrOptions& o) {
   // 3. the figure: the full curve, ~1000 points per warm-up length
   LineChart chart;
   chart.title = fmt::format("Transformer warm-up learning rate, d_model = {:g}", o.d_model);
-  chart.subtitle = "lrate = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)";
+  chart.subtitle = "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)";
   chart.x_label = "training step";
   chart.y_label = "learning rate";
   const std::int64_t points = std::min<std::int64_t>(o.steps, 1000);

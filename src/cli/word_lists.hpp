@@ -3,14 +3,23 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "embedding_flags.hpp"
 #include "tfx/format.hpp"
 
 namespace tfx::cli {
+
+// A file-name-safe form of a word ("new york" -> "new_york"), for default figure names.
+inline std::string file_safe(std::string_view w) {
+  std::string s;
+  for (char c : w) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+  return s;
+}
 
 // "dog,cat,,car" -> {"dog", "cat", "car"} (empty items dropped; spaces around items trimmed).
 inline std::vector<std::string> split_list(const std::string& s) {
