@@ -101,7 +101,12 @@ Scene bars_scene(const Bars& b) {
     cv.rect(x + w * 0.15, y0, w * 0.7, std::max(1.0, y1 - y0), col, fmt::format("{} · {:.6g}", b.labels[k], v));
     if (turned) cv.text(x + w / 2 + center_baseline(kTickType), f.y + ph + kTick + 3, b.labels[k], kTickType, kInk, Align::right, true);
     else cv.text(x + w / 2, f.y + ph + kTick + 3 + kTickType.size * text::kAscent, b.labels[k], kTickType, kInk, Align::center);
-    if (b.annotate) cv.text(x + w / 2, v >= 0 ? y0 - 4 : y1 + kTickType.size, value_text(v, magnitude), kTickType, kInk, Align::center);
+    if (b.annotate) {
+      const std::string t = value_text(v, magnitude);
+      const double base = v >= 0 ? y0 - 5 : y1 + kTickType.size + 1, tw = text_width(t, kTickType);
+      cv.rect(x + w / 2 - tw / 2 - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
+      cv.text(x + w / 2, base, t, kTickType, kInk, Align::center);
+    }
   }
   if (lo < 0 && hi > 0) cv.rect(f.x, Y(0) - 0.5, pw, 1, kInk);
   for (const Rule& r : b.rules) {
@@ -177,8 +182,13 @@ Scene diagram_scene(const Diagram& d) {
     }
     if (!a.label.empty()) {
       const double len = std::hypot(X(a.x1) - X(a.x0), Y(a.y1) - Y(a.y0));
-      const double ux = len > 0 ? (X(a.x1) - X(a.x0)) / len : 1, uy = len > 0 ? (Y(a.y1) - Y(a.y0)) / len : 0;
-      cv.text(X(a.x1) + ux * 8, Y(a.y1) + uy * 8 + center_baseline(lt), a.label, lt, c, ux >= 0 ? Align::left : Align::right);
+      double ux = len > 0 ? (X(a.x1) - X(a.x0)) / len : 1, uy = len > 0 ? (Y(a.y1) - Y(a.y0)) / len : 0;
+      if (a.side != 0) {  // turn the offset 60° to the left (+1) or right (−1) of the arrow, on screen
+        const double t = -a.side * M_PI / 3, cx = ux * std::cos(t) - uy * std::sin(t), cy = ux * std::sin(t) + uy * std::cos(t);
+        ux = cx, uy = cy;
+      }
+      cv.text(X(a.x1) + ux * 10, Y(a.y1) + uy * 10 + center_baseline(lt), a.label, lt, c,
+              ux > 0.3 ? Align::left : ux < -0.3 ? Align::right : Align::center);
     }
   }
   for (const auto& l : d.labels) cv.text(X(l.x), Y(l.y) + center_baseline(lt), l.text, lt, palette(l.color), Align::center);

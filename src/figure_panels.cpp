@@ -214,6 +214,8 @@ Scene scatter_scene(const Scatter& s) {
   Scene cv = axes_scene(s.title, s.subtitle, s.x_label, s.y_label, a, false, 0);
   const Rgb arrow_col{214, 39, 40}, point_col = series_color(0);
   const double r = 4.5;
+  // labels avoid the arrows too: each arrow is a row of small boxes along it
+  std::vector<Box> taken;
   for (const auto& [from, to] : s.arrows) {
     if (from >= s.points.size() || to >= s.points.size()) continue;
     const Point &p = s.points[from], &q = s.points[to];
@@ -224,10 +226,15 @@ Scene scatter_scene(const Scatter& s) {
       x0 += ux * (r + 1), y0 += uy * (r + 1), x1 -= ux * (r + 2), y1 -= uy * (r + 2);
     }
     cv.arrow(x0, y0, x1, y1, arrow_col);
+    const int steps = static_cast<int>(len / 4);
+    for (int k = 0; k <= steps; ++k) {
+      const double t = steps ? static_cast<double>(k) / steps : 0, x = x0 + (x1 - x0) * t, y = y0 + (y1 - y0) * t;
+      taken.push_back({x - 2, y - 2, x + 2, y + 2});
+    }
   }
   // points, then labels: each at the first of 8 places around its point (then 8 farther out)
-  // that overlaps no placed label, no point and stays inside the plot; else the least-overlapping
-  std::vector<Box> taken;
+  // that overlaps no placed label, no point, no arrow and stays inside the plot; else the
+  // least-overlapping one
   for (const Point& p : s.points)
     if (std::isfinite(p.x) && std::isfinite(p.y)) {
       cv.disc(a.px(p.x), a.py(p.y), r, point_col);

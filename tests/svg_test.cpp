@@ -167,8 +167,8 @@ TEST_CASE("figures: layernorm, rope rotate and similar draw (PNG and SVG) with t
   Run rr = run_tfx("rope rotate --dim 4 --pos 1 --vector 1,0,0,1 --svg rr.svg", dir.path);
   REQUIRE(rr.code == 0);
   const auto rt = texts_of(read_svg(dir / "rr.svg"), "text");
-  CHECK(contains(rt, "θ = 1.00"));  // pair 0: ω = 1, θ = pos·ω = 1 rad
-  CHECK(contains(rt, "θ = 0.01"));  // pair 1: ω = 10000^(−2/4) = 0.01
+  CHECK(contains(rt, "θ = 1.00"));                     // pair 0: ω = 1, θ = pos·ω = 1 rad
+  CHECK(contains(rt, "ω = 0.01, θ = 0.010 rad"));      // pair 1: ω = 10000^(−2/4) = 0.01
   CHECK(contains(rt, "R x"));
   Run si = run_tfx("similar king -k 3 --svg si.svg", dir.path);
   REQUIRE(si.code == 0);

@@ -128,6 +128,7 @@ struct Diagram {
     int color = -1;
     std::string label;  // written just past the head
     bool dashed = false;
+    int side = 0;       // the label: 0 straight past the head, +1 turned left of it, −1 right
   };
   struct Circle {
     double cx = 0, cy = 0, r = 1;

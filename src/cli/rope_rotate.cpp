@@ -39,7 +39,7 @@ Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y,
                        const RopeConfig& c) {
   Figure f;
   const std::size_t P = inv.size(), shown = std::min(P, kMaxDrawnPairs);
-  f.title = fmt::format("RoPE rotates each pair by θ = pos · ω_j, pos = {}{}", pos,
+  f.title = fmt::format("RoPE rotates pair j by θ = pos · ω_j, pos = {}{}", pos,
                         shown < P ? fmt::format(" (pairs 0–{} of {})", shown - 1, P) : "");
   f.columns = static_cast<int>(std::min<std::size_t>(shown, 4));
   for (std::size_t j = 0; j < shown; ++j) {
@@ -59,9 +59,11 @@ Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y,
     d.circles.push_back({0, 0, 1, true});
     if (len > 0) {
       const double start = std::atan2(ay, ax), sweep = theta - turns * 2 * std::numbers::pi;
-      d.arcs.push_back({0, 0, 0.38, start, start + sweep, -1, fmt::format("θ = {:.2f}", sweep)});
-      d.arrows.push_back({0, 0, ax, ay, 0, "x", false});
-      d.arrows.push_back({0, 0, bx, by, 3, "R x", false});
+      // a small angle's label would sit on the arrows: the subtitle gives it then
+      d.arcs.push_back({0, 0, 0.38, start, start + sweep, -1, sweep >= 0.6 ? fmt::format("θ = {:.2f}", sweep) : ""});
+      // x's label on its clockwise side, R x's on its counter-clockwise side: apart even when close
+      d.arrows.push_back({0, 0, ax, ay, 0, "x", false, -1});
+      d.arrows.push_back({0, 0, bx, by, 3, "R x", false, +1});
     } else {
       d.labels.push_back({0, 0.5, "zero pair: nothing to rotate", -1});
     }
