@@ -4,6 +4,7 @@
 # "<!-- gallery -->" line), plus the README's pictures in DOCS/img/. The tests run it into a
 # temporary copy. Usage: scripts/gen-figures.sh [path/to/tfx] [DOCS]
 set -euo pipefail
+unset TFX_EMBEDDINGS TFX_FONT  # the built-in embedding and the system fonts: the same gallery everywhere
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tfx="$(realpath "${1:-$root/build/tfx}")"
 docs="$(realpath "${2:-$root/docs}")"
