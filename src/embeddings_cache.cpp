@@ -351,15 +351,22 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   // 4. parse (text straight into the cache file being written), then write the rest of the
   //    cache (never for a failed parse, never for a partial read)
   CacheTarget target;
-  struct TmpFile {  // closed and removed on every way out (after the rename, the name is gone)
+  struct TmpFile {  // closed and removed on every way out (after the rename, the name is gone),
+                    // and the directories made for it too when no cache was written
     CacheTarget& t;
+    std::vector<std::filesystem::path> made;  // deepest last
     ~TmpFile() {
       if (t.fd >= 0) close(t.fd);
       if (!t.tmp.empty()) unlink(t.tmp.c_str());
+      std::error_code ec;
+      for (auto it = made.rbegin(); it != made.rend(); ++it) std::filesystem::remove(*it, ec);  // only if empty
     }
-  } tmp_file{target};
+  } tmp_file{target, {}};
   if (use_cache && !src.limit) {
     std::error_code ec;
+    for (auto dir = std::filesystem::path(cp).parent_path(); !dir.empty() && !std::filesystem::exists(dir, ec);
+         dir = dir.parent_path())
+      tmp_file.made.insert(tmp_file.made.begin(), dir);
     std::filesystem::create_directories(std::filesystem::path(cp).parent_path(), ec);
     target.tmp = fmt::format("{}.tmp.{}", cp, getpid());
     target.fd = open(target.tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -206,7 +206,7 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
       whole.format = EmbeddingFormat::fasttext_bin;
       return parse_embedding_file(whole, path);
     }
-    auto s = parse_fasttext_bin(b.data, b.size, path);
+    auto s = parse_fasttext_bin(b.data, b.size, path, src.progress);
     s->info.gzip = b.gzip;
     s->info.path = path;
     return s;

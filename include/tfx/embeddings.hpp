@@ -47,8 +47,8 @@ struct EmbeddingSource {
   std::size_t limit = 0;                          // read only the first `limit` words; 0 = all
   bool use_cache = true;                          // read/write the binary cache for text files
   std::string cache_dir;                          // empty = default_cache_dir()
-  // Called with (bytes parsed, bytes to parse) while a text file is parsed (from the calling
-  // thread); unset = no reports.
+  // Called from the calling thread while a text file or a fastText .bin is parsed, with (bytes
+  // done, bytes in all); unset = no reports.
   Progress progress;
 };
 
