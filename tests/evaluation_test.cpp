@@ -7,6 +7,7 @@
 #include "helpers.hpp"
 #include "tfx/evaluation.hpp"
 #include "tfx/ops.hpp"
+#include "tfx/stats.hpp"
 
 using namespace tfx;
 using namespace tfx::test;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tfx/embeddings.hpp"
+#include "tfx/progress.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -96,7 +97,7 @@ struct AnalogyEvalOptions {
   std::size_t batch = 0;                // questions per matmul; 0 = choose from R (≤ ~32 MB of scores)
   unsigned threads = 0;                 // matmul threads; 0 = all hardware threads
   // Called after each batch with (questions answered, questions to answer).
-  std::function<void(std::size_t, std::size_t)> progress;
+  Progress progress;
 };
 
 struct SectionScore {
@@ -166,10 +167,5 @@ struct WordPairEvaluation {
 // cos(a, b); Pearson and Spearman (average ranks) of human scores against cosines. Throws
 // tfx::Error when no pair is in the vocabulary.
 WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& options);
-
-// Two-sided p-value of a correlation r over n samples under the null of no correlation:
-// t = r·√((n−2)/(1−r²)), p = P(|T_{n−2}| ≥ |t|) = I_{(n−2)/(n−2+t²)}((n−2)/2, 1/2)
-// (regularized incomplete beta). NaN when n < 3 or r is NaN; 0 when |r| = 1.
-double correlation_p_value(double r, std::size_t n);
 
 }  // namespace tfx

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "attention_cli.hpp"
+#include "attention_sentence.hpp"
 #include "embedding_flags.hpp"
 #include "tfx/embeddings.hpp"
 #include "tfx/ops.hpp"

@@ -1,7 +1,6 @@
 // `tfx eval-analogies FILE`: accuracy on the Google analogy test set (questions-words.txt), per
 // section, semantic/syntactic and total, exactly as gensim's evaluate_word_analogies.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -9,6 +8,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "progress_bar.hpp"
 #include "tfx/evaluation.hpp"
 #include "word_lists.hpp"
 
@@ -36,16 +36,6 @@ std::vector<Cell> score_row(const std::string& name, const SectionScore& s) {
           static_cast<long long>(s.oov)};
 }
 
-// "[########............] 1200/1800 questions" on stderr, redrawn in place.
-void draw_progress(std::size_t done, std::size_t total) {
-  const int width = 30;
-  const int fill = total ? static_cast<int>(width * done / total) : width;
-  std::fprintf(stderr, "\r[%s%s] %zu/%zu questions", std::string(static_cast<std::size_t>(fill), '#').c_str(),
-               std::string(static_cast<std::size_t>(width - fill), '.').c_str(), done, total);
-  if (done == total) std::fprintf(stderr, "\r%*s\r", width + 40, "");
-  std::fflush(stderr);
-}
-
 void run_eval_analogies(const EvalAnalogiesOptions& o) {
   const AnalogySet set = read_analogy_set(o.file, o.skip_invalid);  // parse first: a bad file fails fast
   const Embeddings e = load_embeddings(o.emb);
@@ -54,8 +44,10 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
   opt.method = o.method == "mul" ? AnalogyMethod::mul : AnalogyMethod::add;
-  if (!o.no_progress && isatty(fileno(stderr))) opt.progress = draw_progress;
+  ProgressBar bar("analogies", "questions", !o.no_progress);
+  opt.progress = bar.callback();
   const AnalogyEvaluation ev = evaluate_word_analogies(e, set, opt);
+  bar.finish();
 
   Result r;
   r.command = "eval-analogies";
@@ -106,7 +98,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
                {"syntactic_accuracy", nan_null(ev.syntactic.accuracy())},
                {"questions", ev.questions},
                {"oov", ev.oov},
-               {"oov_ratio", ev.oov_ratio}};
+               {"oov_percent", ev.oov_ratio}};
   const Format f = output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();  // the text already says it
   r.primary = "sections";

@@ -47,7 +47,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
                                       opt.case_insensitive ? ", upper-cased" : ", case-sensitive")});
   Records rec;
   rec.name = "correlation";
-  rec.columns = {"pearson", "pearson_p", "spearman", "spearman_p", "pairs", "used", "oov", "oov_ratio"};
+  rec.columns = {"pearson", "pearson_p", "spearman", "spearman_p", "pairs", "used", "oov", "oov_percent"};
   const std::size_t used = ev.scored.size() + (o.dummy4unknown ? ev.oov : 0);
   rec.rows = {{ev.pearson, ev.pearson_p, ev.spearman, ev.spearman_p, static_cast<long long>(ev.pairs),
                static_cast<long long>(used), static_cast<long long>(ev.oov), ev.oov_ratio}};
@@ -71,7 +71,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   builtin_note(r, e);
   r.summary = {{"pearson", ev.pearson}, {"pearson_p", ev.pearson_p}, {"spearman", ev.spearman},
                {"spearman_p", ev.spearman_p}, {"pairs", ev.pairs}, {"used", used},
-               {"oov", ev.oov}, {"oov_ratio", ev.oov_ratio}};
+               {"oov", ev.oov}, {"oov_percent", ev.oov_ratio}};
   const Format f = output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   r.primary = o.list ? "pairs" : "correlation";
