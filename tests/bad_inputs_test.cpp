@@ -143,8 +143,8 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
     std::string v = std::to_string(static_cast<int>(st.type()));
     if (st.type() == fs::file_type::regular) {
       const auto size = fs::file_size(it->path(), ec);
-      v += ":" + std::to_string(size);
-      if (size < (1u << 20)) v += ":" + read_file(it->path());
+      v.append(":").append(std::to_string(size));  // (not ":" + …: GCC 12 warns falsely, -Wrestrict)
+      if (size < (1u << 20)) v.append(":").append(read_file(it->path()));
     }
     s[fs::relative(it->path(), dir).string()] = v;
   }
@@ -174,7 +174,8 @@ Outcome run_case(const fs::path& dir, const fs::path& cache, const std::string& 
     dup2(in, 0);
     dup2(o, 1);
     dup2(e, 2);
-    rlimit as{std::rlim_t{4} << 30, std::rlim_t{4} << 30};
+    const rlim_t cap = rlim_t{4} << 30;
+    rlimit as{cap, cap};
     setrlimit(RLIMIT_AS, &as);
     if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0)) _exit(125);
     const std::string tfx = std::string("TFX=") + TFX_BINARY, home = "HOME=" + dir.parent_path().string(),

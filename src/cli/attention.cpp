@@ -146,15 +146,19 @@ void register_attention(CLI::App& app) {
       cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")
           ->group(in);
   cmd->add_option("--x", o->x_file, "Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V")
+      ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
   cmd->add_option("--q", o->q_file, "Queries Q (T×d_k; JSON, CSV or .npy), used as given")
+      ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
   cmd->add_option("--k", o->k_file, "Keys K (S×d_k)")
+      ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
   cmd->add_option("--v", o->v_file, "Values V (S×d_v)")
+      ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
   const char* g = "Attention";

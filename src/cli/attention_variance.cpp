@@ -100,6 +100,7 @@ void register_attention_variance(CLI::App* attention) {
       attention->add_subcommand("variance", "Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling");
   cmd->add_option("--dk", o->dk_text, "Key widths d_k to measure, comma-separated")
       ->capture_default_str()
+      ->type_name("INT")
       ->check(comma_list("widths", "1,8,64,512", whole_number(1, std::int64_t{1} << 24)));
   cmd->add_option("--samples", o->samples, "Rows (one query, n keys) per d_k")
       ->capture_default_str()
