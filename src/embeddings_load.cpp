@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "embeddings_fasttext_bin.hpp"
 #include "embeddings_numbers.hpp"
 #include "embeddings_parse.hpp"
 
@@ -244,6 +245,20 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
   Bytes b;
   // with --limit, a gzip file is only inflated as far as needed (+1 for a header line)
   open_bytes(path, src.limit ? src.limit + 1 : 0, first_line_is_header, b);
+  // 0. a fastText .bin model (its own parser; --limit is applied to the loaded table)
+  if (src.format == EmbeddingFormat::fasttext_bin ||
+      (src.format == EmbeddingFormat::detect && looks_like_fasttext_bin(b.data, b.size))) {
+    if (b.gzip && src.limit) {  // inflated only partly: a binary model has no lines to count
+      EmbeddingSource whole = src;
+      whole.limit = 0;
+      whole.format = EmbeddingFormat::fasttext_bin;
+      return parse_embedding_file(whole, path);
+    }
+    auto s = parse_fasttext_bin(b.data, b.size, path);
+    s->info.gzip = b.gzip;
+    s->info.path = path;
+    return s;
+  }
   // 1. a UTF-8 byte-order mark is not part of the first word
   std::size_t start = 0;
   if (b.size >= 3 && std::memcmp(b.data, "\xEF\xBB\xBF", 3) == 0) start = 3;

@@ -334,13 +334,15 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
     ev.sections.push_back({set.sections[s].name, 0, 0, 0});
     for (const auto& q : set.sections[s].questions) {
       Job job{s, &q, {}, {key(q.a), key(q.b), key(q.c), key(q.expected)}};
-      bool ok = true;
-      for (int k = 0; k < 4 && ok; ++k) {
+      int missing = -1;  // the first word outside the vocabulary
+      for (int k = 0; k < 4 && missing < 0; ++k) {
         auto it = vocab.find(job.keys[k]);
-        if (it == vocab.end()) ok = false;
+        if (it == vocab.end()) missing = k;
         else if (k < 3) job.abc[k] = it->second;
       }
-      if (!ok) {
+      if (missing >= 0) {
+        const std::string* words[4] = {&q.a, &q.b, &q.c, &q.expected};
+        ev.skipped.push_back({s, q, *words[missing]});
         ++ev.sections[s].oov;
         ++ev.oov;
         if (opt.dummy4unknown) ++ev.sections[s].incorrect;  // gensim: "zero accuracy" for the question
@@ -452,7 +454,7 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
     auto ib = vocab.find(opt.case_insensitive ? utf8_upper(p.b) : p.b);
     if (ia == vocab.end() || ib == vocab.end()) {
       ++ev.oov;
-      ev.missing.push_back(p);
+      ev.missing.push_back({p, ia == vocab.end() ? p.a : p.b});
       if (opt.dummy4unknown) {  // gensim: "zero similarity" for the pair
         gold.push_back(p.score);
         model.push_back(0.0);

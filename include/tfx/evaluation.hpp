@@ -117,6 +117,13 @@ struct AnalogyMiss {
   std::string predicted;
 };
 
+// A question skipped because `word` (as written in the file) is outside the restricted vocabulary.
+struct AnalogySkip {
+  std::size_t section = 0;  // index into AnalogyEvaluation::sections
+  AnalogyQuestion question;
+  std::string word;
+};
+
 struct AnalogyEvaluation {
   std::vector<SectionScore> sections;  // in file order
   SectionScore semantic;               // the first five sections (the Google set's semantic part)
@@ -127,6 +134,7 @@ struct AnalogyEvaluation {
   double oov_ratio = 0;                // 100 · oov / questions (percent, as gensim logs it)
   std::size_t restrict_vocab = 0;      // R actually used: min(restrict_vocab, N)
   std::vector<AnalogyMiss> misses;     // every wrong answer, in file order
+  std::vector<AnalogySkip> skipped;    // every OOV question, in file order (also with dummy4unknown)
 };
 
 // Reproduces gensim 4 KeyedVectors.evaluate_word_analogies(restrict_vocab, case_insensitive,
@@ -152,6 +160,12 @@ struct ScoredPair {
   double model = 0;  // cos(a, b)
 };
 
+// A pair skipped because `word` (as written in the file) is outside the restricted vocabulary.
+struct SkippedPair {
+  WordPair pair;
+  std::string word;
+};
+
 struct WordPairEvaluation {
   double pearson = 0, pearson_p = 0;    // r and its two-sided p-value (scipy.stats.pearsonr)
   double spearman = 0, spearman_p = 0;  // ρ and its two-sided p-value (scipy.stats.spearmanr)
@@ -159,7 +173,7 @@ struct WordPairEvaluation {
   std::size_t oov = 0;                  // pairs skipped: a word outside the restricted vocabulary
   double oov_ratio = 0;                 // 100 · oov / pairs (percent, as gensim returns it)
   std::vector<ScoredPair> scored;       // the pairs used, in file order
-  std::vector<WordPair> missing;        // the OOV pairs, in file order
+  std::vector<SkippedPair> missing;     // the OOV pairs, in file order
 };
 
 // Reproduces gensim 4 KeyedVectors.evaluate_word_pairs(restrict_vocab, case_insensitive,
