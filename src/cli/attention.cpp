@@ -7,6 +7,7 @@
 
 #include "attention_command.hpp"
 #include "commands.hpp"
+#include "tfx/transformer.hpp"
 
 namespace tfx::cli {
 
@@ -65,7 +66,30 @@ void run_attention(const AttentionCliOptions& o) {
   MultiHeadAttention& mh = run.mh;
   std::string& projection = run.projection;
   std::size_t& d_model = run.d_model;
-  if (in.mode == "qkv") {
+  if (!o.weights.empty()) {
+    // nn.MultiheadAttention's own parameters: Q = X·W_Qᵀ + b_Q, …, output = Concat·W_Oᵀ + b_O
+    if (in.mode == "qkv") throw usage_error("--weights projects X: give --sentence or --x (--q/--k/--v are used as given)");
+    if (o.identity_given || o.dk || o.dv)
+      throw usage_error(fmt::format("{} goes without --weights: the weights file sets the projections and their widths",
+                                    o.identity_given ? "--identity" : o.dk ? "--dk" : "--dv"));
+    const TensorMap m = read_weights(o.weights);
+    const std::string prefix = m.count("in_proj_weight") || !m.count("self_attn.in_proj_weight") ? "" : "self_attn.";
+    const auto w = m.find(prefix + "in_proj_weight");
+    if (w == m.end() || w->second.rank() != 2)
+      throw Error(fmt::format("--weights {}: no tensor 'in_proj_weight' (nn.MultiheadAttention's [3·d_model, d_model])", o.weights));
+    const std::size_t D = w->second.cols();
+    const MhaParams p = mha_params(m, prefix, D, "--weights " + o.weights);
+    if (in.x_q.cols() != D || in.x_kv.cols() != D)
+      throw usage_error(fmt::format("--weights {} has d_model = {} but X is {}{}", o.weights, D, in.x_q.shape_str(),
+                                    in.mode == "sentence" ? " (the embedding's width; use --x with a matching matrix)" : ""));
+    if (D % H != 0) throw usage_error(fmt::format("--heads {} does not divide d_model = {} (from --weights)", H, D));
+    d_model = D;
+    mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
+    run.average_weights = average_head_weights(mh);
+    projection = fmt::format("Q = X·W_Qᵀ + b_Q, K = {0}·W_Kᵀ + b_K, V = {0}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: nn.MultiheadAttention "
+                             "weights from {1}",
+                             in.cross ? "X_kv" : "X", o.weights);
+  } else if (in.mode == "qkv") {
     if (o.identity_given && H == 1)
       throw usage_error(
           "--identity sets the projections of --sentence/--x (and W_O for --heads > 1); "
@@ -184,6 +208,10 @@ void register_attention(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber)
       ->group(g);
+  cmd->add_option("--weights", o->weights,
+                  "nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
+                  "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's")
+      ->group(g);
   cmd->add_option("--seed", o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")
       ->capture_default_str()
       ->group(g);
@@ -199,6 +227,7 @@ void register_attention(CLI::App& app) {
                      "tfx attention --sentence \"the teacher read the book to the children\" --heads 2 --dk 4 --png heads.png",
                      "tfx attention --q q.csv --k k.csv --v v.json --format json",
                      "tfx attention --x x.npy --identity --show scores,weights",
+                     "tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
   register_attention_variance(cmd);
   cmd->callback([cmd, o, identity, no_pe, sentence, cross] {

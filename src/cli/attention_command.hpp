@@ -42,6 +42,7 @@ struct AttentionCliOptions {
   std::int64_t pad = 0;
   double temperature = 1.0;
   std::string show;
+  std::string weights;  // --weights: nn.MultiheadAttention state_dict (safetensors or .npy directory)
   bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false;
   std::shared_ptr<SentenceSource> source;
   OutputFlags out;
@@ -71,6 +72,7 @@ struct AttentionRun {
   std::string projection;  // how Q, K, V were formed, one line
   std::size_t d_model = 0;
   unsigned steps = 0;      // Step bits of --show
+  Tensor average_weights;  // --weights: the head-averaged weights (T, S), as nn.MultiheadAttention returns them
 };
 
 // The table (each asked-for matrix with a line saying what it is), the heatmaps (one per head)

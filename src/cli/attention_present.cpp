@@ -165,6 +165,13 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
       add("output", mh.output, in.query_labels, {}, "query", "dim", "7. output = Concat · W_O");
     }
   }
+  if (!run.average_weights.empty() && H > 1)
+    add("average_weights", run.average_weights, in.query_labels, in.key_labels, "query", "key",
+        "the weights averaged over the heads (what nn.MultiheadAttention returns with average_attn_weights=True)");
+  if (!o.weights.empty()) {
+    r.params["weights"] = o.weights;
+    r.params.erase("seed");
+  }
   // csv/npy/json "data": the weights when shown, else the output, else the first matrix named
   if (steps & kWeights)
     r.primary = "weights";

@@ -16,9 +16,9 @@ struct TokenSequence {
   Tensor x;                         // (T, D)
 };
 
-// The word tokens of a sentence: lower-cased, split at whitespace, punctuation at the ends of a
-// word dropped ("Hello, world!" → hello, world). Throws a usage error naming `flag` when no word
-// is left.
+// The word tokens of a sentence (tfx tokenize --mode word --lower): lower-cased, split at
+// whitespace, each punctuation mark a token of its own ("Hello, world!" → hello , world !).
+// Throws a usage error naming `flag` when no token is left.
 std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag);
 
 // The embedding source for sentences (--embeddings FILE, or the built-in teaching embedding)

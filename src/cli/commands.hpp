@@ -8,6 +8,7 @@ void register_pe(CLI::App& app);
 void register_rope(CLI::App& app);
 void register_layernorm(CLI::App& app);
 void register_lr(CLI::App& app);
+void register_tokenize(CLI::App& app);
 void register_analogy(CLI::App& app);
 void register_embeddings(CLI::App& app);
 void register_similar(CLI::App& app);
@@ -18,6 +19,9 @@ void register_project(CLI::App& app);
 void register_eval_analogies(CLI::App& app);
 void register_eval_similarity(CLI::App& app);
 void register_attention(CLI::App& app);
+void register_encoder(CLI::App& app);
+void register_decoder(CLI::App& app);
+void register_complexity(CLI::App& app);
 void register_patches(CLI::App& app);
 
 }  // namespace tfx::cli
