@@ -1,6 +1,8 @@
 // The shared embedding flags and the load they describe.
 #include "embedding_flags.hpp"
 
+#include "progress_bar.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -49,7 +51,12 @@ EmbeddingSource embedding_source(const EmbeddingFlags& f) {
 }
 
 Embeddings load_embeddings(const EmbeddingFlags& f) {
-  Embeddings e = tfx::load_embeddings(embedding_source(f));
+  EmbeddingSource src = embedding_source(f);
+  // a big file takes seconds to parse the first time: a bar on stderr (only on a terminal)
+  ProgressBar bar("loading " + std::filesystem::path(src.path).filename().string(), "B");
+  src.progress = bar.callback();
+  Embeddings e = tfx::load_embeddings(src);
+  bar.finish();
   const LoadInfo& info = e.info();
   if (info.duplicates > 0) {
     std::fflush(stdout);
