@@ -14,8 +14,8 @@
 # shared, so the load average is printed with the numbers.
 #
 # Recorded gensim run (Debian python3-gensim 4.2, same file, same 2-core machine, 2026-11-23,
-# while others were building: load average ~28): see RECORDED_GENSIM below.
-RECORDED_GENSIM="gensim 4.2 load_word2vec_format(no_header=True) + most_similar: not yet recorded"
+# under nice -n 19 while others were building, load average 22-28; docs/bench.md has tfx beside it).
+RECORDED_GENSIM="gensim 4.2 load + most_similar, recorded 2026-11-23 (load avg 22-28, nice 19) | 2209.7 | 193.45 | 4975"
 set -euo pipefail
 GENSIM=1
 if [[ ${1:-} == --no-gensim ]]; then GENSIM=0; shift; fi
@@ -44,7 +44,7 @@ measure() {
               END { printf "%.2f %d %.2f\n", t, m, u + y }' "$log"
 }
 
-echo "file: $FILE ($(du -m "$FILE" | cut -f1) MB, $N words × $D dims); cores: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "file: $FILE ($(du -mL "$FILE" | cut -f1) MB, $N words × $D dims); cores: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # 1. first load, best of 2, each into a fresh cache directory
 best=""
 for k in 1 2; do
@@ -76,7 +76,7 @@ PYEOF
   read -r t_g rss_g cpu_g <<< "$(measure $PY "$WORK/gensim_load.py" "$FILE")"
   printf '| gensim load + most_similar (whole process) | %s | %s | %d |\n' "$t_g" "$cpu_g" $((rss_g / 1024))
 else
-  printf '| %s | | | |\n' "$RECORDED_GENSIM"
+  printf '| %s |\n' "$RECORDED_GENSIM"
 fi
 printf '\nload average after: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v r="$rss_first" -v m="$matrix_kb" -v t="$t_first" -v c="$t_cached" 'BEGIN {
