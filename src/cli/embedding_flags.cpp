@@ -1,5 +1,6 @@
 // The shared embedding flags and the load they describe.
 #include "embedding_flags.hpp"
+#include "common.hpp"
 
 #include "progress_bar.hpp"
 
@@ -28,7 +29,7 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
       ->group("Embeddings");
   app->add_option("--limit", f.limit, "Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->check(whole_number(0, std::int64_t{1} << 40))
       ->group("Embeddings");
   app->add_flag("--no-cache", f.no_cache, "Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)")->group("Embeddings");
   app->add_flag("--ignore-case", f.ignore_case,
