@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tfx quick start. Installs the Debian packages tfx builds with (apt-get, through sudo when not
-# root; packages already installed are skipped), configures and builds, then:
+# root; packages already installed are skipped; without root and sudo it names the missing packages
+# and the command to install them, and exits 1), configures and builds, then:
 #   ./setup.sh demo   run the main job: tfx pe --len 50 --dim 128 --png
 #   ./setup.sh test   run every test through ctest
 #   ./setup.sh build  only set up and build
@@ -18,9 +19,21 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
   sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      # not root and no sudo: say what is missing and the one command that installs it, then stop
+      {
+        echo "setup: missing Debian packages: ${missing[*]}"
+        echo "setup: installing them needs root, and sudo is not available; as root, run:"
+        echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+        echo "setup: then run $0 ${what} again"
+      } >&2
+      exit 1
+    fi
+    sudo="sudo"
+  fi
+  echo "setup: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
