@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -75,6 +76,20 @@ std::uint64_t table_checksum(const TableHeader& hdr, const void* norms, const vo
   return h;
 }
 
+// Why the sections of a table of `size` bytes with header h cannot be read, or nullptr.
+const char* layout_problem(const TableHeader& h, std::size_t size) {
+  const auto within = [&](std::uint64_t off, std::uint64_t bytes) {
+    return off % 4 == 0 && off <= size && bytes <= size - off;
+  };
+  if (h.n == 0 || h.d == 0 || h.d > 1000000 || h.n > (std::uint64_t{1} << 31)) return "impossible N or D";
+  if (h.n > UINT64_MAX / 4 / h.d || !within(h.off_vectors, h.n * h.d * 4) || !within(h.off_norms, h.n * 4) ||
+      !within(h.off_offsets, (h.n + 1) * 8) || h.slot_count < h.n || (h.slot_count & (h.slot_count - 1)) != 0 ||
+      !within(h.off_slots, h.slot_count * 4) || !within(h.off_chars, h.chars_len) ||
+      !within(h.off_strings, h.path_len + h.dup_len))
+    return "a section lies outside the file";
+  return nullptr;
+}
+
 struct SourceStat {
   std::int64_t size = 0, mtime_ns = 0;
   bool regular = true;  // false for a pipe or device (`--embeddings <(zcat f.gz)`): read once, never cached
@@ -99,6 +114,17 @@ bool is_table_file(const std::string& path) {
   const bool ok = read(fd, m, 8) == 8 && std::memcmp(m, kMagic, 8) == 0;
   close(fd);
   return ok;
+}
+
+bool fix_table_checksum(char* file, std::size_t size) {
+  TableHeader h;
+  if (size < sizeof h) return false;
+  std::memcpy(&h, file, sizeof h);
+  if (layout_problem(h, size)) return false;
+  h.checksum = table_checksum(h, file + h.off_norms, file + h.off_offsets, file + h.off_slots, file + h.off_chars,
+                              file + h.off_strings);
+  std::memcpy(file + offsetof(TableHeader, checksum), &h.checksum, sizeof h.checksum);
+  return true;
 }
 
 std::string default_cache_dir() {
@@ -152,15 +178,7 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
   if (std::memcmp(h.magic, kMagic, 8) != 0) return bad("not a tfx table");
   if (h.version != kVersion || h.endian != kEndian) return bad("written by another tfx version");
   if (h.file_size != size) return bad("its size does not match its header (truncated?)");
-  const auto within = [&](std::uint64_t off, std::uint64_t bytes) {
-    return off % 4 == 0 && off <= size && bytes <= size - off;
-  };
-  if (h.n == 0 || h.d == 0 || h.d > 1000000 || h.n > (std::uint64_t{1} << 31)) return bad("impossible N or D");
-  if (h.n > UINT64_MAX / 4 / h.d || !within(h.off_vectors, h.n * h.d * 4) || !within(h.off_norms, h.n * 4) ||
-      !within(h.off_offsets, (h.n + 1) * 8) || h.slot_count < h.n || (h.slot_count & (h.slot_count - 1)) != 0 ||
-      !within(h.off_slots, h.slot_count * 4) || !within(h.off_chars, h.chars_len) ||
-      !within(h.off_strings, h.path_len + h.dup_len))
-    return bad("a section lies outside the file");
+  if (const char* problem = layout_problem(h, size)) return bad(problem);
   // 2. checksum of everything but the vectors
   if (table_checksum(h, base + h.off_norms, base + h.off_offsets, base + h.off_slots, base + h.off_chars,
                      base + h.off_strings) != h.checksum) return bad("checksum mismatch");

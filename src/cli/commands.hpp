@@ -1,4 +1,5 @@
-// The register function of every command, in the order `tfx --help` lists them.
+// The register function of every command, in the order `tfx --help` lists them, and run(), the
+// whole command line (main.cpp).
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -19,5 +20,8 @@ void register_eval_analogies(CLI::App& app);
 void register_eval_similarity(CLI::App& app);
 void register_attention(CLI::App& app);
 void register_patches(CLI::App& app);
+
+// Parses argv, runs the command, prints any error; returns the exit code (0, 1 data, 2 usage).
+int run(int argc, char** argv);
 
 }  // namespace tfx::cli

@@ -1,13 +1,16 @@
-// tfx entry point: builds the CLI11 app, registers every command in one ordered list, and maps
-// errors to exit codes (2 = usage, 1 = data/output) through one exit path.
+// The tfx command line as a function: builds the CLI11 app, registers every command in one
+// ordered list, and maps errors to exit codes (2 = usage, 1 = data/output) through one exit path.
+// entry.cpp's main() calls it; so do the fuzz targets in tests/fuzz/.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 
 #include "commands.hpp"
 #include "tfx/error.hpp"
+#include "tfx/ops.hpp"
 
 namespace {
 
@@ -19,7 +22,7 @@ int fail(const std::string& message, int code) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int tfx::cli::run(int argc, char** argv) {
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
                "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
                "tfx"};
@@ -45,6 +48,14 @@ int main(int argc, char** argv) {
   tfx::cli::register_lr(app);
 
   try {
+    // TFX_GEMM_KERNEL=avx512|avx2|generic forces matmul's kernel (tests, benchmarks, bug reports)
+    if (const char* kernel = std::getenv("TFX_GEMM_KERNEL"); kernel && *kernel) {
+      try {
+        tfx::set_gemm_kernel(kernel);
+      } catch (const tfx::Error& e) {
+        throw tfx::usage_error(std::string("TFX_GEMM_KERNEL: ") + e.what());
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
