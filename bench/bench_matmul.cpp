@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tfx/gemm.hpp"
 #include "tfx/ops.hpp"
 
 namespace {

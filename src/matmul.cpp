@@ -24,6 +24,7 @@
 
 #include "matmul_kernels.hpp"
 #include "tfx/error.hpp"
+#include "tfx/gemm.hpp"
 #include "tfx/ops.hpp"
 
 namespace tfx {

@@ -8,6 +8,7 @@
 
 #include "helpers.hpp"
 #include "matmul_reference.hpp"
+#include "tfx/gemm.hpp"
 #include "tfx/ops.hpp"
 
 using namespace tfx;

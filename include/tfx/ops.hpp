@@ -6,7 +6,6 @@
 #pragma once
 #include <cstddef>
 #include <span>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,16 +19,6 @@ Tensor matmul(const Tensor& a, const Tensor& b, unsigned threads = 1);
 
 // a: (M, K), b: (N, K) -> a·bᵀ (M, N). Row i·row j dot products, e.g. PE·PEᵀ, Q·Kᵀ.
 Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads = 1);
-
-// The GEMM kernels behind matmul/matmul_bt that this CPU can run, fastest first: "avx512"
-// (AVX-512F), "avx2" (AVX2 + FMA), "generic" (the build's baseline: SSE2 on x86-64, NEON on
-// aarch64). By default matmul uses the first.
-std::vector<std::string> available_gemm_kernels();
-// Makes matmul/matmul_bt use kernel `name` from now on, process-wide ("auto" = the fastest);
-// throws a usage tfx::Error naming the available kernels when `name` is not one of them.
-void set_gemm_kernel(const std::string& name);
-// The kernel matmul uses now.
-std::string gemm_kernel();
 
 // a: (M, N) -> (N, M)
 Tensor transpose(const Tensor& a);

@@ -10,7 +10,7 @@
 
 #include "commands.hpp"
 #include "tfx/error.hpp"
-#include "tfx/ops.hpp"
+#include "tfx/gemm.hpp"
 
 namespace {
 

@@ -20,20 +20,20 @@
 
 namespace tfx::fuzz {
 
-// The process's scratch directory (created on first use, made the working directory).
+// The process's scratch directory (created on first use; $XDG_CACHE_HOME and $HOME point
+// into it). It outlives static destruction (never freed) so the exit handler can remove it.
 inline const std::string& work_dir() {
-  static const std::string dir = [] {
+  static const std::string& dir = *[] {
     std::string tmpl = (std::filesystem::temp_directory_path() / "tfx-fuzz-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) std::abort();
     setenv("XDG_CACHE_HOME", tmpl.c_str(), 1);
     setenv("HOME", tmpl.c_str(), 1);
     unsetenv("TFX_EMBEDDINGS");
-    if (chdir(tmpl.c_str()) != 0) std::abort();
     std::atexit([] {
       std::error_code ec;
       std::filesystem::remove_all(work_dir(), ec);
     });
-    return tmpl;
+    return new std::string(tmpl);
   }();
   return dir;
 }

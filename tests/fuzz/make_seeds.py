@@ -48,7 +48,7 @@ if len(sys.argv) > 1:  # the table seed needs the tfx binary
         with open(src, "w") as f:
             f.write(glove + "a 1 1 1\nb 2 2 2\nthe 9 9 9\n")
         out = os.path.join(t, "small.tfxemb")
-        subprocess.run([sys.argv[1], "embeddings", "convert", src, "-o", out, "--no-cache"], check=True,
+        subprocess.run([sys.argv[1], "embeddings", "convert", src, out], check=True,
                        stdout=subprocess.DEVNULL)
         put("embeddings_table", "small", open(out, "rb").read())
 
