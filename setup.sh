@@ -12,8 +12,10 @@ what="${1:-demo}"
 BUILD_DIR="${BUILD_DIR:-build}"
 
 packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev doctest-dev zlib1g-dev)
+# the Python helper's and the sample notebooks' tests (ctest python_helper, notebook_*) run with these
+case "$what" in check | test) packages+=(python3-numpy jupyter-nbconvert python3-ipykernel) ;; esac
 # the sanitizer build and the fuzzers need clang with its runtimes (and llvm-symbolizer for traces)
-[ "$what" = test ] && packages+=(clang libclang-rt-14-dev llvm)
+if [ "$what" = test ]; then packages+=(clang libclang-rt-14-dev llvm); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

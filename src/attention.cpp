@@ -157,6 +157,13 @@ Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::uint64_t see
   return xavier_uniform(fan_in, fan_out, gen);
 }
 
+Tensor standard_normal(std::size_t rows, std::size_t cols, std::mt19937_64& gen) {
+  Tensor t({rows, cols});
+  NormalSource normal{gen};
+  for (float& x : t.values()) x = static_cast<float>(normal());
+  return t;
+}
+
 AttentionWeights xavier_attention_weights(std::size_t D, std::size_t E, std::size_t heads, std::size_t d_k, std::size_t d_v,
                                           bool with_output, std::uint64_t seed) {
   std::mt19937_64 gen(seed);

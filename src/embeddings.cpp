@@ -125,9 +125,13 @@ Embeddings Embeddings::from_rows(std::vector<std::string> words, const Tensor& v
 }
 
 std::size_t Embeddings::dim() const { return s_->d; }
-std::string_view Embeddings::word(std::size_t i) const { return s_->word(i); }
-std::span<const float> Embeddings::row(std::size_t i) const { return {s_->vectors + i * s_->d, s_->d}; }
-float Embeddings::norm(std::size_t i) const { return s_->norms[i]; }
+// rows i >= the stored N are words built from subwords (embeddings_subwords.cpp)
+std::string_view Embeddings::word(std::size_t i) const { return i < s_->n ? s_->word(i) : subword_row_of(*s_, i).word; }
+std::span<const float> Embeddings::row(std::size_t i) const {
+  if (i >= s_->n) return subword_row_of(*s_, i).v;
+  return {s_->vectors + i * s_->d, s_->d};
+}
+float Embeddings::norm(std::size_t i) const { return i < s_->n ? s_->norms[i] : subword_row_of(*s_, i).norm; }
 const float* Embeddings::data() const { return s_->vectors; }
 const float* Embeddings::norms() const { return s_->norms; }
 const std::string& Embeddings::name() const { return s_->name; }
@@ -146,7 +150,7 @@ std::vector<float> Embeddings::unit_row(std::size_t i) const {
 Tensor Embeddings::rows(std::span<const std::size_t> indices, bool unit) const {
   Tensor t({indices.size(), dim()});
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    if (indices[k] >= n_) throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", indices[k], n_));
+    if (!has_row(indices[k])) throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", indices[k], n_));
     auto src = unit ? unit_row(indices[k]) : std::vector<float>(row(indices[k]).begin(), row(indices[k]).end());
     std::copy(src.begin(), src.end(), t.row(k).begin());
   }
@@ -300,7 +304,7 @@ std::vector<Neighbour> most_similar(const Embeddings& e, std::span<const std::si
   std::vector<std::size_t> inputs(positive.begin(), positive.end());
   inputs.insert(inputs.end(), negative.begin(), negative.end());
   for (std::size_t i : inputs)
-    if (i >= e.size()) throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", i, e.size()));
+    if (!e.has_row(i)) throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", i, e.size()));
   std::span<const std::size_t> exclude = exclude_inputs ? std::span<const std::size_t>(inputs) : std::span<const std::size_t>();
   const float* V = e.data();
   const float* N = e.norms();
@@ -388,6 +392,13 @@ std::vector<std::string> close_spellings(const Embeddings& e, std::string_view w
 
 std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore_case) {
   if (auto i = e.find(word, ignore_case)) return *i;
+  // a fastText model: the mean of the word's n-gram rows (as the word is typed; case matters to the hash)
+  if (const auto sw = e.subwords()) {
+    if (auto i = e.subword_row(word)) return *i;
+    throw Error(fmt::format("'{}' is not in the vocabulary of {} ({} words) and has no character n-gram of {}–{} "
+                            "characters (of '<{}>') to build a fastText subword vector from",
+                            word, e.name(), e.size(), sw->minn, sw->maxn, word));
+  }
   std::string msg = fmt::format("'{}' is not in the vocabulary of {} ({} words)", word, e.name(), e.size());
   if (!ignore_case)
     if (auto j = e.find_ignore_case(word)) {
@@ -412,8 +423,9 @@ EmbeddingFormat parse_embedding_format(const std::string& name) {
   if (name == "word2vec" || name == "word2vec-text") return EmbeddingFormat::word2vec;
   if (name == "word2vec-bin" || name == "word2vec-binary" || name == "bin") return EmbeddingFormat::word2vec_bin;
   if (name == "fasttext" || name == "vec") return EmbeddingFormat::fasttext;
+  if (name == "fasttext-bin") return EmbeddingFormat::fasttext_bin;
   if (name == "tfx") return EmbeddingFormat::tfx_cache;
-  throw usage_error(fmt::format("--embeddings-format '{}': expected auto, glove, word2vec, word2vec-bin, fasttext or tfx", name));
+  throw usage_error(fmt::format("--embeddings-format '{}': expected auto, glove, word2vec, word2vec-bin, fasttext, fasttext-bin or tfx", name));
 }
 
 const char* embedding_format_name(EmbeddingFormat f) {
@@ -423,6 +435,7 @@ const char* embedding_format_name(EmbeddingFormat f) {
     case EmbeddingFormat::word2vec: return "word2vec";
     case EmbeddingFormat::word2vec_bin: return "word2vec-bin";
     case EmbeddingFormat::fasttext: return "fasttext";
+    case EmbeddingFormat::fasttext_bin: return "fasttext-bin";
     case EmbeddingFormat::tfx_cache: return "tfx";
     case EmbeddingFormat::builtin: return "built-in";
   }

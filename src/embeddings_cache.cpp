@@ -4,7 +4,8 @@
 // Table file layout (little-endian, sections 64-byte aligned):
 //   header (256 bytes: magic "TFXEMB1\n", version, N, D, source size/mtime/format, section offsets,
 //   checksum) · vectors (N, D) float32 · norms (N,) float32 · word offsets (N+1,) uint64 ·
-//   hash slots (S,) uint32 · word bytes · strings (source path, first duplicate).
+//   hash slots (S,) uint32 · word bytes · strings (source path, first duplicate) · for a fastText
+//   model, its subword bucket rows (B, D) float32 (B = 0: none; minn/maxn in the header).
 // The checksum (64-bit, over the header and every section except the vectors) catches corrupt
 // or truncated files; the file size must match the header exactly.
 #include <fcntl.h>
@@ -42,7 +43,9 @@ struct TableHeader {
       path_len, dup_len;
   std::uint64_t file_size;
   std::uint64_t checksum;
-  char pad[256 - 8 - 8 - 16 - 16 - 8 - 16 - 80 - 16];
+  std::uint64_t off_buckets, bucket_count;  // fastText subwords (zero in tables without them)
+  std::uint32_t minn, maxn;
+  char pad[256 - 8 - 8 - 16 - 16 - 8 - 16 - 80 - 16 - 24];
 };
 static_assert(sizeof(TableHeader) == 256);
 
@@ -90,6 +93,11 @@ const char* layout_problem(const TableHeader& h, std::size_t size) {
   if (!within(h.off_vectors, h.n * h.d * 4, 4) || !within(h.off_norms, h.n * 4, 4) ||
       !within(h.off_offsets, (h.n + 1) * 8, 8) || !within(h.off_slots, h.slot_count * 4, 4) ||
       !within(h.off_chars, h.chars_len, 1) || !within(h.off_strings, h.path_len + h.dup_len, 1))
+    return "a section lies outside the file";
+  // fastText subword buckets (B = 0: none)
+  if (h.bucket_count > (std::uint64_t{1} << 32) ||
+      (h.bucket_count && (h.maxn == 0 || h.minn > h.maxn || h.bucket_count > UINT64_MAX / 4 / h.d ||
+                          !within(h.off_buckets, h.bucket_count * h.d * 4, 4))))
     return "a section lies outside the file";
   return nullptr;
 }
@@ -219,6 +227,12 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
   s->info.file_rows = h.file_rows;
   s->info.path = std::string(base + h.off_strings, h.path_len);
   s->info.first_duplicate = std::string(base + h.off_strings + h.path_len, h.dup_len);
+  if (h.bucket_count) {
+    s->buckets = reinterpret_cast<const float*>(base + h.off_buckets);
+    s->bucket_count = h.bucket_count;
+    s->minn = h.minn;
+    s->maxn = h.maxn;
+  }
   madvise(const_cast<char*>(base) + (h.off_vectors & ~std::uint64_t{4095}), h.n * h.d * 4, MADV_WILLNEED);
   return s;
 }
@@ -258,9 +272,14 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   h.off_slots = align64(h.off_offsets + (n + 1) * 8);
   h.off_chars = align64(h.off_slots + h.slot_count * 4);
   h.off_strings = align64(h.off_chars + h.chars_len);
-  h.file_size = h.off_strings + h.path_len + h.dup_len;
+  h.bucket_count = src.buckets ? src.bucket_count : 0;
+  h.minn = static_cast<std::uint32_t>(src.minn);
+  h.maxn = static_cast<std::uint32_t>(src.maxn);
+  h.off_buckets = align64(h.off_strings + h.path_len + h.dup_len);
+  const std::size_t bucket_bytes = h.bucket_count * d * 4;
+  h.file_size = h.bucket_count ? h.off_buckets + bucket_bytes : h.off_strings + h.path_len + h.dup_len;
   // 2. the small sections in memory (for the checksum), then one sequential write
-  std::string small(h.file_size - h.off_norms, '\0');
+  std::string small(h.file_size - bucket_bytes - h.off_norms, '\0');
   auto put = [&](std::uint64_t off, const void* p, std::size_t bytes) {
     if (bytes) std::memcpy(small.data() + (off - h.off_norms), p, bytes);
   };
@@ -296,6 +315,8 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   parallel_for_threads(worker_threads(vec_bytes / 4), [&](unsigned t, unsigned T) {
     const std::size_t b0 = vec_bytes * t / T, b1 = vec_bytes * (t + 1) / T;
     if (!write_at(reinterpret_cast<const char*>(src.vectors) + b0, b1 - b0, h.off_vectors + b0)) ok = false;
+    const std::size_t c0 = bucket_bytes * t / T, c1 = bucket_bytes * (t + 1) / T;
+    if (c1 > c0 && !write_at(reinterpret_cast<const char*>(src.buckets) + c0, c1 - c0, h.off_buckets + c0)) ok = false;
   });
   if (!ok) {
     const std::string err = std::strerror(errno);

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <new>
 #include <sys/mman.h>
 #include <memory>
@@ -62,6 +63,14 @@ struct Buffer {
   const T* data() const { return p; }
 };
 
+// The vector of an out-of-vocabulary word built from its character n-grams (fastText subwords).
+struct SubwordRow {
+  std::string word;
+  std::vector<float> v;     // (d,)
+  float norm = 0;           // ‖v‖
+  std::size_t ngrams = 0;   // n-grams averaged (with repeats)
+};
+
 struct Embeddings::Store {
   std::size_t n = 0, d = 0;
   // views (into the owned buffers, static data, or the mapping)
@@ -76,6 +85,16 @@ struct Embeddings::Store {
   Buffer<std::uint64_t> own_offsets;
   std::string own_chars;
   Buffer<std::uint32_t> own_slots;
+
+  // fastText subwords (a .bin model or its cache): bucket rows and n-gram lengths; none when
+  // buckets == nullptr
+  const float* buckets = nullptr;         // (bucket_count, d)
+  std::uint64_t bucket_count = 0;
+  std::size_t minn = 0, maxn = 0;
+  Buffer<float> own_buckets;
+  // rows n, n+1, … : out-of-vocabulary words built from subwords on request (memoised)
+  mutable std::mutex extra_mu;
+  mutable std::deque<SubwordRow> extras;
 
   void* map = nullptr;                    // a mapped cache file, unmapped at destruction
   std::size_t map_size = 0;
@@ -106,6 +125,13 @@ inline std::uint64_t word_hash(std::string_view s) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
 }
+
+// Row i >= s.n of the store: a word built from subwords (throws when there is no such row).
+const SubwordRow& subword_row_of(const Embeddings::Store& s, std::size_t i);
+
+// fastText's n-gram buckets of `word` into `out` (reused; see fasttext_ngram_buckets in embeddings.hpp).
+void fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn, std::size_t bucket,
+                            std::vector<std::uint32_t>& out);
 
 // Smallest power of two >= 2n (at least 16): the slot count of the word hash table.
 std::uint64_t slot_count_for(std::size_t n);

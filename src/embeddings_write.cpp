@@ -16,7 +16,7 @@ void write_embedding_file(const Embeddings& e, const std::string& path, Embeddin
     write_embedding_table(e, path);
     return;
   }
-  if (format == EmbeddingFormat::detect || format == EmbeddingFormat::builtin)
+  if (format == EmbeddingFormat::detect || format == EmbeddingFormat::builtin || format == EmbeddingFormat::fasttext_bin)
     throw usage_error(fmt::format("cannot write format '{}'; expected glove, word2vec, word2vec-bin, fasttext or tfx",
                                   embedding_format_name(format)));
   const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());

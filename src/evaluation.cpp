@@ -1,5 +1,5 @@
-// Analogy-set and word-pair evaluation (gensim's evaluate_word_analogies / evaluate_word_pairs),
-// the test-set parsers, and the direction probe.
+// Analogy-set and word-pair evaluation (gensim's evaluate_word_analogies / evaluate_word_pairs)
+// and the parsers of their test-set files. The correlation p-value is in stats.cpp.
 #include "tfx/evaluation.hpp"
 
 #include <fmt/format.h>
@@ -334,13 +334,15 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
     ev.sections.push_back({set.sections[s].name, 0, 0, 0});
     for (const auto& q : set.sections[s].questions) {
       Job job{s, &q, {}, {key(q.a), key(q.b), key(q.c), key(q.expected)}};
-      bool ok = true;
-      for (int k = 0; k < 4 && ok; ++k) {
+      int missing = -1;  // the first word outside the vocabulary
+      for (int k = 0; k < 4 && missing < 0; ++k) {
         auto it = vocab.find(job.keys[k]);
-        if (it == vocab.end()) ok = false;
+        if (it == vocab.end()) missing = k;
         else if (k < 3) job.abc[k] = it->second;
       }
-      if (!ok) {
+      if (missing >= 0) {
+        const std::string* words[4] = {&q.a, &q.b, &q.c, &q.expected};
+        ev.skipped.push_back({s, q, *words[missing]});
         ++ev.sections[s].oov;
         ++ev.oov;
         if (opt.dummy4unknown) ++ev.sections[s].incorrect;  // gensim: "zero accuracy" for the question
@@ -452,7 +454,7 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
     auto ib = vocab.find(opt.case_insensitive ? utf8_upper(p.b) : p.b);
     if (ia == vocab.end() || ib == vocab.end()) {
       ++ev.oov;
-      ev.missing.push_back(p);
+      ev.missing.push_back({p, ia == vocab.end() ? p.a : p.b});
       if (opt.dummy4unknown) {  // gensim: "zero similarity" for the pair
         gold.push_back(p.score);
         model.push_back(0.0);
@@ -473,58 +475,6 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
   ev.pearson_p = correlation_p_value(ev.pearson, gold.size());
   ev.spearman_p = correlation_p_value(ev.spearman, gold.size());
   return ev;
-}
-
-namespace {
-
-// Continued fraction for the regularized incomplete beta (modified Lentz), valid for
-// x < (a+1)/(a+b+2).
-double beta_cf(double a, double b, double x) {
-  const double tiny = 1e-300;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  if (std::abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m <= 10000; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d;
-    if (std::abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (std::abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d;
-    if (std::abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (std::abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::abs(del - 1) < 1e-16) break;
-  }
-  return h;
-}
-
-// I_x(a, b)
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  if (x < (a + 1) / (a + b + 2)) return std::exp(lbt) * beta_cf(a, b, x) / a;
-  return 1 - std::exp(lbt) * beta_cf(b, a, 1 - x) / b;
-}
-
-}  // namespace
-
-double correlation_p_value(double r, std::size_t n) {
-  if (n < 3 || std::isnan(r)) return std::numeric_limits<double>::quiet_NaN();
-  const double ar = std::abs(r);
-  if (ar >= 1) return 0.0;
-  const double df = static_cast<double>(n - 2);
-  // df/(df + t²) with t² = r²·df/(1 − r²) simplifies to 1 − r²
-  return incomplete_beta(df / 2, 0.5, 1 - ar * ar);
 }
 
 }  // namespace tfx

@@ -33,7 +33,7 @@ Tensor embedding_lookup(const Embeddings& e, std::span<const std::size_t> ids, s
   if (lists == 0 || ids.size() % lists != 0)
     throw Error(fmt::format("embedding_lookup: {} ids do not split into {} lists of equal length", ids.size(), lists));
   for (std::size_t id : ids)
-    if (id >= e.size())
+    if (!e.has_row(id))
       throw Error(fmt::format("id {} is out of range: {} has {} rows, valid ids are 0..{}", id, e.name(), e.size(), e.size() - 1));
   const std::size_t T = ids.size() / lists, D = e.dim();
   checked_element_count({ids.size(), D}, fmt::format("{} ids × {} dims", ids.size(), D));
@@ -57,15 +57,25 @@ std::vector<float> mean_difference(const Embeddings& e, std::span<const std::siz
   return d;
 }
 
+namespace {
+// d·E(w), or the cosine with ‖d‖ given (dn)
+double score_row(const Embeddings& e, std::size_t i, std::span<const float> d, double dn, bool cos) {
+  const double s = dot(e.row(i), d);
+  const double n = static_cast<double>(e.norm(i)) * dn;
+  return cos ? (n > 0 ? s / n : 0.0) : s;
+}
+}  // namespace
+
+double direction_score(const Embeddings& e, std::size_t w, std::span<const float> d, bool cos) {
+  if (e.dim() != d.size()) throw Error(fmt::format("direction_score: a direction of length {} for {}-dimensional vectors", d.size(), e.dim()));
+  return score_row(e, w, d, norm(d), cos);
+}
+
 std::vector<double> direction_scores(const Embeddings& e, std::span<const float> d, bool cos) {
   if (e.dim() != d.size()) throw Error(fmt::format("direction_scores: a direction of length {} for {}-dimensional vectors", d.size(), e.dim()));
   const double dn = norm(d);
   std::vector<double> out(e.size());
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    const double s = dot(e.row(i), d);
-    const double n = static_cast<double>(e.norm(i)) * dn;
-    out[i] = cos ? (n > 0 ? s / n : 0.0) : s;
-  }
+  for (std::size_t i = 0; i < e.size(); ++i) out[i] = score_row(e, i, d, dn, cos);
   return out;
 }
 

@@ -84,7 +84,7 @@ std::vector<double> pe_dot_closed_form_profile(std::size_t len, std::size_t dim,
 }
 
 Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
-                                 std::size_t* block) {
+                                 std::size_t* block, const Progress& progress) {
   if (dim % 2 != 0) throw usage_error(fmt::format("--dim {}: block means from the closed form need an even dimension", dim));
   const std::size_t L = len, b = std::max<std::size_t>(1, (L + max_cells - 1) / std::max<std::size_t>(max_cells, 1));
   const std::size_t n = (L + b - 1) / b;
@@ -100,7 +100,9 @@ Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, 
   }
   // 2. block (r, c): rows i in [i0, i1), columns j in [j0, j1): Σ_i F[j1 − i + L − 1] − F[j0 − i + L − 1]
   Tensor out({n, n});
+  ProgressTicker tick(progress, n);
   for (std::size_t r = 0; r < n; ++r) {
+    tick(r);
     const std::size_t i0 = r * b, i1 = std::min(L, i0 + b);
     for (std::size_t c = 0; c < n; ++c) {
       const std::size_t j0 = c * b, j1 = std::min(L, j0 + b);
@@ -109,6 +111,7 @@ Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, 
       out(r, c) = static_cast<float>(s / static_cast<double>((i1 - i0) * (j1 - j0)));
     }
   }
+  tick(n);
   return out;
 }
 

@@ -1,4 +1,5 @@
-// Pearson/Spearman correlation and PCA by power iteration.
+// Pearson/Spearman correlation, the two-sided p-value of a correlation (regularized incomplete
+// beta), and PCA by power iteration.
 #include "tfx/stats.hpp"
 
 #include <fmt/format.h>
@@ -113,6 +114,60 @@ Pca pca(const Tensor& x, std::size_t k) {
   // 4. coordinates = Xc · componentsᵀ
   out.coords = matmul_bt(xc, out.components);
   return out;
+}
+
+// ---- significance ------------------------------------------------------------------------------
+
+namespace {
+
+// Continued fraction for the regularized incomplete beta (modified Lentz), valid for
+// x < (a+1)/(a+b+2).
+double beta_cf(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 10000; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (std::abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (std::abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (std::abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (std::abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::abs(del - 1) < 1e-16) break;
+  }
+  return h;
+}
+
+// I_x(a, b)
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) return std::exp(lbt) * beta_cf(a, b, x) / a;
+  return 1 - std::exp(lbt) * beta_cf(b, a, 1 - x) / b;
+}
+
+}  // namespace
+
+double correlation_p_value(double r, std::size_t n) {
+  if (n < 3 || std::isnan(r)) return std::numeric_limits<double>::quiet_NaN();
+  const double ar = std::abs(r);
+  if (ar >= 1) return 0.0;
+  const double df = static_cast<double>(n - 2);
+  // df/(df + t²) with t² = r²·df/(1 − r²) simplifies to 1 − r²
+  return incomplete_beta(df / 2, 0.5, 1 - ar * ar);
 }
 
 }  // namespace tfx

@@ -175,7 +175,8 @@ TEST_CASE("cli: sentences — token labels, rows sum to 1, causal zeros, cross-a
   CHECK(xj["columns"][1] == "king");
 
   nlohmann::json punct = json_of(run_tfx("attention --sentence \"Hello, World! (the) end.\" --dk 2 --format json"));
-  CHECK(punct["rows"] == nlohmann::json::array({"hello", "world", "the", "end"}));
+  // issue 15: punctuation is a token of its own (tfx tokenize --mode word), not dropped
+  CHECK(punct["rows"] == nlohmann::json::array({"hello", ",", "world", "!", "(", "the", ")", "end", "."}));
 
   Run oov = run_tfx("attention --sentence \"hello zzqqxx\" --dk 2 --format csv");
   REQUIRE(oov.code == 0);
@@ -245,7 +246,7 @@ TEST_CASE("cli: attention bad input (issue 7) — one error line, exit code, no 
   check_error(run_tfx("attention --x /dev/zero" + out), 1, "more than 64 MiB from a pipe or device");
   // an empty sentence, and one of punctuation only
   check_error(run_tfx("attention --sentence \"\"" + out), 2, "--sentence '' has no words");
-  check_error(run_tfx("attention --sentence \" ... \"" + out), 2, "has no words");
+  check_error(run_tfx("attention --sentence \"   \"" + out), 2, "has no words");
   check_error(run_tfx("attention --sentence \"a b\" --cross \"  \"" + out), 2, "--cross '  ' has no words");
   // --heads not dividing d_model
   check_error(run_tfx("attention --x " + f("x4.csv") + " --heads 3" + out), 2, "--heads 3 does not divide d_model = 4");

@@ -111,7 +111,7 @@ TEST_CASE("tfx analogy --batch: FILE and stdin, one load, errors name the line")
   CHECK(s.out == r.out);
   write_file(t / "bad.txt", "king man woman\nking man kweeen\n");
   auto b = run_tfx("analogy --batch " + shell_quote((t / "bad.txt").string()), {}, "TFX_EMBEDDINGS=");
-  CHECK(b.code == 1);
+  CHECK(b.code == 0);  // the unknown word skips its line only (tests/batch_test.cpp)
   CHECK(b.err.find("bad.txt:2: 'kweeen' is not in the vocabulary") != std::string::npos);
   write_file(t / "two.txt", "king man\n");
   auto two = run_tfx("analogy --batch " + shell_quote((t / "two.txt").string()), {}, "TFX_EMBEDDINGS=");

@@ -7,6 +7,7 @@
 #include "helpers.hpp"
 #include "tfx/evaluation.hpp"
 #include "tfx/ops.hpp"
+#include "tfx/stats.hpp"
 
 using namespace tfx;
 using namespace tfx::test;
@@ -238,7 +239,8 @@ TEST_CASE("word pairs on known angles: Pearson by hand, Spearman 1, OOV ratio") 
   CHECK(ev.pearson == doctest::Approx(3 / std::sqrt(28.0 / 3)).epsilon(1e-6));
   CHECK(ev.spearman == doctest::Approx(1.0));
   CHECK(ev.spearman_p == 0.0);
-  CHECK(ev.missing.at(0).b == "zebra");
+  CHECK(ev.missing.at(0).pair.b == "zebra");
+  CHECK(ev.missing.at(0).word == "zebra");
   auto none = parse_word_pairs("x\ty\t1\n", "p.tsv");
   CHECK(error_of([&] { evaluate_word_pairs(t, none, {}); }).find("none of the 1 pairs") != std::string::npos);
 }

@@ -67,6 +67,9 @@ struct AttentionWeights {
 Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::mt19937_64& gen);
 // The same from a fresh generator seeded with `seed`.
 Tensor xavier_uniform(std::size_t fan_in, std::size_t fan_out, std::uint64_t seed);
+// Entries ~ N(0, 1) (as nn.Embedding's init), drawn row by row from `gen` by the polar method
+// (the same numbers with every standard library). -> (rows, cols)
+Tensor standard_normal(std::size_t rows, std::size_t cols, std::mt19937_64& gen);
 
 // W_Q, W_K, W_V (and W_O when `with_output`) drawn in that order from one generator seeded
 // with `seed`; widths as in AttentionWeights.

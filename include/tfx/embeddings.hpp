@@ -29,11 +29,13 @@ enum class EmbeddingFormat {
   word2vec,      // text, first line `N D`, then `word v1 … vD`
   word2vec_bin,  // first line `N D`, then `word ` + D little-endian float32 (+ optional '\n')
   fasttext,      // .vec: word2vec text with a trailing space on every line
+  fasttext_bin,  // fastText's binary model (.bin): vocabulary, input matrix of words + subword buckets
   tfx_cache,     // tfx's binary table (written by the cache and `tfx embeddings convert`)
   builtin,       // the teaching embedding compiled into tfx
 };
 
-// "auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx" -> format; else a usage error.
+// "auto", "glove", "word2vec", "word2vec-bin", "fasttext", "fasttext-bin", "tfx" -> format; else a
+// usage error.
 EmbeddingFormat parse_embedding_format(const std::string& name);
 // The inverse ("auto" for detect, "built-in" for builtin).
 const char* embedding_format_name(EmbeddingFormat f);
@@ -57,6 +59,12 @@ struct LoadInfo {
   std::size_t duplicates = 0;        // duplicate words dropped (the first of each is kept)
   std::string first_duplicate;       // e.g. "'the' (line 1204)"
   std::size_t file_rows = 0;         // rows read from the file (before dropping duplicates)
+};
+
+// The subword model of a fastText .bin: character n-grams of `<word>` with minn ≤ n ≤ maxn
+// characters, hashed into `buckets` rows.
+struct SubwordInfo {
+  std::size_t minn = 0, maxn = 0, buckets = 0;
 };
 
 // A loaded table. Cheap to copy (shares the storage, which may be a memory-mapped cache file).
@@ -91,6 +99,22 @@ class Embeddings {
   std::optional<std::size_t> find(std::string_view word, bool ignore_case) const {
     return ignore_case ? find_ignore_case(word) : find(word);
   }
+
+  // ---- fastText subwords (tables loaded from a .bin model, or its cache) ----
+  // The n-gram lengths and bucket count, or nullopt when the table has no subword rows.
+  std::optional<SubwordInfo> subwords() const;
+  // A row for a word that is not in the vocabulary: the mean of its n-gram bucket rows (as
+  // fastText's getWordVector and gensim's get_vector compute it). Rows built this way get the
+  // indices after the whole vocabulary (≥ the stored N, so never inside a --limit view's range of
+  // neighbours) and are kept for the table's lifetime; word(i), row(i), norm(i), unit_row(i) and
+  // rows() accept them. nullopt when the table has no subwords or the word no n-gram in range.
+  std::optional<std::size_t> subword_row(std::string_view word) const;
+  // True for a row made by subword_row().
+  bool is_subword_row(std::size_t i) const;
+  // The number of n-grams averaged for subword row i (repeats counted, as fastText does).
+  std::size_t subword_ngrams(std::size_t i) const;
+  // A vocabulary row (i < size()) or a subword row.
+  bool has_row(std::size_t i) const;
 
   // "built-in teaching embedding" or the file's path.
   const std::string& name() const;
@@ -139,6 +163,16 @@ void write_embedding_table(const Embeddings& e, const std::string& path);
 // Writes `e` as text (GloVe: no header; word2vec/fasttext: `N D` header) or word2vec binary to
 // `path` (tmp + rename). Values printed with the shortest round-trip float32 representation.
 void write_embedding_file(const Embeddings& e, const std::string& path, EmbeddingFormat format);
+
+// fastText's hash of an n-gram's bytes: 32-bit FNV-1a where each byte is sign-extended through
+// int8_t first (Dictionary::hash), so bytes ≥ 0x80 hash as 0xFFFFFF80…0xFFFFFFFF.
+std::uint32_t fasttext_hash(std::string_view bytes);
+
+// The bucket (0 … bucket−1) of every character n-gram of `<word>`, n = minn … maxn characters
+// (a UTF-8 multi-byte character counts as one; '<' and '>' alone are not n-grams), in fastText's
+// order (by start, then length), repeats kept: hash % bucket. Empty when bucket or maxn is 0.
+std::vector<std::uint32_t> fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn,
+                                                  std::size_t bucket);
 
 // ---- similarity queries --------------------------------------------------------------------
 

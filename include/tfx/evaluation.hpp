@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tfx/embeddings.hpp"
+#include "tfx/progress.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -96,7 +97,7 @@ struct AnalogyEvalOptions {
   std::size_t batch = 0;                // questions per matmul; 0 = choose from R (≤ ~32 MB of scores)
   unsigned threads = 0;                 // matmul threads; 0 = all hardware threads
   // Called after each batch with (questions answered, questions to answer).
-  std::function<void(std::size_t, std::size_t)> progress;
+  Progress progress;
 };
 
 struct SectionScore {
@@ -116,6 +117,13 @@ struct AnalogyMiss {
   std::string predicted;
 };
 
+// A question skipped because `word` (as written in the file) is outside the restricted vocabulary.
+struct AnalogySkip {
+  std::size_t section = 0;  // index into AnalogyEvaluation::sections
+  AnalogyQuestion question;
+  std::string word;
+};
+
 struct AnalogyEvaluation {
   std::vector<SectionScore> sections;  // in file order
   SectionScore semantic;               // the first five sections (the Google set's semantic part)
@@ -126,6 +134,7 @@ struct AnalogyEvaluation {
   double oov_ratio = 0;                // 100 · oov / questions (percent, as gensim logs it)
   std::size_t restrict_vocab = 0;      // R actually used: min(restrict_vocab, N)
   std::vector<AnalogyMiss> misses;     // every wrong answer, in file order
+  std::vector<AnalogySkip> skipped;    // every OOV question, in file order (also with dummy4unknown)
 };
 
 // Reproduces gensim 4 KeyedVectors.evaluate_word_analogies(restrict_vocab, case_insensitive,
@@ -151,6 +160,12 @@ struct ScoredPair {
   double model = 0;  // cos(a, b)
 };
 
+// A pair skipped because `word` (as written in the file) is outside the restricted vocabulary.
+struct SkippedPair {
+  WordPair pair;
+  std::string word;
+};
+
 struct WordPairEvaluation {
   double pearson = 0, pearson_p = 0;    // r and its two-sided p-value (scipy.stats.pearsonr)
   double spearman = 0, spearman_p = 0;  // ρ and its two-sided p-value (scipy.stats.spearmanr)
@@ -158,7 +173,7 @@ struct WordPairEvaluation {
   std::size_t oov = 0;                  // pairs skipped: a word outside the restricted vocabulary
   double oov_ratio = 0;                 // 100 · oov / pairs (percent, as gensim returns it)
   std::vector<ScoredPair> scored;       // the pairs used, in file order
-  std::vector<WordPair> missing;        // the OOV pairs, in file order
+  std::vector<SkippedPair> missing;     // the OOV pairs, in file order
 };
 
 // Reproduces gensim 4 KeyedVectors.evaluate_word_pairs(restrict_vocab, case_insensitive,
@@ -166,10 +181,5 @@ struct WordPairEvaluation {
 // cos(a, b); Pearson and Spearman (average ranks) of human scores against cosines. Throws
 // tfx::Error when no pair is in the vocabulary.
 WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& options);
-
-// Two-sided p-value of a correlation r over n samples under the null of no correlation:
-// t = r·√((n−2)/(1−r²)), p = P(|T_{n−2}| ≥ |t|) = I_{(n−2)/(n−2+t²)}((n−2)/2, 1/2)
-// (regularized incomplete beta). NaN when n < 3 or r is NaN; 0 when |r| = 1.
-double correlation_p_value(double r, std::size_t n);
 
 }  // namespace tfx

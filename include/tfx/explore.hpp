@@ -33,6 +33,10 @@ Tensor embedding_lookup(const Embeddings& e, std::span<const std::size_t> ids, s
 std::vector<float> mean_difference(const Embeddings& e, std::span<const std::size_t> from,
                                    std::span<const std::size_t> to);
 
+// d·E(w) (or cos(d, E(w)) with `cosine`, 0 for a zero vector) of row w, in double; any row
+// e.has_row() accepts, including words built from fastText subwords.
+double direction_score(const Embeddings& e, std::size_t w, std::span<const float> d, bool cosine = false);
+
 // d·E(w) for every row w (or cos(d, E(w)) with `cosine`): -> (N) in double.
 std::vector<double> direction_scores(const Embeddings& e, std::span<const float> d, bool cosine = false);
 

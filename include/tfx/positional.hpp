@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tfx/progress.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -45,9 +46,9 @@ std::vector<double> pe_dot_closed_form_profile(std::size_t len, std::size_t dim,
 // Block means of S = PE·PEᵀ (or cosine) for even D without forming the L×L matrix, for figures
 // of any L: S(i, j) = f(j − i) with f the closed form above, so with prefix sums F of f over the
 // offsets a block's sum is Σ_i [F(j1 − i) − F(j0 − i)].  -> (⌈L/b⌉, ⌈L/b⌉), b = ⌈L / max_cells⌉
-// (returned in *block). Odd D throws (no closed form).
+// (returned in *block). Odd D throws (no closed form). Reports progress in block rows.
 Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
-                                 std::size_t* block = nullptr);
+                                 std::size_t* block = nullptr, const Progress& progress = {});
 
 // The similarity as a function of the offset k = j − i, for k = −(L−1) … L−1 (index k + L − 1):
 // mean, min and max of S along the diagonal j − i = k; spread = max − min. For sinusoidal PE

@@ -1,5 +1,6 @@
 // Statistics on the tensor core used by the embedding explorers: correlation (Pearson, Spearman
-// as scipy.stats computes them) and PCA by power iteration with deflation.
+// as scipy.stats computes them), the p-value of a correlation, and PCA by power iteration with
+// deflation.
 //
 // Letters: N = number of samples (rows), D = dimension.
 #pragma once
@@ -19,6 +20,11 @@ std::vector<double> average_ranks(std::span<const double> x);
 
 // Spearman's ρ = Pearson correlation of the average ranks (scipy.stats.spearmanr).
 double spearman(std::span<const double> x, std::span<const double> y);
+
+// Two-sided p-value of a correlation r over n samples under the null of no correlation:
+// t = r·√((n−2)/(1−r²)), p = P(|T_{n−2}| ≥ |t|) = I_{(n−2)/(n−2+t²)}((n−2)/2, 1/2)
+// (regularized incomplete beta). NaN when n < 3 or r is NaN; 0 when |r| = 1.
+double correlation_p_value(double r, std::size_t n);
 
 struct Pca {
   Tensor components;                    // (k, D): unit principal axes, largest variance first

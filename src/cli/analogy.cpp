@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "skipped.hpp"
+#include "word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -22,6 +24,7 @@ struct AnalogyOptions {
   bool keep_inputs = false;
   std::string method = "add";
   std::string batch;
+  bool strict = false;
   EmbeddingFlags emb;
   OutputFlags out;
 };
@@ -37,18 +40,25 @@ struct Query {
   std::size_t a, b, c;
 };
 
-// Rows of the three words; `where` prefixes errors (e.g. "queries.txt:3: ").
-Query resolve(const Embeddings& e, const std::vector<std::string>& w, const AnalogyOptions& o, const std::string& where) {
-  try {
-    Query q{lookup_word(e, w[0], o.emb), lookup_word(e, w[1], o.emb), lookup_word(e, w[2], o.emb)};
-    if (q.a == q.b && q.b == q.c)
-      throw usage_error(fmt::format("'{0} − {0} + {0}' is just '{0}': give three words, A − B + C (e.g. king man woman)", w[0]));
-    return q;
-  } catch (const Error& err) {
-    if (where.empty()) throw;
-    throw Error(where + err.what(), err.kind());
+// Rows of the three words; when one is missing, the lookup throws naming it and `unknown` holds
+// it (it is left empty for other errors).
+Query resolve(const Embeddings& e, const std::vector<std::string>& w, const AnalogyOptions& o, std::string& unknown) {
+  std::size_t rows[3];
+  for (int i = 0; i < 3; ++i) {
+    unknown = w[i];
+    rows[i] = lookup_word(e, w[i], o.emb);
   }
+  unknown.clear();
+  if (rows[0] == rows[1] && rows[1] == rows[2])
+    throw usage_error(fmt::format("'{0} − {0} + {0}' is just '{0}': give three words, A − B + C (e.g. king man woman)", w[0]));
+  return {rows[0], rows[1], rows[2]};
 }
+
+struct BatchQuery {
+  std::vector<std::string> words;  // A B C
+  std::string file;                // "" for the command-line query
+  std::size_t line = 0;
+};
 
 void run_analogy(const AnalogyOptions& o) {
   const AnalogyMethod method = o.method == "mul" ? AnalogyMethod::mul : AnalogyMethod::add;
@@ -58,9 +68,9 @@ void run_analogy(const AnalogyOptions& o) {
     throw usage_error("give either three words or --batch FILE, not both");
   const std::size_t k = static_cast<std::size_t>(o.k);
   // 1. the queries (before loading, so a bad --batch file fails fast)
-  std::vector<std::pair<std::vector<std::string>, std::string>> queries;  // words, "FILE:LINE: "
+  std::vector<BatchQuery> queries;
   if (o.batch.empty()) {
-    queries.push_back({o.words, ""});
+    queries.push_back({o.words, "", 0});
   } else {
     std::ifstream file;
     std::istream* in = &std::cin;
@@ -87,7 +97,7 @@ void run_analogy(const AnalogyOptions& o) {
       if (w.size() != 3 && w.size() != 4)
         throw Error(fmt::format("{}:{}: expected 'A B C' (or 'A B C D' as in questions-words.txt), found {} words", name, ln, w.size()));
       w.resize(3);
-      queries.push_back({w, fmt::format("{}:{}: ", name, ln)});
+      queries.push_back({w, name, ln});
     }
     if (queries.empty()) throw Error(fmt::format("{}: no queries (expected lines 'A B C')", name));
   }
@@ -102,13 +112,28 @@ void run_analogy(const AnalogyOptions& o) {
   const bool batch = !o.batch.empty();
   if (batch) rec.columns = {"a", "b", "c", "rank", "word", score_name(method)};
   else rec.columns = {"rank", "word", score_name(method)};
-  for (const auto& [w, where] : queries) {
-    const Query q = resolve(e, w, o, where);
-    const auto best = analogy(e, q.a, q.b, q.c, k, method, !o.keep_inputs);
-    if (best.empty())  // an empty table with exit 0 looked like an answer
-      throw Error(fmt::format("{}{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
-                              "--keep-inputs",
-                              where, e.name(), e.word(q.a), e.word(q.b), e.word(q.c), e.size()));
+  // a batch answers every query it can and skips the others (each reported on stderr and in
+  // tables.skipped), unless --strict; a single query's problem is an error
+  std::vector<SkippedQuery> skipped;
+  std::vector<std::size_t> asked;  // every answered query's rows, for the subword notes
+  for (const auto& [w, file, line] : queries) {
+    Query q{0, 0, 0};
+    std::vector<Neighbour> best;
+    std::string unknown;
+    try {
+      q = resolve(e, w, o, unknown);
+      best = analogy(e, q.a, q.b, q.c, k, method, !o.keep_inputs);
+      if (best.empty())  // an empty table with exit 0 looked like an answer
+        throw Error(fmt::format("{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
+                                "--keep-inputs",
+                                e.name(), e.word(q.a), e.word(q.b), e.word(q.c), e.size()));
+      asked.insert(asked.end(), {q.a, q.b, q.c});
+    } catch (const Error& err) {
+      if (!batch) throw;
+      if (o.strict) throw Error(fmt::format("{}:{}: {} (--strict)", file, line, err.what()), err.kind());
+      skipped.push_back({file, line, fmt::format("{} {} {}", w[0], w[1], w[2]), unknown, err.what()});
+      continue;
+    }
     for (std::size_t i = 0; i < best.size(); ++i) {
       const auto rank = static_cast<long long>(i + 1);
       std::string word(e.word(best[i].index));
@@ -129,12 +154,24 @@ void run_analogy(const AnalogyOptions& o) {
       }
     }
   }
-  if (batch)
-    r.blocks.push_back(Text{fmt::format("{} queries A − B + C over {} ({} words × {} dims)", queries.size(), e.name(), e.size(), e.dim())});
+  if (batch) {
+    const std::size_t answered = queries.size() - skipped.size();
+    if (answered == 0)  // one error line, naming the first problem
+      throw Error(fmt::format("{}: none of the {} queries could be answered (line {}: {})", skipped[0].file,
+                              queries.size(), skipped[0].line, skipped[0].reason));
+    report_skipped(skipped);
+    r.blocks.push_back(Text{fmt::format("{} queries A − B + C over {} ({} words × {} dims){}", queries.size(), e.name(), e.size(), e.dim(),
+                                        skipped.empty() ? "" : fmt::format("; {} answered, {} skipped", answered, skipped.size()))});
+    r.summary["queries"] = queries.size();
+    r.summary["answered"] = answered;
+    r.summary["skipped"] = skipped.size();
+  }
+  subword_notes(r, e, asked);
   r.blocks.push_back(Text{method_text(method) + (o.keep_inputs ? "; inputs kept (--keep-inputs)" : "; A, B, C excluded")});
   if (e.info().format == EmbeddingFormat::builtin)
     r.blocks.push_back(Text{"the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE (see tfx embeddings info)"});
   r.blocks.push_back(std::move(rec));
+  if (batch && output_options(o.out).format == Format::json) r.blocks.push_back(skipped_records(skipped));
   r.primary = "analogy";
   present(r, o.out);
 }
@@ -155,7 +192,9 @@ void register_analogy(CLI::App& app) {
       ->check(CLI::IsMember({"add", "mul"}));
   cmd->add_flag("--keep-inputs", o->keep_inputs, "Do not exclude A, B, C from the results (shows what would win without the exclusion)");
   cmd->add_option("--batch", o->batch, "Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
-                                       "'A B C D' lines and ': section' lines of questions-words.txt are accepted");
+                                       "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
+                                       "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)");
+  cmd->add_flag("--strict", o->strict, "With --batch: stop at the first query that cannot be answered (exit 1) instead of skipping it");
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx analogy king man woman                  # built-in teaching embedding: queen",

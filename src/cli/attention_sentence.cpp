@@ -7,11 +7,12 @@
 #include <cstdio>
 #include <optional>
 
-#include "attention_cli.hpp"
+#include "attention_sentence.hpp"
 #include "embedding_flags.hpp"
 #include "tfx/embeddings.hpp"
 #include "tfx/ops.hpp"
 #include "tfx/positional.hpp"
+#include "tfx/tokenizer.hpp"
 
 namespace tfx::cli {
 
@@ -25,26 +26,12 @@ struct SentenceSource {
 };
 
 std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag) {
-  std::vector<std::string> tokens;
-  std::string word;
-  auto flush = [&] {
-    // drop punctuation at the ends ("world!" → "world"), keep it inside ("don't")
-    std::size_t a = 0, b = word.size();
-    while (a < b && std::ispunct(static_cast<unsigned char>(word[a]))) ++a;
-    while (b > a && std::ispunct(static_cast<unsigned char>(word[b - 1]))) --b;
-    if (b > a) tokens.push_back(word.substr(a, b - a));
-    word.clear();
-  };
-  for (char c : sentence) {
-    if (std::isspace(static_cast<unsigned char>(c)))
-      flush();
-    else
-      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // the word tokenizer of `tfx tokenize --mode word --lower`: punctuation is a token of its own
+  try {
+    return tokenize(sentence, TokenizerMode::word, builtin_vocab(), true).tokens;
+  } catch (const Error& e) {
+    throw usage_error(fmt::format("{} '{}' has no words; expected e.g. {} \"I love playing football.\"", flag, sentence, flag));
   }
-  flush();
-  if (tokens.empty())
-    throw usage_error(fmt::format("{} '{}' has no words; expected e.g. {} \"I love playing football\"", flag, sentence, flag));
-  return tokens;
 }
 
 std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app) {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "attention_cli.hpp"
+#include "attention_command.hpp"
 #include "common.hpp"
 #include "tfx/attention.hpp"
 

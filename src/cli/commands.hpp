@@ -9,6 +9,7 @@ void register_pe(CLI::App& app);
 void register_rope(CLI::App& app);
 void register_layernorm(CLI::App& app);
 void register_lr(CLI::App& app);
+void register_tokenize(CLI::App& app);
 void register_analogy(CLI::App& app);
 void register_embeddings(CLI::App& app);
 void register_similar(CLI::App& app);
@@ -19,6 +20,9 @@ void register_project(CLI::App& app);
 void register_eval_analogies(CLI::App& app);
 void register_eval_similarity(CLI::App& app);
 void register_attention(CLI::App& app);
+void register_encoder(CLI::App& app);
+void register_decoder(CLI::App& app);
+void register_complexity(CLI::App& app);
 void register_patches(CLI::App& app);
 
 // Parses argv, runs the command, prints any error; returns the exit code (0, 1 data, 2 usage).

@@ -56,7 +56,7 @@ void run_direction(const DirectionOptions& o) {
   Records rec;
   rec.name = "direction";
   rec.columns = {"word", score_name};
-  for (std::size_t i = 0; i < rows.size(); ++i) rec.rows.push_back({std::string(e.word(rows[i])), scores[rows[i]]});
+  for (std::size_t i = 0; i < rows.size(); ++i) rec.rows.push_back({std::string(e.word(rows[i])), direction_score(e, rows[i], d, o.cosine)});
   if (!rec.rows.empty()) r.blocks.push_back(rec);
   if (o.top > 0) {
     Records top;
@@ -70,6 +70,7 @@ void run_direction(const DirectionOptions& o) {
     }
     r.blocks.push_back(std::move(top));
   }
+  for (const auto* list : {&from, &to, &rows}) subword_notes(r, e, *list);
   builtin_note(r, e);
   r.summary["direction_norm"] = norm(d);
   r.primary = rec.rows.empty() ? "top" : "direction";

@@ -10,7 +10,8 @@ namespace tfx::cli {
 
 void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
   app->add_option("--embeddings", f.path,
-                  "Word-vector file: GloVe .txt, word2vec .txt/.bin, fastText .vec, optionally .gz, or a tfx table "
+                  "Word-vector file: GloVe .txt, word2vec .txt/.bin, fastText .vec or .bin model (subword vectors for "
+                  "unknown words), optionally .gz, or a tfx table "
                   "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)")
       ->check(CLI::Validator(
           [](std::string& path) {
@@ -19,9 +20,9 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
           },
           ""))
       ->group("Embeddings");
-  app->add_option("--embeddings-format", f.format, "Format of --embeddings: auto, glove, word2vec, word2vec-bin, fasttext or tfx")
+  app->add_option("--embeddings-format", f.format, "Format of --embeddings: auto, glove, word2vec, word2vec-bin, fasttext (.vec), fasttext-bin or tfx")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx"}))
+      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "fasttext-bin", "tfx"}))
       ->group("Embeddings");
   app->add_option("--limit", f.limit, "Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all")
       ->capture_default_str()

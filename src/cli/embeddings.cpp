@@ -60,6 +60,10 @@ void run_info(InfoOptions o) {
   add("matrix", fmt::format("{} × {} float32 = {}", e.size(), e.dim(), megabytes(4.0 * e.size() * e.dim())));
   if (!builtin) {
     add("rows in file", static_cast<long long>(info.file_rows));
+    if (const auto sw = e.subwords())
+      add("subwords", fmt::format("character n-grams of {}–{} in {} buckets ({} × {} float32 = {}): words not in the "
+                                  "vocabulary get the mean of their n-gram rows",
+                                  sw->minn, sw->maxn, sw->buckets, sw->buckets, e.dim(), megabytes(4.0 * sw->buckets * e.dim())));
     add("duplicates dropped", info.duplicates ? fmt::format("{} (first kept; e.g. {})", info.duplicates, info.first_duplicate)
                                               : std::string("0"));
     add("cache", info.cache_state);
@@ -71,6 +75,7 @@ void run_info(InfoOptions o) {
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
                {"gzip", info.gzip}, {"cache", info.cache_state}, {"duplicates", info.duplicates}};
+  if (const auto sw = e.subwords()) r.summary["subwords"] = {{"minn", sw->minn}, {"maxn", sw->maxn}, {"buckets", sw->buckets}};
   r.blocks.push_back(std::move(rec));
   if (builtin) {
     r.blocks.push_back(Text{

@@ -1,7 +1,6 @@
 // `tfx eval-analogies FILE`: accuracy on the Google analogy test set (questions-words.txt), per
 // section, semantic/syntactic and total, exactly as gensim's evaluate_word_analogies.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -9,6 +8,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "progress_bar.hpp"
+#include "skipped.hpp"
 #include "tfx/evaluation.hpp"
 #include "word_lists.hpp"
 
@@ -24,6 +25,7 @@ struct EvalAnalogiesOptions {
   bool skip_invalid = false;
   bool dummy4unknown = false;
   bool no_progress = false;
+  bool strict = false;
   std::int64_t errors = 0;
   EmbeddingFlags emb;
   OutputFlags out;
@@ -36,16 +38,6 @@ std::vector<Cell> score_row(const std::string& name, const SectionScore& s) {
           static_cast<long long>(s.oov)};
 }
 
-// "[########............] 1200/1800 questions" on stderr, redrawn in place.
-void draw_progress(std::size_t done, std::size_t total) {
-  const int width = 30;
-  const int fill = total ? static_cast<int>(width * done / total) : width;
-  std::fprintf(stderr, "\r[%s%s] %zu/%zu questions", std::string(static_cast<std::size_t>(fill), '#').c_str(),
-               std::string(static_cast<std::size_t>(width - fill), '.').c_str(), done, total);
-  if (done == total) std::fprintf(stderr, "\r%*s\r", width + 40, "");
-  std::fflush(stderr);
-}
-
 void run_eval_analogies(const EvalAnalogiesOptions& o) {
   const AnalogySet set = read_analogy_set(o.file, o.skip_invalid);  // parse first: a bad file fails fast
   const Embeddings e = load_embeddings(o.emb);
@@ -54,8 +46,27 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
   opt.method = o.method == "mul" ? AnalogyMethod::mul : AnalogyMethod::add;
-  if (!o.no_progress && isatty(fileno(stderr))) opt.progress = draw_progress;
+  ProgressBar bar("analogies", "questions", !o.no_progress);
+  opt.progress = bar.callback();
   const AnalogyEvaluation ev = evaluate_word_analogies(e, set, opt);
+  bar.finish();
+  // questions with a word outside the vocabulary are skipped, as in gensim: each is reported
+  // (with --strict the first is an error); none answered is an error
+  const std::string where = fmt::format("the first {} words{}", ev.restrict_vocab, opt.case_insensitive ? " (upper-cased)" : "");
+  std::vector<SkippedQuery> skipped;
+  for (const auto& s : ev.skipped) {
+    const auto& q = s.question;
+    skipped.push_back({o.file, q.line, fmt::format("{} {} {} {}", q.a, q.b, q.c, q.expected), s.word,
+                       fmt::format("'{}' is not among {}", s.word, where)});
+  }
+  if (o.strict && !skipped.empty())
+    throw Error(fmt::format("{}:{}: {} (--strict)", o.file, skipped[0].line, skipped[0].reason));
+  if (!o.dummy4unknown) {
+    if (ev.total.answered() == 0)  // one error line, naming the first problem
+      throw Error(fmt::format("{}: none of the {} questions could be answered (line {}: {})", o.file, ev.questions,
+                              skipped.at(0).line, skipped.at(0).reason));
+    report_skipped(skipped);
+  }
 
   Result r;
   r.command = "eval-analogies";
@@ -106,9 +117,10 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
                {"syntactic_accuracy", nan_null(ev.syntactic.accuracy())},
                {"questions", ev.questions},
                {"oov", ev.oov},
-               {"oov_ratio", ev.oov_ratio}};
+               {"oov_percent", ev.oov_ratio}};
   const Format f = output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();  // the text already says it
+  if (f == Format::json && !o.dummy4unknown) r.blocks.push_back(skipped_records(skipped));
   r.primary = "sections";
   present(r, o.out);
 }
@@ -136,6 +148,7 @@ void register_eval_analogies(CLI::App& app) {
   cmd->add_option("--errors", o->errors, "Also list the first N wrong answers")
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40));
+  cmd->add_flag("--strict", o->strict, "Stop with an error (exit 1) at a question with a word outside the vocabulary instead of skipping it");
   cmd->add_flag("--no-progress", o->no_progress, "No progress bar (it is drawn on stderr only when stderr is a terminal)");
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));  // case folding is --case-sensitive's job here

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "skipped.hpp"
 #include "tfx/evaluation.hpp"
 #include "word_lists.hpp"
 
@@ -23,6 +24,7 @@ struct EvalSimilarityOptions {
   bool skip_invalid = false;
   bool dummy4unknown = false;
   bool list = false;
+  bool strict = false;
   EmbeddingFlags emb;
   OutputFlags out;
   FigureFlags fig;
@@ -35,7 +37,17 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   opt.restrict_vocab = static_cast<std::size_t>(o.restrict_vocab);
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
-  const WordPairEvaluation ev = evaluate_word_pairs(e, set, opt);
+  const WordPairEvaluation ev = evaluate_word_pairs(e, set, opt);  // throws when no pair is in the vocabulary
+  // pairs with a word outside the vocabulary are skipped, as in gensim: each is reported (with
+  // --strict the first is an error)
+  std::vector<SkippedQuery> skipped;
+  for (const auto& m : ev.missing)
+    skipped.push_back({o.file, m.pair.line, m.pair.a + " " + m.pair.b, m.word,
+                       fmt::format("'{}' is not among the first {} words{}", m.word, std::min<std::size_t>(opt.restrict_vocab, e.size()),
+                                   opt.case_insensitive ? " (upper-cased)" : "")});
+  if (o.strict && !skipped.empty())
+    throw Error(fmt::format("{}:{}: {} (--strict)", o.file, skipped[0].line, skipped[0].reason));
+  if (!o.dummy4unknown) report_skipped(skipped);
 
   Result r;
   r.command = "eval-similarity";
@@ -47,7 +59,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
                                       opt.case_insensitive ? ", upper-cased" : ", case-sensitive")});
   Records rec;
   rec.name = "correlation";
-  rec.columns = {"pearson", "pearson_p", "spearman", "spearman_p", "pairs", "used", "oov", "oov_ratio"};
+  rec.columns = {"pearson", "pearson_p", "spearman", "spearman_p", "pairs", "used", "oov", "oov_percent"};
   const std::size_t used = ev.scored.size() + (o.dummy4unknown ? ev.oov : 0);
   rec.rows = {{ev.pearson, ev.pearson_p, ev.spearman, ev.spearman_p, static_cast<long long>(ev.pairs),
                static_cast<long long>(used), static_cast<long long>(ev.oov), ev.oov_ratio}};
@@ -62,8 +74,8 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
     pairs.columns = {"line", "word1", "word2", "human", "cosine"};
     for (const auto& p : ev.scored)
       pairs.rows.push_back({static_cast<long long>(p.pair.line), p.pair.a, p.pair.b, p.pair.score, p.model});
-    for (const auto& p : ev.missing)
-      pairs.rows.push_back({static_cast<long long>(p.line), p.a, p.b, p.score, std::nan("")});
+    for (const auto& m : ev.missing)
+      pairs.rows.push_back({static_cast<long long>(m.pair.line), m.pair.a, m.pair.b, m.pair.score, std::nan("")});
     std::stable_sort(pairs.rows.begin(), pairs.rows.end(),
                      [](const auto& x, const auto& y) { return std::get<long long>(x[0]) < std::get<long long>(y[0]); });
     r.blocks.push_back(std::move(pairs));
@@ -71,9 +83,10 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   builtin_note(r, e);
   r.summary = {{"pearson", ev.pearson}, {"pearson_p", ev.pearson_p}, {"spearman", ev.spearman},
                {"spearman_p", ev.spearman_p}, {"pairs", ev.pairs}, {"used", used},
-               {"oov", ev.oov}, {"oov_ratio", ev.oov_ratio}};
+               {"oov", ev.oov}, {"oov_percent", ev.oov_ratio}};
   const Format f = output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
+  if (f == Format::json && !o.dummy4unknown) r.blocks.push_back(skipped_records(skipped));
   r.primary = o.list ? "pairs" : "correlation";
 
   Figure figure;
@@ -106,6 +119,7 @@ void register_eval_similarity(CLI::App& app) {
   cmd->add_flag("--dummy4unknown", o->dummy4unknown,
                 "Keep pairs with an unknown word, with cosine 0, instead of skipping them (gensim dummy4unknown=True)");
   cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip malformed lines (gensim does) instead of stopping");
+  cmd->add_flag("--strict", o->strict, "Stop with an error (exit 1) at a pair with a word outside the vocabulary instead of skipping it");
   cmd->add_flag("--list", o->list, "List every pair with the human score and the model's cosine");
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));

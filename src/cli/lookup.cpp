@@ -63,7 +63,7 @@ void run_lookup(const LookupOptions& o) {
   std::vector<std::size_t> flat;
   for (const auto& l : id_lists) flat.insert(flat.end(), l.begin(), l.end());
   for (std::size_t i = 0; i < flat.size(); ++i)
-    if (flat[i] >= e.size())
+    if (!e.has_row(flat[i]))
       throw usage_error(fmt::format("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}", flat[i], e.name(),
                                     e.size(), e.size() - 1));
 
@@ -101,6 +101,7 @@ void run_lookup(const LookupOptions& o) {
   const Format f = output_options(o.out).format;
   if (f != Format::table && f != Format::md) r.summary["shape"] = m.values.shape();  // the table's title shows it
   r.blocks.push_back(std::move(m));
+  subword_notes(r, e, flat);
   builtin_note(r, e);
   r.primary = "embedding";
   present(r, o.out);

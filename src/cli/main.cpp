@@ -33,6 +33,7 @@ int tfx::cli::run(int argc, char** argv) {
   // The order here is the order of `tfx --help`.
   tfx::cli::register_pe(app);
   tfx::cli::register_rope(app);
+  tfx::cli::register_tokenize(app);
   tfx::cli::register_analogy(app);
   tfx::cli::register_embeddings(app);
   tfx::cli::register_similar(app);
@@ -43,6 +44,9 @@ int tfx::cli::run(int argc, char** argv) {
   tfx::cli::register_eval_analogies(app);
   tfx::cli::register_eval_similarity(app);
   tfx::cli::register_attention(app);
+  tfx::cli::register_encoder(app);
+  tfx::cli::register_decoder(app);
+  tfx::cli::register_complexity(app);
   tfx::cli::register_patches(app);
   tfx::cli::register_layernorm(app);
   tfx::cli::register_lr(app);

@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 #include "pe_commands.hpp"
+#include "progress_bar.hpp"
 #include "tfx/positional.hpp"
 
 namespace tfx::cli {
@@ -45,7 +46,10 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   std::size_t b = 1;
   const bool cosine = metric == PeMetric::cosine;
   Heatmap h = similarity_heatmap(o, cosine);
-  h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b);
+  {
+    ProgressBar bar(fmt::format("pe sim: {}×{} block means", L, L), "block rows");
+    h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b, bar.callback());
+  }
   h.subtitle = fmt::format("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
                            cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, b, b);
   h.source_rows = h.source_cols = L;

@@ -89,6 +89,7 @@ void run_project(const ProjectOptions& o) {
     }
     r.blocks.push_back(std::move(off));
   }
+  subword_notes(r, e, rows);
   builtin_note(r, e);
   r.summary["explained_variance_ratio"] = p.explained_ratio;
   r.summary["variance"] = p.variance;

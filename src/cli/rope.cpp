@@ -236,4 +236,31 @@ void register_rope(CLI::App& app) {
   });
 }
 
+// "1,0,0,1" -> {1, 0, 0, 1}; every item must be a finite number.
+std::vector<float> parse_vector_flag(const std::string& text, const std::string& flag) {
+  std::vector<float> v;
+  std::stringstream ss(text);
+  std::string item;
+  std::size_t n = 0;
+  while (std::getline(ss, item, ',')) {
+    ++n;
+    std::size_t used = 0;
+    double x = 0;
+    bool ok = true;
+    try {
+      x = std::stod(item, &used);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    while (ok && used < item.size() && std::isspace(static_cast<unsigned char>(item[used]))) ++used;
+    if (!ok || used != item.size() || !std::isfinite(x))
+      throw usage_error(fmt::format("{}: item {} '{}' is not a number; expected comma-separated numbers like 1,0,0,1", flag, n, item));
+    v.push_back(static_cast<float>(x));
+  }
+  if (v.empty() || text.back() == ',')
+    throw usage_error(fmt::format("{} '{}' is empty or ends with a comma; expected comma-separated numbers like 1,0,0,1", flag, text));
+  return v;
+}
+
+
 }  // namespace tfx::cli

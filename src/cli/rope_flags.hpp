@@ -46,6 +46,9 @@ std::string rope_name_suffix(const RopeConfig& c);
 // "base 10000, interleaved, yarn f=4 L₀=4096" (figure subtitles, notes).
 std::string rope_description(const RopeConfig& c);
 
+// "1,0,0,1" -> {1, 0, 0, 1} for a vector flag (--vector, --q, --k); errors name `flag`.
+std::vector<float> parse_vector_flag(const std::string& text, const std::string& flag);
+
 void register_rope_rotate(CLI::App* rope);
 void register_rope_relative(CLI::App* rope);
 void register_rope_freqs(CLI::App* rope);

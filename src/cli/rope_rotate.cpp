@@ -26,37 +26,11 @@ struct RopeRotateOptions {
   CLI::Option* vector_opt = nullptr;
 };
 
-// "1,0,0,1" -> {1, 0, 0, 1}; every item must be a finite number.
-std::vector<float> parse_vector(const std::string& text) {
-  std::vector<float> v;
-  std::stringstream ss(text);
-  std::string item;
-  std::size_t n = 0;
-  while (std::getline(ss, item, ',')) {
-    ++n;
-    std::size_t used = 0;
-    double x = 0;
-    bool ok = true;
-    try {
-      x = std::stod(item, &used);
-    } catch (const std::exception&) {
-      ok = false;
-    }
-    while (ok && used < item.size() && std::isspace(static_cast<unsigned char>(item[used]))) ++used;
-    if (!ok || used != item.size() || !std::isfinite(x))
-      throw usage_error(fmt::format("--vector: item {} '{}' is not a number; expected comma-separated numbers like 1,0,0,1", n, item));
-    v.push_back(static_cast<float>(x));
-  }
-  if (v.empty() || text.back() == ',')
-    throw usage_error(fmt::format("--vector '{}' is empty or ends with a comma; expected comma-separated numbers like 1,0,0,1", text));
-  return v;
-}
-
 void run_rope_rotate(const RopeRotateOptions& o) {
   std::vector<float> x;
   std::int64_t dim = o.dim.value_or(8);
   if (o.vector_opt->count() > 0) {
-    x = parse_vector(o.vector);
+    x = parse_vector_flag(o.vector, "--vector");
     if (!o.dim) dim = static_cast<std::int64_t>(x.size());
     if (static_cast<std::int64_t>(x.size()) != dim)
       throw usage_error(fmt::format("--vector has {} values but --dim is {}; give exactly D values", x.size(), dim));

@@ -43,6 +43,8 @@ void run_similar(const SimilarOptions& o) {
   for (std::size_t i = 0; i < best.size(); ++i)
     rec.rows.push_back({static_cast<long long>(i + 1), std::string(e.word(best[i].index)), best[i].score});
   r.blocks.push_back(std::move(rec));
+  subword_notes(r, e, pos);
+  subword_notes(r, e, neg);
   builtin_note(r, e);
   r.primary = "similar";
   present(r, o.out);

@@ -39,6 +39,7 @@ void run_similarity(const SimilarityOptions& o) {
               {std::string("norm1"), c.norm_a, fmt::format("‖{}‖", a)},
               {std::string("norm2"), c.norm_b, fmt::format("‖{}‖", b)}};
   r.blocks.push_back(std::move(rec));
+  subword_notes(r, e, rows);
   builtin_note(r, e);
   r.summary = {{"cosine", c.cosine}, {"dot", c.dot}, {"euclidean", c.euclidean}, {"angle_degrees", c.angle_degrees},
                {"norm1", c.norm_a}, {"norm2", c.norm_b}};

@@ -3,7 +3,9 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,20 @@ inline void embedding_params(Result& r, const Embeddings& e) {
   r.params["embeddings"] = e.name();
   r.params["words"] = e.size();
   r.params["dim"] = e.dim();
+}
+
+// One note per word whose vector was built from fastText subwords (it is not in the vocabulary),
+// in the order of `rows`, each word once.
+inline void subword_notes(Result& r, const Embeddings& e, std::span<const std::size_t> rows) {
+  std::vector<std::size_t> seen;
+  for (std::size_t i : rows) {
+    if (!e.is_subword_row(i) || std::find(seen.begin(), seen.end(), i) != seen.end()) continue;
+    seen.push_back(i);
+    const auto sw = e.subwords();
+    r.blocks.push_back(Text{fmt::format("'{}' is not in the vocabulary: its vector is the mean of its {} character n-gram "
+                                        "vectors (n = {}–{}, fastText subwords)",
+                                        e.word(i), e.subword_ngrams(i), sw->minn, sw->maxn)});
+  }
 }
 
 // A note under results computed on the built-in embedding.

@@ -1,5 +1,5 @@
-// Pieces of `tfx attention` shared by its files: the sentence → X step (tokens, embedding lookup,
-// sinusoidal PE), and the register function of the nested `attention variance` subcommand.
+// The sentence → X step of `tfx attention` (tokens, embedding lookup, sinusoidal PE), implemented
+// in attention_sentence.cpp.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -16,9 +16,9 @@ struct TokenSequence {
   Tensor x;                         // (T, D)
 };
 
-// The word tokens of a sentence: lower-cased, split at whitespace, punctuation at the ends of a
-// word dropped ("Hello, world!" → hello, world). Throws a usage error naming `flag` when no word
-// is left.
+// The word tokens of a sentence (tfx tokenize --mode word --lower): lower-cased, split at
+// whitespace, each punctuation mark a token of its own ("Hello, world!" → hello , world !).
+// Throws a usage error naming `flag` when no token is left.
 std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag);
 
 // The embedding source for sentences (--embeddings FILE, or the built-in teaching embedding)
@@ -36,7 +36,5 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
 std::string sentence_source_description(const SentenceSource& source);
 // The table's name for the params: its path, or "built-in teaching embedding".
 std::string sentence_source_name(const SentenceSource& source);
-
-void register_attention_variance(CLI::App* attention);
 
 }  // namespace tfx::cli

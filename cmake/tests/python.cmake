@@ -1,0 +1,27 @@
+# ctest entries for the Python helper and the sample notebooks, run with Debian's /usr/bin/python3
+# (not a pyenv python3 earlier on PATH) against the built tfx and the checkout's python/tfx.py:
+#   python_helper              tests/python/test_helper.py (arrays = the CLI's npy, errors, install)
+#   notebook_lecture[_ko]      jupyter nbconvert --execute samples/lecture[.ko].ipynb, fails on any error
+#   notebooks_committed        the committed notebooks carry no outputs and are what
+#                              scripts/gen-notebooks.py writes (English and Korean share the code)
+# An entry whose tools are missing prints "TFX-SKIP: <reason>" and is reported as skipped.
+set(tfx_python /usr/bin/python3)
+set(tfx_python_env "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"
+    "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache" "TFX_BUILD_DIR=${CMAKE_BINARY_DIR}")
+set(tfx_notebooks ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb)
+
+function(tfx_python_test name)
+  if(EXISTS ${tfx_python})
+    add_test(NAME ${name} COMMAND ${tfx_python} ${ARGN})
+  else()
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "TFX-SKIP: ${tfx_python} not found (Debian: python3, python3-numpy)")
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${tfx_python_env}" SKIP_REGULAR_EXPRESSION "TFX-SKIP: "
+                       TIMEOUT 900)
+endfunction()
+
+tfx_python_test(python_helper ${CMAKE_SOURCE_DIR}/tests/python/test_helper.py)
+tfx_python_test(notebook_lecture ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb)
+tfx_python_test(notebook_lecture_ko ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb)
+tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py --committed
+                ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py ${tfx_notebooks})

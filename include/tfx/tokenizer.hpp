@@ -1,0 +1,65 @@
+// Tokenizers of the lecture: text → tokens → ids. Word level (whitespace, every punctuation
+// character its own token: "I love playing football." → I, love, playing, football, "."),
+// character level (one token per Unicode code point, spaces included, so Korean splits by
+// syllable, not by byte), and WordPiece subwords as BERT does it (greedy longest match first
+// within a word, "##" marks a continuation, the whole word becomes [UNK] when no segmentation
+// exists). Vocabularies: a small built-in one that splits the notes' example (play ##ing,
+// foot ##ball), or a BERT vocab.txt (one token per line, id = line number − 1).
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tfx {
+
+enum class TokenizerMode { word, character, subword };
+
+struct Vocabulary {
+  std::string name;                                   // file path or "built-in vocabulary"
+  std::vector<std::string> tokens;                    // id → token
+  std::unordered_map<std::string, std::size_t> ids;   // token → id
+  std::optional<std::size_t> find(const std::string& token) const;
+  std::size_t size() const { return tokens.size(); }
+};
+
+// A vocab.txt held in `text`: one token per line ("\n" or "\r\n"; a final newline is optional),
+// id = 0-based line number. An empty line, a duplicate token (naming both lines), a line with a
+// tab or invalid UTF-8, or no token at all throws tfx::Error "where:line: …". Safe on arbitrary
+// bytes (the fuzz target calls it).
+Vocabulary parse_vocab(std::string_view text, const std::string& where);
+// Reads `path` (a missing file or a directory is a data error naming it).
+Vocabulary read_vocab(const std::string& path);
+// The built-in teaching vocabulary: [PAD] [UNK] [CLS] [SEP] [MASK], punctuation, a few hundred
+// words minus "playing"/"football" so WordPiece splits them as the notes do, ##-pieces, and the
+// notes' Korean example words. Constructed by hand, not trained.
+const Vocabulary& builtin_vocab();
+
+// UTF-8 code points of `text` as strings; invalid UTF-8 throws tfx::Error naming the byte offset.
+std::vector<std::string> utf8_characters(std::string_view text);
+
+// ASCII letters lower-cased (as BERT uncased does for English; other scripts are kept).
+std::string lower_ascii(std::string_view text);
+
+// Word-level split: whitespace separates words; each ASCII punctuation character is a token of its
+// own ("don't" → don, ', t as in BERT's basic tokenizer).
+std::vector<std::string> word_tokens(std::string_view text);
+
+// WordPiece of one word against `vocab`: longest prefix in the vocabulary, then the longest
+// "##"-piece of the rest, …; the whole word is "[UNK]" when a remainder has no piece, or when
+// the word is longer than `max_chars` code points.
+std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vocab, std::size_t max_chars = 100);
+
+struct Tokenized {
+  std::vector<std::string> tokens;
+  std::vector<long long> ids;  // vocabulary id ([UNK]'s id, or −1 when out of vocabulary and no [UNK]);
+                               // character mode: the Unicode code point
+};
+
+// Tokenizes `text` in `mode` (lower-casing ASCII first when `lower`); word and subword ids come
+// from `vocab`. Throws a usage error when no token results (empty or blank text).
+Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, bool lower);
+
+}  // namespace tfx

@@ -1,0 +1,340 @@
+"""Writes samples/lecture.ipynb (English) and samples/lecture.ko.ipynb (Korean), outputs stripped,
+from the one cell list below: both notebooks run the same code cells, only the text differs.
+Edit the cells here, then run `/usr/bin/python3 scripts/gen-notebooks.py` (or give another output
+directory as the argument); ctest's notebooks_committed checks the committed files are its output.
+"""
+import json
+import sys
+from pathlib import Path
+
+M = "md"
+C = "code"
+
+cells = [
+(M, """# The transformer lecture with tfx
+
+This notebook walks the lecture in order — sinusoidal positional encoding, RoPE, word embeddings,
+attention, layer norm and the warm-up schedule — with one short call of tfx's Python helper per
+step. The helper runs the `tfx` binary, so every number here is what the command line prints;
+matrices arrive as numpy arrays (read as `.npy` from tfx's stdout), other results as dicts (tfx's
+JSON), and figures are shown inline. Where a result can be computed independently, a few lines
+of numpy check it.
+
+Run it from `samples/` in a checkout (after `cmake --build build`), or anywhere after
+`cmake --install build`.""",
+"""# tfx로 따라가는 트랜스포머 강의
+
+이 노트북은 강의 순서대로 — sinusoidal positional encoding, RoPE, 단어 임베딩, attention, layer norm,
+warm-up 학습률 — 각 단계를 tfx Python 헬퍼 호출 한 번으로 보여 줍니다. 헬퍼는 `tfx` 실행 파일을
+그대로 실행하므로 여기 나오는 숫자는 명령줄에서 보는 숫자와 같습니다. 행렬은 numpy 배열로
+(tfx의 stdout에서 `.npy`로 읽음), 나머지 결과는 dict로 (tfx의 JSON), 그림은 노트북 안에 바로
+표시됩니다. 독립적으로 계산할 수 있는 결과는 numpy 몇 줄로 검산합니다.
+
+체크아웃의 `samples/`에서 (`cmake --build build` 후) 실행하거나, `cmake --install build` 후
+어디서든 실행할 수 있습니다."""),
+(C, """import sys
+from pathlib import Path
+import numpy as np
+
+try:
+    import tfx
+except ImportError:  # running from a checkout without `cmake --install`: use its python/ folder
+    sys.path.insert(0, str(Path("..", "python").resolve()))
+    import tfx
+
+print(tfx.version(), "—", tfx.binary())"""),
+
+(M, """## 1. Sinusoidal positional encoding
+
+PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).
+The lecture's figure: 50 positions × 128 dimensions, blue ≈ +1, red ≈ −1. Row 0 alternates
+0, 1, 0, 1; the left columns oscillate fast, the right ones hardly change.""",
+"""## 1. Sinusoidal positional encoding
+
+PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).
+강의의 그림: 위치 50개 × 128차원, 파랑 ≈ +1, 빨강 ≈ −1. 0번 행은 0, 1, 0, 1이 반복되고, 왼쪽
+열은 빠르게 진동하며 오른쪽 열은 거의 변하지 않습니다."""),
+(C, """tfx.show("pe", len=50, dim=128)"""),
+(M, """The same matrix as numbers is a (50, 128) float32 array. Written out in numpy, the formula gives
+the same values:""",
+"""같은 행렬을 숫자로 받으면 (50, 128) float32 배열입니다. 공식을 numpy로 직접 써도 같은 값이
+나옵니다:"""),
+(C, """pe = tfx.pe(len=50, dim=128)
+print(pe.shape, pe.dtype, "row 0:", pe[0, :6])
+
+pos = np.arange(50)[:, None]
+angle = pos / 10000 ** (np.arange(0, 128, 2) / 128)
+reference = np.empty((50, 128))
+reference[:, 0::2], reference[:, 1::2] = np.sin(angle), np.cos(angle)
+print("max |tfx - numpy| =", np.abs(pe - reference).max())
+assert np.abs(pe - reference).max() < 1e-5"""),
+(M, """The worked example PE(1, 2) with d_model = 4 is sin(1/10000^(2/4)) = sin(1/100) ≈ 0.00999983.
+A single value is not a matrix, so the helper returns tfx's JSON result as a dict:""",
+"""예제 PE(1, 2) (d_model = 4)는 sin(1/10000^(2/4)) = sin(1/100) ≈ 0.00999983 입니다.
+값 하나는 행렬이 아니므로 헬퍼는 tfx의 JSON 결과를 dict로 돌려줍니다:"""),
+(C, """one = tfx.pe(dim=4, pos=1, i=2)
+print(one["notes"][-1])
+assert abs(one["summary"]["value"] - np.sin(1 / 100)) < 1e-12"""),
+
+(M, """### PE·PEᵀ: the dot product of position encodings
+
+"Near positions are similar, far ones less so." `tfx pe sim` computes PE·PEᵀ; it equals the
+product of the array above with its transpose, its diagonal is d/2 = 64, and every diagonal is
+constant — the similarity depends only on the offset j − i:""",
+"""### PE·PEᵀ: 위치 인코딩끼리의 내적
+
+"가까운 위치끼리는 내적이 크고, 먼 위치끼리는 작다." `tfx pe sim`은 PE·PEᵀ를 계산합니다. 위 배열과
+그 전치의 곱과 같고, 대각선은 d/2 = 64이며, 모든 대각선이 일정합니다 — 유사도는 오프셋 j − i에만
+의존합니다:"""),
+(C, """sim = tfx.pe.sim(len=50, dim=128)
+print("max |sim - pe @ pe.T| =", np.abs(sim - pe @ pe.T).max())
+assert np.abs(sim - pe @ pe.T).max() < 1e-3
+assert np.allclose(np.diag(sim), 64, atol=1e-4)
+spread = max(np.ptp(np.diagonal(sim, k)) for k in range(-49, 50))
+print("largest spread along a diagonal:", spread)
+assert spread < 1e-3
+tfx.show("pe sim", len=50, dim=128)"""),
+
+(M, """### PE(pos + K) is a rotation of PE(pos)
+
+For each (sin, cos) pair m, shifting the position by K multiplies by
+[[cos Kω_m, sin Kω_m], [−sin Kω_m, cos Kω_m]], ω_m = 10000^(−2m/d) — the same matrix R(K) for every
+position. tfx builds R(3) for d = 8; numpy builds it again from the formula and applies it:""",
+"""### PE(pos + K)는 PE(pos)의 회전
+
+각 (sin, cos) 쌍 m에 대해 위치를 K만큼 옮기면 [[cos Kω_m, sin Kω_m], [−sin Kω_m, cos Kω_m]]
+(ω_m = 10000^(−2m/d))을 곱한 것과 같습니다 — 모든 위치에 같은 행렬 R(K). tfx가 d = 8의 R(3)을
+만들고, numpy로 공식에서 다시 만들어 적용해 봅니다:"""),
+(C, """R = tfx.pe.shift(k=3, dim=8, show=True)
+omega = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+R_numpy = np.zeros((8, 8))
+for m, w in enumerate(omega):
+    c, s = np.cos(3 * w), np.sin(3 * w)
+    R_numpy[2 * m:2 * m + 2, 2 * m:2 * m + 2] = [[c, s], [-s, c]]
+assert np.abs(R - R_numpy).max() < 1e-6
+
+p = tfx.pe(len=50, dim=8)
+error = np.abs(p[3:] - p[:-3] @ R.T).max()  # row p+3 = R · row p
+print(np.round(R[:4, :4], 4), "\\nmax |PE(p+3) - R(3)·PE(p)| =", error)
+assert error < 1e-5"""),
+
+(M, """## 2. RoPE
+
+Step 1 of the notes: the angle table θ(pos, j) = pos · 10000^(−2j/d), shape [L_max, d/2]. Step 3:
+with RoPE, the score s_ij = (R_i q)·(R_j k)/√d depends only on j − i, because R_θᵀR_φ = R_{φ−θ}.
+`tfx rope relative` places the same q and k at every position; each diagonal of its table is
+constant:""",
+"""## 2. RoPE
+
+노트의 1단계: 각도 테이블 θ(pos, j) = pos · 10000^(−2j/d), shape [L_max, d/2]. 3단계: RoPE에서
+점수 s_ij = (R_i q)·(R_j k)/√d 는 R_θᵀR_φ = R_{φ−θ} 이므로 j − i 에만 의존합니다.
+`tfx rope relative`는 모든 위치에 같은 q, k를 두고 계산하며, 표의 각 대각선이 일정합니다:"""),
+(C, """theta = tfx.rope(len=4, dim=8, what="theta")
+assert np.allclose(theta, np.arange(4)[:, None] * 10000.0 ** (-np.arange(0, 8, 2) / 8), atol=1e-6)
+print(theta)
+
+scores = tfx.rope.relative(dim=8, len=6)
+print(np.round(scores, 4))
+spread = max(np.ptp(np.diagonal(scores, k)) for k in range(-5, 6))
+print("largest spread along a diagonal j - i:", spread)
+assert spread < 1e-5"""),
+(C, """tfx.show("rope relative", dim=64, len=16)"""),
+
+(M, """## 3. Word embeddings: E(queen) ≈ E(king) − E(man) + E(woman)
+
+First on real vectors: the GloVe file in `../shared/data` beside the checkout (the 2,604 most
+frequent words of glove.6B.100d). When the file is not there, this cell says so and moves on.""",
+"""## 3. 단어 임베딩: E(queen) ≈ E(king) − E(man) + E(woman)
+
+먼저 실제 벡터로: 체크아웃 옆 `../shared/data`의 GloVe 파일 (glove.6B.100d에서 가장 자주 쓰이는
+2,604 단어). 파일이 없으면 이 셀은 그 사실만 알리고 넘어갑니다."""),
+(C, """glove = Path("..", "..", "shared", "data", "glove.6B.100d.top2604.txt")
+if glove.exists():
+    real = tfx.analogy("king", "man", "woman", embeddings=glove, k=3)
+    for row in real["data"]:
+        print(row)
+    assert real["data"][0]["word"] == "queen"
+else:
+    print(f"skipped: {glove} is not here")"""),
+(M, """The same query on tfx's built-in teaching embedding (518 words, 64 named dimensions). The score
+is the cosine of the answer to unit(king) − unit(man) + unit(woman); numpy recomputes it from the
+rows `tfx lookup` returns:""",
+"""같은 질의를 tfx의 내장 교육용 임베딩 (518 단어, 이름 붙은 64차원)으로. 점수는 답과
+unit(king) − unit(man) + unit(woman) 사이의 코사인이며, `tfx lookup`이 돌려준 행으로 numpy가
+다시 계산합니다:"""),
+(C, """print(tfx.table("analogy", "king", "man", "woman"))
+best = tfx.analogy("king", "man", "woman")["data"][0]
+assert best["word"] == "queen"
+
+E = tfx.lookup(words="king,man,woman,queen")
+u = E / np.linalg.norm(E, axis=1, keepdims=True)
+query = u[0] - u[1] + u[2]
+cosine = query @ u[3] / np.linalg.norm(query)
+print("numpy:", cosine, " tfx:", best["cosine"])
+assert abs(cosine - best["cosine"]) < 1e-5"""),
+
+(M, """Many queries at once: `batch="-"` sends the lines on standard input. A line tfx cannot answer
+(here a misspelt word) is skipped and reported under the cell; the others are answered:""",
+"""여러 질의를 한 번에: `batch="-"`는 줄들을 표준 입력으로 보냅니다. 답할 수 없는 줄 (여기서는 철자가
+틀린 단어)은 건너뛰고 셀 아래에 알려 주며, 나머지는 답합니다:"""),
+(C, """queries = "king man woman\\nparis france germany\\nking man wmoan\\n"
+batch = tfx.analogy(batch="-", stdin=queries, k=1, embeddings=glove if glove.exists() else None)
+for row in batch["data"]:
+    print(f'{row["a"]} - {row["b"]} + {row["c"]} ≈ {row["word"]}')
+print("skipped:", [(s["line"], s["word"]) for s in batch["tables"]["skipped"]])
+assert [s["word"] for s in batch["tables"]["skipped"]] == ["wmoan"]"""),
+
+(M, """### The plural direction: plur·E(dog) = −1.13, plur·E(dogs) = 3.40
+
+plur is the mean of E(dogs) − E(dog), E(cats) − E(cat), E(cars) − E(car). Singulars score
+negative and plurals positive — also apple/apples, which did not build the direction:""",
+"""### 복수형 방향: plur·E(dog) = −1.13, plur·E(dogs) = 3.40
+
+plur는 E(dogs) − E(dog), E(cats) − E(cat), E(cars) − E(car)의 평균입니다. 단수형은 음수, 복수형은
+양수가 나옵니다 — 방향을 만드는 데 쓰지 않은 apple/apples도 마찬가지입니다:"""),
+(C, """words = ["dog", "dogs", "apple", "apples"]
+d = tfx.direction(from_="dog,cat,car", to="dogs,cats,cars", words=words)
+dots = {row["word"]: row["dot"] for row in d["data"]}
+print(dots)
+assert round(dots["dog"], 2) == -1.13 and round(dots["dogs"], 2) == 3.40
+
+E = tfx.lookup(words="dog,cat,car,dogs,cats,cars")
+plur = (E[3:] - E[:3]).mean(axis=0)
+for word, vector in zip(words, tfx.lookup(words=words)):
+    assert abs(plur @ vector - dots[word]) < 1e-4"""),
+
+(M, """## 4. Attention: a weighted average of the values
+
+A(q, K, V) = Σᵢ softmax(q·kᵢ)·vᵢ. With scores differing by ln 4 the weights are the notes' 0.2 and
+0.8, and the output holds more of the value with the larger weight. Matrices go in as numpy arrays
+(the helper hands them to tfx through a pipe); `no_scale=True` leaves out the √d_k:""",
+"""## 4. Attention: value의 가중 평균
+
+A(q, K, V) = Σᵢ softmax(q·kᵢ)·vᵢ. 점수 차이가 ln 4이면 weight는 노트의 0.2와 0.8이 되고, 출력은
+weight가 큰 value의 정보를 더 많이 담습니다. 행렬은 numpy 배열로 넘깁니다 (헬퍼가 파이프로 tfx에
+전달). `no_scale=True`는 √d_k로 나누지 않습니다:"""),
+(C, """q = np.array([[1.0, 0.0]])
+k = np.array([[0.0, 0.0], [np.log(4), 0.0]])
+v = np.eye(2)
+w = tfx.attention(q=q, k=k, v=v, no_scale=True)
+print("weights:", w)
+assert np.allclose(w, [[0.2, 0.8]], atol=1e-6)"""),
+(M, """Large scores make the softmax nearly one-hot: the notes' [0, −11, 7] (standard deviation about
+10, as for d_k = 100) puts 99.9% on one key; dividing by √100 = 10 (`temperature=10`) softens it:""",
+"""점수가 크면 softmax가 거의 one-hot이 됩니다: 노트의 [0, −11, 7] (d_k = 100일 때처럼 표준편차 약
+10)은 한 key에 99.9%를 주고, √100 = 10으로 나누면 (`temperature=10`) 완만해집니다:"""),
+(C, """scores = np.array([[0.0], [-11.0], [7.0]])
+sharp = tfx.attention(q=np.ones((1, 1)), k=scores, v=scores, no_scale=True)
+soft = tfx.attention(q=np.ones((1, 1)), k=scores, v=scores, no_scale=True, temperature=10)
+print("unscaled:", np.round(sharp, 4), " scaled by 10:", np.round(soft, 4))
+expected = np.exp(scores[:, 0] / 10) / np.exp(scores[:, 0] / 10).sum()
+assert sharp[0, 2] > 0.999 and np.allclose(soft[0], expected, atol=1e-6)"""),
+
+(M, """### Self-attention: Z = softmax(QKᵀ/√d_k)·V
+
+Self-attention over "I love playing football": X = embedding + PE, Q = XW_Q, K = XW_K, V = XW_V
+(random Xavier weights from a fixed seed, so the weights are close to uniform — this shows the
+mechanics, not a trained model). The table, then numpy redoing softmax(QKᵀ/√d_k) and Z = weights·V
+from the Q, K, V that tfx used:""",
+"""### Self-attention: Z = softmax(QKᵀ/√d_k)·V
+
+"I love playing football"에 대한 self-attention: X = embedding + PE, Q = XW_Q, K = XW_K, V = XW_V
+(고정 seed의 무작위 Xavier 가중치이므로 weight는 거의 균등합니다 — 학습된 모델이 아니라 계산
+과정을 보여 줍니다). 표를 본 뒤, tfx가 쓴 Q, K, V로 numpy가 softmax(QKᵀ/√d_k)와 Z = weights·V를
+다시 계산합니다:"""),
+(C, """sentence = "I love playing football"
+print(tfx.table("attention", sentence=sentence, show="weights"))
+
+weights = tfx.attention(sentence=sentence)
+Q, K, V, Z = (tfx.attention(sentence=sentence, show=m) for m in ("q", "k", "v", "output"))
+scaled = Q @ K.T / np.sqrt(Q.shape[1])
+softmax = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+softmax /= softmax.sum(axis=1, keepdims=True)
+print("max |weights - numpy| =", np.abs(weights - softmax).max())
+assert np.abs(weights - softmax).max() < 1e-5
+assert np.abs(Z - weights @ V).max() < 1e-4"""),
+(M, """The decoder's causal mask: query i attends only to keys j ≤ i, so the upper triangle is exactly 0:""",
+"""디코더의 causal mask: query i는 key j ≤ i 에만 attend하므로 위쪽 삼각형은 정확히 0입니다:"""),
+(C, """causal = tfx.attention(sentence=sentence, causal=True)
+assert (np.triu(causal, 1) == 0).all() and np.allclose(causal.sum(axis=1), 1, atol=1e-6)
+print(tfx.table("attention", sentence=sentence, causal=True, show="weights"))
+tfx.show("attention", sentence=sentence, causal=True)"""),
+(M, """Why divide by √d_k: with entries of mean 0 and variance 1, Var(q·k) = d_k, and without the
+scaling a few large scores make the softmax nearly one-hot:""",
+"""√d_k로 나누는 이유: 성분의 평균이 0, 분산이 1이면 Var(q·k) = d_k 이고, 나누지 않으면 큰 점수 몇
+개 때문에 softmax가 거의 one-hot이 됩니다:"""),
+(C, """print(tfx.table("attention variance", dk=[2, 100]))"""),
+
+(M, """## 5. Layer normalization
+
+"thinking" = (4, 2, 3, 5) and "machines" = (2, 1, −3, 2), normalized per token to mean 0 and variance
+1, then y = γ·x̂ + β with the notes' γ = (3, 1, −1, −2), β = (1, 1, 0, 2). (The notes print
+μ = 2.5 for "thinking"; it is 3.5.) numpy gives the same y:""",
+"""## 5. Layer normalization
+
+"thinking" = (4, 2, 3, 5), "machines" = (2, 1, −3, 2)를 토큰별로 평균 0, 분산 1로 정규화한 뒤
+노트의 γ = (3, 1, −1, −2), β = (1, 1, 0, 2)로 y = γ·x̂ + β. (노트는 "thinking"의 μ를 2.5로
+적었지만 3.5입니다.) numpy로 계산해도 같은 y가 나옵니다:"""),
+(C, """print(tfx.table("layernorm"))
+y = tfx.layernorm()
+x = np.array([[4, 2, 3, 5], [2, 1, -3, 2]], dtype=float)
+gamma, beta = np.array([3, 1, -1, -2]), np.array([1, 1, 0, 2])
+x_hat = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+assert np.abs(y - (gamma * x_hat + beta)).max() < 1e-5"""),
+
+(M, """## 6. The warm-up learning rate
+
+lrate = d_model^(−0.5) · min(step^(−0.5), step · warmup^(−1.5)): rising linearly for `warmup`
+steps, peaking at d_model^(−0.5)·warmup^(−0.5) ≈ 6.99e-4, then decaying as step^(−0.5).""",
+"""## 6. Warm-up 학습률
+
+lrate = d_model^(−0.5) · min(step^(−0.5), step · warmup^(−1.5)): `warmup` 스텝 동안 선형으로
+증가하고, d_model^(−0.5)·warmup^(−0.5) ≈ 6.99e-4 에서 최대가 된 뒤 step^(−0.5)로 감소합니다."""),
+(C, """result = tfx.json("lr")
+steps = np.array([float(s) for s in result["rows"]])
+lr = tfx.lr()[:, 0]
+expected = 512 ** -0.5 * np.minimum(steps ** -0.5, steps * 4000 ** -1.5)
+for step, rate in zip(steps[:7], lr):
+    print(f"step {step:6.0f}   lr {rate:.4e}")
+assert np.allclose(lr, expected, rtol=1e-6)
+tfx.show("lr", warmup=[4000, 8000], steps=40000)"""),
+
+(M, """## Errors
+
+A tfx error arrives as a Python exception carrying tfx's one-line message:""",
+"""## 오류
+
+tfx 오류는 tfx의 한 줄 메시지를 담은 Python 예외로 전달됩니다:"""),
+(C, """try:
+    tfx.analogy("king", "man", "wmoan")
+except tfx.TfxError as error:
+    print(f"exit {error.exit_code}: {error}")"""),
+]
+
+
+def source(text):
+    lines = text.split("\n")
+    return [ln + "\n" for ln in lines[:-1]] + [lines[-1]]
+
+
+def notebook(lang):
+    out = []
+    for cell in cells:
+        if cell[0] == M:
+            text = cell[1] if lang == "en" else cell[2]
+            out.append({"cell_type": "markdown", "metadata": {}, "source": source(text)})
+        else:
+            out.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                        "source": source(cell[1])})
+    return {"cells": out,
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "samples"
+for lang, name in (("en", "lecture.ipynb"), ("ko", "lecture.ko.ipynb")):
+    nb = notebook(lang)
+    for i, c in enumerate(nb["cells"]):
+        c["id"] = f"{lang}-{i:02d}"
+    (out / name).write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

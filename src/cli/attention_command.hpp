@@ -1,0 +1,84 @@
+// Private to `tfx attention`, whose files are: attention.cpp (flags and the run: options →
+// library calls), attention_inputs.cpp (--sentence/--cross, --x or --q/--k/--v into matrices),
+// attention_present.cpp (the Result, the heatmaps, the default file name), attention_sentence.cpp
+// (sentence → X) and attention_variance.cpp (`tfx attention variance`).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention_sentence.hpp"
+#include "common.hpp"
+#include "tfx/attention.hpp"
+
+namespace tfx::cli {
+
+// The matrices --show can name, in the order they are printed.
+enum Step : unsigned {
+  kX = 1u << 0,
+  kQ = 1u << 1,
+  kK = 1u << 2,
+  kV = 1u << 3,
+  kScores = 1u << 4,
+  kScaled = 1u << 5,
+  kMasked = 1u << 6,
+  kWeights = 1u << 7,
+  kOutput = 1u << 8,
+};
+constexpr unsigned kAllSteps = kScores | kScaled | kMasked | kWeights | kOutput;
+constexpr unsigned kDefaultSteps = kWeights | kOutput;
+
+struct AttentionCliOptions {
+  std::string sentence, cross;
+  std::string x_file, q_file, k_file, v_file;
+  std::optional<std::int64_t> dk, dv;
+  std::int64_t heads = 1;
+  std::uint64_t seed = 42;
+  bool identity = false, no_pe = false, causal = false, no_scale = false;
+  std::int64_t pad = 0;
+  double temperature = 1.0;
+  std::string show;
+  std::string weights;  // --weights: nn.MultiheadAttention state_dict (safetensors or .npy directory)
+  bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false;
+  std::shared_ptr<SentenceSource> source;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+// The --show list as Step bits (empty: weights and output).
+unsigned parse_show(const std::string& text);
+
+// The matrices attention runs on, with their labels.
+struct AttentionInputs {
+  std::string mode;  // "sentence", "x", "qkv"
+  std::vector<std::string> query_labels, key_labels;
+  Tensor x_q, x_kv;  // sentence / x modes
+  Tensor q, k, v;    // qkv mode
+  bool cross = false;
+  std::string description;  // the first line of the table
+};
+
+// The input mode the flags select, loaded (files read, the sentence embedded).
+AttentionInputs load_attention_inputs(const AttentionCliOptions& o);
+
+// What the run computed, for the presentation.
+struct AttentionRun {
+  MultiHeadAttention mh;
+  AttentionOptions options;
+  std::string projection;  // how Q, K, V were formed, one line
+  std::size_t d_model = 0;
+  unsigned steps = 0;      // Step bits of --show
+  Tensor average_weights;  // --weights: the head-averaged weights (T, S), as nn.MultiheadAttention returns them
+};
+
+// The table (each asked-for matrix with a line saying what it is), the heatmaps (one per head)
+// and the default figure name; written as the output flags say.
+void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const AttentionRun& run);
+
+void register_attention_variance(CLI::App* attention);
+
+}  // namespace tfx::cli

@@ -1,0 +1,218 @@
+// Shared pieces of `tfx encoder` and `tfx decoder`: flags, X⁽⁰⁾ from a sentence or a matrix,
+// widths from --weights, --show, tables and heatmaps of a layer's steps, --save-weights.
+#include "layer_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "tfx/attention.hpp"
+#include "tfx/matrix_io.hpp"
+#include "tfx/ops.hpp"
+#include "tfx/positional.hpp"
+#include "tfx/tokenizer.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+// FNV-1a of a token's bytes: its embedding row's seed, so a token's row does not depend on the
+// sentence around it.
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
+  const std::string in = "Input";
+  f.sentence_opt = cmd->add_option("--sentence", f.sentence,
+                                   "Text to run through the layer: word tokens (punctuation kept), a seeded embedding row per token + PE")
+                       ->group(in);
+  cmd->add_option("--x", f.x_file, "X⁽⁰⁾ as a matrix file (T×d_model; npy, JSON or CSV), used as given (no PE added)")->group(in);
+  cmd->add_flag("--lower", f.lower, "Lower-case the sentence first")->group(in);
+  const std::string g = "Layer";
+  const auto big = std::int64_t{1} << 16;
+  f.d_model_opt = cmd->add_option("--d-model", f.d_model, "Model width d_model (from the weights' shapes with --weights)")
+                      ->capture_default_str()
+                      ->check(whole_number(1, 4096))
+                      ->group(g);
+  cmd->add_option("--heads", f.heads, "Attention heads H (must divide d_model; PyTorch's state_dict does not store it)")
+      ->capture_default_str()
+      ->check(whole_number(1, 4096))
+      ->group(g);
+  f.ffn_opt = cmd->add_option("--ffn", f.ffn, "Feed-forward width (dim_feedforward; default 4·d_model)")->check(whole_number(1, big))->group(g);
+  f.layers_opt = cmd->add_option("--layers", f.layers, fmt::format("Stack N {} layers (weights keyed layers.{{i}}.*)", what))
+                     ->capture_default_str()
+                     ->check(whole_number(1, 64))
+                     ->group(g);
+  cmd->add_flag("--norm-first", f.norm_first, "Pre-LN: x + f(LayerNorm(x)) instead of the paper's LayerNorm(x + f(x))")->group(g);
+  cmd->add_option("--weights", f.weights,
+                  fmt::format("PyTorch nn.Transformer{}Layer state_dict as .safetensors (F32/F16/BF16), or a directory of "
+                              "<key>.npy files",
+                              what == "encoder" ? "Encoder" : "Decoder"))
+      ->group(g);
+  cmd->add_option("--save-weights", f.save_weights, "Write the weights used as FILE.safetensors (PyTorch's key names)")->group(g);
+  add_seed_flag(cmd, f.seed);
+  cmd->add_option("--show", f.show, "Matrices to print, comma-separated, or 'all' (see the list in the notes)")->group("Output");
+  add_output_flags(cmd, f.out);
+  add_figure_flags(cmd, f.fig, false);
+}
+
+LayerInput sentence_input(const std::string& sentence, const std::string& flag, std::size_t D, std::uint64_t seed, bool lower) {
+  LayerInput in;
+  Tokenized t;
+  try {
+    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower);
+  } catch (const Error& e) {
+    throw usage_error(fmt::format("{}: {}", flag, e.what()));
+  }
+  in.tokens = t.tokens;
+  const std::size_t T = in.tokens.size();
+  checked_element_count({T, D}, fmt::format("{} with {} tokens of width {}", flag, T, D));
+  // 1. Embedding(tokens): one N(0, 1) row per token, seeded by (--seed, the token's text)
+  in.x = Tensor({T, D});
+  for (std::size_t i = 0; i < T; ++i) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(fnv1a(in.tokens[i])), static_cast<std::uint32_t>(fnv1a(in.tokens[i]) >> 32)};
+    std::mt19937_64 gen(seq);
+    const Tensor row = standard_normal(1, D, gen);
+    std::copy(row.values().begin(), row.values().end(), in.x.row(i).begin());
+  }
+  // 2. + PE(pos, i)
+  in.x = add(in.x, sinusoidal_encoding(T, D));
+  in.description = fmt::format("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", seeded N(0, 1) embedding rows (seed {})", T,
+                               joined_tokens(in.tokens), seed);
+  return in;
+}
+
+LayerInput matrix_input(const std::string& path, const std::string& flag) {
+  LoadedMatrix m = read_matrix_file(path, flag);
+  LayerInput in;
+  in.x = std::move(m.values);
+  in.tokens = m.row_labels;
+  if (in.tokens.size() != in.x.rows()) {
+    in.tokens.clear();
+    for (std::size_t i = 0; i < in.x.rows(); ++i) in.tokens.push_back(std::to_string(i));
+  }
+  in.description = fmt::format("X⁽⁰⁾ from {} {} {}, used as given", flag, path, in.x.shape_str());
+  return in;
+}
+
+LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_t x_cols) {
+  LayerShape s;
+  s.heads = static_cast<std::size_t>(f.heads);
+  if (weights) {
+    const std::size_t stacked = stacked_layers(*weights);
+    const bool prefixed = weights->lower_bound("layers.0.") != weights->end() &&
+                          weights->lower_bound("layers.0.")->first.rfind("layers.0.", 0) == 0;
+    s.layers = stacked;
+    if (f.layers_opt->count() && static_cast<std::size_t>(f.layers) != stacked)
+      throw usage_error(fmt::format("--layers {}: --weights {} holds {} layer{}{}", f.layers, f.weights, stacked, stacked == 1 ? "" : "s",
+                                    prefixed ? "" : " (keys without a layers.{i}. prefix)"));
+    const LayerWidths w = layer_widths(*weights, layer_prefix(0, s.layers), "--weights " + f.weights);
+    s.d_model = w.d_model;
+    s.ffn = w.ffn;
+    if (f.d_model_opt->count() && static_cast<std::size_t>(f.d_model) != s.d_model)
+      throw usage_error(fmt::format("--d-model {}: --weights {} has d_model = {} (from self_attn.in_proj_weight)", f.d_model, f.weights,
+                                    s.d_model));
+    if (f.ffn_opt->count() && static_cast<std::size_t>(f.ffn) != s.ffn)
+      throw usage_error(fmt::format("--ffn {}: --weights {} has dim_feedforward = {} (from linear1.weight)", f.ffn, f.weights, s.ffn));
+  } else {
+    s.layers = static_cast<std::size_t>(f.layers);
+    s.d_model = x_cols && !f.d_model_opt->count() ? x_cols : static_cast<std::size_t>(f.d_model);
+    s.ffn = f.ffn ? static_cast<std::size_t>(f.ffn) : 4 * s.d_model;
+  }
+  if (x_cols && x_cols != s.d_model)
+    throw usage_error(fmt::format("--x {} has {} columns but d_model = {}{}", f.x_file, x_cols, s.d_model,
+                                  weights ? " (from --weights)" : " (--d-model)"));
+  if (s.d_model % s.heads != 0)
+    throw usage_error(fmt::format("--heads {} does not divide d_model = {}; try --heads {}", s.heads, s.d_model,
+                                  s.d_model % 2 == 0 ? 2 : 1));
+  return s;
+}
+
+std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }
+
+std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,
+                                          const std::vector<std::string>& defaults) {
+  if (text.empty()) return defaults;
+  std::vector<std::string> chosen;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item == "all") return names;
+    if (std::find(names.begin(), names.end(), item) == names.end())
+      throw usage_error(fmt::format("--show: unknown matrix '{}'; expected {} or all (comma-separated)", item, fmt::join(names, ", ")));
+    chosen.push_back(item);
+  }
+  return chosen;
+}
+
+bool shows(const std::vector<std::string>& chosen, const std::string& name) {
+  return std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+}
+
+Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                    const std::string& col_axis) {
+  Matrix m;
+  m.name = name;
+  m.values = t;
+  m.row_labels = rows;
+  m.col_labels = cols;
+  m.row_axis = "token";
+  m.col_axis = col_axis;
+  return m;
+}
+
+Matrix head_weights_matrix(const std::string& name, const MultiHeadAttention& a, const std::vector<std::string>& rows,
+                           const std::vector<std::string>& cols) {
+  const std::size_t H = a.heads.size(), T = rows.size(), S = cols.size();
+  Tensor w({H, T, S});
+  std::vector<unsigned char> masked;
+  for (std::size_t h = 0; h < H; ++h) {
+    std::copy(a.heads[h].weights.values().begin(), a.heads[h].weights.values().end(), w.data() + h * T * S);
+    for (std::size_t i = 0; i < T * S && !a.heads[h].keep.empty(); ++i) masked.push_back(a.heads[h].keep[i] ? 0 : 1);
+  }
+  Matrix m = layer_matrix(name, H == 1 ? w.reshaped({T, S}) : w, rows, cols, "key");
+  m.row_axis = "query";
+  m.slice_axis = "head";
+  m.masked = std::move(masked);
+  return m;
+}
+
+void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::string& what, const std::vector<std::string>& rows,
+                       const std::vector<std::string>& cols) {
+  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    Heatmap m;
+    m.values = a.heads[h].weights;
+    m.title = fmt::format("{}, head {}", what, h + 1);
+    m.x_label = "key";
+    m.y_label = "query";
+    m.row_labels = rows;
+    m.col_labels = cols;
+    m.vmin = 0.0;
+    m.vmax = 1.0;
+    m.value_label = "weight";
+    if (!a.heads[h].keep.empty())
+      for (unsigned char k : a.heads[h].keep) m.masked.push_back(k ? 0 : 1);
+    fig.panels.push_back(std::move(m));
+  }
+  fig.columns = static_cast<int>(a.heads.size());
+}
+
+void save_weights(const TensorMap& params, const std::string& path, const std::string& module, std::size_t heads) {
+  const std::string bytes = encode_safetensors(params, {{"format", "pt"}, {"module", module}, {"nhead", std::to_string(heads)}});
+  emit(bytes, path, true, "--save-weights");
+}
+
+std::string joined_tokens(const std::vector<std::string>& tokens) {
+  std::string s;
+  for (std::size_t i = 0; i < tokens.size() && i < 12; ++i) s += (i ? " " : "") + tokens[i];
+  if (tokens.size() > 12) s += " …";
+  return s;
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,75 @@
+// Pieces `tfx encoder` and `tfx decoder` share: their flags, the sentence/matrix → X⁽⁰⁾ step
+// (word tokens → a seeded embedding row per token + sinusoidal PE), the layer parameters (seeded,
+// or PyTorch state_dict keys from --weights), --save-weights, and the presentation of one layer's
+// steps (tables chosen by --show, attention heatmaps per head).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "tfx/format.hpp"
+#include "tfx/safetensors.hpp"
+#include "tfx/transformer.hpp"
+
+namespace tfx::cli {
+
+struct LayerFlags {
+  std::string sentence, x_file;
+  std::int64_t d_model = 16, heads = 2, ffn = 0, layers = 1;  // ffn 0 = 4·d_model
+  bool norm_first = false, lower = false;
+  std::string show, weights, save_weights;
+  std::uint64_t seed = 42;
+  CLI::Option *d_model_opt = nullptr, *ffn_opt = nullptr, *layers_opt = nullptr, *sentence_opt = nullptr;
+  OutputFlags out;
+  FigureFlags fig;
+};
+// --sentence, --x, --d-model, --heads, --ffn, --layers, --norm-first, --show, --weights,
+// --save-weights, --lower, --seed and the output/figure flags. `what` is "encoder" or "decoder".
+void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what);
+
+// A sequence entering a layer stack.
+struct LayerInput {
+  std::vector<std::string> tokens;  // row labels: the word tokens, or the file's row labels / 0, 1, …
+  Tensor x;                         // X⁽⁰⁾ (T, D)
+  std::string description;          // how X⁽⁰⁾ was made
+};
+// From a sentence: word tokens (punctuation kept as tokens), each distinct token a N(0, 1) row
+// seeded by --seed and the token's text (nn.Embedding's init), + PE. `flag` names the flag.
+LayerInput sentence_input(const std::string& sentence, const std::string& flag, std::size_t D, std::uint64_t seed, bool lower);
+// From a matrix file (npy/JSON/CSV), used as given.
+LayerInput matrix_input(const std::string& path, const std::string& flag);
+
+// The widths and layer count in force: from --weights' shapes when given (conflicting flags are a
+// usage error), else from the flags; `x_cols` (0 = unknown) is the width of a --x matrix.
+struct LayerShape {
+  std::size_t d_model = 0, heads = 0, ffn = 0, layers = 0;
+};
+LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_t x_cols);
+// The key prefix of layer i: "" for one layer, "layers.{i}." for a stack (as nn.TransformerEncoder).
+std::string layer_prefix(std::size_t i, std::size_t layers);
+
+// --show: which matrices to print. `names` lists every one the command knows, in order.
+std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,
+                                          const std::vector<std::string>& defaults);
+bool shows(const std::vector<std::string>& chosen, const std::string& name);
+
+// A matrix block with token row labels and its shape in the name ("layer 1 H [5, 16]").
+Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows,
+                    const std::vector<std::string>& cols = {}, const std::string& col_axis = "dim");
+// The per-head weights (H, T, S) of one attention, with labels.
+Matrix head_weights_matrix(const std::string& name, const MultiHeadAttention& a, const std::vector<std::string>& rows,
+                           const std::vector<std::string>& cols);
+// One heatmap per head of `a`'s weights.
+void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::string& what, const std::vector<std::string>& rows,
+                       const std::vector<std::string>& cols);
+
+// --save-weights FILE: the parameters as a safetensors file PyTorch loads (load_state_dict).
+void save_weights(const TensorMap& params, const std::string& path, const std::string& module, std::size_t heads);
+
+// "I love playing football ." for messages (first 12 tokens).
+std::string joined_tokens(const std::vector<std::string>& tokens);
+
+}  // namespace tfx::cli

@@ -1,0 +1,37 @@
+// The command layer's progress bar: draws the library's Progress reports (progress.hpp) on
+// stderr as one tqdm-like line, only when stderr is a terminal, first after a short delay (quick
+// steps stay silent), at most ten times a second, and erases it when the step ends.
+#pragma once
+#include <chrono>
+#include <string>
+
+#include "tfx/progress.hpp"
+
+namespace tfx::cli {
+
+class ProgressBar {
+ public:
+  // label: what the step is ("loading glove.txt"); unit: "B" for bytes or a plural noun.
+  // enabled = false (e.g. --no-progress) draws nothing.
+  ProgressBar(std::string label, std::string unit, bool enabled = true);
+  ~ProgressBar();  // erases the line (also when the step threw)
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  // The callback to hand to the library; valid while this bar lives. Empty when disabled, so
+  // the library skips the calls.
+  Progress callback();
+  void update(std::size_t done, std::size_t total);
+  // Erases the line now.
+  void finish();
+
+ private:
+  ProgressState state_;
+  bool enabled_;
+  bool drawn_ = false;
+  std::size_t drawn_width_ = 0;
+  std::chrono::steady_clock::time_point start_, last_draw_{};
+  double delay_;  // seconds before the first draw
+};
+
+}  // namespace tfx::cli

@@ -1,0 +1,112 @@
+// fastText subwords: the hash of a character n-gram, the bucket rows of a word's n-grams, and
+// the vectors of out-of-vocabulary words built from them (fastText's getWordVector, gensim's
+// FastTextKeyedVectors.get_vector). Those rows are kept in the table after its N vocabulary rows
+// (indices N, N+1, …), so every query that takes row indices works on them unchanged.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "embeddings_store.hpp"
+
+namespace tfx {
+
+// FNV-1a, 32-bit, with fastText's sign extension: h = (h ^ uint32(int8(byte))) · 16777619.
+// A byte ≥ 0x80 enters as 0xFFFFFFxx, not 0x000000xx (Dictionary::hash casts through int8_t).
+std::uint32_t fasttext_hash(std::string_view bytes) {
+  std::uint32_t h = 2166136261u;
+  for (char c : bytes) {
+    h ^= static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(c)));
+    h *= 16777619u;
+  }
+  return h;
+}
+
+void fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn, std::size_t bucket,
+                            std::vector<std::uint32_t>& out) {
+  out.clear();
+  if (bucket == 0 || maxn == 0) return;
+  // 1. `<word>`: n-grams are counted in characters; a UTF-8 continuation byte (10xxxxxx) never
+  //    starts one and always stays with the character before it (Dictionary::computeSubwords)
+  std::string w;
+  w.reserve(word.size() + 2);
+  w += '<';
+  w.append(word);
+  w += '>';
+  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  const std::size_t len = w.size();
+  for (std::size_t i = 0; i < len; ++i) {
+    if (continuation(w[i])) continue;
+    // 2. extend the n-gram one character at a time, updating its hash byte by byte
+    std::uint32_t h = 2166136261u;
+    std::size_t j = i;
+    for (std::size_t n = 1; j < len && n <= maxn; ++n) {
+      do {
+        h ^= static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(w[j])));
+        h *= 16777619u;
+        ++j;
+      } while (j < len && continuation(w[j]));
+      // 3. the 1-grams '<' and '>' alone are not n-grams of the word
+      if (n >= minn && !(n == 1 && (i == 0 || j == len))) out.push_back(static_cast<std::uint32_t>(h % bucket));
+    }
+  }
+}
+
+std::vector<std::uint32_t> fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn,
+                                                  std::size_t bucket) {
+  std::vector<std::uint32_t> out;
+  fasttext_ngram_buckets(word, minn, maxn, bucket, out);
+  return out;
+}
+
+std::optional<SubwordInfo> Embeddings::subwords() const {
+  if (!s_->buckets || s_->bucket_count == 0) return std::nullopt;
+  return SubwordInfo{s_->minn, s_->maxn, s_->bucket_count};
+}
+
+std::optional<std::size_t> Embeddings::subword_row(std::string_view w) const {
+  const Store& s = *s_;
+  if (!s.buckets || s.bucket_count == 0) return std::nullopt;
+  std::lock_guard<std::mutex> lock(s.extra_mu);
+  for (std::size_t k = 0; k < s.extras.size(); ++k)
+    if (s.extras[k].word == w) return s.n + k;
+  // v = (1/K) Σ_k bucket[h_k], summed in float in n-gram order (gensim's get_vector)
+  std::vector<std::uint32_t> hs;
+  fasttext_ngram_buckets(w, s.minn, s.maxn, s.bucket_count, hs);
+  if (hs.empty()) return std::nullopt;
+  SubwordRow r;
+  r.word = std::string(w);
+  r.ngrams = hs.size();
+  r.v.assign(s.d, 0.0f);
+  for (std::uint32_t h : hs) {
+    const float* b = s.buckets + static_cast<std::size_t>(h) * s.d;
+    for (std::size_t j = 0; j < s.d; ++j) r.v[j] += b[j];
+  }
+  double ss = 0;
+  for (auto& x : r.v) {
+    x /= static_cast<float>(hs.size());
+    ss += static_cast<double>(x) * x;
+  }
+  r.norm = static_cast<float>(std::sqrt(ss));
+  s.extras.push_back(std::move(r));
+  return s.n + s.extras.size() - 1;
+}
+
+bool Embeddings::is_subword_row(std::size_t i) const {
+  if (i < s_->n) return false;
+  std::lock_guard<std::mutex> lock(s_->extra_mu);
+  return i - s_->n < s_->extras.size();
+}
+
+std::size_t Embeddings::subword_ngrams(std::size_t i) const { return subword_row_of(*s_, i).ngrams; }
+
+bool Embeddings::has_row(std::size_t i) const { return i < n_ || is_subword_row(i); }
+
+const SubwordRow& subword_row_of(const Embeddings::Store& s, std::size_t i) {
+  std::lock_guard<std::mutex> lock(s.extra_mu);
+  if (i < s.n || i - s.n >= s.extras.size())
+    throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", i, s.n));
+  return s.extras[i - s.n];  // a deque: the element stays where it is when more are added
+}
+
+}  // namespace tfx

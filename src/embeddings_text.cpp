@@ -1,0 +1,299 @@
+// Text embedding files (GloVe, word2vec text, fastText .vec): rows "word v1 … vD" parsed on all
+// cores with the exact float parser of embeddings_numbers.hpp (bit-identical to gensim's
+// float32(float(token))); words containing spaces, ragged rows, CRLF and trailing spaces; GloVe's
+// dimension from the most common field count; the header's word count checked.
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "embeddings_numbers.hpp"
+#include "embeddings_parse.hpp"
+
+namespace tfx {
+
+namespace {
+
+using namespace numbers;
+
+constexpr std::size_t kBlockFloats = std::size_t{1} << 20;  // floats per parse block (4 MB, one allocation)
+
+[[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
+
+struct Part {
+  std::vector<Block> blocks;
+  std::uint64_t error_at = UINT64_MAX;  // byte offset of the first bad line
+  std::string error;                    // message without the "FILE:LINE: " prefix
+  std::size_t rows = 0;
+};
+
+struct Token {
+  const char* b;
+  const char* e;
+};
+
+// Parses lines in [begin, end) of `base` (each a word then D numbers) into `part`.
+// Stops at the first bad line, recording its offset and what is wrong.
+void parse_text_range(const char* base, std::size_t size, std::size_t begin, std::size_t end, std::size_t D,
+                      bool release, Part& part) {
+  const char* const hard_end = base + size;  // wide loads may read up to here
+  const char* p = base + begin;
+  const char* const stop = base + end;
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::uintptr_t released = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  std::vector<Token> toks;
+  Block* blk = nullptr;
+  const std::size_t block_rows = std::max<std::size_t>(16, kBlockFloats / D);
+  std::vector<double> mant(D);
+  std::vector<int> expo(D);
+  std::vector<unsigned char> sign(D);
+  std::vector<std::pair<std::size_t, float>> slow;  // fields converted by strtod in this row
+  auto error = [&](const char* line, std::string msg) {
+    part.error_at = static_cast<std::uint64_t>(line - base);
+    part.error = std::move(msg);
+  };
+  while (p < stop) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
+    const char* line = p;
+    const char* le = nl ? nl : stop;
+    p = nl ? nl + 1 : stop;
+    // the line without trailing spaces, tabs and CR (CRLF files, fastText's trailing space)
+    while (le > line && (is_sep(le[-1]) || le[-1] == '\r')) --le;
+    if (le == line) continue;  // blank line
+    if (!blk || blk->rows == block_rows) {
+      part.blocks.emplace_back();
+      blk = &part.blocks.back();
+      blk->values.allocate(block_rows * D);
+    }
+    float* row = blk->values.data() + blk->rows * D;
+    // 1. fast path: word = first field, then exactly D numbers (scanned, then converted at once)
+    const char* q = line;
+    while (q < le && !is_sep(*q)) ++q;
+    const char* word_end = q;
+    bool fast = word_end > line;
+    for (std::size_t j = 0; fast && j < D; ++j) {
+      if (q == le || !is_sep(*q)) {
+        fast = false;
+        break;
+      }
+      while (q < le && is_sep(*q)) ++q;
+      bool neg;
+      std::uint64_t m;
+      float v;
+      if (q == le) {
+        fast = false;
+      } else if (scan_decimal(q, le, hard_end, m, expo[j], neg)) {
+        mant[j] = static_cast<double>(m);
+        sign[j] = neg;
+      } else if (parse_number(q, le, hard_end, v) == Num::ok) {
+        slow.push_back({j, v});  // converted already (strtod)
+        mant[j] = 0;
+        expo[j] = 0;
+        sign[j] = 0;
+      } else {
+        fast = false;
+      }
+    }
+    if (fast && q != le) fast = false;  // more fields: a word with spaces, or a ragged row
+    if (fast) {
+      convert_row(mant.data(), expo.data(), sign.data(), D, row);
+      for (const auto& [j, v] : slow) row[j] = v;
+    }
+    slow.clear();
+    if (!fast) {
+      // 2. slow path: split the line; the last D fields are the numbers, the rest is the word
+      toks.clear();
+      for (const char* r = line; r < le;) {
+        while (r < le && is_sep(*r)) ++r;
+        const char* tb = r;
+        while (r < le && !is_sep(*r)) ++r;
+        if (r > tb) toks.push_back({tb, r});
+      }
+      const std::size_t nt = toks.size();
+      if (nt < D + 1) {
+        error(line, nt <= 1 ? fmt::format("expected a word and {} numbers, found {} field", D, nt)
+                            : fmt::format("the row for '{}' has {} numbers, expected {}", show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, D));
+        return;
+      }
+      // extra fields that are all numbers make a ragged row, not a word with spaces
+      bool word_has_text = false;
+      for (std::size_t t = 1; t < nt - D && !word_has_text; ++t) {
+        float dummy;
+        const char* r = toks[t].b;
+        word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
+      }
+      if (nt > D + 1 && !word_has_text) {
+        error(line, fmt::format("the row for '{}' has {} numbers, expected {}",
+                                show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, D));
+        return;
+      }
+      for (std::size_t j = 0; j < D; ++j) {
+        const Token& t = toks[nt - D + j];
+        const char* r = t.b;
+        const Num st = parse_number(r, t.e, hard_end, row[j]);
+        if (st != Num::ok || r != t.e) {
+          const std::string tok = show_token({t.b, static_cast<std::size_t>(t.e - t.b)});
+          const std::string w(line, toks[nt - D - 1].e);
+          error(line, st == Num::non_finite
+                          ? fmt::format("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed", tok, show_token(w), j + 1, D)
+                      : st == Num::out_of_range
+                          ? fmt::format("'{}' in the row for '{}' (number {} of {}) is out of float32 range", tok, show_token(w), j + 1, D)
+                          : fmt::format("'{}' in the row for '{}' (number {} of {}) is not a number", tok, show_token(w), j + 1, D));
+          return;
+        }
+      }
+      word_end = toks[nt - D - 1].e;
+    }
+    if (static_cast<std::size_t>(word_end - line) > kMaxWordBytes) {
+      error(line, fmt::format("a word of {} bytes; expected a word and {} numbers", word_end - line, D));
+      return;
+    }
+    blk->words.push({line, static_cast<std::size_t>(word_end - line)});
+    blk->line_offsets.push_back(static_cast<std::uint64_t>(line - base));
+    ++blk->rows;
+    ++part.rows;
+    // 3. drop parsed pages of a mapped file from memory (they stay in the page cache)
+    if (release) {
+      const std::uintptr_t done = reinterpret_cast<std::uintptr_t>(p) / page * page;
+      if (done >= released + (std::size_t{4} << 20)) {
+        madvise(reinterpret_cast<void*>(released), done - released, MADV_DONTNEED);
+        released = done;
+      }
+    }
+  }
+}
+
+// Offset just past the `rows`-th non-blank line starting at `from`, or `end`.
+std::size_t end_after_rows(const char* base, std::size_t from, std::size_t end, std::size_t rows) {
+  std::size_t p = from, seen = 0;
+  while (p < end && seen < rows) {
+    const char* nl = static_cast<const char*>(std::memchr(base + p, '\n', end - p));
+    const std::size_t le = nl ? static_cast<std::size_t>(nl - base) : end;
+    bool blank = true;
+    for (std::size_t k = p; k < le && blank; ++k) blank = base[k] == ' ' || base[k] == '\t' || base[k] == '\r';
+    seen += !blank;
+    p = nl ? le + 1 : end;
+  }
+  return p;
+}
+
+// Number of whitespace-separated fields in [b, e).
+std::size_t count_fields(const char* b, const char* e) {
+  std::size_t n = 0;
+  for (const char* r = b; r < e;) {
+    while (r < e && (is_sep(*r) || *r == '\r')) ++r;
+    if (r < e) ++n;
+    while (r < e && !is_sep(*r) && *r != '\r') ++r;
+  }
+  return n;
+}
+
+}  // namespace
+
+// True when the line at `off` reads as text: a word and D numbers.
+bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, std::size_t D) {
+  const std::size_t window = std::min<std::size_t>(size - off, 1u << 20);
+  const char* nl = static_cast<const char*>(std::memchr(base + off, '\n', window));
+  if (!nl) nl = base + off + window;
+  if (off + window < size && nl == base + off + window) return false;  // no line end: binary
+  Part part;
+  parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, part);
+  if (part.error.empty() && part.rows == 1) return true;
+  // Not D numbers — but text all the same (so the error names the ragged row) when the line has
+  // no control bytes and ends in a number: float32 bytes almost never manage both.
+  const char* b = base + off;
+  const char* e = nl;
+  while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) --e;
+  for (const char* c = b; c < e; ++c)
+    if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t') return false;
+  const char* t = e;
+  while (t > b && t[-1] != ' ' && t[-1] != '\t') --t;
+  if (t == b) return false;
+  float v;
+  const char* q = t;
+  return parse_number(q, e, base + size, v) == Num::ok && q == e;
+}
+
+std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t start) {
+  // D = fields − 1 of the first line (the most common count among the first 100 lines,
+  // in case an early word contains a space)
+  std::vector<std::size_t> counts;
+  std::size_t p = start;
+  while (p < b.size && counts.size() < 100) {
+    const char* nl = static_cast<const char*>(std::memchr(b.data + p, '\n', b.size - p));
+    const std::size_t le = nl ? static_cast<std::size_t>(nl - b.data) : b.size;
+    const std::size_t f = count_fields(b.data + p, b.data + le);
+    if (f > kMaxDim + 1)
+      fail(fmt::format("{}:{}: a line of {} fields ({} bytes); tfx reads at most {} dimensions", path,
+                       line_of(b.data, p), f, le - p, kMaxDim));
+    if (f > 0) counts.push_back(f);
+    p = nl ? le + 1 : b.size;
+  }
+  if (counts.empty()) fail(fmt::format("{}: no vectors (only blank lines)", path));
+  // the most common count; on a tie, the first line's
+  std::size_t best = counts[0];
+  std::size_t best_n = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), best));
+  for (std::size_t c : counts) {
+    const auto k = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), c));
+    if (k > best_n) best = c, best_n = k;
+  }
+  if (best < 2)
+    fail(fmt::format("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field", path));
+  return best - 1;
+}
+
+std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start,
+                                              const Header& h, std::size_t D, std::size_t limit) {
+  // 1. the rows to read: all, the header's N, or --limit
+  std::size_t end = b.size;
+  std::size_t want = h.present ? static_cast<std::size_t>(h.n) : 0;
+  if (limit && (want == 0 || limit < want)) want = limit;
+  if (limit) end = end_after_rows(b.data, start, b.size, want);
+  // 2. split at line boundaries, one range per thread
+  const unsigned T = worker_threads(end - start);
+  std::vector<std::size_t> cut(T + 1);
+  cut[0] = start;
+  cut[T] = end;
+  for (unsigned t = 1; t < T; ++t) {
+    std::size_t c = std::max(cut[t - 1], start + (end - start) / T * t);
+    const char* nl = static_cast<const char*>(std::memchr(b.data + c, '\n', end - c));
+    cut[t] = nl ? static_cast<std::size_t>(nl - b.data) + 1 : end;
+  }
+  std::vector<Part> parts(T);
+  parallel_for_threads(T, [&](unsigned t, unsigned) {
+    parse_text_range(b.data, b.size, cut[t], cut[t + 1], D, b.mapped(), parts[t]);
+  });
+  // 3. the first error in file order wins
+  for (auto& part : parts)
+    if (!part.error.empty()) fail(fmt::format("{}:{}: {}", path, line_of(b.data, part.error_at), part.error));
+  std::size_t rows = 0;
+  for (auto& part : parts) rows += part.rows;
+  if (rows == 0) fail(fmt::format("{}: no vectors after the header; expected lines 'word v1 … v{}'", path, D));
+  // 4. the header's count
+  if (h.present) {
+    const std::size_t promised = static_cast<std::size_t>(h.n);
+    if (rows < promised && !(limit && rows >= limit))
+      fail(fmt::format("{}:{}: the header (line 1) says {} words, but the file ends after {}", path,
+                       line_of(b.data, end) + (end > 0 && b.data[end - 1] != '\n' ? 1 : 0), promised, rows));
+    if (rows > promised) {
+      std::size_t seen = 0;
+      for (auto& part : parts)
+        for (auto& blk : part.blocks) {
+          if (seen + blk.rows > promised)
+            fail(fmt::format("{}:{}: more rows than the header (line 1) says ({} words)", path,
+                             line_of(b.data, blk.line_offsets[promised - seen]), promised));
+          seen += blk.rows;
+        }
+    }
+  }
+  std::vector<Block*> blocks;
+  for (auto& part : parts)
+    for (auto& blk : part.blocks) blocks.push_back(&blk);
+  return assemble(blocks, D, [&](const Block* blk, std::size_t i) {
+    return fmt::format("line {}", line_of(b.data, blk->line_offsets[i]));
+  });
+}
+
+}  // namespace tfx

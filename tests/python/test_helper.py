@@ -1,0 +1,195 @@
+"""Tests of the Python helper python/tfx.py against the tfx binary it runs (ctest entry
+python_helper, cmake/tests/python.cmake; run with /usr/bin/python3, Debian's numpy).
+
+Each array the helper returns is compared with np.load of the CLI's own `--format npy` output
+(run here directly with subprocess), dicts with the CLI's JSON, errors with the CLI's stderr
+line. TFX_BINARY names the binary under test; TFX_BUILD_DIR (optional) enables the install test.
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+try:
+    import numpy as np
+except ImportError:
+    print("TFX-SKIP: /usr/bin/python3 has no numpy (Debian: python3-numpy)")
+    sys.exit(0)
+
+import tfx
+
+TFX = os.environ["TFX_BINARY"]
+os.environ.pop("TFX_EMBEDDINGS", None)
+
+
+def cli(*args, stdin=None):
+    return subprocess.run([TFX, *args], input=stdin, capture_output=True)
+
+
+def cli_npy(*args):
+    proc = cli(*args, "--format", "npy")
+    assert proc.returncode == 0, proc.stderr
+    return np.load(io.BytesIO(proc.stdout), allow_pickle=False)
+
+
+class Arrays(unittest.TestCase):
+    """Arrays equal the CLI's npy output, bit for bit."""
+
+    def check(self, got, *args):
+        want = cli_npy(*args)
+        self.assertIsInstance(got, np.ndarray)
+        self.assertEqual(got.dtype, want.dtype)
+        self.assertEqual(got.shape, want.shape)
+        self.assertTrue(np.array_equal(got, want), f"{args}: arrays differ")
+
+    def test_pe(self):
+        self.check(tfx.pe(len=50, dim=128), "pe", "--len", "50", "--dim", "128")
+        self.assertEqual(tfx.pe(len=50, dim=128).shape, (50, 128))
+
+    def test_subcommands(self):
+        self.check(tfx.pe.sim(len=20, dim=16), "pe", "sim", "--len", "20", "--dim", "16")
+        self.check(tfx.npy("pe sim", len=20, dim=16), "pe", "sim", "--len", "20", "--dim", "16")
+        self.check(tfx.rope.relative(dim=8, len=6), "rope", "relative", "--dim", "8", "--len", "6")
+        self.check(tfx.rope(len=4, dim=8, what="theta"), "rope", "--len", "4", "--dim", "8", "--what", "theta")
+
+    def test_attention_and_3d(self):
+        s = "I love playing football"
+        self.check(tfx.attention(sentence=s, causal=True), "attention", "--sentence", s, "--causal")
+        self.check(tfx.attention(sentence=s, show="q"), "attention", "--sentence", s, "--show", "q")
+        got = tfx.lookup(ids=[[0, 2, 5], [0, 99, 24]])  # a list of lists repeats the flag
+        self.check(got, "lookup", "--ids", "0,2,5", "--ids", "0,99,24")
+        self.assertEqual(got.shape, (2, 3, 64))
+
+    def test_flag_spelling(self):
+        # one letter: --k where the command has it (pe shift), -k where it has only -k (analogy)
+        self.check(tfx.pe.shift(k=-5, dim=8, show=True), "pe", "shift", "--k", "-5", "--dim", "8", "--show")
+        self.assertEqual(len(tfx.analogy("king", "man", "woman", k=2)["data"]), 2)
+        # from_ -> --from, lists joined with commas, underscores -> dashes, floats exact
+        got = tfx.direction(from_=["dog", "cat"], to="dogs,cats", words="dog,dogs")
+        want = json.loads(cli("direction", "--from", "dog,cat", "--to", "dogs,cats", "--words", "dog,dogs",
+                              "--format", "json").stdout)
+        self.assertEqual(got, want)
+        self.check(tfx.rope.freqs(dim=16, scaling="linear", factor=2.5, original_max_pos=64),
+                   "rope", "freqs", "--dim", "16", "--scaling", "linear", "--factor", "2.5", "--original-max-pos", "64")
+        self.check(tfx.lr(warmup=[4000, 8000], no_flag=None), "lr", "--warmup", "4000,8000")
+
+
+class MatrixInputs(unittest.TestCase):
+    def test_2d_arrays_go_through_pipes_and_equal_the_cli_with_files(self):
+        q = np.array([[1.0, 0.0], [0.5, -2.25]], dtype=np.float32)
+        k = np.array([[0.0, 0.0], [np.log(4), 0.0], [0.1, 0.7]])
+        v = np.arange(6, dtype=np.float64).reshape(3, 2) / 7
+        with tempfile.TemporaryDirectory(prefix="tfx-helper-") as d:
+            paths = []
+            for name, m in (("q", q), ("k", k), ("v", v)):
+                path = Path(d, name + ".csv")
+                path.write_text("".join(",".join(repr(float(x)) for x in row) + "\n" for row in m))
+                paths.append(str(path))
+            want = cli_npy("attention", "--q", paths[0], "--k", paths[1], "--v", paths[2], "--no-scale")
+        got = tfx.attention(q=q, k=k, v=v, no_scale=True)
+        self.assertTrue(np.array_equal(got, want))
+        self.assertTrue(np.allclose(got.sum(axis=1), 1, atol=1e-6))
+        # a bad shape is tfx's own error; a pipe tfx never reads does not hang the helper
+        with self.assertRaises(tfx.TfxError) as caught:
+            tfx.attention(q=np.ones((2, 3)), k=k, v=v)
+        self.assertIn("d_k", str(caught.exception))
+        with self.assertRaises(tfx.TfxError):
+            tfx.attention(q=np.ones((2000, 100)), k=k, v=v, seed="x")
+
+
+class Dicts(unittest.TestCase):
+    def test_non_matrix_results_are_the_json(self):
+        want = json.loads(cli("pe", "--dim", "4", "--pos", "1", "--i", "2", "--format", "json").stdout)
+        got = tfx.pe(dim=4, pos=1, i=2)
+        self.assertEqual(got, want)
+        self.assertAlmostEqual(got["summary"]["value"], np.sin(0.01), places=12)
+        want = json.loads(cli("analogy", "king", "man", "woman", "--format", "json").stdout)
+        self.assertEqual(tfx.analogy("king", "man", "woman"), want)
+
+    def test_json_table_run_stdin(self):
+        want = json.loads(cli("layernorm", "--format", "json").stdout)
+        self.assertEqual(tfx.json("layernorm"), want)
+        self.assertEqual(tfx.table("layernorm"), cli("layernorm").stdout.decode())
+        self.assertEqual(tfx.run("pe", "--len", "2", "--dim", "2"), cli("pe", "--len", "2", "--dim", "2").stdout)
+        queries = "king man woman\nparis france germany\n"
+        want = json.loads(cli("analogy", "--batch", "-", "--format", "json", stdin=queries.encode()).stdout)
+        self.assertEqual(tfx.analogy(batch="-", stdin=queries), want)
+
+    def test_output_flags_are_the_helpers(self):
+        with self.assertRaises(TypeError):
+            tfx.pe(len=3, format="csv")
+
+
+class Figures(unittest.TestCase):
+    def test_png_is_the_clis(self):
+        fig = tfx.show("pe sim", len=20, dim=16, fmt="png")
+        self.assertEqual(fig.format, "png")
+        self.assertEqual(fig.data, cli("pe", "sim", "--len", "20", "--dim", "16", "--png", "-").stdout)
+        self.assertTrue(fig.data.startswith(b"\x89PNG\r\n\x1a\n"))
+        self.assertEqual(fig._repr_png_(), fig.data)
+        self.assertIsNone(fig._repr_svg_())
+
+    def test_auto_picks_svg_when_tfx_has_it(self):
+        fig = tfx.show(tfx.pe, len=10, dim=8)
+        has_svg = "--svg" in cli("pe", "--help").stdout.decode()
+        self.assertEqual(fig.format, "svg" if has_svg else "png")
+        if has_svg:
+            self.assertIn("<svg", fig._repr_svg_())
+
+
+class Errors(unittest.TestCase):
+    def check(self, call, args, code):
+        proc = cli(*args)
+        self.assertEqual(proc.returncode, code)
+        line = proc.stderr.decode().strip()
+        self.assertTrue(line.startswith("tfx: error: "), line)
+        with self.assertRaises(tfx.TfxError) as caught:
+            call()
+        self.assertEqual(str(caught.exception), line[len("tfx: error: "):])
+        self.assertEqual(caught.exception.exit_code, code)
+
+    def test_usage_error(self):
+        self.check(lambda: tfx.pe(len=0, dim=4), ["pe", "--len", "0", "--dim", "4"], 2)
+
+    def test_data_error(self):
+        self.check(lambda: tfx.analogy("king", "man", "wmoan"), ["analogy", "king", "man", "wmoan"], 1)
+        self.check(lambda: tfx.analogy("king", "man", "woman", embeddings="/nonexistent/vectors.txt"),
+                   ["analogy", "king", "man", "woman", "--embeddings", "/nonexistent/vectors.txt"], 1)
+
+    def test_missing_binary(self):
+        old_binary = tfx.BINARY
+        try:
+            tfx.BINARY = "/nonexistent/tfx"  # wins over $TFX_BINARY
+            self.assertEqual(tfx.binary(), "/nonexistent/tfx")
+            with self.assertRaises(tfx.TfxError) as caught:
+                tfx.pe(len=2, dim=2)
+            self.assertIn("cannot run /nonexistent/tfx", str(caught.exception))
+        finally:
+            tfx.BINARY = old_binary
+        self.assertEqual(tfx.binary(), TFX)
+
+
+@unittest.skipUnless(os.environ.get("TFX_BUILD_DIR"), "TFX_BUILD_DIR not set")
+class Install(unittest.TestCase):
+    def test_cmake_install_puts_an_importable_helper_that_finds_its_tfx(self):
+        with tempfile.TemporaryDirectory(prefix="tfx-install-") as prefix:
+            proc = subprocess.run(["cmake", "--install", os.environ["TFX_BUILD_DIR"], "--prefix", prefix],
+                                  capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            installed = list(Path(prefix).rglob("tfx.py"))
+            self.assertEqual(len(installed), 1, proc.stdout)
+            env = {k: v for k, v in os.environ.items() if k not in ("TFX_BINARY", "PYTHONPATH")}
+            env["PYTHONPATH"] = str(installed[0].parent)
+            env["PATH"] = "/usr/bin:/bin"
+            out = subprocess.run([sys.executable, "-c", "import tfx; print(tfx.binary()); print(tfx.pe(len=3, dim=4).shape)"],
+                                 env=env, cwd=prefix, capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(out.stdout.split("\n")[:2], [str(Path(prefix) / "bin" / "tfx"), "(3, 4)"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
