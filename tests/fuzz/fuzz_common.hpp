@@ -74,6 +74,14 @@ inline void exercise(const Embeddings& e) {
     sum += e.norm(i);
   }
   if (!e.empty()) (void)nearest(e, e.row(0), 3);
+  // a fastText model: vectors of unknown words from their n-gram buckets
+  if (e.subwords()) {
+    for (const char* unknown : {"zq", "unknownword", "\xc3\xa9t\xc3\xa9", "<>"})
+      if (const auto r = e.subword_row(unknown)) {
+        check(e.has_row(*r) && e.is_subword_row(*r) && e.row(*r).size() == D);
+        for (float x : e.row(*r)) sum += x;
+      }
+  }
   (void)sum;
 }
 

@@ -42,7 +42,38 @@ put("embeddings_gz", "compress_bin_limit1", b"\x03" + w2v_bin)
 put("embeddings_gz", "gz_w2v", b"\x00" + gzip.compress(w2v.encode(), mtime=0))
 put("embeddings_gz", "gz_two_members", b"\x00" + gzip.compress(b"a 1 2\n", mtime=0) + gzip.compress(b"b 3 4\n", mtime=0))
 
-if len(sys.argv) > 1:  # the table seed needs the tfx binary
+
+
+def fasttext_bin(words=("ab", "cd"), dim=2, bucket=4, minn=3, maxn=4, magic=True):
+    """A fastText .bin in fastText's save order (as tests/embeddings_fasttext_test.cpp writes it)."""
+    i32 = lambda *v: struct.pack("<%di" % len(v), *v)
+    i64 = lambda *v: struct.pack("<%dq" % len(v), *v)
+    s = i32(793712314, 12) if magic else b""
+    s += i32(dim, 5, 5, 1, 5, 1, 2, 2, bucket, minn, maxn, 100) + struct.pack("<d", 1e-4)
+    s += i32(len(words), len(words), 0) + i64(100) + (i64(-1) if magic else b"")
+    for w in words:
+        s += w.encode() + b"\0" + i64(7) + b"\0"
+    rows = len(words) + bucket
+    s += (b"\0" if magic else b"") + i64(rows, dim)
+    s += b"".join(floats(*[(r + 1) * (-1 if j % 2 else 1) for j in range(dim)]) for r in range(rows))
+    s += (b"\0" if magic else b"") + i64(1, dim) + floats(*[0.5] * dim)
+    return s
+
+
+put("embeddings_fasttext_bin", "model_0", b"\0" + fasttext_bin())
+put("embeddings_fasttext_bin", "model_limit1", b"\1" + fasttext_bin(words=("ab", "cd", "\u00e9t\u00e9"), dim=3))
+put("embeddings_fasttext_bin", "old_no_magic", b"\0" + fasttext_bin(magic=False))
+put("embeddings_auto", "fasttext_bin", b"\0" + fasttext_bin())
+REF = os.path.join(HERE, "..", "reference")
+for name in ("mha", "mha_f16", "mha_bf16"):
+    put("safetensors", name, open(os.path.join(REF, name + ".safetensors"), "rb").read())
+put("vocab", "bert_like", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n.\ni\nlove\nplay\n##ing\nfoot\n##ball\n\ud55c\n##\uad6d\n##\uc5b4\n")
+put("vocab", "crlf_no_unk", "a\r\nb\r\n##c")
+put("tokenize", "word", "\0I love playing football.")
+put("tokenize", "char_korean", "\1\ud55c\uad6d\uc5b4 \ud14d\uc2a4\ud2b8")
+put("tokenize", "subword_lower", "\6Don't PLAYING footballs!")
+
+if len(sys.argv) > 1:  # the table seeds need the tfx binary
     with tempfile.TemporaryDirectory() as t:
         src = os.path.join(t, "small.txt")
         with open(src, "w") as f:
@@ -51,6 +82,11 @@ if len(sys.argv) > 1:  # the table seed needs the tfx binary
         subprocess.run([sys.argv[1], "embeddings", "convert", src, out], check=True,
                        stdout=subprocess.DEVNULL)
         put("embeddings_table", "small", open(out, "rb").read())
+        src = os.path.join(t, "model.bin")  # a table with fastText subword buckets
+        with open(src, "wb") as f:
+            f.write(fasttext_bin())
+        subprocess.run([sys.argv[1], "embeddings", "convert", src, out], check=True, stdout=subprocess.DEVNULL)
+        put("embeddings_table", "fasttext_buckets", open(out, "rb").read())
 
 put("matrix_json", "nested", "[[1, 2.5, -3], [4e-3, 5, 6]]")
 put("matrix_json", "one_row", "[0.5, -1, 2]")
