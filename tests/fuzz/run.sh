@@ -44,9 +44,9 @@ run_one() {
   local runs eps peak found
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
-  if [ -z "$runs" ]; then  # fork mode: the last progress line "#RUNS: cov: … exec/s: E …"
+  if [ -z "$runs" ]; then  # fork mode: the last progress line "#RUNS: cov: …"; average rate
     runs=$(grep -oE '^#[0-9]+' "$dir/log" | tail -1 | tr -d '#')
-    eps=$(grep -oE 'exec/s:? [0-9]+' "$dir/log" | tail -1 | grep -oE '[0-9]+$')
+    [ -n "$runs" ] && eps=$((runs / SECONDS_EACH))
   fi
   peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$dir/log" | tail -1)
   found=$(ls "$dir" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | head -3 | tr '\n' ' ')
