@@ -1,5 +1,4 @@
-// The register function of every command, in the order `tfx --help` lists them, and run(), the
-// whole command line (main.cpp).
+// The register function of every command, in the order `tfx --help` lists them.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -24,8 +23,5 @@ void register_encoder(CLI::App& app);
 void register_decoder(CLI::App& app);
 void register_complexity(CLI::App& app);
 void register_patches(CLI::App& app);
-
-// Parses argv, runs the command, prints any error; returns the exit code (0, 1 data, 2 usage).
-int run(int argc, char** argv);
 
 }  // namespace tfx::cli

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "commands.hpp"
+#include "run.hpp"
 #include "tfx/error.hpp"
 #include "tfx/gemm.hpp"
 

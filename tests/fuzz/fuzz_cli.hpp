@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "cli/run.hpp"
 #include "fuzz_common.hpp"
 
 namespace tfx::fuzz {
