@@ -43,8 +43,9 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["TfxError", "Figure", "Text", "npy", "json", "table", "show", "run", "binary", "version",
-           "pe", "rope", "analogy", "embeddings", "similar", "similarity", "lookup", "direction", "project",
-           "eval_analogies", "eval_similarity", "attention", "patches", "layernorm", "lr"]
+           "pe", "rope", "tokenize", "analogy", "embeddings", "similar", "similarity", "lookup", "direction",
+           "project", "eval_analogies", "eval_similarity", "attention", "encoder", "decoder", "complexity",
+           "patches", "layernorm", "lr"]
 
 BINARY = None  # set to a path to pick the tfx binary explicitly
 
@@ -326,6 +327,7 @@ class Command:
 
 pe = Command("pe")
 rope = Command("rope")
+tokenize = Command("tokenize")
 analogy = Command("analogy")
 embeddings = Command("embeddings")
 similar = Command("similar")
@@ -336,6 +338,9 @@ project = Command("project")
 eval_analogies = Command("eval-analogies")
 eval_similarity = Command("eval-similarity")
 attention = Command("attention")
+encoder = Command("encoder")
+decoder = Command("decoder")
+complexity = Command("complexity")
 patches = Command("patches")
 layernorm = Command("layernorm")
 lr = Command("lr")

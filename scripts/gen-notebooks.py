@@ -44,6 +44,21 @@ except ImportError:  # running from a checkout without `cmake --install`: use it
 
 print(tfx.version(), "—", tfx.binary())"""),
 
+(M, """## 0. Tokens
+
+Before any embedding, the sentence is cut into tokens — by words, by characters or into subwords —
+and each token gets an id in the vocabulary. The notes' "I love playing football.":""",
+"""## 0. 토큰
+
+임베딩 전에 문장을 토큰으로 나눕니다 — 단어 단위, 문자 단위, 또는 서브워드 단위 — 그리고 각 토큰은
+사전(vocabulary)의 id를 받습니다. 노트의 "I love playing football.":"""),
+(C, """sentence = "I love playing football."
+for mode in ("word", "subword"):
+    tokens = [row["token"] for row in tfx.tokenize(sentence, mode=mode)["data"]]
+    print(f"{mode:8}", tokens)
+assert tokens == ["I", "love", "play", "##ing", "foot", "##ball", "."]
+print(len(tfx.tokenize(sentence, mode="char")["data"]), "characters")"""),
+
 (M, """## 1. Sinusoidal positional encoding
 
 PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).

@@ -47,7 +47,7 @@ struct TableHeader {
   std::uint32_t minn, maxn;
   char pad[256 - 8 - 8 - 16 - 16 - 8 - 16 - 80 - 16 - 24];
 };
-static_assert(sizeof(TableHeader) == 256);
+static_assert(sizeof(TableHeader) == 256 && kTableVectorsOffset == 256);
 
 std::uint64_t align64(std::uint64_t x) { return (x + 63) / 64 * 64; }
 
@@ -238,7 +238,7 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
 }
 
 void write_table(const Embeddings::Store& src, std::size_t n, const std::string& path, std::int64_t source_size,
-                 std::int64_t source_mtime) {
+                 std::int64_t source_mtime, const CacheTarget* target) {
   // 1. a word table for the first n rows (the store's own when n is all of it)
   Embeddings::Store rebuilt;
   const Embeddings::Store* s = &src;
@@ -294,9 +294,13 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   // 3. tmp file + rename, so a reader never sees half a table
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const std::string tmp = target ? target->tmp : fmt::format("{}.tmp.{}", path, getpid());
+  const int fd = target ? target->fd : open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  // the vectors already in the file: parsed straight into its mapping (CacheTarget)
+  const bool in_place = target && src.own_vectors.file_map && n == src.n &&
+                        reinterpret_cast<const char*>(src.vectors) ==
+                            static_cast<const char*>(src.own_vectors.file_map) + h.off_vectors;
   // pwrite at explicit offsets, so the big vectors section is copied into the page cache by
   // all cores at once; returns false on failure
   auto write_at = [&](const void* p, std::size_t bytes, std::uint64_t off) {
@@ -312,19 +316,20 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   };
   const std::size_t vec_bytes = n * d * 4;
   std::atomic<bool> ok = write_at(&h, sizeof h, 0) && write_at(small.data(), small.size(), h.off_norms);
-  parallel_for_threads(worker_threads(vec_bytes / 4), [&](unsigned t, unsigned T) {
+  parallel_for_threads(worker_threads((in_place ? 0 : vec_bytes / 4) + bucket_bytes / 4), [&](unsigned t, unsigned T) {
     const std::size_t b0 = vec_bytes * t / T, b1 = vec_bytes * (t + 1) / T;
-    if (!write_at(reinterpret_cast<const char*>(src.vectors) + b0, b1 - b0, h.off_vectors + b0)) ok = false;
+    if (!in_place && !write_at(reinterpret_cast<const char*>(src.vectors) + b0, b1 - b0, h.off_vectors + b0)) ok = false;
     const std::size_t c0 = bucket_bytes * t / T, c1 = bucket_bytes * (t + 1) / T;
     if (c1 > c0 && !write_at(reinterpret_cast<const char*>(src.buckets) + c0, c1 - c0, h.off_buckets + c0)) ok = false;
   });
-  if (!ok) {
+  // (a file parsed into may be longer than the table when duplicate rows were dropped)
+  if (!ok || ftruncate(fd, static_cast<off_t>(h.file_size)) != 0) {
     const std::string err = std::strerror(errno);
-    close(fd);
+    if (!target) close(fd);
     unlink(tmp.c_str());
     throw Error(fmt::format("{}: write failed: {}", path, err));
   }
-  if (close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if ((!target && close(fd) != 0) || std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     unlink(tmp.c_str());
     throw Error(fmt::format("{}: cannot write: {}", path, err));
@@ -380,8 +385,32 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     }
     state = why == "missing" ? "written" : "rebuilt (" + why + ")";
   }
-  // 4. parse, then write the cache (never for a failed parse, never for a partial read)
-  auto s = parse_embedding_file(src, path);
+  // 4. parse (text straight into the cache file being written), then write the rest of the
+  //    cache (never for a failed parse, never for a partial read)
+  CacheTarget target;
+  struct TmpFile {  // closed and removed on every way out (after the rename, the name is gone),
+                    // and the directories made for it too when no cache was written
+    CacheTarget& t;
+    std::vector<std::filesystem::path> made;  // deepest last
+    ~TmpFile() {
+      if (t.fd >= 0) close(t.fd);
+      if (!t.tmp.empty()) unlink(t.tmp.c_str());
+      std::error_code ec;
+      for (auto it = made.rbegin(); it != made.rend(); ++it) std::filesystem::remove(*it, ec);  // only if empty
+    }
+  } tmp_file{target, {}};
+  if (use_cache && !src.limit) {
+    std::error_code ec;
+    for (auto dir = std::filesystem::path(cp).parent_path(); !dir.empty() && !std::filesystem::exists(dir, ec);
+         dir = dir.parent_path())
+      tmp_file.made.insert(tmp_file.made.begin(), dir);
+    std::filesystem::create_directories(std::filesystem::path(cp).parent_path(), ec);
+    target.tmp = fmt::format("{}.tmp.{}", cp, getpid());
+    target.fd = open(target.tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (target.fd < 0) target.tmp.clear();
+  }
+  const CacheTarget* into = target.fd >= 0 ? &target : nullptr;
+  auto s = parse_embedding_file(src, path, into);
   if (!src.use_cache) {
     s->info.cache_state = "disabled (--no-cache)";
   } else if (!use_cache) {
@@ -390,7 +419,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     s->info.cache_state = "not written (--limit reads only part of the file)";
   } else {
     try {
-      write_table(*s, s->n, cp, st.size, st.mtime_ns);
+      write_table(*s, s->n, cp, st.size, st.mtime_ns, into);
       s->info.cache_state = state;
       s->info.cache_path = cp;
     } catch (const Error& e) {

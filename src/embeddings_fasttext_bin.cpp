@@ -144,7 +144,8 @@ bool looks_like_fasttext_bin(const char* data, std::size_t size) {
   return plausible(read_args(c, true));
 }
 
-std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::size_t size, const std::string& name) {
+std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::size_t size, const std::string& name,
+                                                      const Progress& progress) {
   Cursor c{data, size, 0, name};
   // 1. the header: magic and version, or the oldest layout (the args start at byte 0)
   if (size < 4) fail(fmt::format("{}: truncated fastText model: {} bytes, shorter than any header", name, size));
@@ -278,9 +279,16 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
   // 5b. v(w) = (row(w) + Σ_k bucket[h_k]) / (1 + K), summed in float in n-gram order (gensim's
   //     adjust_vectors; fastText's getWordVector for a vocabulary word)
   const unsigned T = worker_threads(W * D * 8);
+  // words composed, reported as the same share of the file's bytes (one unit for every format)
+  const Progress in_bytes = progress ? Progress([&](std::size_t done, std::size_t words) {
+    progress(static_cast<std::size_t>(static_cast<double>(size) * static_cast<double>(done) / static_cast<double>(words)), size);
+  }) : Progress{};
   parallel_for_threads(T, [&](unsigned t, unsigned TT) {
     std::vector<std::uint32_t> hs;
-    for (std::size_t i = W * t / TT; i < W * (t + 1) / TT; ++i) {
+    const std::size_t begin = W * t / TT;
+    ProgressTicker tick(t == 0 ? in_bytes : Progress{}, W);  // thread 0's share, scaled to all words
+    for (std::size_t i = begin; i < W * (t + 1) / TT; ++i) {
+      tick(std::min(W, (i - begin) * TT));
       if (dst[i] == SIZE_MAX) continue;
       float* v = V + dst[i] * D;
       std::memcpy(v, input + i * D * 4, D * 4);
@@ -296,6 +304,7 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
       for (std::size_t j = 0; j < D; ++j) v[j] /= k;
     }
   });
+  if (progress) progress(size, size);
   for (const auto& b : bad)
     if (!b.empty()) fail(fmt::format("{}: {} holds a NaN or infinite value; expected finite float32", name, b));
   s->vectors = V;

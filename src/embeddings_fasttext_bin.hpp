@@ -6,6 +6,7 @@
 #include <string>
 
 #include "embeddings_store.hpp"
+#include "tfx/progress.hpp"
 
 namespace tfx {
 
@@ -20,6 +21,8 @@ bool looks_like_fasttext_bin(const char* data, std::size_t size);
 // bucket rows and minn/maxn. `name` starts every error message. Throws tfx::Error for a
 // truncated or malformed model and refuses quantized (.ftz) and supervised models, saying what
 // they are; never reads outside the buffer and allocates only what the buffer's size can hold.
-std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::size_t size, const std::string& name);
+// `progress` gets (bytes, size) from the calling thread as the words are composed.
+std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::size_t size, const std::string& name,
+                                                      const Progress& progress = {});
 
 }  // namespace tfx

@@ -57,7 +57,8 @@ std::size_t line_of(const char* base, std::uint64_t off) {
 
 // Assembles parsed blocks into a store, dropping duplicate words (first kept). `where(i)` says
 // where row i (in parse order) came from, for the duplicate warning.
-std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::size_t D, const RowPlace& where) {
+std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Block*>& blocks, std::size_t D,
+                                            const RowPlace& where) {
   auto s = std::make_shared<Embeddings::Store>();
   WordList all;
   std::size_t total = 0, chars = 0;
@@ -69,32 +70,20 @@ std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::si
   std::vector<unsigned char> keep;
   build_word_table(*s, all, keep);
   s->d = D;
-  s->own_vectors.allocate(s->n * D);
-  // 1. where each block's kept rows go (and the duplicates, for the warning)
-  std::vector<std::size_t> first_row(blocks.size() + 1, 0), first_global(blocks.size() + 1, 0);
-  std::size_t g = 0;
-  for (std::size_t k = 0; k < blocks.size(); ++k) {
-    first_row[k + 1] = first_row[k];
-    first_global[k + 1] = first_global[k] + blocks[k]->rows;
-    for (std::size_t i = 0; i < blocks[k]->rows; ++i, ++g) {
-      if (keep[g]) ++first_row[k + 1];
-      else if (s->info.duplicates++ == 0)
-        s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(blocks[k], i));
+  // 1. duplicates (rare): the warning names the first; later rows move up over the dropped ones
+  float* const v = matrix.data();
+  std::size_t g = 0, dst = 0;
+  for (auto* b : blocks)
+    for (std::size_t i = 0; i < b->rows; ++i, ++g) {
+      if (!keep[g]) {
+        if (s->info.duplicates++ == 0) s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(b, i));
+        continue;
+      }
+      if (dst != g) std::memmove(v + dst * D, v + g * D, D * sizeof(float));
+      ++dst;
     }
-  }
-  // 2. copy on all cores, freeing each block as soon as it is copied (peak memory ≈ one copy)
-  float* const out = s->own_vectors.data();
-  parallel_for_threads(worker_threads(total * D), [&](unsigned t, unsigned T) {
-    for (std::size_t k = blocks.size() * t / T; k < blocks.size() * (t + 1) / T; ++k) {
-      float* dst = out + first_row[k] * D;
-      for (std::size_t i = 0; i < blocks[k]->rows; ++i)
-        if (keep[first_global[k] + i]) {
-          std::memcpy(dst, blocks[k]->values.data() + i * D, D * sizeof(float));
-          dst += D;
-        }
-      blocks[k]->values.release();
-    }
-  });
+  // 2. the matrix is the store's (peak memory: one copy of the vectors)
+  s->own_vectors = std::move(matrix);
   s->vectors = s->own_vectors.data();
   s->info.file_rows = total;
   compute_norms(*s);
@@ -166,7 +155,8 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
                      "truncated or not word2vec binary",
                      path, h.n, D, static_cast<double>(want) * static_cast<double>(min_row), avail));
   Block blk;
-  blk.values.allocate(want * D);
+  Buffer<float> matrix;
+  matrix.allocate(want * D);
   const char* p = b.data + h.data_begin;
   const char* const end = b.data + b.size;
   for (std::size_t r = 0; r < want; ++r) {
@@ -184,7 +174,7 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
     if (static_cast<std::size_t>(end - p) < 4 * D)
       fail(fmt::format("{}: row {} (byte {}, '{}'): truncated: {} bytes of float32 expected, {} remain", path, r + 1, off,
                        show_token(w), 4 * D, end - p));
-    float* row = blk.values.data() + r * D;
+    float* row = matrix.data() + r * D;
     std::memcpy(row, p, 4 * D);  // little-endian float32, as the C tool and gensim write them
     for (std::size_t j = 0; j < D; ++j)
       if (!std::isfinite(row[j]))
@@ -196,13 +186,14 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
     ++blk.rows;
   }
   std::vector<Block*> blocks{&blk};
-  return assemble(blocks, D, [](const Block*, std::size_t i) { return fmt::format("row {}", i + 1); });
+  return assemble(std::move(matrix), blocks, D, [](const Block*, std::size_t i) { return fmt::format("row {}", i + 1); });
 }
 
 
 }  // namespace
 
-std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path) {
+std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path,
+                                                        const CacheTarget* target) {
   Bytes b;
   // with --limit, a gzip file is only inflated as far as needed (+1 for a header line)
   open_bytes(path, src.limit ? src.limit + 1 : 0, first_line_is_header, b);
@@ -215,7 +206,7 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
       whole.format = EmbeddingFormat::fasttext_bin;
       return parse_embedding_file(whole, path);
     }
-    auto s = parse_fasttext_bin(b.data, b.size, path);
+    auto s = parse_fasttext_bin(b.data, b.size, path, src.progress);
     s->info.gzip = b.gzip;
     s->info.path = path;
     return s;
@@ -247,9 +238,9 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
   if (fmt == EmbeddingFormat::word2vec_bin) {
     s = parse_binary(path, b, h, src.limit);
   } else if (fmt == EmbeddingFormat::glove) {
-    s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit);
+    s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress, target);
   } else {
-    s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit);
+    s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress, target);
   }
   s->info.format = fmt;
   s->info.gzip = b.gzip;

@@ -12,15 +12,16 @@
 
 #include "embeddings_bytes.hpp"
 #include "embeddings_store.hpp"
+#include "tfx/progress.hpp"
 
 namespace tfx {
 
 constexpr std::size_t kMaxDim = 100000;       // the widest real embeddings have a few thousand
 constexpr std::size_t kMaxWordBytes = 100000;  // longer "words" mean the file is not what it claims
 
-// Rows parsed by one thread, in file order.
+// The words of the rows parsed by one thread, in file order (their vectors go straight into the
+// table's matrix).
 struct Block {
-  Buffer<float> values;  // (rows, D)
   std::size_t rows = 0;
   WordList words;
   std::vector<std::uint64_t> line_offsets;  // byte offset of each row's line
@@ -53,14 +54,20 @@ Header read_header(const std::string& path, const char* base, std::size_t start,
 // Where row i of a block came from ("line 12", "row 3"), for the duplicate-word warning.
 using RowPlace = std::function<std::string(const Block*, std::size_t)>;
 
-// Assembles parsed blocks into a store, dropping duplicate words (first kept). `where(i)` says
-// where row i (in parse order) came from, for the duplicate warning.
-std::shared_ptr<Embeddings::Store> assemble(std::vector<Block*>& blocks, std::size_t D, const RowPlace& where);
+// Assembles parsed rows into a store: `matrix` (rows of all blocks, in block order, D floats
+// each) becomes the store's vectors without a copy; duplicate words are dropped (the first kept)
+// by moving the later rows up. `where(i)` says where row i of a block came from, for the
+// duplicate warning.
+std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Block*>& blocks, std::size_t D,
+                                            const RowPlace& where);
 
 // Text formats (embeddings_text.cpp): GloVe (start = 0 or after a BOM, no header) and
 // word2vec/fastText text (start after the header). D numbers per row; `limit` rows at most (0 = all).
+// `progress` gets (bytes parsed, bytes to parse).
+// `target`: parse straight into the cache file being written (see CacheTarget).
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start, const Header& h,
-                                              std::size_t D, std::size_t limit);
+                                              std::size_t D, std::size_t limit, const Progress& progress = {},
+                                              const CacheTarget* target = nullptr);
 
 // True when the line at `off` reads as text: a word and D numbers (format detection).
 bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, std::size_t D);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "embeddings_numbers.hpp"
@@ -18,12 +19,10 @@ namespace {
 
 using namespace numbers;
 
-constexpr std::size_t kBlockFloats = std::size_t{1} << 20;  // floats per parse block (4 MB, one allocation)
-
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
 
 struct Part {
-  std::vector<Block> blocks;
+  Block words;                          // the rows' words and line offsets
   std::uint64_t error_at = UINT64_MAX;  // byte offset of the first bad line
   std::string error;                    // message without the "FILE:LINE: " prefix
   std::size_t rows = 0;
@@ -34,18 +33,56 @@ struct Token {
   const char* e;
 };
 
-// Parses lines in [begin, end) of `base` (each a word then D numbers) into `part`.
-// Stops at the first bad line, recording its offset and what is wrong.
+// Drops the pages of a mapped file before `upto` from this process's memory once 4 MB have been
+// read (they stay in the page cache), so a 5 GB file does not count 5 GB against peak memory.
+struct PageRelease {
+  std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::uintptr_t released;
+  bool on;
+  PageRelease(const char* from, bool enabled)
+      : released((reinterpret_cast<std::uintptr_t>(from) + page - 1) / page * page), on(enabled) {}
+  void operator()(const char* upto) {
+    const std::uintptr_t done = reinterpret_cast<std::uintptr_t>(upto) / page * page;
+    if (on && done >= released + (std::size_t{4} << 20)) {
+      madvise(reinterpret_cast<void*>(released), done - released, MADV_DONTNEED);
+      released = done;
+    }
+  }
+};
+
+// Number of non-blank lines in [begin, end) of `base`: the rows a text range holds (or fewer,
+// when a line is bad — then parsing stops there with an error anyway).
+std::size_t count_rows(const char* base, std::size_t begin, std::size_t end, bool release) {
+  PageRelease drop(base + begin, release);
+  std::size_t rows = 0;
+  const char* p = base + begin;
+  const char* const stop = base + end;
+  while (p < stop) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
+    const char* le = nl ? nl : stop;
+    const char* q = p;
+    while (q < le && (is_sep(*q) || *q == '\r')) ++q;  // usually stops at once: a word starts the line
+    rows += q < le;
+    p = nl ? nl + 1 : stop;
+    drop(p);
+  }
+  return rows;
+}
+
+// Parses lines in [begin, end) of `base` (each a word then D numbers) into `part`, the vectors
+// into out[0, rows·D) (rows = count_rows of the range). Stops at the first bad line, recording
+// its offset and what is wrong. `parsed` counts the bytes done by all threads; `report` (when
+// set) gets (parsed, total) every MB.
 void parse_text_range(const char* base, std::size_t size, std::size_t begin, std::size_t end, std::size_t D,
-                      bool release, Part& part) {
+                      bool release, float* out, std::size_t rows, std::atomic<std::size_t>& parsed,
+                      const Progress* report, std::size_t total, Part& part) {
   const char* const hard_end = base + size;  // wide loads may read up to here
   const char* p = base + begin;
   const char* const stop = base + end;
-  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  std::uintptr_t released = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  PageRelease drop(p, release);
+  const char* reported = p;
   std::vector<Token> toks;
-  Block* blk = nullptr;
-  const std::size_t block_rows = std::max<std::size_t>(16, kBlockFloats / D);
+  Block* blk = &part.words;
   std::vector<double> mant(D);
   std::vector<int> expo(D);
   std::vector<unsigned char> sign(D);
@@ -62,12 +99,11 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
     // the line without trailing spaces, tabs and CR (CRLF files, fastText's trailing space)
     while (le > line && (is_sep(le[-1]) || le[-1] == '\r')) --le;
     if (le == line) continue;  // blank line
-    if (!blk || blk->rows == block_rows) {
-      part.blocks.emplace_back();
-      blk = &part.blocks.back();
-      blk->values.allocate(block_rows * D);
+    if (blk->rows == rows) {  // cannot happen: count_rows counted every non-blank line
+      error(line, "more rows than counted");
+      return;
     }
-    float* row = blk->values.data() + blk->rows * D;
+    float* row = out + blk->rows * D;
     // 1. fast path: word = first field, then exactly D numbers (scanned, then converted at once)
     const char* q = line;
     while (q < le && !is_sep(*q)) ++q;
@@ -154,15 +190,15 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
     blk->line_offsets.push_back(static_cast<std::uint64_t>(line - base));
     ++blk->rows;
     ++part.rows;
-    // 3. drop parsed pages of a mapped file from memory (they stay in the page cache)
-    if (release) {
-      const std::uintptr_t done = reinterpret_cast<std::uintptr_t>(p) / page * page;
-      if (done >= released + (std::size_t{4} << 20)) {
-        madvise(reinterpret_cast<void*>(released), done - released, MADV_DONTNEED);
-        released = done;
-      }
+    // 3. drop parsed pages of a mapped file from memory; count the bytes done every 1 MB
+    drop(p);
+    if (p - reported >= (1 << 20)) {
+      const std::size_t now = parsed += static_cast<std::size_t>(p - reported);
+      reported = p;
+      if (report) (*report)(std::min(now, total), total);
     }
   }
+  parsed += static_cast<std::size_t>(p - reported);
 }
 
 // Offset just past the `rows`-th non-blank line starting at `from`, or `end`.
@@ -199,7 +235,9 @@ bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, st
   if (!nl) nl = base + off + window;
   if (off + window < size && nl == base + off + window) return false;  // no line end: binary
   Part part;
-  parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, part);
+  std::vector<float> row(D);
+  std::atomic<std::size_t> parsed{0};
+  parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, row.data(), 1, parsed, nullptr, 0, part);
   if (part.error.empty() && part.rows == 1) return true;
   // Not D numbers — but text all the same (so the error names the ragged row) when the line has
   // no control bytes and ends in a number: float32 bytes almost never manage both.
@@ -245,7 +283,8 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
 }
 
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start,
-                                              const Header& h, std::size_t D, std::size_t limit) {
+                                              const Header& h, std::size_t D, std::size_t limit,
+                                              const Progress& progress, const CacheTarget* target) {
   // 1. the rows to read: all, the header's N, or --limit
   std::size_t end = b.size;
   std::size_t want = h.present ? static_cast<std::size_t>(h.n) : 0;
@@ -261,17 +300,29 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
     const char* nl = static_cast<const char*>(std::memchr(b.data + c, '\n', end - c));
     cut[t] = nl ? static_cast<std::size_t>(nl - b.data) + 1 : end;
   }
+  // 3. rows per range, so every range parses straight into its rows of one matrix (no second
+  //    copy of the vectors, no growing buffers)
+  std::vector<std::size_t> first(T + 1, 0);
+  parallel_for_threads(T, [&](unsigned t, unsigned) { first[t + 1] = count_rows(b.data, cut[t], cut[t + 1], b.mapped()); });
+  for (unsigned t = 0; t < T; ++t) first[t + 1] += first[t];
+  Buffer<float> matrix;
+  if (!(target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D))) matrix.allocate(first[T] * D);
   std::vector<Part> parts(T);
+  std::atomic<std::size_t> parsed{0};
+  const std::size_t total_bytes = end - start;
   parallel_for_threads(T, [&](unsigned t, unsigned) {
-    parse_text_range(b.data, b.size, cut[t], cut[t + 1], D, b.mapped(), parts[t]);
+    // the caller's thread (t = 0) reports the bytes of all threads
+    parse_text_range(b.data, b.size, cut[t], cut[t + 1], D, b.mapped(), matrix.data() + first[t] * D,
+                     first[t + 1] - first[t], parsed, t == 0 && progress ? &progress : nullptr, total_bytes, parts[t]);
   });
-  // 3. the first error in file order wins
+  if (progress) progress(total_bytes, total_bytes);
+  // 4. the first error in file order wins
   for (auto& part : parts)
     if (!part.error.empty()) fail(fmt::format("{}:{}: {}", path, line_of(b.data, part.error_at), part.error));
   std::size_t rows = 0;
   for (auto& part : parts) rows += part.rows;
   if (rows == 0) fail(fmt::format("{}: no vectors after the header; expected lines 'word v1 … v{}'", path, D));
-  // 4. the header's count
+  // 5. the header's count
   if (h.present) {
     const std::size_t promised = static_cast<std::size_t>(h.n);
     if (rows < promised && !(limit && rows >= limit))
@@ -279,19 +330,18 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
                        line_of(b.data, end) + (end > 0 && b.data[end - 1] != '\n' ? 1 : 0), promised, rows));
     if (rows > promised) {
       std::size_t seen = 0;
-      for (auto& part : parts)
-        for (auto& blk : part.blocks) {
-          if (seen + blk.rows > promised)
-            fail(fmt::format("{}:{}: more rows than the header (line 1) says ({} words)", path,
-                             line_of(b.data, blk.line_offsets[promised - seen]), promised));
-          seen += blk.rows;
-        }
+      for (auto& part : parts) {
+        const Block& blk = part.words;
+        if (seen + blk.rows > promised)
+          fail(fmt::format("{}:{}: more rows than the header (line 1) says ({} words)", path,
+                           line_of(b.data, blk.line_offsets[promised - seen]), promised));
+        seen += blk.rows;
+      }
     }
   }
   std::vector<Block*> blocks;
-  for (auto& part : parts)
-    for (auto& blk : part.blocks) blocks.push_back(&blk);
-  return assemble(blocks, D, [&](const Block* blk, std::size_t i) {
+  for (auto& part : parts) blocks.push_back(&part.words);
+  return assemble(std::move(matrix), blocks, D, [&](const Block* blk, std::size_t i) {
     return fmt::format("line {}", line_of(b.data, blk->line_offsets[i]));
   });
 }

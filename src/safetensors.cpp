@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tfx/matrix_io.hpp"
@@ -88,8 +89,20 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where) {
                             where, n, b.size() - 8));
   const std::string_view header = b.substr(8, static_cast<std::size_t>(n));
   const std::string_view buffer = b.substr(8 + static_cast<std::size_t>(n));
-  nlohmann::json j = nlohmann::json::parse(header, nullptr, false);
+  if (n > (std::uint64_t{100} << 20))
+    throw Error(fmt::format("{}: header length {} is over the format's 100 MB limit; not a safetensors file", where, n));
+  // a tensor name given twice would silently keep only one: refuse it (keys of the top object)
+  std::string duplicate;
+  std::set<std::string> names;
+  const nlohmann::json::parser_callback_t cb = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth == 1 && parsed.is_string() &&
+        !names.insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json j = nlohmann::json::parse(header, cb, false);
   if (j.is_discarded()) throw Error(fmt::format("{}: the {}-byte header is not valid JSON", where, n));
+  if (!duplicate.empty()) throw Error(fmt::format("{}: tensor '{}' is named twice in the header", where, duplicate));
   if (!j.is_object()) throw Error(fmt::format("{}: the header is not a JSON object", where));
 
   // 2. every entry: dtype, shape, data_offsets; byte count = elements × dtype size

@@ -45,6 +45,12 @@ std::size_t utf8_length(std::string_view s, std::size_t i, char32_t* cp = nullpt
   return n;
 }
 
+// CJK ideographs (not Hangul, not kana), which BERT's basic tokenizer splits one per token.
+bool is_cjk_ideograph(char32_t cp) {
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+         (cp >= 0x2A700 && cp <= 0x2CEAF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
 bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 bool is_punct(unsigned char c) { return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126); }
 
@@ -155,15 +161,20 @@ std::vector<std::string> word_tokens(std::string_view text) {
     if (!word.empty()) out.push_back(std::move(word));
     word.clear();
   };
-  for (unsigned char c : text) {
-    if (is_space(c)) {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    std::size_t n = utf8_length(text, i, &cp);
+    if (n == 0) n = 1, cp = 0xFFFD;  // invalid byte: kept inside the word (tokenize() refuses it first)
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (n == 1 && is_space(c)) {
       flush();
-    } else if (is_punct(c)) {
-      flush();
-      out.emplace_back(1, static_cast<char>(c));
+    } else if ((n == 1 && is_punct(c)) || is_cjk_ideograph(cp)) {
+      flush();  // a token of its own
+      out.emplace_back(text.substr(i, n));
     } else {
-      word += static_cast<char>(c);
+      word.append(text.substr(i, n));
     }
+    i += n;
   }
   flush();
   return out;

@@ -86,10 +86,13 @@ TEST_CASE("cli: --show all prints every step with its shape; JSON carries each b
   CHECK(t.out.find("masked [2, 2]") < t.out.find("weights [2, 2]"));
 
   nlohmann::json j = json_of(run_tfx(qkv + " --causal --show all --format json"));
-  for (const char* name : {"scores", "scaled", "masked", "weights", "output"}) CHECK(j["matrices"].contains(name));
-  CHECK(j["matrices"]["weights"]["masked"][0][1] == 1);
-  CHECK(j["matrices"]["weights"]["data"][0][1] == 0.0);
-  CHECK(j["matrices"]["weights"]["data"][0][0] == 1.0);
+  // the main matrix (weights) at the top level, the others once each under "matrices"
+  CHECK(j["name"] == "weights");
+  for (const char* name : {"scores", "scaled", "masked", "output"}) CHECK(j["matrices"].contains(name));
+  CHECK(!j["matrices"].contains("weights"));
+  CHECK(j["masked"][0][1] == 1);
+  CHECK(j["data"][0][1] == 0.0);
+  CHECK(j["data"][0][0] == 1.0);
   // scaled = QKᵀ/√2: the diagonal is 1/√2
   CHECK(j["matrices"]["scaled"]["data"][1][1].get<double>() == doctest::Approx(1 / std::sqrt(2.0)).epsilon(1e-6));
 
@@ -139,7 +142,8 @@ TEST_CASE("cli: --dv sets the value width: V (T, H·d_v), Z per head (H, T, d_v)
       json_of(run_tfx("attention --sentence \"the cat sat\" --dk 4 --dv 2 --heads 2 --show v,output --format json"));
   CHECK(j["matrices"]["v"]["shape"] == nlohmann::json::array({3, 4}));
   CHECK(j["matrices"]["z"]["shape"] == nlohmann::json::array({2, 3, 2}));
-  CHECK(j["matrices"]["output"]["shape"] == nlohmann::json::array({3, 64}));
+  CHECK(j["name"] == "output");  // the main matrix when weights are not shown
+  CHECK(j["shape"] == nlohmann::json::array({3, 64}));
   CHECK(j["params"]["d_v"] == 2);
   CHECK(j["params"]["d_k"] == 4);
 }

@@ -147,7 +147,8 @@ TEST_CASE("cli direction: the plural direction is the plural axis") {
   Geo g;
   // d = mean(apples − apple, kings − king) = e_plural = (0,0,0,0,1)
   json j = run_json("direction --from apple,king --to apples,kings --words apple,apples,man,queens --top 2" + g.emb);
-  auto d = j["tables"]["direction"];
+  CHECK(j["name"] == "direction");
+  auto d = j["data"];
   CHECK(d[0]["word"] == "apple");
   CHECK(d[0]["dot"].get<double>() == doctest::Approx(0.0));
   CHECK(d[1]["dot"].get<double>() == doctest::Approx(1.0));
@@ -218,7 +219,8 @@ TEST_CASE("cli eval-analogies: accuracy per section, total, OOV and errors on kn
   CHECK(s["accuracy"].get<double>() == doctest::Approx(0.75));
   CHECK(s["semantic_accuracy"].get<double>() == doctest::Approx(0.75));  // both sections are among the first five
   CHECK(s["syntactic_accuracy"].is_null());
-  auto sec = j["tables"]["sections"];
+  CHECK(j["name"] == "sections");  // the main table, at the top level
+  auto sec = j["data"];
   CHECK(sec[0]["section"] == "family");
   CHECK(sec[0]["accuracy"].get<double>() == doctest::Approx(1.0));
   CHECK(sec[1]["correct"] == 1);

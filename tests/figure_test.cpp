@@ -217,15 +217,16 @@ TEST_CASE("render_view: ASCII ramp without color, half blocks with color, width 
   h.vmin = -1.0, h.vmax = 1.0;
   std::string plain = render_view(h, {40, false});
   CHECK(plain.find('\x1b') == std::string::npos);
-  // 8 columns in 40: each cell 4 characters; 0 is the middle of the ramp '+', +1 the top '@'
-  CHECK(plain.rfind("++++@@@@++++@@@@++++@@@@++++@@@@\n", 0) == 0);
+  // 8 columns in 40: each cell 4 characters after the row label "0 "; 0 is the middle of the
+  // ramp '+', +1 the top '@'
+  CHECK(plain.rfind("0 ++++@@@@++++@@@@++++@@@@++++@@@@\n1 ++++@@@@", 0) == 0);
   CHECK(plain.find("max 1") != std::string::npos);
   std::string color = render_view(h, {40, true});
   CHECK(color.find("\x1b[38;2;5;48;97m") != std::string::npos);     // +1: top of RdBu as foreground
   CHECK(color.find("\x1b[48;2;247;247;247m") != std::string::npos);  // 0: the white centre as background
   CHECK(color.find("▀") != std::string::npos);
   CHECK_THROWS_AS(render_view(h, {10, true}), Error);
-  // a wide matrix is averaged down to the width
+  // a wide matrix is sampled down to the width
   Heatmap wide;
   wide.values = Tensor({50, 500}, 1.0f);
   std::string w = render_view(wide, {30, false});
@@ -317,7 +318,7 @@ TEST_CASE("cli: a figure of 100000 positions is downsampled, not refused") {
 TEST_CASE("cli: --png and -o naming the same file is a usage error, nothing written") {
   TempDir dir;
   for (const char* args : {"pe --len 3 --dim 4 --png x -o x --format csv", "pe --len 3 --dim 4 --png x -o ./x",
-                           "pe --len 3 --dim 4 --png -o pe_len3_dim4.png"}) {
+                           "pe --len 3 --dim 4 --png -o pe_len3_dim4.png --format csv"}) {
     Run r = run_tfx(args, dir.path);
     CHECK(r.code == 2);
     CHECK(r.err.find("name the same file") != std::string::npos);

@@ -194,9 +194,14 @@ TEST_CASE("cli: -o FILE without --format takes the format from FILE's extension"
   CHECK(read_file(dir / "x.npy").rfind("\x93NUMPY", 0) == 0);
   REQUIRE(run_tfx("pe --len 3 --dim 4 -o x.json", dir.path).code == 0);
   CHECK(read_file(dir / "x.json").front() == '{');
-  // an explicit --format wins over the extension; other extensions keep the table
+  // an explicit --format wins over the extension; .txt keeps the table; an extension that names
+  // no format is refused (it used to get a table silently)
   REQUIRE(run_tfx("pe --len 3 --dim 4 --format json -o y.csv", dir.path).code == 0);
   CHECK(read_file(dir / "y.csv").front() == '{');
   REQUIRE(run_tfx("pe --len 3 --dim 4 -o t.txt", dir.path).code == 0);
   CHECK(read_file(dir / "t.txt").find("pos\\i") != std::string::npos);
+  check_one_line_error(run_tfx("pe --len 3 --dim 4 -o t.xlsx", dir.path), 2,
+                       "-o t.xlsx: '.xlsx' names no output format; use .csv, .json, .npy or .md");
+  CHECK(!std::filesystem::exists(dir / "t.xlsx"));
+  REQUIRE(run_tfx("pe --len 3 --dim 4 --format csv -o t.tsv", dir.path).code == 0);
 }

@@ -91,8 +91,8 @@ TEST_CASE("lecture: attention weights k1 → 0.2, k2 → 0.8 and the weighted av
   write_file(t / "k.csv", "0,0\n1.3862944,0\n");  // scores differ by ln 4
   write_file(t / "v.csv", "1,0\n0,1\n");
   json j = run_json("attention --no-scale --q q.csv --k k.csv --v v.csv", t.path);
-  CHECK(j["matrices"]["weights"]["data"][0][0].get<double>() == doctest::Approx(0.2).epsilon(1e-6));
-  CHECK(j["matrices"]["weights"]["data"][0][1].get<double>() == doctest::Approx(0.8).epsilon(1e-6));
+  CHECK(j["data"][0][0].get<double>() == doctest::Approx(0.2).epsilon(1e-6));
+  CHECK(j["data"][0][1].get<double>() == doctest::Approx(0.8).epsilon(1e-6));
   CHECK(j["matrices"]["output"]["data"][0][1].get<double>() == doctest::Approx(0.8).epsilon(1e-6));
 }
 
@@ -102,11 +102,11 @@ TEST_CASE("lecture: softmax of the scores [0, -11, 7] with and without the 1/10 
   write_file(t / "k.csv", "0\n-11\n7\n");
   const double z = 1 + std::exp(-11.0) + std::exp(7.0);
   json j = run_json("attention --no-scale --q q.csv --k k.csv --v k.csv", t.path);
-  CHECK(j["matrices"]["weights"]["data"][0][2].get<double>() == doctest::Approx(std::exp(7.0) / z).epsilon(1e-6));
+  CHECK(j["data"][0][2].get<double>() == doctest::Approx(std::exp(7.0) / z).epsilon(1e-6));
   json s = run_json("attention --no-scale --temperature 10 --q q.csv --k k.csv --v k.csv", t.path);
   const double zs = 1 + std::exp(-1.1) + std::exp(0.7);
-  CHECK(s["matrices"]["weights"]["data"][0][0].get<double>() == doctest::Approx(1 / zs).epsilon(1e-5));
-  CHECK(s["matrices"]["weights"]["data"][0][2].get<double>() == doctest::Approx(std::exp(0.7) / zs).epsilon(1e-5));
+  CHECK(s["data"][0][0].get<double>() == doctest::Approx(1 / zs).epsilon(1e-5));
+  CHECK(s["data"][0][2].get<double>() == doctest::Approx(std::exp(0.7) / zs).epsilon(1e-5));
 }
 
 TEST_CASE("lecture: Var(q·k) = d_k — 2 for d_k = 2, 100 (σ = 10) for d_k = 100") {

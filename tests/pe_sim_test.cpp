@@ -145,9 +145,10 @@ TEST_CASE("cli: tfx pe sim --png draws viridis from the diagonal (max D/2) outwa
   CHECK(std::filesystem::exists(dir / "pe_sim_len50_dim128.png"));
   Run v = run_tfx("pe sim --len 50 --dim 128 --view --width 60 --color never");
   REQUIRE(v.code == 0);
-  // the diagonal is the maximum: the first picture line starts with the top of the ramp
+  // the diagonal is the maximum: the first picture line (after the title, and the row label
+  // " 0 " for rows 0…49) starts with the top of the ramp
   const std::size_t first = v.out.find('\n') + 1;
-  CHECK(v.out[first] == '@');
+  CHECK(v.out.substr(first, 4) == " 0 @");
 }
 
 TEST_CASE("pe_similarity_block_means: the closed-form block means equal block means of the matmul") {

@@ -85,6 +85,10 @@ TEST_CASE("safetensors: a lying header length, bad JSON, unknown dtype, offsets 
   lying[0] = 100;
   CHECK(has(parse_error(lying), "header length 100 runs past the end"));
   CHECK(has(parse_error(file_of("{not json", 0)), "not valid JSON"));
+  CHECK(has(parse_error(file_of(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+                                     "a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+                                8)),
+            "tensor 'a' is named twice"));
   CHECK(has(parse_error(file_of("[]", 0)), "not a JSON object"));
   CHECK(has(parse_error(file_of(R"({"w": {"dtype": "I64", "shape": [1], "data_offsets": [0, 8]}})", 8)),
             "tensor 'w': dtype 'I64' is not supported"));

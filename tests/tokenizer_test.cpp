@@ -51,6 +51,8 @@ TEST_CASE("word tokens: every ASCII punctuation mark is its own token, as BERT's
   CHECK(word_tokens("Hello, world!") == Tokens{"Hello", ",", "world", "!"});
   CHECK(word_tokens("don't") == Tokens{"don", "'", "t"});
   CHECK(word_tokens("  a\tb\n") == Tokens{"a", "b"});
+  CHECK(word_tokens("我爱 NLP") == Tokens{"我", "爱", "NLP"});  // CJK ideographs one by one, as BERT
+  CHECK(word_tokens("나는 학생") == Tokens{"나는", "학생"});
   CHECK(lower_ascii("ABC 나는") == "abc 나는");
 }
 

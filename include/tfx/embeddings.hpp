@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tfx/progress.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -46,6 +47,9 @@ struct EmbeddingSource {
   std::size_t limit = 0;                          // read only the first `limit` words; 0 = all
   bool use_cache = true;                          // read/write the binary cache for text files
   std::string cache_dir;                          // empty = default_cache_dir()
+  // Called from the calling thread while a text file or a fastText .bin is parsed, with (bytes
+  // done, bytes in all); unset = no reports.
+  Progress progress;
 };
 
 // What happened while loading (for `tfx embeddings info` and warnings).

@@ -54,6 +54,9 @@ struct Heatmap {
   // When values are already block means of a larger matrix (too big to form): that matrix's
   // size, so the index ticks count its rows/columns. 0 = the size of values.
   std::size_t source_rows = 0, source_cols = 0;
+  // Rows/columns come in groups of this many that belong together (a PE matrix's sin/cos column
+  // pairs: 2); a terminal view too small for every column shows or skips whole groups.
+  std::size_t row_group = 1, col_group = 1;
 };
 
 // The scale [lo, hi] a heatmap's colors span: vmin/vmax when given, else the finite data range
@@ -111,14 +114,20 @@ Image render(const Figure& figure);
 std::string encode_png(const Image& image);
 inline std::string encode_png(const Figure& figure) { return encode_png(render(figure)); }
 
-// Terminal heatmap for --view: 24-bit color half blocks ("▀", two rows per line) scaled to
-// `width` columns when color is on; a grayscale ASCII ramp otherwise. Ends with the scale's
-// min/max line. Width below a usable minimum throws a usage error naming --width/COLUMNS.
+// Terminal heatmaps for --view: every Heatmap panel of the figure, tiled to fit `width` columns
+// and `height` lines (one line is left for the prompt). A matrix larger than its panel is
+// sampled — whole rows and columns (whole col_group groups) at a fixed stride, never averaged —
+// and a line under each panel says which are shown; row labels (tokens or indices) on the left,
+// column labels or indices below, then the scale. color: 24-bit half blocks ("▀", two rows per
+// line; one row per line when rows are labelled); else an ASCII ramp with no escape sequences.
+// Width below a usable minimum throws a usage error naming --width/COLUMNS.
 struct ViewOptions {
   int width = 80;
   bool color = true;
+  int height = 24;
 };
 inline constexpr int kMinViewWidth = 16;
+std::string render_view(const Figure& figure, const ViewOptions& options);
 std::string render_view(const Heatmap& heatmap, const ViewOptions& options);
 
 }  // namespace tfx

@@ -61,6 +61,8 @@ struct OutputOptions {
   std::string path = "-";  // "-" = stdout
   int precision = -1;      // digits after the point; -1 = 4 in table/md, shortest round-trip in csv/json
   bool full = false;       // table: print every row and column instead of a numpy-style summary
+  int width = 0;           // table: fit rows and notes to this many columns, like numpy's linewidth
+                           // (middle columns elided with "…" and counted; notes wrapped); 0 = no limit
 };
 
 // The block csv/npy/json-"data" use (see Result::primary). nullptr when there is none.
@@ -85,5 +87,9 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
 // Formats a float the way every encoder does: fixed with `precision` digits, or shortest
 // round-trip when precision < 0.
 std::string format_number(double v, int precision);
+
+// The shortest decimal text that reads back as the same float32 ("0.3322436"), as JSON and CSV
+// write float32 values.
+std::string shortest_float(float v);
 
 }  // namespace tfx

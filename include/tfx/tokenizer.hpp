@@ -43,8 +43,9 @@ std::vector<std::string> utf8_characters(std::string_view text);
 // ASCII letters lower-cased (as BERT uncased does for English; other scripts are kept).
 std::string lower_ascii(std::string_view text);
 
-// Word-level split: whitespace separates words; each ASCII punctuation character is a token of its
-// own ("don't" → don, ', t as in BERT's basic tokenizer).
+// Word-level split: whitespace separates words; each ASCII punctuation character and each CJK
+// ideograph is a token of its own ("don't" → don, ', t and "中文" → 中, 文 as in BERT's basic
+// tokenizer; Hangul words stay whole).
 std::vector<std::string> word_tokens(std::string_view text);
 
 // WordPiece of one word against `vocab`: longest prefix in the vocabulary, then the longest

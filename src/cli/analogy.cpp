@@ -186,7 +186,7 @@ void register_analogy(CLI::App& app) {
   cmd->group("Word embeddings");
   cmd->add_option("words", o->words, "A B C: computes A − B + C (king man woman), fastText's `analogies` order; the same query as gensim's "
                   "most_similar(positive=[A, C], negative=[B]) (--method mul: most_similar_cosmul)")->expected(3)->type_name("WORD");
-  cmd->add_option("-k,--top", o->k, "Number of words to show")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
+  cmd->add_option("-k,--top", o->k, "Number of words to show")->capture_default_str()->check(whole_number(1, std::int64_t{100000}));
   cmd->add_option("--method", o->method, "add = 3CosAdd (gensim most_similar), mul = 3CosMul (gensim most_similar_cosmul)")
       ->capture_default_str()
       ->check(CLI::IsMember({"add", "mul"}));

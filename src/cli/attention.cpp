@@ -180,21 +180,21 @@ void register_attention(CLI::App& app) {
   cmd->add_option("--v", o->v_file, "Values V (S×d_v)")->check(CLI::ExistingFile)->group(in);
   const char* g = "Attention";
   cmd->add_option("--dk", o->dk, "Width d_k of each head's Q, K, V projections (default: d_model / --heads)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))
+      ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
   cmd->add_option("--dv", o->dv, "Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))
+      ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
   cmd->add_option("--heads", o->heads, "Number of heads H: Q, K, V split into H column blocks, then Concat·W_O")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}))
+      ->check(whole_number(1, std::int64_t{4096}))
       ->group(g);
   auto* identity = cmd->add_flag("--identity", o->identity, "W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X")->group(g);
   auto* no_pe = cmd->add_flag("--no-pe", o->no_pe, "Sentence mode: X = embeddings only, without the sinusoidal PE")->group(g);
   cmd->add_flag("--causal", o->causal, "Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)")->group(g);
   cmd->add_option("--pad", o->pad, "Padding mask: the last N key positions are never attended to")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->check(whole_number(0, std::int64_t{1} << 40))
       ->group(g);
   cmd->add_flag("--no-scale", o->no_scale, "Leave out the 1/√d_k: softmax(QKᵀ)V")->group(g);
   cmd->add_option("--temperature", o->temperature, "Divide the scores also by T (< 1 sharper, > 1 flatter)")

@@ -216,18 +216,8 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   else if (in.mode != "qkv" || H > 1)
     name += fmt::format("_seed{}", o.seed);
 
-  if (H > 1 && o.fig.view) {
-    // several heads in the terminal: one view per head, then the figure/table as present_all does
-    for (std::size_t h = 0; h < H; ++h) {
-      emit(fmt::format("head {}\n", h), "-", false);
-      present_view(views[h], o.fig);
-    }
-    FigureFlags rest = o.fig;
-    rest.view = false;
-    if (rest.png_requested() || o.out.format_given()) present_all(r, o.out, rest, &figure, nullptr, name + ".png");
-  } else {
-    present_all(r, o.out, o.fig, &figure, &views[0], name + ".png");
-  }
+  // --view draws every head (the figure's panels) under the figure's title
+  present_all(r, o.out, o.fig, &figure, &views[0], name + ".png");
 }
 
 }  // namespace tfx::cli

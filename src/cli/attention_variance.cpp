@@ -100,13 +100,13 @@ void register_attention_variance(CLI::App* attention) {
   cmd->add_option("--dk", o->dk, "Key widths d_k to measure, comma-separated")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->check(whole_number(1, std::int64_t{1} << 24));
   cmd->add_option("--samples", o->samples, "Rows (one query, n keys) per d_k")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 30));
+      ->check(whole_number(2, std::int64_t{1} << 30));
   cmd->add_option("--keys", o->keys, "Keys n per row (the softmax runs over n scores)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+      ->check(whole_number(1, std::int64_t{1} << 20));
   cmd->add_option("--dist", o->dist, "Distribution of the entries: normal N(0,1) or uniform U(-√3,√3)")
       ->capture_default_str()
       ->check(CLI::IsMember({"normal", "uniform"}));

@@ -1,10 +1,10 @@
 // Shared flags and the hand-off from Results/Figures to the presentation layer.
 #include "common.hpp"
+#include "terminal.hpp"
 
 #include <fmt/format.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -23,7 +23,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
                      ->capture_default_str()
                      ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown"}))
                      ->group("Output");
-  f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); without --format, a .csv/.json/.npy/.md extension picks the format; written to FILE.tmp, then renamed")
+  f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table")
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
@@ -37,7 +37,8 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
       ->group("Output");
   app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
   // -o FILE without --format: the format follows FILE's extension (.csv, .json, .npy, .md), so
-  // `-o pe.csv` writes CSV rather than a terminal table; any other extension keeps the table.
+  // `-o pe.csv` writes CSV rather than a terminal table; .txt, no extension or a device keeps the
+  // table; any other extension (.png, .tsv, …) is refused rather than silently given a table.
   app->parse_complete_callback([&f] {
     if (f.format_opt->count() > 0 || f.output_opt->count() == 0) return;
     const std::string ext = std::filesystem::path(f.output).extension().string();
@@ -45,6 +46,10 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
     else if (ext == ".json") f.format = "json";
     else if (ext == ".npy") f.format = "npy";
     else if (ext == ".md") f.format = "md";
+    else if (!ext.empty() && ext != ".txt" && f.output.rfind("/dev/", 0) != 0)
+      throw usage_error(fmt::format("-o {}: '{}' names no output format; use .csv, .json, .npy or .md (.txt or no extension: "
+                                    "the table), or choose one with --format",
+                                    f.output, ext));
   });
 }
 
@@ -54,6 +59,10 @@ OutputOptions output_options(const OutputFlags& f) {
   o.path = f.output;
   o.precision = f.precision;
   o.full = f.full;
+  // a table on a terminal fits its width (numpy's linewidth); piped or in a file only when
+  // COLUMNS asks for it, so scripts get every summary column
+  if (o.format == Format::table && o.path == "-" && (is_terminal(stdout) || std::getenv("COLUMNS")))
+    o.width = terminal_size(stdout).columns;
   return o;
 }
 
@@ -64,8 +73,8 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
   if (view) {
     app->add_flag("--view", f.view, "Draw a heatmap in the terminal (24-bit color; ASCII when not a terminal or NO_COLOR is set)")
         ->group("Figures");
-    app->add_option("--width", f.width, "Terminal columns for --view (default: $COLUMNS or the terminal's width)")
-        ->check(CLI::Range(1, 10000))
+    app->add_option("--width", f.width, "Terminal columns for --view (default: the terminal's width, else $COLUMNS, else 80)")
+        ->check(whole_number(1, 10000))
         ->group("Figures");
     app->add_option("--color", f.color, "Colors in --view: always, never, or auto (when stdout is a terminal and NO_COLOR is unset)")
         ->capture_default_str()
@@ -82,12 +91,14 @@ void add_seed_flag(CLI::App* app, std::uint64_t& seed) {
 }
 
 namespace {
-// "≥ lo" when hi is effectively unbounded (the memory cap is the real limit), else "from lo to hi"
+// "≥ lo" when hi is effectively unbounded (the memory cap is the real limit), else "in lo…hi"
 std::string range_words(std::int64_t lo, std::int64_t hi) {
-  return hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("from {} to {}", lo, hi);
+  return hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("in {}…{}", lo, hi);
 }
 }  // namespace
 
+// One message for every bad whole number: "expected a whole number in 1…1048576, got 0"
+// (main prefixes the flag). The description ("≥ 1", "1…1048576") is what --help shows.
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
   const std::string range = range_words(lo, hi);
   return CLI::Validator(
@@ -96,13 +107,11 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
         const char* end = text.data() + text.size();
         auto [p, ec] = std::from_chars(text.data(), end, v);
         const bool all_digits = !text.empty() && p == end;
-        if (all_digits && (ec == std::errc::result_out_of_range || v < lo || v > hi))
-          return fmt::format("{} is out of range: expected a whole number {}", text, range);
-        if (ec != std::errc{} || !all_digits) return fmt::format("expected a whole number {}, got '{}'", range, text);
+        if (ec != std::errc{} || !all_digits || v < lo || v > hi)
+          return fmt::format("expected a whole number {}, got '{}'", range, text);
         return {};
       },
-      hi >= (std::int64_t{1} << 40) ? fmt::format("INT >= {}", lo) : fmt::format("INT in [{} - {}]", lo, hi),
-      "whole number");
+      hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("{}…{}", lo, hi), "whole number");
 }
 
 namespace {
@@ -122,7 +131,7 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, c
 }  // namespace
 
 CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
-CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", ">= 0"); }
+CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", "≥ 0"); }
 
 // Text output is built in memory before it is written, ~50 bytes per number: past 2^25 numbers
 // (1.6 GB) refuse and point at npy, 4 bytes per number (at the 2^30 tensor cap csv needed ~50 GB).
@@ -159,20 +168,10 @@ void present_png(const Figure& figure, const FigureFlags& flags, const std::stri
   if (path != "-") std::fprintf(notice, "wrote %s (%d×%d)\n", path.c_str(), img.width, img.height);
 }
 
-bool stdout_color() {
-  const char* no = std::getenv("NO_COLOR");
-  return isatty(fileno(stdout)) && !(no && *no);
-}
+bool stdout_color() { return escapes_allowed(stdout); }
 
 int view_width(const FigureFlags& flags) {
-  if (flags.width > 0) return flags.width;
-  if (const char* c = std::getenv("COLUMNS")) {
-    int w = std::atoi(c);
-    if (w > 0) return w;
-  }
-  winsize ws{};
-  if (isatty(fileno(stdout)) && ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  return 80;
+  return flags.width > 0 ? flags.width : terminal_size(stdout).columns;
 }
 
 bool view_color(const FigureFlags& flags) {
@@ -181,11 +180,18 @@ bool view_color(const FigureFlags& flags) {
   return stdout_color();
 }
 
-void present_view(const Heatmap& h, const FigureFlags& flags) {
+void present_view(const Figure& figure, const FigureFlags& flags) {
   ViewOptions v;
   v.width = view_width(flags);
+  v.height = terminal_size(stdout).lines;
   v.color = view_color(flags);
-  emit(render_view(h, v), "-", false);
+  emit(render_view(figure, v), "-", false);
+}
+
+void present_view(const Heatmap& h, const FigureFlags& flags) {
+  Figure f;
+  f.panels.push_back(h);
+  present_view(f, flags);
 }
 
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig, const Figure* figure,
@@ -207,7 +213,13 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
       throw usage_error(fmt::format("--png {} and -o {} name the same file; give them different names", png_path, out.output));
   }
   if (png) present_png(*figure, fig, default_png, png_notice_stream(out));
-  if (show_view) present_view(*view, fig);
+  if (show_view) {
+    // every heatmap panel of the figure (the view heatmap is one of them); else the view alone
+    const bool has_maps = figure && std::any_of(figure->panels.begin(), figure->panels.end(),
+                                                [](const Panel& p) { return std::holds_alternative<Heatmap>(p); });
+    if (has_maps) present_view(*figure, fig);
+    else present_view(*view, fig);
+  }
   if (table) present(r, out);
 }
 

@@ -60,7 +60,9 @@ void present(const Result& r, const OutputFlags& flags);
 void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name,
                  std::FILE* notice = stdout);
 
-// Prints the --view terminal heatmap of h (colors when stdout is a terminal and NO_COLOR unset).
+// Prints the --view terminal heatmaps (every heatmap panel of the figure, or h alone) fitted to
+// the terminal (colors when stdout is a terminal, TERM is not dumb and NO_COLOR is unset).
+void present_view(const Figure& figure, const FigureFlags& flags);
 void present_view(const Heatmap& h, const FigureFlags& flags);
 
 // The figure/table logic most matrix commands share: figure(s) if asked for, table unless only a
@@ -68,11 +70,11 @@ void present_view(const Heatmap& h, const FigureFlags& flags);
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig,
                  const Figure* figure, const Heatmap* view, const std::string& default_png);
 
-// Color is used when stdout is a terminal and NO_COLOR is unset.
+// Color is used when stdout is a terminal, TERM is not "dumb" and NO_COLOR is unset.
 bool stdout_color();
 // --color always|never|auto resolved: auto = stdout_color().
 bool view_color(const FigureFlags& flags);
-// Width for --view: flags.width, else $COLUMNS, else the terminal's width, else 80.
+// Width for --view: flags.width, else the terminal's width, else $COLUMNS, else 80.
 int view_width(const FigureFlags& flags);
 
 // Adds "Example:" lines under a command's --help.

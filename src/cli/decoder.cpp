@@ -22,8 +22,8 @@ const std::vector<std::string> kDecoderShow = {"x",      "memory", "self_weights
 
 void add_decoder_blocks(Result& r, const DecoderLayerSteps& s, const std::vector<std::string>& show, const std::string& prefix,
                         const std::vector<std::string>& tokens, const std::vector<std::string>& memory_tokens) {
-  auto put = [&](const std::string& name, const Tensor& t, const std::string& cols_axis = "dim") {
-    if (shows(show, name) && !t.empty()) r.blocks.push_back(layer_matrix(prefix + name, t, tokens, {}, cols_axis));
+  auto put = [&](const std::string& name, const Tensor& t, const std::string& axis = "dim") {
+    add_shown(r, show, prefix, name, t, tokens, axis);
   };
   put("x", s.self_block.input);
   put("norm1", s.self_block.normed);
@@ -46,26 +46,17 @@ void add_decoder_blocks(Result& r, const DecoderLayerSteps& s, const std::vector
 
 void run_decoder(const DecoderOptions& o) {
   const LayerFlags& f = o.f;
-  if (f.sentence_opt->count() == 0 && f.x_file.empty())
-    throw usage_error("give the decoder's input: --sentence \"I am a student\" or --x FILE");
-  if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error("give one input: --sentence or --x FILE (not both)");
   if (!o.memory_opt->count() && o.memory_x.empty())
     throw usage_error("give the encoder's memory Z: --memory \"나는 학생 이다\" or --memory-x FILE");
   if (o.memory_opt->count() && !o.memory_x.empty()) throw usage_error("give one memory: --memory or --memory-x FILE (not both)");
   const std::vector<std::string> show = parse_layer_show(f.show, kDecoderShow, {"self_weights", "cross_weights"});
 
   // 1. weights file, inputs, widths
-  std::optional<TensorMap> file;
-  if (!f.weights.empty()) file = read_weights(f.weights);
-  LayerInput in, mem;
-  std::size_t x_cols = 0;
-  if (!f.x_file.empty()) {
-    in = matrix_input(f.x_file, "--x");
-    x_cols = in.x.cols();
-  }
-  const LayerShape shape = layer_shape(f, file ? &*file : nullptr, x_cols);
+  const LayerSetup setup = layer_setup(f, "I am a student");
+  const LayerInput& in = setup.input;
+  const LayerShape& shape = setup.shape;
   const std::size_t D = shape.d_model;
-  if (f.sentence_opt->count()) in = sentence_input(f.sentence, "--sentence", D, f.seed, f.lower);
+  LayerInput mem;
   std::string memory_note;
   if (!o.memory_x.empty()) {
     mem = matrix_input(o.memory_x, "--memory-x");
@@ -83,16 +74,9 @@ void run_decoder(const DecoderOptions& o) {
                               shape.layers, f.seed + 1, joined_tokens(mem.tokens), mem.x.shape_str());
   }
 
-  // 2. parameters per layer
-  std::vector<DecoderLayerParams> params;
-  std::mt19937_64 gen(f.seed);
+  // 2. parameters per layer (the file's, or seeded)
   TensorMap used;
-  for (std::size_t i = 0; i < shape.layers; ++i) {
-    const std::string prefix = layer_prefix(i, shape.layers);
-    params.push_back(file ? decoder_layer_params(*file, prefix, {D, shape.ffn}, "--weights " + f.weights)
-                          : seeded_decoder_layer(D, shape.ffn, gen));
-    store_params(params.back(), prefix, used);
-  }
+  const auto params = layer_stack_params<DecoderLayerParams>(f, setup, used, decoder_layer_params, seeded_decoder_layer);
 
   // 3. the stack, every layer attending to the same memory Z
   Result r;
@@ -104,9 +88,7 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens) + "   memory tokens: " + joined_tokens(mem.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{memory_note});
-  r.blocks.push_back(Text{file ? fmt::format("weights: {} (PyTorch state_dict keys)", f.weights)
-                               : fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0",
-                                             f.seed)});
+  r.blocks.push_back(Text{weights_note(f)});
   Records steps;
   steps.name = "steps";
   steps.columns = {"layer", "step", "shape"};

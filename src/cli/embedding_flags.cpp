@@ -1,5 +1,8 @@
 // The shared embedding flags and the load they describe.
 #include "embedding_flags.hpp"
+#include "common.hpp"
+
+#include "progress_bar.hpp"
 
 #include <fmt/format.h>
 
@@ -26,7 +29,7 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
       ->group("Embeddings");
   app->add_option("--limit", f.limit, "Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->check(whole_number(0, std::int64_t{1} << 40))
       ->group("Embeddings");
   app->add_flag("--no-cache", f.no_cache, "Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)")->group("Embeddings");
   app->add_flag("--ignore-case", f.ignore_case,
@@ -49,7 +52,12 @@ EmbeddingSource embedding_source(const EmbeddingFlags& f) {
 }
 
 Embeddings load_embeddings(const EmbeddingFlags& f) {
-  Embeddings e = tfx::load_embeddings(embedding_source(f));
+  EmbeddingSource src = embedding_source(f);
+  // a big file takes seconds to parse the first time: a bar on stderr (only on a terminal)
+  ProgressBar bar("loading " + std::filesystem::path(src.path).filename().string(), "B");
+  src.progress = bar.callback();
+  Embeddings e = tfx::load_embeddings(src);
+  bar.finish();
   const LoadInfo& info = e.info();
   if (info.duplicates > 0) {
     std::fflush(stdout);

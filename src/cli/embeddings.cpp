@@ -173,10 +173,10 @@ void register_embeddings(CLI::App& app) {
       ->check(CLI::IsMember({"tfx", "glove", "word2vec", "word2vec-bin", "fasttext"}));
   conv->add_option("--embeddings-format", co->emb.format, "Format of IN: auto, glove, word2vec, word2vec-bin, fasttext or tfx")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "tfx"}));
+      ->check(CLI::IsMember({"auto", "glove", "word2vec", "word2vec-bin", "fasttext", "fasttext-bin", "tfx"}));
   conv->add_option("--limit", co->emb.limit, "Convert only the first N words; 0 = all")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+      ->check(whole_number(0, std::int64_t{1} << 40));
   add_output_flags(conv, co->out);
   set_examples(conv, {"tfx embeddings convert glove.6B.300d.txt glove300.tfx",
                       "tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000",

@@ -21,8 +21,8 @@ const std::vector<std::string> kEncoderShow = {"x", "q", "k", "v", "weights", "a
 // The matrices of one layer chosen by --show, named "<prefix><name>".
 void add_encoder_blocks(Result& r, const EncoderLayerSteps& s, const std::vector<std::string>& show, const std::string& prefix,
                         const std::vector<std::string>& tokens) {
-  auto put = [&](const std::string& name, const Tensor& t, const std::string& cols_axis = "dim") {
-    if (shows(show, name) && !t.empty()) r.blocks.push_back(layer_matrix(prefix + name, t, tokens, {}, cols_axis));
+  auto put = [&](const std::string& name, const Tensor& t, const std::string& axis = "dim") {
+    add_shown(r, show, prefix, name, t, tokens, axis);
   };
   put("x", s.attn_block.input);
   put("norm1", s.attn_block.normed);
@@ -42,33 +42,14 @@ void add_encoder_blocks(Result& r, const EncoderLayerSteps& s, const std::vector
 void run_encoder(const EncoderOptions& o) {
   const LayerFlags& f = o.f;
   if (!o.memory.empty()) throw usage_error("--memory goes with tfx decoder (the encoder attends to its own input only)");
-  if (f.sentence_opt->count() == 0 && f.x_file.empty())
-    throw usage_error("give the input: --sentence \"I love playing football.\" or --x FILE");
-  if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error("give one input: --sentence or --x FILE (not both)");
   const std::vector<std::string> show = parse_layer_show(f.show, kEncoderShow, {"weights"});
 
-  // 1. weights file, input, widths
-  std::optional<TensorMap> file;
-  if (!f.weights.empty()) file = read_weights(f.weights);
-  LayerInput in;
-  std::size_t x_cols = 0;
-  if (!f.x_file.empty()) {
-    in = matrix_input(f.x_file, "--x");
-    x_cols = in.x.cols();
-  }
-  const LayerShape shape = layer_shape(f, file ? &*file : nullptr, x_cols);
-  if (f.sentence_opt->count()) in = sentence_input(f.sentence, "--sentence", shape.d_model, f.seed, f.lower);
-
-  // 2. parameters per layer: the file's, or seeded (one generator, layer after layer)
-  std::vector<EncoderLayerParams> params;
-  std::mt19937_64 gen(f.seed);
+  // 1. weights file, input, widths; 2. parameters per layer (the file's, or seeded)
+  const LayerSetup setup = layer_setup(f, "I love playing football.");
+  const LayerInput& in = setup.input;
+  const LayerShape& shape = setup.shape;
   TensorMap used;
-  for (std::size_t i = 0; i < shape.layers; ++i) {
-    const std::string prefix = layer_prefix(i, shape.layers);
-    params.push_back(file ? encoder_layer_params(*file, prefix, {shape.d_model, shape.ffn}, "--weights " + f.weights)
-                          : seeded_encoder_layer(shape.d_model, shape.ffn, gen));
-    store_params(params.back(), prefix, used);
-  }
+  const auto params = layer_stack_params<EncoderLayerParams>(f, setup, used, encoder_layer_params, seeded_encoder_layer);
 
   // 3. the stack: X⁽ᵏ⁺¹⁾ = Y⁽ᵏ⁾
   Result r;
@@ -80,9 +61,7 @@ void run_encoder(const EncoderOptions& o) {
                                       shape.ffn)});
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
   r.blocks.push_back(Text{in.description});
-  r.blocks.push_back(Text{file ? fmt::format("weights: {} (PyTorch state_dict keys)", f.weights)
-                               : fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0",
-                                             f.seed)});
+  r.blocks.push_back(Text{weights_note(f)});
   Records steps;
   steps.name = "steps";
   steps.columns = {"layer", "step", "shape"};

@@ -135,6 +135,28 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_
   return s;
 }
 
+LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
+  if (f.sentence_opt->count() == 0 && f.x_file.empty())
+    throw usage_error(fmt::format("give the input: --sentence \"{}\" or --x FILE", example));
+  if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error("give one input: --sentence or --x FILE (not both)");
+  LayerSetup s;
+  if (!f.weights.empty()) s.file = read_weights(f.weights);
+  if (!f.x_file.empty()) s.input = matrix_input(f.x_file, "--x");
+  s.shape = layer_shape(f, s.file ? &*s.file : nullptr, f.x_file.empty() ? 0 : s.input.x.cols());
+  if (f.sentence_opt->count()) s.input = sentence_input(f.sentence, "--sentence", s.shape.d_model, f.seed, f.lower);
+  // the largest tensors a layer forms: the (H, T, T) weights and the (T, F) hidden layer
+  const std::size_t T = s.input.x.rows();
+  checked_element_count({s.shape.heads, T, T}, fmt::format("{} tokens × {} tokens × --heads {}", T, T, s.shape.heads));
+  checked_element_count({T, s.shape.ffn}, fmt::format("{} tokens × FFN width {}", T, s.shape.ffn));
+  return s;
+}
+
+std::string weights_note(const LayerFlags& f) {
+  return f.weights.empty()
+             ? fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0", f.seed)
+             : fmt::format("weights: {} (PyTorch state_dict keys)", f.weights);
+}
+
 std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }
 
 std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,
@@ -153,6 +175,11 @@ std::vector<std::string> parse_layer_show(const std::string& text, const std::ve
 
 bool shows(const std::vector<std::string>& chosen, const std::string& name) {
   return std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+}
+
+void add_shown(Result& r, const std::vector<std::string>& show, const std::string& prefix, const std::string& name, const Tensor& t,
+               const std::vector<std::string>& tokens, const std::string& col_axis) {
+  if (shows(show, name) && !t.empty()) r.blocks.push_back(layer_matrix(prefix + name, t, tokens, {}, col_axis));
 }
 
 Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows, const std::vector<std::string>& cols,

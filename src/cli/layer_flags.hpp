@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -51,10 +53,42 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_
 // The key prefix of layer i: "" for one layer, "layers.{i}." for a stack (as nn.TransformerEncoder).
 std::string layer_prefix(std::size_t i, std::size_t layers);
 
+// What every layer command starts from: the --weights file (if any), X⁽⁰⁾, the widths in force.
+// Checks that exactly one of --sentence / --x is given (`example` shows a sentence in the message).
+struct LayerSetup {
+  std::optional<TensorMap> file;
+  LayerInput input;
+  LayerShape shape;
+};
+LayerSetup layer_setup(const LayerFlags& f, const std::string& example);
+
+// The parameters of each layer: `from_file(map, prefix, widths, where)` with --weights, else
+// `seeded(D, F, gen)` from one generator seeded with --seed, layer after layer; every layer's
+// tensors are also stored in `used` under PyTorch's keys (for --save-weights).
+template <class Params, class FromFile, class Seeded>
+std::vector<Params> layer_stack_params(const LayerFlags& f, const LayerSetup& s, TensorMap& used, FromFile from_file, Seeded seeded) {
+  std::vector<Params> params;
+  std::mt19937_64 gen(f.seed);
+  for (std::size_t i = 0; i < s.shape.layers; ++i) {
+    const std::string prefix = layer_prefix(i, s.shape.layers);
+    params.push_back(s.file ? from_file(*s.file, prefix, LayerWidths{s.shape.d_model, s.shape.ffn}, "--weights " + f.weights)
+                            : seeded(s.shape.d_model, s.shape.ffn, gen));
+    store_params(params.back(), prefix, used);
+  }
+  return params;
+}
+
+// "weights: FILE (PyTorch state_dict keys)" or the seeded initialisation, for the notes.
+std::string weights_note(const LayerFlags& f);
+
 // --show: which matrices to print. `names` lists every one the command knows, in order.
 std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,
                                           const std::vector<std::string>& defaults);
 bool shows(const std::vector<std::string>& chosen, const std::string& name);
+// Appends `t` as matrix "<prefix><name>" when --show chose `name` and t is not empty (pre-/post-LN
+// leave some steps empty).
+void add_shown(Result& r, const std::vector<std::string>& show, const std::string& prefix, const std::string& name, const Tensor& t,
+               const std::vector<std::string>& tokens, const std::string& col_axis = "dim");
 
 // A matrix block with token row labels and its shape in the name ("layer 1 H [5, 16]").
 Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows,

@@ -81,6 +81,7 @@ void run_pe(const PeOptions& o) {
   h.vmin = -1.0;
   h.vmax = 1.0;
   h.value_label = "PE value";
+  h.col_group = 2;  // sin/cos column pairs: a reduced --view keeps or skips a pair whole
   r.blocks.push_back(std::move(m));
   Figure figure;
   figure.panels.push_back(h);

@@ -70,6 +70,7 @@ void run_pe_shift(const PeShiftOptions& o) {
   h.x_label = "column";
   h.y_label = "row";
   h.value_label = "R(k) entry";
+  h.row_group = h.col_group = 2;  // 2×2 rotation blocks stay whole in a reduced --view
   h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
   h.vmin = -1.0;
   h.vmax = 1.0;

@@ -69,7 +69,7 @@ void register_tokenize(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"word", "char", "subword"}));
   cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary");
-  cmd->add_flag("--lower", o->lower, "Lower-case ASCII letters first (as BERT uncased)");
+  cmd->add_flag("--lower", o->lower, "Lower-case A-Z first, as BERT uncased does for English (its accent stripping and non-ASCII case folding are not done)");
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball .",
                      "tfx tokenize \"I love playing football.\" --mode word",
