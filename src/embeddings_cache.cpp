@@ -113,6 +113,9 @@ SourceStat stat_source(const std::string& path) {
     throw Error(fmt::format("{}: {} (expected an embedding file: GloVe, word2vec or fastText)", path,
                             errno == ENOENT ? "no such file" : std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} is a directory; expected an embedding file", path));
+  // a pipe is read to its end (`--embeddings <(zcat f.gz)`); a device such as /dev/zero never ends
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+    throw Error(fmt::format("{} is a device, not a file; expected an embedding file", path));
   return {static_cast<std::int64_t>(st.st_size),
           static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec, S_ISREG(st.st_mode)};
 }

@@ -18,6 +18,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "embeddings_parse.hpp"  // show_token: one way to quote junk bytes in messages
+
 namespace tfx {
 
 namespace {
@@ -44,13 +46,9 @@ std::optional<double> parse_number(const std::string& s) {
   return v;
 }
 
-// A readable name for a short string in a message (long cells are cut).
-std::string cell_quote(const std::string& s) {
-  std::string t = s.size() > 40 ? s.substr(0, 37) + "..." : s;
-  for (char& c : t)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // keep binary junk out of the message
-  return "'" + t + "'";
-}
+// A readable name for a short string in a message: long cells cut, control bytes and invalid
+// UTF-8 (binary junk) as \xNN (show_token, as in embedding-file messages).
+std::string cell_quote(const std::string& s) { return "'" + show_token(s) + "'"; }
 
 // Checks that v is finite and fits float32; `at` says where it is.
 float to_float(double v, const std::string& where, const std::string& at) {

@@ -18,6 +18,31 @@ bool OutputFlags::format_given() const {
   return (format_opt && format_opt->count() > 0) || (output_opt && output_opt->count() > 0);
 }
 
+namespace {
+// -o FILE or --png FILE naming one of the command's own input files (any other flag's or
+// argument's value that is the same file) is refused before anything is read: the write would
+// replace the input.
+void refuse_output_over_input(const CLI::App* app) {
+  const auto options = app->get_options();
+  for (const CLI::Option* out : options) {
+    if (out->count() == 0 || !(out->check_name("--output") || out->check_name("--png"))) continue;
+    for (const std::string& path : out->results()) {
+      if (path.empty() || path == "-") continue;
+      for (const CLI::Option* in : options) {
+        if (in == out || in->count() == 0 || in->check_name("--output") || in->check_name("--png")) continue;
+        for (const std::string& value : in->results()) {
+          std::error_code ec;
+          if (!value.empty() && std::filesystem::is_regular_file(value, ec) && std::filesystem::equivalent(value, path, ec))
+            throw usage_error(fmt::format("{} {} is also the input {} {}; writing there would replace the input, so give "
+                                          "another output file",
+                                          out->check_name("--png") ? "--png" : "-o", path, in->get_name(), value));
+        }
+      }
+    }
+  }
+}
+}  // namespace
+
 void add_output_flags(CLI::App* app, OutputFlags& f) {
   f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md")
                      ->capture_default_str()
@@ -39,7 +64,8 @@ void add_output_flags(CLI::App* app, OutputFlags& f) {
   // -o FILE without --format: the format follows FILE's extension (.csv, .json, .npy, .md), so
   // `-o pe.csv` writes CSV rather than a terminal table; .txt, no extension or a device keeps the
   // table; any other extension (.png, .tsv, …) is refused rather than silently given a table.
-  app->parse_complete_callback([&f] {
+  app->parse_complete_callback([app, &f] {
+    refuse_output_over_input(app);
     if (f.format_opt->count() > 0 || f.output_opt->count() == 0) return;
     const std::string ext = std::filesystem::path(f.output).extension().string();
     if (ext == ".csv") f.format = "csv";
@@ -69,6 +95,7 @@ OutputOptions output_options(const OutputFlags& f) {
 void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
   f.png_opt = app->add_option("--png", f.png, "Write a PNG figure to FILE (default: a name from the parameters; - = stdout)")
                   ->expected(0, 1)
+                  ->check(non_empty_path("leave FILE out for a name from the parameters, or - for stdout"))
                   ->group("Figures");
   if (view) {
     app->add_flag("--view", f.view, "Draw a heatmap in the terminal (24-bit color; ASCII when not a terminal or NO_COLOR is set)")
@@ -129,6 +156,66 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, c
       desc, words);
 }
 }  // namespace
+
+CLI::Validator non_empty_path(const std::string& hint) {
+  return CLI::Validator(
+      [hint](std::string& path) {
+        return path.empty() ? fmt::format("expected a file name, got an empty one ({})", hint) : std::string();
+      },
+      "");
+}
+
+CLI::Validator non_empty_word() {
+  return CLI::Validator([](std::string& w) { return w.empty() ? std::string("expected a word, got an empty one") : std::string(); },
+                        "");
+}
+
+std::vector<std::string> split_items(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t j = text.find(',', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string item = text.substr(i, j - i);
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    out.push_back(b == std::string::npos ? std::string() : item.substr(b, e - b + 1));
+    if (j == text.size()) return out;
+    i = j + 1;
+  }
+}
+
+CLI::Validator comma_list(const std::string& what, const std::string& example, std::optional<CLI::Validator> item) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const auto items = split_items(text);
+        for (std::size_t k = 0; k < items.size(); ++k) {
+          if (items[k].empty())
+            return items.size() == 1 ? fmt::format("expected comma-separated {} like {}, got an empty value", what, example)
+                                     : fmt::format("item {} of '{}' is empty; expected comma-separated {} like {}", k + 1,
+                                                   text, what, example);
+          if (item) {
+            std::string copy = items[k];
+            if (std::string err = (*item)(copy); !err.empty())
+              return items.size() == 1 ? err : fmt::format("item {} of '{}': {}", k + 1, text, err);
+          }
+        }
+        return {};
+      },
+      item ? item->get_description() : std::string(), "comma-separated list");
+}
+
+std::vector<std::string> list_items(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values)
+    for (auto& item : split_items(v)) out.push_back(std::move(item));
+  return out;
+}
+
+std::vector<std::int64_t> whole_number_items(const std::vector<std::string>& values) {
+  std::vector<std::int64_t> out;
+  for (const auto& item : list_items(values)) out.push_back(std::stoll(item));
+  return out;
+}
 
 CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
 CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", "≥ 0"); }

@@ -111,7 +111,9 @@ void register_eval_similarity(CLI::App& app) {
       "eval-similarity",
       "Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs");
   cmd->group("Word embeddings");
-  cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")->required();
+  cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")
+      ->required()
+      ->check(non_empty_path("give a word-pair file such as wordsim353.tsv"));
   cmd->add_option("--restrict-vocab", o->restrict_vocab, "Use only the first N words (pairs with other words are skipped)")
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));

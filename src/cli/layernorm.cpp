@@ -17,7 +17,8 @@ namespace {
 struct LayerNormOptions {
   // the lecture's example: two tokens ("thinking", "machines"), 4 features each
   std::string x = "4,2,3,5;2,1,-3,2";
-  std::vector<std::string> tokens{"thinking", "machines"};
+  std::vector<std::string> tokens_text{"thinking,machines"};  // --tokens as given, comma-separated
+  std::vector<std::string> tokens;
   std::string gamma = "3,1,-1,-2";
   std::string beta = "1,1,0,2";
   double eps = 1e-5;
@@ -75,7 +76,7 @@ void run_layernorm(const LayerNormOptions& o) {
   Tensor beta = o.beta.empty() ? Tensor() : vector_flag(o.beta, "--beta", D);
   std::vector<std::string> tokens = o.tokens;
   if (tokens.size() != T) {
-    if (o.x != LayerNormOptions{}.x && tokens == LayerNormOptions{}.tokens) {
+    if (o.x != LayerNormOptions{}.x && o.tokens_text == LayerNormOptions{}.tokens_text) {
       tokens.clear();
       for (std::size_t t = 0; t < T; ++t) tokens.push_back(fmt::format("x{}", t));
     } else {
@@ -142,7 +143,9 @@ void register_layernorm(CLI::App& app) {
   cmd->group("Training");
   cmd->add_option("--x", o->x, "Token vectors, rows separated by ';' (default: the lecture's thinking/machines example)")
       ->capture_default_str();
-  cmd->add_option("--tokens", o->tokens, "Row names (comma-separated)")->delimiter(',')->capture_default_str();
+  cmd->add_option("--tokens", o->tokens_text, "Row names (comma-separated)")
+      ->capture_default_str()
+      ->check(comma_list("names", "thinking,machines"));
   cmd->add_option("--gamma", o->gamma, "Per-feature gain γ (empty string = 1)")->capture_default_str();
   cmd->add_option("--beta", o->beta, "Per-feature bias β (empty string = 0)")->capture_default_str();
   cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(non_negative_number());
@@ -150,7 +153,10 @@ void register_layernorm(CLI::App& app) {
   set_examples(cmd, {"tfx layernorm                                  # the lecture's thinking/machines table",
                      "tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\"",
                      "tfx layernorm --format json"});
-  cmd->callback([o] { run_layernorm(*o); });
+  cmd->callback([o] {
+    o->tokens = list_items(o->tokens_text);
+    run_layernorm(*o);
+  });
 }
 
 }  // namespace tfx::cli

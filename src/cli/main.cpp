@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +90,10 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
 }  // namespace
 
 int tfx::cli::run(int argc, char** argv) {
+  // `tfx … | head -1`: a closed pipe ends tfx quietly, as it does `cat`, even when the parent
+  // (a shell after `trap '' PIPE`, some service managers) left SIGPIPE ignored, which would turn it
+  // into an EPIPE write error and a "tfx: error:" line
+  std::signal(SIGPIPE, SIG_DFL);
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
                "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
                "tfx"};

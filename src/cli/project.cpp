@@ -117,8 +117,9 @@ void register_project(CLI::App& app) {
   auto o = std::make_shared<ProjectOptions>();
   CLI::App* cmd = app.add_subcommand("project", "PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance");
   cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "Words to project (at least 3 with the --pairs words)");
-  cmd->add_option("--pairs", o->pairs, "Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too");
+  cmd->add_option("words", o->words, "Words to project (at least 3 with the --pairs words)")->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--pairs", o->pairs, "Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too")
+      ->check(comma_list("pairs", "king:queen,man:woman"));
   cmd->add_option("--method", o->method, "Projection method")->capture_default_str()->check(CLI::IsMember({"pca"}));
   cmd->add_flag("--unit", o->unit, "Unit-normalise the vectors before PCA (a cosine view)");
   add_embedding_flags(cmd, o->emb);

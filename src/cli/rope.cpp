@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <sstream>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -58,9 +57,7 @@ RopeScaling single_scaling(const RopeFlags& f) {
 
 std::vector<RopeScaling> scaling_list(const RopeFlags& f) {
   std::vector<RopeScaling> out{RopeScaling::none};
-  std::stringstream ss(f.scaling);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  for (const std::string& item : split_items(f.scaling)) {
     if (item.empty()) throw usage_error(fmt::format("--scaling '{}' has an empty item; expected e.g. linear,ntk,yarn", f.scaling));
     const RopeScaling s = parse_rope_scaling(item);
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);

@@ -56,9 +56,9 @@ void register_similar(CLI::App& app) {
   auto o = std::make_shared<SimilarOptions>();
   CLI::App* cmd = app.add_subcommand("similar", "Nearest neighbours of a word by cosine similarity (gensim most_similar)");
   cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "WORD (several: the mean of their unit vectors)")->required();
+  cmd->add_option("words", o->words, "WORD (several: the mean of their unit vectors)")->required()->check(non_empty_word());
   cmd->add_option("-k,--top", o->k, "Number of neighbours")->capture_default_str()->check(whole_number(1, 1000000));
-  cmd->add_option("--negative", o->negative, "Words to subtract (comma-separated; gensim's negative=[…])");
+  cmd->add_option("--negative", o->negative, "Words to subtract (comma-separated; gensim's negative=[…])")->check(comma_list("words", "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx similar king                              # built-in teaching embedding",
