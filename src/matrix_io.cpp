@@ -206,7 +206,9 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
+  } catch (const nlohmann::json::exception& e) {
+    // a syntax error (parse_error) or a number beyond double's range such as 1e999 (out_of_range,
+    // found by fuzzing: it escaped as a foreign exception without the file's name)
     std::string msg = e.what();
     // drop nlohmann's "[json.exception.parse_error.101] " prefix
     if (auto p = msg.find("] "); p != std::string::npos && msg.rfind("[json.exception", 0) == 0) msg = msg.substr(p + 2);
