@@ -3,7 +3,8 @@
 // bench/matmul.sh runs this beside numpy/OpenBLAS and prints the ratios.
 //
 // usage: bench_matmul [--threads T] [n ...]   (default: n = 256 512 1024; threads 1 and all)
-// output: one line per case, whitespace-separated: op n threads seconds gflops
+// output: a header naming the GEMM kernel, then one line per case, whitespace-separated:
+// op n threads seconds gflops. TFX_GEMM_KERNEL=avx512|avx2|generic forces a kernel.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tfx/gemm.hpp"
 #include "tfx/ops.hpp"
 
 namespace {
@@ -56,8 +58,10 @@ int main(int argc, char** argv) {
   const unsigned all = std::max(1u, std::thread::hardware_concurrency());
   if (thread_counts.empty()) thread_counts = all > 1 ? std::vector<unsigned>{1, all} : std::vector<unsigned>{1};
 
+  if (const char* kernel = std::getenv("TFX_GEMM_KERNEL"); kernel && *kernel) tfx::set_gemm_kernel(kernel);
   std::mt19937 rng(42);
-  std::printf("%-10s %6s %7s %10s %9s\n", "op", "n", "threads", "seconds", "GFLOP/s");
+  std::printf("%-10s %6s %7s %10s %9s   (kernel %s)\n", "op", "n", "threads", "seconds", "GFLOP/s",
+              tfx::gemm_kernel().c_str());
   for (std::size_t n : sizes) {
     tfx::Tensor a = random_matrix(n, rng), b = random_matrix(n, rng);
     const double flops = 2.0 * static_cast<double>(n) * n * n;

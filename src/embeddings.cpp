@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "embeddings_parse.hpp"
 #include "embeddings_store.hpp"
 #include "tfx/ops.hpp"
 
@@ -367,13 +368,14 @@ std::vector<std::string> close_spellings(const Embeddings& e, std::string_view w
 std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore_case) {
   if (auto i = e.find(word, ignore_case)) return *i;
   // a fastText model: the mean of the word's n-gram rows (as the word is typed; case matters to the hash)
+  // (show_token: a word of invalid UTF-8 or control bytes is shown as \xNN, so the message stays one line)
   if (const auto sw = e.subwords()) {
     if (auto i = e.subword_row(word)) return *i;
     throw Error(fmt::format("'{}' is not in the vocabulary of {} ({} words) and has no character n-gram of {}–{} "
                             "characters (of '<{}>') to build a fastText subword vector from",
-                            word, e.name(), e.size(), sw->minn, sw->maxn, word));
+                            show_token(word), e.name(), e.size(), sw->minn, sw->maxn, show_token(word)));
   }
-  std::string msg = fmt::format("'{}' is not in the vocabulary of {} ({} words)", word, e.name(), e.size());
+  std::string msg = fmt::format("'{}' is not in the vocabulary of {} ({} words)", show_token(word), e.name(), e.size());
   if (!ignore_case)
     if (auto j = e.find_ignore_case(word)) {
       msg += fmt::format("; '{}' is (lookup is case-sensitive: use ignore_case)", e.word(*j));
@@ -382,7 +384,7 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
   const auto near = close_spellings(e, word, 5);
   if (!near.empty()) {
     msg += "; close spellings: ";
-    for (std::size_t k = 0; k < near.size(); ++k) msg += (k ? ", " : "") + near[k];
+    for (std::size_t k = 0; k < near.size(); ++k) msg += (k ? ", " : "") + show_token(near[k]);
   } else {
     msg += "; no close spellings";
   }

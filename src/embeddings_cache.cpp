@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -78,6 +79,29 @@ std::uint64_t table_checksum(const TableHeader& hdr, const void* norms, const vo
   return h;
 }
 
+// Why the sections of a table of `size` bytes with header h cannot be read, or nullptr. Every
+// count is bounded before it is multiplied or added, so no size computation can wrap around.
+const char* layout_problem(const TableHeader& h, std::size_t size) {
+  const auto within = [&](std::uint64_t off, std::uint64_t bytes, std::uint64_t align) {
+    return off % align == 0 && off <= size && bytes <= size - off;
+  };
+  if (h.n == 0 || h.d == 0 || h.d > 1000000 || h.n > (std::uint64_t{1} << 31)) return "impossible N or D";
+  // the writer makes S the smallest power of two ≥ 2N, so S ≤ 2^32 here and some slot is empty
+  if (h.slot_count <= h.n || h.slot_count > (std::uint64_t{1} << 32) || (h.slot_count & (h.slot_count - 1)) != 0)
+    return "impossible hash table size";
+  if (h.path_len > size || h.dup_len > size) return "a section lies outside the file";
+  if (!within(h.off_vectors, h.n * h.d * 4, 4) || !within(h.off_norms, h.n * 4, 4) ||
+      !within(h.off_offsets, (h.n + 1) * 8, 8) || !within(h.off_slots, h.slot_count * 4, 4) ||
+      !within(h.off_chars, h.chars_len, 1) || !within(h.off_strings, h.path_len + h.dup_len, 1))
+    return "a section lies outside the file";
+  // fastText subword buckets (B = 0: none)
+  if (h.bucket_count > (std::uint64_t{1} << 32) ||
+      (h.bucket_count && (h.maxn == 0 || h.minn > h.maxn || h.bucket_count > UINT64_MAX / 4 / h.d ||
+                          !within(h.off_buckets, h.bucket_count * h.d * 4, 4))))
+    return "a section lies outside the file";
+  return nullptr;
+}
+
 struct SourceStat {
   std::int64_t size = 0, mtime_ns = 0;
   bool regular = true;  // false for a pipe or device (`--embeddings <(zcat f.gz)`): read once, never cached
@@ -89,6 +113,9 @@ SourceStat stat_source(const std::string& path) {
     throw Error(fmt::format("{}: {} (expected an embedding file: GloVe, word2vec or fastText)", path,
                             errno == ENOENT ? "no such file" : std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} is a directory; expected an embedding file", path));
+  // a pipe is read to its end (`--embeddings <(zcat f.gz)`); a device such as /dev/zero never ends
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+    throw Error(fmt::format("{} is a device, not a file; expected an embedding file", path));
   return {static_cast<std::int64_t>(st.st_size),
           static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec, S_ISREG(st.st_mode)};
 }
@@ -104,6 +131,23 @@ bool is_table_file(const std::string& path) {
   return ok;
 }
 
+bool fix_table_checksum(char* file, std::size_t size) {
+  TableHeader h;
+  if (size < sizeof h) return false;
+  std::memcpy(&h, file, sizeof h);
+  if (layout_problem(h, size)) return false;
+  h.checksum = table_checksum(h, file + h.off_norms, file + h.off_offsets, file + h.off_slots, file + h.off_chars,
+                              file + h.off_strings);
+  std::memcpy(file + offsetof(TableHeader, checksum), &h.checksum, sizeof h.checksum);
+  return true;
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/tfx";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tfx";
+  return (std::filesystem::temp_directory_path() / "tfx-cache").string();
+}
+
 std::string fallback_cache_dir() { return (std::filesystem::temp_directory_path() / "tfx-cache").string(); }
 
 std::string cache_path_for(const std::string& path, const std::string& cache_dir) {
@@ -114,7 +158,7 @@ std::string cache_path_for(const std::string& path, const std::string& cache_dir
   for (auto& c : base)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) c = '_';
   if (base.size() > 80) base.resize(80);
-  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? fallback_cache_dir() : cache_dir, word_hash(key), base);
+  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? default_cache_dir() : cache_dir, word_hash(key), base);
 }
 
 std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
@@ -151,22 +195,24 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
   if (std::memcmp(h.magic, kMagic, 8) != 0) return bad("not a tfx table");
   if (h.version != kVersion || h.endian != kEndian) return bad("written by another tfx version");
   if (h.file_size != size) return bad("its size does not match its header (truncated?)");
-  const auto within = [&](std::uint64_t off, std::uint64_t bytes) {
-    return off % 4 == 0 && off <= size && bytes <= size - off;
-  };
-  if (h.n == 0 || h.d == 0 || h.d > 1000000 || h.n > (std::uint64_t{1} << 31)) return bad("impossible N or D");
-  if (h.n > UINT64_MAX / 4 / h.d || !within(h.off_vectors, h.n * h.d * 4) || !within(h.off_norms, h.n * 4) ||
-      !within(h.off_offsets, (h.n + 1) * 8) || h.slot_count < h.n || (h.slot_count & (h.slot_count - 1)) != 0 ||
-      !within(h.off_slots, h.slot_count * 4) || !within(h.off_chars, h.chars_len) ||
-      !within(h.off_strings, h.path_len + h.dup_len) || h.bucket_count > (std::uint64_t{1} << 32) ||
-      (h.bucket_count && (h.maxn == 0 || h.minn > h.maxn || h.bucket_count > UINT64_MAX / 4 / h.d ||
-                          !within(h.off_buckets, h.bucket_count * h.d * 4))))
-    return bad("a section lies outside the file");
+  if (const char* problem = layout_problem(h, size)) return bad(problem);
   // 2. checksum of everything but the vectors
   if (table_checksum(h, base + h.off_norms, base + h.off_offsets, base + h.off_slots, base + h.off_chars,
                      base + h.off_strings) != h.checksum) return bad("checksum mismatch");
+  // the word table (the checksum only catches accidents): word offsets ascend through the word
+  // bytes, every slot is empty or names a row, and some slot is empty, so each lookup ends.
+  // One pass over N + S small integers: a few milliseconds for millions of words.
   const auto* offsets = reinterpret_cast<const std::uint64_t*>(base + h.off_offsets);
   if (offsets[0] != 0 || offsets[h.n] != h.chars_len) return bad("word offsets do not match the word bytes");
+  for (std::uint64_t i = 0; i < h.n; ++i)
+    if (offsets[i] > offsets[i + 1]) return bad("word offsets are not ascending");
+  const auto* slots = reinterpret_cast<const std::uint32_t*>(base + h.off_slots);
+  std::uint64_t used = 0;
+  for (std::uint64_t i = 0; i < h.slot_count; ++i) {
+    if (slots[i] > h.n) return bad("a hash slot names a row past the end");
+    used += slots[i] != 0;
+  }
+  if (used > h.n) return bad("more hash slots in use than words");
   // 3. staleness: the source file changed since the cache was written
   if (expect_size >= 0 && (h.source_size != expect_size || h.source_mtime_ns != expect_mtime)) {
     why = "stale: the source file changed";
@@ -178,7 +224,7 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
   s->norms = reinterpret_cast<const float*>(base + h.off_norms);
   s->offsets = offsets;
   s->chars = base + h.off_chars;
-  s->slots = reinterpret_cast<const std::uint32_t*>(base + h.off_slots);
+  s->slots = slots;
   s->slot_count = h.slot_count;
   s->info.format = static_cast<EmbeddingFormat>(h.source_format);
   s->info.gzip = h.gzip != 0;
@@ -333,7 +379,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     auto s = map_table(cp, st.size, st.mtime_ns, why);
     if (s && src.format != EmbeddingFormat::detect && s->info.format != src.format) {
       s.reset();
-      why = "stale: read with another format";
+      why = "stale: read with another --embeddings-format";
     }
     if (s) {
       s->name = path;
@@ -371,11 +417,11 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   const CacheTarget* into = target.fd >= 0 ? &target : nullptr;
   auto s = parse_embedding_file(src, path, into);
   if (!src.use_cache) {
-    s->info.cache_state = "disabled (use_cache = false)";
+    s->info.cache_state = "disabled (--no-cache)";
   } else if (!use_cache) {
     s->info.cache_state = "not used (not a regular file)";
   } else if (src.limit) {
-    s->info.cache_state = "not written (limit reads only part of the file)";
+    s->info.cache_state = "not written (--limit reads only part of the file)";
   } else {
     try {
       write_table(*s, s->n, cp, st.size, st.mtime_ns, into);

@@ -192,6 +192,45 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
 
 }  // namespace
 
+namespace {
+
+// What a file that failed to parse as word vectors looks like instead ("" when nothing
+// recognisable): another input of tfx given to --embeddings by mistake.
+std::string looks_like_other_file(const Bytes& b, std::size_t start) {
+  const std::string_view all(b.data + start, b.size - start);
+  if (all.rfind("\x93NUMPY", 0) == 0) return "a .npy array";
+  std::size_t p = 0, n = 0;
+  while (p < all.size() && n < 20) {
+    std::size_t e = all.find('\n', p);
+    if (e == std::string_view::npos) e = all.size();
+    std::string_view line = all.substr(p, e - p);
+    const std::size_t lineno = 1 + static_cast<std::size_t>(std::count(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(p), '\n'));
+    p = e + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty() || line[0] == '#') continue;
+    ++n;
+    const std::string shown = show_token(line);
+    if (line[0] == '[' || line[0] == '{') return fmt::format("JSON (line {} is '{}')", lineno, shown);
+    if (line.size() > 2 && line[0] == ':' && line[1] == ' ')
+      return fmt::format("an analogy-question file (line {} is the section line '{}'; questions are 'a b c d' lines)", lineno, shown);
+    const std::size_t tabs = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t'));
+    if (tabs == 2) {
+      const std::string_view score = line.substr(line.rfind('\t') + 1);
+      float v;
+      const char* q = score.data();
+      if (parse_number(q, score.data() + score.size(), b.data + b.size, v) == Num::ok && q == score.data() + score.size())
+        return fmt::format("a word-pair file (line {} is 'word1<TAB>word2<TAB>score')", lineno);
+    }
+    if (line.find(',') != std::string_view::npos && line.find(' ') == std::string_view::npos)
+      return fmt::format("a CSV table (line {} is '{}')", lineno, shown);
+    return "";
+  }
+  return "";
+}
+
+}  // namespace
+
 std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path,
                                                         const CacheTarget* target) {
   Bytes b;
@@ -235,12 +274,22 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
     }
   }
   std::shared_ptr<Embeddings::Store> s;
-  if (fmt == EmbeddingFormat::word2vec_bin) {
-    s = parse_binary(path, b, h, src.limit);
-  } else if (fmt == EmbeddingFormat::glove) {
-    s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress, target);
-  } else {
-    s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress, target);
+  try {
+    if (fmt == EmbeddingFormat::word2vec_bin) {
+      s = parse_binary(path, b, h, src.limit);
+    } else if (fmt == EmbeddingFormat::glove) {
+      s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress, target);
+    } else {
+      s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress, target);
+    }
+  } catch (const Error&) {
+    // another kind of file given as word vectors: say what it looks like instead of its first bad number
+    if (src.format == EmbeddingFormat::detect)
+      if (const std::string kind = looks_like_other_file(b, start); !kind.empty())
+        fail(fmt::format("{} looks like {}, not word vectors; expected an embedding file (GloVe 'word v1 … vD' lines, "
+                         "word2vec or fastText)",
+                         path, kind));
+    throw;
   }
   s->info.format = fmt;
   s->info.gzip = b.gzip;

@@ -222,4 +222,9 @@ void write_table(const Embeddings::Store& s, std::size_t n, const std::string& p
 // True when the file starts with the tfx table magic.
 bool is_table_file(const std::string& path);
 
+// For the fuzz target only: rewrites the checksum in the header of the table image `file` so that
+// mutated bytes reach the checks after it. False (nothing written) when the header's sections do
+// not lie inside the image.
+bool fix_table_checksum(char* file, std::size_t size);
+
 }  // namespace tfx

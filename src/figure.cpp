@@ -1,6 +1,7 @@
 // Figures: colormaps (diverging RdBu, viridis, gray), the heatmap scale, block-mean
-// downsampling, the grid of panels, and PNG encoding. The panels are drawn in
-// figure_panels.cpp with the primitives of figure_canvas.cpp; --view lives in figure_view.cpp.
+// downsampling, the grid of panels laid out once and drawn on the raster or the SVG canvas,
+// and PNG encoding. The panels are drawn in figure_heatmap/panels/bars.cpp with the primitives
+// of figure_canvas.hpp; text in figure_text.cpp; --view lives in figure_view.cpp.
 #include "tfx/figure.hpp"
 
 #include <fmt/format.h>
@@ -118,47 +119,93 @@ Downsampled downsample_mean(const Tensor& values, const std::vector<unsigned cha
   return d;
 }
 
+namespace {
+
+// The figure laid out once: each panel's scene and where it goes.
+struct Layout {
+  double width = 0, height = 0;
+  std::vector<draw::Scene> panels;
+  std::vector<draw::Pt> at;
+  std::string title;
+  double title_h = 0;
+  void draw(draw::Canvas& cv) const {
+    if (title_h > 0) draw::draw_titles(cv, width, title, "");
+    for (std::size_t k = 0; k < panels.size(); ++k) panels[k].replay(cv, at[k].x, at[k].y);
+  }
+};
+
 // Panels in a grid: `columns` per row (auto: all in one row up to 3, else about square); each
 // grid cell as wide as its column's widest panel and as tall as its row's tallest; the figure
 // title above all.
-Image render(const Figure& figure) {
-  std::vector<Image> panels;
-  for (const Panel& p : figure.panels) {
-    if (auto* h = std::get_if<Heatmap>(&p)) panels.push_back(draw::render_heatmap(*h));
-    else if (auto* c = std::get_if<LineChart>(&p)) panels.push_back(draw::render_line_chart(*c));
-    else if (auto* s = std::get_if<Scatter>(&p)) panels.push_back(draw::render_scatter(*s));
+Layout lay_out(const Figure& figure) {
+  Layout l;
+  for (const Panel& p : figure.panels)
+    l.panels.push_back(std::visit(
+        [](const auto& panel) {
+          using T = std::decay_t<decltype(panel)>;
+          if constexpr (std::is_same_v<T, Heatmap>) return draw::heatmap_scene(panel);
+          else if constexpr (std::is_same_v<T, LineChart>) return draw::line_chart_scene(panel);
+          else if constexpr (std::is_same_v<T, Scatter>) return draw::scatter_scene(panel);
+          else if constexpr (std::is_same_v<T, Bars>) return draw::bars_scene(panel);
+          else return draw::diagram_scene(panel);
+        },
+        p));
+  l.title = figure.panels.empty() && figure.title.empty() ? "(empty figure)" : figure.title;
+  l.title_h = l.title.empty() ? 0 : draw::title_height(l.title, "");
+  const double title_w = l.title.empty() ? 0 : draw::text_width(l.title, draw::kTitleType) + 24;
+  const int n = static_cast<int>(l.panels.size());
+  if (n == 0) {
+    l.width = std::max(320.0, title_w), l.height = l.title_h + 40;
+    return l;
   }
-  if (panels.empty()) {
-    draw::Canvas cv(320, 80);
-    draw::draw_titles(cv, figure.title.empty() ? "(empty figure)" : figure.title, "");
-    return cv.take();
-  }
-  const int n = static_cast<int>(panels.size());
-  int cols = figure.columns > 0 ? std::min(figure.columns, n) : n <= 3 ? n : static_cast<int>(std::ceil(std::sqrt(n)));
+  const int cols = figure.columns > 0 ? std::min(figure.columns, n) : n <= 3 ? n : static_cast<int>(std::ceil(std::sqrt(n)));
   const int rows = (n + cols - 1) / cols;
-  std::vector<int> col_w(cols, 0), row_h(rows, 0);
+  std::vector<double> col_w(cols, 0), row_h(rows, 0);
   for (int k = 0; k < n; ++k) {
-    col_w[k % cols] = std::max(col_w[k % cols], panels[k].width);
-    row_h[k / cols] = std::max(row_h[k / cols], panels[k].height);
+    col_w[k % cols] = std::max(col_w[k % cols], l.panels[k].width);
+    row_h[k / cols] = std::max(row_h[k / cols], l.panels[k].height);
   }
-  int width = 0, height = 0;
-  for (int w : col_w) width += w;
-  for (int h : row_h) height += h;
-  const int top = figure.title.empty() ? 0 : draw::title_height(figure.title, "");
-  width = std::max(width, draw::text_width(figure.title, font::kLarge) + 24);
-  draw::Canvas cv(width, height + top);
-  if (top) draw::draw_titles(cv, figure.title, "");
-  int y = top;
+  for (double w : col_w) l.width += w;
+  for (double h : row_h) l.height += h;
+  const double extra = std::max(0.0, title_w - l.width) / 2;  // a title wider than the panels
+  l.width = std::ceil(std::max(l.width, title_w));
+  l.height = std::ceil(l.height + l.title_h);
+  double y = l.title_h;
   for (int r = 0; r < rows; ++r) {
-    int x = 0;
+    double x = extra;
     for (int c = 0; c < cols && r * cols + c < n; ++c) {
-      const Image& p = panels[r * cols + c];
-      cv.blit(p, x + (col_w[c] - p.width) / 2, y);
+      l.at.push_back({x + (col_w[c] - l.panels[r * cols + c].width) / 2, y});
       x += col_w[c];
     }
     y += row_h[r];
   }
+  return l;
+}
+
+void check_scale(double scale, const Layout& l) {
+  if (!(scale >= kMinScale && scale <= kMaxScale))
+    throw usage_error(fmt::format("figure scale must be from {} to {}, got {}", kMinScale, kMaxScale, scale));
+  if (l.width * l.height * scale * scale > 1.5e8)
+    throw usage_error(fmt::format("the figure would be {:.0f}×{:.0f} pixels at scale {}; use a smaller scale", l.width * scale,
+                                  l.height * scale, scale));
+}
+
+}  // namespace
+
+Image render(const Figure& figure, double scale) {
+  const Layout l = lay_out(figure);
+  check_scale(scale, l);
+  draw::RasterCanvas cv(l.width, l.height, scale);
+  l.draw(cv);
   return cv.take();
+}
+
+std::string encode_svg(const Figure& figure, double scale) {
+  const Layout l = lay_out(figure);
+  check_scale(scale, l);
+  draw::SvgCanvas cv(l.width, l.height, scale);
+  l.draw(cv);
+  return cv.finish();
 }
 
 std::string encode_png(const Image& image) {

@@ -1,4 +1,5 @@
-// Drawing primitives, text in the baked font, UTF-8 decoding and tick placement.
+// The canvas primitives composed into frames, lines, arrows and markers; the Scene recorder;
+// text measurement; tick placement and labels; the series palette.
 #include "figure_canvas.hpp"
 
 #include <fmt/format.h>
@@ -6,169 +7,84 @@
 #include <algorithm>
 #include <cmath>
 
-namespace tfx::font {
-
-const Glyph* find_glyph(const Font& f, char32_t cp) {
-  const Glyph* end = f.glyphs + f.count;
-  const Glyph* g = std::lower_bound(f.glyphs, end, cp, [](const Glyph& a, char32_t c) { return static_cast<char32_t>(a.codepoint) < c; });
-  return g != end && static_cast<char32_t>(g->codepoint) == cp ? g : nullptr;
-}
-
-char32_t next_codepoint(std::string_view s, std::size_t& i) {
-  const auto b0 = static_cast<unsigned char>(s[i++]);
-  if (b0 < 0x80) return b0;
-  const int extra = b0 >= 0xf0 ? 3 : b0 >= 0xe0 ? 2 : b0 >= 0xc0 ? 1 : -1;
-  if (extra < 0) return 0xfffd;
-  char32_t cp = b0 & (0x3f >> extra);
-  for (int k = 0; k < extra; ++k) {
-    if (i >= s.size() || (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) return 0xfffd;
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3f);
-  }
-  return cp;
-}
-
-}  // namespace tfx::font
+#include "figure_text.hpp"
 
 namespace tfx::draw {
 
-Canvas::Canvas(int width, int height, Rgb bg) {
-  img_.width = std::max(1, width);
-  img_.height = std::max(1, height);
-  img_.rgb.resize(static_cast<std::size_t>(img_.width) * img_.height * 3);
-  for (std::size_t k = 0; k < img_.rgb.size(); k += 3) img_.rgb[k] = bg.r, img_.rgb[k + 1] = bg.g, img_.rgb[k + 2] = bg.b;
+double text_width(std::string_view s, const Type& t) { return text::width(s, t.size, t.bold); }
+
+void Canvas::frame(double x, double y, double w, double h, Rgb c, double width) {
+  rect(x, y, w, width, c);
+  rect(x, y + h - width, w, width, c);
+  rect(x, y, width, h, c);
+  rect(x + w - width, y, width, h, c);
 }
 
-void Canvas::set(int x, int y, Rgb c) {
-  if (x < 0 || y < 0 || x >= img_.width || y >= img_.height) return;
-  const std::size_t k = (static_cast<std::size_t>(y) * img_.width + x) * 3;
-  img_.rgb[k] = c.r, img_.rgb[k + 1] = c.g, img_.rgb[k + 2] = c.b;
+void Canvas::line(double x0, double y0, double x1, double y1, Rgb c, double width, Dash dash) {
+  path({{x0, y0}, {x1, y1}}, c, width, dash);
 }
 
-void Canvas::blend(int x, int y, Rgb c, double a) {
-  if (x < 0 || y < 0 || x >= img_.width || y >= img_.height || a <= 0) return;
-  a = std::min(a, 1.0);
-  const std::size_t k = (static_cast<std::size_t>(y) * img_.width + x) * 3;
-  auto mix = [a](std::uint8_t old, std::uint8_t v) { return static_cast<std::uint8_t>(std::lround(old + (v - old) * a)); };
-  img_.rgb[k] = mix(img_.rgb[k], c.r), img_.rgb[k + 1] = mix(img_.rgb[k + 1], c.g), img_.rgb[k + 2] = mix(img_.rgb[k + 2], c.b);
-}
-
-void Canvas::fill(int x, int y, int w, int h, Rgb c) {
-  const int x0 = std::max(0, x), y0 = std::max(0, y), x1 = std::min(img_.width, x + w), y1 = std::min(img_.height, y + h);
-  for (int yy = y0; yy < y1; ++yy)
-    for (int xx = x0; xx < x1; ++xx) set(xx, yy, c);
-}
-
-void Canvas::frame(int x, int y, int w, int h, Rgb c) {
-  fill(x, y, w, 1, c);
-  fill(x, y + h - 1, w, 1, c);
-  fill(x, y, 1, h, c);
-  fill(x + w - 1, y, 1, h, c);
-}
-
-// coverage(pixel) = clamp(thickness/2 + 0.5 − distance(pixel centre, segment), 0, 1)
-void Canvas::line(double x0, double y0, double x1, double y1, Rgb c, double thickness) {
-  const double half = thickness / 2;
-  const int bx0 = static_cast<int>(std::floor(std::min(x0, x1) - half - 1)), bx1 = static_cast<int>(std::ceil(std::max(x0, x1) + half + 1));
-  const int by0 = static_cast<int>(std::floor(std::min(y0, y1) - half - 1)), by1 = static_cast<int>(std::ceil(std::max(y0, y1) + half + 1));
-  const double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
-  for (int y = std::max(by0, 0); y <= std::min(by1, img_.height - 1); ++y)
-    for (int x = std::max(bx0, 0); x <= std::min(bx1, img_.width - 1); ++x) {
-      const double px = x + 0.5, py = y + 0.5;
-      double t = len2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0;
-      t = std::clamp(t, 0.0, 1.0);
-      const double d = std::hypot(px - (x0 + t * dx), py - (y0 + t * dy));
-      blend(x, y, c, std::clamp(half + 0.5 - d, 0.0, 1.0));
-    }
-}
-
-void Canvas::disc(double cx, double cy, double r, Rgb c) {
-  for (int y = static_cast<int>(cy - r - 1); y <= static_cast<int>(cy + r + 1); ++y)
-    for (int x = static_cast<int>(cx - r - 1); x <= static_cast<int>(cx + r + 1); ++x)
-      blend(x, y, c, std::clamp(r + 0.5 - std::hypot(x + 0.5 - cx, y + 0.5 - cy), 0.0, 1.0));
-}
-
-void Canvas::arrow(double x0, double y0, double x1, double y1, Rgb c) {
+void Canvas::arrow(double x0, double y0, double x1, double y1, Rgb c, double width, double head) {
   const double len = std::hypot(x1 - x0, y1 - y0);
-  if (len < 1) return;
-  const double ux = (x1 - x0) / len, uy = (y1 - y0) / len, head = std::min(9.0, len / 2);
-  line(x0, y0, x1 - ux * head * 0.8, y1 - uy * head * 0.8, c, 1.6);
-  // filled triangle: pixels inside the three edges
-  const double bx = x1 - ux * head, by = y1 - uy * head, px = -uy * head * 0.45, py = ux * head * 0.45;
-  const double ax[3] = {x1, bx + px, bx - px}, ay[3] = {y1, by + py, by - py};
-  for (int y = static_cast<int>(std::min({ay[0], ay[1], ay[2]})) - 1; y <= static_cast<int>(std::max({ay[0], ay[1], ay[2]})) + 1; ++y)
-    for (int x = static_cast<int>(std::min({ax[0], ax[1], ax[2]})) - 1; x <= static_cast<int>(std::max({ax[0], ax[1], ax[2]})) + 1; ++x) {
-      int sub = 0;  // 4×4 supersampling for a smooth edge
-      for (int s = 0; s < 16; ++s) {
-        const double sx = x + (s % 4 + 0.5) / 4, sy = y + (s / 4 + 0.5) / 4;
-        bool in = true;
-        for (int e = 0; e < 3; ++e) {
-          const int f = (e + 1) % 3;
-          const double cross = (ax[f] - ax[e]) * (sy - ay[e]) - (ay[f] - ay[e]) * (sx - ax[e]);
-          const double ref = (ax[f] - ax[e]) * (ay[(e + 2) % 3] - ay[e]) - (ay[f] - ay[e]) * (ax[(e + 2) % 3] - ax[e]);
-          if (cross * ref < 0) in = false;
-        }
-        sub += in;
-      }
-      blend(x, y, c, sub / 16.0);
-    }
+  if (len < 1e-9) return;
+  head = std::min(head, len * 0.6);
+  const double ux = (x1 - x0) / len, uy = (y1 - y0) / len;
+  const double bx = x1 - ux * head, by = y1 - uy * head, px = -uy * head * 0.42, py = ux * head * 0.42;
+  path({{x0, y0}, {x1 - ux * head * 0.7, y1 - uy * head * 0.7}}, c, width);
+  polygon({{x1, y1}, {bx + px, by + py}, {bx - px, by - py}}, c);
 }
 
-void Canvas::blit(const Image& src, int x, int y) {
-  for (int yy = 0; yy < src.height; ++yy)
-    for (int xx = 0; xx < src.width; ++xx) set(x + xx, y + yy, src.at(xx, yy));
-}
-
-int text_width(std::string_view s, const font::Font& f) {
-  int w = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const font::Glyph* g = font::find_glyph(f, font::next_codepoint(s, i));
-    w += g ? g->advance : f.ascent * 6 / 10;
+void Canvas::marker(int kind, double cx, double cy, double r, Rgb c) {
+  switch (kind % 5) {
+    case 0: disc(cx, cy, r, c); break;
+    case 1: polygon({{cx - r * 0.85, cy - r * 0.85}, {cx + r * 0.85, cy - r * 0.85}, {cx + r * 0.85, cy + r * 0.85}, {cx - r * 0.85, cy + r * 0.85}}, c); break;
+    case 2: polygon({{cx, cy - r * 1.15}, {cx + r, cy + r * 0.7}, {cx - r, cy + r * 0.7}}, c); break;
+    case 3: polygon({{cx, cy - r * 1.2}, {cx + r, cy}, {cx, cy + r * 1.2}, {cx - r, cy}}, c); break;
+    default: polygon({{cx, cy + r * 1.15}, {cx + r, cy - r * 0.7}, {cx - r, cy - r * 0.7}}, c); break;
   }
-  return w;
 }
+
+// ---- Scene: each call becomes a closure that repeats it on a target at an offset ----
 
 namespace {
-// Draws s with pen start (x, y = baseline) through put(px, py, coverage) in unrotated coordinates.
-template <class Put>
-void draw_run(std::string_view s, const font::Font& f, Put put) {
-  int pen = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const font::Glyph* g = font::find_glyph(f, font::next_codepoint(s, i));
-    if (!g) {  // no glyph: an outlined box
-      const int w = f.ascent * 6 / 10;
-      for (int y = -f.ascent + 1; y <= 0; ++y)
-        for (int x = 1; x < w - 1; ++x)
-          if (y == -f.ascent + 1 || y == 0 || x == 1 || x == w - 2) put(pen + x, y, 1.0);
-      pen += w;
-      continue;
-    }
-    for (int y = 0; y < g->h; ++y)
-      for (int x = 0; x < g->w; ++x) {
-        const double a = font::coverage(f, *g, x, y);
-        if (a > 0) put(pen + g->x0 + x, g->y0 + y, a);
-      }
-    pen += g->advance;
-  }
+std::vector<Pt> shifted(std::vector<Pt> pts, double dx, double dy) {
+  for (Pt& p : pts) p.x += dx, p.y += dy;
+  return pts;
 }
 }  // namespace
 
-int Canvas::text(int x, int y, std::string_view s, const font::Font& f, Rgb c, Align align) {
-  const int w = text_width(s, f);
-  if (align == Align::center) x -= w / 2;
-  if (align == Align::right) x -= w;
-  draw_run(s, f, [&](int px, int py, double a) { blend(x + px, y + py, c, a); });
-  return w;
+void Scene::replay(Canvas& target, double dx, double dy) const {
+  for (const auto& op : ops_) op(target, dx, dy);
+}
+void Scene::rect(double x, double y, double w, double h, Rgb fill, const std::string& tip) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.rect(x + dx, y + dy, w, h, fill, tip); });
+}
+void Scene::hatch(double x, double y, double w, double h, const std::string& tip) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.hatch(x + dx, y + dy, w, h, tip); });
+}
+void Scene::ramp(double x, double y, double w, double h, Colormap cmap) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.ramp(x + dx, y + dy, w, h, cmap); });
+}
+void Scene::picture(double x, double y, double w, double h, const Image& pixels) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.picture(x + dx, y + dy, w, h, pixels); });
+}
+void Scene::path(const std::vector<Pt>& pts, Rgb col, double width, Dash dash) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.path(shifted(pts, dx, dy), col, width, dash); });
+}
+void Scene::polygon(const std::vector<Pt>& pts, Rgb fill) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.polygon(shifted(pts, dx, dy), fill); });
+}
+void Scene::disc(double cx, double cy, double r, Rgb fill) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.disc(cx + dx, cy + dy, r, fill); });
+}
+void Scene::ring(double cx, double cy, double r, Rgb col, double width) {
+  ops_.push_back([=](Canvas& c, double dx, double dy) { c.ring(cx + dx, cy + dy, r, col, width); });
+}
+void Scene::text(double x, double y, std::string_view s, const Type& t, Rgb col, Align align, bool up) {
+  ops_.push_back([=, s = std::string(s)](Canvas& c, double dx, double dy) { c.text(x + dx, y + dy, s, t, col, align, up); });
 }
 
-void Canvas::text_up(int cx, int cy, std::string_view s, const font::Font& f, Rgb c, Align align) {
-  const int w = text_width(s, f);
-  // unrotated (px, py) → rotated: x = cx + py + (ascent − descent)/2, y = start − px
-  int start = cy + w / 2;
-  if (align == Align::right) start = cy + w;
-  if (align == Align::left) start = cy;
-  const int shift = (f.ascent - f.descent) / 2;
-  draw_run(s, f, [&](int px, int py, double a) { blend(cx + py + shift, start - px, c, a); });
-}
+// ---- ticks ----
 
 Ticks nice_ticks(double lo, double hi, int target) {
   Ticks t;
@@ -207,6 +123,25 @@ Rgb series_color(std::size_t i) {
   static const Rgb tab10[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40}, {148, 103, 189},
                               {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
   return tab10[i % 10];
+}
+
+// ---- titles ----
+
+double title_height(const std::string& title, const std::string& subtitle) {
+  double h = 8;
+  if (!title.empty()) h += line_height(kTitleType) + 2;
+  if (!subtitle.empty()) h += line_height(kSubtitleType);
+  return h + 6;
+}
+
+void draw_titles(Canvas& cv, double width, const std::string& title, const std::string& subtitle) {
+  double y = 8;
+  if (!title.empty()) {
+    cv.text(width / 2, y + kTitleType.size * text::kAscent + 2, title, kTitleType, kBlack, Align::center);
+    y += line_height(kTitleType) + 2;
+  }
+  if (!subtitle.empty())
+    cv.text(width / 2, y + kSubtitleType.size * text::kAscent + 1, subtitle, kSubtitleType, kGrey, Align::center);
 }
 
 }  // namespace tfx::draw

@@ -1,6 +1,7 @@
-// The figure font (private to the renderer): DejaVu Sans baked into 4-bit coverage bitmaps by
-// scripts/gen_font.cpp (src/figure_font.cpp), so the installed binary needs no font file.
-// kSmall (13 px, regular) draws tick labels, axis labels and legends; kLarge (17 px, bold) titles.
+// The last-resort figure font (private to the renderer): DejaVu Sans baked into 4-bit coverage
+// bitmaps by scripts/gen_font.cpp (src/figure_font.cpp), used only when no TrueType font file is
+// found (figure_text.cpp): kSmall (13 px, regular) stands in for regular text, kLarge (17 px,
+// bold) for bold, scaled to the asked size.
 #pragma once
 #include <cstddef>
 #include <string_view>

@@ -281,7 +281,8 @@ TEST_CASE("cli: attention bad flags and combinations") {
   check_error(run_tfx("attention --q " + f("x4.csv") + " --k " + f("x4.csv") + " --v " + f("x4.csv") + " --show x"), 2,
               "--show x");
   check_error(run_tfx("attention --x " + f("x4.csv") + " --heads 0"), 2, "--heads");
-  check_error(run_tfx("attention --x " + f("missing.csv")), 2, "--x");
+  // a missing input file is a data error (1), whichever flag names it
+  check_error(run_tfx("attention --x " + f("missing.csv")), 1, "--x");
 }
 
 TEST_CASE("cli: attention variance — table and json near theory, png, bad input") {

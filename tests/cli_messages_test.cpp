@@ -61,7 +61,7 @@ TEST_CASE("cli: --help says types and defaults in plain words") {
   CHECK(has(r.out, "--base X"));
   CHECK(has(r.out, "(> 0, default 10000)"));
   CHECK(has(r.out, "--format NAME"));
-  CHECK(has(r.out, "(one of table, csv, json, npy, md, markdown; default table)"));
+  CHECK(has(r.out, "(one of table, csv, json, npy, md, markdown, png, svg; default table)"));
   CHECK(!has(r.out, "INT:INT"));
   CHECK(!has(r.out, "=50"));
   CHECK(!has(r.out, "TEXT:{"));

@@ -38,7 +38,8 @@ Help parse_help(const std::string& text) {
       std::size_t start = 0;
       while (start < names.size()) {
         std::size_t comma = names.find(',', start);
-        h.flags.push_back(names.substr(start, comma - start));
+        std::string name = names.substr(start, comma - start);
+        h.flags.push_back(name.substr(0, name.find('{')));  // "--no-annotate{false}": CLI11's negated flag
         if (comma == std::string::npos) break;
         start = comma + 1;
       }

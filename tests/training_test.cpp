@@ -81,7 +81,7 @@ TEST_CASE("cli: tfx lr --png draws each schedule peaking at its warm-up step, th
   };
   Curve a = trace(by_count[0].second), b = trace(by_count[1].second);
   if (a.peak_x > b.peak_x) std::swap(a, b);  // a: warm-up 4000, b: warm-up 8000
-  CHECK(a.left == doctest::Approx(b.left).epsilon(0.02));  // both start at step 1
+  CHECK(a.left == doctest::Approx(b.left).epsilon(0.05));  // both start at step 1 (anti-aliased edges: a few px)
   // lr peaks at step = warmup: the 4000 peak is half as far from the start as the 8000 one
   const double ratio = static_cast<double>(a.peak_x - a.left) / static_cast<double>(b.peak_x - b.left);
   CHECK(ratio == doctest::Approx(0.5).epsilon(0.1));

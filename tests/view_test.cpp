@@ -69,8 +69,8 @@ TEST_CASE("view: every panel and the title; token labels on rows and columns") {
   PtyRun rel = run_in_pty({"rope", "relative", "--dim", "64", "--len", "16", "--view"}, 120, 40, {"TERM=dumb"});
   if (!rel.ok) return;
   CAPTURE(rel.screen);
-  CHECK(has(rel.screen, "RoPE <R_i q, R_j k>/sqrt(D)"));
-  CHECK(has(rel.screen, "Additive PE <q+PE_i, k+PE_j>/sqrt(D)"));
+  CHECK(has(rel.screen, "RoPE ⟨R_i q, R_j k⟩/√D"));
+  CHECK(has(rel.screen, "Additive PE ⟨q + PE_i, k + PE_j⟩/√D"));
   CHECK(has(rel.screen, "Scores of fixed q, k at every (i, j)"));
   PtyRun att = run_in_pty({"attention", "--sentence", "the cat sat", "--heads", "2", "--view"}, 80, 24, {"TERM=dumb"});
   CAPTURE(att.screen);

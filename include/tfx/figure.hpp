@@ -1,6 +1,7 @@
-// Figures: heatmap, line chart and labelled scatter rendered to RGB pixels (one renderer for
-// every command), PNG encoding through stb_image_write, colormaps, and the terminal heatmap
-// behind --view. Pure: rendering returns pixels or text; emit() in format.hpp writes them.
+// Figures: heatmap, line chart, labelled scatter, bars and free diagrams, laid out once and drawn
+// to RGB pixels (PNG through stb_image_write) or to SVG 1.1 (one renderer for every command);
+// TrueType text from the system's fonts; colormaps; and the terminal heatmap behind --view.
+// Pure: rendering returns pixels or text; emit() in format.hpp writes them.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -61,6 +62,9 @@ struct Heatmap {
   std::optional<double> vmin, vmax;                 // explicit scale, overrides the data range
   std::vector<unsigned char> masked;                // optional, per cell: drawn as masked (grey)
   std::string value_label;                          // caption of the colorbar, e.g. "PE value"
+  // Each cell's value printed in it (in black or white, whichever reads on the cell);
+  // unset = automatic: on when the matrix has at most kMaxAnnotatedCells per axis.
+  std::optional<bool> annotate;
   // When values are already block means of a larger matrix (too big to form): that matrix's
   // size, so the index ticks count its rows/columns. 0 = the size of values.
   std::size_t source_rows = 0, source_cols = 0;
@@ -84,14 +88,17 @@ struct Downsampled {
 Downsampled downsample_mean(const Tensor& values, const std::vector<unsigned char>& masked, std::size_t max_rows,
                             std::size_t max_cols);
 
+// Series are told apart by color and marker; a `reference` series (a closed form, a theory
+// curve) is drawn dashed and under the others, so the measured series on top stays visible.
 struct Series {
   std::string name;
   std::vector<double> x, y;
+  bool reference = false;
 };
 
 struct LineChart {
   std::string title, subtitle, x_label, y_label;
-  std::vector<Series> series;  // legend shows every named series
+  std::vector<Series> series;  // with two or more series, the legend lists the named ones
   bool log_y = false;
 };
 
@@ -106,7 +113,67 @@ struct Scatter {
   std::vector<std::pair<std::size_t, std::size_t>> arrows;  // from point index → to point index
 };
 
-using Panel = std::variant<Heatmap, LineChart, Scatter>;
+// A labelled reference line across a bar panel (a mean, ±σ, zero).
+struct Rule {
+  double value = 0;
+  std::string label;
+  bool dashed = true;
+};
+
+// One bar per category: vertical (categories along the bottom) or horizontal (categories down
+// the left, the first at the top). Negative values go below/left of 0.
+struct Bars {
+  std::string title, subtitle, category_label, value_label;
+  std::vector<std::string> labels;
+  std::vector<double> values;
+  bool horizontal = false;
+  std::optional<double> vmin, vmax;  // the value axis (to put several panels on one scale)
+  std::vector<Rule> rules;
+  bool annotate = false;             // print each bar's value at its end
+  int color = 0;                     // palette index (series_color order)
+};
+
+// A drawing in data coordinates, y up, the same scale on both axes: arrows, circles, arcs with
+// an angle, boxes with a caption, free labels. Colors are palette indices; -1 = ink (dark grey).
+struct Diagram {
+  struct Arrow {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    int color = -1;
+    std::string label;  // written just past the head
+    bool dashed = false;
+    int side = 0;       // the label: 0 straight past the head, +1 turned left of it, −1 right
+  };
+  struct Circle {
+    double cx = 0, cy = 0, r = 1;
+    bool dashed = true;
+  };
+  struct Arc {  // from angle a0 to a1 (radians, counter-clockwise from +x), with an arrow head at a1
+    double cx = 0, cy = 0, r = 1, a0 = 0, a1 = 0;
+    int color = -1;
+    std::string label;  // written outside the middle of the arc
+  };
+  struct Box {
+    double x = 0, y = 0, w = 1, h = 1;  // lower-left corner and size
+    std::string label;
+    int color = -1;  // fill: a light tint of the palette color; -1 = white
+  };
+  struct Label {
+    double x = 0, y = 0;
+    std::string text;
+    int color = -1;
+  };
+  std::string title, subtitle;
+  double x0 = -1, x1 = 1, y0 = -1, y1 = 1;  // the visible range
+  double size = 360;                         // pixels along the longer side at scale 1
+  bool axes = false;                         // thin x and y axes through 0
+  std::vector<Circle> circles;
+  std::vector<Arc> arcs;
+  std::vector<Box> boxes;
+  std::vector<Arrow> arrows;
+  std::vector<Label> labels;
+};
+
+using Panel = std::variant<Heatmap, LineChart, Scatter, Bars, Diagram>;
 
 // One or more panels laid out in a grid (e.g. one heatmap per attention head).
 struct Figure {
@@ -117,12 +184,36 @@ struct Figure {
 
 // Heatmaps larger than this many cells along an axis are downsampled by averaging blocks of
 // cells (the subtitle says so); below it every cell gets at least one pixel. Cells are square,
-// about 640 px across the longer axis (at most 64 px per cell, at least 1).
+// about 640 px across the longer axis (at most 72 px per cell, at least 1).
 inline constexpr std::size_t kMaxHeatmapCells = 1024;
+// Automatic annotation prints values in heatmaps up to this many cells along each axis.
+inline constexpr std::size_t kMaxAnnotatedCells = 12;
 
-Image render(const Figure& figure);
+// `scale` multiplies everything (text, lines, margins, cells): 2 for a projector. 1 = the
+// default size, text 15–21 px. Scale must be in [kMinScale, kMaxScale].
+inline constexpr double kMinScale = 0.25, kMaxScale = 8;
+Image render(const Figure& figure, double scale = 1.0);
 std::string encode_png(const Image& image);
-inline std::string encode_png(const Figure& figure) { return encode_png(render(figure)); }
+inline std::string encode_png(const Figure& figure, double scale = 1.0) { return encode_png(render(figure, scale)); }
+// The same figure as a standalone SVG 1.1 document: text as <text>, heatmap cells as <rect>s
+// with a <title> (row, column, value) shown on hover; no script, no external resources.
+std::string encode_svg(const Figure& figure, double scale = 1.0);
+
+// Figure fonts. Text is set per character from the first face that has it: `files` in order
+// (e.g. a user's --font), then DejaVu Sans and NanumGothic (found through fontconfig, else at
+// Debian's paths) when `system`, then any installed font fontconfig finds for that character.
+// With no face at all, the built-in bitmap font draws (Latin and a few symbols only).
+struct FontChoice {
+  std::vector<std::string> files;
+  bool system = true;
+};
+// Throws Error naming the file when one cannot be read or is not a TrueType/OpenType font.
+void set_figure_fonts(const FontChoice& choice);
+struct FontStatus {
+  std::vector<std::string> files;  // the font files loaded so far
+  bool builtin = false;            // no font file found: text uses the built-in bitmap font
+};
+FontStatus figure_font_status();
 
 // Terminal heatmaps for --view: every Heatmap panel of the figure, tiled to fit `width` columns
 // and `height` lines (one line is left for the prompt). A matrix larger than its panel is

@@ -79,11 +79,12 @@ void run_analogy(const AnalogyOptions& o) {
     if (o.batch != "-") {
       std::error_code ec;
       if (std::filesystem::is_directory(o.batch, ec))
-        throw usage_error(fmt::format("--batch {}: is a directory; expected a file of 'A B C' lines", o.batch));
+        throw Error(fmt::format("--batch {}: is a directory; expected a file of 'A B C' lines", o.batch));
+      // a missing or unreadable file is a data error (exit 1), like every input file
       file.open(o.batch);
       if (!file)
-        throw usage_error(fmt::format("--batch {}: cannot open the file: {}", o.batch,
-                                      std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
+        throw Error(fmt::format("--batch {}: cannot open the file: {}", o.batch,
+                                std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
       in = &file;
     }
     std::string line;
@@ -186,7 +187,10 @@ void register_analogy(CLI::App& app) {
       "Word analogy A − B + C: the words nearest to king − man + woman (≈ queen)");
   cmd->group("Word embeddings");
   cmd->add_option("words", o->words, "A B C: computes A − B + C (king man woman), fastText's `analogies` order; the same query as gensim's "
-                  "most_similar(positive=[A, C], negative=[B]) (--method mul: most_similar_cosmul)")->expected(3)->type_name("WORD");
+                  "most_similar(positive=[A, C], negative=[B]) (--method mul: most_similar_cosmul)")
+      ->expected(3)
+      ->type_name("WORD")
+      ->check(non_empty_word());
   cmd->add_option("-k,--top", o->k, "Number of words to show")->capture_default_str()->check(whole_number(1, std::int64_t{100000}));
   cmd->add_option("--method", o->method, "add = 3CosAdd (gensim most_similar), mul = 3CosMul (gensim most_similar_cosmul)")
       ->capture_default_str()
@@ -194,7 +198,8 @@ void register_analogy(CLI::App& app) {
   cmd->add_flag("--keep-inputs", o->keep_inputs, "Do not exclude A, B, C from the results (shows what would win without the exclusion)");
   cmd->add_option("--batch", o->batch, "Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
                                        "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
-                                       "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)");
+                                       "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)")
+      ->check(non_empty_path("- reads stdin"));
   cmd->add_flag("--strict", o->strict, "With --batch: stop at the first query that cannot be answered (exit 1) instead of skipping it");
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);

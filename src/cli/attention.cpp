@@ -4,7 +4,6 @@
 // `tfx attention variance` is in attention_variance.cpp.
 #include <fmt/format.h>
 
-#include <sstream>
 
 #include "attention_command.hpp"
 #include "commands.hpp"
@@ -15,9 +14,7 @@ namespace tfx::cli {
 unsigned parse_show(const std::string& text) {
   if (text.empty()) return kDefaultSteps;
   unsigned steps = 0;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  for (const std::string& item : split_items(text)) {
     if (item == "all")
       steps |= kAllSteps;
     else if (item == "x")
@@ -160,11 +157,21 @@ void register_attention(CLI::App& app) {
       cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")
           ->group(in);
   cmd->add_option("--x", o->x_file, "Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V")
-      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
-  cmd->add_option("--q", o->q_file, "Queries Q (T×d_k; JSON, CSV or .npy), used as given")->check(CLI::ExistingFile)->group(in);
-  cmd->add_option("--k", o->k_file, "Keys K (S×d_k)")->check(CLI::ExistingFile)->group(in);
-  cmd->add_option("--v", o->v_file, "Values V (S×d_v)")->check(CLI::ExistingFile)->group(in);
+  cmd->add_option("--q", o->q_file, "Queries Q (T×d_k; JSON, CSV or .npy), used as given")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
+  cmd->add_option("--k", o->k_file, "Keys K (S×d_k)")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
+  cmd->add_option("--v", o->v_file, "Values V (S×d_v)")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
   const char* g = "Attention";
   cmd->add_option("--dk", o->dk, "Width d_k of each head's Q, K, V projections (default: d_model / --heads)")
       ->check(whole_number(1, std::int64_t{1} << 20))

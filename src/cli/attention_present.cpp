@@ -46,6 +46,7 @@ Heatmap weights_heatmap(const AttentionSteps& st, const AttentionInputs& in, con
   h.subtitle = subtitle;
   h.x_label = "key";
   h.y_label = "query";
+  h.value_label = "attention weight";
   h.row_labels = in.query_labels;
   h.col_labels = in.key_labels;
   h.cmap = fig.cmap.empty() ? Colormap::viridis : parse_colormap(fig.cmap);

@@ -14,7 +14,8 @@ namespace tfx::cli {
 namespace {
 
 struct VarianceOptions {
-  std::vector<std::int64_t> dk{1, 8, 64, 512};
+  std::vector<std::string> dk_text{"1,8,64,512"};  // --dk as given, comma-separated
+  std::vector<std::int64_t> dk;
   std::int64_t samples = 10000;
   std::int64_t keys = 16;
   std::string dist = "normal";
@@ -63,14 +64,14 @@ void run_variance(const VarianceOptions& o) {
 
   LineChart var;
   var.title = "Variance of q·k grows like d_k; q·k/√d_k keeps variance 1";
-  var.x_label = "log2 d_k";
+  var.x_label = "log₂ d_k";
   var.y_label = "variance";
   var.log_y = true;
   LineChart peak;
   peak.title = fmt::format("Largest softmax weight over n = {} keys", o.keys);
-  peak.x_label = "log2 d_k";
+  peak.x_label = "log₂ d_k";
   peak.y_label = "mean max weight";
-  Series measured{"var(q·k)", {}, {}}, theory{"d_k (theory)", {}, {}}, scaled{"var(q·k/√d_k)", {}, {}};
+  Series measured{"var(q·k)", {}, {}}, theory{"d_k (theory)", {}, {}, true}, scaled{"var(q·k/√d_k)", {}, {}};
   Series raw_w{"softmax(q·k)", {}, {}}, scaled_w{"softmax(q·k/√d_k)", {}, {}};
   for (const auto& s : stats) {
     const double x = std::log2(static_cast<double>(s.d_k));
@@ -80,7 +81,7 @@ void run_variance(const VarianceOptions& o) {
     raw_w.x.push_back(x), raw_w.y.push_back(s.max_weight);
     scaled_w.x.push_back(x), scaled_w.y.push_back(s.max_weight_scaled);
   }
-  var.series = {measured, theory, scaled};
+  var.series = {measured, theory, scaled};  // theory dashed and under the measured variance
   peak.series = {raw_w, scaled_w};
   Figure figure;
   figure.title = fmt::format("Why attention divides by √d_k ({} samples, seed {})", o.samples, o.seed);
@@ -97,10 +98,10 @@ void register_attention_variance(CLI::App* attention) {
   auto o = std::make_shared<VarianceOptions>();
   CLI::App* cmd =
       attention->add_subcommand("variance", "Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling");
-  cmd->add_option("--dk", o->dk, "Key widths d_k to measure, comma-separated")
-      ->delimiter(',')
+  cmd->add_option("--dk", o->dk_text, "Key widths d_k to measure, comma-separated")
       ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 24));
+      ->type_name("INT")
+      ->check(comma_list("widths", "1,8,64,512", whole_number(1, std::int64_t{1} << 24)));
   cmd->add_option("--samples", o->samples, "Rows (one query, n keys) per d_k")
       ->capture_default_str()
       ->check(whole_number(2, std::int64_t{1} << 30));
@@ -116,7 +117,10 @@ void register_attention_variance(CLI::App* attention) {
   set_examples(cmd, {"tfx attention variance --dk 1,8,64,512 --samples 10000",
                      "tfx attention variance --dk 1,2,4,8,16,32,64,128,256,512 --png",
                      "tfx attention variance --dk 64 --keys 4 --dist uniform --format json"});
-  cmd->callback([o] { run_variance(*o); });
+  cmd->callback([o] {
+    o->dk = whole_number_items(o->dk_text);
+    run_variance(*o);
+  });
 }
 
 }  // namespace tfx::cli

@@ -8,34 +8,47 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tfx/figure.hpp"
 #include "tfx/format.hpp"
 
 namespace tfx::cli {
 
-// --format, -o/--output, --precision, --full
+// --format, -o/--output, --precision, --full (--format png/svg or -o FILE.png/.svg: the figure)
 struct OutputFlags {
   std::string format = "table";
   std::string output = "-";
   int precision = -1;
   bool full = false;
   bool format_given() const;  // --format or -o was on the command line
+  bool figure_format() const;  // --format png/svg (or -o FILE.png/.svg): the figure is the output
   CLI::Option* format_opt = nullptr;
   CLI::Option* output_opt = nullptr;
 };
 void add_output_flags(CLI::App* app, OutputFlags& flags);
+// The format a file name's extension names ("csv", "json", "npy", "md", "png", "svg"), else "".
+std::string extension_format(const std::string& path);
 OutputOptions output_options(const OutputFlags& flags);
 
-// --png [FILE] (FILE "-" = stdout), --view, --width, --color, --cmap
+// --png [FILE] and --svg [FILE] (FILE "-" = stdout), --scale, --title, --vmin/--vmax,
+// --annotate/--no-annotate, --font, --view, --width, --color, --cmap
 struct FigureFlags {
   CLI::Option* png_opt = nullptr;
-  std::string png;           // empty = default name
+  CLI::Option* svg_opt = nullptr;
+  std::string png;           // empty = default name; a .svg name writes SVG
+  std::string svg;           // empty = default name
+  double scale = 1.0;        // --scale: the whole figure
+  std::string title;         // --title: replaces the figure's title
+  std::optional<double> vmin, vmax;  // --vmin/--vmax: heatmap color limits
+  int annotate = 0;          // --annotate (1), --no-annotate (−1), automatic (0)
+  std::string font;          // --font FILE (else $TFX_FONT): tried first for every character
   bool view = false;
   int width = 0;             // 0 = terminal width (COLUMNS, else 80)
   std::string cmap;          // empty = the command's default
   std::string color = "auto";  // --color: always | never | auto (terminal and NO_COLOR unset)
-  bool png_requested() const { return png_opt && png_opt->count() > 0; }
+  // a figure file was asked for (--png or --svg)
+  bool png_requested() const { return (png_opt && png_opt->count() > 0) || (svg_opt && svg_opt->count() > 0); }
 };
 void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
 
@@ -53,13 +66,37 @@ CLI::Validator positive_number();
 // a finite number ≥ 0 (rejects negatives, nan, inf).
 CLI::Validator non_negative_number();
 
+// A file name must not be empty ('' would silently mean a default): "expected a file name, got an
+// empty one (HINT)". Whether the file exists is the reader's business (a data error, exit 1).
+CLI::Validator non_empty_path(const std::string& hint);
+// A word must not be empty: "expected a word, got an empty one".
+CLI::Validator non_empty_word();
+
+// Comma-separated flag values ("dog,cat", "1,8,64"). CLI11's delimiter() silently drops empty
+// items ("1,,2" -> 1,2), so list flags take strings checked by comma_list() and split with
+// split_items().
+// "a, b,,c" -> {"a", "b", "", "c"}: split at commas, spaces around items trimmed, empty items kept.
+std::vector<std::string> split_items(const std::string& text);
+// Refuses an empty item ("1,,2", "1,", "", ",") with "item 2 of '1,,2' is empty; expected
+// comma-separated WHAT like EXAMPLE", and runs `item` (if given) on every item.
+CLI::Validator comma_list(const std::string& what, const std::string& example,
+                          std::optional<CLI::Validator> item = std::nullopt);
+// The items of every value of a comma_list()-checked flag, in order.
+std::vector<std::string> list_items(const std::vector<std::string>& values);
+// The same, as whole numbers (the flag's comma_list() checked them with whole_number()).
+std::vector<std::int64_t> whole_number_items(const std::vector<std::string>& values);
+
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
 
-// Writes the figure as PNG to --png's FILE (or `default_name`), prints "wrote FILE (W×H)" to
-// `notice` (stdout unless data also goes there).
+// Writes the figure to --png's and/or --svg's FILE (or `default_name`, a .png name, with .svg
+// for the SVG), styled by --scale/--title/--vmin/--vmax/--annotate, in the fonts of --font or
+// $TFX_FONT; prints "wrote FILE (W×H)" to `notice` (stdout unless data also goes there).
 void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name,
                  std::FILE* notice = stdout);
+// The figure as the flags style it: --title on the figure (or its one panel), --vmin/--vmax and
+// --annotate on every heatmap.
+Figure styled_figure(const Figure& figure, const FigureFlags& flags);
 
 // Prints the --view terminal heatmaps (every heatmap panel of the figure, or h alone) fitted to
 // the terminal (colors when stdout is a terminal, TERM is not dumb and NO_COLOR is unset).

@@ -84,9 +84,9 @@ void register_direction(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "direction", "A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words");
   cmd->group("Word embeddings");
-  cmd->add_option("--from", o->from, "Words the pairs start from, comma-separated (dog,cat,car)")->required();
-  cmd->add_option("--to", o->to, "Words the pairs go to, in the same order (dogs,cats,cars)")->required();
-  cmd->add_option("--words", o->words, "Words to score, comma-separated (default: the pairs' words)");
+  cmd->add_option("--from", o->from, "Words the pairs start from, comma-separated (dog,cat,car)")->required()->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--to", o->to, "Words the pairs go to, in the same order (dogs,cats,cars)")->required()->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--words", o->words, "Words to score, comma-separated (default: the pairs' words)")->check(comma_list("words", "dog,cat,car"));
   cmd->add_option("--top", o->top, "Also list the N vocabulary words scoring highest and lowest (0 = none)")
       ->capture_default_str()
       ->check(whole_number(0, 100000));

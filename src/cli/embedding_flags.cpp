@@ -88,6 +88,13 @@ Embeddings load_embeddings(const EmbeddingFlags& f) {
     std::fprintf(stderr, "tfx: warning: %s: %zu duplicate word%s dropped (the first of each is kept), e.g. %s\n",
                  e.name().c_str(), info.duplicates, info.duplicates == 1 ? "" : "s", info.first_duplicate.c_str());
   }
+  // a read-only or full cache directory: the load worked, only the cache is missing
+  if (const std::string not_written = "not written: "; info.cache_state.rfind(not_written, 0) == 0) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tfx: warning: the cache of %s was not written (%s); the next load parses the file again "
+                 "(--no-cache skips the cache)\n",
+                 e.name().c_str(), info.cache_state.substr(not_written.size()).c_str());
+  }
   return e;
 }
 

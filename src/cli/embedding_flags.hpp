@@ -26,7 +26,8 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& flags);
 // The source the flags describe (path resolved through $TFX_EMBEDDINGS).
 EmbeddingSource embedding_source(const EmbeddingFlags& flags);
 
-// Loads per the flags; prints a one-line warning on stderr when duplicate words were dropped.
+// Loads per the flags; prints a one-line warning on stderr when duplicate words were dropped, and
+// one when the cache could not be written (a read-only cache directory, a full disk).
 Embeddings load_embeddings(const EmbeddingFlags& flags);
 
 // Row of `word` per --ignore-case, or a tfx::Error with close spellings.

@@ -12,17 +12,6 @@
 namespace tfx::cli {
 
 namespace {
-// A positional file name must not be empty ('' would silently mean the built-in embedding).
-CLI::Validator non_empty_path(const char* hint) {
-  return CLI::Validator(
-      [hint](std::string& path) {
-        return path.empty() ? fmt::format("expected a file name, got an empty one ({})", hint) : std::string();
-      },
-      "");
-}
-}  // namespace
-
-namespace {
 
 struct InfoOptions {
   std::string file;

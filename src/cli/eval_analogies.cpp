@@ -133,7 +133,9 @@ void register_eval_analogies(CLI::App& app) {
       "eval-analogies",
       "Analogy-set accuracy per section and total (questions-words.txt), as gensim\'s evaluate_word_analogies");
   cmd->group("Word embeddings");
-  cmd->add_option("file", o->file, "Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)")->required();
+  cmd->add_option("file", o->file, "Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)")
+      ->required()
+      ->check(non_empty_path("give an analogy file such as questions-words.txt"));
   cmd->add_option("--restrict-vocab", o->restrict_vocab,
                   "Use only the first N words (the most frequent): questions with other words are skipped, answers come from them")
       ->capture_default_str()

@@ -84,13 +84,14 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   r.summary = {{"pearson", ev.pearson}, {"pearson_p", ev.pearson_p}, {"spearman", ev.spearman},
                {"spearman_p", ev.spearman_p}, {"pairs", ev.pairs}, {"used", used},
                {"oov", ev.oov}, {"oov_percent", ev.oov_ratio}};
-  const Format f = output_options(o.out).format;
+  const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   if (f == Format::json && !o.dummy4unknown) r.blocks.push_back(skipped_records(skipped));
   r.primary = o.list ? "pairs" : "correlation";
 
   Figure figure;
-  if (o.fig.png_requested()) {
+  const bool drawing = o.fig.png_requested() || o.out.figure_format();
+  if (drawing) {
     Scatter s;
     s.title = fmt::format("{}: human score vs cosine", std::filesystem::path(o.file).filename().string());
     s.subtitle = fmt::format("Pearson {:.3f}, Spearman {:.3f}, {} pairs ({:.1f}% OOV skipped)", ev.pearson, ev.spearman,
@@ -100,7 +101,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
     for (const auto& p : ev.scored) s.points.push_back({p.pair.score, p.model, ev.scored.size() <= 40 ? p.pair.a + "/" + p.pair.b : ""});
     figure.panels.push_back(std::move(s));
   }
-  present_all(r, o.out, o.fig, o.fig.png_requested() ? &figure : nullptr, nullptr, "eval_similarity.png");
+  present_all(r, o.out, o.fig, drawing ? &figure : nullptr, nullptr, "eval_similarity.png");
 }
 
 }  // namespace
@@ -111,7 +112,9 @@ void register_eval_similarity(CLI::App& app) {
       "eval-similarity",
       "Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs");
   cmd->group("Word embeddings");
-  cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")->required();
+  cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")
+      ->required()
+      ->check(non_empty_path("give a word-pair file such as wordsim353.tsv"));
   cmd->add_option("--restrict-vocab", o->restrict_vocab, "Use only the first N words (pairs with other words are skipped)")
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));

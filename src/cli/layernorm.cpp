@@ -17,11 +17,13 @@ namespace {
 struct LayerNormOptions {
   // the lecture's example: two tokens ("thinking", "machines"), 4 features each
   std::string x = "4,2,3,5;2,1,-3,2";
-  std::vector<std::string> tokens{"thinking", "machines"};
+  std::vector<std::string> tokens_text{"thinking,machines"};  // --tokens as given, comma-separated
+  std::vector<std::string> tokens;
   std::string gamma = "3,1,-1,-2";
   std::string beta = "1,1,0,2";
   double eps = 1e-5;
   OutputFlags out;
+  FigureFlags fig;
 };
 
 // "1,2;3,4" -> rows of numbers; errors name the flag, row and value.
@@ -64,6 +66,46 @@ Tensor vector_flag(const std::string& text, const std::string& flag, std::size_t
   return Tensor::from({dim}, rows[0]);
 }
 
+// The figure: per token (one row of panels) x, x̂ and y as bars on one value scale; μ and μ ± σ
+// drawn across x, 0 and ±1 across x̂ (where x̂ puts them).
+Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std::vector<std::string>& tokens,
+                 const std::vector<std::string>& features, const std::vector<double>& mu, const std::vector<double>& sigma) {
+  double lo = 0, hi = 0;
+  for (const Tensor* t : {&x, &xhat, &y})
+    for (std::size_t k = 0; k < t->size(); ++k) lo = std::min(lo, static_cast<double>((*t)[k])), hi = std::max(hi, static_cast<double>((*t)[k]));
+  for (std::size_t t = 0; t < mu.size(); ++t) lo = std::min(lo, mu[t] - sigma[t]), hi = std::max(hi, mu[t] + sigma[t]);
+  const double pad = (hi - lo) * 0.08;
+  Figure f;
+  f.title = "Layer normalization per token: x, x̂ and y on one scale";
+  f.columns = 3;
+  const std::size_t T = x.rows(), D = x.cols();
+  for (std::size_t t = 0; t < T; ++t) {
+    auto bars = [&](const Tensor& m, std::string title, std::string subtitle, int color) {
+      Bars b;
+      b.title = std::move(title);
+      b.subtitle = std::move(subtitle);
+      b.labels = features;
+      for (std::size_t j = 0; j < D; ++j) b.values.push_back(m(t, j));
+      b.vmin = lo < 0 ? lo - pad : 0.0;
+      b.vmax = hi + pad;
+      b.annotate = D <= 16;
+      b.color = color;
+      b.category_label = "feature";
+      b.value_label = "value";
+      return b;
+    };
+    Bars bx = bars(x, fmt::format("x: “{}”", tokens[t]), fmt::format("μ = {:.3g}, σ = {:.3g}", mu[t], sigma[t]), 0);
+    bx.rules = {{mu[t], "μ", false}, {mu[t] + sigma[t], "μ + σ", true}, {mu[t] - sigma[t], "μ − σ", true}};
+    Bars bn = bars(xhat, "x̂ = (x − μ)/√(σ² + ε)", "mean 0, standard deviation 1", 1);
+    bn.rules = {{0.0, "0", false}, {1.0, "+1", true}, {-1.0, "−1", true}};
+    Bars by = bars(y, "y = γ ⊙ x̂ + β", "per-feature gain γ and bias β", 2);
+    f.panels.push_back(std::move(bx));
+    f.panels.push_back(std::move(bn));
+    f.panels.push_back(std::move(by));
+  }
+  return f;
+}
+
 void run_layernorm(const LayerNormOptions& o) {
   auto rows = parse_rows(o.x, "--x");
   const std::size_t T = rows.size(), D = rows[0].size();
@@ -75,7 +117,7 @@ void run_layernorm(const LayerNormOptions& o) {
   Tensor beta = o.beta.empty() ? Tensor() : vector_flag(o.beta, "--beta", D);
   std::vector<std::string> tokens = o.tokens;
   if (tokens.size() != T) {
-    if (o.x != LayerNormOptions{}.x && tokens == LayerNormOptions{}.tokens) {
+    if (o.x != LayerNormOptions{}.x && o.tokens_text == LayerNormOptions{}.tokens_text) {
       tokens.clear();
       for (std::size_t t = 0; t < T; ++t) tokens.push_back(fmt::format("x{}", t));
     } else {
@@ -84,9 +126,8 @@ void run_layernorm(const LayerNormOptions& o) {
   }
 
   // 1. x̂ = (x − μ)/√(σ² + ε) per token; 2. y = γ ⊙ x̂ + β
-  LayerNormSteps st = layer_norm_steps(x, gamma, beta, static_cast<float>(o.eps));
-  const Tensor& normalized = st.normalized;
-  const Tensor& y = st.y;
+  Tensor normalized = layer_norm(x, Tensor(), Tensor(), static_cast<float>(o.eps));
+  Tensor y = layer_norm(x, gamma, beta, static_cast<float>(o.eps));
   // σ = 0 with ε = 0 is 0/0, and huge γ, β or x overflow float32: say so instead of printing nan/inf
   for (std::size_t t = 0; t < T; ++t) {
     const auto n = normalized.row(t), yt = y.row(t);
@@ -117,15 +158,25 @@ void run_layernorm(const LayerNormOptions& o) {
   Records stats;
   stats.name = "stats";
   stats.columns = {"token", "mean μ", "std σ", "var σ²"};
-  for (std::size_t t = 0; t < T; ++t) stats.rows.push_back({tokens[t], st.mean[t], st.stddev[t], st.var[t]});
+  std::vector<double> mus, sigmas;
+  for (std::size_t t = 0; t < T; ++t) {
+    double mu = 0, var = 0;
+    for (std::size_t j = 0; j < D; ++j) mu += x(t, j);
+    mu /= static_cast<double>(D);
+    for (std::size_t j = 0; j < D; ++j) var += (x(t, j) - mu) * (x(t, j) - mu);
+    var /= static_cast<double>(D);
+    stats.rows.push_back({tokens[t], mu, std::sqrt(var), var});
+    mus.push_back(mu), sigmas.push_back(std::sqrt(var));
+  }
   r.blocks.push_back(Text{"Layer normalization over each token's features: μ = (1/H)Σxᵢ, σ = √((1/H)Σ(xᵢ−μ)²) (population),"});
   r.blocks.push_back(Text{fmt::format("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
   r.blocks.push_back(matrix("x", x));
   r.blocks.push_back(std::move(stats));
-  r.blocks.push_back(matrix("normalized", std::move(st.normalized)));
-  r.blocks.push_back(matrix("y", std::move(st.y)));
+  r.blocks.push_back(matrix("normalized", normalized));
+  r.blocks.push_back(matrix("y", y));
   r.primary = "y";
-  present(r, o.out);
+  const Figure figure = figure_of(x, normalized, y, tokens, features, mus, sigmas);
+  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("layernorm_{}x{}.png", T, D));
 }
 
 }  // namespace
@@ -136,15 +187,22 @@ void register_layernorm(CLI::App& app) {
   cmd->group("Training");
   cmd->add_option("--x", o->x, "Token vectors, rows separated by ';' (default: the lecture's thinking/machines example)")
       ->capture_default_str();
-  cmd->add_option("--tokens", o->tokens, "Row names (comma-separated)")->delimiter(',')->capture_default_str();
+  cmd->add_option("--tokens", o->tokens_text, "Row names (comma-separated)")
+      ->capture_default_str()
+      ->check(comma_list("names", "thinking,machines"));
   cmd->add_option("--gamma", o->gamma, "Per-feature gain γ (empty string = 1)")->capture_default_str();
   cmd->add_option("--beta", o->beta, "Per-feature bias β (empty string = 0)")->capture_default_str();
   cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(non_negative_number());
   add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {"tfx layernorm                                  # the lecture's thinking/machines table",
+                     "tfx layernorm --png                            # x, x̂ and y as bars, μ and σ marked",
                      "tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\"",
                      "tfx layernorm --format json"});
-  cmd->callback([o] { run_layernorm(*o); });
+  cmd->callback([o] {
+    o->tokens = list_items(o->tokens_text);
+    run_layernorm(*o);
+  });
 }
 
 }  // namespace tfx::cli

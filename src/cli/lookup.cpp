@@ -115,8 +115,10 @@ void register_lookup(CLI::App& app) {
   cmd->group("Word embeddings");
   cmd->add_option("--ids", o->ids, "Row ids, comma-separated; repeat for a batch (--ids 0,2,5 --ids 0,99,24 -> [2, 3, D])")
       ->expected(1, -1)
-      ->allow_extra_args(false);
-  cmd->add_option("--words", o->words, "Words, comma- or space-separated; repeat for a batch")->expected(1, -1);
+      ->allow_extra_args(false)
+      ->check(comma_list("ids", "0,2,5"));
+  cmd->add_option("--words", o->words, "Words, comma- or space-separated; repeat for a batch")->expected(1, -1)
+      ->check(comma_list("words", "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx lookup --ids 0,2,5                      # shape [3, D]",

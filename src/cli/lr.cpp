@@ -16,7 +16,8 @@ namespace {
 
 struct LrOptions {
   double d_model = 512;
-  std::vector<std::int64_t> warmup{4000};
+  std::vector<std::string> warmup_text{"4000"};  // --warmup as given, comma-separated
+  std::vector<std::int64_t> warmup;
   std::int64_t steps = 20000;
   std::optional<std::int64_t> step;
   std::int64_t rows = 21;
@@ -83,7 +84,7 @@ void run_lr(const LrOptions& o) {
   // 3. the figure: the full curve, ~1000 points per warm-up length
   LineChart chart;
   chart.title = fmt::format("Transformer warm-up learning rate, d_model = {:g}", o.d_model);
-  chart.subtitle = "lrate = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)";
+  chart.subtitle = "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)";
   chart.x_label = "training step";
   chart.y_label = "learning rate";
   const std::int64_t points = std::min<std::int64_t>(o.steps, 1000);
@@ -110,10 +111,10 @@ void register_lr(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("lr", "Warm-up learning-rate schedule of the Transformer paper (table, value or figure)");
   cmd->group("Training");
   cmd->add_option("--d-model", o->d_model, "Model dimension d_model")->capture_default_str()->check(positive_number());
-  cmd->add_option("--warmup", o->warmup, "Warm-up steps; several (comma-separated) give one column/curve each")
+  cmd->add_option("--warmup", o->warmup_text, "Warm-up steps; several (comma-separated) give one column/curve each")
       ->capture_default_str()
-      ->delimiter(',')
-      ->check(whole_number(1, std::int64_t{1} << 40));
+      ->type_name("INT")
+      ->check(comma_list("warm-up steps", "4000,8000", whole_number(1, std::int64_t{1} << 40)));
   cmd->add_option("--steps", o->steps, "Last step of the table/curve")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--rows", o->rows, "Evenly spaced steps in the table (warm-up peaks are added)")
       ->capture_default_str()
@@ -128,7 +129,10 @@ void register_lr(CLI::App& app) {
   set_examples(cmd, {"tfx lr                                    # d_model 512, warm-up 4000: peak 0.000699 at step 4000",
                      "tfx lr --step 1000                        # one value, formula spelled out",
                      "tfx lr --warmup 4000,8000 --steps 40000 --png"});
-  cmd->callback([o] { run_lr(*o); });
+  cmd->callback([o] {
+    o->warmup = whole_number_items(o->warmup_text);
+    run_lr(*o);
+  });
 }
 
 }  // namespace tfx::cli

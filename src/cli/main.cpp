@@ -1,21 +1,26 @@
-// tfx entry point: builds the CLI11 app, registers every command in one ordered list, and maps
-// errors to exit codes (2 = usage, 1 = data/output) through one exit path. Parse errors are
-// reworded for people: unknown commands and flags get "did you mean", a sentence left unquoted
-// gets told to quote it. `tfx --generate man|bash|zsh` writes the man page and completions from
-// the same command table as --help.
+// The tfx command line as a function (entry.cpp's main() and the fuzz targets in tests/fuzz/ call
+// it): builds the CLI11 app, registers every command in one ordered list, and maps errors to exit
+// codes (2 = usage, 1 = data/output) through one exit path. Parse errors are reworded for
+// people: unknown commands and flags get "did you mean", a sentence left unquoted gets told to
+// quote it. `tfx --generate man|bash|zsh` writes the man page and completions from the same
+// command table as --help.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "commands.hpp"
 #include "flag_names.hpp"
 #include "help.hpp"
+#include "run.hpp"
 #include "terminal.hpp"
 #include "tfx/error.hpp"
+#include "tfx/gemm.hpp"
 
 namespace {
 
@@ -85,7 +90,11 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int tfx::cli::run(int argc, char** argv) {
+  // `tfx … | head -1`: a closed pipe ends tfx quietly, as it does `cat`, even when the parent
+  // (a shell after `trap '' PIPE`, some service managers) left SIGPIPE ignored, which would turn it
+  // into an EPIPE write error and a "tfx: error:" line
+  std::signal(SIGPIPE, SIG_DFL);
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
                "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
                "tfx"};
@@ -130,6 +139,14 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // TFX_GEMM_KERNEL=avx512|avx2|generic forces matmul's kernel (tests, benchmarks, bug reports)
+    if (const char* kernel = std::getenv("TFX_GEMM_KERNEL"); kernel && *kernel) {
+      try {
+        tfx::set_gemm_kernel(kernel);
+      } catch (const tfx::Error& e) {
+        throw tfx::usage_error(std::string("TFX_GEMM_KERNEL: ") + e.what());
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

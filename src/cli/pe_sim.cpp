@@ -117,7 +117,7 @@ void run_pe_sim(const PeSimOptions& o) {
     chart.x_label = "offset k = j − i";
     chart.y_label = what;
     Series s{"measured (diagonal mean)", {}, {}};
-    Series c{cosine ? "Σ cos(kω) / (D/2)" : "Σ cos(kω)", {}, {}};
+    Series c{cosine ? "Σ cos(kω) / (D/2)" : "Σ cos(kω)", {}, {}, true};  // the closed form: dashed, under "measured"
     for (std::size_t n = 0; n < prof.offset.size(); ++n) {
       s.x.push_back(static_cast<double>(prof.offset[n]));
       s.y.push_back(prof.mean[n]);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -24,13 +25,6 @@ struct ProjectOptions {
   OutputFlags out;
   FigureFlags fig;
 };
-
-// A file-name-safe form of a word ("new york" -> "new_york").
-std::string file_safe(std::string_view w) {
-  std::string s;
-  for (char c : w) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
-  return s;
-}
 
 void run_project(const ProjectOptions& o) {
   // 1. the words: positional ones, then the pairs' words, each once
@@ -93,13 +87,13 @@ void run_project(const ProjectOptions& o) {
   builtin_note(r, e);
   r.summary["explained_variance_ratio"] = p.explained_ratio;
   r.summary["variance"] = p.variance;
-  const Format f = output_options(o.out).format;
+  const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   r.primary = "projection";
 
   // 3. the figure
   s.title = fmt::format("{} words projected on their first two principal components", rows.size());
-  s.subtitle = fmt::format("{}{}", e.name(), o.unit ? ", unit-normalised vectors" : "");
+  s.subtitle = fmt::format("{}{}", std::filesystem::path(e.name()).filename().string(), o.unit ? ", unit-normalised vectors" : "");
   s.x_label = fmt::format("PC1 ({:.1f}% of the variance)", 100 * p.explained_ratio[0]);
   s.y_label = fmt::format("PC2 ({:.1f}%)", 100 * p.explained_ratio[1]);
   for (std::size_t i = 0; i < rows.size(); ++i) s.points.push_back({p.coords(i, 0), p.coords(i, 1), shown[i]});
@@ -117,8 +111,9 @@ void register_project(CLI::App& app) {
   auto o = std::make_shared<ProjectOptions>();
   CLI::App* cmd = app.add_subcommand("project", "PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance");
   cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "Words to project (at least 3 with the --pairs words)");
-  cmd->add_option("--pairs", o->pairs, "Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too");
+  cmd->add_option("words", o->words, "Words to project (at least 3 with the --pairs words)")->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--pairs", o->pairs, "Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too")
+      ->check(comma_list("pairs", "king:queen,man:woman"));
   cmd->add_option("--method", o->method, "Projection method")->capture_default_str()->check(CLI::IsMember({"pca"}));
   cmd->add_flag("--unit", o->unit, "Unit-normalise the vectors before PCA (a cosine view)");
   add_embedding_flags(cmd, o->emb);

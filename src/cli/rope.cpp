@@ -1,6 +1,6 @@
-// `tfx rope`: the lecture's step-1 tables θ(pos, j), cos θ, sin θ of shape [L, D/2], and the
-// registration of the nested subcommands: rotate (rope_rotate.cpp), relative (rope_relative.cpp),
-// freqs and decay (both in rope_freqs.cpp). The shared RoPE flags are in rope_flags.cpp.
+// `tfx rope`: the lecture's step-1 tables θ(pos, j), cos θ, sin θ of shape [L, D/2]; the shared
+// RoPE flags (--base, --layout, --scaling and its parameters); registration of the nested
+// subcommands rotate, relative, freqs and decay (one file each: rope_<sub>.cpp).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -46,12 +46,15 @@ void run_rope_table(const RopeTableOptions& o) {
   const char* formula = o.what == "theta" ? "theta(pos,j) = pos * inv_freq_j"
                         : o.what == "cos" ? "cos theta(pos,j)"
                                           : "sin theta(pos,j)";
+  // the figure writes the symbols: θ, ω_j, the superscript exponent
+  const char* symbol = o.what == "theta" ? "θ(pos, j) = pos · ω_j" : o.what == "cos" ? "cos θ(pos, j)" : "sin θ(pos, j)";
   Heatmap h;
   h.values = m.values;
-  h.title = fmt::format("RoPE {} table [{}, {}]", o.what, L, P);
-  h.subtitle = fmt::format("{}, inv_freq_j = {:g}^(-2j/{}); {}", formula, rope_effective_base(c), c.dim, rope_description(c));
+  h.title = fmt::format("RoPE {} table [{}, {}]", o.what == "theta" ? "θ" : o.what == "cos" ? "cos θ" : "sin θ", L, P);
+  h.subtitle = fmt::format("{}, ω_j = {:g}^(−2j/{}); {}", symbol, rope_effective_base(c), c.dim, rope_description(c));
   h.x_label = "pair j";
   h.y_label = "position pos";
+  h.value_label = o.what == "theta" ? "θ (radians)" : o.what == "cos" ? "cos θ" : "sin θ";
   if (o.what == "theta") {
     h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   } else {

@@ -59,6 +59,9 @@ RopeScaling single_scaling(const RopeFlags& f) {
 
 std::vector<RopeScaling> scaling_list(const RopeFlags& f) {
   std::vector<RopeScaling> out{RopeScaling::none};
+  // getline drops a trailing empty item ("linear,"): refuse it like an inner one
+  if (!f.scaling.empty() && f.scaling.back() == ',')
+    throw usage_error(fmt::format("--scaling '{}' has an empty item; expected e.g. linear,ntk,yarn", f.scaling));
   std::stringstream ss(f.scaling);
   std::string item;
   while (std::getline(ss, item, ',')) {

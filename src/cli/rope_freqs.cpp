@@ -48,11 +48,11 @@ void run_rope_freqs(const RopeFreqsOptions& o) {
   m.row_axis = "j";
   m.col_axis = "scaling";
   LineChart inv_chart, wave_chart;
-  inv_chart.title = "Inverse frequency per pair";
+  inv_chart.title = "Inverse frequency ω_j per pair";
   inv_chart.x_label = "pair j";
-  inv_chart.y_label = "inv_freq_j (rad/position)";
+  inv_chart.y_label = "ω_j (radians per position)";
   inv_chart.log_y = true;
-  wave_chart.title = "Wavelength 2*pi/inv_freq_j per pair";
+  wave_chart.title = "Wavelength 2π/ω_j per pair";
   wave_chart.x_label = "pair j";
   wave_chart.y_label = "wavelength (positions)";
   wave_chart.log_y = true;
@@ -68,7 +68,9 @@ void run_rope_freqs(const RopeFreqsOptions& o) {
     const std::string name = rope_scaling_name(c.scaling);
     m.col_labels.push_back(name + "_inv_freq");
     m.col_labels.push_back(name + "_wavelength");
-    Series si{name, {}, {}}, sw{name, {}, {}};
+    // one scaling: no legend for it (only the L₀ line, when drawn, is named)
+    const std::string shown = n > 1 ? name : "";
+    Series si{shown, {}, {}}, sw{shown, {}, {}};
     for (std::size_t j = 0; j < P; ++j) {
       const double wave = 2.0 * std::numbers::pi / inv[j];
       m.values(j, 2 * s) = static_cast<float>(inv[j]);
@@ -99,7 +101,7 @@ void run_rope_freqs(const RopeFreqsOptions& o) {
   }
   if (o.rope.original_max_pos) {
     const double l0 = static_cast<double>(*o.rope.original_max_pos);
-    wave_chart.series.push_back(Series{"L0", {0.0, static_cast<double>(P - 1)}, {l0, l0}});
+    wave_chart.series.push_back(Series{"L₀ (original context)", {0.0, static_cast<double>(P - 1)}, {l0, l0}, true});
   }
   inv_chart.subtitle = wave_chart.subtitle = rope_description(configs.back());
   r.blocks.push_back(Text{fmt::format("Per pair j: inv_freq_j and wavelength 2*pi/inv_freq_j (positions per full turn), D = {}; {}",
@@ -139,7 +141,7 @@ void run_rope_decay(const RopeDecayOptions& o) {
   m.col_axis = "scaling";
   LineChart chart;
   chart.title = fmt::format("RoPE long-term decay, D = {}", configs[0].dim);
-  chart.subtitle = fmt::format("(1/(D/2)) sum_j |S_j|, S_j = sum_(k<j) e^(i m theta_k); {}", rope_description(configs.back()));
+  chart.subtitle = fmt::format("(2/D) Σ_j |S_j|, S_j = Σ_(k<j) e^(i m θ_k); {}", rope_description(configs.back()));
   chart.x_label = "relative distance m";
   chart.y_label = "relative upper bound";
   Result r;
@@ -150,7 +152,7 @@ void run_rope_decay(const RopeDecayOptions& o) {
     const std::vector<double> curve = rope_decay_curve(L, configs[s]);
     const std::string name = rope_scaling_name(configs[s].scaling);
     m.col_labels.push_back(name);
-    Series ser{name, {}, {}};
+    Series ser{n > 1 ? name : "", {}, {}};
     for (std::size_t i = 0; i < L; ++i) {
       m.values(i, s) = static_cast<float>(curve[i]);
       ser.x.push_back(static_cast<double>(i));

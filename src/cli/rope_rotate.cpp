@@ -3,7 +3,9 @@
 // complex multiplication and its difference from the real (2×2 matrix) form.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include "common.hpp"
@@ -23,8 +25,52 @@ struct RopeRotateOptions {
   bool key = false;
   RopeFlags rope;
   OutputFlags out;
+  FigureFlags fig;
   CLI::Option* vector_opt = nullptr;
 };
+
+// At most this many pairs are drawn (the table lists them all).
+constexpr std::size_t kMaxDrawnPairs = 8;
+
+// The figure: one panel per pair j (the first kMaxDrawnPairs), the pair (x_a, x_b) before and
+// after the rotation as arrows on the unit circle (lengths relative to |x_pair|), the angle
+// θ = pos·ω_j as an arc from the first arrow to the second.
+Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y, const std::vector<double>& inv, double pos,
+                       const RopeConfig& c) {
+  Figure f;
+  const std::size_t P = inv.size(), shown = std::min(P, kMaxDrawnPairs);
+  f.title = fmt::format("RoPE rotates pair j by θ = pos · ω_j, pos = {}{}", pos,
+                        shown < P ? fmt::format(" (pairs 0–{} of {})", shown - 1, P) : "");
+  f.columns = static_cast<int>(std::min<std::size_t>(shown, 4));
+  for (std::size_t j = 0; j < shown; ++j) {
+    const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
+    const double len = std::hypot(x[a], x[b]);
+    const double ax = len > 0 ? x[a] / len : 0, ay = len > 0 ? x[b] / len : 0;
+    const double bx = len > 0 ? y[a] / len : 0, by = len > 0 ? y[b] / len : 0;
+    const double theta = pos * inv[j], turns = std::floor(theta / (2 * std::numbers::pi));
+    const double reach = std::max({1.0, std::hypot(bx, by)}) * 1.32;
+    Diagram d;
+    d.title = fmt::format("pair {} (dims {}, {})", j, a, b);
+    d.subtitle = fmt::format("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? fmt::format(" ({:.0f} turns +)", turns) : "");
+    d.x0 = d.y0 = -reach;
+    d.x1 = d.y1 = reach;
+    d.size = 250;
+    d.axes = true;
+    d.circles.push_back({0, 0, 1, true});
+    if (len > 0) {
+      const double start = std::atan2(ay, ax), sweep = theta - turns * 2 * std::numbers::pi;
+      // a small angle's label would sit on the arrows: the subtitle gives it then
+      d.arcs.push_back({0, 0, 0.38, start, start + sweep, -1, sweep >= 0.6 ? fmt::format("θ = {:.2f}", sweep) : ""});
+      // x's label on its clockwise side, R x's on its counter-clockwise side: apart even when close
+      d.arrows.push_back({0, 0, ax, ay, 0, "x", false, -1});
+      d.arrows.push_back({0, 0, bx, by, 3, "R x", false, +1});
+    } else {
+      d.labels.push_back({0, 0.5, "zero pair: nothing to rotate", -1});
+    }
+    f.panels.push_back(std::move(d));
+  }
+  return f;
+}
 
 void run_rope_rotate(const RopeRotateOptions& o) {
   std::vector<float> x;
@@ -105,7 +151,8 @@ void run_rope_rotate(const RopeRotateOptions& o) {
     r.summary["complex_max_diff"] = maxdiff;
     r.blocks.push_back(Text{fmt::format("max |complex - real| = {:.3g} (float32 storage of the real form)", maxdiff)});
   }
-  present(r, o.out);
+  const Figure figure = rotation_figure(x, y, inv, pos, c);
+  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("rope_rotate_pos{}_dim{}{}.png", o.pos, c.dim, rope_name_suffix(c)));
 }
 
 }  // namespace
@@ -124,7 +171,9 @@ void register_rope_rotate(CLI::App* rope) {
   sub->add_flag("--key", opts->key, "XPos: treat the vector as a key (scaled by zeta^(-pos/B) instead of zeta^(pos/B))");
   add_rope_flags(sub, opts->rope);
   add_output_flags(sub, opts->out);
+  add_figure_flags(sub, opts->fig, false);
   set_examples(sub, {"tfx rope rotate --dim 2 --pos 1 --vector 1,0       # (cos 1, sin 1)",
+                     "tfx rope rotate --dim 8 --pos 3 --png               # each pair's arrows on the unit circle",
                      "tfx rope rotate --dim 4 --pos 3 --vector 1,0,0,1 --complex",
                      "tfx rope rotate --dim 8 --pos 5 --seed 7 --layout half",
                      "tfx rope rotate --dim 8 --pos 100 --scaling yarn --factor 4 --original-max-pos 64"});

@@ -2,6 +2,9 @@
 // words: the mean of their unit vectors, minus --negative words).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
@@ -17,6 +20,7 @@ struct SimilarOptions {
   std::int64_t k = 10;
   EmbeddingFlags emb;
   OutputFlags out;
+  FigureFlags fig;
 };
 
 void run_similar(const SimilarOptions& o) {
@@ -47,7 +51,24 @@ void run_similar(const SimilarOptions& o) {
   subword_notes(r, e, neg);
   builtin_note(r, e);
   r.primary = "similar";
-  present(r, o.out);
+
+  // the figure: one horizontal bar per neighbour, the nearest at the top, its cosine printed
+  Bars b;
+  b.title = fmt::format("Nearest neighbours of {} by cosine", query);
+  b.subtitle = fmt::format("{} · {} words × {} dims", std::filesystem::path(e.name()).filename().string(), e.size(), e.dim());
+  b.horizontal = true;
+  b.annotate = true;
+  b.value_label = "cosine similarity";
+  b.category_label = "neighbour";
+  for (const auto& n : best) {
+    b.labels.emplace_back(e.word(n.index));
+    b.values.push_back(n.score);
+  }
+  Figure figure;
+  figure.panels.push_back(std::move(b));
+  std::string name = "similar";
+  for (std::size_t i = 0; i < std::min<std::size_t>(shown_pos.size(), 3); ++i) name += "_" + file_safe(shown_pos[i]);
+  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("{}_k{}.png", name, o.k));
 }
 
 }  // namespace
@@ -56,12 +77,14 @@ void register_similar(CLI::App& app) {
   auto o = std::make_shared<SimilarOptions>();
   CLI::App* cmd = app.add_subcommand("similar", "Nearest neighbours of a word by cosine similarity (gensim most_similar)");
   cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "WORD (several: the mean of their unit vectors)")->required();
+  cmd->add_option("words", o->words, "WORD (several: the mean of their unit vectors)")->required()->check(non_empty_word());
   cmd->add_option("-k,--top", o->k, "Number of neighbours")->capture_default_str()->check(whole_number(1, 1000000));
-  cmd->add_option("--negative", o->negative, "Words to subtract (comma-separated; gensim's negative=[…])");
+  cmd->add_option("--negative", o->negative, "Words to subtract (comma-separated; gensim's negative=[…])")->check(comma_list("words", "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {"tfx similar king                              # built-in teaching embedding",
+                     "tfx similar king --png                        # bars of the neighbours' cosines",
                      "tfx similar king -k 10 --embeddings glove.6B.100d.txt",
                      "tfx similar king woman --negative man -k 3       # = tfx analogy king man woman",
                      "tfx similar paris --format json"});

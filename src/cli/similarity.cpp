@@ -54,7 +54,7 @@ void register_similarity(CLI::App& app) {
   auto o = std::make_shared<SimilarityOptions>();
   CLI::App* cmd = app.add_subcommand("similarity", "Cosine, dot product and Euclidean distance of two words' vectors, with their norms");
   cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "W1 W2")->required()->expected(2);
+  cmd->add_option("words", o->words, "W1 W2")->required()->expected(2)->check(non_empty_word());
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx similarity king queen",

@@ -4,38 +4,29 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common.hpp"
 #include "embedding_flags.hpp"
 #include "tfx/format.hpp"
 
 namespace tfx::cli {
 
-// "dog,cat,,car" -> {"dog", "cat", "car"} (empty items dropped; spaces around items trimmed).
-inline std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i <= s.size()) {
-    std::size_t j = s.find(',', i);
-    if (j == std::string::npos) j = s.size();
-    std::string item = s.substr(i, j - i);
-    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-    i = j + 1;
-  }
-  return out;
+// A file-name-safe form of a word ("new york" -> "new_york"), for default figure names.
+inline std::string file_safe(std::string_view w) {
+  std::string s;
+  for (char c : w) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+  return s;
 }
 
-// All items of repeated comma-separated flag values ("--words a,b --words c" -> a, b, c).
-inline std::vector<std::string> split_lists(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& v : values)
-    for (auto& w : split_list(v)) out.push_back(std::move(w));
-  return out;
-}
+// All items of repeated comma-separated flag values ("--words a,b --words c" -> a, b, c); the
+// flag's comma_list() validator has refused empty items ("dog,,cat").
+inline std::vector<std::string> split_lists(const std::vector<std::string>& values) { return list_items(values); }
 
 // Rows of `words`; an unknown word throws with close spellings, prefixed by `flag` when given.
 inline std::vector<std::size_t> lookup_words(const Embeddings& e, const std::vector<std::string>& words,

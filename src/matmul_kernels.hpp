@@ -1,0 +1,38 @@
+// Private to matmul: the GEMM kernels, one per instruction set (matmul_kernel.inc built by
+// matmul_generic.cpp, matmul_avx2.cpp, matmul_avx512.cpp), and what matmul.cpp needs to pick
+// one at run time and split its work between threads.
+#pragma once
+#include <cstddef>
+
+namespace tfx::gemm_kernels {
+
+// A strided view of one operand: element (r, c) is p[r * rs + c * cs]. (No member functions:
+// an inline function shared with the kernel files could be kept in its AVX-512 build.)
+struct View {
+  const float* p;
+  std::size_t rs, cs;
+};
+
+// C[0:m, 0:n] (row stride ldc) = A[0:m, 0:k] · B[0:k, 0:n], on the calling thread.
+using Part = void (*)(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k);
+
+constexpr std::size_t kSmallWork = 4096;  // at most this many multiply-adds: plain loops beat packing
+constexpr std::size_t kSkinny = 4;        // at most this many rows or columns: dot products, no packing
+
+struct Kernel {
+  const char* name;    // "avx512", "avx2", "generic"
+  std::size_t mr, nr;  // register tile of `blocked`: threads get whole tiles
+  Part small;          // plain loops, for ≤ kSmallWork multiply-adds
+  Part skinny;         // min(m, n) ≤ kSkinny
+  Part blocked;        // everything else
+};
+
+// The build's baseline instruction set (SSE2 on x86-64, NEON on aarch64; with TFX_NATIVE,
+// whatever -march=native allows).
+extern const Kernel generic;
+#if defined(__x86_64__)
+extern const Kernel avx2;    // AVX2 + FMA: 8-float vectors, 6 × 16 tile
+extern const Kernel avx512;  // AVX-512F: 16-float vectors, 12 × 32 tile
+#endif
+
+}  // namespace tfx::gemm_kernels

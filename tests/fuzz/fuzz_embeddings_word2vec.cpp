@@ -1,0 +1,7 @@
+// Fuzz target: an embedding file read as word2vec text (--embeddings-format word2vec). Input: one byte
+// whose low 3 bits give --limit (0 = all rows), then the file.
+#include "fuzz_common.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return tfx::fuzz::embedding_target(data, size, tfx::EmbeddingFormat::word2vec);
+}

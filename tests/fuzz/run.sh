@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of a TFX_FUZZ build (cmake --preset asan → build-asan), JOBS at a
+# time, each for SECONDS, starting from tests/fuzz/corpus/<target>/ and growing a working
+# corpus in $BUILD_DIR/fuzz/<target>/. Prints one line per target (executions, exec/s, corpus,
+# result) and exits 1 if any target found a crash, a leak, a timeout or a sanitizer report;
+# the input that did it is left in $BUILD_DIR/fuzz/<target>/ (crash-*, leak-*, timeout-*):
+# fix the bug, then copy the input into tests/fuzz/regressions/<target>/ so ctest replays it.
+#
+#   tests/fuzz/run.sh                     every target for 60 s, 2 at a time (what CI runs)
+#   SECONDS_EACH=1800 JOBS=16 tests/fuzz/run.sh embeddings_glove matrix_npy
+#   KEEP_GOING=1 …   long runs: libFuzzer's fork mode goes on after a finding (all are kept)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD_DIR="$(realpath -m "${BUILD_DIR:-build-asan}")"
+SECONDS_EACH="${SECONDS_EACH:-60}"
+JOBS="${JOBS:-2}"
+KEEP_GOING="${KEEP_GOING:-0}"
+out_root="$BUILD_DIR/fuzz"
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in tests/fuzz/fuzz_*.cpp; do
+    t=$(basename "$f" .cpp)
+    targets+=("${t#fuzz_}")
+  done
+fi
+for t in "${targets[@]}"; do
+  [ -x "$BUILD_DIR/fuzz_$t" ] || { echo "fuzz: $BUILD_DIR/fuzz_$t is missing; build with: cmake --preset asan && cmake --build build-asan" >&2; exit 2; }
+done
+
+run_one() {
+  local t=$1 dir="$out_root/$1"
+  mkdir -p "$dir/corpus"
+  rm -f "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*
+  # -max_len: real inputs are bigger, but every parser's structure shows within 8 KiB;
+  # -rss_limit_mb: the loaders refuse sizes they cannot have, so 2 GiB means a bug;
+  # -close_fd_mask=3: tfx's own stdout/stderr go nowhere (libFuzzer keeps its report stream)
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}" \
+  "$BUILD_DIR/fuzz_$t" "$dir/corpus" "$PWD/tests/fuzz/corpus/$t" -max_total_time="$SECONDS_EACH" -max_len=8192 \
+    -rss_limit_mb=2048 -timeout=60 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$dir/" \
+    $([ "$KEEP_GOING" = 1 ] && echo -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1) \
+    >"$dir/log" 2>&1
+  local rc=$?
+  local runs eps peak found
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+  eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
+  if [ -z "$runs" ]; then  # fork mode: the last progress line "#RUNS: cov: …"; average rate
+    runs=$(grep -oE '^#[0-9]+' "$dir/log" | tail -1 | tr -d '#')
+    [ -n "$runs" ] && eps=$((runs / SECONDS_EACH))
+  fi
+  peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$dir/log" | tail -1)
+  found=$(ls "$dir" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | head -3 | tr '\n' ' ')
+  printf '%-24s %6ss %11s runs %7s exec/s %5s MB %5s inputs  %s\n' "$t" "$SECONDS_EACH" "${runs:-?}" "${eps:-?}" \
+    "${peak:-?}" "$(ls "$dir/corpus" | wc -l)" "$([ $rc -eq 0 ] && [ -z "$found" ] && echo ok || echo "FOUND: ${found:-exit $rc} (see $dir/log)")"
+  [ $rc -eq 0 ] && [ -z "$found" ]
+}
+export -f run_one
+export BUILD_DIR SECONDS_EACH KEEP_GOING out_root
+
+echo "fuzz: ${#targets[@]} targets × ${SECONDS_EACH}s, $JOBS at a time ($BUILD_DIR)"
+printf '%s\n' "${targets[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one {}'
