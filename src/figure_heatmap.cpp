@@ -70,7 +70,8 @@ Scene heatmap_scene(const Heatmap& h) {
   const double cell = static_cast<double>(std::clamp<std::size_t>(640 / std::max<std::size_t>({R, C, 1}), 1, 72));
   const double cw = std::max(cell, std::ceil(28.0 / static_cast<double>(C))), ch = std::max(cell, std::ceil(28.0 / static_cast<double>(R)));
   const double pw = static_cast<double>(C) * cw, ph = static_cast<double>(R) * ch;
-  const auto [lo, hi] = heatmap_scale(h);
+  const auto scale = heatmap_scale(h);  // (not a structured binding: clang 14 cannot capture those in lambdas)
+  const double lo = scale.first, hi = scale.second;
 
   // 2. axis ticks: tokens when given (and not downsampled), else indices (of the source matrix)
   const std::size_t My = h.source_rows ? h.source_rows : M, Nx = h.source_cols ? h.source_cols : N;
