@@ -14,8 +14,8 @@
 # shared, so the load average is printed with the numbers.
 #
 # Recorded gensim run (Debian python3-gensim 4.2, same file, same 2-core machine, 2026-11-23,
-# under nice -n 19 while others were building, load average 22-28; docs/bench.md has tfx beside it).
-RECORDED_GENSIM="gensim 4.2 load + most_similar, recorded 2026-11-23 (load avg 22-28, nice 19) | 2209.7 | 193.45 | 4975"
+# at normal priority while other jobs ran under nice 19; docs/bench.md has tfx beside it).
+RECORDED_GENSIM="gensim 4.2 load + most_similar, recorded 2026-11-23 (normal priority, other jobs at nice 19) | 204.13 | 196.42 | 4974"
 set -euo pipefail
 GENSIM=1
 if [[ ${1:-} == --no-gensim ]]; then GENSIM=0; shift; fi
