@@ -96,7 +96,9 @@ TEST_CASE("cli: cmake --install puts tfx(1) and bash/zsh completion listing ever
   walk("", commands);
   CHECK(commands.size() > 20);  // 15 commands and their subcommands
   std::size_t flags_checked = 0;
-  for (const auto& [path, help] : commands) {
+  for (const auto& entry : commands) {  // (no structured binding: CAPTURE is a lambda, clang 14)
+    const std::string& path = entry.first;
+    const auto& help = entry.second;
     if (path.empty()) continue;
     CAPTURE(path);
     const std::string man_sec = section(man, ".SS \"tfx " + path + "\"\n", ".SS ");

@@ -90,7 +90,8 @@ TEST_CASE("rotation preserves norms (no scaling), for both layouts") {
 TEST_CASE("<R_i q, R_j k> equals <q, R_(j-i) k>") {
   const RopeConfig c = cfg(32);
   auto q = rope_random_vector(32, 11), k = rope_random_vector(32, 12);
-  for (auto [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {3, 7}, {7, 3}, {10, 50}, {100, 101}, {250, 5}}) {
+  for (const auto& ij : std::vector<std::pair<int, int>>{{0, 0}, {3, 7}, {7, 3}, {10, 50}, {100, 101}, {250, 5}}) {
+    const int i = ij.first, j = ij.second;  // (no structured binding: CAPTURE is a lambda, clang 14)
     CAPTURE(i);
     CAPTURE(j);
     const double lhs = dot(rope_rotate(q, i, c, RopeRole::query), rope_rotate(k, j, c, RopeRole::key));

@@ -44,7 +44,8 @@ TEST_CASE("view: pe, pe sim, rope, rope relative and attention fit 80×24 and 12
       {"attention", "--sentence", "the cat sat on the mat", "--heads", "2", "--view"},
       {"attention", "--sentence", "the cat sat on the mat", "--heads", "4", "--view"},
   };
-  for (auto [w, h] : {std::pair{80, 24}, std::pair{120, 40}}) {
+  for (const auto& wh : {std::pair{80, 24}, std::pair{120, 40}}) {
+    const int w = wh.first, h = wh.second;  // (no structured binding: CAPTURE is a lambda, clang 14)
     for (const auto& args : commands) {
       CAPTURE(w);
       CAPTURE(args[0]);
