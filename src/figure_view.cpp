@@ -73,8 +73,8 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
     out.push_back("(empty matrix)");
     return out;
   }
-  const auto range = heatmap_scale(h);  // (not a structured binding: clang 14 cannot capture those in lambdas)
-  const double lo = range.first, hi = range.second;
+  const auto lo_hi = heatmap_scale(h);  // (not a structured binding: clang 14 cannot capture those in lambdas)
+  const double lo = lo_hi.first, hi = lo_hi.second;
   auto cell = [&](std::size_t r, std::size_t c) {
     const std::size_t k = r * N + c;
     const double x = v[k];
