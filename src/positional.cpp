@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "parallel.hpp"
 #include "tfx/ops.hpp"
 
 namespace tfx {
@@ -26,13 +27,18 @@ Tensor sinusoidal_encoding(std::size_t len, std::size_t dim, double base) {
   Tensor pe({len, dim});
   std::vector<double> omega(dim / 2 + 1);
   for (std::size_t i = 0; i < omega.size(); ++i) omega[i] = pe_frequency(i, dim, base);
-  for (std::size_t p = 0; p < len; ++p) {
-    float* row = pe.data() + p * dim;
-    for (std::size_t j = 0; j < dim; ++j) {
-      const double angle = static_cast<double>(p) * omega[j / 2];
-      row[j] = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+  // rows split between the threads; each pair's sine and cosine share one angle
+  const unsigned T = std::min<std::size_t>(worker_threads(len * dim), std::max<std::size_t>(len, 1));
+  parallel_for_threads(T, [&](unsigned t, unsigned n) {
+    for (std::size_t p = len * t / n; p < len * (t + 1) / n; ++p) {
+      float* row = pe.data() + p * dim;
+      for (std::size_t j = 0; j < dim; j += 2) {
+        const double angle = static_cast<double>(p) * omega[j / 2];
+        row[j] = static_cast<float>(std::sin(angle));
+        if (j + 1 < dim) row[j + 1] = static_cast<float>(std::cos(angle));
+      }
     }
-  }
+  });
   return pe;
 }
 

@@ -72,7 +72,9 @@ void run_pe(const PeOptions& o) {
   r.params = {{"len", L}, {"dim", D}, {"base", o.base}};
 
   Heatmap h;
-  h.values = m.values;
+  // the figure's copy of the matrix only when a figure or the terminal view is asked for (a
+  // 16384 × 1024 table would otherwise be held three times just to write its .npy)
+  if (o.fig.view || o.fig.png_requested() || o.out.figure_format()) h.values = m.values;
   h.title = fmt::format("Sinusoidal positional encoding, {} positions × {} dimensions", L, D);
   h.subtitle = fmt::format("PE(p,2i) = sin(p/{0:g}^(2i/{1})), PE(p,2i+1) = cos(p/{0:g}^(2i/{1}))", o.base, D);
   h.x_label = "embedding dimension i";
@@ -84,8 +86,8 @@ void run_pe(const PeOptions& o) {
   h.col_group = 2;  // sin/cos column pairs: a reduced --view keeps or skips a pair whole
   r.blocks.push_back(std::move(m));
   Figure figure;
-  figure.panels.push_back(h);
-  present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_len{}_dim{}{}.png", L, D, base_suffix(o.base)));
+  figure.panels.push_back(std::move(h));
+  present_all(r, o.out, o.fig, &figure, &std::get<Heatmap>(figure.panels.back()), fmt::format("pe_len{}_dim{}{}.png", L, D, base_suffix(o.base)));
 }
 
 }  // namespace
