@@ -66,7 +66,7 @@ LayerInput sentence_input(const std::string& sentence, const std::string& flag, 
   LayerInput in;
   Tokenized t;
   try {
-    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower);
+    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower ? Casing::lower : Casing::keep);
   } catch (const Error& e) {
     throw usage_error(fmt::format("{}: {}", flag, e.what()));
   }
