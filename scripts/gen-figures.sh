@@ -1,40 +1,48 @@
 #!/usr/bin/env bash
-# Regenerates the figure gallery: every figure tfx draws, as PNG and SVG, into
-# DOCS/img/gallery/, and the gallery section of DOCS/figures.md (everything after the
-# "<!-- gallery -->" line), plus the README's pictures in DOCS/img/. The tests run it into a
-# temporary copy. Usage: scripts/gen-figures.sh [path/to/tfx] [DOCS]
+# Regenerates the figure gallery: every figure tfx draws, as PNG (and SVG where the file stays
+# small) into DOCS/img/gallery/, and the gallery section of DOCS/figures.md (everything after the
+# "<!-- gallery -->" line). The README shows some of these same files. Deterministic: the same
+# tfx and fonts give byte-identical files. tests/gallery_test.cpp runs it into a temporary copy
+# and checks that every picture figures.md and README.md show is made.
+# Usage: scripts/gen-figures.sh [path/to/tfx] [DOCS]
 set -euo pipefail
-unset TFX_EMBEDDINGS TFX_FONT  # the built-in embedding and the system fonts: the same gallery everywhere
+unset TFX_EMBEDDINGS TFX_FONT COLUMNS  # the built-in embedding and the system fonts: the same gallery everywhere
+export NO_COLOR=1
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tfx="$(realpath "${1:-$root/build/tfx}")"
 docs="$(realpath "${2:-$root/docs}")"
 gallery="$docs/img/gallery"
-mkdir -p "$gallery"
 md="$docs/figures.md"
+[ -x "$tfx" ] || { echo "gen-figures: $tfx is not an executable tfx" >&2; exit 1; }
 [ -f "$md" ] || { echo "gen-figures: $md not found" >&2; exit 1; }
 grep -q '^<!-- gallery -->$' "$md" || { echo "gen-figures: no '<!-- gallery -->' line in $md" >&2; exit 1; }
+rm -rf "$gallery"
+mkdir -p "$gallery"
 
-# name | command (run in the gallery directory; the figure flags are appended)
+# name | files (png, or png+svg) | command (the figure flags are appended) | what it shows
 figures=(
-  "pe|pe --len 50 --dim 128"
-  "pe_sim|pe sim --len 50 --dim 128"
-  "pe_sim_profile|pe sim --len 64 --dim 32 --cosine --profile"
-  "pe_shift|pe shift --k 3 --dim 8"
-  "rope_theta|rope --len 16 --dim 16 --what theta"
-  "rope_cos|rope --len 16 --dim 16 --what cos"
-  "rope_rotate|rope rotate --dim 8 --pos 3 --seed 7"
-  "rope_relative|rope relative --dim 64 --len 16"
-  "rope_freqs|rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192"
-  "rope_decay|rope decay --dim 128 --len 512"
-  "attention|attention --sentence \"I love you\" --dk 4"
-  "attention_korean|attention --sentence \"나는 학생 이다\" --dk 4"
-  "attention_causal|attention --sentence \"I love playing football\" --causal"
-  "attention_heads|attention --sentence \"the cat sat on the mat\" --heads 4 --dk 8"
-  "attention_variance|attention variance --dk 1,4,16,64,256 --samples 2000"
-  "layernorm|layernorm"
-  "lr|lr"
-  "similar|similar king -k 8"
-  "project|project king queen man woman prince princess boy girl --pairs king:queen,man:woman,prince:princess,boy:girl"
+  "pe|png|pe --len 50 --dim 128|The lecture's 50×128 encoding: fast sin/cos pairs on the left, slow ones on the right (blue +1, red −1)."
+  "pe_sim|png|pe sim --len 50 --dim 128|PE·PEᵀ: the dot product of two positions' encodings depends only on their distance."
+  "pe_sim_profile|png|pe sim --len 64 --dim 32 --metric cosine --profile|The same by offset k = j − i, with the closed form Σ cos(kω) dashed under the measured mean."
+  "pe_shift|png+svg|pe shift --k 3 --dim 8|R(k): the block-diagonal rotation that moves PE(p) to PE(p+k), the same for every p."
+  "rope_theta|png+svg|rope --len 16 --dim 16 --what theta|RoPE's angles θ = p·ω_j per position and pair."
+  "rope_cos|png+svg|rope --len 16 --dim 16 --what cos|cos θ, the table RoPE multiplies queries and keys by."
+  "rope_rotate|png+svg|rope rotate --dim 8 --pos 3 --seed 7|Each pair of a vector before (x) and after (R x) the rotation, with its angle."
+  "rope_relative|png+svg|rope relative --dim 64 --len 16|With RoPE the score of fixed q, k depends only on j − i (constant diagonals); with additive PE it does not."
+  "rope_freqs|png+svg|rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192|How each context-extension method changes the pairs' frequencies and wavelengths."
+  "rope_decay|png+svg|rope decay --dim 128 --len 512|RoFormer's long-term decay: the bound on the score falls with the distance."
+  "attention|png+svg|attention --sentence \"I love you\" --dk 4|A 3×3 weight table, values printed in the cells."
+  "attention_korean|png+svg|attention --sentence \"나는 학생 이다\" --dk 4|The lecture's Korean sentence: Hangul tokens on the axes."
+  "attention_causal|png+svg|attention --sentence \"I love playing football\" --causal|The decoder's causal mask: masked cells hatched, outside the colour scale."
+  "attention_heads|png+svg|attention --sentence \"the cat sat on the mat\" --heads 4 --dk 8|Four heads, one panel each, on one colour scale."
+  "attention_variance|png+svg|attention variance --dk 1,4,16,64,256 --samples 2000|Why √d_k: Var(q·k) grows like d_k (theory dashed) and the softmax saturates without the scaling."
+  "encoder|png+svg|encoder --sentence \"I am a student\"|The encoder layer's self-attention weights, per head."
+  "decoder|png+svg|decoder --sentence \"I am a student\" --memory \"나는 학생 이다\"|The decoder layer: masked self-attention and cross-attention over the Korean memory."
+  "layernorm|png+svg|layernorm|The lecture's thinking/machines table: x with μ and μ ± σ, x̂, and y on one scale."
+  "lr|png+svg|lr|The Transformer's warm-up schedule: linear rise for 4000 steps, then step^−0.5."
+  "similar|png+svg|similar king -k 8|Nearest neighbours of “king” by cosine, in the built-in teaching embedding."
+  "project|png+svg|project king queen man woman prince princess boy girl --pairs king:queen,man:woman,prince:princess,boy:girl|PCA to two dimensions: the male → female arrows are nearly parallel."
+  "complexity|png+svg|complexity --n 512 --d 768|Operations per layer against n: self-attention n²·d passes recurrence n·d² at n = d."
 )
 
 section="$(mktemp)"
@@ -45,17 +53,25 @@ trap 'rm -f "$section"' EXIT
   echo "## Gallery"
   echo
   echo "Every figure, regenerated by \`scripts/gen-figures.sh\` (the tests run it too). Each PNG is"
-  echo "drawn at \`--scale 1\`; the SVG beside it is the same figure as vectors — open it in a browser"
-  echo "and hover a heatmap cell to read its row, column and value."
+  echo "drawn at \`--scale 1\`; where an SVG is linked it is the same figure as vectors — open it in a"
+  echo "browser and hover a heatmap cell to read its row, column and value. (The large PE heatmaps"
+  echo "have no committed SVG: thousands of hoverable cells make files of 0.3–0.7 MB; \`--svg\` makes one.)"
   for entry in "${figures[@]}"; do
-    name="${entry%%|*}"
-    cmd="${entry#*|}"
-    (cd "$gallery" && eval "\"$tfx\" $cmd --png $name.png --svg $name.svg" >/dev/null) ||
-      { echo "gen-figures: 'tfx $cmd' failed" >&2; exit 1; }
+    IFS='|' read -r name files cmd caption <<< "$entry"
+    flags="--png $name.png"
+    [ "$files" = "png+svg" ] && flags+=" --svg $name.svg"
+    (cd "$gallery" && eval "\"$tfx\" $cmd $flags" >/dev/null 2>&1) ||
+      { echo "gen-figures: 'tfx $cmd $flags' failed" >&2; exit 1; }
     echo
     echo "### \`tfx $cmd --png\`"
     echo
-    echo "![tfx $cmd](img/gallery/$name.png) — [SVG](img/gallery/$name.svg)"
+    echo "$caption"
+    echo
+    if [ "$files" = "png+svg" ]; then
+      echo "![tfx $cmd](img/gallery/$name.png) — [SVG](img/gallery/$name.svg)"
+    else
+      echo "![tfx $cmd](img/gallery/$name.png)"
+    fi
   done
 } > "$section"
 
@@ -64,19 +80,4 @@ tmp="$md.tmp"
 sed '/^<!-- gallery -->$/,$d' "$md" > "$tmp"
 cat "$section" >> "$tmp"
 mv "$tmp" "$md"
-
-# the README's pictures
-readme=(
-  "pe|pe --len 50 --dim 128"
-  "pe_sim|pe sim --len 50 --dim 128"
-  "rope_relative|rope relative --dim 64 --len 16"
-  "rope_freqs|rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192"
-  "project|project king queen man woman prince princess boy girl --pairs king:queen,man:woman,prince:princess,boy:girl"
-  "attention_causal|attention --sentence \"I love playing football\" --causal"
-)
-for entry in "${readme[@]}"; do
-  name="${entry%%|*}"
-  cmd="${entry#*|}"
-  (cd "$docs/img" && eval "\"$tfx\" $cmd --png $name.png" >/dev/null)
-done
 echo "gen-figures: ${#figures[@]} figures in $gallery, gallery in $md" >&2

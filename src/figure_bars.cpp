@@ -45,10 +45,19 @@ Scene bars_scene(const Bars& b) {
   if (b.horizontal) {
     // categories down the left, the first at the top; values along the bottom
     const double row = 30, pw = 460, ph = std::max(120.0, row * static_cast<double>(n));
+    if (b.annotate && value_w < pw / 2) {
+      // room inside the frame for the value printed beyond each bar's end
+      double dmin = 0, dmax = 0;
+      for (std::size_t k = 0; k < n; ++k)
+        if (std::isfinite(b.values[k])) dmin = std::min(dmin, b.values[k]), dmax = std::max(dmax, b.values[k]);
+      const double keep = pw / (pw - value_w);
+      if (!b.vmax && dmax > 0) hi = std::max(hi, lo + (dmax - lo) * keep);
+      if (!b.vmin && dmin < 0) lo = std::min(lo, hi - (hi - dmin) * keep);
+    }
     const AxisTicks xt = value_ticks(lo, hi, pw, false, 6);
     const double left = kPad + (b.category_label.empty() ? 0 : label_line + kLabelGap) + labels_w + kTick + 6;
     const double bottom = kTick + 3 + tick_line + (b.value_label.empty() ? 0 : kLabelGap + label_line) + kPad;
-    const double width = std::max({left + pw + value_w + kPad + max_width(xt.labels) / 2, text_width(b.title, kTitleType) + 2 * kPad,
+    const double width = std::max({left + pw + kPad + max_width(xt.labels) / 2, text_width(b.title, kTitleType) + 2 * kPad,
                                    text_width(b.subtitle, kSubtitleType) + 2 * kPad});
     Scene cv(width, top + ph + bottom);
     draw_titles(cv, width, b.title, b.subtitle);
@@ -60,14 +69,19 @@ Scene bars_scene(const Bars& b) {
       const double v = b.values[k], y = f.y + h * static_cast<double>(k), x0 = X(std::min(0.0, v)), x1 = X(std::max(0.0, v));
       cv.rect(x0, y + h * 0.15, std::max(1.0, x1 - x0), h * 0.7, col, fmt::format("{} · {:.6g}", b.labels[k], v));
       cv.text(f.x - kTick - 4, y + h / 2 + center_baseline(kTickType), b.labels[k], kTickType, kInk, Align::right);
-      if (b.annotate)
-        cv.text(v >= 0 ? x1 + 4 : x0 - 4, y + h / 2 + center_baseline(kTickType), value_text(v, magnitude), kTickType, kInk,
-                v >= 0 ? Align::left : Align::right);
     }
     if (lo < 0 && hi > 0) cv.rect(X(0) - 0.5, f.y, 1, ph, kInk);
     for (const Rule& r : b.rules) {
       cv.line(X(r.value), f.y, X(r.value), f.y + ph, kBlack, 1.4, r.dashed ? Dash::dashed : Dash::solid);
       cv.text(X(r.value) + 3, f.y + kTickType.size, r.label, kTickType, kBlack);
+    }
+    // the values last, each on a white patch, so a rule does not strike them out
+    for (std::size_t k = 0; k < n && b.annotate; ++k) {
+      const double v = b.values[k], y = f.y + h * static_cast<double>(k), x0 = X(std::min(0.0, v)), x1 = X(std::max(0.0, v));
+      const std::string t = value_text(v, magnitude);
+      const double tw = text_width(t, kTickType), tx = v >= 0 ? x1 + 4 : x0 - 4 - tw, base = y + h / 2 + center_baseline(kTickType);
+      cv.rect(tx - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
+      cv.text(tx, base, t, kTickType, kInk);
     }
     cv.frame(f.x - 1, f.y - 1, pw + 2, ph + 2, kInk);
     draw_bottom_ticks(cv, f, xt);
@@ -101,17 +115,19 @@ Scene bars_scene(const Bars& b) {
     cv.rect(x + w * 0.15, y0, w * 0.7, std::max(1.0, y1 - y0), col, fmt::format("{} · {:.6g}", b.labels[k], v));
     if (turned) cv.text(x + w / 2 + center_baseline(kTickType), f.y + ph + kTick + 3, b.labels[k], kTickType, kInk, Align::right, true);
     else cv.text(x + w / 2, f.y + ph + kTick + 3 + kTickType.size * text::kAscent, b.labels[k], kTickType, kInk, Align::center);
-    if (b.annotate) {
-      const std::string t = value_text(v, magnitude);
-      const double base = v >= 0 ? y0 - 5 : y1 + kTickType.size + 1, tw = text_width(t, kTickType);
-      cv.rect(x + w / 2 - tw / 2 - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
-      cv.text(x + w / 2, base, t, kTickType, kInk, Align::center);
-    }
   }
   if (lo < 0 && hi > 0) cv.rect(f.x, Y(0) - 0.5, pw, 1, kInk);
   for (const Rule& r : b.rules) {
     cv.line(f.x, Y(r.value), f.x + pw, Y(r.value), kBlack, 1.4, r.dashed ? Dash::dashed : Dash::solid);
     cv.text(f.x + pw + 4, Y(r.value) + center_baseline(kTickType), r.label, kTickType, kBlack);
+  }
+  // the values last, each on a white patch, so a rule crossing a bar's end does not strike them out
+  for (std::size_t k = 0; k < n && b.annotate; ++k) {
+    const double v = b.values[k], x = f.x + w * static_cast<double>(k), y0 = Y(std::max(0.0, v)), y1 = Y(std::min(0.0, v));
+    const std::string t = value_text(v, magnitude);
+    const double base = v >= 0 ? y0 - 5 : y1 + kTickType.size + 1, tw = text_width(t, kTickType);
+    cv.rect(x + w / 2 - tw / 2 - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
+    cv.text(x + w / 2, base, t, kTickType, kInk, Align::center);
   }
   cv.frame(f.x - 1, f.y - 1, pw + 2, ph + 2, kInk);
   draw_left_ticks(cv, f, yt);
@@ -187,8 +203,11 @@ Scene diagram_scene(const Diagram& d) {
         const double t = -a.side * M_PI / 3, cx = ux * std::cos(t) - uy * std::sin(t), cy = ux * std::sin(t) + uy * std::cos(t);
         ux = cx, uy = cy;
       }
-      cv.text(X(a.x1) + ux * 10, Y(a.y1) + uy * 10 + center_baseline(lt), a.label, lt, c,
-              ux > 0.3 ? Align::left : ux < -0.3 ? Align::right : Align::center);
+      // the label's box sits wholly on the side u points to, 8 px from the head: its centre moves by
+      // half the box along u, so a label never lies across its own arrow whatever the direction
+      const double tw = text_width(a.label, lt), th = lt.size, gap = 8;
+      const double cx = X(a.x1) + ux * (gap + tw / 2), cy = Y(a.y1) + uy * (gap + th / 2);
+      cv.text(cx, cy + center_baseline(lt), a.label, lt, c, Align::center);
     }
   }
   for (const auto& l : d.labels) cv.text(X(l.x), Y(l.y) + center_baseline(lt), l.text, lt, palette(l.color), Align::center);

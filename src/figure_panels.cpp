@@ -149,7 +149,12 @@ Scene line_chart_scene(const LineChart& c) {
   Scene cv = axes_scene(c.title, c.subtitle, c.x_label, c.y_label, a, c.log_y, legend_w);
   // reference curves first (dashed, under), then the others in order, the last on top; markers
   // at every point of short series, else at ~12 points shifted per series so they do not coincide
+  // A reference is drawn wider than the measured line (4.5 vs 2 px), so where the two coincide its
+  // dashes still show on both sides of the measured line drawn over it.
+  constexpr double kReferenceWidth = 4.5;
   std::vector<std::size_t> order;
+  std::size_t measured = 0;  // series that are not references: markers tell them apart
+  for (const Series& s : c.series) measured += s.reference ? 0 : 1;
   for (int pass = 0; pass < 2; ++pass)
     for (std::size_t i = 0; i < c.series.size(); ++i)
       if (c.series[i].reference == (pass == 0)) order.push_back(i);
@@ -160,7 +165,7 @@ Scene line_chart_scene(const LineChart& c) {
     const std::size_t n = std::min(s.x.size(), s.y.size());
     std::vector<Pt> run;
     auto flush = [&] {
-      if (run.size() >= 2) cv.path(run, col, s.reference ? 2.2 : 2.0, s.reference ? Dash::dashed : Dash::solid);
+      if (run.size() >= 2) cv.path(run, col, s.reference ? kReferenceWidth : 2.0, s.reference ? Dash::dashed : Dash::solid);
       run.clear();
     };
     for (std::size_t k = 0; k < n; ++k) {
@@ -169,7 +174,8 @@ Scene line_chart_scene(const LineChart& c) {
       else flush();
     }
     flush();
-    if (s.reference) continue;
+    // markers tell series apart: none on a single long measured series (they would read as data)
+    if (s.reference || (measured < 2 && n > 40)) continue;
     const std::size_t every = n <= 40 ? 1 : std::max<std::size_t>(1, n / 12);
     const std::size_t start = n <= 40 ? 0 : every * i / n_series;
     for (std::size_t k = start; k < n; k += every)
@@ -182,8 +188,9 @@ Scene line_chart_scene(const LineChart& c) {
       if (c.series[i].name.empty()) continue;
       const double x = a.f.x + a.f.w + 16;
       const bool ref = c.series[i].reference;
-      cv.line(x, y, x + sample, y, series_color(i), ref ? 2.2 : 2.0, ref ? Dash::dashed : Dash::solid);
-      if (!ref) cv.marker(static_cast<int>(i), x + sample / 2, y, 3.6, series_color(i));
+      cv.line(x, y, x + sample, y, series_color(i), ref ? 3.0 : 2.0, ref ? Dash::dashed : Dash::solid);  // thinner: two dashes show
+      const std::size_t n = std::min(c.series[i].x.size(), c.series[i].y.size());
+      if (!ref && (measured >= 2 || n <= 40)) cv.marker(static_cast<int>(i), x + sample / 2, y, 3.6, series_color(i));
       cv.text(x + sample + 8, y + center_baseline(kTickType), c.series[i].name, kTickType, kInk);
       y += line_height(kTickType) + 4;
     }

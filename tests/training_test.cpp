@@ -134,12 +134,12 @@ TEST_CASE("cli: layernorm refuses 0/0 (σ = 0 with --eps 0) and float32 overflow
 
 TEST_CASE("cli: lr refuses a schedule whose peak overflows float32 instead of a column of inf") {
   // peak = 1e300 · 512^(-0.5) · 4000^(-0.5) ≈ 6.99e296 > FLT_MAX ≈ 3.4e38
-  Run big = run_tfx("lr --scale 1e300");
+  Run big = run_tfx("lr --factor 1e300");
   CHECK(big.code == 2);
-  CHECK(big.err.find("tfx: error: --scale 1e+300 --d-model 512: the peak learning rate") == 0);
+  CHECK(big.err.find("tfx: error: --factor 1e+300 --d-model 512: the peak learning rate") == 0);
   CHECK(big.out.find("inf") == std::string::npos);
   // 1e30 · 512^(-0.5) · 4000^(-0.5) ≈ 6.99e26 fits
-  Run ok = run_tfx("lr --scale 1e30 --format csv");
+  Run ok = run_tfx("lr --factor 1e30 --format csv");
   CHECK(ok.code == 0);
   CHECK(ok.out.find("inf") == std::string::npos);
 }

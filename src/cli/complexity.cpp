@@ -52,7 +52,7 @@ void run_complexity(const ComplexityOptions& o) {
   // the figure: cost against n (1 … max(2n, 2d)) at this d, log scale, the n = d line
   LineChart chart;
   chart.title = fmt::format("Operations per layer against sequence length n (d = {})", o.d);
-  chart.subtitle = fmt::format("self-attention n²·d passes recurrence n·d² at n = d = {}", o.d);
+  chart.subtitle = fmt::format("self-attention n²·d passes recurrence n·d² at n = d = {}; k = {}, r = {}", o.d, o.k, o.r);
   chart.x_label = "sequence length n";
   chart.y_label = "operations per layer";
   chart.log_y = true;
@@ -72,7 +72,7 @@ void run_complexity(const ComplexityOptions& o) {
     }
     chart.series.push_back(std::move(series));
   }
-  chart.series.push_back({fmt::format("n = d = {}", o.d), {d, d}, {lo, hi}});
+  chart.series.push_back({fmt::format("n = d = {}", o.d), {d, d}, {lo, hi}, true});  // a marker line: dashed, no markers
   Figure figure;
   figure.panels.push_back(chart);
   present_all(res, o.out, o.fig, &figure, nullptr, fmt::format("complexity_d{}.png", o.d));

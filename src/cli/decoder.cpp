@@ -122,7 +122,7 @@ void run_decoder(const DecoderOptions& o) {
               {"tokens", in.tokens}, {"memory_tokens", mem.tokens},
               {"weights", f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
   r.summary["output_shape"] = {T, D};
-  figure.title = fmt::format("Decoder attention weights: \"{}\" over memory \"{}\"", joined_tokens(in.tokens), joined_tokens(mem.tokens));
+  figure.title = fmt::format("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
 
   if (!f.save_weights.empty())
     save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerDecoderLayer" : "TransformerDecoder", shape.heads);

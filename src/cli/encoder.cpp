@@ -90,7 +90,7 @@ void run_encoder(const EncoderOptions& o) {
   r.params = {{"layers", shape.layers}, {"d_model", D}, {"heads", shape.heads}, {"ffn", shape.ffn}, {"norm_first", f.norm_first},
               {"tokens", in.tokens}, {"weights", f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
   r.summary["output_shape"] = {T, D};
-  figure.title = fmt::format("Encoder self-attention weights: {}", joined_tokens(in.tokens));
+  figure.title = fmt::format("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
 
   // 4. outputs: --save-weights, the figure, the tables
   if (!f.save_weights.empty()) save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerEncoderLayer" : "TransformerEncoder", shape.heads);

@@ -66,7 +66,7 @@ LayerInput sentence_input(const std::string& sentence, const std::string& flag, 
   LayerInput in;
   Tokenized t;
   try {
-    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower);
+    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower ? Casing::lower : Casing::keep);
   } catch (const Error& e) {
     throw usage_error(fmt::format("{}: {}", flag, e.what()));
   }
@@ -215,7 +215,7 @@ void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::stri
   for (std::size_t h = 0; h < a.heads.size(); ++h) {
     Heatmap m;
     m.values = a.heads[h].weights;
-    m.title = fmt::format("{}, head {}", what, h + 1);
+    m.title = fmt::format("{}, head {}", what, h);  // 0-based, like the tables' slices and tfx attention
     m.x_label = "key";
     m.y_label = "query";
     m.row_labels = rows;

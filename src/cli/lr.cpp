@@ -21,7 +21,7 @@ struct LrOptions {
   std::int64_t steps = 20000;
   std::optional<std::int64_t> step;
   std::int64_t rows = 21;
-  double scale = 1.0;
+  double factor = 1.0;  // --factor: the schedule's multiplier (--scale is the figure's, as everywhere)
   OutputFlags out;
   FigureFlags fig;
 };
@@ -29,24 +29,28 @@ struct LrOptions {
 void run_lr(const LrOptions& o) {
   Result r;
   r.command = "lr";
-  r.params = {{"d_model", o.d_model}, {"warmup", o.warmup}, {"scale", o.scale}};
-  // the schedule peaks at step = warmup: scale·d_model^(-0.5)·warmup^(-0.5); past float32 the table shows inf
+  r.params = {{"d_model", o.d_model}, {"warmup", o.warmup}, {"factor", o.factor}};
+  // --scale sizes the figure on every command; here a user may mean the schedule's multiplier
+  if (o.fig.scale != 1.0 && !o.fig.png_requested() && !o.out.figure_format())
+    throw usage_error("--scale sizes the figure (with --png, --svg or --format png/svg); the schedule's multiplier is --factor");
+  // the schedule peaks at step = warmup: factor·d_model^(-0.5)·warmup^(-0.5); past float32 the table shows inf
   for (auto w : o.warmup) {
-    const double peak = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.scale);
+    const double peak = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.factor);
     if (!(peak <= std::numeric_limits<float>::max()))
-      throw usage_error(fmt::format("--scale {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
-                                    "use a smaller --scale or a larger --d-model",
-                                    o.scale, o.d_model, peak, w));
+      throw usage_error(fmt::format("--factor {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
+                                    "use a smaller --factor or a larger --d-model",
+                                    o.factor, o.d_model, peak, w));
   }
   if (o.step) {
     const double s = static_cast<double>(*o.step);
     r.params["step"] = *o.step;
+    const std::string factor_text = o.factor == 1.0 ? "" : fmt::format("{:g} · ", o.factor);
     for (auto w : o.warmup) {
-      const double lr = warmup_learning_rate(s, o.d_model, static_cast<double>(w), o.scale);
+      const double lr = warmup_learning_rate(s, o.d_model, static_cast<double>(w), o.factor);
       const bool rising = s < static_cast<double>(w);
       r.blocks.push_back(Text{fmt::format(
-          "lrate = {:g}^(-0.5) · min({}^(-0.5), {} · {}^(-1.5)) = {:g} · min({:.6g}, {:.6g}) = {:.8g}   ({})",
-          o.d_model, *o.step, *o.step, w, std::pow(o.d_model, -0.5), std::pow(s, -0.5), s * std::pow(w, -1.5), lr,
+          "lrate = {}{:g}^(-0.5) · min({}^(-0.5), {} · {}^(-1.5)) = {}{:g} · min({:.6g}, {:.6g}) = {:.8g}   ({})",
+          factor_text, o.d_model, *o.step, *o.step, w, factor_text, std::pow(o.d_model, -0.5), std::pow(s, -0.5), s * std::pow(w, -1.5), lr,
           rising ? "step < warmup: rising linearly" : "step ≥ warmup: decaying as 1/√step")});
       r.summary[fmt::format("lr_warmup{}", w)] = lr;
     }
@@ -71,20 +75,20 @@ void run_lr(const LrOptions& o) {
     m.row_labels.push_back(std::to_string(steps[i]));
     for (std::size_t j = 0; j < o.warmup.size(); ++j)
       m.values(i, j) = static_cast<float>(warmup_learning_rate(static_cast<double>(steps[i]), o.d_model,
-                                                               static_cast<double>(o.warmup[j]), o.scale));
+                                                               static_cast<double>(o.warmup[j]), o.factor));
   }
   for (auto w : o.warmup) m.col_labels.push_back(fmt::format("warmup={}", w));
   r.blocks.push_back(Text{fmt::format("lrate = d_model^(-0.5) · min(step^(-0.5), step · warmup^(-1.5)),  d_model = {:g}", o.d_model)});
   r.blocks.push_back(std::move(m));
   for (auto w : o.warmup) {
     r.summary[fmt::format("peak_step_warmup{}", w)] = w;
-    r.summary[fmt::format("peak_lr_warmup{}", w)] = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.scale);
+    r.summary[fmt::format("peak_lr_warmup{}", w)] = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.factor);
   }
   r.primary = "lr";
   // 3. the figure: the full curve, ~1000 points per warm-up length
   LineChart chart;
   chart.title = fmt::format("Transformer warm-up learning rate, d_model = {:g}", o.d_model);
-  chart.subtitle = "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)";
+  chart.subtitle = fmt::format("lrate = {}d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)", o.factor == 1.0 ? "" : fmt::format("{:g} · ", o.factor));
   chart.x_label = "training step";
   chart.y_label = "learning rate";
   const std::int64_t points = std::min<std::int64_t>(o.steps, 1000);
@@ -94,7 +98,7 @@ void run_lr(const LrOptions& o) {
     for (std::int64_t k = 1; k <= points; ++k) {
       const double step = std::max(1.0, std::round(static_cast<double>(k) * static_cast<double>(o.steps) / static_cast<double>(points)));
       s.x.push_back(step);
-      s.y.push_back(warmup_learning_rate(step, o.d_model, static_cast<double>(w), o.scale));
+      s.y.push_back(warmup_learning_rate(step, o.d_model, static_cast<double>(w), o.factor));
     }
     chart.series.push_back(std::move(s));
   }
@@ -121,7 +125,8 @@ void register_lr(CLI::App& app) {
       ->check(whole_number(1, 100000));
   cmd->add_option("--step", o->step, "One step: print its learning rate with the formula spelled out")
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--scale", o->scale, "Multiply the schedule (some implementations use a factor, e.g. 2)")
+  cmd->add_option("--factor", o->factor,
+                  "Multiply the schedule (the Annotated Transformer's factor, e.g. 2); --scale sizes the figure, as on every command")
       ->capture_default_str()
       ->check(positive_number());
   add_output_flags(cmd, o->out);
