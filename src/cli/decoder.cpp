@@ -88,7 +88,7 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens) + "   memory tokens: " + joined_tokens(mem.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{memory_note});
-  r.blocks.push_back(Text{weights_note(f)});
+  r.blocks.push_back(Text{weights_note(f, shape)});
   Records steps;
   steps.name = "steps";
   steps.columns = {"layer", "step", "shape"};

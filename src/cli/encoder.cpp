@@ -61,7 +61,7 @@ void run_encoder(const EncoderOptions& o) {
                                       shape.ffn)});
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
   r.blocks.push_back(Text{in.description});
-  r.blocks.push_back(Text{weights_note(f)});
+  r.blocks.push_back(Text{weights_note(f, shape)});
   Records steps;
   steps.name = "steps";
   steps.columns = {"layer", "step", "shape"};
