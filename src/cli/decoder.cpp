@@ -94,7 +94,7 @@ void run_decoder(const DecoderOptions& o) {
   steps.columns = {"layer", "step", "shape"};
   const std::size_t T = in.x.rows(), S = mem.x.rows();
   auto dims = [](std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); };
-  steps.rows.push_back({0LL, std::string("X⁽⁰⁾ = Embedding(tokens) + PE"), dims(T, D)});
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"), dims(T, D)});
   steps.rows.push_back({0LL, std::string("Z = encoder output (memory)"), dims(S, D)});
   Tensor x = in.x;
   Figure figure;

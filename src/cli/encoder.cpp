@@ -67,7 +67,7 @@ void run_encoder(const EncoderOptions& o) {
   steps.columns = {"layer", "step", "shape"};
   const std::size_t T = in.x.rows(), D = shape.d_model;
   auto dims = [](std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); };
-  steps.rows.push_back({0LL, std::string("X⁽⁰⁾ = Embedding(tokens) + PE"), dims(T, D)});
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"), dims(T, D)});
   Tensor x = in.x;
   Figure figure;
   for (std::size_t i = 0; i < shape.layers; ++i) {
