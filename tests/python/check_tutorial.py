@@ -1,10 +1,11 @@
-"""docs/tutorial.md shows real output: runs every `    $ tfx …` command of the tutorial with the
-built tfx (bash, so the `<(…)` process substitutions work) in a temporary directory and checks
+"""docs/tutorial.md (and the other pages given) show real output: runs every `    $ tfx …`
+command of each page with the built tfx (bash, so the `<(…)` process substitutions work) in a temporary directory and checks
 that each output line the tutorial prints is in the command's output, in order. A line "…"
 stands for lines left out; "wrote F.png (W×H)" compares the file name only (the size follows the
-fonts). A command whose input files the tutorial makes with PyTorch is skipped without torch.
+fonts); a command shown with a "tfx: error:" line must fail, any other must succeed. A command
+whose input files the page makes with PyTorch is skipped without torch.
 
-    TFX_BINARY=build/tfx /usr/bin/python3 tests/python/check_tutorial.py docs/tutorial.md
+    TFX_BINARY=build/tfx /usr/bin/python3 tests/python/check_tutorial.py docs/tutorial.md docs/attention.md
 """
 import os
 import re
@@ -71,12 +72,9 @@ def python_snippet(lines, before):
     return "\n".join(code) if code and code[0].startswith("import") else None
 
 
-def main():
-    tfx = os.environ.get("TFX_BINARY", "build/tfx")
-    path = sys.argv[1]
+def check_page(path, tfx, env):
+    """(commands checked, commands with other output, commands skipped) of one Markdown page."""
     lines = open(path, encoding="utf-8").read().split("\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "TFX_EMBEDDINGS", "TFX_FONT")}
-    env["NO_COLOR"] = "1"
     failures, checked, skipped = 0, 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for line_no, cmd, shown in blocks(lines):
@@ -87,11 +85,11 @@ def main():
                 code = python_snippet(lines, line_no)
                 try:
                     import numpy
-                    import torch  # noqa: F401  (the tutorial's snippet uses it)
+                    import torch  # noqa: F401  (the page's snippet uses it)
                 except ImportError:
                     code = None
                 if code is None:
-                    print(f"skipped line {line_no}: {cmd} (needs {', '.join(missing)}; no torch)")
+                    print(f"skipped {path}:{line_no}: {cmd} (needs {', '.join(missing)})")
                     skipped += 1
                     continue
                 subprocess.run([sys.executable, "-c", code], cwd=tmp, check=True)
@@ -101,13 +99,25 @@ def main():
             got = (r.stdout + r.stderr).rstrip("\n").split("\n")
             bad = missing_lines(shown, got)
             checked += 1
-            if r.returncode != 0 or bad:
+            expects_error = any(l.startswith("tfx: error: ") for l in shown)
+            if (r.returncode != 0) != expects_error or bad:
                 failures += 1
-                print(f"{path}:{line_no}: `{cmd}` (exit {r.returncode}) prints other output than the tutorial shows:")
+                print(f"{path}:{line_no}: `{cmd}` (exit {r.returncode}) prints other output than the page shows:")
                 for b in bad:
                     print(f"  not in the output: {b}")
                 print("  output:\n" + "\n".join("    " + g for g in got[:40]))
-    print(f"{checked} tutorial commands checked, {failures} with other output, {skipped} skipped")
+    return checked, failures, skipped
+
+
+def main():
+    tfx = os.environ.get("TFX_BINARY", "build/tfx")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "TFX_EMBEDDINGS", "TFX_FONT")}
+    env["NO_COLOR"] = "1"
+    checked, failures, skipped = 0, 0, 0
+    for path in sys.argv[1:]:
+        c, f, s = check_page(path, tfx, env)
+        checked, failures, skipped = checked + c, failures + f, skipped + s
+    print(f"{checked} documented commands checked, {failures} with other output, {skipped} skipped")
     print(f"{checked - failures} passed, {failures} failed")
     return 1 if failures else 0
 
