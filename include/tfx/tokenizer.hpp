@@ -58,7 +58,9 @@ std::string normalize_case(std::string_view text, Casing casing);
 // whitespace (Unicode Zs, \t \n \r) separates words; each CJK ideograph is a word of its own
 // (Hangul and kana words stay whole); each word is cased, then every punctuation character
 // (ASCII non-alphanumerics, Unicode P*) becomes a token of its own: "don't" → don, ', t;
-// "¿Qué?" → ¿, Qué, ?; "中文" → 中, 文. Tables from Python's unicodedata (tfx/unicode.hpp).
+// "¿Qué?" → ¿, Qué, ?; "中文" → 中, 文. A word that is one of BERT's special tokens [PAD] [UNK]
+// [CLS] [SEP] [MASK] stays whole and as typed (HF BertTokenizer's never_split). Tables from
+// Python's unicodedata (tfx/unicode.hpp).
 std::vector<std::string> word_tokens(std::string_view text, Casing casing = Casing::keep);
 
 // WordPiece of one word against `vocab`: longest prefix in the vocabulary, then the longest
