@@ -69,8 +69,8 @@ void run_decoder(const DecoderOptions& o) {
     Generator enc_gen(f.seed + 1);
     for (std::size_t i = 0; i < shape.layers; ++i)
       mem.x = encoder_layer(mem.x, seeded_encoder_layer(D, shape.ffn, enc_gen), shape.heads, f.norm_first).ffn_block.output;
-    memory_note = fmt::format("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder --format npy -o z.npy, then "
-                              "--memory-x z.npy, uses any other",
+    memory_note = fmt::format("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder … -o z.json, then "
+                              "--memory-x z.json, uses any other (JSON and CSV keep the tokens as labels)",
                               shape.layers, f.seed + 1, joined_tokens(mem.tokens), mem.x.shape_str());
   }
 
