@@ -4,7 +4,8 @@
 // syllable, not by byte), and WordPiece subwords as BERT does it (greedy longest match first
 // within a word, "##" marks a continuation, the whole word becomes [UNK] when no segmentation
 // exists). Vocabularies: a small built-in one that splits the notes' example (play ##ing,
-// foot ##ball), or a BERT vocab.txt (one token per line, id = line number − 1).
+// foot ##ball), or a BERT vocab.txt (one token per line, id = line number − 1). The word split
+// and the casing are BERT's basic tokenizer (Casing::bert_uncased is its do_lower_case).
 #pragma once
 #include <cstddef>
 #include <optional>
