@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -142,12 +141,6 @@ bool fix_table_checksum(char* file, std::size_t size) {
   return true;
 }
 
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/tfx";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tfx";
-  return (std::filesystem::temp_directory_path() / "tfx-cache").string();
-}
-
 std::string fallback_cache_dir() { return (std::filesystem::temp_directory_path() / "tfx-cache").string(); }
 
 std::string cache_path_for(const std::string& path, const std::string& cache_dir) {
@@ -158,7 +151,7 @@ std::string cache_path_for(const std::string& path, const std::string& cache_dir
   for (auto& c : base)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) c = '_';
   if (base.size() > 80) base.resize(80);
-  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? default_cache_dir() : cache_dir, word_hash(key), base);
+  return fmt::format("{}/{:016x}-{}.tfxemb", cache_dir.empty() ? fallback_cache_dir() : cache_dir, word_hash(key), base);
 }
 
 std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
@@ -379,7 +372,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     auto s = map_table(cp, st.size, st.mtime_ns, why);
     if (s && src.format != EmbeddingFormat::detect && s->info.format != src.format) {
       s.reset();
-      why = "stale: read with another --embeddings-format";
+      why = "stale: read with another format";
     }
     if (s) {
       s->name = path;
@@ -417,11 +410,11 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   const CacheTarget* into = target.fd >= 0 ? &target : nullptr;
   auto s = parse_embedding_file(src, path, into);
   if (!src.use_cache) {
-    s->info.cache_state = "disabled (--no-cache)";
+    s->info.cache_state = "disabled (use_cache = false)";
   } else if (!use_cache) {
     s->info.cache_state = "not used (not a regular file)";
   } else if (src.limit) {
-    s->info.cache_state = "not written (--limit reads only part of the file)";
+    s->info.cache_state = "not written (limit reads only part of the file)";
   } else {
     try {
       write_table(*s, s->n, cp, st.size, st.mtime_ns, into);

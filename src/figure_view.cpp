@@ -1,4 +1,4 @@
-// The terminal heatmap behind --view. It never averages neighbouring rows or columns (a PE
+// The terminal heatmap (the CLI's --view). It never averages neighbouring rows or columns (a PE
 // matrix's columns alternate sin and cos: a mean of the two is neither): a matrix larger than
 // the terminal is shown by sampling whole rows and columns at a fixed stride — whole groups of
 // columns when they belong together (sin/cos pairs) — and says which ones are shown. Color:
@@ -220,11 +220,11 @@ std::string render_view(const Figure& f, const ViewOptions& options) {
   };
   if (!f.title.empty()) add_line(options.color ? "\x1b[1m" + clip_to_width(f.title, W) + "\x1b[0m" : clip_to_width(f.title, W));
   if (maps.empty()) {
-    add_line(clip_to_width("(no heatmap to draw in the terminal; use --png for this figure)", W));
+    add_line(clip_to_width(fmt::format("(no heatmap to draw in the terminal; use {} for this figure)", options.whole_figure), W));
     return out;
   }
   const std::string other_note =
-      others ? clip_to_width(fmt::format("(+{} chart panel{} not drawn in the terminal: see --png)", others, others > 1 ? "s" : ""), W) : "";
+      others ? clip_to_width(fmt::format("(+{} chart panel{} not drawn in the terminal: see {})", others, others > 1 ? "s" : "", options.whole_figure), W) : "";
   if (others) --budget;
   // 2. tiling: the number of side-by-side columns that shows each panel with the most cells
   //    (estimated from the first panel: grid lines = height − title, ruler, axes, scale)
@@ -270,7 +270,8 @@ std::string render_view(const Figure& f, const ViewOptions& options) {
     }
   }
   if (shown < P && budget > 0)
-    add_line(clip_to_width(fmt::format("({} more panel{} not drawn: the terminal is too short; use --png)", P - shown, P - shown > 1 ? "s" : ""), W));
+    add_line(clip_to_width(fmt::format("({} more panel{} not drawn: the terminal is too short; use {})", P - shown, P - shown > 1 ? "s" : "",
+                                        options.whole_figure), W));
   if (others && budget > 0) add_line(other_note);
   return out;
 }

@@ -240,8 +240,8 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
         if (!markdown && !o.full && o.width > 0) fit_columns(g, static_cast<std::size_t>(o.width));
         out += markdown ? render_markdown(g) : render_aligned(g);
         if (g.shown_rows < g.rows || g.shown_cols < g.cols)
-          elided = fmt::format("(… = not shown: {} of {} rows, {} of {} columns shown; --full prints all)", g.shown_rows,
-                               g.rows, g.shown_cols, g.cols);
+          elided = fmt::format("(… = not shown: {} of {} rows, {} of {} columns shown; {} prints all)", g.shown_rows,
+                               g.rows, g.shown_cols, g.cols, o.full_name);
       });
       if (!elided.empty()) out += (o.width > 0 && !markdown ? clip_to_width(elided, static_cast<std::size_t>(o.width)) : elided) + "\n";
       if (any_masked) out += "(* = masked: weight exactly 0)\n";

@@ -8,8 +8,9 @@
 // (__builtin_cpu_supports, which also checks that the OS saves the vector registers), unless
 // set_gemm_kernel() chose one.
 //
-// Threads split C into disjoint blocks of rows (or of columns when C is wide and short); each
-// worker runs the kernel on its block with its own packing buffers.
+// Threads (parallel.hpp, the library's one way to run work on several threads) split C into
+// disjoint blocks of rows (or of columns when C is wide and short); each worker runs the kernel
+// on its block with its own packing buffers.
 //
 // Shape letters: a: (M, K), b: (K, N) or (N, K) for matmul_bt, c: (M, N).
 #include <fmt/format.h>
@@ -18,11 +19,10 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "matmul_kernels.hpp"
+#include "parallel.hpp"
 #include "tfx/error.hpp"
 #include "tfx/gemm.hpp"
 #include "tfx/ops.hpp"
@@ -68,6 +68,7 @@ const gemm_kernels::Kernel& active_kernel() {
   const gemm_kernels::Kernel* k = chosen_kernel.load(std::memory_order_relaxed);
   return k ? *k : fastest_kernel();
 }
+
 // C (m × n, stride ldc) = A · B with `threads` workers (0 = all hardware threads). Splits C's
 // longer side into bands (whole register tiles for the blocked kernel); each worker packs its
 // own panels, the calling thread takes the first band. Each entry is computed the same way
@@ -84,7 +85,7 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
   const bool skinny = std::min(m, n) <= gemm_kernels::kSkinny;
   const gemm_kernels::Part run = skinny ? kernel.skinny : kernel.blocked;
   auto part = [=](View pa, View pb, float* pc, std::size_t pm, std::size_t pn) { run(pa, pb, pc, ldc, pm, pn, k); };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = hardware_threads();
   // Split rows when C is at least as tall as wide, else columns; never below one tile per worker
   // nor below ~2 MFLOP of work per worker (thread start-up costs tens of microseconds).
   const bool by_rows = m >= n;
@@ -100,15 +101,8 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
     else
       part(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, m, hi - lo);
   };
-  std::vector<std::thread> pool;
-  std::size_t lo = per;
-  try {
-    for (; lo < side; lo += per) pool.emplace_back(chunk, lo);
-  } catch (const std::system_error&) {  // no more threads to be had: the caller does the rest
-  }
-  for (; lo < side; lo += per) chunk(lo);
-  chunk(0);
-  for (auto& t : pool) t.join();
+  const auto bands = static_cast<unsigned>((side + per - 1) / per);
+  parallel_for_threads(bands, [&](unsigned t, unsigned) { chunk(t * per); });
 }
 
 void require_matrix(const Tensor& t, const char* op, const char* name) {

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "embeddings_parse.hpp"  // show_token: junk bytes as \xNN in messages
 #include "tfx/matrix_io.hpp"
 
 namespace tfx {
@@ -79,7 +80,8 @@ float half_to_float(unsigned short h) {
 
 float bfloat16_to_float(unsigned short b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-TensorMap parse_safetensors(std::string_view b, const std::string& where) {
+TensorMap parse_safetensors(std::string_view b, const std::string& where, TensorMetadata* metadata) {
+  if (metadata) metadata->clear();
   // 1. the header length: 8 bytes little-endian, then that many bytes of JSON
   if (b.size() < 8) throw Error(fmt::format("{}: {} bytes; a safetensors file starts with an 8-byte header length", where, b.size()));
   const std::uint64_t n = read_u64_le(b);
@@ -110,6 +112,9 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "__metadata__") {
       if (!it->is_object()) throw Error(fmt::format("{}: __metadata__ must be an object of strings", where));
+      if (metadata)
+        for (auto m = it->begin(); m != it->end(); ++m)
+          if (m->is_string()) (*metadata)[m.key()] = m->get<std::string>();
       continue;
     }
     const std::string at = fmt::format("{}: tensor '{}'", where, it.key());
@@ -182,7 +187,9 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where) {
   return out;
 }
 
-TensorMap read_safetensors(const std::string& path) { return parse_safetensors(read_all(path, "safetensors file"), path); }
+TensorMap read_safetensors(const std::string& path, TensorMetadata* metadata) {
+  return parse_safetensors(read_all(path, "safetensors file"), path, metadata);
+}
 
 TensorMap read_npy_directory(const std::string& path) {
   std::error_code ec;
@@ -201,13 +208,34 @@ TensorMap read_npy_directory(const std::string& path) {
   return out;
 }
 
-TensorMap read_weights(const std::string& path) {
+TensorMap read_weights(const std::string& path, TensorMetadata* metadata) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return read_npy_directory(path);
-  return read_safetensors(path);
+  if (std::filesystem::is_directory(path, ec)) {
+    if (metadata) metadata->clear();
+    return read_npy_directory(path);
+  }
+  return read_safetensors(path, metadata);
 }
 
-std::string encode_safetensors(const TensorMap& tensors, const std::map<std::string, std::string>& metadata) {
+std::optional<std::size_t> metadata_heads(const TensorMetadata& metadata, const std::string& where) {
+  for (const char* key : {"nhead", "num_heads"}) {
+    auto it = metadata.find(key);
+    if (it == metadata.end()) continue;
+    const std::string& v = it->second;
+    std::size_t h = 0;
+    bool ok = !v.empty() && v.size() <= 4;
+    for (char ch : v) {
+      ok = ok && ch >= '0' && ch <= '9';
+      h = h * 10 + static_cast<std::size_t>(ch - '0');
+    }
+    if (!ok || h < 1 || h > 4096)
+      throw Error(fmt::format("{}: __metadata__ {} = '{}' is not a number of heads (a whole number from 1 to 4096)", where, key, show_token(v)));
+    return h;
+  }
+  return std::nullopt;
+}
+
+std::string encode_safetensors(const TensorMap& tensors, const TensorMetadata& metadata) {
   nlohmann::ordered_json h = nlohmann::ordered_json::object();
   if (!metadata.empty()) h["__metadata__"] = metadata;
   std::size_t offset = 0;

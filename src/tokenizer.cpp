@@ -10,49 +10,13 @@
 #include <sstream>
 
 #include "tfx/error.hpp"
+#include "tfx/unicode.hpp"
 
 namespace tfx {
 
 namespace {
 
-// Length of the UTF-8 sequence starting at s[i], or 0 when it is invalid (overlong forms,
-// surrogates and code points above U+10FFFF included).
-std::size_t utf8_length(std::string_view s, std::size_t i, char32_t* cp = nullptr) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  std::size_t n;
-  char32_t v;
-  if (c < 0x80) {
-    if (cp) *cp = c;
-    return 1;
-  } else if ((c & 0xE0) == 0xC0) {
-    n = 2, v = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3, v = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4, v = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const unsigned char d = static_cast<unsigned char>(s[i + k]);
-    if ((d & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (d & 0x3F);
-  }
-  static constexpr char32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (v < kMin[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  if (cp) *cp = v;
-  return n;
-}
-
-// CJK ideographs (not Hangul, not kana), which BERT's basic tokenizer splits one per token.
-bool is_cjk_ideograph(char32_t cp) {
-  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
-         (cp >= 0x2A700 && cp <= 0x2CEAF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
-}
-
-bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-bool is_punct(unsigned char c) { return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126); }
+using unicode::utf8_decode;
 
 // "\xNN" for bytes that are not printable ASCII, so a message never carries raw binary.
 std::string printable(std::string_view s) {
@@ -105,7 +69,7 @@ Vocabulary parse_vocab(std::string_view text, const std::string& where) {
     if (line.empty())
       throw Error(fmt::format("{}:{}: empty line; a vocab file has one token per line (id = line number − 1)", where, line_no));
     for (std::size_t i = 0; i < line.size();) {
-      const std::size_t n = utf8_length(line, i);
+      const std::size_t n = utf8_decode(line, i);
       if (n == 0) throw Error(fmt::format("{}:{}: invalid UTF-8 in '{}'", where, line_no, printable(line)));
       if (line[i] == '\t') throw Error(fmt::format("{}:{}: a tab in '{}'; expected one token per line", where, line_no, printable(line)));
       i += n;
@@ -139,7 +103,7 @@ const Vocabulary& builtin_vocab() {
 std::vector<std::string> utf8_characters(std::string_view text) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = utf8_length(text, i);
+    const std::size_t n = utf8_decode(text, i);
     if (n == 0) throw usage_error(fmt::format("invalid UTF-8 at byte {} of '{}'", i, printable(text)));
     out.emplace_back(text.substr(i, n));
     i += n;
@@ -147,36 +111,61 @@ std::vector<std::string> utf8_characters(std::string_view text) {
   return out;
 }
 
-std::string lower_ascii(std::string_view text) {
-  std::string s(text);
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
+std::string normalize_case(std::string_view text, Casing casing) {
+  if (casing == Casing::keep) return std::string(text);
+  std::u32string s;
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0xFFFD;
+    const std::size_t n = utf8_decode(text, i, &cp);
+    s += n ? cp : char32_t{0xFFFD};
+    i += n ? n : 1;
+  }
+  s = unicode::lower(s);
+  if (casing == Casing::bert_uncased) s = unicode::strip_accents(s);
+  return unicode::to_utf8(s);
 }
 
-std::vector<std::string> word_tokens(std::string_view text) {
+// BERT's BasicTokenizer.tokenize: 1. clean the text, 2. CJK ideographs apart, 3. split at
+// whitespace, 4. per word: lower-case (+ strip accents), then each punctuation mark apart.
+std::vector<std::string> word_tokens(std::string_view text, Casing casing) {
   std::vector<std::string> out;
-  std::string word;
-  auto flush = [&] {
-    if (!word.empty()) out.push_back(std::move(word));
+  std::u32string word;
+  auto split_word = [&] {
+    if (word.empty()) return;
+    if (casing != Casing::keep) word = unicode::lower(word);  // per word, as str.lower's Σ rule sees it
+    if (casing == Casing::bert_uncased) word = unicode::strip_accents(word);
+    std::u32string piece;
+    for (char32_t c : word) {
+      const unsigned f = unicode::char_flags(c);
+      if (f & (unicode::kPunctuation | unicode::kWhitespace)) {
+        if (!piece.empty()) out.push_back(unicode::to_utf8(piece));
+        piece.clear();
+        if (f & unicode::kPunctuation) out.push_back(unicode::to_utf8(std::u32string(1, c)));
+      } else {
+        piece += c;
+      }
+    }
+    if (!piece.empty()) out.push_back(unicode::to_utf8(piece));
     word.clear();
   };
   for (std::size_t i = 0; i < text.size();) {
-    char32_t cp = 0;
-    std::size_t n = utf8_length(text, i, &cp);
-    if (n == 0) n = 1, cp = 0xFFFD;  // invalid byte: kept inside the word (tokenize() refuses it first)
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (n == 1 && is_space(c)) {
-      flush();
-    } else if ((n == 1 && is_punct(c)) || is_cjk_ideograph(cp)) {
-      flush();  // a token of its own
-      out.emplace_back(text.substr(i, n));
-    } else {
-      word.append(text.substr(i, n));
-    }
+    char32_t cp = 0xFFFD;
+    std::size_t n = utf8_decode(text, i, &cp);
+    if (n == 0) n = 1, cp = 0xFFFD;  // invalid byte: dropped like U+FFFD (tokenize() refuses it first)
     i += n;
+    const unsigned f = unicode::char_flags(cp);
+    if (f & unicode::kDropped) continue;
+    if (f & unicode::kWhitespace) {
+      split_word();
+    } else if (unicode::is_cjk_ideograph(cp)) {
+      split_word();  // a word of its own
+      word += cp;
+      split_word();
+    } else {
+      word += cp;
+    }
   }
-  flush();
+  split_word();
   return out;
 }
 
@@ -205,8 +194,8 @@ std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vo
   return pieces;
 }
 
-Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, bool lower) {
-  const std::string src = lower ? lower_ascii(text) : std::string(text);
+Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, Casing casing) {
+  utf8_characters(text);  // rejects invalid UTF-8 up front
   Tokenized t;
   const std::optional<std::size_t> unk = vocab.find("[UNK]");
   auto id_of = [&](const std::string& token) -> long long {
@@ -214,15 +203,14 @@ Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& 
     return unk ? static_cast<long long>(*unk) : -1;
   };
   if (mode == TokenizerMode::character) {
-    for (std::string& c : utf8_characters(src)) {
+    for (std::string& c : utf8_characters(normalize_case(text, casing))) {
       char32_t cp = 0;
-      utf8_length(c, 0, &cp);
+      utf8_decode(c, 0, &cp);
       t.ids.push_back(static_cast<long long>(cp));
       t.tokens.push_back(std::move(c));
     }
   } else {
-    utf8_characters(src);  // rejects invalid UTF-8 up front
-    for (const std::string& w : word_tokens(src)) {
+    for (const std::string& w : word_tokens(text, casing)) {
       if (mode == TokenizerMode::word) {
         t.tokens.push_back(w);
         t.ids.push_back(id_of(w));

@@ -96,7 +96,7 @@ TEST_CASE("eval-analogies: questions with an unknown word are skipped and report
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   CHECK(count_lines(r.err) == 1);
-  CHECK(has(r.err, "tfx: skipped a.txt:3: 'zzyzx' is not among the first 518 words (upper-cased)"));
+  CHECK(has(r.err, "tfx: skipped a.txt:3: 'zzyzx' is not among the first 522 words (upper-cased)"));
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["tables"]["skipped"].size() == 1);
   CHECK(j["tables"]["skipped"][0]["line"] == 3);
@@ -106,7 +106,7 @@ TEST_CASE("eval-analogies: questions with an unknown word are skipped and report
   CHECK(j["summary"]["oov"] == 1);
 
   check_one_line_error(run_tfx("eval-analogies a.txt --no-progress --strict", t.path, kBuiltin), 1,
-                       "a.txt:3: 'zzyzx' is not among the first 518 words");
+                       "a.txt:3: 'zzyzx' is not among the first 522 words");
   write_file(t / "none.txt", ": s\nqqq queen man woman\nking zzz man woman\n");
   check_one_line_error(run_tfx("eval-analogies none.txt --no-progress", t.path, kBuiltin), 1,
                        "none.txt: none of the 2 questions could be answered");
@@ -124,7 +124,7 @@ TEST_CASE("eval-similarity: pairs with an unknown word are skipped and reported;
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   CHECK(count_lines(r.err) == 1);
-  CHECK(has(r.err, "tfx: skipped p.tsv:3: 'zzyzx' is not among the first 518 words"));
+  CHECK(has(r.err, "tfx: skipped p.tsv:3: 'zzyzx' is not among the first 522 words"));
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["tables"]["skipped"].size() == 1);
   CHECK(j["tables"]["skipped"][0]["query"] == "king zzyzx");

@@ -146,7 +146,7 @@ TEST_CASE("tfx encoder/decoder: bad weights files and flags give one error line 
   check_one_line_error(run_tfx("decoder --sentence 'I am'"), 2, "--memory");
   check_one_line_error(run_tfx(sent + "--show bogus"), 2, "--show");
   // a missing tensor named, and no --save-weights file left behind
-  check_one_line_error(run_tfx("decoder --sentence 'I am' --memory x --weights " + ref("encoder_layer.safetensors") + " --save-weights out.safetensors", d.path),
+  check_one_line_error(run_tfx("decoder --sentence 'I am' --memory x --heads 2 --weights " + ref("encoder_layer.safetensors") + " --save-weights out.safetensors", d.path),
                        1, "no tensor 'multihead_attn.in_proj_weight'");
   CHECK(!std::filesystem::exists(d / "out.safetensors"));
 }

@@ -4,6 +4,8 @@
 #   notebook_lecture[_ko]      jupyter nbconvert --execute samples/lecture[.ko].ipynb, fails on any error
 #   notebooks_committed        the committed notebooks carry no outputs and are what
 #                              scripts/gen-notebooks.py writes (English and Korean share the code)
+#   tutorial_output            tests/python/check_tutorial.py: every `$ tfx` command of
+#                              docs/tutorial.md (attention, positional, vision) prints the lines shown
 # An entry whose tools are missing prints "TFX-SKIP: <reason>" and is reported as skipped.
 set(tfx_python /usr/bin/python3)
 set(tfx_python_env "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"
@@ -25,3 +27,5 @@ tfx_python_test(notebook_lecture ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.p
 tfx_python_test(notebook_lecture_ko ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb)
 tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py --committed
                 ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py ${tfx_notebooks})
+tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md
+                ${CMAKE_SOURCE_DIR}/docs/attention.md ${CMAKE_SOURCE_DIR}/docs/positional.md ${CMAKE_SOURCE_DIR}/docs/vision.md)

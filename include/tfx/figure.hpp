@@ -227,10 +227,13 @@ FontStatus figure_font_status();
 // column labels or indices below, then the scale. color: 24-bit half blocks ("▀", two rows per
 // line; one row per line when rows are labelled); else an ASCII ramp with no escape sequences.
 // Width below a usable minimum throws a usage error naming `width`.
+// Notes name `whole_figure` where the view leaves panels out; the command layer puts its flag
+// there ("--png").
 struct ViewOptions {
   int width = 80;
   bool color = true;
   int height = 24;
+  std::string whole_figure = "encode_png";
 };
 inline constexpr int kMinViewWidth = 16;
 std::string render_view(const Figure& figure, const ViewOptions& options);

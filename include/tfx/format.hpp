@@ -72,6 +72,8 @@ struct OutputOptions {
   bool full = false;       // table: print every row and column instead of a numpy-style summary
   int width = 0;           // table: fit rows and notes to this many columns, like numpy's linewidth
                            // (middle columns elided with "…" and counted; notes wrapped); 0 = no limit
+  std::string full_name = "full";  // how the note under a summarized table names `full` ("full
+                                   // prints all"); the command layer puts its flag here
 };
 
 // The block csv/npy/json-"data" use (see Result::primary). nullptr when there is none.
@@ -90,8 +92,9 @@ bool is_binary(Format f);
 
 // Writes bytes to `path` ("-" = stdout). Files are written to "<path>.tmp" and renamed into
 // place, so a failed run never leaves a partial file. `binary` output is refused when stdout is a
-// terminal. `what` names the flag in error messages ("-o", "--png").
-void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what = "-o");
+// terminal. `what` names the destination in error messages (the command layer passes its flag:
+// "-o", "--png").
+void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what = "output");
 
 // Formats a float the way every encoder does: fixed with `precision` digits, or shortest
 // round-trip when precision < 0.

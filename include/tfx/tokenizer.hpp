@@ -40,13 +40,26 @@ const Vocabulary& builtin_vocab();
 // UTF-8 code points of `text` as strings; invalid UTF-8 throws tfx::Error naming the byte offset.
 std::vector<std::string> utf8_characters(std::string_view text);
 
-// ASCII letters lower-cased (as BERT uncased does for English; other scripts are kept).
-std::string lower_ascii(std::string_view text);
+// How text is cased before it is split.
+enum class Casing {
+  keep,          // as typed (BERT cased)
+  lower,         // every script lower-cased as Python's str.lower (Σ → ς at a word's end),
+                 // accents and Hangul syllables kept: how the sentence commands match the
+                 // lower-case teaching embedding
+  bert_uncased,  // BERT uncased's do_lower_case: lower-cased, then NFD with the combining marks
+                 // (category Mn) removed: "Héllo WORLD Ünïcödé" → "hello world unicode",
+                 // "ΑΒΓ" → "αβγ"; Hangul syllables come out as their jamo (나 → ᄂ ᅡ)
+};
 
-// Word-level split: whitespace separates words; each ASCII punctuation character and each CJK
-// ideograph is a token of its own ("don't" → don, ', t and "中文" → 中, 文 as in BERT's basic
-// tokenizer; Hangul words stay whole).
-std::vector<std::string> word_tokens(std::string_view text);
+// `text` (valid UTF-8) with `casing` applied to all of it.
+std::string normalize_case(std::string_view text, Casing casing);
+
+// Word-level split, BERT's BasicTokenizer: U+0000, U+FFFD and control characters are dropped;
+// whitespace (Unicode Zs, \t \n \r) separates words; each CJK ideograph is a word of its own
+// (Hangul and kana words stay whole); each word is cased, then every punctuation character
+// (ASCII non-alphanumerics, Unicode P*) becomes a token of its own: "don't" → don, ', t;
+// "¿Qué?" → ¿, Qué, ?; "中文" → 中, 文. Tables from Python's unicodedata (tfx/unicode.hpp).
+std::vector<std::string> word_tokens(std::string_view text, Casing casing = Casing::keep);
 
 // WordPiece of one word against `vocab`: longest prefix in the vocabulary, then the longest
 // "##"-piece of the rest, …; the whole word is "[UNK]" when a remainder has no piece, or when
@@ -59,8 +72,9 @@ struct Tokenized {
                                // character mode: the Unicode code point
 };
 
-// Tokenizes `text` in `mode` (lower-casing ASCII first when `lower`); word and subword ids come
-// from `vocab`. Throws a usage error when no token results (empty or blank text).
-Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, bool lower);
+// Tokenizes `text` in `mode` after `casing` (character mode: the cased text's code points);
+// word and subword ids come from `vocab`. Throws a usage error for invalid UTF-8 and when no
+// token results (empty or blank text).
+Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, Casing casing);
 
 }  // namespace tfx

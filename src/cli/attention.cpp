@@ -7,6 +7,7 @@
 
 #include "attention_command.hpp"
 #include "commands.hpp"
+#include "weights_heads.hpp"
 #include "tfx/transformer.hpp"
 
 namespace tfx::cli {
@@ -52,7 +53,7 @@ void run_attention(const AttentionCliOptions& o) {
   const unsigned steps = parse_show(o.show);
   AttentionInputs in = load_attention_inputs(o);
   if (steps & kX && in.mode == "qkv") throw usage_error("--show x: with --q/--k/--v there is no X (show q, k or v)");
-  const std::size_t H = static_cast<std::size_t>(o.heads);
+  std::size_t H = static_cast<std::size_t>(o.heads);
   AttentionRun run;
   run.steps = steps;
   AttentionOptions& ao = run.options;
@@ -72,7 +73,8 @@ void run_attention(const AttentionCliOptions& o) {
     if (o.identity_given || o.dk || o.dv)
       throw usage_error(fmt::format("{} goes without --weights: the weights file sets the projections and their widths",
                                     o.identity_given ? "--identity" : o.dk ? "--dk" : "--dv"));
-    const TensorMap m = read_weights(o.weights);
+    TensorMetadata metadata;
+    const TensorMap m = read_weights(o.weights, &metadata);
     const std::string prefix = m.count("in_proj_weight") || !m.count("self_attn.in_proj_weight") ? "" : "self_attn.";
     const auto w = m.find(prefix + "in_proj_weight");
     if (w == m.end() || w->second.rank() != 2)
@@ -82,13 +84,15 @@ void run_attention(const AttentionCliOptions& o) {
     if (in.x_q.cols() != D || in.x_kv.cols() != D)
       throw usage_error(fmt::format("--weights {} has d_model = {} but X is {}{}", o.weights, D, in.x_q.shape_str(),
                                     in.mode == "sentence" ? " (the embedding's width; use --x with a matching matrix)" : ""));
+    const WeightsHeads heads = weights_heads(o.heads_given ? std::optional<std::size_t>(H) : std::nullopt, metadata, o.weights, D);
+    H = heads.heads;
     if (D % H != 0) throw usage_error(fmt::format("--heads {} does not divide d_model = {} (from --weights)", H, D));
     d_model = D;
     mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
     run.average_weights = average_head_weights(mh);
     projection = fmt::format("Q = X·W_Qᵀ + b_Q, K = {0}·W_Kᵀ + b_K, V = {0}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: nn.MultiheadAttention "
-                             "weights from {1}",
-                             in.cross ? "X_kv" : "X", o.weights);
+                             "weights from {1}; heads = {2} ({3})",
+                             in.cross ? "X_kv" : "X", o.weights, H, heads.source);
   } else if (in.mode == "qkv") {
     if (o.identity_given && H == 1)
       throw usage_error(
@@ -179,7 +183,9 @@ void register_attention(CLI::App& app) {
   cmd->add_option("--dv", o->dv, "Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)")
       ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
-  cmd->add_option("--heads", o->heads, "Number of heads H: Q, K, V split into H column blocks, then Concat·W_O")
+  auto* heads = cmd->add_option("--heads", o->heads,
+                                "Number of heads H: Q, K, V split into H column blocks, then Concat·W_O. With --weights: "
+                                "the file's __metadata__ nhead/num_heads, else give it (PyTorch's tensors do not record it)")
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{4096}))
       ->group(g);
@@ -215,11 +221,12 @@ void register_attention(CLI::App& app) {
                      "tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
   register_attention_variance(cmd);
-  cmd->callback([cmd, o, identity, no_pe, sentence, cross] {
+  cmd->callback([cmd, o, identity, heads, no_pe, sentence, cross] {
     o->sentence_given = sentence->count() > 0;
     o->cross_given = cross->count() > 0;
     if (!cmd->get_subcommands().empty()) return;  // `tfx attention variance` ran instead
     o->identity_given = identity->count() > 0;
+    o->heads_given = heads->count() > 0;
     o->no_pe_given = no_pe->count() > 0;
     run_attention(*o);
   });

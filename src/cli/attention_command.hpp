@@ -43,7 +43,7 @@ struct AttentionCliOptions {
   double temperature = 1.0;
   std::string show;
   std::string weights;  // --weights: nn.MultiheadAttention state_dict (safetensors or .npy directory)
-  bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false;
+  bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false, heads_given = false;
   std::shared_ptr<SentenceSource> source;
   OutputFlags out;
   FigureFlags fig;

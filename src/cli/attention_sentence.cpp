@@ -26,9 +26,10 @@ struct SentenceSource {
 };
 
 std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag) {
-  // the word tokenizer of `tfx tokenize --mode word --lower`: punctuation is a token of its own
+  // the word tokenizer of `tfx tokenize --mode word`, lower-cased (accents and Hangul kept, as
+  // the teaching embedding spells its words): punctuation is a token of its own
   try {
-    return tokenize(sentence, TokenizerMode::word, builtin_vocab(), true).tokens;
+    return tokenize(sentence, TokenizerMode::word, builtin_vocab(), Casing::lower).tokens;
   } catch (const Error& e) {
     throw usage_error(fmt::format("{} '{}' has no words; expected e.g. {} \"I love playing football.\"", flag, sentence, flag));
   }

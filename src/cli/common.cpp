@@ -108,6 +108,7 @@ OutputOptions output_options(const OutputFlags& f) {
   o.path = f.output;
   o.precision = f.precision;
   o.full = f.full;
+  o.full_name = "--full";
   // a table on a terminal fits its width (numpy's linewidth); piped or in a file only when
   // COLUMNS asks for it, so scripts get every summary column
   if (o.format == Format::table && o.path == "-" && (is_terminal(stdout) || std::getenv("COLUMNS")))
@@ -436,6 +437,7 @@ void present_view(const Figure& figure, const FigureFlags& flags) {
   v.width = view_width(flags);
   v.height = terminal_size(stdout).lines;
   v.color = view_color(flags);
+  v.whole_figure = "--png";
   check_limits(flags);
   Figure scaled = figure;  // --vmin/--vmax apply to the terminal view too
   for (Panel& p : scaled.panels)
@@ -443,7 +445,7 @@ void present_view(const Figure& figure, const FigureFlags& flags) {
       if (flags.vmin) h->vmin = flags.vmin;
       if (flags.vmax) h->vmax = flags.vmax;
     }
-  emit(render_view(scaled, v), "-", false);
+  emit(render_view(scaled, v), "-", false, "-o");
 }
 
 void present_view(const Heatmap& h, const FigureFlags& flags) {

@@ -88,13 +88,13 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens) + "   memory tokens: " + joined_tokens(mem.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{memory_note});
-  r.blocks.push_back(Text{weights_note(f)});
+  r.blocks.push_back(Text{weights_note(f, shape)});
   Records steps;
   steps.name = "steps";
   steps.columns = {"layer", "step", "shape"};
   const std::size_t T = in.x.rows(), S = mem.x.rows();
   auto dims = [](std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); };
-  steps.rows.push_back({0LL, std::string("X⁽⁰⁾ = Embedding(tokens) + PE"), dims(T, D)});
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"), dims(T, D)});
   steps.rows.push_back({0LL, std::string("Z = encoder output (memory)"), dims(S, D)});
   Tensor x = in.x;
   Figure figure;

@@ -2,7 +2,6 @@
 // embedding is) and `tfx embeddings convert IN OUT` (write a tfx table or another format).
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <sys/stat.h>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -27,6 +26,15 @@ struct ConvertOptions {
 };
 
 std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
+
+// LoadInfo::cache_state with the flags in place of the library's names: "disabled (--no-cache)",
+// "not written (--limit reads only part of the file)", "rebuilt (stale: read with another
+// --embeddings-format)".
+std::string cache_state_text(const LoadInfo& info) {
+  std::string s = with_flags(info.cache_state, {"use_cache = false", "limit"});
+  if (const auto at = s.find("another format"); at != std::string::npos) s.replace(at + 8, 6, "--embeddings-format");
+  return s;
+}
 
 std::string format_text(const LoadInfo& info) {
   return std::string(embedding_format_name(info.format)) + (info.gzip ? " (gzip)" : "");
@@ -56,7 +64,7 @@ void run_info(InfoOptions o) {
                                   sw->minn, sw->maxn, sw->buckets, sw->buckets, e.dim(), megabytes(4.0 * sw->buckets * e.dim())));
     add("duplicates dropped", info.duplicates ? fmt::format("{} (first kept; e.g. {})", info.duplicates, info.first_duplicate)
                                               : std::string("0"));
-    add("cache", with_flags(info.cache_state, {"use_cache = false", "limit"}));
+    add("cache", cache_state_text(info));
     if (!info.cache_path.empty()) add("cache file", info.cache_path);
   }
   std::string first;
@@ -64,7 +72,7 @@ void run_info(InfoOptions o) {
   add("first words", first);
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
-               {"gzip", info.gzip}, {"cache", with_flags(info.cache_state, {"use_cache = false", "limit"})}, {"duplicates", info.duplicates}};
+               {"gzip", info.gzip}, {"cache", cache_state_text(info)}, {"duplicates", info.duplicates}};
   if (const auto sw = e.subwords()) r.summary["subwords"] = {{"minn", sw->minn}, {"maxn", sw->maxn}, {"buckets", sw->buckets}};
   r.blocks.push_back(std::move(rec));
   if (builtin) {

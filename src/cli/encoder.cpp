@@ -13,7 +13,7 @@ namespace {
 
 struct EncoderOptions {
   LayerFlags f;
-  std::string memory;  // only to say that --memory belongs to the decoder
+  std::string memory;  // --memory or --memory-x given: only to say that they belong to the decoder
 };
 
 const std::vector<std::string> kEncoderShow = {"x", "q", "k", "v", "weights", "attn", "sum1", "norm1", "h", "hidden", "ffn", "sum2", "norm2", "y"};
@@ -41,7 +41,7 @@ void add_encoder_blocks(Result& r, const EncoderLayerSteps& s, const std::vector
 
 void run_encoder(const EncoderOptions& o) {
   const LayerFlags& f = o.f;
-  if (!o.memory.empty()) throw usage_error("--memory goes with tfx decoder (the encoder attends to its own input only)");
+  if (!o.memory.empty()) throw usage_error(o.memory + " goes with tfx decoder (the encoder attends to its own input only)");
   const std::vector<std::string> show = parse_layer_show(f.show, kEncoderShow, {"weights"});
 
   // 1. weights file, input, widths; 2. parameters per layer (the file's, or seeded)
@@ -61,13 +61,13 @@ void run_encoder(const EncoderOptions& o) {
                                       shape.ffn)});
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
   r.blocks.push_back(Text{in.description});
-  r.blocks.push_back(Text{weights_note(f)});
+  r.blocks.push_back(Text{weights_note(f, shape)});
   Records steps;
   steps.name = "steps";
   steps.columns = {"layer", "step", "shape"};
   const std::size_t T = in.x.rows(), D = shape.d_model;
   auto dims = [](std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); };
-  steps.rows.push_back({0LL, std::string("X⁽⁰⁾ = Embedding(tokens) + PE"), dims(T, D)});
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"), dims(T, D)});
   Tensor x = in.x;
   Figure figure;
   for (std::size_t i = 0; i < shape.layers; ++i) {
@@ -104,7 +104,9 @@ void register_encoder(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("encoder", "One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN");
   cmd->group("Attention");
   add_layer_flags(cmd, o->f, "encoder");
-  cmd->add_option("--memory", o->memory)->group("");  // only for the message: --memory is tfx decoder's
+  // only for the message: --memory and --memory-x are tfx decoder's
+  for (const char* flag : {"--memory", "--memory-x"})
+    cmd->add_option_function<std::string>(flag, [o, flag](const std::string&) { o->memory = flag; })->group("");
   set_examples(cmd, {"tfx encoder --sentence \"I love playing football.\"",
                      "tfx encoder --sentence \"나는 학생 이다\" --show all",
                      "tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png",

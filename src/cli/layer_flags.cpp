@@ -1,6 +1,7 @@
 // Shared pieces of `tfx encoder` and `tfx decoder`: flags, X⁽⁰⁾ from a sentence or a matrix,
 // widths from --weights, --show, tables and heatmaps of a layer's steps, --save-weights.
 #include "layer_flags.hpp"
+#include "weights_heads.hpp"
 
 #include <fmt/format.h>
 
@@ -40,7 +41,9 @@ void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
                       ->capture_default_str()
                       ->check(whole_number(1, 4096))
                       ->group(g);
-  cmd->add_option("--heads", f.heads, "Attention heads H (must divide d_model; PyTorch's state_dict does not store it)")
+  f.heads_opt = cmd->add_option("--heads", f.heads,
+                                "Attention heads H (must divide d_model). With --weights: the file's __metadata__ nhead "
+                                "(--save-weights writes it), else give it: PyTorch's tensors do not record it")
       ->capture_default_str()
       ->check(whole_number(1, 4096))
       ->group(g);
@@ -66,7 +69,7 @@ LayerInput sentence_input(const std::string& sentence, const std::string& flag, 
   LayerInput in;
   Tokenized t;
   try {
-    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower);
+    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower ? Casing::lower : Casing::keep);
   } catch (const Error& e) {
     throw usage_error(fmt::format("{}: {}", flag, e.what()));
   }
@@ -102,7 +105,7 @@ LayerInput matrix_input(const std::string& path, const std::string& flag) {
   return in;
 }
 
-LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_t x_cols) {
+LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const TensorMetadata& metadata, std::size_t x_cols) {
   LayerShape s;
   s.heads = static_cast<std::size_t>(f.heads);
   if (weights) {
@@ -121,6 +124,10 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_
                                     s.d_model));
     if (f.ffn_opt->count() && static_cast<std::size_t>(f.ffn) != s.ffn)
       throw usage_error(fmt::format("--ffn {}: --weights {} has dim_feedforward = {} (from linear1.weight)", f.ffn, f.weights, s.ffn));
+    const WeightsHeads h = weights_heads(f.heads_opt->count() ? std::optional<std::size_t>(s.heads) : std::nullopt, metadata,
+                                         f.weights, s.d_model);
+    s.heads = h.heads;
+    s.heads_source = h.source;
   } else {
     s.layers = static_cast<std::size_t>(f.layers);
     s.d_model = x_cols && !f.d_model_opt->count() ? x_cols : static_cast<std::size_t>(f.d_model);
@@ -140,9 +147,10 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
     throw usage_error(fmt::format("give the input: --sentence \"{}\" or --x FILE", example));
   if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error("give one input: --sentence or --x FILE (not both)");
   LayerSetup s;
-  if (!f.weights.empty()) s.file = read_weights(f.weights);
+  TensorMetadata metadata;
+  if (!f.weights.empty()) s.file = read_weights(f.weights, &metadata);
   if (!f.x_file.empty()) s.input = matrix_input(f.x_file, "--x");
-  s.shape = layer_shape(f, s.file ? &*s.file : nullptr, f.x_file.empty() ? 0 : s.input.x.cols());
+  s.shape = layer_shape(f, s.file ? &*s.file : nullptr, metadata, f.x_file.empty() ? 0 : s.input.x.cols());
   if (f.sentence_opt->count()) s.input = sentence_input(f.sentence, "--sentence", s.shape.d_model, f.seed, f.lower);
   // the largest tensors a layer forms: the (H, T, T) weights and the (T, F) hidden layer
   const std::size_t T = s.input.x.rows();
@@ -151,10 +159,10 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
   return s;
 }
 
-std::string weights_note(const LayerFlags& f) {
+std::string weights_note(const LayerFlags& f, const LayerShape& shape) {
   return f.weights.empty()
              ? fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0", f.seed)
-             : fmt::format("weights: {} (PyTorch state_dict keys)", f.weights);
+             : fmt::format("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, shape.heads, shape.heads_source);
 }
 
 std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }

@@ -24,7 +24,7 @@ struct LayerFlags {
   bool norm_first = false, lower = false;
   std::string show, weights, save_weights;
   std::uint64_t seed = 42;
-  CLI::Option *d_model_opt = nullptr, *ffn_opt = nullptr, *layers_opt = nullptr, *sentence_opt = nullptr;
+  CLI::Option *d_model_opt = nullptr, *heads_opt = nullptr, *ffn_opt = nullptr, *layers_opt = nullptr, *sentence_opt = nullptr;
   OutputFlags out;
   FigureFlags fig;
 };
@@ -45,11 +45,13 @@ LayerInput sentence_input(const std::string& sentence, const std::string& flag, 
 LayerInput matrix_input(const std::string& path, const std::string& flag);
 
 // The widths and layer count in force: from --weights' shapes when given (conflicting flags are a
-// usage error), else from the flags; `x_cols` (0 = unknown) is the width of a --x matrix.
+// usage error) and the heads from --heads or the file's metadata (weights_heads.hpp), else from
+// the flags; `x_cols` (0 = unknown) is the width of a --x matrix.
 struct LayerShape {
   std::size_t d_model = 0, heads = 0, ffn = 0, layers = 0;
+  std::string heads_source;  // with --weights: where the number of heads came from
 };
-LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, std::size_t x_cols);
+LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const TensorMetadata& metadata, std::size_t x_cols);
 // The key prefix of layer i: "" for one layer, "layers.{i}." for a stack (as nn.TransformerEncoder).
 std::string layer_prefix(std::size_t i, std::size_t layers);
 
@@ -78,8 +80,8 @@ std::vector<Params> layer_stack_params(const LayerFlags& f, const LayerSetup& s,
   return params;
 }
 
-// "weights: FILE (PyTorch state_dict keys)" or the seeded initialisation, for the notes.
-std::string weights_note(const LayerFlags& f);
+// "weights: FILE (PyTorch state_dict keys); heads from …" or the seeded initialisation, for the notes.
+std::string weights_note(const LayerFlags& f, const LayerShape& shape);
 
 // --show: which matrices to print. `names` lists every one the command knows, in order.
 std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,

@@ -125,9 +125,10 @@ void run_layernorm(const LayerNormOptions& o) {
     }
   }
 
-  // 1. x̂ = (x − μ)/√(σ² + ε) per token; 2. y = γ ⊙ x̂ + β
-  Tensor normalized = layer_norm(x, Tensor(), Tensor(), static_cast<float>(o.eps));
-  Tensor y = layer_norm(x, gamma, beta, static_cast<float>(o.eps));
+  // μ, σ per token; 1. x̂ = (x − μ)/√(σ² + ε); 2. y = γ ⊙ x̂ + β
+  LayerNormSteps steps = layer_norm_steps(x, gamma, beta, static_cast<float>(o.eps));
+  const Tensor& normalized = steps.normalized;
+  const Tensor& y = steps.y;
   // σ = 0 with ε = 0 is 0/0, and huge γ, β or x overflow float32: say so instead of printing nan/inf
   for (std::size_t t = 0; t < T; ++t) {
     const auto n = normalized.row(t), yt = y.row(t);
@@ -158,16 +159,7 @@ void run_layernorm(const LayerNormOptions& o) {
   Records stats;
   stats.name = "stats";
   stats.columns = {"token", "mean μ", "std σ", "var σ²"};
-  std::vector<double> mus, sigmas;
-  for (std::size_t t = 0; t < T; ++t) {
-    double mu = 0, var = 0;
-    for (std::size_t j = 0; j < D; ++j) mu += x(t, j);
-    mu /= static_cast<double>(D);
-    for (std::size_t j = 0; j < D; ++j) var += (x(t, j) - mu) * (x(t, j) - mu);
-    var /= static_cast<double>(D);
-    stats.rows.push_back({tokens[t], mu, std::sqrt(var), var});
-    mus.push_back(mu), sigmas.push_back(std::sqrt(var));
-  }
+  for (std::size_t t = 0; t < T; ++t) stats.rows.push_back({tokens[t], steps.mean[t], steps.stddev[t], steps.var[t]});
   r.blocks.push_back(Text{"Layer normalization over each token's features: μ = (1/H)Σxᵢ, σ = √((1/H)Σ(xᵢ−μ)²) (population),"});
   r.blocks.push_back(Text{fmt::format("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
   r.blocks.push_back(matrix("x", x));
@@ -175,7 +167,7 @@ void run_layernorm(const LayerNormOptions& o) {
   r.blocks.push_back(matrix("normalized", normalized));
   r.blocks.push_back(matrix("y", y));
   r.primary = "y";
-  const Figure figure = figure_of(x, normalized, y, tokens, features, mus, sigmas);
+  const Figure figure = figure_of(x, normalized, y, tokens, features, steps.mean, steps.stddev);
   present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("layernorm_{}x{}.png", T, D));
 }
 

@@ -10,6 +10,13 @@ namespace tfx::cli {
 
 namespace {
 
+// Whether s has a Hangul syllable (가 U+AC00 … 힣 U+D7A3; UTF-8 keeps code point order).
+bool has_hangul_syllable(const std::string& s) {
+  for (const std::string& c : utf8_characters(s))
+    if (c >= "가" && c <= "힣") return true;
+  return false;
+}
+
 struct TokenizeOptions {
   std::string text;
   std::string mode = "subword";
@@ -27,7 +34,7 @@ void run_tokenize(const TokenizeOptions& o) {
   const Vocabulary& vocab = o.vocab.empty() ? builtin_vocab() : file_vocab;
   Tokenized t;
   try {
-    t = tokenize(o.text, mode, vocab, o.lower);
+    t = tokenize(o.text, mode, vocab, o.lower ? Casing::bert_uncased : Casing::keep);
   } catch (const Error& e) {
     throw usage_error(fmt::format("TEXT: {}", e.what()));
   }
@@ -48,6 +55,9 @@ void run_tokenize(const TokenizeOptions& o) {
     if (mode != TokenizerMode::character && (t.tokens[i] == "[UNK]" || !vocab.find(t.tokens[i]))) ++unknown;
   }
   r.blocks.push_back(std::move(rec));
+  if (o.lower && has_hangul_syllable(o.text))
+    r.blocks.push_back(Text{"--lower decomposed the Hangul syllables into jamo (NFD), as BERT uncased does; a Korean vocabulary "
+                            "needs the text as typed: drop --lower"});
   if (mode == TokenizerMode::word && unknown)
     r.blocks.push_back(Text{fmt::format("{} of {} words are not in the vocabulary (id of [UNK]); --mode subword splits them into pieces",
                                         unknown, t.tokens.size())});
@@ -69,7 +79,9 @@ void register_tokenize(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"word", "char", "subword"}));
   cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary");
-  cmd->add_flag("--lower", o->lower, "Lower-case A-Z first, as BERT uncased does for English (its accent stripping and non-ASCII case folding are not done)");
+  cmd->add_flag("--lower", o->lower,
+                "As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
+                "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo");
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball .",
                      "tfx tokenize \"I love playing football.\" --mode word",

@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(v.size() > 0 && v.ids.size() == v.size());
     for (std::size_t i = 0; i < v.size(); ++i) check(v.find(v.tokens[i]) == i);
     const tfx::Tokenized t =
-        tfx::tokenize("I love playing football. \xed\x95\x9c\xea\xb5\xad\xec\x96\xb4", tfx::TokenizerMode::subword, v, true);
+        tfx::tokenize("I love playing football. \xed\x95\x9c\xea\xb5\xad\xec\x96\xb4", tfx::TokenizerMode::subword, v, tfx::Casing::bert_uncased);
     check(t.tokens.size() == t.ids.size());
   } catch (const tfx::Error&) {
   }

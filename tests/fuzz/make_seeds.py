@@ -67,6 +67,20 @@ put("embeddings_auto", "fasttext_bin", b"\0" + fasttext_bin())
 REF = os.path.join(HERE, "..", "reference")
 for name in ("mha", "mha_f16", "mha_bf16"):
     put("safetensors", name, open(os.path.join(REF, name + ".safetensors"), "rb").read())
+
+
+def with_metadata(raw, metadata):
+    """The safetensors file `raw` with a __metadata__ entry added to its header."""
+    import json
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    header["__metadata__"] = metadata
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + raw[8 + n:]
+
+
+put("safetensors", "mha_nhead", with_metadata(open(os.path.join(REF, "mha.safetensors"), "rb").read(), {"nhead": "2"}))
 put("vocab", "bert_like", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n.\ni\nlove\nplay\n##ing\nfoot\n##ball\n\ud55c\n##\uad6d\n##\uc5b4\n")
 put("vocab", "crlf_no_unk", "a\r\nb\r\n##c")
 put("tokenize", "word", "\0I love playing football.")

@@ -1,0 +1,25 @@
+// The number of attention heads for a --weights file, shared by attention, encoder and decoder.
+// PyTorch's tensors do not record it (in_proj_weight is [3·d_model, d_model] for any nhead), so
+// it comes from --heads when given, else from the file's __metadata__ nhead (what --save-weights
+// writes, or save_file(sd, path, metadata={"nhead": "8"})), else the user is asked for --heads.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "tfx/safetensors.hpp"
+
+namespace tfx::cli {
+
+struct WeightsHeads {
+  std::size_t heads = 0;
+  std::string source;  // "--heads" or "nhead in the file's __metadata__"
+};
+
+// `flag` is --heads' value when it was on the command line. --heads and the metadata disagreeing
+// or neither being there are usage errors; a metadata nhead that does not divide d_model is a data
+// error naming the file. (--heads not dividing d_model is the caller's check, as without --weights.)
+WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata& metadata, const std::string& weights,
+                           std::size_t d_model);
+
+}  // namespace tfx::cli
