@@ -96,6 +96,15 @@ std::string family_of(const FontFile& f) {
 bool readable(const std::string& path) { return !path.empty() && std::ifstream(path, std::ios::binary).good(); }
 
 #ifdef TFX_HAVE_FONTCONFIG
+// fontconfig's best font for pattern p after its substitutions (nullptr when none); the caller
+// destroys both.
+FcPattern* fc_match(FcPattern* p) {
+  FcConfigSubstitute(nullptr, p, FcMatchPattern);
+  FcDefaultSubstitute(p);
+  FcResult res;
+  return FcFontMatch(nullptr, p, &res);
+}
+
 // The file fontconfig gives for `family` (bold or regular) when its family really is that one.
 std::string fc_family_file(const std::string& family, bool bold) {
   if (!FcInit()) return {};
@@ -103,10 +112,7 @@ std::string fc_family_file(const std::string& family, bool bold) {
   FcPatternAddString(p, FC_FAMILY, reinterpret_cast<const FcChar8*>(family.c_str()));
   FcPatternAddInteger(p, FC_WEIGHT, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR);
   FcPatternAddInteger(p, FC_SLANT, FC_SLANT_ROMAN);
-  FcConfigSubstitute(nullptr, p, FcMatchPattern);
-  FcDefaultSubstitute(p);
-  FcResult res;
-  FcPattern* m = FcFontMatch(nullptr, p, &res);
+  FcPattern* m = fc_match(p);
   std::string path;
   FcChar8 *file = nullptr, *fam = nullptr;
   int weight = 0;
@@ -128,10 +134,7 @@ std::string fc_file_for(char32_t cp) {
   FcCharSetAddChar(cs, cp);
   FcPatternAddCharSet(p, FC_CHARSET, cs);
   FcPatternAddBool(p, FC_SCALABLE, FcTrue);
-  FcConfigSubstitute(nullptr, p, FcMatchPattern);
-  FcDefaultSubstitute(p);
-  FcResult res;
-  FcPattern* m = FcFontMatch(nullptr, p, &res);
+  FcPattern* m = fc_match(p);
   std::string path;
   FcChar8* file = nullptr;
   FcCharSet* has = nullptr;
@@ -350,12 +353,15 @@ double width(std::string_view s, double size, bool bold) {
 
 void rasterize(std::string_view s, double x, double y, double size, bool bold, bool up,
                const std::function<void(int, int, double)>& put) {
-  // (u, v): position along the text and below the baseline; mapped to the canvas unrotated
-  // (x + u, y + v) or turned (x + v, y − u)
-  auto emit = [&](double u, double v, double a) {
-    if (up) put(static_cast<int>(std::floor(x + v)), static_cast<int>(std::floor(y - u)), a);
-    else put(static_cast<int>(std::floor(x + u)), static_cast<int>(std::floor(y + v)), a);
+  // Text space (tu, tv): along the text and below the baseline, the pen starting at (along0,
+  // across0); mapped to the canvas unrotated (tu, tv) or turned (tv, −tu). emit() takes (u, v)
+  // relative to the pen's start.
+  const double along0 = up ? -y : x, across0 = up ? x : y;
+  auto put_text = [&](double tu, double tv, double a) {
+    if (up) put(static_cast<int>(std::floor(tv)), static_cast<int>(std::floor(-tu)), a);
+    else put(static_cast<int>(std::floor(tu)), static_cast<int>(std::floor(tv)), a);
   };
+  auto emit = [&](double u, double v, double a) { put_text(along0 + u, across0 + v, a); };
   std::lock_guard lock(g_mutex);
   FontSet& fs = fonts();
   if (fs.builtin()) {
@@ -378,7 +384,6 @@ void rasterize(std::string_view s, double x, double y, double size, bool bold, b
     return;
   }
   // the pen's sub-pixel offset goes into the glyph's bitmap (stb shifts), the rest is whole pixels
-  const double along0 = up ? -y : x, across0 = up ? x : y;
   std::vector<unsigned char> bitmap;
   walk(fs, s, size, bold, [&](const Placed& pl, double pen, double scale) {
     const double along = along0 + pen, fa = std::floor(along), fc = std::floor(across0);
@@ -395,10 +400,7 @@ void rasterize(std::string_view s, double x, double y, double size, bool bold, b
         const unsigned char c = bitmap[static_cast<std::size_t>(v) * w + u];
         if (!c) continue;
         const double a = c / 255.0;
-        // pixel (fa + x0 + u, fc + y0 + v) in text space
-        const double tu = fa + x0 + u + 0.5, tv = fc + y0 + v + 0.5;
-        if (up) put(static_cast<int>(std::floor(tv)), static_cast<int>(std::floor(-tu)), a);
-        else put(static_cast<int>(std::floor(tu)), static_cast<int>(std::floor(tv)), a);
+        put_text(fa + x0 + u + 0.5, fc + y0 + v + 0.5, a);  // pixel (fa + x0 + u, fc + y0 + v) in text space
       }
   });
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -125,6 +126,9 @@ std::string normalize_case(std::string_view text, Casing casing) {
   return unicode::to_utf8(s);
 }
 
+// BERT's special tokens, which HF's BertTokenizer passes to the basic tokenizer as never_split.
+constexpr std::u32string_view kSpecialTokens[] = {U"[PAD]", U"[UNK]", U"[CLS]", U"[SEP]", U"[MASK]"};
+
 // BERT's BasicTokenizer.tokenize: 1. clean the text, 2. CJK ideographs apart, 3. split at
 // whitespace, 4. per word: lower-case (+ strip accents), then each punctuation mark apart.
 std::vector<std::string> word_tokens(std::string_view text, Casing casing) {
@@ -132,6 +136,11 @@ std::vector<std::string> word_tokens(std::string_view text, Casing casing) {
   std::u32string word;
   auto split_word = [&] {
     if (word.empty()) return;
+    if (std::find(std::begin(kSpecialTokens), std::end(kSpecialTokens), word) != std::end(kSpecialTokens)) {
+      out.push_back(unicode::to_utf8(word));  // never_split: kept as typed
+      word.clear();
+      return;
+    }
     if (casing != Casing::keep) word = unicode::lower(word);  // per word, as str.lower's Σ rule sees it
     if (casing == Casing::bert_uncased) word = unicode::strip_accents(word);
     std::u32string piece;

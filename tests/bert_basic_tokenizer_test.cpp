@@ -68,6 +68,9 @@ TEST_CASE("BERT basic tokenizer: HF's documented cases and the issue's examples"
   CHECK(word_tokens(" \tHäLLo!how  \n Are yoU?  ", Casing::bert_uncased) == Tokens{"hallo", "!", "how", "are", "you", "?"});
   CHECK(word_tokens(" \tHeLLo!how  \n Are yoU?  ", Casing::keep) == Tokens{"HeLLo", "!", "how", "Are", "yoU", "?"});
   CHECK(word_tokens("ah\u535A\u63A8zz", Casing::keep) == Tokens{"ah", "\u535A", "\u63A8", "zz"});
+  // test_basic_tokenizer_respects_never_split_tokens (BertTokenizer passes its special tokens)
+  CHECK(word_tokens(" \tHeLLo!how  \n Are yoU? [UNK]", Casing::keep) == Tokens{"HeLLo", "!", "how", "Are", "yoU", "?", "[UNK]"});
+  CHECK(word_tokens("[CLS] Hello [SEP]", Casing::bert_uncased) == Tokens{"[CLS]", "hello", "[SEP]"});
   CHECK(joined(word_tokens("Héllo WORLD Ünïcödé", Casing::bert_uncased)) == "hello world unicode");
   CHECK(joined(word_tokens("ΑΒΓ", Casing::bert_uncased)) == "αβγ");
   // Casing::lower: str.lower only, accents and Hangul syllables kept (the sentence commands)

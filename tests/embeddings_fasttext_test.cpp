@@ -201,40 +201,31 @@ TEST_CASE("fastText .bin bad input: truncation, impossible counts, bad args, oth
   CHECK(has(load_error(d, good.substr(0, dict_at + 14) + std::string(30, 'x')), "inside the dictionary (entry 2 of 2)"));
   CHECK(has(load_error(d, good.substr(0, good.size() - 40)), "inside the input matrix (6 × 2 float32)"));
   CHECK(has(load_error(d, good.substr(0, good.size() - 3)), "truncated fastText model: the output matrix says 1 × 2"));
-  // impossible counts are refused before anything is allocated
+  // impossible counts are refused before anything is allocated; `with` changes one field of the good model
+  auto with = [&](auto change) {
+    Model m = ok;
+    change(m);
+    return m;
+  };
   std::string huge = good;
   const std::int32_t many = 2147483647;
   std::memcpy(huge.data() + 8 + 56, &many, 4);
   std::memcpy(huge.data() + 8 + 56 + 4, &many, 4);
   CHECK(has(load_error(d, huge), "the fastText dictionary says 2147483647 words, but only"));
-  Model rows = ok;
-  rows.rows = 1000000000000;
-  CHECK(has(load_error(d, model_bytes(rows)), "the input matrix is 1000000000000 × 2; expected (words + bucket) × dim = (2 + 4) × 2"));
-  Model dim0 = ok;
-  dim0.dim = 0;
-  CHECK(has(load_error(d, model_bytes(dim0)), "the fastText header says dim 0; expected 1 to 100000"));
-  CHECK(has(load_error(d, model_bytes(dim0, false), EmbeddingFormat::fasttext_bin), "the fastText header says dim 0"));
-  Model mm = ok;
-  mm.minn = 5;
-  CHECK(has(load_error(d, model_bytes(mm)), "minn 5 > maxn 4"));
-  Model b0 = ok;
-  b0.bucket = 0;
-  CHECK(has(load_error(d, model_bytes(b0)), "bucket 0 with subwords on (minn 3, maxn 4)"));
-  Model v13 = ok;
-  v13.version = 13;
-  CHECK(has(load_error(d, model_bytes(v13)), "fastText file format version 13; tfx reads versions 11 and 12"));
-  Model sup = ok;
-  sup.model = 3;
-  CHECK(has(load_error(d, model_bytes(sup)), "a supervised fastText model (a text classifier"));
-  Model labels = ok;
-  labels.nlabels = 2;
-  CHECK(has(load_error(d, model_bytes(labels)), "a supervised fastText model (a text classifier with 2 labels"));
-  Model q = ok;
-  q.quant = 1;
-  CHECK(has(load_error(d, model_bytes(q)), "a quantized fastText model (.ftz"));
-  Model pr = ok;
-  pr.pruned = 3;
-  CHECK(has(load_error(d, model_bytes(pr)), "quantized models (.ftz) are not supported"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.rows = 1000000000000; }))),
+            "the input matrix is 1000000000000 × 2; expected (words + bucket) × dim = (2 + 4) × 2"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.dim = 0; }))), "the fastText header says dim 0; expected 1 to 100000"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.dim = 0; }), false), EmbeddingFormat::fasttext_bin),
+            "the fastText header says dim 0"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.minn = 5; }))), "minn 5 > maxn 4"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.bucket = 0; }))), "bucket 0 with subwords on (minn 3, maxn 4)"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.version = 13; }))),
+            "fastText file format version 13; tfx reads versions 11 and 12"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.model = 3; }))), "a supervised fastText model (a text classifier"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.nlabels = 2; }))),
+            "a supervised fastText model (a text classifier with 2 labels"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.quant = 1; }))), "a quantized fastText model (.ftz"));
+  CHECK(has(load_error(d, model_bytes(with([](Model& m) { m.pruned = 3; }))), "quantized models (.ftz) are not supported"));
   // other formats named as fastText .bin say what they look like
   std::string w2v = "2 3\nab ";
   for (int i = 0; i < 3; ++i) put<float>(w2v, 1.0f);

@@ -118,24 +118,13 @@ TEST_CASE("cli lookup: built-in embedding works with no file") {
 
 TEST_CASE("cli lookup: bad ids") {
   Geo g;
-  Run neg = run_tfx("lookup --ids=-1,2" + g.emb);
-  CHECK(neg.code == 2);
-  CHECK(neg.err.find("--ids") != std::string::npos);
-  Run word = run_tfx("lookup --ids 0,a" + g.emb);
-  CHECK(word.code == 2);
-  CHECK(word.err.find("'a' is not a non-negative integer") != std::string::npos);
-  Run frac = run_tfx("lookup --ids 1.5" + g.emb);
-  CHECK(frac.code == 2);
-  Run big = run_tfx("lookup --ids 0,8" + g.emb);
-  CHECK(big.code == 2);
-  CHECK(big.err.find("valid ids are 0..7") != std::string::npos);
-  Run huge = run_tfx("lookup --ids 99999999999999999999999" + g.emb);
-  CHECK(huge.code == 2);
-  Run ragged = run_tfx("lookup --ids 0,1 --ids 2" + g.emb);
-  CHECK(ragged.code == 2);
-  CHECK(ragged.err.find("same length") != std::string::npos);
-  Run none = run_tfx("lookup" + g.emb);
-  CHECK(none.code == 2);
+  check_one_line_error(run_tfx("lookup --ids=-1,2" + g.emb), 2, "--ids");
+  check_one_line_error(run_tfx("lookup --ids 0,a" + g.emb), 2, "'a' is not a non-negative integer");
+  check_one_line_error(run_tfx("lookup --ids 1.5" + g.emb), 2);
+  check_one_line_error(run_tfx("lookup --ids 0,8" + g.emb), 2, "valid ids are 0..7");
+  check_one_line_error(run_tfx("lookup --ids 99999999999999999999999" + g.emb), 2);
+  check_one_line_error(run_tfx("lookup --ids 0,1 --ids 2" + g.emb), 2, "same length");
+  check_one_line_error(run_tfx("lookup" + g.emb), 2);
   Run oov = run_tfx("lookup --words kng" + g.emb);
   CHECK(oov.code != 0);
   CHECK(oov.err.find("kng") != std::string::npos);
@@ -381,19 +370,11 @@ TEST_CASE("cli project: PCA axes of king, queen, man, woman are gender then roya
 
 TEST_CASE("cli project: bad input") {
   Geo g;
-  Run one = run_tfx("project king" + g.emb);
-  CHECK(one.code == 2);
-  CHECK(one.err.find("at least 3 different words") != std::string::npos);
-  Run dup = run_tfx("project king king king" + g.emb);
-  CHECK(dup.code == 2);
-  Run oov = run_tfx("project king queen zebra" + g.emb);
-  CHECK(oov.code == 1);
-  CHECK(oov.err.find("zebra") != std::string::npos);
-  Run pairs = run_tfx("project king queen man --pairs king" + g.emb);
-  CHECK(pairs.code == 2);
-  CHECK(pairs.err.find("not FROM:TO") != std::string::npos);
-  Run method = run_tfx("project king queen man --method tsne" + g.emb);
-  CHECK(method.code == 2);
+  check_one_line_error(run_tfx("project king" + g.emb), 2, "at least 3 different words");
+  check_one_line_error(run_tfx("project king king king" + g.emb), 2);
+  check_one_line_error(run_tfx("project king queen zebra" + g.emb), 1, "zebra");
+  check_one_line_error(run_tfx("project king queen man --pairs king" + g.emb), 2, "not FROM:TO");
+  check_one_line_error(run_tfx("project king queen man --method tsne" + g.emb), 2);
 }
 
 TEST_CASE("cli project: the built-in embedding's king/queen and man/woman offsets are parallel") {

@@ -84,6 +84,7 @@ TEST_CASE("issue 15 bad inputs: --heads not dividing d, --ffn 0, --layers 0, emp
   write_file(d / "gap.txt", "[UNK]\nplay\n\n##ing\n");
   check_no_file(run_tfx("tokenize playing --vocab dup.txt -o out.csv", d.path), 1, "dup.txt:4: duplicate token 'play' (first on line 2)", out);
   check_no_file(run_tfx("tokenize playing --vocab gap.txt -o out.csv", d.path), 1, "gap.txt:3: empty line", out);
+  check_no_file(run_tfx("tokenize playing --vocab '' -o out.csv", d.path), 2, "--vocab: expected a file name, got an empty one", out);
   check_no_file(run_tfx(enc + "--memory '나는 학생 이다'", d.path), 2, "--memory goes with tfx decoder", out);
   check_no_file(run_tfx(enc + "--memory-x z.npy", d.path), 2, "--memory-x goes with tfx decoder", out);
   check_no_file(run_tfx("attention --sentence 'I am' --memory x -o out.csv", d.path), 2, "--memory", out);

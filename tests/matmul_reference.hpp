@@ -1,4 +1,4 @@
-// The double-precision reference for matmul tests (ops_test.cpp, gemm_kernels_test.cpp): random
+// The double-precision reference for matmul tests (ops_test.cpp, gemm_test.cpp): random
 // matrices and check_product, which compares a float product with a triple loop in double
 // within the float rounding bound of each sum.
 #pragma once

@@ -6,6 +6,7 @@
 #                              scripts/gen-notebooks.py writes (English and Korean share the code)
 #   tutorial_output            tests/python/check_tutorial.py: every `$ tfx` command of
 #                              docs/tutorial.md (attention, positional, vision) prints the lines shown
+#   unicode_tables_committed   src/unicode_tables.inc is what scripts/gen_unicode_tables.py writes
 # An entry whose tools are missing prints "TFX-SKIP: <reason>" and is reported as skipped.
 set(tfx_python /usr/bin/python3)
 set(tfx_python_env "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"
@@ -29,3 +30,4 @@ tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_noteboo
                 ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py ${tfx_notebooks})
 tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md
                 ${CMAKE_SOURCE_DIR}/docs/attention.md ${CMAKE_SOURCE_DIR}/docs/positional.md ${CMAKE_SOURCE_DIR}/docs/vision.md)
+tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_unicode_tables.py)

@@ -4,7 +4,8 @@
 // syllable, not by byte), and WordPiece subwords as BERT does it (greedy longest match first
 // within a word, "##" marks a continuation, the whole word becomes [UNK] when no segmentation
 // exists). Vocabularies: a small built-in one that splits the notes' example (play ##ing,
-// foot ##ball), or a BERT vocab.txt (one token per line, id = line number − 1).
+// foot ##ball), or a BERT vocab.txt (one token per line, id = line number − 1). The word split
+// and the casing are BERT's basic tokenizer (Casing::bert_uncased is its do_lower_case).
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -58,7 +59,9 @@ std::string normalize_case(std::string_view text, Casing casing);
 // whitespace (Unicode Zs, \t \n \r) separates words; each CJK ideograph is a word of its own
 // (Hangul and kana words stay whole); each word is cased, then every punctuation character
 // (ASCII non-alphanumerics, Unicode P*) becomes a token of its own: "don't" → don, ', t;
-// "¿Qué?" → ¿, Qué, ?; "中文" → 中, 文. Tables from Python's unicodedata (tfx/unicode.hpp).
+// "¿Qué?" → ¿, Qué, ?; "中文" → 中, 文. A word that is one of BERT's special tokens [PAD] [UNK]
+// [CLS] [SEP] [MASK] stays whole and as typed (HF BertTokenizer's never_split). Tables from
+// Python's unicodedata (tfx/unicode.hpp).
 std::vector<std::string> word_tokens(std::string_view text, Casing casing = Casing::keep);
 
 // WordPiece of one word against `vocab`: longest prefix in the vocabulary, then the longest

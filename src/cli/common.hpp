@@ -1,6 +1,7 @@
 // Shared CLI plumbing: the flags every command shares (--format, -o, --precision, --full,
-// --png, --view, --cmap, --seed), each added by one helper, and present(), which hands a Result
-// or a Figure to the presentation layer. Commands never format or write output themselves.
+// --png, --view, --cmap, --seed), each added by one helper (common.cpp), and present(), which
+// hands a Result or a Figure to the presentation layer (present.cpp). Commands never format or
+// write output themselves. The flag value validators are in validators.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -12,6 +13,7 @@
 
 #include "tfx/figure.hpp"
 #include "tfx/format.hpp"
+#include "validators.hpp"
 
 namespace tfx::cli {
 
@@ -55,36 +57,6 @@ void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
 // --seed N (default 42): the seed of the one generator (tfx/random.hpp); `help` says what it draws.
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed,
                            const std::string& help = "Seed of the one random generator (same seed, same output)");
-
-// Validators with one clear message each (CLI11's Range/PositiveNumber say "Value abc not in
-// range" for a typo and print DBL_MAX in full):
-// a whole number written in digits, lo ≤ v ≤ hi ("abc", "1.5", "1e12" -> "expected a whole
-// number ≥ 1, got '1e12'"; "-3" -> "-3 is out of range: expected a whole number ≥ 1");
-CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
-// a finite number > 0 (rejects 0, negatives, nan, inf).
-CLI::Validator positive_number();
-// a finite number ≥ 0 (rejects negatives, nan, inf).
-CLI::Validator non_negative_number();
-
-// A file name must not be empty ('' would silently mean a default): "expected a file name, got an
-// empty one (HINT)". Whether the file exists is the reader's business (a data error, exit 1).
-CLI::Validator non_empty_path(const std::string& hint);
-// A word must not be empty: "expected a word, got an empty one".
-CLI::Validator non_empty_word();
-
-// Comma-separated flag values ("dog,cat", "1,8,64"). CLI11's delimiter() silently drops empty
-// items ("1,,2" -> 1,2), so list flags take strings checked by comma_list() and split with
-// split_items().
-// "a, b,,c" -> {"a", "b", "", "c"}: split at commas, spaces around items trimmed, empty items kept.
-std::vector<std::string> split_items(const std::string& text);
-// Refuses an empty item ("1,,2", "1,", "", ",") with "item 2 of '1,,2' is empty; expected
-// comma-separated WHAT like EXAMPLE", and runs `item` (if given) on every item.
-CLI::Validator comma_list(const std::string& what, const std::string& example,
-                          std::optional<CLI::Validator> item = std::nullopt);
-// The items of every value of a comma_list()-checked flag, in order.
-std::vector<std::string> list_items(const std::vector<std::string>& values);
-// The same, as whole numbers (the flag's comma_list() checked them with whole_number()).
-std::vector<std::int64_t> whole_number_items(const std::vector<std::string>& values);
 
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);

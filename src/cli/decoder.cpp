@@ -69,8 +69,8 @@ void run_decoder(const DecoderOptions& o) {
     Generator enc_gen(f.seed + 1);
     for (std::size_t i = 0; i < shape.layers; ++i)
       mem.x = encoder_layer(mem.x, seeded_encoder_layer(D, shape.ffn, enc_gen), shape.heads, f.norm_first).ffn_block.output;
-    memory_note = fmt::format("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder --format npy -o z.npy, then "
-                              "--memory-x z.npy, uses any other",
+    memory_note = fmt::format("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder … -o z.json, then "
+                              "--memory-x z.json, uses any other (JSON and CSV keep the tokens as labels)",
                               shape.layers, f.seed + 1, joined_tokens(mem.tokens), mem.x.shape_str());
   }
 
@@ -89,21 +89,17 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{memory_note});
   r.blocks.push_back(Text{weights_note(f, shape)});
-  Records steps;
-  steps.name = "steps";
-  steps.columns = {"layer", "step", "shape"};
   const std::size_t T = in.x.rows(), S = mem.x.rows();
-  auto dims = [](std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); };
-  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"), dims(T, D)});
+  Records steps = layer_steps_table(f, in, D);
   steps.rows.push_back({0LL, std::string("Z = encoder output (memory)"), dims(S, D)});
   Tensor x = in.x;
   Figure figure;
   for (std::size_t i = 0; i < shape.layers; ++i) {
     const DecoderLayerSteps s = decoder_layer(x, mem.x, params[i], shape.heads, f.norm_first);
     const auto L = static_cast<long long>(i + 1);
-    steps.rows.push_back({L, std::string("masked self-attention weights (query i sees j ≤ i)"), fmt::format("[{}, {}, {}]", shape.heads, T, T)});
+    steps.rows.push_back({L, std::string("masked self-attention weights (query i sees j ≤ i)"), dims(shape.heads, T, T)});
     steps.rows.push_back({L, std::string(f.norm_first ? "H₁ = X + MaskedMultiHead(LayerNorm₁(X))" : "H₁ = LayerNorm₁(X + MaskedMultiHead(X))"), dims(T, D)});
-    steps.rows.push_back({L, std::string("cross-attention weights (queries H₁, keys/values Z)"), fmt::format("[{}, {}, {}]", shape.heads, T, S)});
+    steps.rows.push_back({L, std::string("cross-attention weights (queries H₁, keys/values Z)"), dims(shape.heads, T, S)});
     steps.rows.push_back({L, std::string(f.norm_first ? "H₂ = H₁ + MultiHead(LayerNorm₂(H₁), Z, Z)" : "H₂ = LayerNorm₂(H₁ + MultiHead(H₁, Z, Z))"), dims(T, D)});
     steps.rows.push_back({L, std::string("ReLU(H₂·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
     steps.rows.push_back({L, std::string(f.norm_first ? "Y = H₂ + FFN(LayerNorm₃(H₂))" : "Y = LayerNorm₃(H₂ + FFN(H₂))"), dims(T, D)});
@@ -118,9 +114,8 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.insert(r.blocks.begin() + 5, std::move(steps));
   r.blocks.push_back(layer_matrix("y", x, in.tokens));
   r.primary = "y";
-  r.params = {{"layers", shape.layers}, {"d_model", D}, {"heads", shape.heads}, {"ffn", shape.ffn}, {"norm_first", f.norm_first},
-              {"tokens", in.tokens}, {"memory_tokens", mem.tokens},
-              {"weights", f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
+  r.params = layer_params(f, shape, in);
+  r.params["memory_tokens"] = mem.tokens;
   r.summary["output_shape"] = {T, D};
   figure.title = fmt::format("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
 

@@ -62,19 +62,15 @@ void run_encoder(const EncoderOptions& o) {
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{weights_note(f, shape)});
-  Records steps;
-  steps.name = "steps";
-  steps.columns = {"layer", "step", "shape"};
   const std::size_t T = in.x.rows(), D = shape.d_model;
-  auto dims = [](std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); };
-  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"), dims(T, D)});
+  Records steps = layer_steps_table(f, in, D);
   Tensor x = in.x;
   Figure figure;
   for (std::size_t i = 0; i < shape.layers; ++i) {
     const EncoderLayerSteps s = encoder_layer(x, params[i], shape.heads, f.norm_first);
     const auto L = static_cast<long long>(i + 1);
     steps.rows.push_back({L, fmt::format("Q, K, V = X·W_Q,K,Vᵀ + b, {} heads of d_k = {}", shape.heads, D / shape.heads), dims(T, D)});
-    steps.rows.push_back({L, std::string("weights = softmax(QKᵀ/√d_k) per head"), fmt::format("[{}, {}, {}]", shape.heads, T, T)});
+    steps.rows.push_back({L, std::string("weights = softmax(QKᵀ/√d_k) per head"), dims(shape.heads, T, T)});
     steps.rows.push_back({L, std::string("MultiHead(X) = Concat(heads)·W_Oᵀ + b_O"), dims(T, D)});
     steps.rows.push_back({L, std::string(f.norm_first ? "H = X + MultiHead(LayerNorm₁(X))" : "H = LayerNorm₁(X + MultiHead(X))"), dims(T, D)});
     steps.rows.push_back({L, std::string("ReLU(H·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
@@ -87,8 +83,7 @@ void run_encoder(const EncoderOptions& o) {
   r.blocks.insert(r.blocks.begin() + 4, std::move(steps));
   r.blocks.push_back(layer_matrix("y", x, in.tokens));
   r.primary = "y";
-  r.params = {{"layers", shape.layers}, {"d_model", D}, {"heads", shape.heads}, {"ffn", shape.ffn}, {"norm_first", f.norm_first},
-              {"tokens", in.tokens}, {"weights", f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
+  r.params = layer_params(f, shape, in);
   r.summary["output_shape"] = {T, D};
   figure.title = fmt::format("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
 

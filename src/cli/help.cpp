@@ -126,6 +126,7 @@ std::string option_metavar(const CLI::Option* opt) {
   const auto [base, checks] = split_type(opt);
   if (base == "INT" || base == "UINT") return "N";
   if (base == "FLOAT") return "X";
+  if (base == "FILE") return "FILE";  // set with type_name("FILE")
   const std::string desc = lower(opt->get_description());
   if (opt->get_positional()) return "";
   if (checks.find('{') != std::string::npos) return "NAME";

@@ -243,6 +243,24 @@ void save_weights(const TensorMap& params, const std::string& path, const std::s
   emit(bytes, path, true, "--save-weights");
 }
 
+std::string dims(std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); }
+std::string dims(std::size_t a, std::size_t b, std::size_t c) { return fmt::format("[{}, {}, {}]", a, b, c); }
+
+Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t d_model) {
+  Records steps;
+  steps.name = "steps";
+  steps.columns = {"layer", "step", "shape"};
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"),
+                        dims(in.x.rows(), d_model)});
+  return steps;
+}
+
+nlohmann::json layer_params(const LayerFlags& f, const LayerShape& shape, const LayerInput& in) {
+  return {{"layers", shape.layers}, {"d_model", shape.d_model}, {"heads", shape.heads}, {"ffn", shape.ffn},
+          {"norm_first", f.norm_first}, {"tokens", in.tokens},
+          {"weights", f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
+}
+
 std::string joined_tokens(const std::vector<std::string>& tokens) {
   std::string s;
   for (std::size_t i = 0; i < tokens.size() && i < 12; ++i) s += (i ? " " : "") + tokens[i];

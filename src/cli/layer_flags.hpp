@@ -105,6 +105,14 @@ void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::stri
 // --save-weights FILE: the parameters as a safetensors file PyTorch loads (load_state_dict).
 void save_weights(const TensorMap& params, const std::string& path, const std::string& module, std::size_t heads);
 
+// The "steps" table of a layer command (layer | step | shape), its first row X⁽⁰⁾ (T, d_model) as
+// --sentence or --x made it; dims() writes a shape in it ("[5, 16]", "[2, 5, 5]").
+Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t d_model);
+std::string dims(std::size_t a, std::size_t b);
+std::string dims(std::size_t a, std::size_t b, std::size_t c);
+// The params every layer command reports: layers, d_model, heads, ffn, norm_first, tokens, weights.
+nlohmann::json layer_params(const LayerFlags& f, const LayerShape& shape, const LayerInput& in);
+
 // "I love playing football ." for messages (first 12 tokens).
 std::string joined_tokens(const std::vector<std::string>& tokens);
 

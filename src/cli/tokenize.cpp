@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "validators.hpp"
 #include "tfx/tokenizer.hpp"
 
 namespace tfx::cli {
@@ -78,7 +79,9 @@ void register_tokenize(CLI::App& app) {
   cmd->add_option("--mode", o->mode, "word | char | subword (WordPiece)")
       ->capture_default_str()
       ->check(CLI::IsMember({"word", "char", "subword"}));
-  cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary");
+  cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary")
+      ->check(non_empty_path("give a BERT vocab.txt"))
+      ->type_name("FILE");
   cmd->add_flag("--lower", o->lower,
                 "As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
                 "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo");

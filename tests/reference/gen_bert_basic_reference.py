@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Reference tokens for tests/bert_basic_tokenizer_test.cpp: BERT's BasicTokenizer, the
 algorithm of google-research/bert tokenization.py (which HF's BertTokenizer runs as its
-basic_tokenizer), written out below on Python's own unicodedata and str.lower — independent of
+basic_tokenizer, with the special tokens as never_split), written out below on Python's own unicodedata and str.lower — independent of
 tfx's tables and code.
 
     /usr/bin/python3 tests/reference/gen_bert_basic_reference.py > tests/reference/bert_basic_reference.inc
@@ -73,10 +73,17 @@ def split_on_punc(text):
     return ["".join(x) for x in out]
 
 
+# HF's BertTokenizer passes its special tokens as never_split: such a word is neither cased nor split
+NEVER_SPLIT = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+
+
 def basic_tokenize(text, do_lower_case):
     text = tokenize_chinese_chars(clean_text(text))
     split = []
     for token in text.strip().split():
+        if token in NEVER_SPLIT:
+            split.append(token)
+            continue
         if do_lower_case:
             token = strip_accents(token.lower())
         split.extend(split_on_punc(token))
@@ -111,6 +118,7 @@ SAMPLES = [
     "שָׁלוֹם",
     "नमस्ते दुनिया",
     "emoji 👍🏽 ok",
+    "[CLS] Héllo, WORLD! [SEP] [MASK]x [cls] [UNK]",
 ]
 
 

@@ -1,4 +1,4 @@
-// matmul's run-time kernel choice (ops.hpp: available_gemm_kernels, set_gemm_kernel): every
+// matmul's run-time kernel choice (gemm.hpp: available_gemm_kernels, set_gemm_kernel): every
 // kernel this CPU can run, forced in turn, against the double-precision reference on the shapes
 // that reach each of its paths (plain loops, unpacked skinny products, packed tiles with partial
 // edges, several threads); the kernel list and its errors; TFX_GEMM_KERNEL in the command line.

@@ -1,0 +1,222 @@
+// Presenting what a command computed: present() hands a Result to the encoders and emit(),
+// present_png() writes a Figure as PNG/SVG, present_view() draws it in the terminal, and
+// present_all() decides which of them a command's flags ask for.
+#include "common.hpp"
+#include "terminal.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace tfx::cli {
+
+// Text output is built in memory before it is written, ~50 bytes per number: past 2^25 numbers
+// (1.6 GB) refuse and point at npy, 4 bytes per number (at the 2^30 tensor cap csv needed ~50 GB).
+constexpr std::size_t kMaxTextNumbers = std::size_t{1} << 25;
+
+void present(const Result& r, const OutputFlags& flags) {
+  OutputOptions o = output_options(flags);
+  if (!is_binary(o.format) && (o.format == Format::csv || o.format == Format::json || o.full)) {
+    std::size_t n = 0;
+    for (const Block& b : r.blocks)
+      if (const auto* m = std::get_if<Matrix>(&b)) n += m->values.size();
+    if (n > kMaxTextNumbers)
+      throw usage_error(fmt::format("{} would write {:.3g} numbers as text, over tfx's limit of {} (2^25); use --format npy "
+                                    "(4 bytes each), the summary table (no --full), or smaller values",
+                                    o.full && o.format == Format::table ? "--full" : "--format " + flags.format,
+                                    static_cast<double>(n), kMaxTextNumbers));
+  }
+  // "--format npy -o -: refusing to write binary output to a terminal" names the flag the user gave
+  emit(encode(r, o), o.path, is_binary(o.format), is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o");
+}
+
+namespace {
+// Where "wrote FILE" goes: stdout, where it is the result, unless --format/-o sends data to stdout
+// too; then stderr, so stdout holds the data alone (`tfx pe --png --format json | jq` works).
+std::FILE* png_notice_stream(const OutputFlags& out) {
+  return out.format_given() && out.output == "-" ? stderr : stdout;
+}
+}  // namespace
+
+namespace {
+void check_limits(const FigureFlags& flags) {
+  if (flags.vmin && flags.vmax && !(*flags.vmin < *flags.vmax))
+    throw usage_error(fmt::format("--vmin {} must be below --vmax {}", *flags.vmin, *flags.vmax));
+}
+}  // namespace
+
+Figure styled_figure(const Figure& figure, const FigureFlags& flags) {
+  check_limits(flags);
+  Figure f = figure;
+  if (!flags.title.empty()) {
+    if (f.panels.size() == 1 && f.title.empty())
+      std::visit([&](auto& p) { p.title = flags.title; }, f.panels[0]);
+    else
+      f.title = flags.title;
+  }
+  for (Panel& p : f.panels)
+    if (auto* h = std::get_if<Heatmap>(&p)) {
+      if (flags.vmin) h->vmin = flags.vmin;
+      if (flags.vmax) h->vmax = flags.vmax;
+      if (flags.annotate) h->annotate = flags.annotate > 0;
+    }
+  return f;
+}
+
+namespace {
+// --font FILE, else $TFX_FONT (only the command layer reads the environment); says once on
+// stderr when no font file exists and the built-in bitmap font draws the text.
+void choose_fonts(const FigureFlags& flags) {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  std::string file = flags.font, from = "--font ";
+  if (file.empty())
+    if (const char* env = std::getenv("TFX_FONT"); env && *env) file = env, from = "TFX_FONT=";
+  FontChoice choice;
+  if (!file.empty()) choice.files.push_back(file);
+  try {
+    set_figure_fonts(choice);
+  } catch (const Error& e) {
+    throw Error(from + e.what());
+  }
+  if (figure_font_status().builtin)
+    std::fprintf(stderr, "tfx: note: no TrueType font found (install fonts-dejavu-core and fonts-nanum, or give --font FILE); "
+                         "figure text uses the built-in bitmap font\n");
+}
+
+// The file a figure goes to and whether it is SVG: an .svg name is SVG whichever flag gave it.
+struct FigureTarget {
+  std::string path;
+  bool svg = false;
+};
+
+// Two names of one file (x and ./x, or a symlink).
+bool same_file(const std::string& a, const std::string& b) {
+  auto resolved = [](const std::string& p) {
+    std::error_code ec;
+    auto r = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+    return ec ? std::filesystem::path(p).lexically_normal() : r.lexically_normal();
+  };
+  return a == b || resolved(a) == resolved(b);
+}
+
+std::vector<FigureTarget> figure_targets(const FigureFlags& flags, const std::string& default_name) {
+  std::vector<FigureTarget> t;
+  const std::string stem = default_name.size() > 4 && default_name.ends_with(".png") ? default_name.substr(0, default_name.size() - 4) : default_name;
+  auto is_svg = [](const std::string& p) { return std::filesystem::path(p).extension() == ".svg"; };
+  if (flags.png_opt && flags.png_opt->count() > 0) {
+    const std::string p = flags.png.empty() ? default_name : flags.png;
+    t.push_back({p, is_svg(p)});
+  }
+  if (flags.svg_opt && flags.svg_opt->count() > 0) t.push_back({flags.svg.empty() ? stem + ".svg" : flags.svg, true});
+  return t;
+}
+
+void write_figure(const Figure& styled, const FigureTarget& t, const FigureFlags& flags, std::FILE* notice, const char* flag) {
+  if (t.svg) {
+    emit(encode_svg(styled, flags.scale), t.path, false, flag);
+    if (t.path != "-") std::fprintf(notice, "wrote %s\n", t.path.c_str());
+    return;
+  }
+  Image img = render(styled, flags.scale);
+  emit(encode_png(img), t.path, true, flag);
+  if (t.path != "-") std::fprintf(notice, "wrote %s (%d×%d)\n", t.path.c_str(), img.width, img.height);
+}
+}  // namespace
+
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
+  choose_fonts(flags);
+  const std::vector<FigureTarget> targets = figure_targets(flags, default_name);
+  if (targets.size() == 2 && targets[0].path == "-" && targets[1].path == "-")
+    throw usage_error("--png - and --svg -: only one figure can go to stdout");
+  const Figure styled = styled_figure(figure, flags);
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const bool from_png = k == 0 && flags.png_opt && flags.png_opt->count() > 0;
+    write_figure(styled, targets[k], flags, notice, from_png ? "--png" : "--svg");
+  }
+}
+
+bool stdout_color() { return escapes_allowed(stdout); }
+
+int view_width(const FigureFlags& flags) {
+  return flags.width > 0 ? flags.width : terminal_size(stdout).columns;
+}
+
+bool view_color(const FigureFlags& flags) {
+  if (flags.color == "always") return true;
+  if (flags.color == "never") return false;
+  return stdout_color();
+}
+
+void present_view(const Figure& figure, const FigureFlags& flags) {
+  ViewOptions v;
+  v.width = view_width(flags);
+  v.height = terminal_size(stdout).lines;
+  v.color = view_color(flags);
+  v.whole_figure = "--png";
+  check_limits(flags);
+  Figure scaled = figure;  // --vmin/--vmax apply to the terminal view too
+  for (Panel& p : scaled.panels)
+    if (auto* h = std::get_if<Heatmap>(&p)) {
+      if (flags.vmin) h->vmin = flags.vmin;
+      if (flags.vmax) h->vmax = flags.vmax;
+    }
+  emit(render_view(scaled, v), "-", false, "-o");
+}
+
+void present_view(const Heatmap& h, const FigureFlags& flags) {
+  Figure f;
+  f.panels.push_back(h);
+  present_view(f, flags);
+}
+
+void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig, const Figure* figure,
+                 const Heatmap* view, const std::string& default_png) {
+  // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says
+  if (out.figure_format()) {
+    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use table, csv, json, npy or md", out.format));
+    if (out.output == "-" && (fig.view || fig.png_requested()))
+      throw usage_error(fmt::format("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too", out.format));
+    if (out.output != "-")
+      for (const FigureTarget& t : figure_targets(fig, default_png))
+        if (same_file(t.path, out.output))
+          throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.svg ? "--svg" : "--png", t.path,
+                                        out.output));
+    choose_fonts(fig);
+    write_figure(styled_figure(*figure, fig), {out.output, out.format == "svg"}, fig, stderr,
+                 out.output == "-" && out.format == "png" ? "--format png -o" : "-o");
+    if (fig.png_requested()) present_png(*figure, fig, default_png, stderr);
+    if (fig.view && view) present_view(*view, fig);
+    return;
+  }
+  const bool png = fig.png_requested() && figure;
+  const bool show_view = fig.view && view;
+  const bool table = (!png && !show_view) || out.format_given();
+  const std::vector<FigureTarget> targets = png ? figure_targets(fig, default_png) : std::vector<FigureTarget>{};
+  const bool to_stdout = std::any_of(targets.begin(), targets.end(), [](const FigureTarget& t) { return t.path == "-"; });
+  if (to_stdout && (show_view || (table && out.output == "-")))
+    throw usage_error("--png -/--svg -: the figure goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)");
+  if (png && table && out.output != "-") {
+    // one file cannot hold both: the second write would silently replace the first
+    for (const FigureTarget& t : targets)
+      if (same_file(t.path, out.output))
+        throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.svg ? "--svg" : "--png", t.path,
+                                      out.output));
+  }
+  if (png) present_png(*figure, fig, default_png, png_notice_stream(out));
+  if (show_view) {
+    // every heatmap panel of the figure (the view heatmap is one of them); else the view alone
+    const bool has_maps = figure && std::any_of(figure->panels.begin(), figure->panels.end(),
+                                                [](const Panel& p) { return std::holds_alternative<Heatmap>(p); });
+    if (has_maps) present_view(*figure, fig);
+    else present_view(*view, fig);
+  }
+  if (table) present(r, out);
+}
+
+}  // namespace tfx::cli
