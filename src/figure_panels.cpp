@@ -250,7 +250,10 @@ Scene scatter_scene(const Scatter& s) {
   const Type lt = kTickType;
   const double th = lt.size * (text::kAscent + text::kDescent), gap = r + 3;
   const Box plot{a.f.x, a.f.y, a.f.x + a.f.w, a.f.y + a.f.h};
+  ProgressTicker tick(s.progress, s.points.size(), 200);
+  std::size_t placed = 0;
   for (const Point& p : s.points) {
+    tick(++placed);
     if (p.label.empty() || !std::isfinite(p.x) || !std::isfinite(p.y)) continue;
     const double cx = a.px(p.x), cy = a.py(p.y), w = text_width(p.label, lt);
     Box best{};
