@@ -204,13 +204,13 @@ struct CacheTarget {
   int fd = -1;
   std::string tmp;  // its name until write_table renames it
 };
-constexpr std::size_t kTableVectorsOffset = 256;  // the table header's size (embeddings_cache.cpp)
+constexpr std::size_t kTableVectorsOffset = 256;  // the table header's size (embeddings_table.cpp)
 
-// Loaders in embeddings_load.cpp / embeddings_cache.cpp. `target`: see CacheTarget (nullptr = none).
+// The parser of a source file (embeddings_load.cpp). `target`: see CacheTarget (nullptr = none).
 std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path,
                                                         const CacheTarget* target = nullptr);
-// A mapped cache/table file, or nullptr with `why` set when it is missing, stale or corrupt.
-// expect_size/expect_mtime: the source's key (pass -1 to skip the staleness check).
+// The table format (embeddings_table.cpp). A mapped cache/table file, or nullptr with `why` set
+// when it is missing, stale or corrupt. expect_size/expect_mtime: the source's key (pass -1 to skip the staleness check).
 std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
                                              std::int64_t expect_mtime, std::string& why);
 // Writes the table file (tmp + rename); source key (size, mtime, format, gzip) stored in it.

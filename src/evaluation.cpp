@@ -77,12 +77,15 @@ std::string utf8_upper(std::string_view w) {
 }
 
 std::unordered_map<std::string, std::size_t> restricted_vocab(const Embeddings& e, std::size_t restrict_vocab,
-                                                              bool case_insensitive) {
+                                                              bool case_insensitive, const Progress& progress) {
   const std::size_t R = std::min(restrict_vocab, e.size());
   std::unordered_map<std::string, std::size_t> vocab;
   vocab.reserve(R);
-  for (std::size_t i = 0; i < R; ++i)
+  ProgressTicker tick(progress, R);
+  for (std::size_t i = 0; i < R; ++i) {
     vocab.emplace(case_insensitive ? utf8_upper(e.word(i)) : std::string(e.word(i)), i);  // the first variant wins
+    tick(i + 1);
+  }
   return vocab;
 }
 
@@ -260,11 +263,17 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
 
 WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& opt) {
   if (opt.restrict_vocab == 0) throw usage_error("restrict_vocab must be at least 1", {"restrict_vocab"});
-  const auto vocab = restricted_vocab(e, opt.restrict_vocab, opt.case_insensitive);
+  // progress: the R words keyed, then the pairs, as one count
+  const std::size_t R = std::min(opt.restrict_vocab, e.size()), total = R + set.pairs.size();
+  Progress keyed;
+  if (opt.progress) keyed = [&](std::size_t done, std::size_t) { opt.progress(done, total); };
+  const auto vocab = restricted_vocab(e, opt.restrict_vocab, opt.case_insensitive, keyed);
+  ProgressTicker tick(opt.progress, total);
   WordPairEvaluation ev;
   ev.pairs = set.pairs.size();
   std::vector<double> gold, model;
   for (const auto& p : set.pairs) {
+    tick(R + ev.scored.size() + ev.missing.size() + 1);
     auto ia = vocab.find(opt.case_insensitive ? utf8_upper(p.a) : p.a);
     auto ib = vocab.find(opt.case_insensitive ? utf8_upper(p.b) : p.b);
     if (ia == vocab.end() || ib == vocab.end()) {

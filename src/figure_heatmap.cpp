@@ -150,7 +150,8 @@ Scene heatmap_scene(const Heatmap& h) {
   } else {
     draw_bottom_ticks(cv, f, xt);
   }
-  if (!h.y_label.empty()) cv.text_up(kPad + label_line / 2, f.y + ph / 2, h.y_label, kLabelType, kInk);
+  // the y label hugs the ticks (the frame is centred when the title is wider than the panel)
+  if (!h.y_label.empty()) cv.text_up(f.x - (left - kPad) + label_line / 2, f.y + ph / 2, h.y_label, kLabelType, kInk);
   if (!h.x_label.empty())
     cv.text(f.x + pw / 2, f.y + ph + kTick + 3 + xtick_h + kLabelGap + kLabelType.size * text::kAscent, h.x_label, kLabelType, kInk, Align::center);
 

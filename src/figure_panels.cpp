@@ -66,13 +66,22 @@ struct Axes {
   double py(double y) const { return f.y + f.h - (y - y0) / (y1 - y0) * f.h; }
 };
 
-// Ticks for a log10 axis spanning [lo, hi] (in log10 units): the decades, or nice ticks inside
-// one decade.
+// "10⁻⁴", "10⁹": a decade as a power of ten with a superscript exponent.
+std::string power_of_ten(int e) {
+  static const char* const digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string exp;
+  for (int m = std::abs(e); m > 0 || exp.empty(); m /= 10) exp = digits[m % 10] + exp;
+  return "10" + std::string(e < 0 ? "⁻" : "") + exp;
+}
+
+// Ticks for a log10 axis spanning [lo, hi] (in log10 units): the decades (0.001 … 1000 as
+// decimals, beyond as 10ⁿ), or nice ticks inside one decade.
 AxisTicks log_ticks(double lo, double hi, double pixels) {
   AxisTicks t;
   for (double e = std::ceil(lo - 1e-9); e <= hi + 1e-9; e += 1) {
     t.pos.push_back(pixels - (e - lo) / (hi - lo) * pixels);
-    t.labels.push_back(std::abs(e) <= 3 ? tick_label(std::pow(10.0, e), std::pow(10.0, std::min(e, 0.0))) : fmt::format("1e{:.0f}", e));
+    t.labels.push_back(std::abs(e) <= 3 ? tick_label(std::pow(10.0, e), std::pow(10.0, std::min(e, 0.0)))
+                                        : power_of_ten(static_cast<int>(std::lround(e))));
   }
   if (t.pos.size() >= 2) return t;
   t = {};
@@ -250,7 +259,10 @@ Scene scatter_scene(const Scatter& s) {
   const Type lt = kTickType;
   const double th = lt.size * (text::kAscent + text::kDescent), gap = r + 3;
   const Box plot{a.f.x, a.f.y, a.f.x + a.f.w, a.f.y + a.f.h};
+  ProgressTicker tick(s.progress, s.points.size(), 200);
+  std::size_t placed = 0;
   for (const Point& p : s.points) {
+    tick(++placed);
     if (p.label.empty() || !std::isfinite(p.x) || !std::isfinite(p.y)) continue;
     const double cx = a.px(p.x), cy = a.py(p.y), w = text_width(p.label, lt);
     Box best{};

@@ -29,32 +29,47 @@ std::string ordinal(std::size_t n) {
   return fmt::format("{}{}", n, suffix);
 }
 
-// Which of n rows (or columns) to show in `capacity` cells: all of them, or every s-th group of
-// `group` consecutive ones (group 2: sin/cos pairs stay together), starting at the first.
+// Which of n rows (or columns) to show in `capacity` cells: all of them, else whole groups of
+// `group` consecutive ones (group 2: sin/cos pairs stay together), starting at the first: every
+// s-th group when that fills at least 90 % of the capacity, else as many groups as fit, evenly
+// spaced from the first to the last (so a 128-column PE in 117 columns shows 58 of its 64 pairs,
+// not every other pair).
 struct AxisSample {
   std::vector<std::size_t> index;
-  std::size_t stride = 1;
-  std::string words;  // "all 50", "64 of 128: every 2nd pair"
+  std::size_t stride = 1;  // the largest step between shown groups
+  std::string words;       // "all 50", "64 of 128: every other pair", "116 of 128: 58 of 64 pairs, evenly spaced"
 };
 
-AxisSample sample_axis(std::size_t n, std::size_t capacity, std::size_t group, std::size_t min_stride = 1) {
+AxisSample sample_axis(std::size_t n, std::size_t capacity, std::size_t group) {
   AxisSample a;
   group = std::max<std::size_t>(group, 1);
   capacity = std::max<std::size_t>(capacity, 1);
-  if (n <= capacity && min_stride <= 1) {
+  if (n <= capacity) {
     for (std::size_t i = 0; i < n; ++i) a.index.push_back(i);
     a.words = fmt::format("all {}", n);
     return a;
   }
   if (group > capacity) group = 1;
   const std::size_t groups = (n + group - 1) / group, fit = std::max<std::size_t>(capacity / group, 1);
-  const std::size_t stride = std::max((groups + fit - 1) / fit, min_stride);
-  a.stride = stride;
-  for (std::size_t g = 0; g < groups; g += stride)
-    for (std::size_t k = 0; k < group && g * group + k < n; ++k) a.index.push_back(g * group + k);
+  const std::size_t stride = (groups + fit - 1) / fit;
   const char* unit = group == 2 ? " pair" : group > 2 ? " group" : "";
-  a.words = stride == 2 ? fmt::format("{} of {}: every other{}", a.index.size(), n, unit)
-                        : fmt::format("{} of {}: every {}{}", a.index.size(), n, ordinal(stride), unit);
+  auto add_group = [&](std::size_t g) {
+    for (std::size_t k = 0; k < group && g * group + k < n; ++k) a.index.push_back(g * group + k);
+  };
+  if (10 * ((groups + stride - 1) / stride) >= 9 * std::min(fit, groups)) {
+    a.stride = stride;
+    for (std::size_t g = 0; g < groups; g += stride) add_group(g);
+    a.words = stride == 2 ? fmt::format("{} of {}: every other{}", a.index.size(), n, unit)
+                          : fmt::format("{} of {}: every {}{}", a.index.size(), n, ordinal(stride), unit);
+    return a;
+  }
+  // group k of the fit shown is group round(k·(groups − 1)/(fit − 1)): the first and the last are
+  // shown, and the steps between shown groups differ by at most one
+  if (fit == 1) add_group(0);
+  for (std::size_t k = 0; k < fit && fit > 1; ++k) add_group((2 * k * (groups - 1) + (fit - 1)) / (2 * (fit - 1)));
+  a.stride = (groups + fit - 1) / fit;
+  a.words = group >= 2 ? fmt::format("{} of {}: {} of {}{}s, evenly spaced", a.index.size(), n, fit, groups, unit)
+                       : fmt::format("{} of {}, evenly spaced", a.index.size(), n);
   return a;
 }
 
@@ -101,9 +116,9 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
   const std::size_t grid_lines = ph > title_lines + footer + 1 ? ph - title_lines - footer : 1;
   const std::size_t row_capacity = one_row_per_line ? grid_lines : 2 * grid_lines;
   const AxisSample rows = sample_axis(M, row_capacity, h.row_group);
-  // a square matrix of one kind of index (positions × positions) keeps one stride on both axes,
-  // so its diagonal stays a diagonal
-  if (M == N && h.row_group == h.col_group && rows.stride > cols.stride) cols = sample_axis(N, aw, h.col_group, rows.stride);
+  // a square matrix of one kind of index (positions × positions) shows the same indices on both
+  // axes, so its diagonal stays a diagonal
+  if (M == N && h.row_group == h.col_group && rows.index.size() < cols.index.size()) cols = rows;
   const std::size_t C = cols.index.size();
   const std::size_t cw = std::clamp<std::size_t>(aw / C, 1, max_cw);
   const std::size_t R = rows.index.size();

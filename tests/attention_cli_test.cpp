@@ -31,11 +31,6 @@ struct Files {
 
 const double kW = 1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0)));  // σ(1/√2) = 0.66976
 
-nlohmann::json json_of(const Run& r) {
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
 // One-line error, given exit code, message containing `part`, nothing on stdout.
 void check_error(const Run& r, int code, const std::string& part) {
   CAPTURE(r.err);

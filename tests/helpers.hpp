@@ -1,8 +1,9 @@
-// Test helpers: run the built tfx binary and capture its exit code, stdout and stderr; a fresh
-// temporary directory per test; the path of ../shared/data (tests that need it skip with a
-// message when it is absent).
+// Test helpers: run the built tfx binary and capture its exit code, stdout and stderr (json_of:
+// its JSON output); a fresh temporary directory per test; the path of ../shared/data (tests that
+// need it skip with a message when it is absent).
 #pragma once
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +117,13 @@ inline int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// The JSON a successful run printed (the run must succeed; its stderr is shown when it did not).
+inline nlohmann::json json_of(const Run& r) {
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
 }
 
 // The conventions' bad-input outcome: exit `code`, stderr exactly one line that starts with

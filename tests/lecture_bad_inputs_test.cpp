@@ -5,12 +5,11 @@
 #include <filesystem>
 
 #include "helpers.hpp"
+#include "reference_files.hpp"
 
 using namespace tfx::test;
 
 namespace {
-
-std::string ref(const std::string& name) { return shell_quote(std::string(TFX_SOURCE_DIR) + "/tests/reference/" + name); }
 
 // A safetensors file: 8-byte little-endian header length, the header, then `buffer_bytes` bytes.
 std::string safetensors(const std::string& header, std::size_t buffer_bytes) {

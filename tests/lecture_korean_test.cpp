@@ -9,16 +9,6 @@
 using namespace tfx::test;
 using V = std::vector<std::string>;
 
-namespace {
-
-nlohmann::json json_of(const Run& r) {
-  CAPTURE(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-}  // namespace
-
 TEST_CASE("lecture, Korean: attention --sentence finds 나는 학생 이다 and the notes' '.' in the teaching embedding") {
   for (const std::string s : {"나는 학생 이다", "I love playing football."}) {
     CAPTURE(s);

@@ -6,32 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
+#include "reference_files.hpp"
 #include "reference/transformer_reference.hpp"
 
 using namespace tfx::test;
-
-namespace {
-
-std::string ref(const std::string& name) { return shell_quote(std::string(TFX_SOURCE_DIR) + "/tests/reference/" + name); }
-
-nlohmann::json json_of(const Run& r) {
-  CAPTURE(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-double maxdiff(const nlohmann::json& data, const std::vector<float>& want) {
-  std::vector<double> got;
-  for (const auto& row : data)
-    for (const auto& v : row) got.push_back(v.get<double>());
-  REQUIRE(got.size() == want.size());
-  double d = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) d = std::max(d, std::abs(got[i] - want[i]));
-  MESSAGE("maxdiff vs PyTorch = " << d);
-  return d;
-}
-
-}  // namespace
 
 TEST_CASE("tfx tokenize: the notes' example at three levels, Korean by code point, --vocab with --lower") {
   auto tokens = [](const Run& r) { return json_of(r)["summary"]["tokens"].get<std::vector<std::string>>(); };

@@ -80,9 +80,9 @@ std::string utf8_upper(std::string_view word);
 
 // The lookup gensim's evaluations use: the first R = min(restrict_vocab, N) words, keyed by
 // their upper case when case_insensitive; when several words share a key the first (most
-// frequent) wins.
+// frequent) wins. `progress` (optional) hears (words keyed, R).
 std::unordered_map<std::string, std::size_t> restricted_vocab(const Embeddings& e, std::size_t restrict_vocab,
-                                                              bool case_insensitive);
+                                                              bool case_insensitive, const Progress& progress = {});
 
 // The first R rows of e divided by their norms: (R, D); all-zero rows stay zero.
 Tensor unit_rows(const Embeddings& e, std::size_t R);
@@ -153,6 +153,8 @@ struct PairEvalOptions {
   std::size_t restrict_vocab = 300000;
   bool case_insensitive = true;
   bool dummy4unknown = false;  // gensim's dummy4unknown: OOV pairs enter the correlation with cosine 0
+  // optional: (done, total) over the R vocabulary words keyed, then the pairs scored
+  Progress progress;
 };
 
 struct ScoredPair {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tfx/choices.hpp"
+#include "tfx/progress.hpp"
 #include "tfx/tensor.hpp"
 
 namespace tfx {
@@ -110,6 +111,9 @@ struct Point {
 struct Scatter {
   std::string title, subtitle, x_label, y_label;
   std::vector<Point> points;
+  // optional: hears (labels placed, labels) while the labels are placed — each is tried against
+  // every label before it, so thousands of words take seconds
+  Progress progress;
   std::vector<std::pair<std::size_t, std::size_t>> arrows;  // from point index → to point index
 };
 
@@ -217,8 +221,9 @@ FontStatus figure_font_status();
 
 // Terminal heatmaps for --view: every Heatmap panel of the figure, tiled to fit `width` columns
 // and `height` lines (one line is left for the prompt). A matrix larger than its panel is
-// sampled — whole rows and columns (whole col_group groups) at a fixed stride, never averaged —
-// and a line under each panel says which are shown; row labels (tokens or indices) on the left,
+// sampled — whole rows and columns (whole col_group groups), every s-th when that fills the
+// room, else evenly spaced from the first to the last; never averaged — and a line under each
+// panel says which are shown; row labels (tokens or indices) on the left,
 // column labels or indices below, then the scale. color: 24-bit half blocks ("▀", two rows per
 // line; one row per line when rows are labelled); else an ASCII ramp with no escape sequences.
 // Width below a usable minimum throws a usage error naming `width`.

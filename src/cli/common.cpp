@@ -153,9 +153,8 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
                   ->expected(0, 1)
                   ->check(figure_file(true))
                   ->group("Figures");
-  // `tfx lr` has its own --scale (the schedule's factor): there the figure's is --figure-scale
-  const bool taken = app->get_option_no_throw("--scale") != nullptr;
-  app->add_option(taken ? "--figure-scale" : "--scale", f.scale, "Scale the whole figure (text, lines, margins, cells): 2 for a projector")
+  // --scale is the figure's on every command (tfx lr's schedule multiplier is --factor)
+  app->add_option("--scale", f.scale, "Scale the whole figure (text, lines, margins, cells): 2 for a projector")
       ->capture_default_str()
       ->check(scale_number())
       ->group("Figures");

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "progress_bar.hpp"
 #include "skipped.hpp"
 #include "tfx/evaluation.hpp"
 #include "word_lists.hpp"
@@ -25,6 +26,7 @@ struct EvalSimilarityOptions {
   bool dummy4unknown = false;
   bool list = false;
   bool strict = false;
+  bool no_progress = false;
   EmbeddingFlags emb;
   OutputFlags out;
   FigureFlags fig;
@@ -37,7 +39,11 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   opt.restrict_vocab = static_cast<std::size_t>(o.restrict_vocab);
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
+  // the bar counts the vocabulary words keyed (upper-cased), then the pairs scored
+  ProgressBar bar("eval-similarity", "words+pairs", !o.no_progress);
+  opt.progress = bar.callback();
   const WordPairEvaluation ev = evaluate_word_pairs(e, set, opt);  // throws when no pair is in the vocabulary
+  bar.finish();
   // pairs with a word outside the vocabulary are skipped, as in gensim: each is reported (with
   // --strict the first is an error)
   std::vector<SkippedQuery> skipped;
@@ -124,6 +130,7 @@ void register_eval_similarity(CLI::App& app) {
   cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip malformed lines (gensim does) instead of stopping");
   cmd->add_flag("--strict", o->strict, "Stop with an error (exit 1) at a pair with a word outside the vocabulary instead of skipping it");
   cmd->add_flag("--list", o->list, "List every pair with the human score and the model's cosine");
+  cmd->add_flag("--no-progress", o->no_progress, "No progress bar (it is drawn on stderr only when stderr is a terminal)");
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));
   add_output_flags(cmd, o->out);

@@ -32,6 +32,30 @@ std::string choices_words(std::string set) {  // "{a,b,c}" -> "a, b, c"
 class HelpFormatter : public CLI::Formatter {
  public:
   explicit HelpFormatter(int width) : width_(width) { column_width(26); }
+  // CLI11's line, padded by display width ("N …" and Hangul are narrower than their bytes)
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    const std::string name = "  " + make_option_name(opt, is_positional) + make_option_opts(opt);
+    const std::string desc = make_option_desc(opt);
+    const std::size_t wid = get_column_width(), w = display_width(name);
+    std::string out = name;
+    if (!desc.empty()) {
+      out += w >= wid ? "\n" + std::string(wid, ' ') : std::string(wid - w, ' ');
+      for (char c : desc) out += c == '\n' ? "\n" + std::string(wid, ' ') : std::string(1, c);
+    }
+    return out + "\n";
+  }
+  // "--annotate,--no-annotate", not CLI11's "--annotate,--no-annotate{false}" (the value a
+  // negated flag stores is not the user's business)
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(opt, is_positional), out;
+    int depth = 0;
+    for (char c : name) {
+      if (c == '{') ++depth;
+      else if (c == '}' && depth > 0) --depth;
+      else if (depth == 0) out += c;
+    }
+    return out;
+  }
   std::string make_option_opts(const CLI::Option* opt) const override {
     const std::string m = option_metavar(opt);
     std::string out = m.empty() ? "" : " " + m;

@@ -123,6 +123,11 @@ int tfx::cli::run(int argc, char** argv) {
   tfx::cli::register_patches(app);
   tfx::cli::register_layernorm(app);
   tfx::cli::register_lr(app);
+  // a command's own subcommands (pe sim, rope freqs, attention variance, embeddings info) are
+  // listed under "Subcommands:" in its --help, whatever group the command has at the top level
+  for (CLI::App* cmd : app.get_subcommands({}))
+    for (CLI::App* sub : cmd->get_subcommands({}))
+      if (!sub->get_group().empty()) sub->group("Subcommands");
 
   // `tfx` alone: the overview. `tfx --generate man|bash|zsh`: documents from the command table.
   if (argc == 1) {

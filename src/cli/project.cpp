@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "embedding_flags.hpp"
+#include "progress_bar.hpp"
 #include "tfx/explore.hpp"
 #include "word_lists.hpp"
 
@@ -97,12 +98,16 @@ void run_project(const ProjectOptions& o) {
   s.x_label = fmt::format("PC1 ({:.1f}% of the variance)", 100 * p.explained_ratio[0]);
   s.y_label = fmt::format("PC2 ({:.1f}%)", 100 * p.explained_ratio[1]);
   for (std::size_t i = 0; i < rows.size(); ++i) s.points.push_back({p.coords(i, 0), p.coords(i, 1), shown[i]});
+  // placing thousands of labels takes seconds: a bar on stderr (only on a terminal, after a delay)
+  ProgressBar bar("project: placing labels", "labels");
+  s.progress = bar.callback();
   Figure figure;
   figure.panels.push_back(std::move(s));
   std::string name = "project";
   for (std::size_t i = 0; i < std::min<std::size_t>(shown.size(), 4); ++i) name += "_" + file_safe(shown[i]);
   if (shown.size() > 4) name += fmt::format("_and{}more", shown.size() - 4);
   present_all(r, o.out, o.fig, &figure, nullptr, name + ".png");
+  bar.finish();
 }
 
 }  // namespace

@@ -103,9 +103,19 @@ void run_rope_freqs(const RopeFreqsOptions& o) {
     const double l0 = static_cast<double>(*o.rope.original_max_pos);
     wave_chart.series.push_back(Series{"L₀ (original context)", {0.0, static_cast<double>(P - 1)}, {l0, l0}, true});
   }
-  inv_chart.subtitle = wave_chart.subtitle = rope_description(configs.back());
+  // several scalings share base, layout, factor and L₀: say so, rather than describe the last one
+  std::string described = rope_description(configs.back());
+  if (n > 1) {
+    std::vector<std::string> names;
+    for (const RopeConfig& c : configs) names.push_back(rope_scaling_name(c.scaling));
+    const RopeConfig& c = configs.back();
+    described = fmt::format("base {:g}, {} layout; {}{}{}", c.base, rope_layout_name(c.layout), fmt::join(names, ", "),
+                            c.factor ? fmt::format(", f={:g}", *c.factor) : "",
+                            c.original_max_pos ? fmt::format(" L0={}", *c.original_max_pos) : "");
+  }
+  inv_chart.subtitle = wave_chart.subtitle = described;
   r.blocks.push_back(Text{fmt::format("Per pair j: inv_freq_j and wavelength 2*pi/inv_freq_j (positions per full turn), D = {}; {}",
-                                      configs[0].dim, rope_description(configs.back()))});
+                                      configs[0].dim, described)});
   r.blocks.push_back(std::move(m));
   r.primary = "freqs";
 
