@@ -1,6 +1,6 @@
-// Figure text: finding the font files (the caller's, fontconfig's or Debian's fixed paths),
-// loading them with stb_truetype, choosing a face per character, measuring and rasterizing
-// strings; the baked bitmap font when no font file exists at all.
+// Figure text: finding the font files (the caller's, fontconfig's via figure_fontconfig.cpp, or
+// Debian's fixed paths), loading them with stb_truetype, choosing a face per character,
+// measuring and rasterizing strings; the baked bitmap font when no font file exists at all.
 #include "figure_text.hpp"
 
 #include <fmt/format.h>
@@ -16,11 +16,8 @@
 #include <sstream>
 #include <vector>
 
-#ifdef TFX_HAVE_FONTCONFIG
-#include <fontconfig/fontconfig.h>
-#endif
-
 #include "figure_font.hpp"
+#include "figure_fontconfig.hpp"
 #include "tfx/error.hpp"
 #include "tfx/figure.hpp"
 
@@ -95,58 +92,6 @@ std::string family_of(const FontFile& f) {
 
 bool readable(const std::string& path) { return !path.empty() && std::ifstream(path, std::ios::binary).good(); }
 
-#ifdef TFX_HAVE_FONTCONFIG
-// fontconfig's best font for pattern p after its substitutions (nullptr when none); the caller
-// destroys both.
-FcPattern* fc_match(FcPattern* p) {
-  FcConfigSubstitute(nullptr, p, FcMatchPattern);
-  FcDefaultSubstitute(p);
-  FcResult res;
-  return FcFontMatch(nullptr, p, &res);
-}
-
-// The file fontconfig gives for `family` (bold or regular) when its family really is that one.
-std::string fc_family_file(const std::string& family, bool bold) {
-  if (!FcInit()) return {};
-  FcPattern* p = FcPatternCreate();
-  FcPatternAddString(p, FC_FAMILY, reinterpret_cast<const FcChar8*>(family.c_str()));
-  FcPatternAddInteger(p, FC_WEIGHT, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR);
-  FcPatternAddInteger(p, FC_SLANT, FC_SLANT_ROMAN);
-  FcPattern* m = fc_match(p);
-  std::string path;
-  FcChar8 *file = nullptr, *fam = nullptr;
-  int weight = 0;
-  if (m && FcPatternGetString(m, FC_FILE, 0, &file) == FcResultMatch && FcPatternGetString(m, FC_FAMILY, 0, &fam) == FcResultMatch &&
-      FcPatternGetInteger(m, FC_WEIGHT, 0, &weight) == FcResultMatch) {
-    const bool same = std::string(reinterpret_cast<const char*>(fam)) == family;
-    if (same && (bold ? weight >= FC_WEIGHT_DEMIBOLD : weight < FC_WEIGHT_DEMIBOLD)) path = reinterpret_cast<const char*>(file);
-  }
-  if (m) FcPatternDestroy(m);
-  FcPatternDestroy(p);
-  return path;
-}
-
-// A scalable font holding code point cp, as fontconfig ranks them; empty when none does.
-std::string fc_file_for(char32_t cp) {
-  if (!FcInit()) return {};
-  FcPattern* p = FcPatternCreate();
-  FcCharSet* cs = FcCharSetCreate();
-  FcCharSetAddChar(cs, cp);
-  FcPatternAddCharSet(p, FC_CHARSET, cs);
-  FcPatternAddBool(p, FC_SCALABLE, FcTrue);
-  FcPattern* m = fc_match(p);
-  std::string path;
-  FcChar8* file = nullptr;
-  FcCharSet* has = nullptr;
-  if (m && FcPatternGetString(m, FC_FILE, 0, &file) == FcResultMatch && FcPatternGetCharSet(m, FC_CHARSET, 0, &has) == FcResultMatch &&
-      FcCharSetHasChar(has, cp))
-    path = reinterpret_cast<const char*>(file);
-  if (m) FcPatternDestroy(m);
-  FcCharSetDestroy(cs);
-  FcPatternDestroy(p);
-  return path;
-}
-#endif
 
 // Debian's paths of the two families, for systems without fontconfig.
 struct KnownFamily {
@@ -188,10 +133,8 @@ class FontSet {
     if (!system_) return;
     for (const KnownFamily& k : kKnown) {
       std::string reg, bold;
-#ifdef TFX_HAVE_FONTCONFIG
-      reg = fc_family_file(k.family, false);
-      bold = fc_family_file(k.family, true);
-#endif
+      reg = fontconfig::family_file(k.family, false);
+      bold = fontconfig::family_file(k.family, true);
       if (!readable(reg)) reg = k.regular;
       if (!readable(bold)) bold = readable(k.bold) ? k.bold : "";
       if (!readable(reg)) continue;
@@ -217,9 +160,8 @@ class FontSet {
     Pick p;
     for (std::size_t i = 0; i < faces_.size() && p.face < 0; ++i)
       if (int g = stbtt_FindGlyphIndex(&faces_[i].regular->info, static_cast<int>(cp)); g != 0) p = {static_cast<int>(i), g};
-#ifdef TFX_HAVE_FONTCONFIG
     if (p.face < 0 && system_ && !faces_.empty() && cp > 0x20) {
-      const std::string path = fc_file_for(cp);
+      const std::string path = fontconfig::file_for(cp);
       if (readable(path) && !loaded(path)) {
         try {
           Face f;
@@ -233,7 +175,6 @@ class FontSet {
         }
       }
     }
-#endif
     if (p.face < 0 && !faces_.empty()) p = {0, 0};  // the first face's .notdef box
     picks_[cp] = p;
     return p;

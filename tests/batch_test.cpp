@@ -18,6 +18,16 @@ int count_of(const std::string& s, const std::string& part) {
   return n;
 }
 
+// The one skipped query of a successful --format json run whose stderr is exactly the one line
+// `note` names.
+nlohmann::json only_skipped(const Run& r, const std::string& note) {
+  const nlohmann::json j = json_of(r);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(has(r.err, note));
+  REQUIRE(j["tables"]["skipped"].size() == 1);
+  return j["tables"]["skipped"][0];
+}
+
 }  // namespace
 
 TEST_CASE("analogy --batch: skips a query with an unknown word, answers the rest, reports file:line and the word") {
@@ -93,15 +103,11 @@ TEST_CASE("eval-analogies: questions with an unknown word are skipped and report
   TempDir t;
   write_file(t / "a.txt", ": family\nking queen man woman\nking queen zzyzx woman\n: capitals\nparis france berlin germany\n");
   Run r = run_tfx("eval-analogies a.txt --no-progress --format json", t.path, kBuiltin);
-  CAPTURE(r.err);
-  REQUIRE(r.code == 0);
-  CHECK(count_lines(r.err) == 1);
-  CHECK(has(r.err, "tfx: skipped a.txt:3: 'zzyzx' is not among the first 522 words (upper-cased)"));
+  const auto skipped = only_skipped(r, "tfx: skipped a.txt:3: 'zzyzx' is not among the first 522 words (upper-cased)");
+  CHECK(skipped["line"] == 3);
+  CHECK(skipped["word"] == "zzyzx");
+  CHECK(skipped["query"] == "king queen zzyzx woman");
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["tables"]["skipped"].size() == 1);
-  CHECK(j["tables"]["skipped"][0]["line"] == 3);
-  CHECK(j["tables"]["skipped"][0]["word"] == "zzyzx");
-  CHECK(j["tables"]["skipped"][0]["query"] == "king queen zzyzx woman");
   CHECK(j["summary"]["answered"] == 2);
   CHECK(j["summary"]["oov"] == 1);
 
@@ -121,14 +127,9 @@ TEST_CASE("eval-similarity: pairs with an unknown word are skipped and reported;
   TempDir t;
   write_file(t / "p.tsv", "# pairs\nking\tqueen\t8\nking\tzzyzx\t3\nman\twoman\t7\ncar\tqueen\t1\n");
   Run r = run_tfx("eval-similarity p.tsv --format json", t.path, kBuiltin);
-  CAPTURE(r.err);
-  REQUIRE(r.code == 0);
-  CHECK(count_lines(r.err) == 1);
-  CHECK(has(r.err, "tfx: skipped p.tsv:3: 'zzyzx' is not among the first 522 words"));
-  const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["tables"]["skipped"].size() == 1);
-  CHECK(j["tables"]["skipped"][0]["query"] == "king zzyzx");
-  CHECK(j["tables"]["skipped"][0]["word"] == "zzyzx");
+  const auto skipped = only_skipped(r, "tfx: skipped p.tsv:3: 'zzyzx' is not among the first 522 words");
+  CHECK(skipped["query"] == "king zzyzx");
+  CHECK(skipped["word"] == "zzyzx");
   check_one_line_error(run_tfx("eval-similarity p.tsv --strict", t.path, kBuiltin), 1, "p.tsv:3: 'zzyzx' is not among");
 }
 
