@@ -34,7 +34,8 @@ TEST_CASE("lecture, Korean: encoder and decoder label their tables with the note
 }
 
 TEST_CASE("lecture, Korean: each constructed Korean word's nearest neighbour is its English counterpart") {
-  for (const auto& [ko, en] : std::vector<std::pair<std::string, std::string>>{{"나는", "i"}, {"학생", "student"}, {"이다", "am"}}) {
+  for (const auto& pair : std::vector<std::pair<std::string, std::string>>{{"나는", "i"}, {"학생", "student"}, {"이다", "am"}}) {
+    const std::string &ko = pair.first, &en = pair.second;  // (no structured binding: CAPTURE is a lambda, clang 14)
     CAPTURE(ko);
     const auto j = json_of(run_tfx("similar " + ko + " --top 1 --format json"));
     CHECK(j["data"][0]["word"].get<std::string>() == en);
