@@ -3,10 +3,11 @@
 # root; packages already installed are skipped; without root and sudo it names the missing packages
 # and the command to install them, and exits 1), configures and builds, then:
 #   ./setup.sh demo   run the main job: tfx pe --len 50 --dim 128 --png
-#   ./setup.sh test   what CI runs: every test through ctest (Release build), fuzz regressions too
-#   ./setup.sh check  the same (the quick check while working)
-#   ./setup.sh sanitize  the whole suite again built with AddressSanitizer + UndefinedBehaviorSanitizer
-#                     (build-asan, clang), then each fuzz target 60 s (not yet part of CI: see README)
+#   ./setup.sh test   what CI runs: every test through ctest (Release build, fuzz regressions too),
+#                     the whole suite again built with AddressSanitizer + UndefinedBehaviorSanitizer
+#                     (build-asan, clang), then each fuzz target for 60 s
+#   ./setup.sh check  the Release suite only (the quick check while working)
+#   ./setup.sh sanitize  the sanitizer suite and the fuzzing only
 #   ./setup.sh build  only set up and build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -18,7 +19,7 @@ packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev d
 # the Python helper's and the sample notebooks' tests (ctest python_helper, notebook_*) run with these
 case "$what" in check | test | sanitize) packages+=(python3-numpy jupyter-nbconvert python3-ipykernel) ;; esac
 # the sanitizer build and the fuzzers need clang with its runtimes (and llvm-symbolizer for traces)
-if [ "$what" = sanitize ]; then packages+=(clang libclang-rt-14-dev llvm); fi
+case "$what" in test | sanitize) packages+=(clang libclang-rt-14-dev llvm) ;; esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -62,14 +63,14 @@ case "$what" in
     echo "+ tfx pe --len 50 --dim 128 --png" >&2
     "$BUILD_DIR/tfx" pe --len 50 --dim 128 --png
     ;;
-  check | test) suite "$BUILD_DIR" ;;
-  sanitize)
+  check) suite "$BUILD_DIR" ;;
+  test | sanitize)
     # 1. Release  2. the same suite under ASan + UBSan (any report fails its test)  3. fuzzing
-    suite "$BUILD_DIR"
+    [ "$what" = sanitize ] || suite "$BUILD_DIR"
     echo "+ the whole suite again with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan)" >&2
     cmake --preset asan >/dev/null
     cmake --build build-asan -j "$(nproc)"
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       suite build-asan
     echo "+ each fuzz target for 60 s (tests/fuzz/run.sh)" >&2
     BUILD_DIR=build-asan SECONDS_EACH=60 JOBS=2 tests/fuzz/run.sh
