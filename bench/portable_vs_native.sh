@@ -16,7 +16,8 @@ cmake -S . -B "$NATIVE_DIR" -DCMAKE_BUILD_TYPE=Release -DTFX_NATIVE=ON -DTFX_BUI
 cmake --build "$NATIVE_DIR" -j "$(nproc)" --target bench_matmul >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# alternate the two builds, so both see the same machine load
+# one build after the other (each against numpy in its own run, so each tfx/numpy ratio saw one
+# machine load; the GFLOP/s of the two builds come from runs a minute apart)
 BUILD_DIR="$BUILD_DIR" bench/matmul.sh "$@" >"$work/portable.txt"
 BUILD_DIR="$NATIVE_DIR" bench/matmul.sh "$@" >"$work/native.txt"
 head -1 "$work/portable.txt"
@@ -24,6 +25,6 @@ echo "portable: the kernel chosen at run time ($("$BUILD_DIR/tfx" --version 2>/d
 printf '%-10s %5s %7s %14s %14s %12s %12s %18s\n' op n threads portable_GF/s native_GF/s portable/np native/np portable÷native
 join <(awk 'NR > 2 { print $1"/"$2"/"$3, $4, $6 }' "$work/portable.txt" | sort) \
      <(awk 'NR > 2 { print $1"/"$2"/"$3, $4, $6 }' "$work/native.txt" | sort) |
-  awk '{ split($1, k, "/"); q = ($5 + 0 > 0) ? $3 / $5 : 0;
+  awk '{ split($1, k, "/");
          printf "%-10s %5s %7s %14.1f %14.1f %12s %12s %18.2f\n", k[1], k[2], k[3], $2, $4, $3, $5, ($4 > 0 ? $2 / $4 : 0) }' |
   sort -k1,1 -k2,2n -k3,3n
