@@ -53,6 +53,11 @@ struct FigureFlags {
   bool png_requested() const { return (png_opt && png_opt->count() > 0) || (svg_opt && svg_opt->count() > 0); }
 };
 void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
+// A figure is drawn: --png/--svg, --view, or --format png/svg (-o FILE.png/.svg) — so a command
+// builds its figure only then.
+inline bool figure_drawn(const FigureFlags& fig, const OutputFlags& out) {
+  return fig.png_requested() || fig.view || out.figure_format();
+}
 
 // --seed N (default 42): the seed of the one generator (tfx/random.hpp); `help` says what it draws.
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed,

@@ -96,7 +96,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   r.primary = o.list ? "pairs" : "correlation";
 
   Figure figure;
-  const bool drawing = o.fig.png_requested() || o.out.figure_format();
+  const bool drawing = figure_drawn(o.fig, o.out);
   if (drawing) {
     Scatter s;
     s.title = fmt::format("{}: human score vs cosine", std::filesystem::path(o.file).filename().string());

@@ -74,7 +74,7 @@ void run_pe(const PeOptions& o) {
   Heatmap h;
   // the figure's copy of the matrix only when a figure or the terminal view is asked for (a
   // 16384 × 1024 table would otherwise be held three times just to write its .npy)
-  if (o.fig.view || o.fig.png_requested() || o.out.figure_format()) h.values = m.values;
+  if (figure_drawn(o.fig, o.out)) h.values = m.values;
   h.title = fmt::format("Sinusoidal positional encoding, {} positions × {} dimensions", L, D);
   h.subtitle = fmt::format("PE(p,2i) = sin(p/{0:g}^(2i/{1})), PE(p,2i+1) = cos(p/{0:g}^(2i/{1}))", o.base, D);
   h.x_label = "embedding dimension i";

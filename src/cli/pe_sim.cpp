@@ -127,7 +127,7 @@ void run_pe_sim(const PeSimOptions& o) {
     if (D % 2 == 0) chart.series.push_back(std::move(c));
     figure.panels.push_back(std::move(chart));
   }
-  const bool drawing = o.fig.png_requested() || o.fig.view;
+  const bool drawing = figure_drawn(o.fig, o.out);
   if (drawing) {
     h.values = o.profile ? std::move(sim) : sim;  // a copy only when the matrix is also output
     figure.panels.insert(figure.panels.begin(), std::move(h));
