@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "tfx/gemm.hpp"
-#include "tfx/ops.hpp"
+#include "tfx/core/gemm.hpp"
+#include "tfx/core/ops.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "tfx/format.hpp"
-#include "tfx/positional.hpp"
+#include "tfx/io/format.hpp"
+#include "tfx/positional/positional.hpp"
 
 int main(int argc, char** argv) {
   const std::size_t L = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 4096, D = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 512;

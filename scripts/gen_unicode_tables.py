@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Writes src/unicode_tables.inc: the Unicode data BERT's basic tokenizer needs, taken from
+"""Writes src/text/unicode_tables.inc: the Unicode data BERT's basic tokenizer needs, taken from
 Python's own unicodedata and str.lower (the very functions BERT's tokenization.py calls), so
 tfx splits and lower-cases text as BERT does without a Unicode library.
 
-    /usr/bin/python3 scripts/gen_unicode_tables.py > src/unicode_tables.inc
+    /usr/bin/python3 scripts/gen_unicode_tables.py > src/text/unicode_tables.inc
 
 Tables (each sorted by first code point, spans never overlap):
   kCharFlags   {first, last, flags}: BERT's classes (punctuation, whitespace, dropped control

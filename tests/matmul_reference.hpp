@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "tfx/tensor.hpp"
+#include "tfx/core/tensor.hpp"
 
 namespace tfx::test {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "tfx/figure.hpp"
+#include "tfx/figure/figure.hpp"
 
 namespace tfx::test {
 

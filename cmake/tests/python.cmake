@@ -6,7 +6,7 @@
 #                              scripts/gen-notebooks.py writes (English and Korean share the code)
 #   tutorial_output            tests/python/check_tutorial.py: every `$ tfx` command of
 #                              docs/tutorial.md (attention, positional, vision) prints the lines shown
-#   unicode_tables_committed   src/unicode_tables.inc is what scripts/gen_unicode_tables.py writes
+#   unicode_tables_committed   src/text/unicode_tables.inc is what scripts/gen_unicode_tables.py writes
 # An entry whose tools are missing prints "TFX-SKIP: <reason>" and is reported as skipped.
 set(tfx_python /usr/bin/python3)
 set(tfx_python_env "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"

@@ -13,7 +13,7 @@
 
 #include "attention_sentence.hpp"
 #include "common.hpp"
-#include "tfx/attention.hpp"
+#include "tfx/attention/attention.hpp"
 
 namespace tfx::cli {
 

@@ -9,10 +9,10 @@
 
 #include "attention_sentence.hpp"
 #include "embedding_flags.hpp"
-#include "tfx/embeddings.hpp"
-#include "tfx/ops.hpp"
-#include "tfx/positional.hpp"
-#include "tfx/tokenizer.hpp"
+#include "tfx/embeddings/embeddings.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/positional/positional.hpp"
+#include "tfx/text/tokenizer.hpp"
 
 namespace tfx::cli {
 

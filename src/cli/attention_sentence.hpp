@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tfx/tensor.hpp"
+#include "tfx/core/tensor.hpp"
 
 namespace tfx::cli {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tfx/figure.hpp"
-#include "tfx/format.hpp"
+#include "tfx/figure/figure.hpp"
+#include "tfx/io/format.hpp"
 #include "validators.hpp"
 
 namespace tfx::cli {

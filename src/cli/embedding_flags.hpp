@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tfx/embeddings.hpp"
+#include "tfx/embeddings/embeddings.hpp"
 
 namespace tfx::cli {
 

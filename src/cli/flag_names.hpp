@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfx/choices.hpp"
-#include "tfx/error.hpp"
+#include "tfx/core/choices.hpp"
+#include "tfx/core/error.hpp"
 
 namespace tfx::cli {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <sstream>
 
-#include "tfx/text_width.hpp"
+#include "tfx/text/text_width.hpp"
 
 namespace tfx::cli {
 

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <sstream>
 
-#include "tfx/attention.hpp"
-#include "tfx/matrix_io.hpp"
-#include "tfx/ops.hpp"
-#include "tfx/positional.hpp"
-#include "tfx/tokenizer.hpp"
+#include "tfx/attention/attention.hpp"
+#include "tfx/io/matrix_io.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/positional/positional.hpp"
+#include "tfx/text/tokenizer.hpp"
 
 namespace tfx::cli {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common.hpp"
-#include "tfx/format.hpp"
-#include "tfx/safetensors.hpp"
-#include "tfx/transformer.hpp"
+#include "tfx/io/format.hpp"
+#include "tfx/model/safetensors.hpp"
+#include "tfx/attention/transformer.hpp"
 
 namespace tfx::cli {
 

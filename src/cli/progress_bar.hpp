@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "tfx/progress.hpp"
+#include "tfx/core/progress.hpp"
 
 namespace tfx::cli {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tfx/rope.hpp"
+#include "tfx/positional/rope.hpp"
 
 namespace tfx::cli {
 

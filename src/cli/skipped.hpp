@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tfx/format.hpp"
+#include "tfx/io/format.hpp"
 
 namespace tfx::cli {
 

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "tfx/error.hpp"
+#include "tfx/core/error.hpp"
 
 namespace tfx::cli {
 

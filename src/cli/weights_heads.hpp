@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "tfx/safetensors.hpp"
+#include "tfx/model/safetensors.hpp"
 
 namespace tfx::cli {
 

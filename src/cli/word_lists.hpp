@@ -13,7 +13,7 @@
 
 #include "common.hpp"
 #include "embedding_flags.hpp"
-#include "tfx/format.hpp"
+#include "tfx/io/format.hpp"
 
 namespace tfx::cli {
 

@@ -2,7 +2,7 @@
 // `tfx eval-analogies`). Input: one byte (bit 0: skip invalid lines as gensim does), then the
 // file. A parsed set must have sections with names and questions of four non-empty words.
 #include "fuzz_common.hpp"
-#include "tfx/evaluation.hpp"
+#include "tfx/embeddings/evaluation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tfx/embeddings.hpp"
-#include "tfx/error.hpp"
+#include "tfx/embeddings/embeddings.hpp"
+#include "tfx/core/error.hpp"
 
 namespace tfx::fuzz {
 
@@ -118,7 +118,7 @@ inline int embedding_target(const std::uint8_t* data, std::size_t size, Embeddin
 
 #include <cmath>
 
-#include "tfx/matrix_io.hpp"
+#include "tfx/io/matrix_io.hpp"
 
 namespace tfx::fuzz {
 

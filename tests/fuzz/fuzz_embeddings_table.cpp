@@ -3,7 +3,7 @@
 // to the layout and word-table checks a hand-made or maliciously edited file meets.
 #include <vector>
 
-#include "embeddings_store.hpp"
+#include "embeddings/embeddings_store.hpp"
 #include "fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

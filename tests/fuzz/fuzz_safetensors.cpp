@@ -2,7 +2,7 @@
 // header length, JSON header, dtypes F32/F16/BF16, offsets, and the __metadata__ nhead. A parsed
 // file must give tensors whose element count matches their shape, and a number of heads in 1…4096.
 #include "fuzz_common.hpp"
-#include "tfx/safetensors.hpp"
+#include "tfx/model/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using tfx::fuzz::check;

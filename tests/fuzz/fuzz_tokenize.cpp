@@ -2,7 +2,7 @@
 // with the built-in vocabulary. Input: one byte (mode = byte % 3, casing = (byte >> 2) % 3:
 // keep, BERT uncased, lower), then text.
 #include "fuzz_common.hpp"
-#include "tfx/tokenizer.hpp"
+#include "tfx/text/tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

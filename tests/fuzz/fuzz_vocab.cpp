@@ -1,7 +1,7 @@
 // Fuzz target: the BERT vocab.txt reader (parse_vocab, `tfx tokenize --vocab`), then WordPiece
 // with the parsed vocabulary over a fixed sentence (the notes' example and a Korean word).
 #include "fuzz_common.hpp"
-#include "tfx/tokenizer.hpp"
+#include "tfx/text/tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using tfx::fuzz::check;

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "fuzz_common.hpp"
-#include "tfx/evaluation.hpp"
+#include "tfx/embeddings/evaluation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

@@ -1,0 +1,107 @@
+// Presentation layer: a Result (what a command computed) and pure encoders that turn it into a
+// terminal table, CSV, JSON, .npy or Markdown, plus emit(), the one place that writes files or
+// stdout (temporary file + rename; refuses binary output to a terminal).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "tfx/core/choices.hpp"
+#include "tfx/core/tensor.hpp"
+
+namespace tfx {
+
+// A labelled numeric matrix (rank 1, 2 or 3; rank 3 prints as a stack of 2-D slices).
+struct Matrix {
+  std::string name;                     // "pe", "weights", … — the key in JSON
+  Tensor values;
+  std::vector<std::string> row_labels;  // empty: 0, 1, 2, …
+  std::vector<std::string> col_labels;  // empty: 0, 1, 2, …
+  std::string row_axis;                 // what rows are, e.g. "pos"
+  std::string col_axis;                 // what columns are, e.g. "dim"
+  std::vector<unsigned char> masked;    // optional, one per element: 1 = masked (printed "0*")
+  std::string slice_axis;               // rank 3: what a slice is, e.g. "head" (table titles "head 0"); empty: "[0]"
+};
+
+// A cell of a Records table.
+using Cell = std::variant<std::string, double, long long>;
+
+// A table of mixed columns, e.g. rank | word | cosine.
+struct Records {
+  std::string name;
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+// A line of explanation shown in table/Markdown output (in JSON under "notes").
+struct Text {
+  std::string text;
+};
+
+using Block = std::variant<Matrix, Records, Text>;
+
+struct Result {
+  std::string command;                                  // "pe", "pe sim", "analogy", …
+  nlohmann::json params = nlohmann::json::object();     // the parameters that produced it
+  std::vector<Block> blocks;                            // in display order
+  nlohmann::json summary = nlohmann::json::object();    // scalar facts ("max_error": 1e-7)
+  std::string primary;  // name of the block csv/npy/json "data" use; empty = the first Matrix/Records
+};
+
+enum class Format { table, csv, json, npy, md };
+inline constexpr Choice<Format> kFormatChoices[] = {
+    {Format::table, "table", "aligned text tables (the default)"},
+    {Format::csv, "csv", "comma-separated values of the main table"},
+    {Format::json, "json", "one JSON object: params, summary, data and every block"},
+    {Format::npy, "npy", "NumPy .npy of the main matrix (float32)"},
+    {Format::md, "md", "Markdown tables"},
+    {Format::md, "markdown", "", Spelling::alias},
+};
+
+// A name of kFormatChoices -> Format; anything else throws a usage error naming `format`.
+Format parse_format(const std::string& name);
+const char* format_name(Format f);
+
+struct OutputOptions {
+  Format format = Format::table;
+  std::string path = "-";  // "-" = stdout
+  int precision = -1;      // digits after the point; -1 = 4 in table/md, shortest round-trip in csv/json
+  bool full = false;       // table: print every row and column instead of a numpy-style summary
+  int width = 0;           // table: fit rows and notes to this many columns, like numpy's linewidth
+                           // (middle columns elided with "…" and counted; notes wrapped); 0 = no limit
+  std::string full_name = "full";  // how the note under a summarized table names `full` ("full
+                                   // prints all"); the command layer puts its flag here
+};
+
+// The block csv/npy/json-"data" use (see Result::primary). nullptr when there is none.
+const Block* primary_block(const Result& r);
+
+std::string encode_table(const Result& r, const OutputOptions& o);
+std::string encode_markdown(const Result& r, const OutputOptions& o);
+std::string encode_csv(const Result& r, const OutputOptions& o);
+std::string encode_json(const Result& r, const OutputOptions& o);
+// .npy format 1.0, '<f4', C order, of the primary Matrix (throws if the primary is not numeric).
+std::string encode_npy(const Result& r);
+std::string encode_npy(const Tensor& t);
+// Dispatch on o.format.
+std::string encode(const Result& r, const OutputOptions& o);
+bool is_binary(Format f);
+
+// Writes bytes to `path` ("-" = stdout). Files are written to "<path>.tmp" and renamed into
+// place, so a failed run never leaves a partial file. `binary` output is refused when stdout is a
+// terminal. `what` names the destination in error messages (the command layer passes its flag:
+// "-o", "--png").
+void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what = "output");
+
+// Formats a float the way every encoder does: fixed with `precision` digits, or shortest
+// round-trip when precision < 0.
+std::string format_number(double v, int precision);
+
+// The shortest decimal text that reads back as the same float32 ("0.3322436"), as JSON and CSV
+// write float32 values.
+std::string shortest_float(float v);
+
+}  // namespace tfx

@@ -1,0 +1,63 @@
+// safetensors: the tensor file format of Hugging Face and of PyTorch users who share weights.
+// Layout: an 8-byte little-endian header length N, N bytes of a JSON object
+// {"name": {"dtype": "F32", "shape": [r, c], "data_offsets": [begin, end]}, …, "__metadata__": {…}},
+// then the byte buffer (offsets are relative to its start). Reading validates everything and
+// names the offending tensor; writing produces F32 tensors in name order.
+//
+// Also: a directory of NumPy .npy files named by the same keys ("self_attn.in_proj_weight.npy"),
+// and the check that a set of named tensors holds the names and shapes a layer expects.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tfx/core/tensor.hpp"
+
+namespace tfx {
+
+// Named tensors in name order; a tensor keeps its file shape (rank 0 is read as shape [1]).
+using TensorMap = std::map<std::string, Tensor>;
+// A safetensors header's "__metadata__": free-form string pairs (tfx writes format, module, nhead).
+using TensorMetadata = std::map<std::string, std::string>;
+
+// Parses a whole safetensors file held in `bytes`. dtypes F32, F16 and BF16 are converted to
+// float32; any other dtype, a header length past the end, malformed JSON, a missing or malformed
+// field, offsets outside the buffer, overlapping tensors, a gap or trailing bytes in the buffer,
+// or a byte count that is not shape × dtype size throws tfx::Error (data) prefixed with `where`
+// and naming the tensor. Safe on arbitrary bytes (the fuzz target calls it). When `metadata` is
+// given it receives the __metadata__ entries whose values are strings (empty when there is none).
+TensorMap parse_safetensors(std::string_view bytes, const std::string& where, TensorMetadata* metadata = nullptr);
+
+// Reads `path` (a missing or unreadable file is a data error naming it).
+TensorMap read_safetensors(const std::string& path, TensorMetadata* metadata = nullptr);
+
+// Reads every *.npy file in directory `path` as a tensor named by the file name without ".npy"
+// (1-D arrays keep rank 1, 2-D rank 2). Throws when the directory has no .npy file.
+TensorMap read_npy_directory(const std::string& path);
+
+// read_safetensors for a file, read_npy_directory for a directory (whose metadata is empty).
+TensorMap read_weights(const std::string& path, TensorMetadata* metadata = nullptr);
+
+// The number of attention heads a weights file records in its metadata: "nhead" (the parameter of
+// nn.TransformerEncoderLayer and what tfx's writer stores) or else "num_heads" (nn.MultiheadAttention's);
+// nullopt when neither is there. A value that is not a whole number from 1 to 4096 throws
+// tfx::Error prefixed with `where`. PyTorch's tensors alone cannot tell: in_proj_weight is
+// [3·d_model, d_model] whatever the number of heads.
+std::optional<std::size_t> metadata_heads(const TensorMetadata& metadata, const std::string& where);
+
+// A safetensors file of float32 tensors, in name order, with __metadata__ `metadata` (may be empty).
+std::string encode_safetensors(const TensorMap& tensors, const TensorMetadata& metadata = {});
+
+// IEEE half and bfloat16 bit patterns -> float (exact).
+float half_to_float(unsigned short bits);
+float bfloat16_to_float(unsigned short bits);
+
+// The tensor `name` of `m` with shape `shape`; a missing name or another shape throws tfx::Error
+// prefixed with `where` that names the tensor, the expected and the found shape.
+const Tensor& expect_tensor(const TensorMap& m, const std::string& name, const std::vector<std::size_t>& shape,
+                            const std::string& where);
+
+}  // namespace tfx

@@ -1,0 +1,46 @@
+// The Unicode operations of BERT's basic tokenizer, on code points: the character classes it
+// splits and drops by, str.lower (full lower-case mapping with the final-sigma rule) and NFD
+// (canonical decomposition and reordering). The data is src/text/unicode_tables.inc, generated from
+// Python's unicodedata by scripts/gen_unicode_tables.py — the functions BERT itself calls.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace tfx::unicode {
+
+// The classes of one code point (bits of char_flags).
+enum : unsigned {
+  kNonspacingMark = 1,  // general category Mn (what strip-accents drops after NFD)
+  kPunctuation = 2,     // BERT's _is_punctuation: ASCII non-alphanumerics and categories P*
+  kWhitespace = 4,      // BERT's _is_whitespace (\t \n \r, Zs) and what str.split() splits at
+  kDropped = 8,         // U+0000, U+FFFD and controls (Cc, Cf other than \t \n \r): removed
+  kCased = 16,          // cased and not case-ignorable (str.lower's final-sigma context)
+  kCaseIgnorable = 32,  // case-ignorable (skipped by that context)
+};
+unsigned char_flags(char32_t cp);
+
+// CJK ideographs as BERT's _is_chinese_char (not Hangul, not kana): a token each.
+bool is_cjk_ideograph(char32_t cp);
+
+// The UTF-8 sequence at s[i]: its length (0 when invalid: truncated, overlong, a surrogate or
+// above U+10FFFF) and, when cp is given, the code point.
+std::size_t utf8_decode(std::string_view s, std::size_t i, char32_t* cp = nullptr);
+void append_utf8(std::string& out, char32_t cp);
+std::string to_utf8(std::u32string_view s);
+
+// Python's str.lower: the full lower-case mapping (U+0130 İ → i + U+0307) and Σ → ς at the end
+// of a word (after a cased letter, not before one, case-ignorable characters skipped).
+std::u32string lower(std::u32string_view s);
+
+// Unicode normalization form D: canonical decomposition (Hangul syllables into jamo) and the
+// canonical ordering of combining marks.
+std::u32string nfd(std::u32string_view s);
+
+// BERT's _run_strip_accents: NFD, then every Mn code point removed (é → e, Ü → U, が → か).
+std::u32string strip_accents(std::u32string_view s);
+
+// The Unicode version of the tables.
+const char* version();
+
+}  // namespace tfx::unicode

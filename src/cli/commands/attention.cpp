@@ -1,0 +1,235 @@
+// `tfx attention`: scaled dot-product attention weight tables, from a sentence (embeddings + PE,
+// seeded Xavier projections) or from matrix files (--x, or --q/--k/--v); causal and padding
+// masks, cross-attention, multi-head, the step-by-step --show and heatmaps with token labels.
+// `tfx attention variance` is in attention_variance.cpp.
+#include <fmt/format.h>
+
+
+#include "cli/attention_command.hpp"
+#include "cli/commands.hpp"
+#include "cli/weights_heads.hpp"
+#include "tfx/attention/transformer.hpp"
+
+namespace tfx::cli {
+
+unsigned parse_show(const std::string& text) {
+  if (text.empty()) return kDefaultSteps;
+  unsigned steps = 0;
+  for (const std::string& item : split_items(text)) {
+    if (item == "all")
+      steps |= kAllSteps;
+    else if (item == "x")
+      steps |= kX;
+    else if (item == "q")
+      steps |= kQ;
+    else if (item == "k")
+      steps |= kK;
+    else if (item == "v")
+      steps |= kV;
+    else if (item == "qkv")
+      steps |= kQ | kK | kV;
+    else if (item == "scores")
+      steps |= kScores;
+    else if (item == "scaled")
+      steps |= kScaled;
+    else if (item == "masked")
+      steps |= kMasked;
+    else if (item == "weights" || item == "softmax")
+      steps |= kWeights;
+    else if (item == "output" || item == "z")
+      steps |= kOutput;
+    else
+      throw usage_error(
+          fmt::format("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
+                      "or x, q, k, v; comma-separated)",
+                      item));
+  }
+  return steps;
+}
+
+namespace {
+
+void run_attention(const AttentionCliOptions& o) {
+  const unsigned steps = parse_show(o.show);
+  AttentionInputs in = load_attention_inputs(o);
+  if (steps & kX && in.mode == "qkv") throw usage_error("--show x: with --q/--k/--v there is no X (show q, k or v)");
+  std::size_t H = static_cast<std::size_t>(o.heads);
+  AttentionRun run;
+  run.steps = steps;
+  AttentionOptions& ao = run.options;
+  ao.scale = !o.no_scale;
+  ao.temperature = o.temperature;
+  ao.causal = o.causal;
+  ao.pad = static_cast<std::size_t>(o.pad);
+  ao.threads = 0;  // all cores for the matmuls (each output element is still summed in one fixed order)
+
+  // 1. the weights (sentence and --x: projections; --q/--k/--v: only W_O for several heads)
+  MultiHeadAttention& mh = run.mh;
+  std::string& projection = run.projection;
+  std::size_t& d_model = run.d_model;
+  if (!o.weights.empty()) {
+    // nn.MultiheadAttention's own parameters: Q = X·W_Qᵀ + b_Q, …, output = Concat·W_Oᵀ + b_O
+    if (in.mode == "qkv") throw usage_error("--weights projects X: give --sentence or --x (--q/--k/--v are used as given)");
+    if (o.identity_given || o.dk || o.dv)
+      throw usage_error(fmt::format("{} goes without --weights: the weights file sets the projections and their widths",
+                                    o.identity_given ? "--identity" : o.dk ? "--dk" : "--dv"));
+    TensorMetadata metadata;
+    const TensorMap m = read_weights(o.weights, &metadata);
+    const std::string prefix = m.count("in_proj_weight") || !m.count("self_attn.in_proj_weight") ? "" : "self_attn.";
+    const auto w = m.find(prefix + "in_proj_weight");
+    if (w == m.end() || w->second.rank() != 2)
+      throw Error(fmt::format("--weights {}: no tensor 'in_proj_weight' (nn.MultiheadAttention's [3·d_model, d_model])", o.weights));
+    const std::size_t D = w->second.cols();
+    const MhaParams p = mha_params(m, prefix, D, "--weights " + o.weights);
+    if (in.x_q.cols() != D || in.x_kv.cols() != D)
+      throw usage_error(fmt::format("--weights {} has d_model = {} but X is {}{}", o.weights, D, in.x_q.shape_str(),
+                                    in.mode == "sentence" ? " (the embedding's width; use --x with a matching matrix)" : ""));
+    const WeightsHeads heads = weights_heads(o.heads_given ? std::optional<std::size_t>(H) : std::nullopt, metadata, o.weights, D);
+    H = heads.heads;
+    if (D % H != 0) throw usage_error(fmt::format("--heads {} does not divide d_model = {} (from --weights)", H, D));
+    d_model = D;
+    mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
+    run.average_weights = average_head_weights(mh);
+    projection = fmt::format("Q = X·W_Qᵀ + b_Q, K = {0}·W_Kᵀ + b_K, V = {0}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: nn.MultiheadAttention "
+                             "weights from {1}; heads = {2} ({3})",
+                             in.cross ? "X_kv" : "X", o.weights, H, heads.source);
+  } else if (in.mode == "qkv") {
+    if (o.identity_given && H == 1)
+      throw usage_error(
+          "--identity sets the projections of --sentence/--x (and W_O for --heads > 1); "
+          "--q/--k/--v are used as given");
+    const std::size_t T = in.q.rows(), S = in.k.rows();
+    checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
+    d_model = in.q.cols();
+    Tensor wo;
+    if (H > 1 && in.v.cols() % H == 0) {  // (a width H does not divide is attend_heads' error)
+      if (o.identity) {
+        wo = identity_attention_weights(in.v.cols(), true).wo;
+        projection = "Q, K, V as given; W_O = I (--identity)";
+      } else {
+        wo = xavier_uniform(in.v.cols(), in.v.cols(), o.seed);
+        projection = fmt::format("Q, K, V as given; W_O {} Xavier-uniform (seed {})", wo.shape_str(), o.seed);
+      }
+    } else {
+      projection = "Q, K, V as given";
+    }
+    try {
+      mh = attend_heads(in.q, in.k, in.v, H, wo, ao);
+    } catch (const Error& e) {
+      if (e.kind() != Error::Kind::data) throw;
+      // a shape error: say which files the matrices came from
+      throw Error(fmt::format("--q {}, --k {}, --v {}: {}", o.q_file, o.k_file, o.v_file, e.what()), e.kind(), e.params());
+    }
+  } else {
+    const std::size_t D = in.x_q.cols(), E = in.x_kv.cols(), T = in.x_q.rows(), S = in.x_kv.rows();
+    d_model = D;
+    const HeadWidths widths =
+        attention_head_widths(D, H, static_cast<std::size_t>(o.dk.value_or(0)), static_cast<std::size_t>(o.dv.value_or(0)));
+    const std::size_t dk = widths.d_k, dv = widths.d_v;
+    checked_element_count({std::max(D, E), H, std::max(dk, dv)},
+                          fmt::format("--heads {} --dk {} --dv {} with d_model {}", H, dk, dv, D));
+    checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
+    AttentionWeights w;
+    const std::string kv = in.cross ? "X_kv" : "X";
+    if (o.identity) {
+      w = identity_attention_weights(D, H, dk, dv);
+      projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
+    } else {
+      w = xavier_attention_weights(D, E, H, dk, dv, H > 1, o.seed);
+      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; {1}{2} Xavier-uniform from seed {3}", kv,
+                               dv != dk ? fmt::format("W_Q, W_K {}, W_V {}", w.wq.shape_str(), w.wv.shape_str())
+                                        : fmt::format("W_Q, W_K, W_V {}", w.wq.shape_str()),
+                               H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed);
+    }
+    mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
+  }
+  present_attention(o, in, run);
+}
+
+}  // namespace
+
+void register_attention(CLI::App& app) {
+  auto o = std::make_shared<AttentionCliOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("attention", "Scaled dot-product attention: weight tables, masks, heads, cross-attention; variance");
+  cmd->group("Attention");
+  const char* in = "Input";
+  auto* sentence =
+      cmd->add_option("--sentence", o->sentence, "Words to attend over (lower-cased; X = embedding + PE)")->group(in);
+  o->source = add_sentence_source_flags(cmd);
+  auto* cross =
+      cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")
+          ->group(in);
+  cmd->add_option("--x", o->x_file, "Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
+  cmd->add_option("--q", o->q_file, "Queries Q (T×d_k; JSON, CSV or .npy), used as given")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
+  cmd->add_option("--k", o->k_file, "Keys K (S×d_k)")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
+  cmd->add_option("--v", o->v_file, "Values V (S×d_v)")
+      ->type_name("FILE")
+      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->group(in);
+  const char* g = "Attention";
+  cmd->add_option("--dk", o->dk, "Width d_k of each head's Q, K, V projections (default: d_model / --heads)")
+      ->check(whole_number(1, std::int64_t{1} << 20))
+      ->group(g);
+  cmd->add_option("--dv", o->dv, "Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)")
+      ->check(whole_number(1, std::int64_t{1} << 20))
+      ->group(g);
+  auto* heads = cmd->add_option("--heads", o->heads,
+                                "Number of heads H: Q, K, V split into H column blocks, then Concat·W_O. With --weights: "
+                                "the file's __metadata__ nhead/num_heads, else give it (PyTorch's tensors do not record it)")
+      ->capture_default_str()
+      ->check(whole_number(1, std::int64_t{4096}))
+      ->group(g);
+  auto* identity = cmd->add_flag("--identity", o->identity, "W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X")->group(g);
+  auto* no_pe = cmd->add_flag("--no-pe", o->no_pe, "Sentence mode: X = embeddings only, without the sinusoidal PE")->group(g);
+  cmd->add_flag("--causal", o->causal, "Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)")->group(g);
+  cmd->add_option("--pad", o->pad, "Padding mask: the last N key positions are never attended to")
+      ->capture_default_str()
+      ->check(whole_number(0, std::int64_t{1} << 40))
+      ->group(g);
+  cmd->add_flag("--no-scale", o->no_scale, "Leave out the 1/√d_k: softmax(QKᵀ)V")->group(g);
+  cmd->add_option("--temperature", o->temperature, "Divide the scores also by T (< 1 sharper, > 1 flatter)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_option("--weights", o->weights,
+                  "nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
+                  "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's")
+      ->group(g);
+  add_seed_flag(cmd, o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")->group(g);
+  cmd->add_option("--show", o->show,
+                  "Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
+                  "(default: weights,output; csv/npy write weights if shown, else output, else the first)")
+      ->group("Output");
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig);
+  set_examples(cmd, {"tfx attention --sentence \"I love playing football\" --dk 8 --seed 1",
+                     "tfx attention --sentence \"the cat sat on the mat\" --causal --show all",
+                     "tfx attention --sentence \"the king went home\" --cross \"the queen loved the house\" --png",
+                     "tfx attention --sentence \"the teacher read the book to the children\" --heads 2 --dk 4 --png heads.png",
+                     "tfx attention --q q.csv --k k.csv --v v.json --format json",
+                     "tfx attention --x x.npy --identity --show scores,weights",
+                     "tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict",
+                     "tfx attention variance --dk 1,8,64,512 --samples 10000"});
+  register_attention_variance(cmd);
+  cmd->callback([cmd, o, identity, heads, no_pe, sentence, cross] {
+    o->sentence_given = sentence->count() > 0;
+    o->cross_given = cross->count() > 0;
+    if (!cmd->get_subcommands().empty()) return;  // `tfx attention variance` ran instead
+    o->identity_given = identity->count() > 0;
+    o->heads_given = heads->count() > 0;
+    o->no_pe_given = no_pe->count() > 0;
+    run_attention(*o);
+  });
+}
+
+}  // namespace tfx::cli

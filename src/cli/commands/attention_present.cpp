@@ -1,0 +1,217 @@
+// The presentation of `tfx attention`: the description lines, each matrix --show asks for (one
+// table per head), the weights' heatmaps with token labels and masked cells, and the default
+// figure name built from the parameters.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "cli/attention_command.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+// Per-head tensors as one matrix: rank 2 for one head, rank 3 (H, rows, cols) for several.
+Tensor stack(const std::vector<Tensor>& per_head) {
+  if (per_head.size() == 1) return per_head[0];
+  const std::size_t R = per_head[0].rows(), C = per_head[0].cols();
+  Tensor t({per_head.size(), R, C});
+  for (std::size_t h = 0; h < per_head.size(); ++h)
+    std::copy(per_head[h].values().begin(), per_head[h].values().end(), t.data() + h * R * C);
+  return t;
+}
+
+// "i_love_playing" from tokens, file-name safe and short.
+std::string name_part(const std::vector<std::string>& tokens) {
+  std::string s;
+  for (const auto& t : tokens) {
+    if (s.size() > 40) break;
+    std::string w;
+    for (unsigned char c : t)
+      if (std::isalnum(c)) w += static_cast<char>(c);
+    if (w.empty()) continue;
+    s += (s.empty() ? "" : "_") + w;
+  }
+  return s.empty() ? "sentence" : s;
+}
+
+// The weights' figure: one heatmap per head, token labels on both axes, masked cells grey.
+Heatmap weights_heatmap(const AttentionSteps& st, const AttentionInputs& in, const std::string& title, const std::string& subtitle,
+                        const FigureFlags& fig) {
+  Heatmap h;
+  h.values = st.weights;
+  h.title = title;
+  h.subtitle = subtitle;
+  h.x_label = "key";
+  h.y_label = "query";
+  h.value_label = "attention weight";
+  h.row_labels = in.query_labels;
+  h.col_labels = in.key_labels;
+  h.cmap = fig.cmap.empty() ? Colormap::viridis : parse_colormap(fig.cmap);
+  h.vmin = 0.0;  // weights are ≥ 0; the top of the scale is set by the caller (shared by all heads)
+  if (!st.keep.empty()) {
+    h.masked.resize(st.keep.size());
+    for (std::size_t c = 0; c < st.keep.size(); ++c) h.masked[c] = st.keep[c] ? 0 : 1;
+  }
+  return h;
+}
+
+}  // namespace
+
+void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const AttentionRun& run) {
+  const MultiHeadAttention& mh = run.mh;
+  const AttentionOptions& ao = run.options;
+  const unsigned steps = run.steps;
+  const std::size_t H = mh.heads.size(), d_model = run.d_model;
+  const std::string& projection = run.projection;
+  const AttentionSteps& first = mh.heads[0];
+  const std::size_t dk = mh.q.cols() / H, dv = mh.v.cols() / H;
+  const std::size_t T = first.weights.rows(), S = first.weights.cols();
+  if (!in.query_labels.empty() && in.query_labels.size() != T) in.query_labels.clear();
+  if (!in.key_labels.empty() && in.key_labels.size() != S) in.key_labels.clear();
+
+  // 2. the result: a description, then each asked-for matrix with a line saying what it is
+  Result r;
+  r.command = "attention";
+  r.params = {{"input", in.mode},
+              {"heads", H},
+              {"d_model", d_model},
+              {"d_k", dk},
+              {"d_v", dv},
+              {"scale", ao.scale},
+              {"temperature", ao.temperature},
+              {"causal", ao.causal},
+              {"pad", ao.pad}};
+  if (in.mode == "qkv") r.params["files"] = {{"q", o.q_file}, {"k", o.k_file}, {"v", o.v_file}};
+  if (in.mode == "x") r.params["files"] = {{"x", o.x_file}};
+  if (in.mode != "qkv") r.params["identity"] = o.identity;
+  if (!o.identity && (in.mode != "qkv" || H > 1)) r.params["seed"] = o.seed;
+  if (in.mode == "sentence") {
+    r.params["pe"] = !o.no_pe;
+    r.params["embeddings"] = sentence_source_name(*o.source);
+    r.params["tokens"] = in.query_labels;
+    if (in.cross) r.params["cross_tokens"] = in.key_labels;
+  }
+  const std::string divisor_text =
+      ao.scale ? (ao.temperature == 1.0 ? fmt::format("√{} = {:.6g}", dk, first.divisor)
+                                        : fmt::format("√{}·{:g} = {:.6g}", dk, ao.temperature, first.divisor))
+               : (ao.temperature == 1.0 ? std::string("1 (--no-scale)")
+                                        : fmt::format("{:g} (--no-scale, --temperature)", ao.temperature));
+  r.blocks.push_back(Text{in.description});
+  r.blocks.push_back(Text{projection});
+  std::string masks;
+  if (ao.causal) masks += "; causal mask (query i sees keys j ≤ i)";
+  if (ao.pad) masks += fmt::format("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
+  r.blocks.push_back(Text{fmt::format(
+      "weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
+      H > 1 ? (dv == dk ? fmt::format("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)
+                        : fmt::format("; {} heads of d_k = {}, d_v = {} (Q, K split into blocks of {} columns, V of {})", H, dk,
+                                      dv, dk, dv))
+            : "")});
+
+  auto per_head = [&](auto member) {
+    std::vector<Tensor> t;
+    for (const auto& h : mh.heads) t.push_back(h.*member);
+    return stack(t);
+  };
+  auto add = [&](const std::string& name, Tensor values, const std::vector<std::string>& rows,
+                 const std::vector<std::string>& cols, const std::string& row_axis, const std::string& col_axis,
+                 const std::string& text, std::vector<unsigned char> masked = {}) {
+    r.blocks.push_back(Text{text});
+    Matrix m;
+    m.name = name;
+    m.values = std::move(values);
+    m.row_labels = rows;
+    m.col_labels = cols;
+    m.row_axis = row_axis;
+    m.col_axis = col_axis;
+    m.masked = std::move(masked);
+    if (m.values.rank() == 3) m.slice_axis = "head";
+    r.blocks.push_back(std::move(m));
+  };
+  const std::string heads_note = H > 1 ? " (one table per head)" : "";
+  if (steps & kX) add("x", in.x_q, in.query_labels, {}, "token", "dim", "X: one row per query token");
+  if (steps & kQ) add("q", mh.q, in.query_labels, {}, "query", "dim", "Q: one row per query");
+  if (steps & kK) add("k", mh.k, in.key_labels, {}, "key", "dim", "K: one row per key");
+  if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", "V: one row per key");
+  if (steps & kScores)
+    add("scores", per_head(&AttentionSteps::scores), in.query_labels, in.key_labels, "query", "key",
+        "1. scores = QKᵀ: q_i·k_j for query i (row) and key j (column)" + heads_note);
+  if (steps & kScaled)
+    add("scaled", per_head(&AttentionSteps::scaled), in.query_labels, in.key_labels, "query", "key",
+        fmt::format("2. scaled = QKᵀ / {}", divisor_text) + heads_note);
+  const bool has_mask = !first.keep.empty();
+  if (steps & kMasked && (has_mask || (o.show.find("masked") != std::string::npos)))
+    add("masked", per_head(&AttentionSteps::masked), in.query_labels, in.key_labels, "query", "key",
+        has_mask ? "3. masked: −inf where query i may not see key j, so that exp gives 0"
+                 : "3. masked: no mask (--causal, --pad), same as scaled");
+  std::vector<unsigned char> masked_cells;
+  if (has_mask)
+    for (std::size_t h = 0; h < H; ++h)
+      for (unsigned char k : mh.heads[h].keep) masked_cells.push_back(k ? 0 : 1);
+  if (steps & kWeights)
+    add("weights", per_head(&AttentionSteps::weights), in.query_labels, in.key_labels, "query", "key",
+        "4. weights = softmax over each row: every weight ≥ 0, every row sums to 1" + heads_note, masked_cells);
+  if (steps & kOutput) {
+    if (H == 1) {
+      add("output", mh.output, in.query_labels, {}, "query", "dim",
+          "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
+    } else {
+      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim",
+          "5. Z_h = weights_h·V_h, one table per head");
+      add("concat", mh.concat, in.query_labels, {}, "query", "dim",
+          fmt::format("6. Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
+      add("output", mh.output, in.query_labels, {}, "query", "dim", "7. output = Concat · W_O");
+    }
+  }
+  if (!run.average_weights.empty() && H > 1)
+    add("average_weights", run.average_weights, in.query_labels, in.key_labels, "query", "key",
+        "the weights averaged over the heads (what nn.MultiheadAttention returns with average_attn_weights=True)");
+  if (!o.weights.empty()) {
+    r.params["weights"] = o.weights;
+    r.params.erase("seed");
+  }
+  // csv/npy/json "data": the weights when shown, else the output, else the first matrix named
+  if (steps & kWeights)
+    r.primary = "weights";
+  else if (steps & kOutput)
+    r.primary = "output";
+  r.summary["d_k"] = dk;
+  r.summary["divisor"] = first.divisor;
+  r.summary["max |row sum - 1|"] = mh.max_row_sum_error;
+
+  // 3. figures: one heatmap per head
+  Figure figure;
+  std::vector<Heatmap> views;
+  const std::string what = ao.causal ? "masked self-attention" : in.cross ? "cross-attention" : "self-attention";
+  const std::string subtitle = fmt::format("softmax(QKᵀ / {}), T = {}, S = {}{}", divisor_text, T, S, masks);
+  float top = 0;
+  for (const auto& h : mh.heads)
+    for (float w : h.weights.values()) top = std::max(top, w);
+  for (std::size_t h = 0; h < H; ++h) {
+    std::string title = H == 1 ? fmt::format("Attention weights ({})", what) : fmt::format("head {}", h);
+    views.push_back(weights_heatmap(mh.heads[h], in, title, H == 1 ? subtitle : "", o.fig));
+    views.back().vmax = top > 0 ? static_cast<double>(top) : 1.0;
+    figure.panels.push_back(views.back());
+  }
+  if (H > 1) figure.title = fmt::format("Attention weights ({}), {} heads: {}", what, H, subtitle);
+  std::string name = "attention_" + (in.mode == "sentence" ? name_part(in.query_labels) : in.mode);
+  if (in.cross && in.mode == "sentence") name += "_x_" + name_part(in.key_labels);
+  if (in.mode != "qkv") name += fmt::format("_dk{}", dk) + (dv != dk ? fmt::format("_dv{}", dv) : "");
+  if (H > 1) name += fmt::format("_h{}", H);
+  if (ao.causal) name += "_causal";
+  if (ao.pad) name += fmt::format("_pad{}", ao.pad);
+  if (!ao.scale) name += "_noscale";
+  if (ao.temperature != 1.0) name += fmt::format("_t{:g}", ao.temperature);
+  if (o.identity)
+    name += "_identity";
+  else if (in.mode != "qkv" || H > 1)
+    name += fmt::format("_seed{}", o.seed);
+
+  // --view draws every head (the figure's panels) under the figure's title
+  present_all(r, o.out, o.fig, &figure, &views[0], name + ".png");
+}
+
+}  // namespace tfx::cli

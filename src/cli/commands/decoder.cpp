@@ -1,0 +1,143 @@
+// `tfx decoder`: the notes' decoder layer step by step — masked (causal) self-attention, Add &
+// Norm, cross-attention over the encoder's memory Z, Add & Norm, FFN, Add & Norm — with both
+// attention weight tables and figures; seeded weights or a PyTorch state_dict (--weights).
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/layer_flags.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct DecoderOptions {
+  LayerFlags f;
+  std::string memory, memory_x;
+  CLI::Option* memory_opt = nullptr;
+};
+
+const std::vector<std::string> kDecoderShow = {"x",      "memory", "self_weights", "self_attn", "sum1", "norm1", "h1",
+                                               "cross_weights", "cross_attn", "sum2", "norm2", "h2", "hidden", "ffn",
+                                               "sum3", "norm3", "y"};
+
+void add_decoder_blocks(Result& r, const DecoderLayerSteps& s, const std::vector<std::string>& show, const std::string& prefix,
+                        const std::vector<std::string>& tokens, const std::vector<std::string>& memory_tokens) {
+  auto put = [&](const std::string& name, const Tensor& t, const std::string& axis = "dim") {
+    add_shown(r, show, prefix, name, t, tokens, axis);
+  };
+  put("x", s.self_block.input);
+  put("norm1", s.self_block.normed);
+  if (shows(show, "self_weights"))
+    r.blocks.push_back(head_weights_matrix(prefix + "self_weights", s.self_attention, tokens, tokens));
+  put("self_attn", s.self_attention.output);
+  put("sum1", s.self_block.sum);
+  put("h1", s.self_block.output);
+  put("norm2", s.cross_block.normed);
+  if (shows(show, "cross_weights"))
+    r.blocks.push_back(head_weights_matrix(prefix + "cross_weights", s.cross_attention, tokens, memory_tokens));
+  put("cross_attn", s.cross_attention.output);
+  put("sum2", s.cross_block.sum);
+  put("h2", s.cross_block.output);
+  put("norm3", s.ffn_block.normed);
+  put("hidden", s.ffn.hidden, "unit");
+  put("ffn", s.ffn.output);
+  put("sum3", s.ffn_block.sum);
+}
+
+void run_decoder(const DecoderOptions& o) {
+  const LayerFlags& f = o.f;
+  if (!o.memory_opt->count() && o.memory_x.empty())
+    throw usage_error("give the encoder's memory Z: --memory \"나는 학생 이다\" or --memory-x FILE");
+  if (o.memory_opt->count() && !o.memory_x.empty()) throw usage_error("give one memory: --memory or --memory-x FILE (not both)");
+  const std::vector<std::string> show = parse_layer_show(f.show, kDecoderShow, {"self_weights", "cross_weights"});
+
+  // 1. weights file, inputs, widths
+  const LayerSetup setup = layer_setup(f, "I am a student");
+  const LayerInput& in = setup.input;
+  const LayerShape& shape = setup.shape;
+  const std::size_t D = shape.d_model;
+  LayerInput mem;
+  std::string memory_note;
+  if (!o.memory_x.empty()) {
+    mem = matrix_input(o.memory_x, "--memory-x");
+    if (mem.x.cols() != D)
+      throw usage_error(fmt::format("--memory-x {} has {} columns but d_model = {}", o.memory_x, mem.x.cols(), D));
+    memory_note = fmt::format("memory Z from --memory-x {} {}, used as given", o.memory_x, mem.x.shape_str());
+  } else {
+    // Z = a seeded encoder stack of the same widths over the memory sentence
+    mem = sentence_input(o.memory, "--memory", D, f.seed, f.lower);
+    Generator enc_gen(f.seed + 1);
+    for (std::size_t i = 0; i < shape.layers; ++i)
+      mem.x = encoder_layer(mem.x, seeded_encoder_layer(D, shape.ffn, enc_gen), shape.heads, f.norm_first).ffn_block.output;
+    memory_note = fmt::format("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder … -o z.json, then "
+                              "--memory-x z.json, uses any other (JSON and CSV keep the tokens as labels)",
+                              shape.layers, f.seed + 1, joined_tokens(mem.tokens), mem.x.shape_str());
+  }
+
+  // 2. parameters per layer (the file's, or seeded)
+  TensorMap used;
+  const auto params = layer_stack_params<DecoderLayerParams>(f, setup, used, decoder_layer_params, seeded_decoder_layer);
+
+  // 3. the stack, every layer attending to the same memory Z
+  Result r;
+  r.command = "decoder";
+  r.blocks.push_back(Text{fmt::format("Decoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
+                                      shape.layers == 1 ? "" : "s",
+                                      f.norm_first ? "pre-LN (--norm-first)" : "post-LN (the paper, PyTorch's default)", D, shape.heads,
+                                      D / shape.heads, shape.ffn)});
+  r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens) + "   memory tokens: " + joined_tokens(mem.tokens)});
+  r.blocks.push_back(Text{in.description});
+  r.blocks.push_back(Text{memory_note});
+  r.blocks.push_back(Text{weights_note(f, shape)});
+  const std::size_t T = in.x.rows(), S = mem.x.rows();
+  Records steps = layer_steps_table(f, in, D);
+  steps.rows.push_back({0LL, std::string("Z = encoder output (memory)"), dims(S, D)});
+  Tensor x = in.x;
+  Figure figure;
+  for (std::size_t i = 0; i < shape.layers; ++i) {
+    const DecoderLayerSteps s = decoder_layer(x, mem.x, params[i], shape.heads, f.norm_first);
+    const auto L = static_cast<long long>(i + 1);
+    steps.rows.push_back({L, std::string("masked self-attention weights (query i sees j ≤ i)"), dims(shape.heads, T, T)});
+    steps.rows.push_back({L, std::string(f.norm_first ? "H₁ = X + MaskedMultiHead(LayerNorm₁(X))" : "H₁ = LayerNorm₁(X + MaskedMultiHead(X))"), dims(T, D)});
+    steps.rows.push_back({L, std::string("cross-attention weights (queries H₁, keys/values Z)"), dims(shape.heads, T, S)});
+    steps.rows.push_back({L, std::string(f.norm_first ? "H₂ = H₁ + MultiHead(LayerNorm₂(H₁), Z, Z)" : "H₂ = LayerNorm₂(H₁ + MultiHead(H₁, Z, Z))"), dims(T, D)});
+    steps.rows.push_back({L, std::string("ReLU(H₂·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
+    steps.rows.push_back({L, std::string(f.norm_first ? "Y = H₂ + FFN(LayerNorm₃(H₂))" : "Y = LayerNorm₃(H₂ + FFN(H₂))"), dims(T, D)});
+    const std::string prefix = shape.layers == 1 ? "" : fmt::format("layer{}.", i + 1);
+    if (i == 0 && shows(show, "memory")) r.blocks.push_back(layer_matrix("memory", mem.x, mem.tokens));
+    add_decoder_blocks(r, s, show, prefix, in.tokens, mem.tokens);
+    const std::string L_name = shape.layers == 1 ? "" : fmt::format("layer {} ", i + 1);
+    add_weight_panels(figure, s.self_attention, L_name + "masked self-attention", in.tokens, in.tokens);
+    add_weight_panels(figure, s.cross_attention, L_name + "cross-attention", in.tokens, mem.tokens);
+    x = s.ffn_block.output;
+  }
+  r.blocks.insert(r.blocks.begin() + 5, std::move(steps));
+  r.blocks.push_back(layer_matrix("y", x, in.tokens));
+  r.primary = "y";
+  r.params = layer_params(f, shape, in);
+  r.params["memory_tokens"] = mem.tokens;
+  r.summary["output_shape"] = {T, D};
+  figure.title = fmt::format("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
+
+  if (!f.save_weights.empty())
+    save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerDecoderLayer" : "TransformerDecoder", shape.heads);
+  present_all(r, f.out, f.fig, &figure, nullptr, fmt::format("decoder_{}x{}_mem{}_h{}.png", T, D, S, shape.heads));
+}
+
+}  // namespace
+
+void register_decoder(CLI::App& app) {
+  auto o = std::make_shared<DecoderOptions>();
+  CLI::App* cmd = app.add_subcommand("decoder", "One Transformer decoder layer step by step: masked self-attention, cross-attention, FFN");
+  cmd->group("Attention");
+  add_layer_flags(cmd, o->f, "decoder");
+  o->memory_opt = cmd->add_option("--memory", o->memory, "The source sentence the encoder read: Z = a seeded encoder over it")->group("Input");
+  cmd->add_option("--memory-x", o->memory_x, "The encoder's output Z as a matrix file (S×d_model), e.g. from tfx encoder --format npy")
+      ->group("Input");
+  set_examples(cmd, {"tfx decoder --sentence \"I am a student\" --memory \"나는 학생 이다\"",
+                     "tfx decoder --sentence \"I am a student\" --memory \"나는 학생 이다\" --png",
+                     "tfx decoder --x x.npy --memory-x z.npy --weights decoder_layer.safetensors --heads 2"});
+  cmd->callback([o] { run_decoder(*o); });
+}
+
+}  // namespace tfx::cli

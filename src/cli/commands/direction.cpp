@@ -1,0 +1,102 @@
+// `tfx direction --from dog,cat,car --to dogs,cats,cars`: the lecture's "plural direction", the
+// mean difference vector of word pairs, and its dot product with words (plur·E(dog) <
+// plur·E(dogs)); --top N lists the vocabulary words scoring highest and lowest.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/embedding_flags.hpp"
+#include "tfx/embeddings/explore.hpp"
+#include "tfx/core/ops.hpp"
+#include "cli/word_lists.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct DirectionOptions {
+  std::vector<std::string> from, to, words;
+  std::int64_t top = 0;
+  bool cosine = false;
+  EmbeddingFlags emb;
+  OutputFlags out;
+};
+
+void run_direction(const DirectionOptions& o) {
+  const auto from_w = split_lists(o.from), to_w = split_lists(o.to);
+  auto words = split_lists(o.words);
+  if (from_w.empty() || from_w.size() != to_w.size())
+    throw usage_error(fmt::format("--from and --to need the same number of words (pairs from→to), got {} and {}",
+                                  from_w.size(), to_w.size()));
+  const Embeddings e = load_embeddings(o.emb);
+  const auto from = lookup_words(e, from_w, o.emb, "--from");
+  const auto to = lookup_words(e, to_w, o.emb, "--to");
+  if (words.empty() && o.top == 0)  // default: how the pairs themselves score
+    for (std::size_t p = 0; p < from_w.size(); ++p) {
+      words.push_back(from_w[p]);
+      words.push_back(to_w[p]);
+    }
+  const auto rows = lookup_words(e, words, o.emb, "--words");
+
+  // d = mean(E(to) − E(from)); score(w) = d·E(w) (or the cosine with --cosine)
+  const std::vector<float> d = mean_difference(e, from, to);
+  const std::vector<double> scores = direction_scores(e, d, o.cosine);
+  const char* score_name = o.cosine ? "cosine" : "dot";
+
+  Result r;
+  r.command = "direction";
+  std::vector<std::string> pairs;
+  for (std::size_t p = 0; p < from.size(); ++p) pairs.push_back(fmt::format("{}→{}", e.word(from[p]), e.word(to[p])));
+  r.params = {{"from", from_w}, {"to", to_w}, {"top", o.top}, {"score", score_name}};
+  embedding_params(r, e);
+  r.blocks.push_back(Text{fmt::format("direction d = mean of E(to) − E(from) over {} pair{}: {}", pairs.size(),
+                                      pairs.size() == 1 ? "" : "s", fmt::join(pairs, ", "))});
+  r.blocks.push_back(Text{fmt::format("score = {} ({} words × {} dims: {})", o.cosine ? "cos(d, E(w))" : "d·E(w)", e.size(),
+                                      e.dim(), e.name())});
+  Records rec;
+  rec.name = "direction";
+  rec.columns = {"word", score_name};
+  for (std::size_t i = 0; i < rows.size(); ++i) rec.rows.push_back({std::string(e.word(rows[i])), direction_score(e, rows[i], d, o.cosine)});
+  if (!rec.rows.empty()) r.blocks.push_back(rec);
+  if (o.top > 0) {
+    Records top;
+    top.name = "top";
+    top.columns = {"end", "rank", "word", score_name};
+    for (bool highest : {true, false}) {
+      const auto best = extreme_rows(scores, static_cast<std::size_t>(o.top), highest);
+      for (std::size_t i = 0; i < best.size(); ++i)
+        top.rows.push_back({std::string(highest ? "highest" : "lowest"), static_cast<long long>(i + 1),
+                            std::string(e.word(best[i].first)), best[i].second});
+    }
+    r.blocks.push_back(std::move(top));
+  }
+  for (const auto* list : {&from, &to, &rows}) subword_notes(r, e, *list);
+  builtin_note(r, e);
+  r.summary["direction_norm"] = norm(d);
+  r.primary = rec.rows.empty() ? "top" : "direction";
+  present(r, o.out);
+}
+
+}  // namespace
+
+void register_direction(CLI::App& app) {
+  auto o = std::make_shared<DirectionOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "direction", "A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words");
+  cmd->group("Word embeddings");
+  cmd->add_option("--from", o->from, "Words the pairs start from, comma-separated (dog,cat,car)")->required()->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--to", o->to, "Words the pairs go to, in the same order (dogs,cats,cars)")->required()->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--words", o->words, "Words to score, comma-separated (default: the pairs' words)")->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--top", o->top, "Also list the N vocabulary words scoring highest and lowest (0 = none)")
+      ->capture_default_str()
+      ->check(whole_number(0, 100000));
+  cmd->add_flag("--cosine", o->cosine, "Score by cos(d, E(w)) instead of the dot product d·E(w)");
+  add_embedding_flags(cmd, o->emb);
+  add_output_flags(cmd, o->out);
+  set_examples(cmd, {"tfx direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples",
+                     "tfx direction --from man,boy --to woman,girl --top 10",
+                     "tfx direction --from dog,cat --to dogs,cats --format json"});
+  cmd->callback([o] { run_direction(*o); });
+}
+
+}  // namespace tfx::cli

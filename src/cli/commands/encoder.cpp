@@ -1,0 +1,113 @@
+// `tfx encoder`: the notes' encoder layer step by step — X⁽⁰⁾ = Embedding + PE,
+// H = LayerNorm(MultiHead(X) + X), Y = LayerNorm(FFN(H) + H) — stacked --layers times, post-LN
+// (or --norm-first), with seeded weights or a PyTorch state_dict (--weights), which
+// --save-weights writes back out.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/layer_flags.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct EncoderOptions {
+  LayerFlags f;
+  std::string memory;  // --memory or --memory-x given: only to say that they belong to the decoder
+};
+
+const std::vector<std::string> kEncoderShow = {"x", "q", "k", "v", "weights", "attn", "sum1", "norm1", "h", "hidden", "ffn", "sum2", "norm2", "y"};
+
+// The matrices of one layer chosen by --show, named "<prefix><name>".
+void add_encoder_blocks(Result& r, const EncoderLayerSteps& s, const std::vector<std::string>& show, const std::string& prefix,
+                        const std::vector<std::string>& tokens) {
+  auto put = [&](const std::string& name, const Tensor& t, const std::string& axis = "dim") {
+    add_shown(r, show, prefix, name, t, tokens, axis);
+  };
+  put("x", s.attn_block.input);
+  put("norm1", s.attn_block.normed);
+  put("q", s.attention.q);
+  put("k", s.attention.k);
+  put("v", s.attention.v);
+  if (shows(show, "weights")) r.blocks.push_back(head_weights_matrix(prefix + "weights", s.attention, tokens, tokens));
+  put("attn", s.attention.output);
+  put("sum1", s.attn_block.sum);
+  put("h", s.attn_block.output);
+  put("norm2", s.ffn_block.normed);
+  put("hidden", s.ffn.hidden, "unit");
+  put("ffn", s.ffn.output);
+  put("sum2", s.ffn_block.sum);
+}
+
+void run_encoder(const EncoderOptions& o) {
+  const LayerFlags& f = o.f;
+  if (!o.memory.empty()) throw usage_error(o.memory + " goes with tfx decoder (the encoder attends to its own input only)");
+  const std::vector<std::string> show = parse_layer_show(f.show, kEncoderShow, {"weights"});
+
+  // 1. weights file, input, widths; 2. parameters per layer (the file's, or seeded)
+  const LayerSetup setup = layer_setup(f, "I love playing football.");
+  const LayerInput& in = setup.input;
+  const LayerShape& shape = setup.shape;
+  TensorMap used;
+  const auto params = layer_stack_params<EncoderLayerParams>(f, setup, used, encoder_layer_params, seeded_encoder_layer);
+
+  // 3. the stack: X⁽ᵏ⁺¹⁾ = Y⁽ᵏ⁾
+  Result r;
+  r.command = "encoder";
+  const char* norm = f.norm_first ? "pre-LN (--norm-first): H = X + MultiHead(LayerNorm(X)), Y = H + FFN(LayerNorm(H))"
+                                  : "post-LN (the paper, PyTorch's default): H = LayerNorm(MultiHead(X) + X), Y = LayerNorm(FFN(H) + H)";
+  r.blocks.push_back(Text{fmt::format("Encoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
+                                      shape.layers == 1 ? "" : "s", norm, shape.d_model, shape.heads, shape.d_model / shape.heads,
+                                      shape.ffn)});
+  r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
+  r.blocks.push_back(Text{in.description});
+  r.blocks.push_back(Text{weights_note(f, shape)});
+  const std::size_t T = in.x.rows(), D = shape.d_model;
+  Records steps = layer_steps_table(f, in, D);
+  Tensor x = in.x;
+  Figure figure;
+  for (std::size_t i = 0; i < shape.layers; ++i) {
+    const EncoderLayerSteps s = encoder_layer(x, params[i], shape.heads, f.norm_first);
+    const auto L = static_cast<long long>(i + 1);
+    steps.rows.push_back({L, fmt::format("Q, K, V = X·W_Q,K,Vᵀ + b, {} heads of d_k = {}", shape.heads, D / shape.heads), dims(T, D)});
+    steps.rows.push_back({L, std::string("weights = softmax(QKᵀ/√d_k) per head"), dims(shape.heads, T, T)});
+    steps.rows.push_back({L, std::string("MultiHead(X) = Concat(heads)·W_Oᵀ + b_O"), dims(T, D)});
+    steps.rows.push_back({L, std::string(f.norm_first ? "H = X + MultiHead(LayerNorm₁(X))" : "H = LayerNorm₁(X + MultiHead(X))"), dims(T, D)});
+    steps.rows.push_back({L, std::string("ReLU(H·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
+    steps.rows.push_back({L, std::string(f.norm_first ? "Y = H + FFN(LayerNorm₂(H))" : "Y = LayerNorm₂(H + FFN(H))"), dims(T, D)});
+    add_encoder_blocks(r, s, show, shape.layers == 1 ? "" : fmt::format("layer{}.", i + 1), in.tokens);
+    add_weight_panels(figure, s.attention, shape.layers == 1 ? "self-attention" : fmt::format("layer {} self-attention", i + 1),
+                      in.tokens, in.tokens);
+    x = s.ffn_block.output;
+  }
+  r.blocks.insert(r.blocks.begin() + 4, std::move(steps));
+  r.blocks.push_back(layer_matrix("y", x, in.tokens));
+  r.primary = "y";
+  r.params = layer_params(f, shape, in);
+  r.summary["output_shape"] = {T, D};
+  figure.title = fmt::format("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
+
+  // 4. outputs: --save-weights, the figure, the tables
+  if (!f.save_weights.empty()) save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerEncoderLayer" : "TransformerEncoder", shape.heads);
+  present_all(r, f.out, f.fig, &figure, nullptr, fmt::format("encoder_{}x{}_h{}.png", T, D, shape.heads));
+}
+
+}  // namespace
+
+void register_encoder(CLI::App& app) {
+  auto o = std::make_shared<EncoderOptions>();
+  CLI::App* cmd = app.add_subcommand("encoder", "One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN");
+  cmd->group("Attention");
+  add_layer_flags(cmd, o->f, "encoder");
+  // only for the message: --memory and --memory-x are tfx decoder's
+  for (const char* flag : {"--memory", "--memory-x"})
+    cmd->add_option_function<std::string>(flag, [o, flag](const std::string&) { o->memory = flag; })->group("");
+  set_examples(cmd, {"tfx encoder --sentence \"I love playing football.\"",
+                     "tfx encoder --sentence \"나는 학생 이다\" --show all",
+                     "tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png",
+                     "tfx encoder --x x.npy --weights encoder_layer.safetensors --heads 2   # PyTorch's state_dict",
+                     "tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors"});
+  cmd->callback([o] { run_encoder(*o); });
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,200 @@
+// `tfx layernorm`: layer normalization step by step (the lecture's table): per token mean and
+// standard deviation, the normalized vectors, then the affine y = γ·x̂ + β.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "tfx/core/ops.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct LayerNormOptions {
+  // the lecture's example: two tokens ("thinking", "machines"), 4 features each
+  std::string x = "4,2,3,5;2,1,-3,2";
+  std::vector<std::string> tokens_text{"thinking,machines"};  // --tokens as given, comma-separated
+  std::vector<std::string> tokens;
+  std::string gamma = "3,1,-1,-2";
+  std::string beta = "1,1,0,2";
+  double eps = 1e-5;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+// "1,2;3,4" -> rows of numbers; errors name the flag, row and value.
+std::vector<std::vector<float>> parse_rows(const std::string& text, const std::string& flag) {
+  std::vector<std::vector<float>> rows;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    std::string row = text.substr(start, end - start);
+    std::vector<float> values;
+    std::size_t s = 0;
+    while (s <= row.size()) {
+      std::size_t e = row.find(',', s);
+      if (e == std::string::npos) e = row.size();
+      std::string cell = row.substr(s, e - s);
+      const auto first = cell.find_first_not_of(" \t"), last = cell.find_last_not_of(" \t");
+      cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
+      float v = 0;
+      auto res = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+      if (cell.empty() || res.ec != std::errc() || res.ptr != cell.data() + cell.size() || !std::isfinite(v))
+        throw usage_error(fmt::format("{}: '{}' is not a finite number (row {}, value {}); expected e.g. {} \"4,2,3,5;2,1,-3,2\"",
+                                      flag, cell, rows.size() + 1, values.size() + 1, flag));
+      values.push_back(v);
+      s = e + 1;
+    }
+    if (!rows.empty() && values.size() != rows[0].size())
+      throw usage_error(fmt::format("{}: row {} has {} values but row 1 has {}", flag, rows.size() + 1, values.size(), rows[0].size()));
+    rows.push_back(std::move(values));
+    start = end + 1;
+  }
+  return rows;
+}
+
+Tensor vector_flag(const std::string& text, const std::string& flag, std::size_t dim) {
+  auto rows = parse_rows(text, flag);
+  if (rows.size() != 1 || rows[0].size() != dim)
+    throw usage_error(fmt::format("{}: expected {} comma-separated values (one per feature), got {}", flag, dim,
+                                  rows.size() == 1 ? std::to_string(rows[0].size()) : "several rows"));
+  return Tensor::from({dim}, rows[0]);
+}
+
+// The figure: per token (one row of panels) x, x̂ and y as bars on one value scale; μ and μ ± σ
+// drawn across x, 0 and ±1 across x̂ (where x̂ puts them).
+Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std::vector<std::string>& tokens,
+                 const std::vector<std::string>& features, const std::vector<double>& mu, const std::vector<double>& sigma) {
+  double lo = 0, hi = 0;
+  for (const Tensor* t : {&x, &xhat, &y})
+    for (std::size_t k = 0; k < t->size(); ++k) lo = std::min(lo, static_cast<double>((*t)[k])), hi = std::max(hi, static_cast<double>((*t)[k]));
+  for (std::size_t t = 0; t < mu.size(); ++t) lo = std::min(lo, mu[t] - sigma[t]), hi = std::max(hi, mu[t] + sigma[t]);
+  const double pad = (hi - lo) * 0.08;
+  Figure f;
+  f.title = "Layer normalization per token: x, x̂ and y on one scale";
+  f.columns = 3;
+  const std::size_t T = x.rows(), D = x.cols();
+  for (std::size_t t = 0; t < T; ++t) {
+    auto bars = [&](const Tensor& m, std::string title, std::string subtitle, int color) {
+      Bars b;
+      b.title = std::move(title);
+      b.subtitle = std::move(subtitle);
+      b.labels = features;
+      for (std::size_t j = 0; j < D; ++j) b.values.push_back(m(t, j));
+      b.vmin = lo < 0 ? lo - pad : 0.0;
+      b.vmax = hi + pad;
+      b.annotate = D <= 16;
+      b.color = color;
+      b.category_label = "feature";
+      b.value_label = "value";
+      return b;
+    };
+    Bars bx = bars(x, fmt::format("x: “{}”", tokens[t]), fmt::format("μ = {:.3g}, σ = {:.3g}", mu[t], sigma[t]), 0);
+    bx.rules = {{mu[t], "μ", false}, {mu[t] + sigma[t], "μ + σ", true}, {mu[t] - sigma[t], "μ − σ", true}};
+    Bars bn = bars(xhat, "x̂ = (x − μ)/√(σ² + ε)", "mean 0, standard deviation 1", 1);
+    bn.rules = {{0.0, "0", false}, {1.0, "+1", true}, {-1.0, "−1", true}};
+    Bars by = bars(y, "y = γ ⊙ x̂ + β", "per-feature gain γ and bias β", 2);
+    f.panels.push_back(std::move(bx));
+    f.panels.push_back(std::move(bn));
+    f.panels.push_back(std::move(by));
+  }
+  return f;
+}
+
+void run_layernorm(const LayerNormOptions& o) {
+  auto rows = parse_rows(o.x, "--x");
+  const std::size_t T = rows.size(), D = rows[0].size();
+  if (D < 2) throw usage_error("--x: each token needs at least 2 features to normalize over");
+  std::vector<float> flat;
+  for (auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  Tensor x = Tensor::from({T, D}, flat);
+  Tensor gamma = o.gamma.empty() ? Tensor() : vector_flag(o.gamma, "--gamma", D);
+  Tensor beta = o.beta.empty() ? Tensor() : vector_flag(o.beta, "--beta", D);
+  std::vector<std::string> tokens = o.tokens;
+  if (tokens.size() != T) {
+    if (o.x != LayerNormOptions{}.x && o.tokens_text == LayerNormOptions{}.tokens_text) {
+      tokens.clear();
+      for (std::size_t t = 0; t < T; ++t) tokens.push_back(fmt::format("x{}", t));
+    } else {
+      throw usage_error(fmt::format("--tokens: {} names for {} rows of --x", tokens.size(), T));
+    }
+  }
+
+  // μ, σ per token; 1. x̂ = (x − μ)/√(σ² + ε); 2. y = γ ⊙ x̂ + β
+  LayerNormSteps steps = layer_norm_steps(x, gamma, beta, static_cast<float>(o.eps));
+  const Tensor& normalized = steps.normalized;
+  const Tensor& y = steps.y;
+  // σ = 0 with ε = 0 is 0/0, and huge γ, β or x overflow float32: say so instead of printing nan/inf
+  for (std::size_t t = 0; t < T; ++t) {
+    const auto n = normalized.row(t), yt = y.row(t);
+    const bool finite_n = std::all_of(n.begin(), n.end(), [](float v) { return std::isfinite(v); });
+    if (!finite_n && o.eps == 0)
+      throw usage_error(fmt::format("--eps 0: token '{}' has σ = 0 (all features equal), so x̂ = 0/0; use --eps > 0 (e.g. 1e-5)",
+                                    tokens[t]));
+    if (!finite_n || !std::all_of(yt.begin(), yt.end(), [](float v) { return std::isfinite(v); }))
+      throw usage_error(fmt::format("token '{}': the result overflows float32 (a value became ±inf); use smaller --x, --gamma or --beta",
+                                    tokens[t]));
+  }
+
+  Result r;
+  r.command = "layernorm";
+  r.params = {{"x", o.x}, {"tokens", tokens}, {"gamma", o.gamma}, {"beta", o.beta}, {"eps", o.eps}};
+  std::vector<std::string> features;
+  for (std::size_t j = 0; j < D; ++j) features.push_back(fmt::format("h{}", j + 1));
+  auto matrix = [&](std::string name, Tensor t) {
+    Matrix m;
+    m.name = std::move(name);
+    m.values = std::move(t);
+    m.row_labels = tokens;
+    m.col_labels = features;
+    m.row_axis = "token";
+    m.col_axis = "feature";
+    return m;
+  };
+  Records stats;
+  stats.name = "stats";
+  stats.columns = {"token", "mean μ", "std σ", "var σ²"};
+  for (std::size_t t = 0; t < T; ++t) stats.rows.push_back({tokens[t], steps.mean[t], steps.stddev[t], steps.var[t]});
+  r.blocks.push_back(Text{"Layer normalization over each token's features: μ = (1/H)Σxᵢ, σ = √((1/H)Σ(xᵢ−μ)²) (population),"});
+  r.blocks.push_back(Text{fmt::format("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
+  r.blocks.push_back(matrix("x", x));
+  r.blocks.push_back(std::move(stats));
+  r.blocks.push_back(matrix("normalized", normalized));
+  r.blocks.push_back(matrix("y", y));
+  r.primary = "y";
+  const Figure figure = figure_of(x, normalized, y, tokens, features, steps.mean, steps.stddev);
+  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("layernorm_{}x{}.png", T, D));
+}
+
+}  // namespace
+
+void register_layernorm(CLI::App& app) {
+  auto o = std::make_shared<LayerNormOptions>();
+  CLI::App* cmd = app.add_subcommand("layernorm", "Layer normalization step by step: μ, σ, normalized, γ·x̂+β (lecture's table)");
+  cmd->group("Training");
+  cmd->add_option("--x", o->x, "Token vectors, rows separated by ';' (default: the lecture's thinking/machines example)")
+      ->capture_default_str();
+  cmd->add_option("--tokens", o->tokens_text, "Row names (comma-separated)")
+      ->capture_default_str()
+      ->check(comma_list("names", "thinking,machines"));
+  cmd->add_option("--gamma", o->gamma, "Per-feature gain γ (empty string = 1)")->capture_default_str();
+  cmd->add_option("--beta", o->beta, "Per-feature bias β (empty string = 0)")->capture_default_str();
+  cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(non_negative_number());
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
+  set_examples(cmd, {"tfx layernorm                                  # the lecture's thinking/machines table",
+                     "tfx layernorm --png                            # x, x̂ and y as bars, μ and σ marked",
+                     "tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\"",
+                     "tfx layernorm --format json"});
+  cmd->callback([o] {
+    o->tokens = list_items(o->tokens_text);
+    run_layernorm(*o);
+  });
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,131 @@
+// `tfx lookup`: the embedding-table lookup of nn.Embedding — ids (or words) → rows, printing the
+// output shape ([2, 3, D] for two id lists of three) and the vectors.
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/embedding_flags.hpp"
+#include "tfx/embeddings/explore.hpp"
+#include "cli/word_lists.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct LookupOptions {
+  std::vector<std::vector<std::string>> ids;    // one inner list per --ids
+  std::vector<std::vector<std::string>> words;  // one inner list per --words
+  EmbeddingFlags emb;
+  OutputFlags out;
+};
+
+// "0,2,5" items of one --ids occurrence -> ids; anything but a non-negative integer is a usage error.
+std::vector<std::size_t> parse_ids(const std::vector<std::string>& values) {
+  std::vector<std::size_t> ids;
+  for (const auto& item : split_lists(values)) {
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (!item.empty() && item[0] == '-')
+      throw usage_error(fmt::format("--ids: '{}' is negative; ids are row numbers 0..N−1", item));
+    if (ec == std::errc::result_out_of_range) throw usage_error(fmt::format("--ids: '{}' is too large", item));
+    if (ec != std::errc() || p != item.data() + item.size())
+      throw usage_error(fmt::format("--ids: '{}' is not a non-negative integer (expected e.g. --ids 0,2,5)", item));
+    ids.push_back(static_cast<std::size_t>(v));
+  }
+  return ids;
+}
+
+void run_lookup(const LookupOptions& o) {
+  if (o.ids.empty() == o.words.empty())
+    throw usage_error("give --ids 0,2,5 (repeat for a batch: --ids 0,2,5 --ids 0,99,24) or --words king,queen, not both");
+  const bool by_id = !o.ids.empty();
+  const auto& lists = by_id ? o.ids : o.words;
+  const char* flag = by_id ? "--ids" : "--words";
+  // 1. parse every list (before loading, so a typo fails fast)
+  std::vector<std::vector<std::size_t>> id_lists;
+  std::vector<std::vector<std::string>> word_lists;
+  for (const auto& l : lists) {
+    if (by_id) id_lists.push_back(parse_ids(l));
+    else word_lists.push_back(split_lists(l));
+    const std::size_t n = by_id ? id_lists.back().size() : word_lists.back().size();
+    if (n == 0) throw usage_error(fmt::format("{}: an empty list", flag));
+  }
+  const Embeddings e = load_embeddings(o.emb);
+  if (!by_id)
+    for (const auto& w : word_lists) id_lists.push_back(lookup_words(e, w, o.emb, "--words"));
+  const std::size_t T = id_lists[0].size();
+  for (std::size_t b = 1; b < id_lists.size(); ++b)
+    if (id_lists[b].size() != T)
+      throw usage_error(fmt::format("{} lists must have the same length (a batch is a B × T matrix of ids): list 1 has {}, list {} has {}",
+                                    flag, T, b + 1, id_lists[b].size()));
+  std::vector<std::size_t> flat;
+  for (const auto& l : id_lists) flat.insert(flat.end(), l.begin(), l.end());
+  for (std::size_t i = 0; i < flat.size(); ++i)
+    if (!e.has_row(flat[i]))
+      throw usage_error(fmt::format("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}", flat[i], e.name(),
+                                    e.size(), e.size() - 1));
+
+  // 2. the lookup: (T, D) for one list, (B, T, D) for several
+  const std::size_t B = id_lists.size();
+  Matrix m;
+  m.name = "embedding";
+  m.values = embedding_lookup(e, flat, B, false);
+  m.row_axis = "token";
+  m.col_axis = "dim";
+  if (e.axes().size() == e.dim()) m.col_labels = e.axes();
+  Result r;
+  r.command = "lookup";
+  std::vector<std::vector<std::size_t>> id_json = id_lists;
+  std::vector<std::vector<std::string>> word_json;
+  for (const auto& l : id_lists) {
+    word_json.emplace_back();
+    for (auto i : l) word_json.back().emplace_back(e.word(i));
+  }
+  r.params = {{"ids", B == 1 ? nlohmann::json(id_json[0]) : nlohmann::json(id_json)},
+              {"tokens", B == 1 ? nlohmann::json(word_json[0]) : nlohmann::json(word_json)}};
+  embedding_params(r, e);
+  const std::string in_shape = B == 1 ? fmt::format("[{}]", T) : fmt::format("[{}, {}]", B, T);
+  r.blocks.push_back(Text{fmt::format("nn.Embedding({}, {}) lookup: ids {} -> output {} ({})", e.size(), e.dim(), in_shape,
+                                      m.values.shape_str(), e.name())});
+  for (std::size_t b = 0; b < B; ++b) {
+    std::vector<std::string> items;
+    for (std::size_t t = 0; t < T; ++t) items.push_back(fmt::format("{}={}", id_lists[b][t], e.word(id_lists[b][t])));
+    r.blocks.push_back(Text{fmt::format("{}{}", B == 1 ? "" : fmt::format("[{}] ", b), fmt::join(items, "  "))});
+  }
+  if (B == 1) {
+    for (std::size_t t = 0; t < T; ++t) m.row_labels.push_back(std::string(e.word(id_lists[0][t])));
+    m.row_axis = "word";
+  }
+  const Format f = output_options(o.out).format;
+  if (f != Format::table && f != Format::md) r.summary["shape"] = m.values.shape();  // the table's title shows it
+  r.blocks.push_back(std::move(m));
+  subword_notes(r, e, flat);
+  builtin_note(r, e);
+  r.primary = "embedding";
+  present(r, o.out);
+}
+
+}  // namespace
+
+void register_lookup(CLI::App& app) {
+  auto o = std::make_shared<LookupOptions>();
+  CLI::App* cmd = app.add_subcommand("lookup", "Embedding-table lookup (nn.Embedding): ids or words -> rows; prints the output shape");
+  cmd->group("Word embeddings");
+  cmd->add_option("--ids", o->ids, "Row ids, comma-separated; repeat for a batch (--ids 0,2,5 --ids 0,99,24 -> [2, 3, D])")
+      ->expected(1, -1)
+      ->allow_extra_args(false)
+      ->check(comma_list("ids", "0,2,5"));
+  cmd->add_option("--words", o->words, "Words, comma- or space-separated; repeat for a batch")->expected(1, -1)
+      ->check(comma_list("words", "dog,cat,car"));
+  add_embedding_flags(cmd, o->emb);
+  add_output_flags(cmd, o->out);
+  set_examples(cmd, {"tfx lookup --ids 0,2,5                      # shape [3, D]",
+                     "tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch",
+                     "tfx lookup --words king queen",
+                     "tfx lookup --ids 0,1 --format npy -o rows.npy"});
+  cmd->callback([o] { run_lookup(*o); });
+}
+
+}  // namespace tfx::cli

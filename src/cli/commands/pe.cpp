@@ -1,0 +1,121 @@
+// `tfx pe`: the sinusoidal positional-encoding matrix, or one value with its formula.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/pe_commands.hpp"
+#include "tfx/positional/positional.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct PeOptions {
+  std::int64_t len = 50;
+  std::int64_t dim = 128;
+  double base = 10000.0;
+  std::optional<std::int64_t> pos;
+  std::optional<std::int64_t> i;
+  bool len_given = false;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+std::string base_suffix(double base) { return base == 10000.0 ? "" : fmt::format("_base{:g}", base); }
+
+Result pe_value_result(const PeOptions& o) {
+  const auto p = static_cast<std::size_t>(*o.pos), j = static_cast<std::size_t>(*o.i), d = static_cast<std::size_t>(o.dim);
+  const double v = sinusoidal_value(static_cast<double>(p), j, d, o.base);
+  Result r;
+  r.command = "pe";
+  r.params = {{"pos", p}, {"i", j}, {"dim", d}, {"base", o.base}};
+  const int prec = o.out.precision < 0 ? 8 : o.out.precision;
+  r.blocks.push_back(Text{fmt::format("PE(pos={}, i={}) with d_model={}, base={:g}: i is {} → {}, 2i' = {}", p, j, d, o.base,
+                                      j % 2 == 0 ? "even" : "odd", j % 2 == 0 ? "sin" : "cos", j - j % 2)});
+  r.blocks.push_back(Text{fmt::format("PE({},{}) = {} = {}", p, j, sinusoidal_formula(p, j, d, o.base), format_number(v, prec))});
+  r.summary["value"] = v;
+  r.summary["formula"] = sinusoidal_formula(p, j, d, o.base);
+  return r;
+}
+
+void run_pe(const PeOptions& o) {
+  if (o.pos || o.i) {
+    if (!o.pos || !o.i) throw usage_error("--pos and --i go together: tfx pe --dim 4 --pos 1 --i 2");
+    if (o.len_given && *o.pos >= o.len)
+      throw usage_error(fmt::format("--pos {} is outside --len {} (positions 0..{})", *o.pos, o.len, o.len - 1));
+    if (*o.i >= o.dim)
+      throw usage_error(fmt::format("--i {} is outside --dim {} (dimensions 0..{})", *o.i, o.dim, o.dim - 1));
+    Result r = pe_value_result(o);
+    if (o.out.format == "table" || o.out.format == "md") {
+      OutputFlags f = o.out;
+      Result shown = r;
+      shown.summary = nlohmann::json::object();  // the text already ends with the value
+      present(shown, f);
+    } else {
+      present(r, o.out);
+    }
+    return;
+  }
+  const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
+  checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
+
+  Matrix m;
+  m.name = "pe";
+  m.values = sinusoidal_encoding(L, D, o.base);
+  m.row_axis = "pos";
+  m.col_axis = "i";
+  Result r;
+  r.command = "pe";
+  r.params = {{"len", L}, {"dim", D}, {"base", o.base}};
+
+  Heatmap h;
+  // the figure's copy of the matrix only when a figure or the terminal view is asked for (a
+  // 16384 × 1024 table would otherwise be held three times just to write its .npy)
+  if (figure_drawn(o.fig, o.out)) h.values = m.values;
+  h.title = fmt::format("Sinusoidal positional encoding, {} positions × {} dimensions", L, D);
+  h.subtitle = fmt::format("PE(p,2i) = sin(p/{0:g}^(2i/{1})), PE(p,2i+1) = cos(p/{0:g}^(2i/{1}))", o.base, D);
+  h.x_label = "embedding dimension i";
+  h.y_label = "position p";
+  h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
+  h.vmin = -1.0;
+  h.vmax = 1.0;
+  h.value_label = "PE value";
+  h.col_group = 2;  // sin/cos column pairs: a reduced --view keeps or skips a pair whole
+  r.blocks.push_back(std::move(m));
+  Figure figure;
+  figure.panels.push_back(std::move(h));
+  present_all(r, o.out, o.fig, &figure, &std::get<Heatmap>(figure.panels.back()), fmt::format("pe_len{}_dim{}{}.png", L, D, base_suffix(o.base)));
+}
+
+}  // namespace
+
+void register_pe(CLI::App& app) {
+  auto opts = std::make_shared<PeOptions>();
+  CLI::App* pe = app.add_subcommand("pe", "Sinusoidal positional encoding: the PE matrix, one value, sim, shift");
+  pe->group("Positional encodings");
+  auto* len = pe->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  pe->add_option("--dim", opts->dim, "Model dimension d_model D (columns; odd D ends with a sine column)")
+      ->capture_default_str()
+      ->check(whole_number(1, std::int64_t{1} << 40));
+  pe->add_option("--base", opts->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
+  pe->add_option("--pos", opts->pos, "Position p of a single value (with --i)")->check(whole_number(0, std::int64_t{1} << 40));
+  pe->add_option("--i", opts->i, "Dimension index i of a single value (with --pos); even = sin, odd = cos")->check(whole_number(0, std::int64_t{1} << 40));
+  add_output_flags(pe, opts->out);
+  add_figure_flags(pe, opts->fig);
+  set_examples(pe, {"tfx pe --len 50 --dim 128 --png        # the lecture's 50×128 figure",
+                    "tfx pe --dim 4 --pos 1 --i 2            # PE(1,2) = sin(1/100) = 0.00999983",
+                    "tfx pe --len 8 --dim 4 --format csv -o pe.csv",
+                    "tfx pe --len 50 --dim 128 --view"});
+  register_pe_sim(pe);
+  register_pe_shift(pe);
+  pe->callback([pe, len, opts] {
+    if (!pe->get_subcommands().empty()) return;  // `tfx pe sim|shift` ran instead
+    opts->len_given = len->count() > 0;
+    run_pe(*opts);
+  });
+}
+
+}  // namespace tfx::cli

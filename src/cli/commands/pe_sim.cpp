@@ -1,0 +1,169 @@
+// `tfx pe sim`: the lecture's "dot product of position embeddings for all time-steps": the L×L
+// matrix PE·PEᵀ (or cosine), and with --profile the similarity as a function of the offset
+// k = j − i, checked against the closed form Σ cos(k·ω) and the spread along each diagonal.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cli/common.hpp"
+#include "cli/flag_names.hpp"
+#include "cli/pe_commands.hpp"
+#include "cli/progress_bar.hpp"
+#include "tfx/positional/positional.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct PeSimOptions {
+  std::int64_t len = 50;
+  std::int64_t dim = 128;
+  double base = 10000.0;
+  std::string metric = "dot";
+  bool profile = false;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+// The similarity heatmap's frame (title, axes, colorbar caption, colormap); callers add the values
+// and a subtitle.
+Heatmap similarity_heatmap(const PeSimOptions& o, bool cosine) {
+  Heatmap h;
+  h.title = cosine ? "Cosine similarity of position embeddings for all time-steps" : "Dot product of position embeddings for all time-steps";
+  h.x_label = "position j";
+  h.y_label = "position i";
+  h.value_label = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
+  h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
+  if (is_diverging(h.cmap)) h.symmetric = true;
+  return h;
+}
+
+// A figure of an L×L similarity too large to form: block means from the closed form (even D).
+void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
+  const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
+  if (D % 2 != 0)
+    throw usage_error(fmt::format("--len {} --dim {}: the {}×{} matrix exceeds the memory cap, and an odd D has no closed form to "
+                                  "draw it from; use an even --dim or --len ≤ 32768", o.len, o.dim, L, L));
+  std::size_t b = 1;
+  const bool cosine = metric == PeMetric::cosine;
+  Heatmap h = similarity_heatmap(o, cosine);
+  {
+    ProgressBar bar(fmt::format("pe sim: {}×{} block means", L, L), "block rows");
+    h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b, bar.callback());
+  }
+  h.subtitle = fmt::format("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
+                           cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, b, b);
+  h.source_rows = h.source_cols = L;
+  Result r;
+  r.command = "pe sim";
+  Figure figure;
+  figure.panels.push_back(h);
+  present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_sim_len{}_dim{}{}.png", L, D, cosine ? "_cosine" : ""));
+}
+
+void run_pe_sim(const PeSimOptions& o) {
+  // 1. validate: the L×L result must fit under the memory cap (a figure alone need not)
+  const PeMetric metric = parse_pe_metric(o.metric);
+  const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
+  checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
+  const bool figure_only = (o.fig.png_requested() || o.fig.view) && !o.out.format_given() && !o.profile;
+  if (figure_only && L > kMaxElements / L) return run_pe_sim_figure_only(o, metric);
+  checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L; a --png/--view alone can be drawn for any L)", o.len));
+  const bool cosine = metric == PeMetric::cosine;
+
+  // 2. compute
+  const Tensor pe = sinusoidal_encoding(L, D, o.base);
+  Tensor sim = pe_similarity(pe, metric);
+  const OffsetProfile prof = offset_profile(sim);
+  const ClosedFormCheck check = pe_closed_form_check(prof, D, o.base, metric);
+  auto closed = [&](std::int64_t k) { return check.closed_form[static_cast<std::size_t>(k + o.len - 1)]; };
+  const double max_closed_err = check.max_error;
+
+  // 3. the result
+  Result r;
+  r.command = "pe sim";
+  r.params = {{"len", L}, {"dim", D}, {"base", o.base}, {"metric", o.metric}};
+  const char* what = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
+  r.blocks.push_back(Text{fmt::format("{} for all positions i, j < {} (D = {}, base {:g}){}", what, L, D, o.base,
+                                      cosine ? "; ‖PE(p)‖² = D/2, so cosine = dot / (D/2)" : "")});
+  if (D % 2 == 0) {
+    r.blocks.push_back(Text{fmt::format("depends only on the offset k = j − i: {} = Σ_m cos(k·ω_m){}, ω_m = {:g}^(−2m/{})", what,
+                                        cosine ? fmt::format(" / {}", D / 2) : "", o.base, D)});
+    r.blocks.push_back(Text{fmt::format("checked: max spread along a diagonal {:.3g}, max |S − closed form| {:.3g}", prof.max_spread, max_closed_err)});
+  } else {
+    r.blocks.push_back(Text{fmt::format("odd D: the lone sine column {} adds sin(iω)·sin(jω), which is not a function of j − i alone "
+                                        "(max spread along a diagonal {:.3g})", D - 1, prof.max_spread)});
+  }
+  r.summary["max_diagonal_spread"] = prof.max_spread;
+  if (D % 2 == 0) r.summary["max_closed_form_error"] = max_closed_err;
+  if (o.profile) {
+    Records rec;
+    rec.name = "profile";
+    rec.columns = {"k", cosine ? "cosine" : "dot", "closed_form", "diagonal_spread"};
+    for (std::size_t n = 0; n < prof.offset.size(); ++n)
+      rec.rows.push_back({static_cast<long long>(prof.offset[n]), prof.mean[n], D % 2 == 0 ? Cell{closed(prof.offset[n])} : Cell{std::string("-")},
+                          prof.max[n] - prof.min[n]});
+    r.blocks.push_back(std::move(rec));
+    r.primary = "profile";
+  }
+  // 4. figures: the heatmap (and the profile curve)
+  Heatmap h = similarity_heatmap(o, cosine);
+  h.subtitle = fmt::format("{} · L = {}, D = {}{}", cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, D % 2 == 0 ? " · depends only on j − i" : "");
+  Figure figure;
+  if (o.profile) {
+    LineChart chart;
+    chart.title = fmt::format("{} by offset k = j − i", cosine ? "Cosine similarity" : "Dot product");
+    chart.subtitle = fmt::format("max spread along a diagonal: {:.2g}", prof.max_spread);
+    chart.x_label = "offset k = j − i";
+    chart.y_label = what;
+    Series s{"measured (diagonal mean)", {}, {}};
+    Series c{cosine ? "Σ cos(kω) / (D/2)" : "Σ cos(kω)", {}, {}, true};  // the closed form: dashed, under "measured"
+    for (std::size_t n = 0; n < prof.offset.size(); ++n) {
+      s.x.push_back(static_cast<double>(prof.offset[n]));
+      s.y.push_back(prof.mean[n]);
+      if (D % 2 == 0) c.x.push_back(static_cast<double>(prof.offset[n])), c.y.push_back(closed(prof.offset[n]));
+    }
+    chart.series.push_back(std::move(s));
+    if (D % 2 == 0) chart.series.push_back(std::move(c));
+    figure.panels.push_back(std::move(chart));
+  }
+  const bool drawing = figure_drawn(o.fig, o.out);
+  if (drawing) {
+    h.values = o.profile ? std::move(sim) : sim;  // a copy only when the matrix is also output
+    figure.panels.insert(figure.panels.begin(), std::move(h));
+  }
+  if (!o.profile) {
+    Matrix m;
+    m.name = "sim";
+    m.row_axis = "i";
+    m.col_axis = "j";
+    m.values = std::move(sim);
+    r.blocks.push_back(std::move(m));
+  }
+  const Heatmap* view = drawing ? &std::get<Heatmap>(figure.panels.front()) : nullptr;
+  const std::string name = fmt::format("pe_sim_len{}_dim{}{}{}.png", L, D, cosine ? "_cosine" : "", o.profile ? "_profile" : "");
+  present_all(r, o.out, o.fig, &figure, view, name);
+}
+
+}  // namespace
+
+void register_pe_sim(CLI::App* pe) {
+  auto o = std::make_shared<PeSimOptions>();
+  CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine) of position encodings for all pairs; --profile by offset");
+  cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
+  cmd->add_option("--metric", o->metric, choice_list<PeMetric>(kPeMetricChoices, true))
+      ->capture_default_str()
+      ->check(one_of<PeMetric>(kPeMetricChoices));
+  cmd->add_flag("--profile", o->profile, "Similarity by offset k = j − i (table and line chart), checked against Σ cos(k·ω)");
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig);
+  set_examples(cmd, {"tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure",
+                     "tfx pe sim --len 50 --dim 128 --view",
+                     "tfx pe sim --len 100 --dim 64 --metric cosine --profile",
+                     "tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy"});
+  cmd->callback([o] { run_pe_sim(*o); });
+}
+
+}  // namespace tfx::cli

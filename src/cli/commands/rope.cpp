@@ -1,0 +1,132 @@
+// `tfx rope`: the lecture's step-1 tables θ(pos, j), cos θ, sin θ of shape [L, D/2]; the shared
+// RoPE flags (--base, --layout, --scaling and its parameters); registration of the nested
+// subcommands rotate, relative, freqs and decay (one file each: rope_<sub>.cpp).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/rope_flags.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct RopeTableOptions {
+  std::int64_t len = 50;
+  std::int64_t dim = 128;
+  std::string what = "cos";
+  RopeFlags rope;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+void run_rope_table(const RopeTableOptions& o) {
+  const auto L = static_cast<std::size_t>(o.len);
+  const RopeConfig c = rope_config(o.rope, o.dim, single_scaling(o.rope), L);
+  const std::size_t P = c.dim / 2;
+  checked_element_count({L, P}, fmt::format("--len {} --dim {}", o.len, o.dim));
+
+  Matrix m;
+  m.name = o.what;
+  m.values = o.what == "theta" ? rope_angles(L, c) : o.what == "cos" ? rope_cos_table(L, c) : rope_sin_table(L, c);
+  m.row_axis = "pos";
+  m.col_axis = "j";
+  Result r;
+  r.command = "rope";
+  r.params = rope_params(c);
+  r.params["len"] = L;
+  r.params["what"] = o.what;
+  const std::vector<double> inv = rope_inv_freq(c);
+  r.summary["inv_freq_first"] = inv.front();
+  r.summary["inv_freq_last"] = inv.back();
+  if (rope_attention_factor(c) != 1.0) r.summary["attention_factor"] = rope_attention_factor(c);
+
+  const char* formula = o.what == "theta" ? "theta(pos,j) = pos * inv_freq_j"
+                        : o.what == "cos" ? "cos theta(pos,j)"
+                                          : "sin theta(pos,j)";
+  // the figure writes the symbols: θ, ω_j, the superscript exponent
+  const char* symbol = o.what == "theta" ? "θ(pos, j) = pos · ω_j" : o.what == "cos" ? "cos θ(pos, j)" : "sin θ(pos, j)";
+  Heatmap h;
+  h.values = m.values;
+  h.title = fmt::format("RoPE {} table [{}, {}]", o.what == "theta" ? "θ" : o.what == "cos" ? "cos θ" : "sin θ", L, P);
+  h.subtitle = fmt::format("{}, ω_j = {:g}^(−2j/{}); {}", symbol, rope_effective_base(c), c.dim, rope_description(c));
+  h.x_label = "pair j";
+  h.y_label = "position pos";
+  h.value_label = o.what == "theta" ? "θ (radians)" : o.what == "cos" ? "cos θ" : "sin θ";
+  if (o.what == "theta") {
+    h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
+  } else {
+    h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
+    h.vmin = -1.0;
+    h.vmax = 1.0;
+  }
+  r.blocks.push_back(Text{fmt::format("RoPE step 1: {} for pos = 0..{}, j = 0..{} (D = {}); {}", formula, L - 1, P - 1, c.dim,
+                                      rope_description(c))});
+  r.blocks.push_back(std::move(m));
+  r.primary = o.what;
+  Figure figure;
+  figure.panels.push_back(h);
+  present_all(r, o.out, o.fig, &figure, &h, fmt::format("rope_{}_len{}_dim{}{}.png", o.what, L, c.dim, rope_name_suffix(c)));
+}
+
+}  // namespace
+
+void register_rope(CLI::App& app) {
+  auto opts = std::make_shared<RopeTableOptions>();
+  CLI::App* rope = app.add_subcommand("rope", "Rotary position embedding: angle/cos/sin tables, rotate, relative, freqs, decay");
+  rope->group("Positional encodings");
+  rope->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  rope->add_option("--dim", opts->dim, "Head dimension D (even); the tables have D/2 columns, one per pair")
+      ->capture_default_str()
+      ->check(whole_number(1, std::int64_t{1} << 24));
+  rope->add_option("--what", opts->what, "Table: theta (pos * inv_freq_j), cos or sin")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"theta", "cos", "sin"}));
+  add_rope_flags(rope, opts->rope);
+  add_output_flags(rope, opts->out);
+  add_figure_flags(rope, opts->fig);
+  set_examples(rope, {"tfx rope --len 8 --dim 8 --what theta       # the lecture's step 1: theta(pos, j) = pos / 10000^(2j/D)",
+                      "tfx rope --len 50 --dim 128 --what cos --png",
+                      "tfx rope --len 16 --dim 8 --what sin --format csv -o sin.csv",
+                      "tfx rope --len 4096 --dim 128 --scaling linear --factor 4 --what theta --view",
+                      "tfx rope rotate --dim 2 --pos 1 --vector 1,0   # subcommands: rotate, relative, freqs, decay"});
+  register_rope_rotate(rope);
+  register_rope_relative(rope);
+  register_rope_freqs(rope);
+  register_rope_decay(rope);
+  rope->callback([rope, opts] {
+    if (!rope->get_subcommands().empty()) return;  // `tfx rope rotate|relative|freqs|decay` ran instead
+    run_rope_table(*opts);
+  });
+}
+
+// "1,0,0,1" -> {1, 0, 0, 1}; every item must be a finite number.
+std::vector<float> parse_vector_flag(const std::string& text, const std::string& flag) {
+  std::vector<float> v;
+  std::stringstream ss(text);
+  std::string item;
+  std::size_t n = 0;
+  while (std::getline(ss, item, ',')) {
+    ++n;
+    std::size_t used = 0;
+    double x = 0;
+    bool ok = true;
+    try {
+      x = std::stod(item, &used);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    while (ok && used < item.size() && std::isspace(static_cast<unsigned char>(item[used]))) ++used;
+    if (!ok || used != item.size() || !std::isfinite(x))
+      throw usage_error(fmt::format("{}: item {} '{}' is not a number; expected comma-separated numbers like 1,0,0,1", flag, n, item));
+    v.push_back(static_cast<float>(x));
+  }
+  if (v.empty() || text.back() == ',')
+    throw usage_error(fmt::format("{} '{}' is empty or ends with a comma; expected comma-separated numbers like 1,0,0,1", flag, text));
+  return v;
+}
+
+
+}  // namespace tfx::cli

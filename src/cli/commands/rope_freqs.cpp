@@ -1,0 +1,220 @@
+// `tfx rope freqs`: per pair j its inverse frequency and wavelength 2π/inv_freq_j under each
+// requested scaling side by side (table + log-y line charts), so one sees which pairs PI, NTK,
+// YaRN and Llama 3 stretch. `tfx rope decay`: the RoFormer long-term decay curve
+// (1/(D/2))·Σ|S_j| against relative distance, one curve per scaling.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <cmath>
+#include <numbers>
+
+#include "cli/common.hpp"
+#include "cli/rope_flags.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct RopeFreqsOptions {
+  std::int64_t dim = 128;
+  std::optional<std::int64_t> len;
+  RopeFlags rope;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+std::string scalings_suffix(const std::vector<RopeScaling>& list) {
+  std::string s;
+  for (std::size_t i = 1; i < list.size(); ++i) s += std::string("_") + rope_scaling_name(list[i]);
+  return s;
+}
+
+void run_rope_freqs(const RopeFreqsOptions& o) {
+  const std::vector<RopeScaling> list = scaling_list(o.rope);
+  // dynamic NTK needs the current length: --len, else the extended context f·L₀
+  std::size_t seq_len = 0;
+  if (o.len) seq_len = static_cast<std::size_t>(*o.len);
+  else if (o.rope.factor && o.rope.original_max_pos && *o.rope.factor > 0)
+    seq_len = static_cast<std::size_t>(std::llround(*o.rope.factor * static_cast<double>(*o.rope.original_max_pos)));
+
+  std::vector<RopeConfig> configs;
+  for (RopeScaling s : list) configs.push_back(rope_config(o.rope, o.dim, s, seq_len));
+  const std::size_t P = configs[0].dim / 2, n = configs.size();
+
+  Matrix m;
+  m.name = "freqs";
+  m.values = Tensor({P, 2 * n});
+  m.row_axis = "j";
+  m.col_axis = "scaling";
+  LineChart inv_chart, wave_chart;
+  inv_chart.title = "Inverse frequency ω_j per pair";
+  inv_chart.x_label = "pair j";
+  inv_chart.y_label = "ω_j (radians per position)";
+  inv_chart.log_y = true;
+  wave_chart.title = "Wavelength 2π/ω_j per pair";
+  wave_chart.x_label = "pair j";
+  wave_chart.y_label = "wavelength (positions)";
+  wave_chart.log_y = true;
+
+  Result r;
+  r.command = "rope freqs";
+  r.params = scalings_params(configs);
+  r.params["dim"] = configs[0].dim;
+
+  for (std::size_t s = 0; s < n; ++s) {
+    const RopeConfig& c = configs[s];
+    const std::vector<double> inv = rope_inv_freq(c);
+    const std::string name = rope_scaling_name(c.scaling);
+    m.col_labels.push_back(name + "_inv_freq");
+    m.col_labels.push_back(name + "_wavelength");
+    // one scaling: no legend for it (only the L₀ line, when drawn, is named)
+    const std::string shown = n > 1 ? name : "";
+    Series si{shown, {}, {}}, sw{shown, {}, {}};
+    for (std::size_t j = 0; j < P; ++j) {
+      const double wave = 2.0 * std::numbers::pi / inv[j];
+      m.values(j, 2 * s) = static_cast<float>(inv[j]);
+      m.values(j, 2 * s + 1) = static_cast<float>(wave);
+      si.x.push_back(static_cast<double>(j));
+      si.y.push_back(inv[j]);
+      sw.x.push_back(static_cast<double>(j));
+      sw.y.push_back(wave);
+    }
+    inv_chart.series.push_back(std::move(si));
+    wave_chart.series.push_back(std::move(sw));
+    switch (c.scaling) {
+      case RopeScaling::ntk:
+      case RopeScaling::dynamic: r.summary[name + "_base"] = rope_effective_base(c); break;
+      case RopeScaling::yarn: {
+        const auto [low, high] = yarn_correction_range(c);
+        r.summary["yarn_low"] = low;
+        r.summary["yarn_high"] = high;
+        r.summary["yarn_attention_factor"] = rope_attention_factor(c);
+        break;
+      }
+      case RopeScaling::llama3:
+        r.summary["llama3_high_freq_wavelen"] = static_cast<double>(*c.original_max_pos) / c.high_freq_factor;
+        r.summary["llama3_low_freq_wavelen"] = static_cast<double>(*c.original_max_pos) / c.low_freq_factor;
+        break;
+      default: break;
+    }
+  }
+  if (o.rope.original_max_pos) {
+    const double l0 = static_cast<double>(*o.rope.original_max_pos);
+    wave_chart.series.push_back(Series{"L₀ (original context)", {0.0, static_cast<double>(P - 1)}, {l0, l0}, true});
+  }
+  // several scalings share base, layout, factor and L₀: say so, rather than describe the last one
+  std::string described = rope_description(configs.back());
+  if (n > 1) {
+    std::vector<std::string> names;
+    for (const RopeConfig& c : configs) names.push_back(rope_scaling_name(c.scaling));
+    const RopeConfig& c = configs.back();
+    described = fmt::format("base {:g}, {} layout; {}{}{}", c.base, rope_layout_name(c.layout), fmt::join(names, ", "),
+                            c.factor ? fmt::format(", f={:g}", *c.factor) : "",
+                            c.original_max_pos ? fmt::format(" L0={}", *c.original_max_pos) : "");
+  }
+  inv_chart.subtitle = wave_chart.subtitle = described;
+  r.blocks.push_back(Text{fmt::format("Per pair j: inv_freq_j and wavelength 2*pi/inv_freq_j (positions per full turn), D = {}; {}",
+                                      configs[0].dim, described)});
+  r.blocks.push_back(std::move(m));
+  r.primary = "freqs";
+
+  Figure figure;
+  figure.title = fmt::format("RoPE frequencies per pair, D = {}", configs[0].dim);
+  figure.panels = {inv_chart, wave_chart};
+  figure.columns = 2;
+  present_all(r, o.out, o.fig, &figure, nullptr,
+              fmt::format("rope_freqs_dim{}{}{}.png", configs[0].dim, scalings_suffix(list), rope_name_suffix(configs[0])));
+}
+
+struct RopeDecayOptions {
+  std::int64_t dim = 128;
+  std::int64_t len = 4096;
+  RopeFlags rope;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+void run_rope_decay(const RopeDecayOptions& o) {
+  const std::vector<RopeScaling> list = scaling_list(o.rope);
+  const auto L = static_cast<std::size_t>(o.len);
+  std::vector<RopeConfig> configs;
+  for (RopeScaling s : list) configs.push_back(rope_config(o.rope, o.dim, s, L));
+  const std::size_t n = configs.size();
+  // the curve's work is L×(D/2) (checked again in rope_decay_curve); check before the L×n table is allocated
+  checked_element_count({L, std::max(n, configs[0].dim / 2)}, fmt::format("--len {} --dim {} (decay work)", o.len, configs[0].dim));
+
+  Matrix m;
+  m.name = "decay";
+  m.values = Tensor({L, n});
+  m.row_axis = "distance";
+  m.col_axis = "scaling";
+  LineChart chart;
+  chart.title = fmt::format("RoPE long-term decay, D = {}", configs[0].dim);
+  chart.subtitle = fmt::format("(2/D) Σ_j |S_j|, S_j = Σ_(k<j) e^(i m θ_k); {}", rope_description(configs.back()));
+  chart.x_label = "relative distance m";
+  chart.y_label = "relative upper bound";
+  Result r;
+  r.command = "rope decay";
+  r.params = scalings_params(configs);
+  r.params["len"] = L;
+  for (std::size_t s = 0; s < n; ++s) {
+    const std::vector<double> curve = rope_decay_curve(L, configs[s]);
+    const std::string name = rope_scaling_name(configs[s].scaling);
+    m.col_labels.push_back(name);
+    Series ser{n > 1 ? name : "", {}, {}};
+    for (std::size_t i = 0; i < L; ++i) {
+      m.values(i, s) = static_cast<float>(curve[i]);
+      ser.x.push_back(static_cast<double>(i));
+      ser.y.push_back(curve[i]);
+    }
+    chart.series.push_back(std::move(ser));
+    r.summary[name + "_at_0"] = curve.front();
+    r.summary[name + "_at_" + std::to_string(L - 1)] = curve.back();
+  }
+  r.blocks.push_back(Text{fmt::format("RoFormer 3.4.3 long-term decay: (1/(D/2)) * sum_(j=1..D/2) |S_j|, S_j = sum_(k<j) e^(i m theta_k), "
+                                      "m = 0..{}; D = {}; {}",
+                                      L - 1, configs[0].dim, rope_description(configs.back()))});
+  r.blocks.push_back(std::move(m));
+  r.primary = "decay";
+  Figure figure;
+  figure.panels = {chart};
+  present_all(r, o.out, o.fig, &figure, nullptr,
+              fmt::format("rope_decay_len{}_dim{}{}{}.png", L, configs[0].dim, scalings_suffix(list), rope_name_suffix(configs[0])));
+}
+
+}  // namespace
+
+void register_rope_freqs(CLI::App* rope) {
+  auto opts = std::make_shared<RopeFreqsOptions>();
+  CLI::App* sub = rope->add_subcommand("freqs", "Per-pair inverse frequency and wavelength under each scaling, side by side");
+  sub->group("Subcommands");
+  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  sub->add_option("--len", opts->len, "Dynamic NTK: current sequence length (default: factor * original-max-pos)")
+      ->check(whole_number(1, std::int64_t{1} << 40));
+  add_rope_flags(sub, opts->rope, true);
+  add_output_flags(sub, opts->out);
+  add_figure_flags(sub, opts->fig, false);
+  set_examples(sub, {"tfx rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192 --png",
+                     "tfx rope freqs --dim 128 --base 500000 --scaling llama3 --factor 8 --original-max-pos 8192",
+                     "tfx rope freqs --dim 64 --scaling yarn --factor 4 --original-max-pos 4096 --format csv -o yarn.csv",
+                     "tfx rope freqs --dim 16"});
+  sub->callback([opts] { run_rope_freqs(*opts); });
+}
+
+void register_rope_decay(CLI::App* rope) {
+  auto opts = std::make_shared<RopeDecayOptions>();
+  CLI::App* sub = rope->add_subcommand("decay", "RoFormer long-term decay curve against relative distance, per scaling");
+  sub->group("Subcommands");
+  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  sub->add_option("--len", opts->len, "Relative distances 0..L-1")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  add_rope_flags(sub, opts->rope, true);
+  add_output_flags(sub, opts->out);
+  add_figure_flags(sub, opts->fig, false);
+  set_examples(sub, {"tfx rope decay --dim 128 --len 4096 --png          # the RoFormer paper's figure",
+                     "tfx rope decay --dim 128 --len 4096 --scaling linear,xpos --factor 4 --png",
+                     "tfx rope decay --dim 64 --len 512 --format csv -o decay.csv"});
+  sub->callback([opts] { run_rope_decay(*opts); });
+}
+
+}  // namespace tfx::cli

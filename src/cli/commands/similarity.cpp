@@ -1,0 +1,65 @@
+// `tfx similarity W1 W2`: cosine, dot product and Euclidean distance of two word vectors, with
+// their norms and the angle between them.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/embedding_flags.hpp"
+#include "tfx/embeddings/explore.hpp"
+#include "cli/word_lists.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct SimilarityOptions {
+  std::vector<std::string> words;
+  EmbeddingFlags emb;
+  OutputFlags out;
+};
+
+void run_similarity(const SimilarityOptions& o) {
+  if (o.words.size() != 2) throw usage_error(fmt::format("expected two words W1 W2 (e.g. tfx similarity king queen), got {}", o.words.size()));
+  const Embeddings e = load_embeddings(o.emb);
+  const auto rows = lookup_words(e, o.words, o.emb);
+  const std::string a(e.word(rows[0])), b(e.word(rows[1]));
+  const VectorComparison c = compare_vectors(e.row(rows[0]), e.row(rows[1]));
+  Result r;
+  r.command = "similarity";
+  r.params = {{"word1", a}, {"word2", b}};
+  embedding_params(r, e);
+  r.blocks.push_back(Text{fmt::format("{} vs {} ({} dims: {})", a, b, e.dim(), e.name())});
+  Records rec;
+  rec.name = "similarity";
+  rec.columns = {"measure", "value", "formula"};
+  rec.rows = {{std::string("cosine"), c.cosine, std::string("a·b / (‖a‖‖b‖)")},
+              {std::string("dot"), c.dot, std::string("Σ aᵢbᵢ")},
+              {std::string("euclidean"), c.euclidean, std::string("‖a − b‖")},
+              {std::string("angle_degrees"), c.angle_degrees, std::string("acos(cosine)")},
+              {std::string("norm1"), c.norm_a, fmt::format("‖{}‖", a)},
+              {std::string("norm2"), c.norm_b, fmt::format("‖{}‖", b)}};
+  r.blocks.push_back(std::move(rec));
+  subword_notes(r, e, rows);
+  builtin_note(r, e);
+  r.summary = {{"cosine", c.cosine}, {"dot", c.dot}, {"euclidean", c.euclidean}, {"angle_degrees", c.angle_degrees},
+               {"norm1", c.norm_a}, {"norm2", c.norm_b}};
+  r.primary = "similarity";
+  if (output_options(o.out).format == Format::table || output_options(o.out).format == Format::md) r.summary = nlohmann::json::object();
+  present(r, o.out);
+}
+
+}  // namespace
+
+void register_similarity(CLI::App& app) {
+  auto o = std::make_shared<SimilarityOptions>();
+  CLI::App* cmd = app.add_subcommand("similarity", "Cosine, dot product and Euclidean distance of two words' vectors, with their norms");
+  cmd->group("Word embeddings");
+  cmd->add_option("words", o->words, "W1 W2")->required()->expected(2)->check(non_empty_word());
+  add_embedding_flags(cmd, o->emb);
+  add_output_flags(cmd, o->out);
+  set_examples(cmd, {"tfx similarity king queen",
+                     "tfx similarity cat dog --embeddings glove.6B.100d.txt --format json"});
+  cmd->callback([o] { run_similarity(*o); });
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,96 @@
+// `tfx tokenize TEXT`: the lecture's first step, text → tokens → ids, at word, character or
+// WordPiece subword level, with the built-in vocabulary or a BERT vocab.txt (--vocab, --lower).
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/validators.hpp"
+#include "tfx/text/tokenizer.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+// Whether s has a Hangul syllable (가 U+AC00 … 힣 U+D7A3; UTF-8 keeps code point order).
+bool has_hangul_syllable(const std::string& s) {
+  for (const std::string& c : utf8_characters(s))
+    if (c >= "가" && c <= "힣") return true;
+  return false;
+}
+
+struct TokenizeOptions {
+  std::string text;
+  std::string mode = "subword";
+  std::string vocab;
+  bool lower = false;
+  OutputFlags out;
+};
+
+void run_tokenize(const TokenizeOptions& o) {
+  const TokenizerMode mode = o.mode == "word" ? TokenizerMode::word
+                             : o.mode == "char" ? TokenizerMode::character
+                                                : TokenizerMode::subword;
+  Vocabulary file_vocab;
+  if (!o.vocab.empty()) file_vocab = read_vocab(o.vocab);
+  const Vocabulary& vocab = o.vocab.empty() ? builtin_vocab() : file_vocab;
+  Tokenized t;
+  try {
+    t = tokenize(o.text, mode, vocab, o.lower ? Casing::bert_uncased : Casing::keep);
+  } catch (const Error& e) {
+    throw usage_error(fmt::format("TEXT: {}", e.what()));
+  }
+  Result r;
+  r.command = "tokenize";
+  r.params = {{"text", o.text}, {"mode", o.mode}, {"vocab", vocab.name}, {"lower", o.lower}};
+  const char* how = mode == TokenizerMode::word        ? "word level: split at spaces, punctuation as its own token"
+                    : mode == TokenizerMode::character ? "character level: one token per Unicode code point; id = code point"
+                                                       : "WordPiece subwords: greedy longest match, ## marks a continuation";
+  r.blocks.push_back(Text{fmt::format("{} tokens ({}); vocabulary: {} ({} tokens){}", t.tokens.size(), how, vocab.name,
+                                      vocab.size(), o.lower ? ", lower-cased" : "")});
+  Records rec;
+  rec.name = "tokens";
+  rec.columns = {"position", "token", "id"};
+  std::size_t unknown = 0;
+  for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+    rec.rows.push_back({static_cast<long long>(i), t.tokens[i], t.ids[i]});
+    if (mode != TokenizerMode::character && (t.tokens[i] == "[UNK]" || !vocab.find(t.tokens[i]))) ++unknown;
+  }
+  r.blocks.push_back(std::move(rec));
+  if (o.lower && has_hangul_syllable(o.text))
+    r.blocks.push_back(Text{"--lower decomposed the Hangul syllables into jamo (NFD), as BERT uncased does; a Korean vocabulary "
+                            "needs the text as typed: drop --lower"});
+  if (mode == TokenizerMode::word && unknown)
+    r.blocks.push_back(Text{fmt::format("{} of {} words are not in the vocabulary (id of [UNK]); --mode subword splits them into pieces",
+                                        unknown, t.tokens.size())});
+  r.summary["tokens"] = t.tokens;
+  r.summary["ids"] = t.ids;
+  r.summary["count"] = t.tokens.size();
+  r.primary = "tokens";
+  present(r, o.out);
+}
+
+}  // namespace
+
+void register_tokenize(CLI::App& app) {
+  auto o = std::make_shared<TokenizeOptions>();
+  CLI::App* cmd = app.add_subcommand("tokenize", "Text → tokens → ids: word, character or WordPiece subword tokenization");
+  cmd->group("Word embeddings");
+  cmd->add_option("TEXT", o->text, "The text to tokenize (quote it)")->required();
+  cmd->add_option("--mode", o->mode, "word | char | subword (WordPiece)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"word", "char", "subword"}));
+  cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary")
+      ->check(non_empty_path("give a BERT vocab.txt"))
+      ->type_name("FILE");
+  cmd->add_flag("--lower", o->lower,
+                "As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
+                "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo");
+  add_output_flags(cmd, o->out);
+  set_examples(cmd, {"tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball .",
+                     "tfx tokenize \"I love playing football.\" --mode word",
+                     "tfx tokenize \"나는 학생 이다\" --mode char",
+                     "tfx tokenize \"Transformers are great\" --vocab bert-base-uncased/vocab.txt --lower"});
+  cmd->callback([o] { run_tokenize(*o); });
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,172 @@
+// The tfx command line as a function (entry.cpp's main() and the fuzz targets in tests/fuzz/ call
+// it): builds the CLI11 app, registers every command in one ordered list, and maps errors to exit
+// codes (2 = usage, 1 = data/output) through one exit path. Parse errors are reworded for
+// people: unknown commands and flags get "did you mean", a sentence left unquoted gets told to
+// quote it. `tfx --generate man|bash|zsh` writes the man page and completions from the same
+// command table as --help.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "commands.hpp"
+#include "flag_names.hpp"
+#include "help.hpp"
+#include "run.hpp"
+#include "terminal.hpp"
+#include "tfx/core/error.hpp"
+#include "tfx/core/gemm.hpp"
+
+namespace {
+
+int fail(const std::string& message, int code) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "tfx: error: %s\n", message.c_str());
+  return code;
+}
+
+// The message for a parse error: walks argv along the command path to name the command, an
+// unknown command or flag (with the closest match), or an unquoted multi-word value.
+std::string explain_parse_error(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
+  using tfx::cli::closest_match;
+  const CLI::App* at = &app;
+  std::string path = "tfx";
+  const CLI::Option* last_value_of = nullptr;  // the one-value flag whose value the previous word was
+  for (int i = 1; i < argc; ++i) {
+    const std::string w = argv[i];
+    if (w == "--") break;
+    // 1. a flag: known to this command (or a parent), else "did you mean"
+    if (w.size() >= 2 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.') {
+      const std::string name = w.substr(0, w.find('='));
+      const CLI::Option* opt = nullptr;
+      for (const CLI::App* a = at; a && !opt; a = a->get_parent()) opt = a->get_option_no_throw(name);
+      if (!opt) {
+        if (name == "-h" || name == "--help") continue;
+        const std::string guess = closest_match(name, tfx::cli::flag_names(at));
+        if (!guess.empty()) return fmt::format("unknown flag '{}' for '{}'; did you mean '{}'?", name, path, guess);
+        return fmt::format("unknown flag '{}' for '{}' (see {} --help)", name, path, path);
+      }
+      last_value_of = nullptr;
+      if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc) {
+        ++i;  // its value
+        if (opt->get_expected_max() == 1) last_value_of = opt;
+      }
+      continue;
+    }
+    // 2. more words after a one-value flag's value: a sentence that needed quotes
+    const auto subs = tfx::cli::visible_subcommands(at);
+    const bool is_sub = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->check_name(w); });
+    if (last_value_of && !is_sub) {
+      std::string words = argv[i - 1];
+      int n = i;
+      for (; n < argc && argv[n][0] != '-'; ++n) words += " " + std::string(argv[n]);
+      const std::string flag = argv[i - 2];
+      return fmt::format("{} takes one value but got {} words; quote them: {} \"{}\"", flag, n - i + 1, flag, words);
+    }
+    last_value_of = nullptr;
+    // 3. a word naming a subcommand, else "unknown command" (commands with positionals take it)
+    if (subs.empty() || !at->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) continue;
+    if (!is_sub) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+      const std::string guess = closest_match(w, names);
+      const std::string where = at == &app ? "" : fmt::format(" for '{}'", path);
+      if (!guess.empty()) return fmt::format("unknown command '{}'{}; did you mean '{} {}'?", w, where, path, guess);
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      return fmt::format("unknown command '{}'{}; expected one of: {} (see {} --help)", w, where, list, path);
+    }
+    for (const CLI::App* sub : subs)
+      if (sub->check_name(w)) at = sub;
+    path += " " + at->get_name();
+  }
+  return fmt::format("{} (see {} --help)", e.what(), path);
+}
+
+}  // namespace
+
+int tfx::cli::run(int argc, char** argv) {
+  // `tfx … | head -1`: a closed pipe ends tfx quietly, as it does `cat`, even when the parent
+  // (a shell after `trap '' PIPE`, some service managers) left SIGPIPE ignored, which would turn it
+  // into an EPIPE write error and a "tfx: error:" line
+  std::signal(SIGPIPE, SIG_DFL);
+  CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
+               "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
+               "tfx"};
+  app.formatter(tfx::cli::help_formatter(tfx::cli::terminal_size(stdout).columns));
+  app.set_version_flag("--version", std::string("tfx ") + TFX_VERSION);
+  app.require_subcommand(1);
+  app.footer("\nRun 'tfx COMMAND --help' for a command's flags and examples.");
+
+  // The order here is the order of `tfx --help`.
+  tfx::cli::register_pe(app);
+  tfx::cli::register_rope(app);
+  tfx::cli::register_tokenize(app);
+  tfx::cli::register_analogy(app);
+  tfx::cli::register_embeddings(app);
+  tfx::cli::register_similar(app);
+  tfx::cli::register_similarity(app);
+  tfx::cli::register_lookup(app);
+  tfx::cli::register_direction(app);
+  tfx::cli::register_project(app);
+  tfx::cli::register_eval_analogies(app);
+  tfx::cli::register_eval_similarity(app);
+  tfx::cli::register_attention(app);
+  tfx::cli::register_encoder(app);
+  tfx::cli::register_decoder(app);
+  tfx::cli::register_complexity(app);
+  tfx::cli::register_patches(app);
+  tfx::cli::register_layernorm(app);
+  tfx::cli::register_lr(app);
+  // a command's own subcommands (pe sim, rope freqs, attention variance, embeddings info) are
+  // listed under "Subcommands:" in its --help, whatever group the command has at the top level
+  for (CLI::App* cmd : app.get_subcommands({}))
+    for (CLI::App* sub : cmd->get_subcommands({}))
+      if (!sub->get_group().empty()) sub->group("Subcommands");
+
+  // `tfx` alone: the overview. `tfx --generate man|bash|zsh`: documents from the command table.
+  if (argc == 1) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
+  if (argc == 3 && std::strcmp(argv[1], "--generate") == 0) {
+    const std::string what = argv[2];
+    if (what == "man") std::fputs(tfx::cli::man_page(app).c_str(), stdout);
+    else if (what == "bash") std::fputs(tfx::cli::bash_completion(app).c_str(), stdout);
+    else if (what == "zsh") std::fputs(tfx::cli::zsh_completion(app).c_str(), stdout);
+    else return fail(fmt::format("--generate: expected man, bash or zsh, got '{}'", what), 2);
+    return 0;
+  }
+
+  try {
+    // TFX_GEMM_KERNEL=avx512|avx2|generic forces matmul's kernel (tests, benchmarks, bug reports)
+    if (const char* kernel = std::getenv("TFX_GEMM_KERNEL"); kernel && *kernel) {
+      try {
+        tfx::set_gemm_kernel(kernel);
+      } catch (const tfx::Error& e) {
+        throw tfx::usage_error(std::string("TFX_GEMM_KERNEL: ") + e.what());
+      }
+    }
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(explain_parse_error(app, argc, argv, e), 2);
+  } catch (const tfx::Error& e) {
+    return fail(tfx::cli::message_with_flags(e), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory; try smaller values", 1);
+  } catch (const std::exception& e) {
+    return fail(e.what(), 1);
+  }
+  return 0;
+}

@@ -1,0 +1,170 @@
+// matmul and matmul_bt: our own single-precision GEMM, C = A·B or C = A·Bᵀ, without BLAS; the
+// choice of kernel at run time and the split of C between threads.
+//
+// The kernels (matmul_kernel.inc, the BLIS/GotoBLAS layering in portable C++ with GCC vector
+// extensions) are built once per instruction set: AVX-512F, AVX2+FMA, and the build's baseline
+// (SSE2 on x86-64, NEON on aarch64). The default build thus runs on any x86-64 and still uses
+// the widest FMAs the CPU has: the first call picks the fastest kernel the CPU supports
+// (__builtin_cpu_supports, which also checks that the OS saves the vector registers), unless
+// set_gemm_kernel() chose one.
+//
+// Threads (parallel.hpp, the library's one way to run work on several threads) split C into
+// disjoint blocks of rows (or of columns when C is wide and short); each worker runs the kernel
+// on its block with its own packing buffers.
+//
+// Shape letters: a: (M, K), b: (K, N) or (N, K) for matmul_bt, c: (M, N).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gemm_kernels.hpp"
+#include "parallel.hpp"
+#include "tfx/core/error.hpp"
+#include "tfx/core/gemm.hpp"
+#include "tfx/core/ops.hpp"
+
+namespace tfx {
+
+namespace {
+
+using gemm_kernels::View;
+
+// ---- kernel choice ----------------------------------------------------------------------------
+
+// Every kernel built into this binary, fastest first.
+constexpr const gemm_kernels::Kernel* kKernels[] = {
+#if defined(__x86_64__)
+    &gemm_kernels::avx512,
+    &gemm_kernels::avx2,
+#endif
+    &gemm_kernels::generic,
+};
+
+bool cpu_runs(const gemm_kernels::Kernel& k) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (&k == &gemm_kernels::avx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return &k == &gemm_kernels::generic;
+}
+
+const gemm_kernels::Kernel& fastest_kernel() {
+  static const gemm_kernels::Kernel* const best = [] {
+    for (const gemm_kernels::Kernel* k : kKernels)
+      if (cpu_runs(*k)) return k;
+    return &gemm_kernels::generic;
+  }();
+  return *best;
+}
+
+std::atomic<const gemm_kernels::Kernel*> chosen_kernel{nullptr};  // set_gemm_kernel(); nullptr = fastest
+
+const gemm_kernels::Kernel& active_kernel() {
+  const gemm_kernels::Kernel* k = chosen_kernel.load(std::memory_order_relaxed);
+  return k ? *k : fastest_kernel();
+}
+
+// C (m × n, stride ldc) = A · B with `threads` workers (0 = all hardware threads). Splits C's
+// longer side into bands (whole register tiles for the blocked kernel); each worker packs its
+// own panels, the calling thread takes the first band. Each entry is computed the same way
+// whatever the split, so the result does not depend on the thread count. (C is written whole:
+// no zeroing needed beforehand.)
+void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  const gemm_kernels::Kernel& kernel = active_kernel();
+  if (m * n * k <= gemm_kernels::kSmallWork) return kernel.small(a, b, c, ldc, m, n, k);
+  const bool skinny = std::min(m, n) <= gemm_kernels::kSkinny;
+  const gemm_kernels::Part run = skinny ? kernel.skinny : kernel.blocked;
+  auto part = [=](View pa, View pb, float* pc, std::size_t pm, std::size_t pn) { run(pa, pb, pc, ldc, pm, pn, k); };
+  if (threads == 0) threads = hardware_threads();
+  // Split rows when C is at least as tall as wide, else columns; never below one tile per worker
+  // nor below ~2 MFLOP of work per worker (thread start-up costs tens of microseconds).
+  const bool by_rows = m >= n;
+  const std::size_t side = by_rows ? m : n, unit = skinny ? 1 : by_rows ? kernel.mr : kernel.nr;
+  const std::size_t units = (side + unit - 1) / unit;
+  std::size_t workers = std::min<std::size_t>({threads, units, std::max<std::size_t>(1, m * n * k / (1u << 20))});
+  if (workers <= 1) return part(a, b, c, m, n);
+  const std::size_t per = (units + workers - 1) / workers * unit;
+  auto chunk = [=](std::size_t lo) {
+    const std::size_t hi = std::min(side, lo + per);
+    if (by_rows)
+      part({a.p + lo * a.rs, a.rs, a.cs}, b, c + lo * ldc, hi - lo, n);
+    else
+      part(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, m, hi - lo);
+  };
+  const auto bands = static_cast<unsigned>((side + per - 1) / per);
+  parallel_for_threads(bands, [&](unsigned t, unsigned) { chunk(t * per); });
+}
+
+void require_matrix(const Tensor& t, const char* op, const char* name) {
+  if (t.rank() != 2)
+    throw Error(fmt::format("{}: {} must be a matrix, got shape {}", op, name, t.shape_str()));
+}
+
+}  // namespace
+
+std::vector<std::string> available_gemm_kernels() {
+  std::vector<std::string> names;
+  for (const gemm_kernels::Kernel* k : kKernels)
+    if (cpu_runs(*k)) names.push_back(k->name);
+  return names;
+}
+
+void set_gemm_kernel(const std::string& name) {
+  if (name == "auto") {
+    chosen_kernel.store(nullptr, std::memory_order_relaxed);
+    return;
+  }
+  std::string names;
+  for (const gemm_kernels::Kernel* k : kKernels) {
+    if (name == k->name && cpu_runs(*k)) {
+      chosen_kernel.store(k, std::memory_order_relaxed);
+      return;
+    }
+    if (cpu_runs(*k)) names += std::string(names.empty() ? "" : ", ") + k->name;
+  }
+  bool built = false;
+  for (const gemm_kernels::Kernel* k : kKernels) built = built || name == k->name;
+  throw usage_error(fmt::format("GEMM kernel '{}' {}; expected auto or one of: {}", name,
+                                built ? "is not supported by this CPU" : "does not exist", names));
+}
+
+std::string gemm_kernel() { return active_kernel().name; }
+
+// c = a·b: c[i, j] = Σ_k a[i, k]·b[k, j]; a: (M, K), b: (K, N) -> (M, N)
+Tensor matmul(const Tensor& a, const Tensor& b, unsigned threads) {
+  require_matrix(a, "matmul", "a");
+  require_matrix(b, "matmul", "b");
+  if (a.cols() != b.rows())
+    throw Error(fmt::format("matmul: shapes {} and {} do not chain (inner sizes {} and {})", a.shape_str(),
+                            b.shape_str(), a.cols(), b.rows()));
+  const std::size_t M = a.rows(), K = a.cols(), N = b.cols();
+  Tensor c({M, N});
+  gemm({a.data(), K, 1}, {b.data(), N, 1}, c.data(), N, M, N, K, threads);
+  return c;
+}
+
+// c = a·bᵀ: c[i, j] = Σ_k a[i, k]·b[j, k]; a: (M, K), b: (N, K) -> (M, N). Bᵀ is never formed:
+// it is read as the view Bᵀ(k, j) = b[j·K + k].
+Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads) {
+  require_matrix(a, "matmul_bt", "a");
+  require_matrix(b, "matmul_bt", "b");
+  if (a.cols() != b.cols())
+    throw Error(fmt::format("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ",
+                            a.shape_str(), b.shape_str()));
+  const std::size_t M = a.rows(), K = a.cols(), N = b.rows();
+  Tensor c({M, N});
+  gemm({a.data(), K, 1}, {b.data(), 1, K}, c.data(), N, M, N, K, threads);
+  return c;
+}
+
+}  // namespace tfx

@@ -1,0 +1,228 @@
+// Choice of format, the number spelling every encoder shares (format_cells.hpp), the CSV and npy
+// encoders, the dispatch on Format, and emit(), the one writer of output files and stdout.
+// The table/Markdown encoder is in format_table.cpp, the JSON encoder in format_json.cpp.
+#include "tfx/io/format.hpp"
+
+#include "format_cells.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace tfx {
+
+Format parse_format(const std::string& name) { return parse_choice<Format>(kFormatChoices, name, "format"); }
+
+const char* format_name(Format f) { return choice_name<Format>(kFormatChoices, f); }
+
+bool is_binary(Format f) { return f == Format::npy; }
+
+std::string shortest_float(float v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+namespace cells {
+
+std::string fixed(double v, int precision) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{:.{}f}", v, precision);
+  // "-0.0000" reads as a sign where there is none
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+std::string number(float v, int precision) {
+  if (precision >= 0) return fixed(v, precision);
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return shortest_float(v);
+}
+
+bool too_small(double v, int precision) {
+  return precision >= 0 && v != 0 && std::isfinite(v) && std::abs(v) < 0.5 * std::pow(10.0, -precision);
+}
+
+std::string scientific(double v, int precision) { return fmt::format("{:.{}e}", v, std::max(precision, 1)); }
+
+std::string cell_text(const Cell& c, int precision) {
+  if (auto s = std::get_if<std::string>(&c)) return *s;
+  if (auto i = std::get_if<long long>(&c)) return std::to_string(*i);
+  const double d = std::get<double>(c);
+  return too_small(d, precision) ? scientific(d, precision) : format_number(d, precision);
+}
+
+std::string label(const std::vector<std::string>& labels, std::size_t i) {
+  return i < labels.size() ? labels[i] : std::to_string(i);
+}
+
+}  // namespace cells
+
+using namespace cells;
+
+std::string format_number(double v, int precision) {
+  if (precision >= 0) return fixed(v, precision);
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+const Block* primary_block(const Result& r) {
+  for (const Block& b : r.blocks) {
+    if (auto m = std::get_if<Matrix>(&b); m && (r.primary.empty() || m->name == r.primary)) return &b;
+    if (auto t = std::get_if<Records>(&b); t && (r.primary.empty() || t->name == r.primary)) return &b;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + "\"";
+}
+
+}  // namespace
+
+std::string encode_csv(const Result& r, const OutputOptions& o) {
+  const Block* b = primary_block(r);
+  if (!b) throw Error(fmt::format("'{}' has no table to write as CSV; use format table or json", r.command), Error::Kind::data, {"format"});
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      if (j) out += ',';
+      out += csv_escape(cells[j]);
+    }
+    out += '\n';
+  };
+  if (auto rec = std::get_if<Records>(b)) {
+    line(rec->columns);
+    for (const auto& row : rec->rows) {
+      std::vector<std::string> cells;
+      for (const auto& c : row) cells.push_back(cell_text(c, o.precision));
+      line(cells);
+    }
+    return out;
+  }
+  const Matrix& m = std::get<Matrix>(*b);
+  const Tensor& t = m.values;
+  if (t.rank() <= 1) {
+    line({m.col_axis.empty() ? "index" : m.col_axis, m.name.empty() ? "value" : m.name});
+    for (std::size_t i = 0; i < t.size(); ++i) line({label(m.col_labels, i), number(t[i], o.precision)});
+    return out;
+  }
+  std::size_t cols = t.dim(t.rank() - 1), rows = t.dim(t.rank() - 2);
+  std::size_t outer = t.size() / std::max<std::size_t>(rows * cols, 1);
+  std::vector<std::string> header;
+  if (t.rank() >= 3) header.push_back("slice");
+  header.push_back(m.row_axis.empty() ? "row" : m.row_axis);
+  for (std::size_t j = 0; j < cols; ++j) header.push_back(label(m.col_labels, j));
+  line(header);
+  for (std::size_t s = 0; s < outer; ++s)
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::vector<std::string> cells;
+      if (t.rank() >= 3) cells.push_back(std::to_string(s));
+      cells.push_back(label(m.row_labels, i));
+      for (std::size_t j = 0; j < cols; ++j) cells.push_back(number(t[(s * rows + i) * cols + j], o.precision));
+      line(cells);
+    }
+  return out;
+}
+
+std::string encode_npy(const Tensor& t) {
+  // header: magic, version 1.0, little-endian header length, dict padded with spaces to a
+  // multiple of 64 bytes in total, ending in '\n'
+  std::string shape;
+  if (t.rank() == 1) shape = fmt::format("({},)", t.dim(0));
+  else shape = fmt::format("({})", fmt::join(t.shape(), ", "));
+  std::string dict = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape);
+  std::size_t total = 10 + dict.size() + 1;
+  dict += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  const auto hlen = static_cast<std::uint16_t>(dict.size());
+  out += static_cast<char>(hlen & 0xff);
+  out += static_cast<char>(hlen >> 8);
+  out += dict;
+  static_assert(sizeof(float) == 4);
+  out.reserve(out.size() + t.size() * 4);
+  out.append(reinterpret_cast<const char*>(t.data()), t.size() * 4);  // one copy, no zero fill; x86/ARM are little-endian
+  return out;
+}
+
+std::string encode_npy(const Result& r) {
+  const Block* b = primary_block(r);
+  const Matrix* m = b ? std::get_if<Matrix>(b) : nullptr;
+  if (!m) throw usage_error(fmt::format("format npy: '{}' has no numeric matrix; use format csv or json", r.command), {"format"});
+  return encode_npy(m->values);
+}
+
+std::string encode(const Result& r, const OutputOptions& o) {
+  switch (o.format) {
+    case Format::table: return encode_table(r, o);
+    case Format::csv: return encode_csv(r, o);
+    case Format::json: return encode_json(r, o);
+    case Format::npy: return encode_npy(r);
+    case Format::md: return encode_markdown(r, o);
+  }
+  return {};
+}
+
+void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what) {
+  if (path == "-") {
+    if (binary && isatty(fileno(stdout)))
+      throw usage_error(fmt::format("{} -: refusing to write binary output to a terminal; give a file name or pipe it", what));
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+      throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+    return;
+  }
+  // A device or FIFO (/dev/null, /dev/full, a named pipe) is written in place: renaming FILE.tmp
+  // over it would replace the device with a regular file.
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    throw Error(fmt::format("{} {}: cannot write: it is a directory; give a file name", what, path));
+  if (exists && !S_ISREG(st.st_mode)) {
+    std::FILE* d = std::fopen(path.c_str(), "wb");
+    if (!d) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), d) == bytes.size();
+    int err = errno;
+    if (std::fclose(d) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+    if (!ok) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(err)));
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  ok = (std::fclose(f) == 0) && ok;
+  int err = errno;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (ok) err = errno;
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(err)));
+  }
+}
+
+}  // namespace tfx

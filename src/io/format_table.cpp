@@ -1,0 +1,267 @@
+// The terminal table and Markdown encoders: a Result as aligned text or Markdown tables, matrices
+// summarized numpy-style (first/last rows and columns around "…", columns dropped to fit a
+// width, scientific notation per column where fixed digits would hide the values).
+#include "tfx/io/format.hpp"
+
+#include "format_cells.hpp"
+#include "tfx/text/text_width.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace tfx {
+
+using namespace cells;
+
+namespace {
+
+// Indices to show along an axis of length n: all, or the first/last `edge` with a gap marker
+// (SIZE_MAX) between, numpy-style.
+std::vector<std::size_t> shown(std::size_t n, std::size_t threshold, std::size_t edge, bool full) {
+  std::vector<std::size_t> idx;
+  if (full || n <= threshold) {
+    for (std::size_t i = 0; i < n; ++i) idx.push_back(i);
+    return idx;
+  }
+  for (std::size_t i = 0; i < edge; ++i) idx.push_back(i);
+  idx.push_back(SIZE_MAX);
+  for (std::size_t i = n - edge; i < n; ++i) idx.push_back(i);
+  return idx;
+}
+
+constexpr const char* kEllipsis = "…";
+constexpr int kDefaultTablePrecision = 4;
+
+std::size_t width(const std::string& s) { return display_width(s); }
+
+// A grid of strings: header row + body rows; first column is the row label.
+struct Grid {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> body;
+  std::size_t rows = 0, cols = 0;                  // of the matrix (0 for Records)
+  std::size_t shown_rows = 0, shown_cols = 0;      // how many of them the grid shows
+};
+
+// Like numpy's linewidth: while the aligned grid is wider than `width`, drop the data column
+// next to the "…" column (inserting one in the middle first), alternating sides, keeping at
+// least one column on each side.
+void fit_columns(Grid& g, std::size_t width) {
+  auto col_width = [&](std::size_t j) {
+    std::size_t w = display_width(g.header[j]);
+    for (const auto& row : g.body) w = std::max(w, display_width(row[j]));
+    return w;
+  };
+  auto total = [&] {
+    std::size_t t = 0;
+    for (std::size_t j = 0; j < g.header.size(); ++j) t += col_width(j) + (j ? 2 : 0);
+    return t;
+  };
+  auto erase_col = [&](std::size_t j) {
+    g.header.erase(g.header.begin() + static_cast<std::ptrdiff_t>(j));
+    for (auto& row : g.body) row.erase(row.begin() + static_cast<std::ptrdiff_t>(j));
+  };
+  bool left = true;
+  while (total() > width && g.header.size() > 4) {
+    auto e = std::find(g.header.begin() + 1, g.header.end(), std::string(kEllipsis));
+    if (e == g.header.end()) {  // no "…" yet: replace the middle column by one
+      const std::size_t mid = 1 + (g.header.size() - 1) / 2;
+      g.header[mid] = kEllipsis;
+      for (auto& row : g.body) row[mid] = kEllipsis;
+      --g.shown_cols;
+      continue;
+    }
+    const auto k = static_cast<std::size_t>(e - g.header.begin());
+    const bool can_left = k >= 3, can_right = k + 2 < g.header.size();
+    if (!can_left && !can_right) break;
+    erase_col((left && can_left) || !can_right ? k - 1 : k + 1);
+    --g.shown_cols;
+    left = !left;
+  }
+}
+
+std::string render_aligned(const Grid& g) {
+  std::vector<std::size_t> w(g.header.size(), 0);
+  for (std::size_t j = 0; j < g.header.size(); ++j) w[j] = width(g.header[j]);
+  for (const auto& row : g.body)
+    for (std::size_t j = 0; j < row.size() && j < w.size(); ++j) w[j] = std::max(w[j], width(row[j]));
+  std::string out;
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      if (j) l += "  ";
+      l += j == 0 ? pad_right(row[j], w[j]) : pad_left(row[j], w[j]);
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(g.header);
+  for (const auto& row : g.body) line(row);
+  return out;
+}
+
+std::string render_markdown(const Grid& g) {
+  auto esc = [](std::string s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '|') o += "\\|";
+      else o += c;
+    }
+    return o;
+  };
+  std::string out = "|";
+  for (const auto& h : g.header) out.append(" ").append(esc(h)).append(" |");
+  out += "\n|";
+  for (std::size_t j = 0; j < g.header.size(); ++j) out += j == 0 ? " --- |" : " ---: |";
+  out += "\n";
+  for (const auto& row : g.body) {
+    out += "|";
+    for (const auto& c : row) out.append(" ").append(esc(c)).append(" |");
+    out += "\n";
+  }
+  return out;
+}
+
+// One 2-D slice (offset into values) of a Matrix as a Grid.
+Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_t offset, int precision, bool full,
+                 bool* any_masked) {
+  Grid g;
+  std::string corner = m.col_axis.empty() ? m.row_axis : m.row_axis + "\\" + m.col_axis;
+  auto ci = shown(cols, 12, 5, full);
+  auto ri = shown(rows, 24, 8, full);
+  g.rows = rows, g.cols = cols;
+  g.shown_rows = std::min(rows, ri.size() - (ri.size() < rows ? 1 : 0));
+  g.shown_cols = std::min(cols, ci.size() - (ci.size() < cols ? 1 : 0));
+  // numpy-style, per column: when a shown value would print as 0 at this precision (YaRN's
+  // inverse frequencies), when every value has fewer than 3 significant digits (all |v| < 0.01
+  // at precision 4), or a value is ≥ 1e8, the column switches to scientific notation
+  std::vector<char> sci(cols, 0);
+  std::vector<float> col_max(cols, 0.0f);
+  for (auto i : ri)
+    for (auto j : ci) {
+      if (i == SIZE_MAX || j == SIZE_MAX) continue;
+      const float v = m.values[offset + i * cols + j];
+      if (std::isfinite(v)) col_max[j] = std::max(col_max[j], std::abs(v));
+      sci[j] = sci[j] || too_small(v, precision) || (std::isfinite(v) && std::abs(v) >= 1e8f);
+    }
+  for (auto j : ci)
+    if (j != SIZE_MAX && col_max[j] > 0 && precision >= 2 && col_max[j] < static_cast<float>(std::pow(10.0, 2 - precision))) sci[j] = 1;
+  g.header.push_back(corner);
+  for (auto j : ci) g.header.push_back(j == SIZE_MAX ? kEllipsis : label(m.col_labels, j));
+  for (auto i : ri) {
+    std::vector<std::string> row;
+    row.push_back(i == SIZE_MAX ? kEllipsis : label(m.row_labels, i));
+    for (auto j : ci) {
+      if (i == SIZE_MAX || j == SIZE_MAX) {
+        row.push_back(kEllipsis);
+        continue;
+      }
+      std::size_t k = offset + i * cols + j;
+      std::string s = sci[j] && std::isfinite(m.values[k]) ? scientific(m.values[k], precision) : number(m.values[k], precision);
+      if (!m.masked.empty() && m.masked[k]) {
+        s += "*";
+        *any_masked = true;
+      }
+      row.push_back(s);
+    }
+    g.body.push_back(std::move(row));
+  }
+  return g;
+}
+
+// Calls f(rows, cols, offset, slice_title) for each 2-D slice of m.
+template <class F>
+void for_each_slice(const Matrix& m, F f) {
+  const Tensor& t = m.values;
+  if (t.rank() <= 1) {
+    f(std::size_t{1}, t.size(), std::size_t{0}, std::string());
+  } else if (t.rank() == 2) {
+    f(t.dim(0), t.dim(1), std::size_t{0}, std::string());
+  } else {
+    std::size_t inner = t.dim(t.rank() - 2) * t.dim(t.rank() - 1);
+    std::size_t outer = t.size() / std::max<std::size_t>(inner, 1);
+    for (std::size_t s = 0; s < outer; ++s)
+      f(t.dim(t.rank() - 2), t.dim(t.rank() - 1), s * inner,
+        m.slice_axis.empty() ? fmt::format("[{}]", s) : fmt::format("{} {}", m.slice_axis, s));
+  }
+}
+
+Grid records_grid(const Records& r, int precision) {
+  Grid g;
+  g.header = r.columns;
+  for (const auto& row : r.rows) {
+    std::vector<std::string> cells;
+    for (const auto& c : row) cells.push_back(cell_text(c, precision));
+    g.body.push_back(std::move(cells));
+  }
+  return g;
+}
+
+std::string summary_value(const nlohmann::json& v, int precision) {
+  if (v.is_number_float()) {
+    // tiny magnitudes (errors, spreads) keep their digits in scientific notation
+    const double d = v.get<double>();
+    if (precision < 0 && d != 0 && std::abs(d) < 1e-3) return fmt::format("{:.4e}", d);
+    return format_number(d, precision < 0 ? 6 : precision);
+  }
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) {
+  const int precision = o.precision < 0 ? kDefaultTablePrecision : o.precision;
+  std::string out;
+  bool first = true, after_text = false;
+  auto gap = [&] {
+    if (!first) out += "\n";
+    first = false;
+  };
+  for (const Block& b : r.blocks) {
+    // consecutive Text lines form one paragraph
+    const bool is_text = std::holds_alternative<Text>(b);
+    if (!(is_text && after_text)) gap();
+    after_text = is_text;
+    if (auto t = std::get_if<Text>(&b)) {
+      if (o.width > 0 && !markdown) {
+        for (const auto& line : wrap_words(t->text, static_cast<std::size_t>(o.width), "  ")) out += line + "\n";
+      } else {
+        out += t->text + "\n";
+      }
+    } else if (auto m = std::get_if<Matrix>(&b)) {
+      bool any_masked = false;
+      std::string elided;
+      std::string title = fmt::format("{} {}", m->name, m->values.shape_str());
+      out += markdown ? "**" + title + "**\n\n" : title + "\n";
+      for_each_slice(*m, [&](std::size_t rows, std::size_t cols, std::size_t off, const std::string& slice) {
+        if (!slice.empty()) out += (markdown ? "\n" : "") + slice + "\n";
+        Grid g = matrix_grid(*m, rows, cols, off, precision, o.full, &any_masked);
+        if (!markdown && !o.full && o.width > 0) fit_columns(g, static_cast<std::size_t>(o.width));
+        out += markdown ? render_markdown(g) : render_aligned(g);
+        if (g.shown_rows < g.rows || g.shown_cols < g.cols)
+          elided = fmt::format("(… = not shown: {} of {} rows, {} of {} columns shown; {} prints all)", g.shown_rows,
+                               g.rows, g.shown_cols, g.cols, o.full_name);
+      });
+      if (!elided.empty()) out += (o.width > 0 && !markdown ? clip_to_width(elided, static_cast<std::size_t>(o.width)) : elided) + "\n";
+      if (any_masked) out += "(* = masked: weight exactly 0)\n";
+    } else if (auto rec = std::get_if<Records>(&b)) {
+      if (!rec->name.empty() && markdown) out += "**" + rec->name + "**\n\n";
+      Grid g = records_grid(*rec, precision);
+      out += markdown ? render_markdown(g) : render_aligned(g);
+    }
+  }
+  if (!r.summary.empty()) {
+    gap();
+    for (auto it = r.summary.begin(); it != r.summary.end(); ++it)
+      out += fmt::format("{}{}: {}\n", markdown ? "- " : "", it.key(), summary_value(it.value(), o.precision));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string encode_table(const Result& r, const OutputOptions& o) { return encode_text(r, o, false); }
+std::string encode_markdown(const Result& r, const OutputOptions& o) { return encode_text(r, o, true); }
+
+}  // namespace tfx

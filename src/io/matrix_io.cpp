@@ -1,0 +1,202 @@
+// Matrix file reading behind --q/--k/--v/--x: read_matrix_file() (bytes from a file or a pipe,
+// the format from the extension or the content), the JSON parser, and the value helpers all
+// parsers share (matrix_parse.hpp). The CSV parser is in matrix_csv.cpp, the .npy parser in
+// matrix_npy.cpp. Everything is validated at the boundary, and messages say where a file is wrong.
+#include "tfx/io/matrix_io.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "embeddings/embeddings_parse.hpp"  // show_token: one way to quote junk bytes in messages
+#include "matrix_parse.hpp"
+
+namespace tfx {
+
+namespace matrix_parse {
+
+std::string trim(std::string_view s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+std::optional<double> parse_number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (*first == '+') ++first;
+  double v = 0;
+  auto res = std::from_chars(first, last, v);
+  if (res.ec == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
+  if (res.ec != std::errc() || res.ptr != last) return std::nullopt;
+  return v;
+}
+
+std::string cell_quote(const std::string& s) { return "'" + show_token(s) + "'"; }
+
+float to_float(double v, const std::string& where, const std::string& at) {
+  if (std::isnan(v)) throw Error(fmt::format("{}: {} is NaN; expected a finite number", where, at));
+  if (!std::isfinite(v) || std::abs(v) > kFloatMax)
+    throw Error(fmt::format("{}: {} = {} is outside the float32 range (±3.4e38)", where, at, v));
+  return static_cast<float>(v);
+}
+
+}  // namespace matrix_parse
+
+using namespace matrix_parse;
+
+namespace {
+
+void check_labels(const LoadedMatrix& m, const std::string& where) {
+  if (!m.row_labels.empty() && m.row_labels.size() != m.values.rows())
+    throw Error(fmt::format("{}: {} row labels for {} rows", where, m.row_labels.size(), m.values.rows()));
+  if (!m.col_labels.empty() && m.col_labels.size() != m.values.cols())
+    throw Error(fmt::format("{}: {} column labels for {} columns", where, m.col_labels.size(), m.values.cols()));
+}
+
+std::string json_type(const nlohmann::json& j) {
+  if (j.is_null()) return "null (tfx writes NaN/Inf as null)";
+  if (j.is_string()) return "the string " + cell_quote(j.get<std::string>());
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_object()) return "an object";
+  if (j.is_array()) return "an array";
+  return "a number";
+}
+
+std::vector<std::string> json_labels(const nlohmann::json& obj, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  if (!obj.contains(key)) return out;
+  const auto& a = obj[key];
+  if (!a.is_array()) throw Error(fmt::format("{}: \"{}\" is {}, expected a list of labels", where, key, json_type(a)));
+  for (const auto& x : a) out.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+  return out;
+}
+
+}  // namespace
+
+LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    // a syntax error (parse_error) or a number beyond double's range such as 1e999 (out_of_range,
+    // found by fuzzing: it escaped as a foreign exception without the file's name)
+    std::string msg = e.what();
+    // drop nlohmann's "[json.exception.parse_error.101] " prefix
+    if (auto p = msg.find("] "); p != std::string::npos && msg.rfind("[json.exception", 0) == 0) msg = msg.substr(p + 2);
+    throw Error(fmt::format("{}: not valid JSON: {}", where, msg));
+  }
+  LoadedMatrix m;
+  const nlohmann::json* data = &j;
+  if (j.is_object()) {
+    if (!j.contains("data"))
+      throw Error(
+          fmt::format("{}: JSON object without \"data\"; expected nested arrays [[...], ...] or tfx's JSON output", where));
+    data = &j["data"];
+    m.row_labels = json_labels(j, "rows", where);
+    m.col_labels = json_labels(j, "columns", where);
+  }
+  if (!data->is_array())
+    throw Error(fmt::format("{}: the matrix is {}, expected nested arrays [[...], ...]", where, json_type(*data)));
+  if (data->empty()) throw Error(fmt::format("{}: the matrix is an empty array; expected at least one row", where));
+  const bool one_row = !(*data)[0].is_array();
+  const std::size_t R = one_row ? 1 : data->size();
+  const std::size_t C = one_row ? data->size() : (*data)[0].size();
+  if (C == 0) throw Error(fmt::format("{}: row 0 is empty; expected at least one number per row", where));
+  std::vector<float> values;
+  values.reserve(R * C);
+  auto element = [&](const nlohmann::json& x, const std::string& at) {
+    if (!x.is_number()) throw Error(fmt::format("{}: {} is {}, expected a number", where, at, json_type(x)));
+    values.push_back(to_float(x.get<double>(), where, at));
+  };
+  if (one_row) {
+    for (std::size_t c = 0; c < C; ++c) element((*data)[c], fmt::format("element [{}]", c));
+  } else {
+    for (std::size_t r = 0; r < R; ++r) {
+      const auto& row = (*data)[r];
+      if (!row.is_array()) throw Error(fmt::format("{}: row {} is {}, expected an array like row 0", where, r, json_type(row)));
+      if (row.size() != C)
+        throw Error(fmt::format("{}: row {} has {} values, expected {} (as row 0): ragged rows", where, r, row.size(), C));
+      for (std::size_t c = 0; c < C; ++c) {
+        if (row[c].is_array())
+          throw Error(fmt::format("{}: element [{}][{}] is an array: a 3-D array; expected a 2-D matrix", where, r, c));
+        element(row[c], fmt::format("element [{}][{}]", r, c));
+      }
+    }
+  }
+  m.values = Tensor::from({R, C}, std::move(values));
+  check_labels(m, where);
+  return m;
+}
+
+LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) {
+  const std::string where = what.empty() ? path : what + " " + path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a matrix file", where));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(fmt::format("{}: cannot read: {}", where, std::strerror(errno)));
+  std::string bytes;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    // the largest sensible file: kMaxElements float64 values plus headers
+    const std::uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw Error(fmt::format("{}: cannot read: {}", where, ec.message()));
+    if (size > kMaxElements * 8 + (1u << 20))
+      throw Error(fmt::format("{}: file of {} bytes is larger than any matrix tfx reads", where, size));
+    bytes.resize(static_cast<std::size_t>(size));
+    f.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (!f) throw Error(fmt::format("{}: read error", where));
+  } else {
+    // a pipe or device (e.g. --x <(python make_x.py)): read to the end, up to a cap
+    constexpr std::size_t kMaxStream = std::size_t{64} << 20;
+    char buf[1 << 16];
+    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+      bytes.append(buf, static_cast<std::size_t>(f.gcount()));
+      if (bytes.size() > kMaxStream)
+        throw Error(
+            fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));
+    }
+  }
+  if (bytes.empty()) throw Error(fmt::format("{}: empty file; expected a matrix as JSON, CSV or .npy", where));
+
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  MatrixFileFormat kind = MatrixFileFormat::automatic;
+  if (ext == ".npy")
+    kind = MatrixFileFormat::npy;
+  else if (ext == ".json")
+    kind = MatrixFileFormat::json;
+  else if (ext == ".csv" || ext == ".tsv" || ext == ".txt" || ext == ".dat")
+    kind = MatrixFileFormat::csv;
+  if (kind == MatrixFileFormat::automatic) {
+    const std::string head = trim(std::string_view(bytes).substr(0, 64));
+    if (bytes.rfind("\x93NUMPY", 0) == 0)
+      kind = MatrixFileFormat::npy;
+    else if (!head.empty() && (head[0] == '[' || head[0] == '{'))
+      kind = MatrixFileFormat::json;
+    else
+      kind = MatrixFileFormat::csv;
+  }
+  if (kind != MatrixFileFormat::npy && trim(bytes).empty())
+    throw Error(fmt::format("{}: file has only whitespace; expected a matrix", where));
+  switch (kind) {
+    case MatrixFileFormat::npy:
+      return parse_npy(bytes, where);
+    case MatrixFileFormat::json:
+      return parse_matrix_json(bytes, where);
+    default:
+      return parse_matrix_csv(bytes, where);
+  }
+}
+
+}  // namespace tfx

@@ -1,0 +1,279 @@
+// safetensors reading (validated, F32/F16/BF16) and writing (F32); .npy directories of named
+// tensors; the expected-name-and-shape check behind --weights.
+#include "tfx/model/safetensors.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "embeddings/embeddings_parse.hpp"  // show_token: junk bytes as \xNN in messages
+#include "tfx/io/matrix_io.hpp"
+
+namespace tfx {
+
+namespace {
+
+// Bytes per element of a dtype tfx reads; 0 for a dtype it does not.
+std::size_t dtype_size(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F16" || dtype == "BF16") return 2;
+  return 0;
+}
+
+std::uint64_t read_u64_le(std::string_view b) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(i)]);
+  return v;
+}
+
+// A JSON value as a non-negative integer that fits in 64 bits, or throws naming `what`.
+std::uint64_t whole(const nlohmann::json& v, const std::string& what) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  throw Error(fmt::format("{}: expected a whole number ≥ 0, got {}", what, v.dump()));
+}
+
+std::string read_all(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such file", path));
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a {}", path, what));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) throw Error(fmt::format("{}: read error", path));
+  return ss.str();
+}
+
+struct Entry {
+  std::string name;
+  std::string dtype;
+  std::vector<std::size_t> shape;
+  std::uint64_t begin = 0, end = 0;
+};
+
+}  // namespace
+
+float half_to_float(unsigned short h) {
+  const std::uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+  std::uint32_t bits;
+  if (exp == 0) {
+    // zero or subnormal: mant · 2^-24, exact in float
+    const float v = static_cast<float>(mant) * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  if (exp == 31)
+    bits = sign | 0x7F800000u | (mant << 13);  // inf / nan
+  else
+    bits = sign | ((exp + 112u) << 23) | (mant << 13);  // rebias 15 → 127
+  return std::bit_cast<float>(bits);
+}
+
+float bfloat16_to_float(unsigned short b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+
+TensorMap parse_safetensors(std::string_view b, const std::string& where, TensorMetadata* metadata) {
+  if (metadata) metadata->clear();
+  // 1. the header length: 8 bytes little-endian, then that many bytes of JSON
+  if (b.size() < 8) throw Error(fmt::format("{}: {} bytes; a safetensors file starts with an 8-byte header length", where, b.size()));
+  const std::uint64_t n = read_u64_le(b);
+  if (n > b.size() - 8)
+    throw Error(fmt::format("{}: header length {} runs past the end of the file ({} bytes after the length field); "
+                            "not a safetensors file or truncated",
+                            where, n, b.size() - 8));
+  const std::string_view header = b.substr(8, static_cast<std::size_t>(n));
+  const std::string_view buffer = b.substr(8 + static_cast<std::size_t>(n));
+  if (n > (std::uint64_t{100} << 20))
+    throw Error(fmt::format("{}: header length {} is over the format's 100 MB limit; not a safetensors file", where, n));
+  // a tensor name given twice would silently keep only one: refuse it (keys of the top object)
+  std::string duplicate;
+  std::set<std::string> names;
+  const nlohmann::json::parser_callback_t cb = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth == 1 && parsed.is_string() &&
+        !names.insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json j = nlohmann::json::parse(header, cb, false);
+  if (j.is_discarded()) throw Error(fmt::format("{}: the {}-byte header is not valid JSON", where, n));
+  if (!duplicate.empty()) throw Error(fmt::format("{}: tensor '{}' is named twice in the header", where, duplicate));
+  if (!j.is_object()) throw Error(fmt::format("{}: the header is not a JSON object", where));
+
+  // 2. every entry: dtype, shape, data_offsets; byte count = elements × dtype size
+  std::vector<Entry> entries;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "__metadata__") {
+      if (!it->is_object()) throw Error(fmt::format("{}: __metadata__ must be an object of strings", where));
+      if (metadata)
+        for (auto m = it->begin(); m != it->end(); ++m)
+          if (m->is_string()) (*metadata)[m.key()] = m->get<std::string>();
+      continue;
+    }
+    const std::string at = fmt::format("{}: tensor '{}'", where, it.key());
+    const nlohmann::json& t = *it;
+    if (!t.is_object()) throw Error(fmt::format("{}: expected an object with dtype, shape, data_offsets", at));
+    if (!t.contains("dtype") || !t["dtype"].is_string()) throw Error(fmt::format("{}: missing \"dtype\"", at));
+    if (!t.contains("shape") || !t["shape"].is_array()) throw Error(fmt::format("{}: missing \"shape\" (a list)", at));
+    if (!t.contains("data_offsets") || !t["data_offsets"].is_array() || t["data_offsets"].size() != 2)
+      throw Error(fmt::format("{}: missing \"data_offsets\" [begin, end]", at));
+    Entry e;
+    e.name = it.key();
+    e.dtype = t["dtype"].get<std::string>();
+    const std::size_t es = dtype_size(e.dtype);
+    if (es == 0) throw Error(fmt::format("{}: dtype '{}' is not supported (tfx reads F32, F16, BF16)", at, e.dtype));
+    if (t["shape"].size() > 8) throw Error(fmt::format("{}: rank {} (tfx reads up to rank 8)", at, t["shape"].size()));
+    for (const auto& d : t["shape"]) {
+      const std::uint64_t v = whole(d, at + " shape");
+      if (v > kMaxElements) throw Error(fmt::format("{}: shape {} is larger than any tensor tfx reads", at, t["shape"].dump()));
+      e.shape.push_back(static_cast<std::size_t>(v));
+    }
+    e.begin = whole(t["data_offsets"][0], at + " data_offsets[0]");
+    e.end = whole(t["data_offsets"][1], at + " data_offsets[1]");
+    if (e.begin > e.end) throw Error(fmt::format("{}: data_offsets [{}, {}] end before they begin", at, e.begin, e.end));
+    if (e.end > buffer.size())
+      throw Error(fmt::format("{}: data_offsets [{}, {}] run past the end of the {}-byte buffer", at, e.begin, e.end,
+                              buffer.size()));
+    const std::size_t count = checked_element_count(e.shape.empty() ? std::vector<std::size_t>{1} : e.shape, at);
+    if (count * es != e.end - e.begin)
+      throw Error(fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] hold {}", at, shape_string(e.shape),
+                              e.dtype, count * es, e.begin, e.end, e.end - e.begin));
+    entries.push_back(std::move(e));
+  }
+
+  // 3. the buffer: tensors in offset order, no overlap, no gap, nothing after the last
+  std::vector<const Entry*> order;
+  for (const auto& e : entries) order.push_back(&e);
+  std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* c) { return a->begin != c->begin ? a->begin < c->begin : a->end < c->end; });
+  std::uint64_t pos = 0;
+  const Entry* prev = nullptr;
+  for (const Entry* e : order) {
+    if (e->begin < pos)
+      throw Error(fmt::format("{}: tensors '{}' [{}, {}] and '{}' [{}, {}] overlap", where, prev->name, prev->begin, prev->end,
+                              e->name, e->begin, e->end));
+    if (e->begin > pos)
+      throw Error(fmt::format("{}: bytes {}…{} of the buffer before tensor '{}' belong to no tensor", where, pos, e->begin, e->name));
+    pos = e->end;
+    prev = e;
+  }
+  if (pos != buffer.size())
+    throw Error(fmt::format("{}: {} bytes after the last tensor belong to no tensor", where, buffer.size() - pos));
+
+  // 4. convert to float32 (little-endian in the file)
+  TensorMap out;
+  for (const auto& e : entries) {
+    std::vector<std::size_t> shape = e.shape.empty() ? std::vector<std::size_t>{1} : e.shape;
+    Tensor t(shape);
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(buffer.data() + e.begin);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (e.dtype == "F32") {
+        std::uint32_t u = std::uint32_t(p[4 * i]) | std::uint32_t(p[4 * i + 1]) << 8 | std::uint32_t(p[4 * i + 2]) << 16 |
+                          std::uint32_t(p[4 * i + 3]) << 24;
+        t[i] = std::bit_cast<float>(u);
+      } else {
+        const unsigned short u = static_cast<unsigned short>(p[2 * i] | (p[2 * i + 1] << 8));
+        t[i] = e.dtype == "F16" ? half_to_float(u) : bfloat16_to_float(u);
+      }
+    }
+    out.emplace(e.name, std::move(t));
+  }
+  return out;
+}
+
+TensorMap read_safetensors(const std::string& path, TensorMetadata* metadata) {
+  return parse_safetensors(read_all(path, "safetensors file"), path, metadata);
+}
+
+TensorMap read_npy_directory(const std::string& path) {
+  std::error_code ec;
+  TensorMap out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(path, ec))
+    if (f.path().extension() == ".npy") files.push_back(f.path());
+  if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", path, ec.message()));
+  if (files.empty()) throw Error(fmt::format("{}: no .npy files (expected files named by the tensor, e.g. linear1.weight.npy)", path));
+  for (const auto& f : files) {
+    LoadedMatrix m = parse_npy(read_all(f.string(), ".npy file"), f.string());
+    Tensor t = std::move(m.values);
+    if (t.rows() == 1) t = t.reshaped({t.cols()});
+    out.emplace(f.stem().string(), std::move(t));
+  }
+  return out;
+}
+
+TensorMap read_weights(const std::string& path, TensorMetadata* metadata) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (metadata) metadata->clear();
+    return read_npy_directory(path);
+  }
+  return read_safetensors(path, metadata);
+}
+
+std::optional<std::size_t> metadata_heads(const TensorMetadata& metadata, const std::string& where) {
+  for (const char* key : {"nhead", "num_heads"}) {
+    auto it = metadata.find(key);
+    if (it == metadata.end()) continue;
+    const std::string& v = it->second;
+    std::size_t h = 0;
+    bool ok = !v.empty() && v.size() <= 4;
+    for (char ch : v) {
+      ok = ok && ch >= '0' && ch <= '9';
+      h = h * 10 + static_cast<std::size_t>(ch - '0');
+    }
+    if (!ok || h < 1 || h > 4096)
+      throw Error(fmt::format("{}: __metadata__ {} = '{}' is not a number of heads (a whole number from 1 to 4096)", where, key, show_token(v)));
+    return h;
+  }
+  return std::nullopt;
+}
+
+std::string encode_safetensors(const TensorMap& tensors, const TensorMetadata& metadata) {
+  nlohmann::ordered_json h = nlohmann::ordered_json::object();
+  if (!metadata.empty()) h["__metadata__"] = metadata;
+  std::size_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    h[name] = {{"dtype", "F32"}, {"shape", t.shape()}, {"data_offsets", {offset, offset + 4 * t.size()}}};
+    offset += 4 * t.size();
+  }
+  std::string header = h.dump();
+  while ((header.size() + 8) % 8) header += ' ';  // the buffer starts 8-byte aligned, as the reference writer pads
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  out += header;
+  for (const auto& [name, t] : tensors)
+    for (float v : t.values()) {
+      const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+      for (int i = 0; i < 4; ++i) out += static_cast<char>((u >> (8 * i)) & 0xFF);
+    }
+  return out;
+}
+
+const Tensor& expect_tensor(const TensorMap& m, const std::string& name, const std::vector<std::size_t>& shape,
+                            const std::string& where) {
+  auto it = m.find(name);
+  if (it == m.end()) {
+    std::string have;
+    std::size_t n = 0;
+    for (const auto& [k, t] : m) {
+      if (n++ == 6) {
+        have += ", …";
+        break;
+      }
+      have += (have.empty() ? "" : ", ") + k;
+    }
+    throw Error(fmt::format("{}: no tensor '{}' {} (the file has: {})", where, name, shape_string(shape), have));
+  }
+  if (it->second.shape() != shape)
+    throw Error(fmt::format("{}: tensor '{}' is {}; expected {}", where, name, it->second.shape_str(), shape_string(shape)));
+  return it->second;
+}
+
+}  // namespace tfx
