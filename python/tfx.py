@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TfxError", "Figure", "Text", "npy", "json", "table", "show", "run", "binary", "version",
+__all__ = ["TfxError", "Figure", "Matrix", "Text", "npy", "json", "table", "show", "run", "binary", "version", "commands",
            "pe", "rope", "tokenize", "analogy", "embeddings", "similar", "similarity", "lookup", "direction",
            "project", "eval_analogies", "eval_similarity", "attention", "encoder", "decoder", "complexity",
            "patches", "layernorm", "lr"]
@@ -112,7 +112,7 @@ def binary():
 
 
 def _words(command):
-    if isinstance(command, Command):
+    if isinstance(command, Command) or hasattr(command, "words"):
         return list(command.words)
     if isinstance(command, str):
         return command.split()
@@ -275,10 +275,11 @@ def table(command, *args, **flags):
     return Text(out.decode("utf-8"))
 
 
-def show(command, *args, fmt="auto", **flags):
+def show(command, *args, fmt="png", **flags):
     """The command's figure, shown inline when it is the last expression of a Jupyter cell
-    (elsewhere in a cell: display(tfx.show(...))). fmt="auto" takes SVG when this tfx has --svg
-    (else, or when that fails, PNG); "png" or "svg" insists. Returns a tfx.Figure."""
+    (elsewhere in a cell: display(tfx.show(...))). PNG by default (compact in a notebook);
+    fmt="svg" for a vector figure; fmt="auto" takes SVG when this tfx has --svg, else PNG.
+    Returns a tfx.Figure (.save(path), ._repr_png_/_repr_svg_ for Jupyter)."""
     words = _words(command)
     if fmt not in ("auto", "png", "svg"):
         raise ValueError(f"fmt={fmt!r}: expected 'auto', 'png' or 'svg'")
@@ -301,20 +302,249 @@ def version():
     return _run(["--version"])[0].decode().strip()
 
 
-# ---- tfx.pe(...), tfx.pe.sim(...), …: the commands by name ----
+# ---- what a command returns ----
+
+class Matrix(np.ndarray):
+    """A matrix result: a float32 numpy array that keeps tfx's labels.
+
+    ``.rows`` / ``.cols`` are the row and column labels (tokens, words, steps, or None when the
+    axis is just 0, 1, 2 …), ``.row_axis`` / ``.col_axis`` their names ("pos", "i", "query",
+    "key" …), ``.notes`` tfx's notes, ``.params`` the parameters used, ``.matrices`` the other named
+    matrices of the result (attention's q, k, v, scores … with ``show="all"``), each a Matrix.
+    ``.to_pandas()`` gives a labelled DataFrame (pandas, Debian python3-pandas)."""
+
+    def __new__(cls, values, rows=None, cols=None, row_axis=None, col_axis=None, notes=(), params=None):
+        obj = np.asarray(values, dtype=np.float32).view(cls)
+        obj.rows, obj.cols = rows, cols
+        obj.row_axis, obj.col_axis = row_axis, col_axis
+        obj.notes, obj.params, obj.matrices = list(notes), dict(params or {}), {}
+        return obj
+
+    def __array_finalize__(self, obj):
+        # a slice or a computed array is a plain array of numbers: labels only survive unchanged shapes
+        same = obj is not None and getattr(obj, "shape", None) == self.shape
+        for name in ("rows", "cols", "row_axis", "col_axis"):
+            setattr(self, name, getattr(obj, name, None) if same else None)
+        self.notes = getattr(obj, "notes", []) if same else []
+        self.params = getattr(obj, "params", {}) if same else {}
+        self.matrices = getattr(obj, "matrices", {}) if same else {}
+
+    def __reduce__(self):  # pickles (multiprocessing, joblib) as a plain array
+        return np.asarray(self).__reduce__()
+
+    def to_pandas(self):
+        """The matrix as a pandas DataFrame with the row and column labels (2-D results only)."""
+        import pandas as pd
+        if self.ndim != 2:
+            raise ValueError(f"to_pandas(): a {self.ndim}-D result has no table form; index it first")
+        frame = pd.DataFrame(np.asarray(self), index=self.rows, columns=self.cols)
+        frame.index.name, frame.columns.name = self.row_axis, self.col_axis
+        return frame
+
+
+def _labels(values, n):
+    return [str(v) for v in values] if isinstance(values, list) and len(values) == n else None
+
+
+def _matrix(d):
+    data = np.asarray(d["data"], dtype=np.float32)
+    rows = _labels(d.get("rows"), data.shape[0]) if data.ndim >= 1 else None
+    cols = _labels(d.get("columns"), data.shape[-1]) if data.ndim >= 2 else None
+    return Matrix(data, rows, cols, d.get("row_axis"), d.get("col_axis"), d.get("notes", ()), d.get("params"))
+
+
+def _table(records):
+    """A table: a pandas DataFrame when pandas is installed, else a list of dicts."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return records
+    return pd.DataFrame.from_records(records)
+
+
+def _is_numeric_matrix(data):
+    def numeric(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool) or (isinstance(x, list) and all(map(numeric, x)))
+    return isinstance(data, list) and len(data) > 0 and isinstance(data[0], list) and numeric(data)
+
+
+def _ranking(records):
+    """[(word, score), …] in tfx's order, like gensim's most_similar."""
+    out = []
+    for r in records:
+        word = r.get("word", r.get("token"))
+        score = next((v for k, v in r.items() if k not in ("word", "token", "rank") and isinstance(v, (int, float))), None)
+        out.append((word, score))
+    return out
+
+
+# The result kinds (docs/python.md lists each command's): a matrix → tfx.Matrix; a single number
+# → float; a ranking → [(word, score)]; a table → DataFrame / list of dicts; everything else → dict.
+def _result(command, d, flags):
+    data = d.get("data")
+    if command == "similarity" and "cosine" in d.get("summary", {}):
+        return float(d["summary"]["cosine"])  # like gensim's similarity()
+    if data is None and "value" in d.get("summary", {}):
+        return float(d["summary"]["value"])  # tfx.pe(dim=4, pos=1, i=2) → 0.00999983
+    if _is_numeric_matrix(data):
+        m = _matrix(d)
+        for name, sub in (d.get("matrices") or {}).items():
+            if isinstance(sub, dict) and _is_numeric_matrix(sub.get("data")):
+                m.matrices[name] = _matrix(sub)
+        return m
+    if command in ("similar", "analogy") and isinstance(data, list) and data and isinstance(data[0], dict) \
+            and "word" in data[0] and not flags.get("batch"):
+        return _ranking(data)
+    if isinstance(data, list) and data and all(isinstance(r, dict) for r in data):
+        return _table(data)
+    return d
+
+
+# ---- tfx.pe(...), tfx.pe.sim(...), …: the commands by name, from tfx's own command table ----
+
+_spec_cache = {}
+
+
+def commands():
+    """tfx's command table as `tfx --generate python` prints it: {"pe sim": {description, options,
+    examples, subcommands}, …} (cached per binary; {} for a tfx too old to print it)."""
+    b = binary()
+    try:
+        stamp = os.stat(b).st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (b, stamp)
+    if key not in _spec_cache:
+        try:
+            proc = subprocess.run([b, "--generate", "python"], capture_output=True)
+            table = _json.loads(proc.stdout) if proc.returncode == 0 else {"commands": []}
+        except (OSError, ValueError):
+            table = {"commands": []}
+        _spec_cache[key] = {c["command"]: c for c in table["commands"]}
+    return _spec_cache[key]
+
+
+_KEYWORDS = {"from", "in", "is", "as", "if", "or", "and", "not", "for", "with", "global", "lambda", "class",
+             "def", "del", "pass", "return", "yield", "import", "raise", "try", "while", "else", "elif",
+             "except", "finally", "break", "continue", "assert", "async", "await", "None", "True", "False"}
+_HIDDEN = {"help", "format", "output", "png", "svg", "view"}  # the helper chooses the output
+
+
+def _py_name(option):
+    name = option["name"].replace("-", "_")
+    return name + "_" if name in _KEYWORDS else name
+
+
+def _py_default(option):
+    text, kind = option["default"], option["type"]
+    if kind == "FLAG":
+        return False
+    if text == "":
+        return None
+    try:
+        if kind in ("INT", "UINT"):
+            return int(text)
+        if kind == "FLOAT":
+            return float(text)
+    except ValueError:
+        pass
+    return text
+
+
+def _options(spec):
+    return [o for o in spec.get("options", []) if o["name"] not in _HIDDEN]
+
+
+def _signature(spec):
+    import inspect
+    params, seen = [], set()
+    for o in _options(spec):
+        if o["positional"]:
+            kind = inspect.Parameter.VAR_POSITIONAL if o["repeats"] else inspect.Parameter.POSITIONAL_ONLY
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                params.append(inspect.Parameter(_py_name(o), kind))
+            else:
+                default = inspect.Parameter.empty if o["required"] else None
+                params.append(inspect.Parameter(_py_name(o), kind, default=default))
+    params.sort(key=lambda p: p.kind)
+    for o in _options(spec):
+        name = _py_name(o)
+        if o["positional"] or name in seen:
+            continue
+        seen.add(name)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_py_default(o)))
+    params.append(inspect.Parameter("stdin", inspect.Parameter.KEYWORD_ONLY, default=None))
+    try:
+        return inspect.Signature(params)
+    except ValueError:  # an order Python cannot express: keywords only
+        return inspect.Signature([p for p in params if p.kind == inspect.Parameter.KEYWORD_ONLY])
+
+
+_RETURNS = {
+    "similarity": "float: the cosine similarity (like gensim's KeyedVectors.similarity)",
+    "similar": "list of (word, cosine) tuples, best first (like gensim's most_similar)",
+    "analogy": "list of (word, score) tuples, best first (like gensim's most_similar); with batch=: a table",
+}
+
+
+def _returns(command):
+    if command in _RETURNS:
+        return _RETURNS[command]
+    return ("tfx.Matrix (a labelled float32 numpy array) when the result is a matrix; a float when it is one "
+            "number; else a table (pandas DataFrame when pandas is installed, else a list of dicts) or the "
+            "JSON result as a dict")
+
+
+def _docstring(command, spec):
+    lines = [f"tfx {command} — {spec.get('description', '')}", "",
+             f"Runs `tfx {command}` (see `tfx {command} --help`); keyword names are its flags with '-' "
+             "as '_' (a trailing '_' for Python keywords: from_=...).", "",
+             f"Returns: {_returns(command)}.", "", "Parameters", "----------"]
+    for o in _options(spec):
+        kind = "flag (True/False)" if o["type"] == "FLAG" else o["metavar"] or o["type"]
+        if o["positional"]:
+            kind = "positional" + (", several" if o["repeats"] else "")
+        lines.append(f"{_py_name(o)} : {kind}   ({' '.join(o['flags']) or 'positional'})")
+        help_text = o["help"] + (f" ({o['facts']})" if o["facts"] else "")
+        lines += ["    " + w for w in _wrap(help_text, 88)]
+    lines += ["stdin : str or bytes", "    Text fed to tfx's standard input (for batch=\"-\")."]
+    if spec.get("subcommands"):
+        lines += ["", "Subcommands: " + ", ".join(f"tfx.{command.replace(' ', '.').replace('-', '_')}."
+                                                   f"{s.replace('-', '_')}" for s in spec["subcommands"])]
+    if spec.get("examples"):
+        lines += ["", "Command-line examples", "---------------------"] + spec["examples"].rstrip().splitlines()[1:]
+    return "\n".join(lines)
+
+
+def _wrap(text, width):
+    import textwrap
+    return textwrap.wrap(text, width) or [""]
+
+
+def _check_flags(command, spec, flags):
+    known = {_py_name(o) for o in _options(spec)} | {"stdin"}
+    known |= {f[1:] for o in _options(spec) for f in o["flags"] if len(f) == 2}  # k= for -k
+    for name in flags:
+        if name not in known and name.rstrip("_").replace("_", "-") not in {o["name"] for o in _options(spec)}:
+            import difflib
+            guess = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f"; did you mean {guess[0]}=?" if guess else f" (see help(tfx.{command.replace(' ', '.')}))"
+            if name in ("format", "o", "output", "png", "svg", "view"):
+                hint = "; the helper chooses the output: use tfx.npy / tfx.json / tfx.table / tfx.show"
+            raise TypeError(f"tfx.{command.replace(' ', '.').replace('-', '_')}() got an unexpected keyword "
+                            f"'{name}'{hint}")
+
 
 class Command:
-    """A tfx command. Calling it returns the main matrix as a numpy array when the result has
-    one, else the JSON result as a dict. Subcommands are attributes: tfx.rope.relative."""
+    """A tfx command called by name when this tfx cannot describe its commands (an old binary):
+    tfx.pe(len=50, dim=128), tfx.pe.sim(...)."""
 
     def __init__(self, *words):
         self.words = words
+        self.command = " ".join(words)
 
     def __call__(self, *args, **flags):
-        try:
-            return npy(self, *args, **flags)
-        except TfxError:  # no numeric matrix, or a real error, which the JSON run raises the same way
-            return json(self, *args, **flags)
+        return _result(self.command, json(self, *args, **flags), flags)
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -322,31 +552,54 @@ class Command:
         return Command(*self.words, name.replace("_", "-"))
 
     def __repr__(self):
-        return f"<tfx command '{' '.join(self.words)}'>"
+        return f"<tfx command '{self.command}'>"
 
 
-pe = Command("pe")
-rope = Command("rope")
-tokenize = Command("tokenize")
-analogy = Command("analogy")
-embeddings = Command("embeddings")
-similar = Command("similar")
-similarity = Command("similarity")
-lookup = Command("lookup")
-direction = Command("direction")
-project = Command("project")
-eval_analogies = Command("eval-analogies")
-eval_similarity = Command("eval-similarity")
-attention = Command("attention")
-encoder = Command("encoder")
-decoder = Command("decoder")
-complexity = Command("complexity")
-patches = Command("patches")
-layernorm = Command("layernorm")
-lr = Command("lr")
+def _command(*words):
+    """The Python function for `tfx WORDS`: its signature (inspect.signature, tab completion) and
+    docstring (help(), `?` in Jupyter) come from tfx's own command table, so they list every flag
+    with its type, default and help, and the command's examples; subcommands are attributes."""
+    command = " ".join(words)
+    spec = commands().get(command)
+    if spec is None:
+        return Command(*words)
+
+    def call(*args, **flags):
+        _check_flags(command, spec, flags)
+        return _result(command, json(words, *args, **flags), flags)
+
+    call.__name__ = words[-1].replace("-", "_")
+    call.__qualname__ = ".".join(w.replace("-", "_") for w in words)
+    call.__module__ = __name__
+    call.__doc__ = _docstring(command, spec)
+    call.__signature__ = _signature(spec)
+    call.words, call.command = words, command
+    for sub in spec.get("subcommands", []):
+        setattr(call, sub.replace("-", "_"), _command(*words, sub))
+    return call
 
 
-def __getattr__(name):  # commands added to tfx later: tfx.new_command(...)
+_command_cache = {}
+
+
+def __getattr__(name):  # tfx.pe, tfx.eval_analogies, and commands added to tfx later
     if re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        return Command(name.replace("_", "-"))
+        word = name.replace("_", "-")
+        try:
+            known = commands()
+        except TfxError:
+            known = {}
+        if known and word not in known:
+            raise AttributeError(f"module 'tfx' has no attribute '{name}' (tfx has no command '{word}')")
+        if word not in _command_cache:
+            _command_cache[word] = _command(word)
+        return _command_cache[word]
     raise AttributeError(name)
+
+
+def __dir__():
+    try:
+        names = [c.replace("-", "_") for c in commands() if " " not in c]
+    except TfxError:
+        names = []
+    return sorted(set(globals()) | set(names))

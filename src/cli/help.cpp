@@ -2,6 +2,7 @@
 #include "help.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -271,6 +272,45 @@ std::string zsh_completion(const CLI::App& app) {
   }
   z << "  esac\n}\n_tfx \"$@\"\n";
   return z.str();
+}
+
+std::string python_commands(const CLI::App& app) {
+  // one entry per command path, in help order: what the Python helper turns into a function with
+  // a signature (keyword names, defaults) and a docstring (description, flags, examples)
+  nlohmann::ordered_json cmds = nlohmann::ordered_json::array();
+  walk(&app, "", [&](const std::string& name, const CLI::App* sub) {
+    nlohmann::ordered_json opts = nlohmann::ordered_json::array();
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_group().empty()) continue;  // --help and hidden flags
+      const auto [base, checks] = split_type(opt);
+      nlohmann::ordered_json o;
+      std::string key = opt->get_lnames().empty() ? (opt->get_snames().empty() ? opt->get_name() : opt->get_snames().front())
+                                                  : opt->get_lnames().front();
+      o["name"] = key;
+      nlohmann::ordered_json flags = nlohmann::ordered_json::array();
+      for (const auto& s : opt->get_snames()) flags.push_back("-" + s);
+      for (const auto& l : opt->get_lnames()) flags.push_back("--" + l);
+      o["flags"] = flags;
+      o["positional"] = opt->get_positional();
+      o["takes_value"] = opt->get_expected_max() > 0;
+      o["repeats"] = opt->get_expected_max() >= CLI::detail::expected_max_vector_size;
+      o["required"] = opt->get_required();
+      o["type"] = opt->get_expected_max() == 0 ? "FLAG" : base;
+      o["metavar"] = option_metavar(opt);
+      o["default"] = opt->get_default_str();
+      o["facts"] = option_facts(opt);
+      o["group"] = opt->get_group();
+      o["help"] = opt->get_description();
+      opts.push_back(o);
+    }
+    std::string footer = sub->get_footer();
+    while (!footer.empty() && (footer.front() == '\n')) footer.erase(footer.begin());
+    std::vector<std::string> subs;
+    for (const CLI::App* s : visible_subcommands(sub)) subs.push_back(s->get_name());
+    cmds.push_back({{"command", name}, {"description", sub->get_description()}, {"subcommands", subs},
+                    {"options", opts}, {"examples", footer}});
+  });
+  return nlohmann::ordered_json{{"tfx", TFX_VERSION}, {"commands", cmds}}.dump() + "\n";
 }
 
 }  // namespace tfx::cli

@@ -23,6 +23,9 @@ std::string option_facts(const CLI::Option* opt);
 std::string man_page(const CLI::App& app);
 std::string bash_completion(const CLI::App& app);
 std::string zsh_completion(const CLI::App& app);
+// Every command with its flags (name, type, default, help) and examples as JSON, for the Python
+// helper's signatures and docstrings (`tfx --generate python`).
+std::string python_commands(const CLI::App& app);
 
 // The candidate closest to `word` (edit distance ≤ 2, or a prefix/extension of it), or "".
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);

@@ -129,7 +129,7 @@ int tfx::cli::run(int argc, char** argv) {
     for (CLI::App* sub : cmd->get_subcommands({}))
       if (!sub->get_group().empty()) sub->group("Subcommands");
 
-  // `tfx` alone: the overview. `tfx --generate man|bash|zsh`: documents from the command table.
+  // `tfx` alone: the overview. `tfx --generate man|bash|zsh|python`: documents from the command table.
   if (argc == 1) {
     std::fputs(app.help().c_str(), stdout);
     return 0;
@@ -139,7 +139,8 @@ int tfx::cli::run(int argc, char** argv) {
     if (what == "man") std::fputs(tfx::cli::man_page(app).c_str(), stdout);
     else if (what == "bash") std::fputs(tfx::cli::bash_completion(app).c_str(), stdout);
     else if (what == "zsh") std::fputs(tfx::cli::zsh_completion(app).c_str(), stdout);
-    else return fail(fmt::format("--generate: expected man, bash or zsh, got '{}'", what), 2);
+    else if (what == "python") std::fputs(tfx::cli::python_commands(app).c_str(), stdout);
+    else return fail(fmt::format("--generate: expected man, bash, zsh or python, got '{}'", what), 2);
     return 0;
   }
 

@@ -2,8 +2,8 @@
 python_helper, cmake/tests/python.cmake; run with /usr/bin/python3, Debian's numpy).
 
 Each array the helper returns is compared with np.load of the CLI's own `--format npy` output
-(run here directly with subprocess), dicts with the CLI's JSON, errors with the CLI's stderr
-line. TFX_BINARY names the binary under test; TFX_BUILD_DIR (optional) enables the install test.
+(run here directly with subprocess), labels, numbers, rankings and tables with the CLI's JSON,
+errors with the CLI's stderr line, signatures and docstrings with each command's --help. TFX_BINARY names the binary under test; TFX_BUILD_DIR (optional) enables the install test.
 """
 import io
 import json
@@ -67,15 +67,15 @@ class Arrays(unittest.TestCase):
     def test_flag_spelling(self):
         # one letter: --k where the command has it (pe shift), -k where it has only -k (analogy)
         self.check(tfx.pe.shift(k=-5, dim=8, show=True), "pe", "shift", "--k", "-5", "--dim", "8", "--show")
-        self.assertEqual(len(tfx.analogy("king", "man", "woman", k=2)["data"]), 2)
+        self.assertEqual(len(tfx.analogy("king", "man", "woman", k=2)), 2)
         # from_ -> --from, lists joined with commas, underscores -> dashes, floats exact
-        got = tfx.direction(from_=["dog", "cat"], to="dogs,cats", words="dog,dogs")
+        got = tfx.json("direction", from_=["dog", "cat"], to="dogs,cats", words="dog,dogs")
         want = json.loads(cli("direction", "--from", "dog,cat", "--to", "dogs,cats", "--words", "dog,dogs",
                               "--format", "json").stdout)
         self.assertEqual(got, want)
         self.check(tfx.rope.freqs(dim=16, scaling="linear", factor=2.5, original_max_pos=64),
                    "rope", "freqs", "--dim", "16", "--scaling", "linear", "--factor", "2.5", "--original-max-pos", "64")
-        self.check(tfx.lr(warmup=[4000, 8000], no_flag=None), "lr", "--warmup", "4000,8000")
+        self.check(tfx.lr(warmup=[4000, 8000], title=None), "lr", "--warmup", "4000,8000")
 
 
 class MatrixInputs(unittest.TestCase):
@@ -101,14 +101,86 @@ class MatrixInputs(unittest.TestCase):
             tfx.attention(q=np.ones((2000, 100)), k=k, v=v, seed="x")
 
 
-class Dicts(unittest.TestCase):
-    def test_non_matrix_results_are_the_json(self):
+def records(table):
+    """A table result as a list of dicts, whether it came as a DataFrame or as records."""
+    return table.to_dict("records") if hasattr(table, "to_dict") else table
+
+
+class ReturnTypes(unittest.TestCase):
+    """One documented return type per kind of result (docs/python.md)."""
+
+    def test_one_number_is_a_float(self):
         want = json.loads(cli("pe", "--dim", "4", "--pos", "1", "--i", "2", "--format", "json").stdout)
         got = tfx.pe(dim=4, pos=1, i=2)
-        self.assertEqual(got, want)
-        self.assertAlmostEqual(got["summary"]["value"], np.sin(0.01), places=12)
-        want = json.loads(cli("analogy", "king", "man", "woman", "--format", "json").stdout)
-        self.assertEqual(tfx.analogy("king", "man", "woman"), want)
+        self.assertIs(type(got), float)
+        self.assertEqual(got, want["summary"]["value"])
+        self.assertAlmostEqual(got, np.sin(0.01), places=12)  # the lecture's PE(1,2) = 0.00999983
+        cos = tfx.similarity("king", "queen")  # like gensim's KeyedVectors.similarity
+        self.assertIs(type(cos), float)
+        want = json.loads(cli("similarity", "king", "queen", "--format", "json").stdout)
+        self.assertEqual(cos, want["summary"]["cosine"])
+
+    def test_rankings_are_word_score_tuples(self):
+        want = json.loads(cli("analogy", "king", "man", "woman", "--format", "json").stdout)["data"]
+        got = tfx.analogy("king", "man", "woman")
+        self.assertEqual(got, [(r["word"], r["cosine"]) for r in want])
+        self.assertEqual(got[0][0], "queen")
+        want = json.loads(cli("similar", "king", "-k", "3", "--format", "json").stdout)["data"]
+        self.assertEqual(tfx.similar("king", k=3), [(r["word"], r["cosine"]) for r in want])
+
+    def test_matrices_keep_their_labels(self):
+        m = tfx.lr(warmup=[4000, 8000])
+        want = json.loads(cli("lr", "--warmup", "4000,8000", "--format", "json").stdout)
+        self.assertIsInstance(m, tfx.Matrix)
+        self.assertEqual(m.shape, (21, 2))
+        self.assertEqual(m.rows, want["rows"])          # the steps
+        self.assertEqual(m.cols, ["warmup=4000", "warmup=8000"])
+        self.assertEqual(m.row_axis, "step")
+        s = "I love playing football"
+        a = tfx.attention(sentence=s, show="all")
+        want = json.loads(cli("attention", "--sentence", s, "--show", "all", "--format", "json").stdout)
+        self.assertEqual(a.rows, want["rows"] if "rows" in want else None)
+        self.assertEqual(a.cols, want["columns"])
+        self.assertTrue(set(want["matrices"]) <= set(a.matrices), a.matrices.keys())
+        for name, sub in a.matrices.items():
+            self.assertTrue(np.array_equal(sub, np.asarray(want["matrices"][name]["data"], dtype=np.float32)), name)
+        # a slice is plain numbers: labels only where the shape is unchanged
+        self.assertIsNone(a[:2].rows)
+        self.assertEqual((a * 2).cols, a.cols)
+
+    def test_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("pandas is not installed (Debian: python3-pandas)")
+        frame = tfx.lr(warmup=[4000]).to_pandas()
+        self.assertEqual(list(frame.columns), ["warmup=4000"])
+        self.assertEqual(frame.index[4], "4000")
+        self.assertEqual(frame.index.name, "step")
+        self.assertAlmostEqual(frame.loc["4000", "warmup=4000"], 512 ** -0.5 * 4000 ** -0.5, places=9)
+
+    def test_tables(self):
+        want = json.loads(cli("tokenize", "I love playing football", "--format", "json").stdout)["data"]
+        got = tfx.tokenize("I love playing football")
+        self.assertEqual(records(got), want)
+        try:
+            import pandas as pd
+            self.assertIsInstance(got, pd.DataFrame)
+        except ImportError:
+            self.assertIsInstance(got, list)
+
+    def test_tables_without_pandas_are_lists_of_dicts(self):
+        saved = sys.modules.get("pandas")
+        sys.modules["pandas"] = None  # import pandas now raises ImportError
+        try:
+            got = tfx.tokenize("I love playing football")
+            self.assertIsInstance(got, list)
+            self.assertEqual(got[0]["token"], "I")
+        finally:
+            if saved is None:
+                del sys.modules["pandas"]
+            else:
+                sys.modules["pandas"] = saved
 
     def test_json_table_run_stdin(self):
         want = json.loads(cli("layernorm", "--format", "json").stdout)
@@ -117,11 +189,54 @@ class Dicts(unittest.TestCase):
         self.assertEqual(tfx.run("pe", "--len", "2", "--dim", "2"), cli("pe", "--len", "2", "--dim", "2").stdout)
         queries = "king man woman\nparis france germany\n"
         want = json.loads(cli("analogy", "--batch", "-", "--format", "json", stdin=queries.encode()).stdout)
-        self.assertEqual(tfx.analogy(batch="-", stdin=queries), want)
+        self.assertEqual(tfx.json("analogy", batch="-", stdin=queries), want)
+        self.assertEqual(records(tfx.analogy(batch="-", stdin=queries)), want["data"])
 
     def test_output_flags_are_the_helpers(self):
         with self.assertRaises(TypeError):
             tfx.pe(len=3, format="csv")
+        with self.assertRaises(TypeError) as caught:
+            tfx.pe(lenn=3)
+        self.assertIn("did you mean len=", str(caught.exception))
+
+
+class HelpAndSignatures(unittest.TestCase):
+    """help(tfx.X) and inspect.signature(tfx.X) come from the binary's own command table: every flag
+    `tfx X --help` lists is there, with its default, and the examples too (fails when stale)."""
+
+    def test_every_command_every_flag(self):
+        import inspect
+        import re
+        table = json.loads(cli("--generate", "python").stdout)["commands"]
+        self.assertGreater(len(table), 20)
+        for spec in table:
+            words = spec["command"].split()
+            fn = tfx
+            for w in words:
+                fn = getattr(fn, w.replace("-", "_"))
+            doc = fn.__doc__
+            help_text = cli(*words, "--help").stdout.decode()
+            flags = set(re.findall(r"(?m)^\s+(?:-\w,)?(--[a-z][a-z0-9-]*)", help_text))
+            self.assertGreater(len(flags), 0, spec["command"])
+            params = inspect.signature(fn).parameters
+            for flag in flags - {"--help", "--format", "--output", "--png", "--svg", "--view"}:
+                self.assertIn(flag, doc, f"help(tfx.{spec['command']}) lacks {flag}")
+                name = flag[2:].replace("-", "_")
+                self.assertTrue(name in params or name + "_" in params, f"{spec['command']}: no keyword {name}")
+            if "Example" in help_text:
+                first = help_text.split("Example", 1)[1].splitlines()[1].strip()
+                self.assertIn(first, doc)
+
+    def test_defaults_and_types(self):
+        import inspect
+        p = inspect.signature(tfx.pe).parameters
+        self.assertEqual(p["len"].default, 50)
+        self.assertEqual(p["dim"].default, 128)
+        self.assertEqual(p["base"].default, 10000.0)
+        self.assertIs(inspect.signature(tfx.attention).parameters["causal"].default, False)
+        self.assertIn("--causal", tfx.attention.__doc__)
+        self.assertIn("tfx attention --sentence", tfx.attention.__doc__)  # an example
+        self.assertTrue(callable(tfx.pe.sim) and "sim" in dir(tfx.pe))
 
 
 class Figures(unittest.TestCase):
@@ -133,8 +248,13 @@ class Figures(unittest.TestCase):
         self.assertEqual(fig._repr_png_(), fig.data)
         self.assertIsNone(fig._repr_svg_())
 
+    def test_png_is_the_default(self):
+        fig = tfx.show("pe", len=10, dim=8)
+        self.assertEqual(fig.format, "png")
+        self.assertEqual(fig.data, cli("pe", "--len", "10", "--dim", "8", "--png", "-").stdout)
+
     def test_auto_picks_svg_when_tfx_has_it(self):
-        fig = tfx.show(tfx.pe, len=10, dim=8)
+        fig = tfx.show(tfx.pe, len=10, dim=8, fmt="auto")
         has_svg = "--svg" in cli("pe", "--help").stdout.decode()
         self.assertEqual(fig.format, "svg" if has_svg else "png")
         if has_svg:
@@ -151,6 +271,9 @@ class Errors(unittest.TestCase):
             call()
         self.assertEqual(str(caught.exception), line[len("tfx: error: "):])
         self.assertEqual(caught.exception.exit_code, code)
+        # one clean error: no chained "During handling of the above exception…" traceback
+        self.assertIsNone(caught.exception.__cause__)
+        self.assertIsNone(caught.exception.__context__)
 
     def test_usage_error(self):
         self.check(lambda: tfx.pe(len=0, dim=4), ["pe", "--len", "0", "--dim", "4"], 2)
