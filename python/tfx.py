@@ -1,13 +1,18 @@
 """tfx from Python: one call per tfx command, for lecture notebooks.
 
 The helper runs the ``tfx`` binary (so it can never disagree with the command line) and turns
-its output into Python values. Standard library and numpy only.
+its output into Python values. Standard library and numpy (pandas when installed). Every command
+is a function whose signature and docstring come from tfx's own command table
+(``tfx --generate python``): ``help(tfx.attention)`` lists every flag, default and example.
 
     import tfx
-    pe = tfx.pe(len=50, dim=128)              # numpy array (50, 128), read as .npy from stdout
-    tfx.pe(dim=4, pos=1, i=2)["summary"]      # a dict when the result is not a matrix
+    pe = tfx.pe(len=50, dim=128)              # tfx.Matrix (50, 128): a float32 ndarray with labels
+    tfx.pe(dim=4, pos=1, i=2)                 # one number -> float 0.00999983…
+    tfx.similarity("king", "queen")           # the cosine, a float, like gensim
+    tfx.similar("king", k=3)                  # [(word, cosine), …] like gensim's most_similar
+    tfx.tokenize("I love playing football")   # a table -> pandas DataFrame (else a list of dicts)
     tfx.pe.sim(len=50, dim=128)               # subcommands are attributes ("tfx pe sim")
-    tfx.show("pe sim", len=50, dim=128)       # the figure, shown inline in Jupyter
+    tfx.show("pe sim", len=50, dim=128)       # the figure (PNG), shown inline in Jupyter
     tfx.analogy("king", "man", "woman")       # positional arguments stay positional
     tfx.table("layernorm")                    # the terminal table, as text
     tfx.json("attention", sentence="I love playing football", show="all")   # every matrix, labels
@@ -48,6 +53,7 @@ __all__ = ["TfxError", "Figure", "Matrix", "Text", "npy", "json", "table", "show
            "patches", "layernorm", "lr"]
 
 BINARY = None  # set to a path to pick the tfx binary explicitly
+LANG = None    # "ko": figures, tables and notes in Korean (passed as --lang to every command that has it)
 
 
 class TfxError(RuntimeError):
@@ -240,7 +246,17 @@ def _call(command, args, flags, extra):
         raise TypeError(f"{sorted(bad)[0]}=: the helper chooses the output; use tfx.npy / tfx.json / tfx.table / tfx.show")
     stdin = flags.pop("stdin", None)
     words = _words(command)
+    if LANG and "lang" not in flags and _has_option(words, "lang"):
+        flags["lang"] = LANG
     return _run(_argv(words, args, flags) + extra, stdin)
+
+
+def _has_option(words, name):
+    try:
+        spec = commands().get(" ".join(words))
+    except TfxError:
+        return False
+    return bool(spec) and any(o["name"] == name for o in spec.get("options", []))
 
 
 # ---- one function per output kind ----

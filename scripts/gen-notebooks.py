@@ -1,7 +1,15 @@
-"""Writes samples/lecture.ipynb (English) and samples/lecture.ko.ipynb (Korean), outputs stripped,
-from the one cell list below: both notebooks run the same code cells, only the text differs.
-Edit the cells here, then run `/usr/bin/python3 scripts/gen-notebooks.py` (or give another output
-directory as the argument); ctest's notebooks_committed checks the committed files are its output.
+"""Writes samples/lecture.ipynb (English) and samples/lecture.ko.ipynb (Korean) from the one cell
+list below, executed, with their outputs (figures as PNG), so a student can read them without
+building tfx. Both notebooks run the same code cells; only the text differs, and lecture.ko asks
+tfx for Korean output (tfx.LANG = "ko") where the tfx it runs has --lang.
+
+    /usr/bin/python3 scripts/gen-notebooks.py [OUTPUT_DIR]     (default: samples/)
+
+Needs the built tfx (build/tfx, or $TFX_BINARY), jupyter's nbclient + ipykernel (Debian:
+jupyter-nbconvert python3-ipykernel), and ../shared/data beside the checkout for the real-GloVe
+cell. Outputs are deterministic; ctest's notebook_lecture / notebook_lecture_ko execute the
+committed notebooks afresh and fail when any output differs, notebooks_committed when the cells
+differ from this list.
 """
 import json
 import sys
@@ -42,7 +50,7 @@ except ImportError:  # running from a checkout without `cmake --install`: use it
     sys.path.insert(0, str(Path("..", "python").resolve()))
     import tfx
 
-print(tfx.version(), "—", tfx.binary())"""),
+print(tfx.version())"""),
 
 (M, """## 0. Tokens
 
@@ -54,10 +62,10 @@ and each token gets an id in the vocabulary. The notes' "I love playing football
 사전(vocabulary)의 id를 받습니다. 노트의 "I love playing football.":"""),
 (C, """sentence = "I love playing football."
 for mode in ("word", "subword"):
-    tokens = [row["token"] for row in tfx.tokenize(sentence, mode=mode)["data"]]
+    tokens = list(tfx.json("tokenize", sentence, mode=mode)["summary"]["tokens"])
     print(f"{mode:8}", tokens)
 assert tokens == ["I", "love", "play", "##ing", "foot", "##ball", "."]
-print(len(tfx.tokenize(sentence, mode="char")["data"]), "characters")"""),
+tfx.tokenize(sentence)  # a table: a pandas DataFrame when pandas is installed"""),
 
 (M, """## 1. Sinusoidal positional encoding
 
@@ -84,12 +92,12 @@ reference[:, 0::2], reference[:, 1::2] = np.sin(angle), np.cos(angle)
 print("max |tfx - numpy| =", np.abs(pe - reference).max())
 assert np.abs(pe - reference).max() < 1e-5"""),
 (M, """The worked example PE(1, 2) with d_model = 4 is sin(1/10000^(2/4)) = sin(1/100) ≈ 0.00999983.
-A single value is not a matrix, so the helper returns tfx's JSON result as a dict:""",
+A single value comes back as a Python float:""",
 """예제 PE(1, 2) (d_model = 4)는 sin(1/10000^(2/4)) = sin(1/100) ≈ 0.00999983 입니다.
-값 하나는 행렬이 아니므로 헬퍼는 tfx의 JSON 결과를 dict로 돌려줍니다:"""),
+값 하나는 Python float로 돌아옵니다:"""),
 (C, """one = tfx.pe(dim=4, pos=1, i=2)
-print(one["notes"][-1])
-assert abs(one["summary"]["value"] - np.sin(1 / 100)) < 1e-12"""),
+print(f"PE(1, 2) = {one:.8f}")
+assert abs(one - np.sin(1 / 100)) < 1e-12"""),
 
 (M, """### PE·PEᵀ: the dot product of position encodings
 
@@ -165,10 +173,10 @@ frequent words of glove.6B.100d). When the file is not there, this cell says so 
 2,604 단어). 파일이 없으면 이 셀은 그 사실만 알리고 넘어갑니다."""),
 (C, """glove = Path("..", "..", "shared", "data", "glove.6B.100d.top2604.txt")
 if glove.exists():
-    real = tfx.analogy("king", "man", "woman", embeddings=glove, k=3)
-    for row in real["data"]:
-        print(row)
-    assert real["data"][0]["word"] == "queen"
+    real = tfx.analogy("king", "man", "woman", embeddings=glove, k=3)  # [(word, cosine), …] like gensim
+    for word, cosine in real:
+        print(f"{word:10} {cosine:.4f}")
+    assert real[0][0] == "queen"
 else:
     print(f"skipped: {glove} is not here")"""),
 (M, """The same query on tfx's built-in teaching embedding (522 words, 64 named dimensions). The score
@@ -178,22 +186,22 @@ rows `tfx lookup` returns:""",
 unit(king) − unit(man) + unit(woman) 사이의 코사인이며, `tfx lookup`이 돌려준 행으로 numpy가
 다시 계산합니다:"""),
 (C, """print(tfx.table("analogy", "king", "man", "woman"))
-best = tfx.analogy("king", "man", "woman")["data"][0]
-assert best["word"] == "queen"
+best_word, best_cosine = tfx.analogy("king", "man", "woman")[0]
+assert best_word == "queen"
 
 E = tfx.lookup(words="king,man,woman,queen")
 u = E / np.linalg.norm(E, axis=1, keepdims=True)
 query = u[0] - u[1] + u[2]
 cosine = query @ u[3] / np.linalg.norm(query)
-print("numpy:", cosine, " tfx:", best["cosine"])
-assert abs(cosine - best["cosine"]) < 1e-5"""),
+print(f"numpy: {cosine:.6f}   tfx: {best_cosine:.6f}")
+assert abs(cosine - best_cosine) < 1e-5"""),
 
 (M, """Many queries at once: `batch="-"` sends the lines on standard input. A line tfx cannot answer
 (here a misspelt word) is skipped and reported under the cell; the others are answered:""",
 """여러 질의를 한 번에: `batch="-"`는 줄들을 표준 입력으로 보냅니다. 답할 수 없는 줄 (여기서는 철자가
 틀린 단어)은 건너뛰고 셀 아래에 알려 주며, 나머지는 답합니다:"""),
 (C, """queries = "king man woman\\nparis france germany\\nking man wmoan\\n"
-batch = tfx.analogy(batch="-", stdin=queries, k=1, embeddings=glove if glove.exists() else None)
+batch = tfx.json("analogy", batch="-", stdin=queries, k=1, embeddings=glove if glove.exists() else None)
 for row in batch["data"]:
     print(f'{row["a"]} - {row["b"]} + {row["c"]} ≈ {row["word"]}')
 print("skipped:", [(s["line"], s["word"]) for s in batch["tables"]["skipped"]])
@@ -208,7 +216,7 @@ negative and plurals positive — also apple/apples, which did not build the dir
 plur는 E(dogs) − E(dog), E(cats) − E(cat), E(cars) − E(car)의 평균입니다. 단수형은 음수, 복수형은
 양수가 나옵니다 — 방향을 만드는 데 쓰지 않은 apple/apples도 마찬가지입니다:"""),
 (C, """words = ["dog", "dogs", "apple", "apples"]
-d = tfx.direction(from_="dog,cat,car", to="dogs,cats,cars", words=words)
+d = tfx.json("direction", from_="dog,cat,car", to="dogs,cats,cars", words=words)
 dots = {row["word"]: row["dot"] for row in d["data"]}
 print(dots)
 assert round(dots["dog"], 2) == -1.13 and round(dots["dogs"], 2) == 3.40
@@ -307,7 +315,7 @@ lrate = d_model^(−0.5) · min(step^(−0.5), step · warmup^(−1.5)): `warmup
 증가하고, d_model^(−0.5)·warmup^(−0.5) ≈ 6.99e-4 에서 최대가 된 뒤 step^(−0.5)로 감소합니다."""),
 (C, """result = tfx.json("lr")
 steps = np.array([float(s) for s in result["rows"]])
-lr = tfx.lr()[:, 0]
+lr = tfx.lr()[:, 0]  # a tfx.Matrix: .rows are the steps, .to_pandas() a labelled table
 expected = 512 ** -0.5 * np.minimum(steps ** -0.5, steps * 4000 ** -1.5)
 for step, rate in zip(steps[:7], lr):
     print(f"step {step:6.0f}   lr {rate:.4e}")
@@ -347,9 +355,67 @@ def notebook(lang):
             "nbformat": 4, "nbformat_minor": 5}
 
 
-out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "samples"
-for lang, name in (("en", "lecture.ipynb"), ("ko", "lecture.ko.ipynb")):
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def stripped(lang):
+    """The notebook as written, before execution (what notebooks_committed compares cell by cell)."""
     nb = notebook(lang)
+    if lang == "ko":  # Korean figures and tables where this tfx speaks Korean
+        nb["cells"].insert(2, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                               "source": source('tfx.LANG = "ko"  # 그림과 표를 한국어로 (tfx --lang ko)')})
     for i, c in enumerate(nb["cells"]):
         c["id"] = f"{lang}-{i:02d}"
-    (out / name).write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return nb
+
+
+def normalized(nb):
+    """What a run leaves that is not the notebook's output (timings, the kernel's Python version)
+    removed, so two runs give the same bytes."""
+    for c in nb["cells"]:
+        c.get("metadata", {}).pop("execution", None)
+        # a cell's prints arrive in chunks that depend on timing: one stream output per name
+        merged = []
+        for o in c.get("outputs", []):
+            if o.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream" \
+                    and merged[-1]["name"] == o["name"]:
+                merged[-1]["text"] = "".join(merged[-1]["text"]) + "".join(o["text"])
+            else:
+                merged.append(o)
+        for o in merged:
+            if o.get("output_type") == "stream":
+                o["text"] = "".join(o["text"]).splitlines(keepends=True)
+        if "outputs" in c:
+            c["outputs"] = merged
+    nb["metadata"]["language_info"] = {"name": "python"}
+    return nb
+
+
+def execute(nb, cwd):
+    """Runs every cell with the checkout's python/tfx.py and tfx, as a student would from samples/."""
+    import os
+    import nbformat
+    from nbclient import NotebookClient
+    env_binary = os.environ.get("TFX_BINARY") or str(ROOT / "build" / "tfx")
+    os.environ["TFX_BINARY"] = env_binary
+    os.environ["PYTHONPATH"] = str(ROOT / "python")
+    os.environ.pop("TFX_EMBEDDINGS", None)
+    os.environ.pop("TFX_LANG", None)
+    os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    node = nbformat.reads(json.dumps(nb), as_version=4)
+    NotebookClient(node, timeout=300, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    return normalized(json.loads(nbformat.writes(node)))
+
+
+def dump(nb):
+    return json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+NOTEBOOKS = (("en", "lecture.ipynb"), ("ko", "lecture.ko.ipynb"))
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "samples"
+    for lang, name in NOTEBOOKS:
+        (out / name).write_text(dump(execute(stripped(lang), ROOT / "samples")), encoding="utf-8")
+        print(f"wrote {out / name}")

@@ -133,5 +133,11 @@ TEST_CASE("cli: --generate writes the same documents; a bad kind is a usage erro
   Run man = run_tfx("--generate man");
   CHECK(man.code == 0);
   CHECK(has(man.out, ".SH COMMANDS"));
-  check_one_line_error(run_tfx("--generate fish"), 2, "--generate: expected man, bash or zsh, got 'fish'");
+  check_one_line_error(run_tfx("--generate fish"), 2, "--generate: expected man, bash, zsh or python, got 'fish'");
+  // the Python helper's command table: every command of the man page, each with its flags
+  Run py = run_tfx("--generate python");
+  CHECK(py.code == 0);
+  for (const char* cmd : {"\"command\":\"pe\"", "\"command\":\"pe sim\"", "\"command\":\"eval-analogies\"",
+                          "\"name\":\"original-max-pos\"", "\"default\":\"128\""})
+    CHECK_MESSAGE(has(py.out, cmd), cmd);
 }
