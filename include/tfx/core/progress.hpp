@@ -19,16 +19,18 @@ using Progress = std::function<void(std::size_t done, std::size_t total)>;
 class ProgressTicker {
  public:
   ProgressTicker(const Progress& progress, std::size_t total, std::size_t steps = 1000)
-      : progress_(progress ? &progress : nullptr), total_(total), stride_(total / (steps ? steps : 1) + 1) {}
+      : progress_(progress), total_(total), stride_(total / (steps ? steps : 1) + 1) {}
   void operator()(std::size_t done) {
     if (progress_ && (done >= next_ || done == total_)) {
       next_ = done + stride_;
-      (*progress_)(done, total_);
+      progress_(done, total_);
     }
   }
 
  private:
-  const Progress* progress_;
+  // a copy, not a pointer: callers pass temporaries (`cond ? progress : Progress{}`), and a
+  // pointer to one dangled — the fastText .bin segfault under a terminal
+  Progress progress_;
   std::size_t total_, stride_, next_ = 0;
 };
 
