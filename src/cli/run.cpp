@@ -20,6 +20,7 @@
 #include "run.hpp"
 #include "terminal.hpp"
 #include "tfx/core/error.hpp"
+#include "tfx/io/temp_file.hpp"
 #include "tfx/core/gemm.hpp"
 
 namespace {
@@ -95,6 +96,9 @@ int tfx::cli::run(int argc, char** argv) {
   // (a shell after `trap '' PIPE`, some service managers) left SIGPIPE ignored, which would turn it
   // into an EPIPE write error and a "tfx: error:" line
   std::signal(SIGPIPE, SIG_DFL);
+  // Ctrl-C, kill or a closed terminal during a long write or a first cache load: the temporary
+  // files (output, cache) are removed before the process dies of the signal
+  tfx::install_temp_file_cleanup();
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
                "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
                "tfx"};

@@ -6,11 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "embeddings_store.hpp"
+#include "tfx/io/temp_file.hpp"
 
 namespace tfx {
 
@@ -32,6 +37,24 @@ SourceStat stat_source(const std::string& path) {
     throw Error(fmt::format("{} is a device, not a file; expected an embedding file", path));
   return {static_cast<std::int64_t>(st.st_size),
           static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec, S_ISREG(st.st_mode)};
+}
+
+// Removes the cache temporaries in `dir` whose writer is gone (killed mid-load before the signal
+// cleanup existed, or by SIGKILL): names "<hash>-<name>.tfxemb.tmp.<pid>[.XXXXXX]" whose pid no
+// longer runs.
+void remove_stale_temporaries(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t at = name.find(".tfxemb.tmp.");
+    if (at == std::string::npos) continue;
+    const char* p = name.c_str() + at + std::strlen(".tfxemb.tmp.");
+    char* end = nullptr;
+    const long pid = std::strtol(p, &end, 10);
+    if (pid <= 0 || end == p || (*end != '\0' && *end != '.')) continue;
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) unlink(it->path().c_str());
+  }
 }
 
 }  // namespace
@@ -97,26 +120,31 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   // 4. parse (text straight into the cache file being written), then write the rest of the
   //    cache (never for a failed parse, never for a partial read)
   CacheTarget target;
-  struct TmpFile {  // closed and removed on every way out (after the rename, the name is gone),
-                    // and the directories made for it too when no cache was written
-    CacheTarget& t;
+  struct MadeDirs {  // the directories made for the temporary, removed when no cache was written
     std::vector<std::filesystem::path> made;  // deepest last
-    ~TmpFile() {
-      if (t.fd >= 0) close(t.fd);
-      if (!t.tmp.empty()) unlink(t.tmp.c_str());
+    ~MadeDirs() {
       std::error_code ec;
       for (auto it = made.rbegin(); it != made.rend(); ++it) std::filesystem::remove(*it, ec);  // only if empty
     }
-  } tmp_file{target, {}};
+  } made_dirs;
+  std::optional<TempFile> tmp;  // closed and removed on every way out (before made_dirs), and on SIGINT/TERM/HUP
   if (use_cache && !src.limit) {
     std::error_code ec;
-    for (auto dir = std::filesystem::path(cp).parent_path(); !dir.empty() && !std::filesystem::exists(dir, ec);
-         dir = dir.parent_path())
-      tmp_file.made.insert(tmp_file.made.begin(), dir);
-    std::filesystem::create_directories(std::filesystem::path(cp).parent_path(), ec);
-    target.tmp = fmt::format("{}.tmp.{}", cp, getpid());
-    target.fd = open(target.tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (target.fd < 0) target.tmp.clear();
+    const std::filesystem::path dir = std::filesystem::path(cp).parent_path();
+    for (auto d = dir; !d.empty() && !std::filesystem::exists(d, ec); d = d.parent_path())
+      made_dirs.made.insert(made_dirs.made.begin(), d);
+    std::filesystem::create_directories(dir, ec);
+    remove_stale_temporaries(dir);
+    try {
+      // <cache file>.tmp.<pid>.XXXXXX: unique (O_EXCL), and a later run can tell whether its
+      // writer is still alive
+      tmp.emplace(dir.string(), fmt::format("{}.tmp.{}.", std::filesystem::path(cp).filename().string(), getpid()), "",
+                  "cache");
+      target.fd = tmp->fd();
+      target.tmp = tmp->path();
+    } catch (const Error&) {
+      // no temporary, no cache: the file is still read
+    }
   }
   const CacheTarget* into = target.fd >= 0 ? &target : nullptr;
   auto s = parse_embedding_file(src, path, into);
@@ -129,6 +157,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   } else {
     try {
       write_table(*s, s->n, cp, st.size, st.mtime_ns, into);
+      if (tmp) tmp->renamed();
       s->info.cache_state = state;
       s->info.cache_path = cp;
     } catch (const Error& e) {

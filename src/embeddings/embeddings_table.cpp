@@ -20,8 +20,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "embeddings_store.hpp"
+#include "tfx/io/temp_file.hpp"
 
 
 namespace tfx {
@@ -263,9 +265,15 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   // 3. tmp file + rename, so a reader never sees half a table
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = target ? target->tmp : fmt::format("{}.tmp.{}", path, getpid());
-  const int fd = target ? target->fd : open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  // (a unique temporary, O_EXCL: never a planted symlink, never another run's file)
+  std::optional<TempFile> own;
+  if (!target) {
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    own.emplace(dir.empty() ? "." : dir, std::filesystem::path(path).filename().string() + ".tmp." +
+                                             std::to_string(getpid()) + ".", "", path);
+  }
+  const std::string tmp = target ? target->tmp : own->path();
+  const int fd = target ? target->fd : own->fd();
   // the vectors already in the file: parsed straight into its mapping (CacheTarget)
   const bool in_place = target && src.own_vectors.file_map && n == src.n &&
                         reinterpret_cast<const char*>(src.vectors) ==
@@ -294,11 +302,12 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   // (a file parsed into may be longer than the table when duplicate rows were dropped)
   if (!ok || ftruncate(fd, static_cast<off_t>(h.file_size)) != 0) {
     const std::string err = std::strerror(errno);
-    if (!target) close(fd);
     unlink(tmp.c_str());
     throw Error(fmt::format("{}: write failed: {}", path, err));
   }
-  if ((!target && close(fd) != 0) || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (own) {
+    own->commit(path, default_file_mode(), "table");
+  } else if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     unlink(tmp.c_str());
     throw Error(fmt::format("{}: cannot write: {}", path, err));

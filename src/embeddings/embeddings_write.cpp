@@ -1,13 +1,15 @@
 // Writers of embedding files: GloVe text, word2vec text, fastText .vec, word2vec binary (the
-// C tool's layout, '\n' after each vector), each written to FILE.tmp.PID and renamed into place.
+// C tool's layout, '\n' after each vector), each written to a unique temporary beside FILE and renamed into place.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "embeddings_store.hpp"
+#include "tfx/io/temp_file.hpp"
 
 namespace tfx {
 
@@ -19,18 +21,15 @@ void write_embedding_file(const Embeddings& e, const std::string& path, Embeddin
   if (format == EmbeddingFormat::detect || format == EmbeddingFormat::builtin || format == EmbeddingFormat::fasttext_bin)
     throw usage_error(fmt::format("cannot write format '{}'; expected glove, word2vec, word2vec-bin, fasttext or tfx",
                                   embedding_format_name(format)));
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  // a unique temporary beside the target (O_EXCL), removed on failure and on SIGINT/TERM/HUP
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  TempFile tmp(dir.empty() ? "." : dir, ".tfx-", ".tmp", path);
   const std::size_t n = e.size(), d = e.dim();
   std::string buf;
   buf.reserve(1 << 20);
   auto flush = [&] {
-    if (!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
-      std::fclose(f);
-      std::remove(tmp.c_str());
-      throw Error(fmt::format("{}: write failed", path));
-    }
+    if (!buf.empty() && !tmp.write_all(buf.data(), buf.size()))
+      throw Error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
     buf.clear();
   };
   if (format != EmbeddingFormat::glove) buf += fmt::format("{} {}\n", n, d);
@@ -53,10 +52,7 @@ void write_embedding_file(const Embeddings& e, const std::string& path, Embeddin
     if (buf.size() > (1u << 20)) flush();
   }
   flush();
-  if (std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  }
+  tmp.commit(path, default_file_mode(), "embeddings");
 }
 
 }  // namespace tfx

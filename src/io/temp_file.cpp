@@ -1,0 +1,134 @@
+// TempFile (temp_file.hpp): unique temporaries beside a target, removed on failure and on the
+// termination signals. The signal handler may only call async-signal-safe functions, so live
+// temporaries are kept in a fixed table of path buffers claimed with atomics.
+#include "tfx/io/temp_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+
+#include "tfx/core/error.hpp"
+
+namespace tfx {
+
+namespace {
+
+constexpr int kSlots = 16;
+constexpr std::size_t kPathMax = 4096;
+std::array<std::atomic<bool>, kSlots> slot_used{};
+std::array<std::atomic<bool>, kSlots> slot_ready{};
+char slot_path[kSlots][kPathMax];
+
+int claim_slot(const std::string& path) {
+  if (path.size() >= kPathMax) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (slot_used[i].compare_exchange_strong(expected, true)) {
+      std::memcpy(slot_path[i], path.c_str(), path.size() + 1);
+      slot_ready[i].store(true);
+      return i;
+    }
+  }
+  return -1;  // more than 16 at once: still removed on every normal way out
+}
+
+void release_slot(int i) {
+  if (i < 0) return;
+  slot_ready[i].store(false);
+  slot_used[i].store(false);
+}
+
+extern "C" void remove_temporaries_and_die(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (slot_ready[i].load()) unlink(slot_path[i]);
+  std::signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+mode_t default_file_mode() {
+  const mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
+TempFile::TempFile(const std::string& dir, const std::string& prefix, const std::string& suffix, const std::string& what) {
+  std::string tmpl = (dir.empty() ? std::string(".") : dir) + "/" + prefix + "XXXXXX" + suffix;
+  // mkostemps: O_CREAT | O_EXCL, so an existing name — a planted symlink included — is never opened
+  const int fd = mkostemps(tmpl.data(), static_cast<int>(suffix.size()), O_CLOEXEC);
+  if (fd < 0)
+    throw Error(fmt::format("{}: cannot write: {} (a temporary file in {})", what, std::strerror(errno), dir.empty() ? "." : dir));
+  fd_ = fd;
+  path_ = tmpl;
+  slot_ = claim_slot(path_);
+}
+
+TempFile::~TempFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) unlink(path_.c_str());
+  release_slot(slot_);
+}
+
+bool TempFile::write_all(const char* bytes, std::size_t n) {
+  while (n) {
+    const ssize_t w = ::write(fd_, bytes, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    bytes += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool TempFile::close_fd() {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd < 0 || ::close(fd) == 0;
+}
+
+void TempFile::renamed() {
+  committed_ = true;
+  release_slot(slot_);
+  slot_ = -1;
+}
+
+void TempFile::commit(const std::string& target, mode_t mode, const std::string& what) {
+  bool ok = fd_ < 0 || fchmod(fd_, mode) == 0;
+  int err = errno;
+  if (!close_fd() && ok) ok = false, err = errno;
+  if (ok && std::rename(path_.c_str(), target.c_str()) != 0) ok = false, err = errno;
+  if (!ok) {
+    unlink(path_.c_str());
+    committed_ = true;  // nothing left to remove
+    release_slot(slot_);
+    slot_ = -1;
+    throw Error(fmt::format("{} {}: cannot write: {}", what, target, std::strerror(err)));
+  }
+  committed_ = true;
+  release_slot(slot_);
+  slot_ = -1;
+}
+
+void install_temp_file_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = remove_temporaries_and_die;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;  // `nohup tfx …` keeps ignoring SIGHUP
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+}  // namespace tfx

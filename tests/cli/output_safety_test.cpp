@@ -1,0 +1,197 @@
+// Nothing tfx writes damages the files around it (issue: safe output writing): -o through this
+// process's own descriptors (never renamed onto), through symlinks (the link stays, its target is
+// written), onto a read-only file (refused for a user, as cp and a shell do; mode kept), with a
+// planted symlink where a fixed temporary name used to be, two runs writing one file at once,
+// 255-byte names, and SIGINT/SIGTERM/SIGHUP in the middle of a first cache load or a write.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "helpers.hpp"
+
+using namespace tfx::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> temporaries(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->path().filename().string().find(".tmp") != std::string::npos) out.push_back(it->path().string());
+  return out;
+}
+
+std::string pe_csv() {
+  const Run r = run_tfx("pe --len 3 --dim 4 --format csv");
+  REQUIRE(r.code == 0);
+  return r.out;
+}
+
+unsigned mode_of(const fs::path& p) {
+  struct stat st {};
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("output: -o /dev/fd/1 and /proc/self/fd/1 write through stdout (redirected to a file), never rename onto it") {
+  TempDir t;
+  for (const char* dev : {"/dev/fd/1", "/proc/self/fd/1", "/dev/stdout"}) {
+    CAPTURE(dev);
+    const fs::path out = t / "out.csv";
+    const std::string cmd = "cd " + shell_quote(t.path.string()) + " && " + shell_quote(TFX_BINARY) +
+                            " pe --len 3 --dim 4 --format csv -o " + dev + " > out.csv 2>err.txt";
+    CHECK(std::system(cmd.c_str()) == 0);
+    CHECK(read_file(out) == pe_csv());
+    CHECK(temporaries(t.path).empty());
+  }
+  CHECK(fs::is_symlink("/dev/stdout"));  // still the machine's link, not a regular file
+  // appending: `>>` keeps what was there (a reopened path would have been truncated)
+  write_file(t / "log.csv", "before\n");
+  const std::string cmd = "cd " + shell_quote(t.path.string()) + " && " + shell_quote(TFX_BINARY) +
+                          " pe --len 3 --dim 4 --format csv -o /dev/fd/1 >> log.csv";
+  CHECK(std::system(cmd.c_str()) == 0);
+  CHECK(read_file(t / "log.csv") == "before\n" + pe_csv());
+}
+
+TEST_CASE("output: -o through a symlink writes its target and keeps the link; a dangling link gets its target made") {
+  TempDir t;
+  write_file(t / "real.csv", "old\n");
+  fs::create_symlink("real.csv", t / "link.csv");
+  CHECK(run_tfx("pe --len 3 --dim 4 -o link.csv", t.path).code == 0);
+  CHECK(fs::is_symlink(t / "link.csv"));
+  CHECK(read_file(t / "real.csv") == pe_csv());
+  fs::create_symlink("made.csv", t / "dangling.csv");
+  CHECK(run_tfx("pe --len 3 --dim 4 -o dangling.csv", t.path).code == 0);
+  CHECK(fs::is_symlink(t / "dangling.csv"));
+  CHECK(read_file(t / "made.csv") == pe_csv());
+  CHECK(temporaries(t.path).empty());
+}
+
+TEST_CASE("output: a file's mode is kept; a read-only file is refused to a user who cannot open it for writing") {
+  TempDir t;
+  write_file(t / "private.csv", "old\n");
+  fs::permissions(t / "private.csv", fs::perms(0600));
+  CHECK(run_tfx("pe --len 3 --dim 4 -o private.csv", t.path).code == 0);
+  CHECK(mode_of(t / "private.csv") == 0600);  // was 0644 after the rename
+  CHECK(read_file(t / "private.csv") == pe_csv());
+  write_file(t / "ro.csv", "keep me\n");
+  fs::permissions(t / "ro.csv", fs::perms(0444));
+  if (::geteuid() == 0) {
+    // root may write any file (a shell's `>` does too): the contents change, the mode stays
+    CHECK(run_tfx("pe --len 3 --dim 4 -o ro.csv", t.path).code == 0);
+    CHECK(mode_of(t / "ro.csv") == 0444);
+    // as an ordinary user (nobody), in a directory that user may write: refused, file untouched
+    write_file(t / "ro.csv", "keep me\n");
+    fs::permissions(t.path, fs::perms(0777));
+    const std::string cmd = "cd " + shell_quote(t.path.string()) + " && setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                            shell_quote(TFX_BINARY) + " pe --len 3 --dim 4 -o ro.csv 2>err.txt";
+    const int status = std::system(cmd.c_str());
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+      MESSAGE("setpriv is not available: the refusal of a read-only file is not checked");
+      return;
+    }
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(has(read_file(t / "err.txt"), "-o ro.csv: cannot write: Permission denied"));
+  } else {
+    check_one_line_error(run_tfx("pe --len 3 --dim 4 -o ro.csv", t.path), 1, "-o ro.csv: cannot write: Permission denied");
+  }
+  CHECK(read_file(t / "ro.csv") == "keep me\n");
+  CHECK(mode_of(t / "ro.csv") == 0444);
+  CHECK(temporaries(t.path).empty());
+}
+
+TEST_CASE("output: a planted out.csv.tmp symlink is never followed; 255-byte names work") {
+  TempDir t;
+  write_file(t / "victim.txt", "precious\n");
+  fs::create_symlink("victim.txt", t / "out.csv.tmp");
+  CHECK(run_tfx("pe --len 3 --dim 4 -o out.csv", t.path).code == 0);
+  CHECK(read_file(t / "victim.txt") == "precious\n");
+  CHECK(read_file(t / "out.csv") == pe_csv());
+  const std::string longest = std::string(251, 'n') + ".csv";  // NAME_MAX = 255
+  CHECK(run_tfx("pe --len 3 --dim 4 -o " + longest, t.path).code == 0);
+  CHECK(read_file(t / longest) == pe_csv());
+  const std::string png = std::string(251, 'p') + ".png";
+  CHECK(run_tfx("pe --len 3 --dim 4 --png " + png, t.path).code == 0);
+  CHECK(fs::file_size(t / png) > 100);
+}
+
+TEST_CASE("output: two runs writing the same -o at once leave exactly one of the two outputs") {
+  TempDir t;
+  const std::string a = run_tfx("pe --len 300 --dim 64 --format csv").out, b = run_tfx("pe --len 200 --dim 64 --format csv").out;
+  for (int round = 0; round < 5; ++round) {
+    const std::string cmd = "cd " + shell_quote(t.path.string()) + " && (" + shell_quote(TFX_BINARY) +
+                            " pe --len 300 --dim 64 -o same.csv & " + shell_quote(TFX_BINARY) +
+                            " pe --len 200 --dim 64 -o same.csv & wait)";
+    CHECK(std::system(cmd.c_str()) == 0);
+    const std::string got = read_file(t / "same.csv");
+    CHECK((got == a || got == b));
+  }
+  CHECK(temporaries(t.path).empty());
+}
+
+TEST_CASE("signals: SIGINT, SIGTERM and SIGHUP in a first cache load remove the cache temporary; a stale one is removed later") {
+  TempDir t;
+  // a 60,000 × 100 GloVe file: its first load takes long enough to be interrupted
+  {
+    std::string text;
+    text.reserve(60000 * 700);
+    for (int w = 0; w < 60000; ++w) {
+      text += "w" + std::to_string(w);
+      for (int j = 0; j < 100; ++j) text += j % 2 ? " 0.123456" : " -0.654321";
+      text += '\n';
+    }
+    write_file(t / "big.txt", text);
+  }
+  const fs::path cache = t / "cache";
+  int interrupted = 0;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    CAPTURE(sig);
+    fs::remove_all(cache);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+      std::freopen("/dev/null", "w", stdout);
+      std::freopen("/dev/null", "w", stderr);
+      execl(TFX_BINARY, "tfx", "similar", "w7", "--embeddings", (t / "big.txt").c_str(), nullptr);
+      _exit(127);
+    }
+    // wait for the temporary to appear, then interrupt
+    bool seen = false;
+    for (int i = 0; i < 20000 && !seen; ++i) {
+      seen = !temporaries(cache).empty();
+      if (!seen) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    if (seen) kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (seen && WIFSIGNALED(status)) {
+      ++interrupted;
+      CHECK(WTERMSIG(status) == sig);  // it dies of the signal, as a shell expects
+      CHECK(temporaries(cache).empty());
+    }
+  }
+  MESSAGE(interrupted << " of 3 loads interrupted by their signal");
+  if (interrupted == 0) MESSAGE("every load finished before the signal: nothing interrupted");
+  // a temporary left by a writer that no longer runs (killed with SIGKILL) is removed by the next load
+  fs::create_directories(cache / "tfx");
+  const pid_t gone = fork();
+  REQUIRE(gone >= 0);
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  const fs::path stale = cache / "tfx" / ("0123456789abcdef-old.txt.tfxemb.tmp." + std::to_string(gone) + ".abcdef");
+  write_file(stale, "half a table");
+  CHECK(run_tfx("similar w7 --embeddings " + shell_quote((t / "big.txt").string()), {}, "XDG_CACHE_HOME=" + cache.string()).code == 0);
+  CHECK(!fs::exists(stale));
+  CHECK(temporaries(cache).empty());
+}
