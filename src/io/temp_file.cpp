@@ -13,8 +13,10 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include "tfx/core/error.hpp"
 
@@ -63,14 +65,32 @@ mode_t default_file_mode() {
 }
 
 TempFile::TempFile(const std::string& dir, const std::string& prefix, const std::string& suffix, const std::string& what) {
-  std::string tmpl = (dir.empty() ? std::string(".") : dir) + "/" + prefix + "XXXXXX" + suffix;
-  // mkostemps: O_CREAT | O_EXCL, so an existing name — a planted symlink included — is never opened
-  const int fd = mkostemps(tmpl.data(), static_cast<int>(suffix.size()), O_CLOEXEC);
-  if (fd < 0)
-    throw Error(fmt::format("{}: cannot write: {} (a temporary file in {})", what, std::strerror(errno), dir.empty() ? "." : dir));
-  fd_ = fd;
-  path_ = tmpl;
-  slot_ = claim_slot(path_);
+  const std::string base = (dir.empty() ? std::string(".") : dir) + "/" + prefix;
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static std::atomic<std::uint64_t> counter{0};
+  std::uint64_t seed = std::random_device{}() ^ (static_cast<std::uint64_t>(getpid()) << 32) ^ counter.fetch_add(0x9e3779b97f4a7c15);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = base;
+    for (int i = 0; i < 6; ++i, seed = seed * 6364136223846793005ull + 1442695040888963407ull)
+      name += kChars[(seed >> 33) % (sizeof kChars - 1)];
+    name += suffix;
+    // the name is on the signal-time cleanup list before the file exists, so a signal delivered
+    // to any thread at any moment finds it; O_CREAT | O_EXCL never opens an existing name (a
+    // planted symlink included)
+    const int slot = claim_slot(name);
+    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      fd_ = fd;
+      path_ = name;
+      slot_ = slot;
+      return;
+    }
+    const int err = errno;
+    release_slot(slot);
+    if (err != EEXIST)
+      throw Error(fmt::format("{}: cannot write: {} (a temporary file in {})", what, std::strerror(err), dir.empty() ? "." : dir));
+  }
+  throw Error(fmt::format("{}: cannot write: no free temporary name in {}", what, dir.empty() ? "." : dir));
 }
 
 TempFile::~TempFile() {
