@@ -14,6 +14,10 @@
 #include <filesystem>
 #include <optional>
 
+#include <xxhash.h>
+
+#include <algorithm>
+
 #include "embeddings_store.hpp"
 #include "tfx/io/temp_file.hpp"
 
@@ -22,9 +26,23 @@ namespace tfx {
 namespace {
 
 struct SourceStat {
-  std::int64_t size = 0, mtime_ns = 0;
+  SourceKey key;
   bool regular = true;  // false for a pipe or device (`--embeddings <(zcat f.gz)`): read once, never cached
 };
+
+// XXH3 of the first and the last MiB of a regular file (2 MiB read however big it is): a rewrite
+// that keeps size and mtime almost never keeps these too.
+std::uint64_t edge_hash(const std::string& path, std::int64_t size) {
+  constexpr std::int64_t kEdge = 1 << 20;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  std::string buf(static_cast<std::size_t>(std::min(size, 2 * kEdge)), '\0');
+  const std::int64_t head = std::min(size, kEdge), tail = std::min(size - head, kEdge);
+  ssize_t got = ::pread(fd, buf.data(), static_cast<std::size_t>(head), 0);
+  if (got == head && tail > 0) got += ::pread(fd, buf.data() + head, static_cast<std::size_t>(tail), size - tail);
+  ::close(fd);
+  return XXH3_64bits(buf.data(), got > 0 ? static_cast<std::size_t>(got) : 0);
+}
 
 SourceStat stat_source(const std::string& path) {
   struct stat st{};
@@ -35,8 +53,14 @@ SourceStat stat_source(const std::string& path) {
   // a pipe is read to its end (`--embeddings <(zcat f.gz)`); a device such as /dev/zero never ends
   if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
     throw Error(fmt::format("{} is a device, not a file; expected an embedding file", path));
-  return {static_cast<std::int64_t>(st.st_size),
-          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec, S_ISREG(st.st_mode)};
+  SourceStat s;
+  s.regular = S_ISREG(st.st_mode);
+  s.key.size = static_cast<std::int64_t>(st.st_size);
+  s.key.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec;
+  s.key.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000ll + st.st_ctim.tv_nsec;
+  s.key.inode = static_cast<std::uint64_t>(st.st_ino);
+  if (s.regular) s.key.edges = edge_hash(path, s.key.size);
+  return s;
 }
 
 // Removes the cache temporaries in `dir` whose writer is gone (killed mid-load before the signal
@@ -59,7 +83,22 @@ void remove_stale_temporaries(const std::filesystem::path& dir) {
 
 }  // namespace
 
-std::string fallback_cache_dir() { return (std::filesystem::temp_directory_path() / "tfx-cache").string(); }
+// Why `dir` must not hold this user's cache, or "" when it may: a cache another local user can
+// write could serve them planted vectors as a "hit" (and a symlink there could aim our writes).
+static std::string unsafe_cache_dir(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return "";  // made by us, 0700
+  if (S_ISLNK(st.st_mode)) return fmt::format("{} is a symbolic link", dir);
+  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a directory", dir);
+  if (st.st_uid != ::geteuid()) return fmt::format("{} belongs to another user (uid {})", dir, st.st_uid);
+  if (st.st_mode & 022) return fmt::format("{} is writable by other users (mode {:o})", dir, st.st_mode & 07777);
+  return "";
+}
+
+// Per user: a shared /tmp/tfx-cache could be prepared by anyone.
+std::string fallback_cache_dir() {
+  return (std::filesystem::temp_directory_path() / fmt::format("tfx-cache-{}", ::geteuid())).string();
+}
 
 std::string cache_path_for(const std::string& path, const std::string& cache_dir) {
   std::error_code ec;
@@ -88,7 +127,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   // (a pipe is never probed: reading its first 8 bytes would take them from the parser)
   if (src.format == EmbeddingFormat::tfx_cache || (src.format == EmbeddingFormat::detect && st.regular && is_table_file(path))) {
     std::string why;
-    auto s = map_table(path, -1, -1, why);
+    auto s = map_table(path, SourceKey{}, why);
     if (!s) throw Error(fmt::format("{}: not a usable tfx table ({}); re-create it with `tfx embeddings convert`", path, why));
     s->name = path;
     s->info.cache_state = "this file is a tfx table";
@@ -99,11 +138,14 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   // 3. the cache of a text/binary file, if fresh
   const std::string cp = cache_path_for(path, src.cache_dir);
   std::string state;
-  // a pipe's path (/dev/fd/63) and stat say nothing about its content: no cache
-  const bool use_cache = src.use_cache && st.regular;
+  // a pipe's path (/dev/fd/63) and stat say nothing about its content: no cache; nor a cache
+  // directory another user could have written
+  const std::string cache_dir = std::filesystem::path(cp).parent_path().string();
+  const std::string unsafe = src.use_cache && st.regular ? unsafe_cache_dir(cache_dir) : "";
+  const bool use_cache = src.use_cache && st.regular && unsafe.empty();
   if (use_cache) {
     std::string why;
-    auto s = map_table(cp, st.size, st.mtime_ns, why);
+    auto s = map_table(cp, st.key, why);
     if (s && src.format != EmbeddingFormat::detect && s->info.format != src.format) {
       s.reset();
       why = "stale: read with another format";
@@ -134,6 +176,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     for (auto d = dir; !d.empty() && !std::filesystem::exists(d, ec); d = d.parent_path())
       made_dirs.made.insert(made_dirs.made.begin(), d);
     std::filesystem::create_directories(dir, ec);
+    if (!made_dirs.made.empty()) std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);  // 0700
     remove_stale_temporaries(dir);
     try {
       // <cache file>.tmp.<pid>.XXXXXX: unique (O_EXCL), and a later run can tell whether its
@@ -150,13 +193,15 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   auto s = parse_embedding_file(src, path, into);
   if (!src.use_cache) {
     s->info.cache_state = "disabled (use_cache = false)";
+  } else if (!unsafe.empty()) {
+    s->info.cache_state = "not written: " + unsafe + "; not used";
   } else if (!use_cache) {
     s->info.cache_state = "not used (not a regular file)";
   } else if (src.limit) {
     s->info.cache_state = "not written (limit reads only part of the file)";
   } else {
     try {
-      write_table(*s, s->n, cp, st.size, st.mtime_ns, into);
+      write_table(*s, s->n, cp, st.key, into);
       if (tmp) tmp->renamed();
       s->info.cache_state = state;
       s->info.cache_path = cp;

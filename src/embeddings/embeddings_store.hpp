@@ -209,15 +209,21 @@ constexpr std::size_t kTableVectorsOffset = 256;  // the table header's size (em
 // The parser of a source file (embeddings_load.cpp). `target`: see CacheTarget (nullptr = none).
 std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& src, const std::string& path,
                                                         const CacheTarget* target = nullptr);
+// What identifies the version of a source file a cache was made from: size, mtime and ctime in
+// nanoseconds, inode, and a hash of its first and last MiB. size -1 = no source (a table given
+// directly): no staleness check.
+struct SourceKey {
+  std::int64_t size = -1, mtime_ns = -1, ctime_ns = -1;
+  std::uint64_t inode = 0, edges = 0;
+};
 // The table format (embeddings_table.cpp). A mapped cache/table file, or nullptr with `why` set
-// when it is missing, stale or corrupt. expect_size/expect_mtime: the source's key (pass -1 to skip the staleness check).
-std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
-                                             std::int64_t expect_mtime, std::string& why);
-// Writes the table file (tmp + rename); source key (size, mtime, format, gzip) stored in it.
+// when it is missing, stale or corrupt (its vectors are checked against their hash).
+std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, const SourceKey& expect, std::string& why);
+// Writes the table file (tmp + rename); the source key, format and gzip stored in it.
 // With `target`, the table is written into that open tmp file (the vectors not again when the
 // store's vectors already live in it).
-void write_table(const Embeddings::Store& s, std::size_t n, const std::string& path, std::int64_t source_size,
-                 std::int64_t source_mtime, const CacheTarget* target = nullptr);
+void write_table(const Embeddings::Store& s, std::size_t n, const std::string& path, const SourceKey& source,
+                 const CacheTarget* target = nullptr);
 
 // True when the file starts with the tfx table magic.
 bool is_table_file(const std::string& path);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 #include <cstddef>
 #include <atomic>
 #include <cerrno>
@@ -22,6 +23,9 @@
 #include <filesystem>
 #include <optional>
 
+#include <xxhash.h>
+
+#include "core/parallel.hpp"
 #include "embeddings_store.hpp"
 #include "tfx/io/temp_file.hpp"
 
@@ -31,7 +35,7 @@ namespace tfx {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'F', 'X', 'E', 'M', 'B', '1', '\n'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: the vectors hash and the fuller source key
 constexpr std::uint32_t kEndian = 0x01020304;
 
 struct TableHeader {
@@ -47,7 +51,10 @@ struct TableHeader {
   std::uint64_t checksum;
   std::uint64_t off_buckets, bucket_count;  // fastText subwords (zero in tables without them)
   std::uint32_t minn, maxn;
-  char pad[256 - 8 - 8 - 16 - 16 - 8 - 16 - 80 - 16 - 24];
+  std::uint64_t vectors_hash;            // XXH3 of the vectors and buckets (vectors_hash())
+  std::int64_t source_ctime_ns;          // the rest of the source key (SourceKey)
+  std::uint64_t source_inode, source_edges;
+  char pad[256 - 8 - 8 - 16 - 16 - 8 - 16 - 80 - 16 - 24 - 32];
 };
 static_assert(sizeof(TableHeader) == 256 && kTableVectorsOffset == 256);
 
@@ -65,6 +72,24 @@ std::uint64_t checksum_bytes(std::uint64_t h, const void* data, std::size_t n) {
   }
   for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
   return h;
+}
+
+// XXH3 of the vectors (and fastText buckets): 64 MiB blocks hashed on all cores, then the block
+// hashes hashed, so the value does not depend on the thread count. A flipped byte in any row
+// changes it (the header checksum below leaves the big sections to this).
+std::uint64_t vectors_hash(const float* vectors, std::size_t vector_bytes, const float* buckets, std::size_t bucket_bytes) {
+  constexpr std::size_t kBlock = std::size_t{64} << 20;
+  const std::size_t nv = (vector_bytes + kBlock - 1) / kBlock, nb = (bucket_bytes + kBlock - 1) / kBlock;
+  std::vector<std::uint64_t> blocks(nv + nb);
+  auto block = [&](std::size_t i) {
+    const char* base = reinterpret_cast<const char*>(i < nv ? vectors : buckets);
+    const std::size_t total = i < nv ? vector_bytes : bucket_bytes, at = (i < nv ? i : i - nv) * kBlock;
+    blocks[i] = XXH3_64bits(base + at, std::min(kBlock, total - at));
+  };
+  parallel_for_threads(worker_threads(vector_bytes / 4 + bucket_bytes / 4), [&](unsigned t, unsigned T) {
+    for (std::size_t i = t; i < blocks.size(); i += T) block(i);
+  });
+  return XXH3_64bits(blocks.data(), blocks.size() * sizeof(std::uint64_t));
 }
 
 // Checksum of the header (checksum field zeroed) and the sections other than the vectors.
@@ -127,8 +152,7 @@ bool fix_table_checksum(char* file, std::size_t size) {
   return true;
 }
 
-std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std::int64_t expect_size,
-                                             std::int64_t expect_mtime, std::string& why) {
+std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, const SourceKey& expect, std::string& why) {
   const int fd = open(table_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     why = errno == ENOENT ? "missing" : std::strerror(errno);
@@ -179,11 +203,19 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
     used += slots[i] != 0;
   }
   if (used > h.n) return bad("more hash slots in use than words");
-  // 3. staleness: the source file changed since the cache was written
-  if (expect_size >= 0 && (h.source_size != expect_size || h.source_mtime_ns != expect_mtime)) {
+  // 3. staleness: the source file changed since the cache was written (a rewrite with the same
+  //    size and a `touch -d`-restored mtime still changes its ctime, and mostly its inode or ends)
+  if (expect.size >= 0 && (h.source_size != expect.size || h.source_mtime_ns != expect.mtime_ns ||
+                           h.source_ctime_ns != expect.ctime_ns || h.source_inode != expect.inode ||
+                           h.source_edges != expect.edges)) {
     why = "stale: the source file changed";
     return nullptr;
   }
+  // 4. the vectors themselves: a flipped byte in a row would otherwise be served as a "hit"
+  if (vectors_hash(reinterpret_cast<const float*>(base + h.off_vectors), h.n * h.d * 4,
+                   h.bucket_count ? reinterpret_cast<const float*>(base + h.off_buckets) : nullptr,
+                   h.bucket_count * h.d * 4) != h.vectors_hash)
+    return bad("the vectors do not match their hash");
   s->n = h.n;
   s->d = h.d;
   s->vectors = reinterpret_cast<const float*>(base + h.off_vectors);
@@ -208,8 +240,8 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, std:
   return s;
 }
 
-void write_table(const Embeddings::Store& src, std::size_t n, const std::string& path, std::int64_t source_size,
-                 std::int64_t source_mtime, const CacheTarget* target) {
+void write_table(const Embeddings::Store& src, std::size_t n, const std::string& path, const SourceKey& source,
+                 const CacheTarget* target) {
   // 1. a word table for the first n rows (the store's own when n is all of it)
   Embeddings::Store rebuilt;
   const Embeddings::Store* s = &src;
@@ -227,8 +259,11 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   h.endian = kEndian;
   h.n = n;
   h.d = d;
-  h.source_size = source_size;
-  h.source_mtime_ns = source_mtime;
+  h.source_size = source.size;
+  h.source_mtime_ns = source.mtime_ns;
+  h.source_ctime_ns = source.ctime_ns;
+  h.source_inode = source.inode;
+  h.source_edges = source.edges;
   h.source_format = static_cast<std::uint32_t>(src.info.format);
   h.gzip = src.info.gzip;
   h.duplicates = src.info.duplicates;
@@ -249,6 +284,7 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   h.off_buckets = align64(h.off_strings + h.path_len + h.dup_len);
   const std::size_t bucket_bytes = h.bucket_count * d * 4;
   h.file_size = h.bucket_count ? h.off_buckets + bucket_bytes : h.off_strings + h.path_len + h.dup_len;
+  h.vectors_hash = vectors_hash(src.vectors, n * d * 4, h.bucket_count ? src.buckets : nullptr, bucket_bytes);
   // 2. the small sections in memory (for the checksum), then one sequential write
   std::string small(h.file_size - bucket_bytes - h.off_norms, '\0');
   auto put = [&](std::uint64_t off, const void* p, std::size_t bytes) {
@@ -315,7 +351,7 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
 }
 
 void write_embedding_table(const Embeddings& e, const std::string& path) {
-  write_table(e.store(), e.size(), path, -1, -1);
+  write_table(e.store(), e.size(), path, SourceKey{});
 }
 
 }  // namespace tfx

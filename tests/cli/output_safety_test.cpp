@@ -195,3 +195,74 @@ TEST_CASE("signals: SIGINT, SIGTERM and SIGHUP in a first cache load remove the 
   CHECK(!fs::exists(stale));
   CHECK(temporaries(cache).empty());
 }
+
+TEST_CASE("cache: without HOME and XDG_CACHE_HOME it is per user (0700); a directory others can write is not used") {
+  const fs::path data = shared_data("glove.6B.50d.top2446.txt");
+  if (data.empty()) return;
+  TempDir t;
+  const std::string glove = shell_quote(data.string());
+  // 1. the fallback: $TMPDIR/tfx-cache-<uid>, made 0700
+  const Run r = run_tfx("analogy king man woman --embeddings " + glove, {},
+                        "-u HOME -u XDG_CACHE_HOME TMPDIR=" + shell_quote(t.path.string()));
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "queen"));
+  const fs::path fallback = t / ("tfx-cache-" + std::to_string(::geteuid()));
+  REQUIRE(fs::is_directory(fallback));
+  CHECK(mode_of(fallback) == 0700);
+  CHECK(!fs::is_empty(fallback));  // the cache was written there
+  // 2. a cache directory writable by others: said so, run uncached, a planted table never read
+  const fs::path shared = t / "xdg" / "tfx";
+  fs::create_directories(shared);
+  fs::permissions(shared, fs::perms(0777));
+  for (const auto& e : fs::directory_iterator(fallback)) fs::copy_file(e.path(), shared / e.path().filename());
+  // damage the copied table's vectors: were it read, the answer would change or the checksum fail
+  for (const auto& e : fs::directory_iterator(shared)) {
+    std::string bytes = read_file(e.path());
+    for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 4096 && i < bytes.size(); ++i) bytes[i] = '\x7f';
+    write_file(e.path(), bytes);
+  }
+  const Run u = run_tfx("analogy king man woman --embeddings " + glove, {},
+                        "XDG_CACHE_HOME=" + shell_quote((t / "xdg").string()));
+  CAPTURE(u.err);
+  CHECK(u.code == 0);
+  CHECK(has(u.out, "queen"));
+  CHECK(has(u.err, "writable by other users"));
+  CHECK(count_lines(u.err) == 1);
+}
+
+TEST_CASE("cache: a flipped byte in a vector, or a same-size rewrite with its mtime restored, is never served") {
+  const fs::path data = shared_data("glove.6B.50d.top2446.txt");
+  if (data.empty()) return;
+  TempDir t;
+  fs::copy_file(data, t / "glove.txt");
+  const std::string env = "XDG_CACHE_HOME=" + shell_quote((t / "cache").string());
+  const std::string query = "analogy king man woman --format csv --embeddings " + shell_quote((t / "glove.txt").string());
+  const Run truth = run_tfx(query + " --no-cache");
+  REQUIRE(truth.code == 0);
+  REQUIRE(has(truth.out, "queen"));
+  REQUIRE(run_tfx(query, {}, env).code == 0);  // writes the cache
+  fs::path table;
+  for (const auto& e : fs::recursive_directory_iterator(t / "cache"))
+    if (e.path().extension() == ".tfxemb") table = e.path();
+  REQUIRE(!table.empty());
+  // 1. one byte of king's row (row 691: header 256 bytes, 50 floats a row) flipped
+  std::string bytes = read_file(table);
+  bytes[256 + 691 * 200 + 11] ^= 0x40;  // the sign-and-exponent byte of its third value
+  write_file(table, bytes);
+  const Run flipped = run_tfx(query, {}, env);
+  CHECK(flipped.out == truth.out);  // was: 'sri' as a cache "hit"
+  const Run info = run_tfx("embeddings info " + shell_quote((t / "glove.txt").string()) + " --format csv", {}, env);
+  CHECK(has(info.out, "hit"));  // rebuilt by the query above, so a hit again now
+  // 2. the source rewritten with the same size, its mtime put back (touch -d): stale, not a hit
+  std::string text = read_file(t / "glove.txt");
+  const std::size_t king = text.find("\nking ");
+  REQUIRE(king != std::string::npos);
+  text.replace(king + 1, 4, "gnik");  // same size
+  const auto mtime = fs::last_write_time(t / "glove.txt");
+  write_file(t / "glove.txt", text);
+  fs::last_write_time(t / "glove.txt", mtime);
+  const Run stale = run_tfx(query, {}, env);
+  CAPTURE(stale.err);
+  CHECK(stale.code == 1);  // king is no longer in the vocabulary
+  CHECK(has(stale.err, "'king' is not in the vocabulary"));
+}
