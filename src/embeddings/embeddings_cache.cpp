@@ -14,11 +14,10 @@
 #include <filesystem>
 #include <optional>
 
-#include <xxhash.h>
-
 #include <algorithm>
 
 #include "embeddings_store.hpp"
+#include "vectors_hash.hpp"
 #include "tfx/io/temp_file.hpp"
 
 namespace tfx {
@@ -41,7 +40,7 @@ std::uint64_t edge_hash(const std::string& path, std::int64_t size) {
   ssize_t got = ::pread(fd, buf.data(), static_cast<std::size_t>(head), 0);
   if (got == head && tail > 0) got += ::pread(fd, buf.data() + head, static_cast<std::size_t>(tail), size - tail);
   ::close(fd);
-  return XXH3_64bits(buf.data(), got > 0 ? static_cast<std::size_t>(got) : 0);
+  return xxh3_64(buf.data(), got > 0 ? static_cast<std::size_t>(got) : 0);
 }
 
 SourceStat stat_source(const std::string& path) {

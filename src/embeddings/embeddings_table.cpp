@@ -23,10 +23,9 @@
 #include <filesystem>
 #include <optional>
 
-#include <xxhash.h>
-
 #include "core/parallel.hpp"
 #include "embeddings_store.hpp"
+#include "vectors_hash.hpp"
 #include "tfx/io/temp_file.hpp"
 
 
@@ -84,12 +83,12 @@ std::uint64_t vectors_hash(const float* vectors, std::size_t vector_bytes, const
   auto block = [&](std::size_t i) {
     const char* base = reinterpret_cast<const char*>(i < nv ? vectors : buckets);
     const std::size_t total = i < nv ? vector_bytes : bucket_bytes, at = (i < nv ? i : i - nv) * kBlock;
-    blocks[i] = XXH3_64bits(base + at, std::min(kBlock, total - at));
+    blocks[i] = xxh3_64(base + at, std::min(kBlock, total - at));
   };
   parallel_for_threads(worker_threads(vector_bytes / 4 + bucket_bytes / 4), [&](unsigned t, unsigned T) {
     for (std::size_t i = t; i < blocks.size(); i += T) block(i);
   });
-  return XXH3_64bits(blocks.data(), blocks.size() * sizeof(std::uint64_t));
+  return xxh3_64(blocks.data(), blocks.size() * sizeof(std::uint64_t));
 }
 
 // Checksum of the header (checksum field zeroed) and the sections other than the vectors.
@@ -165,7 +164,9 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, cons
     return nullptr;
   }
   const std::size_t size = static_cast<std::size_t>(st.st_size);
-  void* m = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // MAP_POPULATE: the whole table is read anyway (the vectors hash, then every query), and the
+  // kernel maps it in far fewer steps than one page fault per 4 KiB
+  void* m = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   close(fd);
   if (m == MAP_FAILED) {
     why = std::strerror(errno);
