@@ -11,23 +11,19 @@
 #include <sstream>
 
 #include "tfx/embeddings/evaluation.hpp"
+#include "tfx/io/text_file.hpp"
 
 namespace tfx {
 
 namespace {
 
-// The whole file as bytes; errors name the path.
+// The whole file as bytes (bounded; a BOM removed); errors name the path.
 std::string read_text_file(const std::string& path, const char* what) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such {} file", path, what));
   if (std::filesystem::is_directory(path, ec))
     throw Error(fmt::format("{}: is a directory, expected a {} file", path, what));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot open the {} file", path, what));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw Error(fmt::format("{}: read error", path));
-  return ss.str();
+  return read_text_input(path, std::string(what) + " file");
 }
 
 // Calls f(line, 1-based line number) for each line, without its "\n" or "\r\n"; skips a BOM.

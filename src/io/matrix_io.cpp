@@ -167,6 +167,7 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
             fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));
     }
   }
+  if (bytes.starts_with("\xEF\xBB\xBF")) bytes.erase(0, 3);  // a BOM (a spreadsheet's CSV): not part of the first cell
   if (bytes.empty()) throw Error(fmt::format("{}: empty file; expected a matrix as JSON, CSV or .npy", where));
 
   std::string ext = std::filesystem::path(path).extension().string();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tfx/core/error.hpp"
+#include "tfx/io/text_file.hpp"
 #include "tfx/text/unicode.hpp"
 
 namespace tfx {
@@ -89,11 +90,7 @@ Vocabulary read_vocab(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such file", path));
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a vocab.txt file", path));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_vocab(ss.str(), path);
+  return parse_vocab(read_text_input(path, "vocabulary"), path);  // bounded: /dev/zero is refused
 }
 
 const Vocabulary& builtin_vocab() {

@@ -266,3 +266,23 @@ TEST_CASE("cache: a flipped byte in a vector, or a same-size rewrite with its mt
   CHECK(stale.code == 1);  // king is no longer in the vocabulary
   CHECK(has(stale.err, "'king' is not in the vocabulary"));
 }
+
+TEST_CASE("BOM: a UTF-8 byte-order mark starts no header row in a CSV matrix and skips no --batch query") {
+  TempDir t;
+  write_file(t / "q.csv", "1,0\n0.5,-2.25\n");
+  write_file(t / "bom.csv", "\xEF\xBB\xBF" "1,0\n0.5,-2.25\n");
+  const Run plain = run_tfx("attention --q q.csv --k q.csv --v q.csv --format csv", t.path);
+  const Run bom = run_tfx("attention --q bom.csv --k bom.csv --v bom.csv --format csv", t.path);
+  REQUIRE(plain.code == 0);
+  CHECK(bom.code == 0);
+  CHECK(bom.out == plain.out);  // two rows each, the first not taken for a header
+  write_file(t / "queries.txt", "\xEF\xBB\xBF" "king man woman\nparis france germany\n");
+  const Run batch = run_tfx("analogy --batch queries.txt -k 1 --format csv", t.path);
+  CAPTURE(batch.err);
+  CHECK(batch.code == 0);
+  CHECK(has(batch.out, "queen"));
+  CHECK(batch.err.empty());  // nothing skipped
+  write_file(t / "vocab.txt", "\xEF\xBB\xBF" "[PAD]\n[UNK]\nhello\n");
+  const Run tok = run_tfx("tokenize hello --vocab vocab.txt --format csv", t.path);
+  CHECK(tok.out == "position,token,id\n0,hello,2\n");  // [PAD] is id 0, not "\xEF\xBB\xBF[PAD]"
+}

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "tfx/io/text_file.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
 #include "cli/flag_names.hpp"
@@ -73,20 +74,19 @@ void run_analogy(const AnalogyOptions& o) {
   if (o.batch.empty()) {
     queries.push_back({o.words, "", 0});
   } else {
-    std::ifstream file;
-    std::istream* in = &std::cin;
     const std::string name = o.batch == "-" ? "<stdin>" : o.batch;
     if (o.batch != "-") {
       std::error_code ec;
       if (std::filesystem::is_directory(o.batch, ec))
         throw Error(fmt::format("--batch {}: is a directory; expected a file of 'A B C' lines", o.batch));
       // a missing or unreadable file is a data error (exit 1), like every input file
-      file.open(o.batch);
-      if (!file)
+      if (std::ifstream probe(o.batch); !probe)
         throw Error(fmt::format("--batch {}: cannot open the file: {}", o.batch,
                                 std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
-      in = &file;
     }
+    // read whole (bounded: /dev/zero is refused, not read until memory runs out), BOM removed
+    std::istringstream text(read_text_input(o.batch, "--batch"));
+    std::istream* in = &text;
     std::string line;
     for (std::size_t ln = 1; std::getline(*in, line); ++ln) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
