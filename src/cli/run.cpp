@@ -20,6 +20,7 @@
 #include "run.hpp"
 #include "terminal.hpp"
 #include "tfx/core/error.hpp"
+#include "tfx/io/mapped_file.hpp"
 #include "tfx/io/temp_file.hpp"
 #include "tfx/core/gemm.hpp"
 
@@ -99,6 +100,8 @@ int tfx::cli::run(int argc, char** argv) {
   // Ctrl-C, kill or a closed terminal during a long write or a first cache load: the temporary
   // files (output, cache) are removed before the process dies of the signal
   tfx::install_temp_file_cleanup();
+  // an input file truncated by another program while mapped: one error line naming it, exit 1
+  tfx::install_sigbus_handler();
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
                "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
                "tfx"};

@@ -13,12 +13,14 @@
 #include "embeddings_parse.hpp"
 #include "embeddings_store.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/io/mapped_file.hpp"
 
 namespace tfx {
 
 // ---- storage -------------------------------------------------------------------------------
 
 Embeddings::Store::~Store() {
+  unwatch_mapping(map_watch);
   if (map) munmap(map, map_size);
 }
 

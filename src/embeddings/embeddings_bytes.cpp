@@ -87,6 +87,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
       fail(fmt::format("{}: cannot map: {}", path, std::strerror(errno)));
     }
     b.map = m;
+    b.watch = watch_mapping(m, b.map_size, path);  // truncated while parsed: an error, not a crash
     b.data = static_cast<const char*>(m);
     b.size = b.map_size;
     madvise(m, b.map_size, MADV_SEQUENTIAL);
@@ -109,8 +110,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
   if (b.size >= 2 && static_cast<unsigned char>(b.data[0]) == 0x1f && static_cast<unsigned char>(b.data[1]) == 0x8b) {
     std::string out;
     gunzip(path, b.data, b.size, max_lines, lines_unbounded, out);
-    if (b.map) munmap(b.map, b.map_size);
-    b.map = nullptr;
+    b.unmap();
     b.owned = std::move(out);
     b.data = b.owned.data();
     b.size = b.owned.size();

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <string>
+
+#include "tfx/io/mapped_file.hpp"
 #include <string_view>
 
 namespace tfx {
@@ -18,11 +20,16 @@ struct Bytes {
   std::size_t map_size = 0;
   std::string owned;
   bool gzip = false;
+  int watch = -1;  // the mapping's entry for the SIGBUS handler (tfx/io/mapped_file.hpp)
   Bytes() = default;
   Bytes(const Bytes&) = delete;
   Bytes& operator=(const Bytes&) = delete;
-  ~Bytes() {
+  ~Bytes() { unmap(); }
+  void unmap() {
+    unwatch_mapping(watch);
+    watch = -1;
     if (map) munmap(map, map_size);
+    map = nullptr;
   }
   bool mapped() const { return map != nullptr; }
 };

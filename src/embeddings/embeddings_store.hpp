@@ -133,6 +133,7 @@ struct Embeddings::Store {
 
   void* map = nullptr;                    // a mapped cache file, unmapped at destruction
   std::size_t map_size = 0;
+  int map_watch = -1;  // the mapping's entry for the SIGBUS handler (tfx/io/mapped_file.hpp)
 
   std::string name;
   LoadInfo info;

@@ -25,6 +25,7 @@
 
 #include "core/parallel.hpp"
 #include "embeddings_store.hpp"
+#include "tfx/io/mapped_file.hpp"
 #include "vectors_hash.hpp"
 #include "tfx/io/temp_file.hpp"
 
@@ -175,6 +176,7 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, cons
   auto s = std::make_shared<Embeddings::Store>();
   s->map = m;
   s->map_size = size;
+  s->map_watch = watch_mapping(m, size, table_path);  // truncated while read: an error, not a crash
   const char* base = static_cast<const char*>(m);
   TableHeader h;
   std::memcpy(&h, base, sizeof h);

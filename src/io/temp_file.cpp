@@ -50,13 +50,17 @@ void release_slot(int i) {
 }
 
 extern "C" void remove_temporaries_and_die(int sig) {
-  for (int i = 0; i < kSlots; ++i)
-    if (slot_ready[i].load()) unlink(slot_path[i]);
+  remove_live_temporaries();
   std::signal(sig, SIG_DFL);
   raise(sig);
 }
 
 }  // namespace
+
+void remove_live_temporaries() {
+  for (int i = 0; i < kSlots; ++i)
+    if (slot_ready[i].load()) unlink(slot_path[i]);
+}
 
 mode_t default_file_mode() {
   const mode_t mask = umask(0);

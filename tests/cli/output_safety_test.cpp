@@ -286,3 +286,100 @@ TEST_CASE("BOM: a UTF-8 byte-order mark starts no header row in a CSV matrix and
   const Run tok = run_tfx("tokenize hello --vocab vocab.txt --format csv", t.path);
   CHECK(tok.out == "position,token,id\n0,hello,2\n");  // [PAD] is id 0, not "\xEF\xBB\xBF[PAD]"
 }
+
+namespace {
+
+// A GloVe file of `words` × 100 whose first load takes long enough to be interfered with.
+void write_big_glove(const fs::path& p, int words) {
+  std::string text;
+  text.reserve(static_cast<std::size_t>(words) * 1000);
+  for (int w = 0; w < words; ++w) {
+    text += "w" + std::to_string(w);
+    for (int j = 0; j < 100; ++j) text += (j * 7 + w) % 3 ? " 0.123456" : " -0.654321";
+    text += '\n';
+  }
+  write_file(p, text);
+}
+
+struct Child {
+  pid_t pid;
+  fs::path err;
+};
+
+Child spawn_tfx(const std::vector<std::string>& args, const fs::path& cache, const fs::path& err) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>("tfx")};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(TFX_BINARY, argv.data());
+    _exit(127);
+  }
+  return {pid, err};
+}
+
+int wait_code(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("SIGBUS: a source truncated during its first load, or a cache truncated during eval-analogies, is one error naming it") {
+  TempDir t;
+  const fs::path cache = t / "cache";
+  // 1. the source file cut to 4 KiB while the first load parses it (mapped)
+  int cut = 0;
+  for (int attempt = 0; attempt < 3 && cut == 0; ++attempt) {
+    write_big_glove(t / "big.txt", 60000);
+    fs::remove_all(cache);
+    Child c = spawn_tfx({"similar", "w7", "--embeddings", (t / "big.txt").string()}, cache, t / "err1.txt");
+    bool seen = false;
+    for (int i = 0; i < 20000 && !seen; ++i) {
+      seen = !temporaries(cache).empty();
+      if (!seen) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    if (seen) fs::resize_file(t / "big.txt", 4096);
+    const int code = wait_code(c.pid);
+    if (!seen || code == 0) continue;  // finished first: try again
+    ++cut;
+    const std::string err = read_file(c.err);
+    CAPTURE(err);
+    CHECK(code == 1);  // was 135: SIGBUS
+    CHECK(err == "tfx: error: " + (t / "big.txt").string() +
+                     ": the file changed while reading (truncated by another program?); nothing was written\n");
+    CHECK(temporaries(cache).empty());
+  }
+  MESSAGE(cut << " first load(s) cut mid-parse");
+  // 2. the cache table cut while eval-analogies reads it
+  write_big_glove(t / "big.txt", 60000);
+  fs::remove_all(cache);
+  REQUIRE(run_tfx("similar w7 --embeddings " + shell_quote((t / "big.txt").string()), {}, "XDG_CACHE_HOME=" + cache.string()).code == 0);
+  fs::path table;
+  for (const auto& e : fs::recursive_directory_iterator(cache))
+    if (e.path().extension() == ".tfxemb") table = e.path();
+  REQUIRE(!table.empty());
+  std::string questions;
+  for (int q = 0; q < 3000; ++q)
+    questions += "w" + std::to_string(q) + " w" + std::to_string(q + 1) + " w" + std::to_string(q + 2) + " w" + std::to_string(q + 3) + "\n";
+  write_file(t / "questions.txt", ": synthetic\n" + questions);
+  Child c = spawn_tfx({"eval-analogies", (t / "questions.txt").string(), "--embeddings", (t / "big.txt").string()}, cache,
+                      t / "err2.txt");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  fs::resize_file(table, 4096);
+  const int code = wait_code(c.pid);
+  const std::string err = read_file(c.err);
+  CAPTURE(err);
+  if (code == 0) {
+    MESSAGE("eval-analogies finished before the cut");
+  } else {
+    CHECK(code == 1);
+    CHECK(has(err, table.string() + ": the file changed while reading"));
+    CHECK(count_lines(err) == 1);
+  }
+}

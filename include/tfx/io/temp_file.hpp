@@ -40,6 +40,9 @@ class TempFile {
 // The mode a new file gets from open(…, 0666) under the current umask.
 mode_t default_file_mode();
 
+// Removes every live TempFile now (async-signal-safe: for a fatal-signal handler).
+void remove_live_temporaries();
+
 // Installs SIGINT/SIGTERM/SIGHUP handlers that remove every live TempFile and then die of the
 // same signal (the exit status a shell expects). Called once by the command layer.
 void install_temp_file_cleanup();
