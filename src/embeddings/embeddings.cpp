@@ -93,6 +93,14 @@ void compute_norms(Embeddings::Store& s) {
   s.norms = out;
 }
 
+void check_norms(const Embeddings::Store& s, const std::string& path) {
+  for (std::size_t i = 0; i < s.n; ++i)
+    if (!std::isfinite(s.norms[i]))
+      throw Error(fmt::format("{}: the vector of '{}' (row {}) is too large for float32: its length overflows (keep values "
+                              "under about 1e18); cosines with it would be NaN",
+                              path, s.word(i), i + 1));
+}
+
 // ---- the table -----------------------------------------------------------------------------
 
 Embeddings::Embeddings() : Embeddings(std::make_shared<Store>(), 0) {}

@@ -248,6 +248,7 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
     auto s = parse_fasttext_bin(b.data, b.size, path, src.progress);
     s->info.gzip = b.gzip;
     s->info.path = path;
+    check_norms(*s, path);
     return s;
   }
   // 1. a UTF-8 byte-order mark is not part of the first word
@@ -295,6 +296,7 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
   s->info.gzip = b.gzip;
   s->info.path = path;
   s->name = path;
+  check_norms(*s, path);
   return s;
 }
 

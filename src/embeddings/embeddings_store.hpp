@@ -193,6 +193,9 @@ std::size_t build_word_table(Embeddings::Store& s, const WordList& words, std::v
 
 // Fills s.own_norms with ‖row i‖ (computed in double) and points s.norms at it. Parallel.
 void compute_norms(Embeddings::Store& s);
+// Refuses a table with a row whose length overflows float32 (a GloVe row "big 3e38 3e38"): its
+// cosines would print as NaN or -inf. The error names `path`, the word and the row.
+void check_norms(const Embeddings::Store& s, const std::string& path);
 
 // The built-in table's store (static vectors).
 std::shared_ptr<const Embeddings::Store> builtin_store();

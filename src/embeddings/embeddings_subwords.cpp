@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "embeddings_parse.hpp"
 #include "embeddings_store.hpp"
 
 namespace tfx {
@@ -88,6 +89,11 @@ std::optional<std::size_t> Embeddings::subword_row(std::string_view w) const {
     ss += static_cast<double>(x) * x;
   }
   r.norm = static_cast<float>(std::sqrt(ss));
+  // the buckets are finite (checked at load), but their sum can still overflow float32
+  if (!std::isfinite(r.norm))
+    throw Error(fmt::format("{}: the subword vector of '{}' (the mean of {} n-gram rows) overflows float32: the model's "
+                            "values are too large",
+                            s.name.empty() ? s.info.path : s.name, show_token(w), hs.size()));
   s.extras.push_back(std::move(r));
   return s.n + s.extras.size() - 1;
 }

@@ -25,6 +25,7 @@ struct Mapping {
   char path[kPathMax];
 };
 std::array<Mapping, kMappings> mappings;
+std::atomic_flag reporting = ATOMIC_FLAG_INIT;  // several threads may fault at once: one reports
 
 void say(const char* s) {
   std::size_t n = std::strlen(s);
@@ -40,6 +41,8 @@ extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
   const auto at = reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr);
   for (Mapping& m : mappings) {
     if (m.ready.load() && at >= m.begin && at < m.end) {
+      if (reporting.test_and_set())
+        for (;;) pause();  // another thread is reporting and will _exit the process
       remove_live_temporaries();
       say("tfx: error: ");
       say(m.path);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -181,6 +182,10 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
         const unsigned short u = static_cast<unsigned short>(p[2 * i] | (p[2 * i + 1] << 8));
         t[i] = e.dtype == "F16" ? half_to_float(u) : bfloat16_to_float(u);
       }
+      // a NaN or infinite weight would turn every output into NaN: refused here, by name
+      if (!std::isfinite(t[i]))
+        throw Error(fmt::format("{}: tensor '{}' holds {} at index {}; weights must be finite", where, e.name,
+                                std::isnan(t[i]) ? "NaN" : t[i] > 0 ? "+inf" : "-inf", i));
     }
     out.emplace(e.name, std::move(t));
   }

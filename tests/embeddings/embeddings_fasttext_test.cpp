@@ -43,6 +43,7 @@ struct Model {
   std::int64_t pruned = -1;
   std::uint8_t quant = 0;
   std::int64_t rows = -1;  // -1 = words + bucket
+  float scale = 1;         // every input-matrix value multiplied by it
 };
 template <class T>
 void put(std::string& s, T v) {
@@ -74,7 +75,7 @@ std::string model_bytes(const Model& m, bool with_magic = true) {
   put<std::int64_t>(s, rows);
   put<std::int64_t>(s, m.dim);
   for (std::int64_t r = 0; r < rows && r < 1000; ++r)
-    for (std::int32_t j = 0; j < m.dim; ++j) put<float>(s, static_cast<float>(j % 2 ? -(r + 1) : r + 1));
+    for (std::int32_t j = 0; j < m.dim; ++j) put<float>(s, static_cast<float>(j % 2 ? -(r + 1) : r + 1) * m.scale);
   if (with_magic) put<std::uint8_t>(s, 0);
   put<std::int64_t>(s, 1);
   put<std::int64_t>(s, m.dim);
@@ -279,4 +280,21 @@ TEST_CASE("word commands on a fastText model: out-of-vocabulary words get subwor
   r = run_tfx("similarity ab abcdef --embeddings " + (d / "m5.bin").string() + " --no-cache");
   check_one_line_error(r, 1, "'ab' is not in the vocabulary of");
   CHECK(has(r.err, "has no character n-gram of 5–6 characters"));
+}
+
+TEST_CASE("fastText .bin: vectors whose n-gram sum overflows float32 are an error naming the word, never a nan cosine") {
+  TempDir d;
+  Model m;
+  // 1. rows up to 6 · 5e37 = 3e38, each finite, but a word's rows add past float32's 3.4e38 at load
+  m.scale = 5e37f;
+  write_file(d / "m.bin", model_bytes(m));
+  Run r = run_tfx("similarity cd ab --embeddings m.bin --no-cache", d.path);
+  check_one_line_error(r, 1, "m.bin: the vector of 'ab' (row 1) is too large for float32");
+  // 2. the words' own 4 rows stay finite (≤ 4 · 6 · 1.2e37), an unknown word's 13 n-gram rows do not
+  m.scale = 1.2e37f;
+  write_file(d / "m.bin", model_bytes(m));
+  CHECK(run_tfx("similarity cd ab --embeddings m.bin --no-cache", d.path).code == 0);
+  r = run_tfx("similarity abcdefgh ab --embeddings m.bin --no-cache", d.path);
+  check_one_line_error(r, 1, "m.bin: the subword vector of 'abcdefgh' (the mean of");
+  CHECK(has(r.err, "overflows float32"));
 }

@@ -133,3 +133,18 @@ TEST_CASE("weights directory: one .npy per state_dict key reads like the safeten
   TempDir empty;
   CHECK(has(error_of([&] { read_weights(empty.path.string()); }), "no .npy files"));
 }
+
+TEST_CASE("safetensors: a NaN or infinite weight is refused at load, naming the tensor (F32, F16, BF16)") {
+  std::string f32 = file_of(R"({"bias": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})", 8);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::memcpy(f32.data() + f32.size() - 4, &inf, 4);  // bias[1] = +inf: every encoder value was nan
+  CHECK(has(parse_error(f32), "tensor 'bias' holds +inf at index 1; weights must be finite"));
+  std::string f16 = file_of(R"({"in_proj_weight": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}})", 8);
+  f16[f16.size() - 8] = '\x00';
+  f16[f16.size() - 7] = '\x7e';  // 0x7e00: a half NaN at index 0
+  CHECK(has(parse_error(f16), "tensor 'in_proj_weight' holds NaN at index 0"));
+  std::string bf16 = file_of(R"({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})", 4);
+  bf16[bf16.size() - 2] = '\x80';
+  bf16[bf16.size() - 1] = '\xff';  // 0xff80: bfloat16 −inf at index 1
+  CHECK(has(parse_error(bf16), "tensor 'w' holds -inf at index 1"));
+}
