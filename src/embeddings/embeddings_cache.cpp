@@ -189,7 +189,19 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
     }
   }
   const CacheTarget* into = target.fd >= 0 ? &target : nullptr;
-  auto s = parse_embedding_file(src, path, into);
+  std::shared_ptr<Embeddings::Store> s;
+  try {
+    s = parse_embedding_file(src, path, into);
+  } catch (const Error&) {
+    // a file cut or rewritten while it was parsed fails on some row; say what really happened
+    if (st.regular) {
+      struct stat now {};
+      if (::stat(path.c_str(), &now) != 0 || now.st_size != st.key.size ||
+          static_cast<std::int64_t>(now.st_mtim.tv_sec) * 1000000000ll + now.st_mtim.tv_nsec != st.key.mtime_ns)
+        throw Error(fmt::format("{}: the file changed while reading (truncated by another program?); nothing was written", path));
+    }
+    throw;
+  }
   if (!src.use_cache) {
     s->info.cache_state = "disabled (use_cache = false)";
   } else if (!unsafe.empty()) {
