@@ -26,9 +26,26 @@ inline constexpr std::size_t kSkippedShown = 20;
 
 // "tfx: skipped FILE:LINE: REASON" per skipped query on stderr (the first kSkippedShown, then a
 // count of the rest).
+// Control bytes in a reason (a NUL or ESC inside a word of the file) as \xNN, so the line is
+// whole and the terminal untouched.
+inline std::string printable_reason(const std::string& reason) {
+  std::string out;
+  for (unsigned char c : reason) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 inline void report_skipped(const std::vector<SkippedQuery>& skipped) {
   for (std::size_t i = 0; i < skipped.size() && i < kSkippedShown; ++i)
-    std::fprintf(stderr, "tfx: skipped %s:%zu: %s\n", skipped[i].file.c_str(), skipped[i].line, skipped[i].reason.c_str());
+    std::fprintf(stderr, "tfx: skipped %s:%zu: %s\n", printable_reason(skipped[i].file).c_str(), skipped[i].line,
+                 printable_reason(skipped[i].reason).c_str());
   if (skipped.size() > kSkippedShown)
     std::fprintf(stderr, "tfx: skipped %zu more lines (--format json lists every skipped query with its reason)\n",
                  skipped.size() - kSkippedShown);

@@ -121,6 +121,19 @@ Header read_header(const std::string& path, const char* base, std::size_t start,
     if (r > tb) f.emplace_back(tb, static_cast<std::size_t>(r - tb));
     if (f.size() > 2) break;
   }
+  // "4 4611686018427387904", "4 +2", "4 0x2": a header with a number tfx cannot take, not a
+  // one-dimensional GloVe row (whose value would be a decimal like 0.25)
+  auto integer_like = [](std::string_view t) {
+    if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+    if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) t.remove_prefix(2);
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }) &&
+           std::any_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (f.size() == 2 && f[0].find_first_not_of("0123456789") == std::string_view::npos && integer_like(f[1]) &&
+      !(is_integer_token(f[0]) && is_integer_token(f[1])))
+    fail(fmt::format("{}:1: the header '{} {}' is not two whole numbers 'WORDS DIMENSIONS' (word2vec/fastText; at most {} "
+                     "dimensions)",
+                     path, show_token(f[0]), show_token(f[1]), kMaxDim));
   if (f.size() != 2 || !is_integer_token(f[0]) || !is_integer_token(f[1])) {
     if (required)
       fail(fmt::format("{}:1: expected a header line 'WORDS DIMENSIONS' (word2vec/fastText), found '{}'", path,

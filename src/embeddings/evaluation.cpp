@@ -293,6 +293,16 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
   if (gold.empty())
     throw Error(fmt::format("none of the {} pairs has both words in the vocabulary (first {} words{})", ev.pairs,
                             std::min(opt.restrict_vocab, e.size()), opt.case_insensitive ? ", case-insensitive" : ""));
+  // a correlation (and its p-value) needs 3 pairs and two sides that vary; else it is NaN
+  if (gold.size() < 3)
+    throw Error(fmt::format("only {} of the {} pairs {} both words in the vocabulary; a correlation needs at least 3",
+                            gold.size(), ev.pairs, gold.size() == 1 ? "has" : "have"));
+  if (std::all_of(gold.begin(), gold.end(), [&](double g) { return g == gold[0]; }))
+    throw Error(fmt::format("the human scores of the {} pairs used are all {}; a correlation needs scores that vary",
+                            gold.size(), gold[0]));
+  if (std::all_of(model.begin(), model.end(), [&](double m) { return m == model[0]; }))
+    throw Error(fmt::format("the vectors give all {} pairs the same cosine ({}); a correlation needs similarities that vary",
+                            gold.size(), model[0]));
   ev.oov_ratio = 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.pairs);
   ev.pearson = pearson(gold, model);
   ev.spearman = spearman(gold, model);

@@ -62,6 +62,7 @@ std::string cell_text(const Cell& c, int precision) {
   if (auto s = std::get_if<std::string>(&c)) return *s;
   if (auto i = std::get_if<long long>(&c)) return std::to_string(*i);
   const double d = std::get<double>(c);
+  if (std::isnan(d)) return "n/a";  // a value that does not exist (a section with no answered question)
   return too_small(d, precision) ? scientific(d, precision) : format_number(d, precision);
 }
 

@@ -142,7 +142,14 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
     if (e.end > buffer.size())
       throw Error(fmt::format("{}: data_offsets [{}, {}] run past the end of the {}-byte buffer", at, e.begin, e.end,
                               buffer.size()));
-    const std::size_t count = checked_element_count(e.shape.empty() ? std::vector<std::size_t>{1} : e.shape, at);
+    // a shape past the cap is the file's fault (a data error, exit 1), not the user's flags
+    std::size_t count = 0;
+    try {
+      count = checked_element_count(e.shape.empty() ? std::vector<std::size_t>{1} : e.shape, at);
+    } catch (const Error&) {
+      throw Error(fmt::format("{}: shape {} is larger than any tensor tfx reads (at most {} elements, 4 GiB)", at,
+                              shape_string(e.shape), kMaxElements));
+    }
     if (count * es != e.end - e.begin)
       throw Error(fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] hold {}", at, shape_string(e.shape),
                               e.dtype, count * es, e.begin, e.end, e.end - e.begin));

@@ -199,7 +199,7 @@ void register_attention(CLI::App& app) {
   cmd->add_flag("--no-scale", o->no_scale, "Leave out the 1/√d_k: softmax(QKᵀ)V")->group(g);
   cmd->add_option("--temperature", o->temperature, "Divide the scores also by T (< 1 sharper, > 1 flatter)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->group(g);
   cmd->add_option("--weights", o->weights,
                   "nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "

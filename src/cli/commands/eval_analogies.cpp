@@ -34,6 +34,7 @@ struct EvalAnalogiesOptions {
 std::string percent(double fraction) { return std::isnan(fraction) ? "n/a" : fmt::format("{:.1f}%", 100 * fraction); }
 
 std::vector<Cell> score_row(const std::string& name, const SectionScore& s) {
+  // a section with no answered question has no accuracy: NaN, shown "n/a" (null in JSON)
   return {name, static_cast<long long>(s.correct), static_cast<long long>(s.answered()), s.accuracy(),
           static_cast<long long>(s.oov)};
 }
