@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
 
 namespace tfx {
@@ -198,6 +199,9 @@ MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& 
         fmt::format("heads {} does not divide the value width {} (use a divisor of {})", heads, v.cols(), v.cols()), {"heads"});
   if (!wo.empty() && (wo.rank() != 2 || wo.rows() != v.cols()))
     throw Error(fmt::format("attention: W_O {} needs {} rows (the concatenated value width)", wo.shape_str(), v.cols()));
+  // each head keeps its scores, masked scores and weights (T, S), and the average one more
+  check_memory(4.0 * static_cast<double>(q.rows()) * static_cast<double>(k.rows()) * (3.0 * static_cast<double>(heads) + 1),
+               fmt::format("attention over {} × {} positions with {} head{}", q.rows(), k.rows(), heads, heads == 1 ? "" : "s"));
   MultiHeadAttention r;
   r.q = q;
   r.k = k;

@@ -20,6 +20,7 @@
 #include "run.hpp"
 #include "terminal.hpp"
 #include "tfx/core/error.hpp"
+#include "tfx/core/memory.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/temp_file.hpp"
 #include "tfx/core/gemm.hpp"
@@ -159,6 +160,27 @@ int tfx::cli::run(int argc, char** argv) {
       } catch (const tfx::Error& e) {
         throw tfx::usage_error(std::string("TFX_GEMM_KERNEL: ") + e.what());
       }
+    }
+    // TFX_MEMORY_LIMIT=16G|512M|…: the budget big steps are checked against (default: half of RAM)
+    if (const char* limit = std::getenv("TFX_MEMORY_LIMIT"); limit && *limit) {
+      char* end = nullptr;
+      const double v = std::strtod(limit, &end);
+      double unit = 1;
+      if (end && *end) {
+        switch (*end | 0x20) {
+          case 'k': unit = 1024.0; break;
+          case 'm': unit = 1024.0 * 1024; break;
+          case 'g': unit = 1024.0 * 1024 * 1024; break;
+          case 't': unit = 1024.0 * 1024 * 1024 * 1024; break;
+          default: unit = 0;
+        }
+        if (unit != 0 && end[1] != '\0' && !((end[1] | 0x20) == 'b' && end[2] == '\0') &&
+            !((end[1] | 0x20) == 'i' && (end[2] | 0x20) == 'b' && end[3] == '\0'))
+          unit = 0;
+      }
+      if (end == limit || !(v > 0) || unit == 0 || v * unit > 1e18)
+        throw tfx::usage_error(fmt::format("TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got '{}'", limit));
+      tfx::set_memory_budget(static_cast<std::size_t>(v * unit), "raise TFX_MEMORY_LIMIT");
     }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

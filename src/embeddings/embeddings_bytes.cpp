@@ -1,6 +1,7 @@
 // The bytes of an embedding file: open (mmap a regular file, read a pipe or device whole) and
 // gunzip (zlib, concatenated members, optionally stopping after a number of lines).
 #include "embeddings_bytes.hpp"
+#include "tfx/core/memory.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -35,6 +36,13 @@ void gunzip(const std::string& path, const char* in, std::size_t n, std::size_t 
     const uInt feed = static_cast<uInt>(std::min<std::size_t>(remaining, 1u << 30));
     z.avail_in = feed;
     const std::size_t before_in = z.avail_in;
+    // a gzip bomb (6 GiB of zeros in 28 MB) must not fill memory: the inflated text counts
+    // against the memory budget before it grows
+    if (static_cast<double>(out.size() + chunk) > static_cast<double>(memory_budget())) {
+      inflateEnd(&z);
+      check_memory(static_cast<double>(out.size() + chunk), fmt::format("{}: inflating it (more than {} MiB so far)", path,
+                                                                      out.size() >> 20));
+    }
     out.resize(out.size() + chunk);
     z.next_out = reinterpret_cast<Bytef*>(out.data() + out.size() - chunk);
     z.avail_out = static_cast<uInt>(chunk);

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/parallel.hpp"
+#include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
 
 namespace tfx {
@@ -56,6 +57,8 @@ namespace tfx {
 PeMetric parse_pe_metric(const std::string& name) { return parse_choice<PeMetric>(kPeMetricChoices, name, "metric"); }
 
 Tensor pe_similarity(const Tensor& pe, PeMetric metric) {
+  check_memory(2.0 * 4.0 * static_cast<double>(pe.rows()) * static_cast<double>(pe.rows()),
+               fmt::format("PE·PEᵀ for len {} (an L × L table)", pe.rows()));
   if (metric == PeMetric::dot) return matmul_bt(pe, pe, 0);
   // cosine: divide each row by its norm (a zero row stays zero), then one product
   Tensor unit = pe;

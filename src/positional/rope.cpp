@@ -12,6 +12,7 @@
 #include <numbers>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
 #include "tfx/core/random.hpp"
@@ -324,6 +325,9 @@ Tensor rope_relative_scores(std::span<const float> q, std::span<const float> k, 
   check_vector_length(q, c, "q");
   check_vector_length(k, c, "k");
   checked_element_count({len, len}, fmt::format("len {} (an L×L score table)", len), {"len"});
+  // the command keeps this table, the additive-PE one beside it and their figures' copies
+  check_memory(4.0 * 4.0 * static_cast<double>(len) * static_cast<double>(len),
+               fmt::format("RoPE relative scores for len {} (L × L tables)", len));
   const Tensor rq = rope_rotate_positions(q, len, c, RopeRole::query);
   const Tensor rk = rope_rotate_positions(k, len, c, RopeRole::key);
   return scale(matmul_bt(rq, rk), static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.dim))));

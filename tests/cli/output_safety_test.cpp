@@ -383,3 +383,30 @@ TEST_CASE("SIGBUS: a source truncated during its first load, or a cache truncate
     CHECK(count_lines(err) == 1);
   }
 }
+
+TEST_CASE("memory: steps that grow with the square of their input are refused with the estimate and the budget, before allocating") {
+  TempDir t;
+  {
+    std::string csv;
+    for (int i = 0; i < 20000; ++i) csv += "0.5,1\n";
+    write_file(t / "x.csv", csv);
+  }
+  const std::string lim = "TFX_MEMORY_LIMIT=1G";
+  Run r = run_tfx("attention --x x.csv --identity", t.path, lim);  // 20,000² floats × 4 matrices ≈ 6 GiB
+  check_one_line_error(r, 1, "attention over 20000 × 20000 positions with 1 head needs about 6.0 GiB, over the memory budget of 1.0 GiB");
+  CHECK(has(r.err, "TFX_MEMORY_LIMIT"));
+  check_one_line_error(run_tfx("encoder --x x.csv --heads 1", t.path, lim), 1, "the encoder over 20000 positions");
+  check_one_line_error(run_tfx("rope relative --len 32000 --dim 8", t.path, lim), 1,
+                       "RoPE relative scores for len 32000 (L × L tables) needs about 15.3 GiB");
+  check_one_line_error(run_tfx("pe sim --len 20000 --dim 8", t.path, lim), 1, "PE·PEᵀ for len 20000");
+  // a gzip bomb: 200 MB of zeros in 0.9 MB stops at the budget, naming the file
+  REQUIRE(std::system(("head -c 200000000 /dev/zero | gzip -1 > " + shell_quote((t / "bomb.gz").string())).c_str()) == 0);
+  check_one_line_error(run_tfx("similar a --embeddings bomb.gz --no-cache", t.path, "TFX_MEMORY_LIMIT=64M"), 1,
+                       "bomb.gz: inflating it");
+  // the budget itself: a size, else a usage error
+  check_one_line_error(run_tfx("pe --len 3 --dim 4", t.path, "TFX_MEMORY_LIMIT=lots"), 2,
+                       "TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got 'lots'");
+  // under a budget that fits, a step runs
+  write_file(t / "small.csv", "0.5,1\n1,0\n");
+  CHECK(run_tfx("attention --x small.csv --identity", t.path, "TFX_MEMORY_LIMIT=1M").code == 0);
+}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/layer_flags.hpp"
 
 namespace tfx::cli {
@@ -90,6 +91,11 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.push_back(Text{memory_note});
   r.blocks.push_back(Text{weights_note(f, shape)});
   const std::size_t T = in.x.rows(), S = mem.x.rows();
+  // every layer's self- and cross-attention weights are kept for the output, one layer's scores beside them
+  check_memory(4.0 * (static_cast<double>(T) * static_cast<double>(T) + static_cast<double>(T) * static_cast<double>(S)) *
+                   static_cast<double>(shape.layers * shape.heads + 3 * shape.heads + 1),
+               fmt::format("the decoder over {} × {} positions ({} layer{} × {} heads)", T, S, shape.layers,
+                           shape.layers == 1 ? "" : "s", shape.heads));
   Records steps = layer_steps_table(f, in, D);
   steps.rows.push_back({0LL, std::string("Z = encoder output (memory)"), dims(S, D)});
   Tensor x = in.x;

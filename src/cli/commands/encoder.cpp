@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/layer_flags.hpp"
 
 namespace tfx::cli {
@@ -63,6 +64,11 @@ void run_encoder(const EncoderOptions& o) {
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{weights_note(f, shape)});
   const std::size_t T = in.x.rows(), D = shape.d_model;
+  // every layer's head weights (T, T) are kept for the output, one layer's scores beside them
+  check_memory(4.0 * static_cast<double>(T) * static_cast<double>(T) *
+                   static_cast<double>(shape.layers * shape.heads + 3 * shape.heads + 1),
+               fmt::format("the encoder over {} positions ({} layer{} × {} heads)", T, shape.layers,
+                           shape.layers == 1 ? "" : "s", shape.heads));
   Records steps = layer_steps_table(f, in, D);
   Tensor x = in.x;
   Figure figure;

@@ -1,0 +1,37 @@
+// The memory budget (memory.hpp).
+#include "tfx/core/memory.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "tfx/core/error.hpp"
+
+namespace tfx {
+
+namespace {
+std::size_t budget = 0;  // 0 = not set: the default
+std::string how = "set TFX_MEMORY_LIMIT (e.g. 16G) to change it";
+}  // namespace
+
+std::size_t default_memory_budget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::size_t{4} << 30;
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
+}
+
+std::size_t memory_budget() { return budget ? budget : default_memory_budget(); }
+
+void set_memory_budget(std::size_t bytes, const std::string& how_to_change) {
+  budget = bytes;
+  how = how_to_change;
+}
+
+void check_memory(double bytes, const std::string& what) {
+  const double limit = static_cast<double>(memory_budget());
+  if (bytes <= limit) return;
+  throw Error(fmt::format("{} needs about {:.1f} GiB, over the memory budget of {:.1f} GiB ({}); use smaller inputs, or {}",
+                          what, bytes / (1u << 30), limit / (1u << 30),
+                          budget ? "TFX_MEMORY_LIMIT" : "half of this machine's memory", how));
+}
+
+}  // namespace tfx
