@@ -20,6 +20,12 @@ std::string_view without_bom(std::string_view text) {
 }
 
 std::string read_text_input(const std::string& path, const std::string& what, std::size_t cap) {
+  std::string bytes = read_input_bytes(path, what, cap, std::min(cap, kMaxTextStream));
+  if (bytes.starts_with("\xEF\xBB\xBF")) bytes.erase(0, 3);
+  return bytes;
+}
+
+std::string read_input_bytes(const std::string& path, const std::string& what, std::size_t cap, std::size_t stream_cap) {
   const std::string name = path == "-" ? "<stdin>" : path;
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
   if (!f) {
@@ -40,20 +46,19 @@ std::string read_text_input(const std::string& path, const std::string& what, st
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > cap)
       throw Error(fmt::format("{} {}: {} bytes is more than the {} MiB tfx reads as text", what, name, st.st_size, cap >> 20));
   }
-  // a pipe or device is read up to 64 MiB (as matrices are): its size is not known in advance
-  if (!regular) cap = std::min(cap, kMaxTextStream);
+  // a pipe or device is read up to its own cap: its size is not known in advance
+  if (!regular) cap = stream_cap;
   std::string bytes;
   char buf[1 << 16];
   for (;;) {
     const std::size_t got = std::fread(buf, 1, sizeof buf, f);
     bytes.append(buf, got);
     if (bytes.size() > cap)
-      throw Error(fmt::format("{} {}: more than {} MiB (a device or an endless stream?); expected a text file", what, name,
+      throw Error(fmt::format("{} {}: more than {} MiB (a device or an endless stream?); expected a file", what, name,
                               cap >> 20));
     if (got < sizeof buf) break;
   }
   if (std::ferror(f)) throw Error(fmt::format("{} {}: read error: {}", what, name, std::strerror(errno)));
-  if (bytes.starts_with("\xEF\xBB\xBF")) bytes.erase(0, 3);
   return bytes;
 }
 

@@ -1,6 +1,8 @@
 // safetensors reading (validated, F32/F16/BF16) and writing (F32); .npy directories of named
 // tensors; the expected-name-and-shape check behind --weights.
 #include "tfx/model/safetensors.hpp"
+#include "tfx/core/memory.hpp"
+#include "tfx/io/text_file.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,12 +49,8 @@ std::string read_all(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such file", path));
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a {}", path, what));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw Error(fmt::format("{}: read error", path));
-  return ss.str();
+  // bounded: /dev/zero or an endless pipe is refused, not read until memory runs out
+  return read_input_bytes(path, what, memory_budget(), std::size_t{256} << 20);
 }
 
 struct Entry {

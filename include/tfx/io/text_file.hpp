@@ -19,6 +19,10 @@ inline constexpr std::size_t kMaxTextStream = std::size_t{64} << 20;
 // file; while reading a pipe or device).
 std::string read_text_input(const std::string& path, const std::string& what, std::size_t cap = kMaxTextInput);
 
+// The bytes of a binary input (safetensors, npy) as read_text_input reads text, without touching
+// them: up to `cap` bytes from a regular file, `stream_cap` from a pipe or device.
+std::string read_input_bytes(const std::string& path, const std::string& what, std::size_t cap, std::size_t stream_cap);
+
 // `text` without a leading UTF-8 byte-order mark (EF BB BF).
 std::string_view without_bom(std::string_view text);
 
