@@ -9,6 +9,7 @@
 
 #include "core/parallel.hpp"
 #include "tfx/core/memory.hpp"
+#include "tfx/core/vmath.hpp"
 #include "tfx/core/ops.hpp"
 
 namespace tfx {
@@ -30,14 +31,16 @@ Tensor sinusoidal_encoding(std::size_t len, std::size_t dim, double base) {
   for (std::size_t i = 0; i < omega.size(); ++i) omega[i] = pe_frequency(i, dim, base);
   // rows split between the threads; each pair's sine and cosine share one angle
   const unsigned T = std::min<std::size_t>(worker_threads(len * dim), std::max<std::size_t>(len, 1));
+  // 1. the angles p·ω_i in double; 2. their sines and cosines as pairs, SLEEF's vectorized
+  //    sincos (1.0 ULP in double, then rounded to float: what std::sin/cos give, ±1 float ULP)
+  const std::size_t pairs = dim / 2;
   parallel_for_threads(T, [&](unsigned t, unsigned n) {
+    std::vector<double> angle(pairs);
     for (std::size_t p = len * t / n; p < len * (t + 1) / n; ++p) {
       float* row = pe.data() + p * dim;
-      for (std::size_t j = 0; j < dim; j += 2) {
-        const double angle = static_cast<double>(p) * omega[j / 2];
-        row[j] = static_cast<float>(std::sin(angle));
-        if (j + 1 < dim) row[j + 1] = static_cast<float>(std::cos(angle));
-      }
+      for (std::size_t i = 0; i < pairs; ++i) angle[i] = static_cast<double>(p) * omega[i];
+      vmath::sincos_pairs(angle.data(), row, pairs);
+      if (dim % 2) row[dim - 1] = static_cast<float>(std::sin(static_cast<double>(p) * omega[pairs]));  // odd D: a last sine
     }
   });
   return pe;
