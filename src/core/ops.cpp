@@ -1,6 +1,7 @@
 // The op set apart from matmul/matmul_bt (src/matmul.cpp): transpose, add, scale, masked
 // softmax, layer norm, dot, norm, cosine, top-k. Shape letters as in ops.hpp.
 #include "tfx/core/ops.hpp"
+#include "tfx/core/vmath.hpp"
 
 #include <fmt/format.h>
 
@@ -61,12 +62,15 @@ Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask) {
     for (std::size_t j = 0; j < N; ++j)
       if (keep(j)) { mx = std::max(mx, x(i, j)); any = true; }
     if (!any) throw Error(fmt::format("softmax_rows: row {} has every entry masked (no key to attend to)", i));
-    // 2. exponentiate and sum in double
+    // 2. exponentiate the row at once (SLEEF's vectorized expf, ≤ 1 ULP: core/vmath.hpp), the
+    //    masked entries 0, and sum in double
+    float* row = &y(i, 0);
+    for (std::size_t j = 0; j < N; ++j) row[j] = x(i, j) - mx;
+    vmath::exp_inplace(row, N);
     double sum = 0;
     for (std::size_t j = 0; j < N; ++j) {
-      double e = keep(j) ? std::exp(static_cast<double>(x(i, j)) - mx) : 0.0;
-      y(i, j) = static_cast<float>(e);
-      sum += e;
+      if (!keep(j)) row[j] = 0.0f;
+      sum += row[j];
     }
     // 3. normalise
     for (std::size_t j = 0; j < N; ++j) y(i, j) = static_cast<float>(y(i, j) / sum);
