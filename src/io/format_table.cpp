@@ -130,7 +130,11 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
   Grid g;
   std::string corner = m.col_axis.empty() ? m.row_axis : m.row_axis + "\\" + m.col_axis;
   auto ci = shown(cols, 12, 5, full);
-  auto ri = shown(rows, 24, 8, full);
+  // a summary-only matrix (rows_total): its stored rows are the first and last 8 of rows_total
+  const std::size_t stored = rows;
+  if (m.rows_total > rows) rows = m.rows_total;
+  auto ri = shown(rows, 24, 8, full && m.rows_total <= stored);
+  auto at = [&](std::size_t i) { return m.rows_total > stored && i >= stored / 2 ? i - (rows - stored) : i; };
   g.rows = rows, g.cols = cols;
   g.shown_rows = std::min(rows, ri.size() - (ri.size() < rows ? 1 : 0));
   g.shown_cols = std::min(cols, ci.size() - (ci.size() < cols ? 1 : 0));
@@ -142,7 +146,7 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
   for (auto i : ri)
     for (auto j : ci) {
       if (i == SIZE_MAX || j == SIZE_MAX) continue;
-      const float v = m.values[offset + i * cols + j];
+      const float v = m.values[offset + at(i) * cols + j];
       if (std::isfinite(v)) col_max[j] = std::max(col_max[j], std::abs(v));
       sci[j] = sci[j] || too_small(v, precision) || (std::isfinite(v) && std::abs(v) >= 1e8f);
     }
@@ -158,7 +162,7 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
         row.push_back(kEllipsis);
         continue;
       }
-      std::size_t k = offset + i * cols + j;
+      std::size_t k = offset + at(i) * cols + j;
       std::string s = sci[j] && std::isfinite(m.values[k]) ? scientific(m.values[k], precision) : number(m.values[k], precision);
       if (!m.masked.empty() && m.masked[k]) {
         s += "*";
@@ -232,7 +236,8 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
     } else if (auto m = std::get_if<Matrix>(&b)) {
       bool any_masked = false;
       std::string elided;
-      std::string title = fmt::format("{} {}", m->name, m->values.shape_str());
+      std::string title = fmt::format("{} {}", m->name,
+                                      m->rows_total ? fmt::format("[{}, {}]", m->rows_total, m->values.cols()) : m->values.shape_str());
       out += markdown ? "**" + title + "**\n\n" : title + "\n";
       for_each_slice(*m, [&](std::size_t rows, std::size_t cols, std::size_t off, const std::string& slice) {
         if (!slice.empty()) out += (markdown ? "\n" : "") + slice + "\n";

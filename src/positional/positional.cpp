@@ -46,6 +46,21 @@ Tensor sinusoidal_encoding(std::size_t len, std::size_t dim, double base) {
   return pe;
 }
 
+Tensor sinusoidal_rows(const std::vector<std::size_t>& positions, std::size_t dim, double base) {
+  Tensor pe({positions.size(), dim});
+  const std::size_t pairs = dim / 2;
+  std::vector<double> omega(pairs + 1), angle(pairs);
+  for (std::size_t i = 0; i < omega.size(); ++i) omega[i] = pe_frequency(i, dim, base);
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    const double p = static_cast<double>(positions[r]);
+    float* row = pe.data() + r * dim;
+    for (std::size_t i = 0; i < pairs; ++i) angle[i] = p * omega[i];
+    vmath::sincos_pairs(angle.data(), row, pairs);
+    if (dim % 2) row[dim - 1] = static_cast<float>(std::sin(p * omega[pairs]));
+  }
+  return pe;
+}
+
 std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, double base) {
   const char* fn = j % 2 == 0 ? "sin" : "cos";
   const std::size_t two_i = j - j % 2;

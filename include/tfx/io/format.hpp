@@ -24,6 +24,9 @@ struct Matrix {
   std::string col_axis;                 // what columns are, e.g. "dim"
   std::vector<unsigned char> masked;    // optional, one per element: 1 = masked (printed "0*")
   std::string slice_axis;               // rank 3: what a slice is, e.g. "head" (table titles "head 0"); empty: "[0]"
+  // rank 2, tables only: the matrix has rows_total rows, of which `values` holds just the first
+  // and last 8 that a summary table shows (a 10⁹-row PE table is never computed whole to print 16)
+  std::size_t rows_total = 0;
 };
 
 // A cell of a Records table.

@@ -23,6 +23,9 @@ double sinusoidal_value(double pos, std::size_t j, std::size_t dim, double base 
 
 // -> (L, D): row p is PE(p). Computed in double, stored as float32.
 Tensor sinusoidal_encoding(std::size_t len, std::size_t dim, double base = 10000.0);
+// Only the rows at `positions` of that table -> (positions.size(), D): the same values, for a
+// summary that shows a few rows of a table too big to compute whole.
+Tensor sinusoidal_rows(const std::vector<std::size_t>& positions, std::size_t dim, double base = 10000.0);
 
 // The worked formula for one value, e.g. "sin(1 / 10000^(2/4)) = sin(1 / 100)".
 std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, double base = 10000.0);
