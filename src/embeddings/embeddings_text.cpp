@@ -183,7 +183,8 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
       word_end = toks[nt - D - 1].e;
     }
     if (static_cast<std::size_t>(word_end - line) > kMaxWordBytes) {
-      error(line, fmt::format("a word of {} bytes; expected a word and {} numbers", word_end - line, D));
+      error(line, fmt::format("a word of {} bytes, over the {}-byte limit of a word; expected a word and {} numbers", word_end - line,
+                              kMaxWordBytes, D));
       return;
     }
     blk->words.push({line, static_cast<std::size_t>(word_end - line)});

@@ -433,3 +433,10 @@ TEST_CASE("pe: a summary table of a huge matrix computes only the rows it prints
   }
   CHECK(rows == 16);
 }
+
+TEST_CASE("a word of 1 MB in a vector file is refused with the limit it is over") {
+  TempDir t;
+  write_file(t / "w.txt", std::string(1000000, 'a') + " 1 2\nking 1 3\n");
+  check_one_line_error(run_tfx("similar king --embeddings w.txt --no-cache", t.path), 1,
+                       "w.txt:1: a word of 1000000 bytes, over the 100000-byte limit of a word");
+}
