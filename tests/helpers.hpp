@@ -137,6 +137,17 @@ inline void check_one_line_error(const Run& r, int code, const std::string& part
   CHECK(r.out.empty());
 }
 
+// Files below `dir` whose name says they are temporaries (".tmp"): what an interrupted or failed
+// write must not leave behind.
+inline std::vector<std::string> temporaries(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->path().filename().string().find(".tmp") != std::string::npos) out.push_back(it->path().string());
+  return out;
+}
+
 // ../shared/data, or empty when absent: then the case prints "TFX-SKIP: <reason>", which ctest
 // reports as skipped (cmake/tests/doctest_ctest.cmake), and the caller returns.
 inline std::filesystem::path shared_data(const char* file = nullptr) {

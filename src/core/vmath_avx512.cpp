@@ -1,4 +1,5 @@
-// The avx512 build of vmath.hpp's functions (compiled with its instruction set, CMakeLists.txt).
+// The avx512 build of vmath.hpp's functions (compiled with its instruction set, CMakeLists.txt;
+// vmath.cpp calls it only where the CPU has it). The body is vmath_kernel.inc.
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <sleef.h>
@@ -9,45 +10,19 @@
 #include "vmath_kernels.hpp"
 
 namespace tfx::vmath_kernels::avx512 {
-
-namespace {
-constexpr std::size_t kD = 8, kF = 16;
-}
-
-void sincos_pairs(const double* x, float* out, std::size_t n) {
-  alignas(64) double pad[kD] = {}, s[kD], c[kD];
-  for (std::size_t i = 0; i < n; i += kD) {
-    const std::size_t m = std::min(kD, n - i);
-    const double* src = x + i;
-    if (m < kD) {  // the tail through the same function, padded
-      std::copy(src, src + m, pad);
-      src = pad;
-    }
-    const auto r = Sleef_sincosd8_u10avx512f(_mm512_loadu_pd(src));
-    _mm512_storeu_pd(s, r.x);
-    _mm512_storeu_pd(c, r.y);
-    for (std::size_t k = 0; k < m; ++k) {
-      out[2 * (i + k)] = static_cast<float>(s[k]);
-      out[2 * (i + k) + 1] = static_cast<float>(c[k]);
-    }
-  }
-}
-
-#define TFX_VMATH_MAP(NAME, FN)                                      \
-  void NAME(float* x, std::size_t n) {                               \
-    std::size_t i = 0;                                               \
-    for (; i + kF <= n; i += kF) _mm512_storeu_ps(x + i, FN(_mm512_loadu_ps(x + i)));         \
-    if (i < n) {                                                     \
-      alignas(64) float pad[kF] = {};                                \
-      std::copy(x + i, x + n, pad);                                  \
-      _mm512_storeu_ps(pad, FN(_mm512_loadu_ps(pad)));                                        \
-      std::copy(pad, pad + (n - i), x + i);                          \
-    }                                                                \
-  }
-TFX_VMATH_MAP(exp_inplace, Sleef_expf16_u10avx512f)
-TFX_VMATH_MAP(tanh_inplace, Sleef_tanhf16_u10avx512f)
-TFX_VMATH_MAP(erf_inplace, Sleef_erff16_u10avx512f)
-
+#define VD __m512d
+#define VF __m512
+#define KD 8
+#define KF 16
+#define LOAD_PD _mm512_loadu_pd
+#define STORE_PD _mm512_storeu_pd
+#define LOAD_PS _mm512_loadu_ps
+#define STORE_PS _mm512_storeu_ps
+#define SINCOS Sleef_sincosd8_u10avx512f
+#define EXP Sleef_expf16_u10avx512f
+#define TANH Sleef_tanhf16_u10avx512f
+#define ERF Sleef_erff16_u10avx512f
+#include "vmath_kernel.inc"
 }  // namespace tfx::vmath_kernels::avx512
 
 #endif  // __x86_64__

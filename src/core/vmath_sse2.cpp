@@ -1,4 +1,5 @@
-// The sse2 build of vmath.hpp's functions (compiled with its instruction set, CMakeLists.txt).
+// The sse2 build of vmath.hpp's functions (compiled with its instruction set, CMakeLists.txt;
+// vmath.cpp calls it only where the CPU has it). The body is vmath_kernel.inc.
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #include <sleef.h>
@@ -9,45 +10,19 @@
 #include "vmath_kernels.hpp"
 
 namespace tfx::vmath_kernels::sse2 {
-
-namespace {
-constexpr std::size_t kD = 2, kF = 4;
-}
-
-void sincos_pairs(const double* x, float* out, std::size_t n) {
-  alignas(64) double pad[kD] = {}, s[kD], c[kD];
-  for (std::size_t i = 0; i < n; i += kD) {
-    const std::size_t m = std::min(kD, n - i);
-    const double* src = x + i;
-    if (m < kD) {  // the tail through the same function, padded
-      std::copy(src, src + m, pad);
-      src = pad;
-    }
-    const auto r = Sleef_sincosd2_u10sse2(_mm_loadu_pd(src));
-    _mm_storeu_pd(s, r.x);
-    _mm_storeu_pd(c, r.y);
-    for (std::size_t k = 0; k < m; ++k) {
-      out[2 * (i + k)] = static_cast<float>(s[k]);
-      out[2 * (i + k) + 1] = static_cast<float>(c[k]);
-    }
-  }
-}
-
-#define TFX_VMATH_MAP(NAME, FN)                                      \
-  void NAME(float* x, std::size_t n) {                               \
-    std::size_t i = 0;                                               \
-    for (; i + kF <= n; i += kF) _mm_storeu_ps(x + i, FN(_mm_loadu_ps(x + i)));         \
-    if (i < n) {                                                     \
-      alignas(64) float pad[kF] = {};                                \
-      std::copy(x + i, x + n, pad);                                  \
-      _mm_storeu_ps(pad, FN(_mm_loadu_ps(pad)));                                        \
-      std::copy(pad, pad + (n - i), x + i);                          \
-    }                                                                \
-  }
-TFX_VMATH_MAP(exp_inplace, Sleef_expf4_u10sse2)
-TFX_VMATH_MAP(tanh_inplace, Sleef_tanhf4_u10sse2)
-TFX_VMATH_MAP(erf_inplace, Sleef_erff4_u10sse2)
-
+#define VD __m128d
+#define VF __m128
+#define KD 2
+#define KF 4
+#define LOAD_PD _mm_loadu_pd
+#define STORE_PD _mm_storeu_pd
+#define LOAD_PS _mm_loadu_ps
+#define STORE_PS _mm_storeu_ps
+#define SINCOS Sleef_sincosd2_u10sse2
+#define EXP Sleef_expf4_u10sse2
+#define TANH Sleef_tanhf4_u10sse2
+#define ERF Sleef_erff4_u10sse2
+#include "vmath_kernel.inc"
 }  // namespace tfx::vmath_kernels::sse2
 
 #endif  // __x86_64__

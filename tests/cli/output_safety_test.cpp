@@ -23,14 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> temporaries(const fs::path& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->path().filename().string().find(".tmp") != std::string::npos) out.push_back(it->path().string());
-  return out;
-}
-
 std::string pe_csv() {
   const Run r = run_tfx("pe --len 3 --dim 4 --format csv");
   REQUIRE(r.code == 0);

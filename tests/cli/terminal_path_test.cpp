@@ -15,15 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Files in `dir` (recursively) whose name says they are temporaries.
-std::vector<std::string> temporaries(const fs::path& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->path().filename().string().find(".tmp") != std::string::npos) out.push_back(it->path().string());
-  return out;
-}
-
 // Runs tfx ARGS on a terminal (stdout and stderr) with the cache in `cache`; checks a clean exit
 // whose screen shows `answer`.
 void run_on_terminal(const std::vector<std::string>& args, const fs::path& cache, const std::string& answer) {
