@@ -1,0 +1,19 @@
+# The built-in teaching translator (issue 22): data/teaching_model/model.safetensors and vocab.txt,
+# written by scripts/train_teaching_model.py, compiled into tfxcore as byte arrays by
+# gen_embedded_file, so `tfx translate` needs no file. Retraining rewrites the files; the next
+# build picks them up.
+add_executable(gen_embedded_file ${CMAKE_SOURCE_DIR}/cmake/gen_embedded_file.cpp)
+target_compile_options(gen_embedded_file PRIVATE ${TFX_WARNINGS})
+foreach(part model.safetensors:teaching_model_weights vocab.txt:teaching_model_vocab corpus.tsv:teaching_model_corpus)
+  string(REPLACE ":" ";" pair ${part})
+  list(GET pair 0 file)
+  list(GET pair 1 symbol)
+  set(out ${CMAKE_BINARY_DIR}/generated/${symbol}.cpp)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND gen_embedded_file ${CMAKE_SOURCE_DIR}/data/teaching_model/${file} ${out} ${symbol}
+    DEPENDS gen_embedded_file ${CMAKE_SOURCE_DIR}/data/teaching_model/${file}
+    COMMENT "Embedding data/teaching_model/${file}"
+    VERBATIM)
+  target_sources(tfxcore PRIVATE ${out})
+endforeach()
