@@ -24,5 +24,7 @@ void register_encoder(CLI::App& app);
 void register_decoder(CLI::App& app);
 void register_complexity(CLI::App& app);
 void register_patches(CLI::App& app);
+void register_translate(CLI::App& app);
+void register_trace(CLI::App& app);
 
 }  // namespace tfx::cli

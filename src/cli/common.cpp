@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tfx/text/unicode.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -186,6 +188,44 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
 
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& help) {
   return app->add_option("--seed", seed, help)->capture_default_str();
+}
+
+std::string name_part(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& t : words) {
+    if (s.size() > 40) break;
+    std::string w;
+    for (std::size_t i = 0; i < t.size();) {
+      char32_t cp = 0;
+      const std::size_t n = unicode::utf8_decode(t, i, &cp);
+      if (n == 0) {
+        ++i;
+        continue;
+      }
+      const bool keep = cp < 0x80 ? std::isalnum(static_cast<int>(cp)) != 0
+                                  : (unicode::char_flags(cp) & (unicode::kPunctuation | unicode::kWhitespace | unicode::kDropped |
+                                                                unicode::kNonspacingMark)) == 0;
+      if (keep) w += t.substr(i, n);
+      i += n;
+    }
+    if (w.empty()) continue;
+    s += (s.empty() ? "" : "_") + w;
+  }
+  return s.empty() ? "sentence" : s;
+}
+
+std::string default_figure_name(const std::string& command, const std::string& text) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : text + " ") {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (!w.empty()) words.push_back(w);
+      w.clear();
+    } else {
+      w += c;
+    }
+  }
+  return command + "_" + name_part(words) + ".png";
 }
 
 void set_examples(CLI::App* app, std::initializer_list<const char*> examples) {

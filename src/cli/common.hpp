@@ -92,6 +92,13 @@ bool view_color(const FigureFlags& flags);
 // Width for --view: flags.width, else the terminal's width, else $COLUMNS, else 80.
 int view_width(const FigureFlags& flags);
 
+// A file-name part from words: "i_love_playing", "나는_학생_이다" — letters and digits of every
+// script kept (so two Korean sentences get different default figure names), everything else
+// dropped, at most about 40 bytes; "sentence" when nothing is left.
+std::string name_part(const std::vector<std::string>& words);
+// "command_<name_part of text's words>.png", the default figure name of a sentence command.
+std::string default_figure_name(const std::string& command, const std::string& text);
+
 // Adds "Example:" lines under a command's --help.
 void set_examples(CLI::App* app, std::initializer_list<const char*> examples);
 

@@ -23,20 +23,6 @@ Tensor stack(const std::vector<Tensor>& per_head) {
   return t;
 }
 
-// "i_love_playing" from tokens, file-name safe and short.
-std::string name_part(const std::vector<std::string>& tokens) {
-  std::string s;
-  for (const auto& t : tokens) {
-    if (s.size() > 40) break;
-    std::string w;
-    for (unsigned char c : t)
-      if (std::isalnum(c)) w += static_cast<char>(c);
-    if (w.empty()) continue;
-    s += (s.empty() ? "" : "_") + w;
-  }
-  return s.empty() ? "sentence" : s;
-}
-
 // The weights' figure: one heatmap per head, token labels on both axes, masked cells grey.
 Heatmap weights_heatmap(const AttentionSteps& st, const AttentionInputs& in, const std::string& title, const std::string& subtitle,
                         const FigureFlags& fig) {
