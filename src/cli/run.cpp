@@ -128,6 +128,7 @@ int tfx::cli::run(int argc, char** argv) {
   tfx::cli::register_encoder(app);
   tfx::cli::register_decoder(app);
   tfx::cli::register_translate(app);
+  tfx::cli::register_trace(app);
   tfx::cli::register_complexity(app);
   tfx::cli::register_patches(app);
   tfx::cli::register_layernorm(app);

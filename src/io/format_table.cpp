@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 
@@ -43,6 +44,7 @@ struct Grid {
   std::vector<std::vector<std::string>> body;
   std::size_t rows = 0, cols = 0;                  // of the matrix (0 for Records)
   std::size_t shown_rows = 0, shown_cols = 0;      // how many of them the grid shows
+  std::vector<bool> left;                          // per column: left-aligned (text); else right (numbers)
 };
 
 // Like numpy's linewidth: while the aligned grid is wider than `width`, drop the data column
@@ -92,7 +94,8 @@ std::string render_aligned(const Grid& g) {
     std::string l;
     for (std::size_t j = 0; j < row.size(); ++j) {
       if (j) l += "  ";
-      l += j == 0 ? pad_right(row[j], w[j]) : pad_left(row[j], w[j]);
+      const bool left = j == 0 || (j < g.left.size() && g.left[j]);
+      l += left ? pad_right(row[j], w[j]) : pad_left(row[j], w[j]);
     }
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";
@@ -195,6 +198,22 @@ void for_each_slice(const Matrix& m, F f) {
 Grid records_grid(const Records& r, int precision) {
   Grid g;
   g.header = r.columns;
+  // words read from the left, numbers line up on the right: a column is text when every cell is
+  // a string and one of them has a letter (a shape "[3, 64]" or a number kept as text stays right)
+  g.left.assign(r.columns.size(), false);
+  for (std::size_t j = 0; j < r.columns.size(); ++j) {
+    bool all_text = !r.rows.empty(), letter = false;
+    for (const auto& row : r.rows) {
+      if (j >= row.size()) continue;
+      const auto* t = std::get_if<std::string>(&row[j]);
+      if (!t) {
+        all_text = false;
+        break;
+      }
+      for (unsigned char c : *t) letter = letter || std::isalpha(c) || c >= 0x80;
+    }
+    g.left[j] = all_text && letter;
+  }
   for (const auto& row : r.rows) {
     std::vector<std::string> cells;
     for (const auto& c : row) cells.push_back(cell_text(c, precision));

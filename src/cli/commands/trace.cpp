@@ -1,0 +1,341 @@
+// `tfx trace TEXT`: one walk through the whole Transformer on the built-in teaching translator, in
+// the lecture's order, every step with its shape: tokens → ids → embedding rows → PE rows → e + p →
+// Q, K, V per head → scores → softmax → Z → Concat·W_O → add & norm → FFN → add & norm (each
+// encoder layer) → the decoder's masked self-attention, cross-attention over the memory and FFN →
+// logits → the next token. The table lists the steps (--show prints chosen matrices), JSON carries
+// every matrix with its labels, --png draws one poster with the steps as panels.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/validators.hpp"
+#include "tfx/model/translator.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct TraceOptions {
+  std::string text;
+  std::string target;
+  bool target_given = false;
+  std::string show;
+  int head = 0;
+  OutputFlags out;
+  FigureFlags fig;
+  CLI::Option* target_opt = nullptr;
+};
+
+// The trace being built: the steps table and every matrix, in order.
+struct Trace {
+  Records steps;
+  std::vector<Matrix> matrices;
+  int number = 0;
+  void step(const std::string& part, const std::string& what, const std::string& shape, const std::string& key) {
+    steps.rows.push_back({static_cast<long long>(++number), part, what, shape, key});
+  }
+  void matrix(const std::string& key, const Tensor& t, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+              const std::string& row_axis, const std::string& col_axis, const std::string& slice_axis = "") {
+    Matrix m;
+    m.name = key;
+    m.values = t;
+    m.row_labels = rows;
+    m.col_labels = cols;
+    m.row_axis = row_axis;
+    m.col_axis = col_axis;
+    m.slice_axis = slice_axis;
+    matrices.push_back(std::move(m));
+  }
+};
+
+std::string shape_of(const Tensor& t) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < t.rank(); ++i) s += (i ? ", " : "") + std::to_string(t.shape()[i]);
+  return s + "]";
+}
+
+// H per-head tensors (N, d) stacked as (H, N, d).
+Tensor stack(const std::vector<Tensor>& per_head) {
+  const std::size_t H = per_head.size(), R = per_head[0].rows(), C = per_head[0].cols();
+  Tensor t({H, R, C});
+  for (std::size_t h = 0; h < H; ++h) std::copy(per_head[h].values().begin(), per_head[h].values().end(), t.data() + h * R * C);
+  return t;
+}
+
+template <class Get>
+Tensor stack_heads(const MultiHeadAttention& a, Get get) {
+  std::vector<Tensor> parts;
+  for (const AttentionSteps& h : a.heads) parts.push_back(get(h));
+  return stack(parts);
+}
+
+// The attention steps of one multi-head attention: Q, K, V per head, scores, (mask), softmax, Z,
+// Concat·W_O.
+void trace_attention(Trace& tr, const std::string& part, const std::string& key, const MultiHeadAttention& a,
+                     const std::vector<std::string>& q_tokens, const std::vector<std::string>& k_tokens, bool causal,
+                     std::size_t heads, std::size_t d_k, const std::string& q_from, const std::string& kv_from) {
+  const std::vector<Tensor> q = split_heads(a.q, heads), k = split_heads(a.k, heads), v = split_heads(a.v, heads);
+  const Tensor Q = stack(q), K = stack(k), V = stack(v);
+  tr.step(part, fmt::format("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
+  tr.matrix(key + ".q", Q, q_tokens, {}, "query", "dim", "head");
+  tr.step(part, fmt::format("K = {}·W_Kᵀ + b", kv_from), shape_of(K), key + ".k");
+  tr.matrix(key + ".k", K, k_tokens, {}, "key", "dim", "head");
+  tr.step(part, fmt::format("V = {}·W_Vᵀ + b", kv_from), shape_of(V), key + ".v");
+  tr.matrix(key + ".v", V, k_tokens, {}, "key", "dim", "head");
+  const Tensor scores = stack_heads(a, [](const AttentionSteps& h) { return h.scaled; });
+  tr.step(part, fmt::format("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores),
+          key + ".scores");
+  tr.matrix(key + ".scores", scores, q_tokens, k_tokens, "query", "key", "head");
+  if (causal) {
+    const Tensor masked = stack_heads(a, [](const AttentionSteps& h) { return h.masked; });
+    tr.step(part, "mask: −∞ where key j > query i (a token sees only itself and what came before)", shape_of(masked),
+            key + ".masked");
+    tr.matrix(key + ".masked", masked, q_tokens, k_tokens, "query", "key", "head");
+  }
+  const Tensor weights = stack_heads(a, [](const AttentionSteps& h) { return h.weights; });
+  tr.step(part, "weights = softmax over each row (rows sum to 1)", shape_of(weights), key + ".weights");
+  tr.matrix(key + ".weights", weights, q_tokens, k_tokens, "query", "key", "head");
+  const Tensor z = stack_heads(a, [](const AttentionSteps& h) { return h.output; });
+  tr.step(part, "Z = weights · V, per head", shape_of(z), key + ".z");
+  tr.matrix(key + ".z", z, q_tokens, {}, "query", "dim", "head");
+  tr.step(part, "MultiHead = Concat(Z₀ … Z_H−1)·W_Oᵀ + b", shape_of(a.output), key + ".out");
+  tr.matrix(key + ".out", a.output, q_tokens, {}, "token", "dim");
+}
+
+void trace_ffn(Trace& tr, const std::string& part, const std::string& key, const FeedForwardSteps& ffn, const SublayerSteps& block,
+               const std::vector<std::string>& tokens, const std::string& input, const std::string& output) {
+  tr.step(part, fmt::format("FFN hidden = ReLU({}·W₁ᵀ + b₁)", input), shape_of(ffn.hidden), key + ".ffn_hidden");
+  tr.matrix(key + ".ffn_hidden", ffn.hidden, tokens, {}, "token", "unit");
+  tr.step(part, "FFN = hidden·W₂ᵀ + b₂", shape_of(ffn.output), key + ".ffn");
+  tr.matrix(key + ".ffn", ffn.output, tokens, {}, "token", "dim");
+  tr.step(part, fmt::format("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
+  tr.matrix(key + ".y", block.output, tokens, {}, "token", "dim");
+}
+
+void trace_input(Trace& tr, const std::string& part, const std::string& key, const TokenIds& t, const EmbeddedTokens& e,
+                 std::size_t D) {
+  tr.step(part, "tokens: split at spaces (" + fmt::format("{}", fmt::join(t.tokens, " · ")) + ")",
+          fmt::format("[{}]", t.tokens.size()), key + ".tokens");
+  std::string ids;
+  for (std::size_t i : t.ids) ids += (ids.empty() ? "" : " ") + std::to_string(i);
+  tr.step(part, "ids: each token's row in the vocabulary (" + ids + ")", fmt::format("[{}]", t.ids.size()), key + ".ids");
+  tr.step(part, fmt::format("e = Embedding(ids): row id of the {}×{} table", "V", D), shape_of(e.embedding), key + ".e");
+  tr.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
+  tr.step(part, "p = PE(pos): sin/cos rows 0 … T−1", shape_of(e.pe), key + ".p");
+  tr.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
+  tr.step(part, "X = e + p", shape_of(e.x), key + ".x");
+  tr.matrix(key + ".x", e.x, t.tokens, {}, "token", "dim");
+}
+
+Heatmap panel(const Matrix& m, const std::string& title, std::size_t head = 0, bool weights = false) {
+  Heatmap h;
+  const Tensor& v = m.values;
+  if (v.rank() == 3) {
+    const std::size_t R = v.shape()[1], C = v.shape()[2];
+    h.values = Tensor({R, C});
+    std::copy(v.data() + head * R * C, v.data() + (head + 1) * R * C, h.values.data());
+  } else {
+    h.values = v;
+  }
+  h.title = title;
+  h.row_labels = m.row_labels;
+  h.col_labels = m.col_labels;
+  h.y_label = m.row_axis;
+  h.x_label = m.col_axis;
+  if (weights) {
+    h.vmin = 0.0;
+    h.vmax = 1.0;
+    h.value_label = "weight";
+  } else {
+    h.cmap = Colormap::diverging;
+    h.symmetric = true;
+  }
+  h.annotate = h.values.cols() <= 8;
+  // masked cells (−∞) drawn grey
+  for (float x : h.values.values())
+    if (std::isinf(x)) {
+      h.masked.assign(h.values.size(), 0);
+      for (std::size_t i = 0; i < h.values.size(); ++i) h.masked[i] = std::isinf(h.values.data()[i]) ? 1 : 0;
+      break;
+    }
+  return h;
+}
+
+void run_trace(const TraceOptions& o) {
+  const Translator& m = teaching_translator();
+  const std::size_t H = m.heads, D = m.d_model, d_k = D / H;
+  if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format("--head {}: the model has {} heads (0 … {})", o.head, H, H - 1));
+  const auto head = static_cast<std::size_t>(o.head);
+
+  // the source through the encoder; the target prefix: --target, else the model's own
+  // translation without its last word (so the trace ends by predicting that word)
+  const Translation full = translate(m, o.text, 20, "TEXT");
+  TokenIds target;
+  if (o.target_opt->count()) {
+    if (!o.target.empty()) target = translator_tokens(m, o.target, "--target");
+  } else {
+    target.tokens = full.output;
+    if (!target.tokens.empty()) target.tokens.pop_back();
+    for (const std::string& w : target.tokens) target.ids.push_back(*m.vocab.find(w));
+  }
+  target.tokens.insert(target.tokens.begin(), "<bos>");
+  target.ids.insert(target.ids.begin(), m.bos);
+  const EncoderPass& enc = full.encoder;
+  const DecoderPass dec = translator_decode(m, enc.memory, target.ids);
+  const std::vector<std::string>& src = full.source.tokens;
+
+  Trace tr;
+  tr.steps.name = "steps";
+  tr.steps.columns = {"#", "part", "step", "shape", "name"};
+  trace_input(tr, "encoder input", "src", full.source, enc.input, D);
+  for (std::size_t l = 0; l < enc.layers.size(); ++l) {
+    const std::string part = fmt::format("encoder layer {}", l + 1), key = fmt::format("enc{}", l + 1);
+    const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
+    trace_attention(tr, part, key + ".self", enc.layers[l].attention, src, src, false, H, d_k, X, X);
+    tr.step(part, fmt::format("add & norm: H = LayerNorm({} + MultiHead({}))", X, X), shape_of(enc.layers[l].attn_block.output),
+            key + ".h");
+    tr.matrix(key + ".h", enc.layers[l].attn_block.output, src, {}, "token", "dim");
+    trace_ffn(tr, part, key, enc.layers[l].ffn, enc.layers[l].ffn_block, src, "H", fmt::format("Y{}", l + 1));
+  }
+  tr.step("encoder output", "memory Z = the last encoder layer's Y: what the decoder's cross-attention reads",
+          shape_of(enc.memory), "memory");
+  tr.matrix("memory", enc.memory, src, {}, "token", "dim");
+  trace_input(tr, "decoder input", "tgt", target, dec.input, D);
+  const std::vector<std::string>& tgt = target.tokens;
+  for (std::size_t l = 0; l < dec.layers.size(); ++l) {
+    const std::string part = fmt::format("decoder layer {}", l + 1), key = fmt::format("dec{}", l + 1);
+    const DecoderLayerSteps& s = dec.layers[l];
+    const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
+    trace_attention(tr, part, key + ".self", s.self_attention, tgt, tgt, true, H, d_k, X, X);
+    tr.step(part, fmt::format("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X), shape_of(s.self_block.output),
+            key + ".h1");
+    tr.matrix(key + ".h1", s.self_block.output, tgt, {}, "token", "dim");
+    trace_attention(tr, part + ", cross", key + ".cross", s.cross_attention, tgt, src, false, H, d_k, "H₁", "Z");
+    tr.step(part, "add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))", shape_of(s.cross_block.output), key + ".h2");
+    tr.matrix(key + ".h2", s.cross_block.output, tgt, {}, "token", "dim");
+    trace_ffn(tr, part, key, s.ffn, s.ffn_block, tgt, "H₂", fmt::format("Y{}", l + 1));
+  }
+  tr.step("output", "logits = Y·W_outᵀ + b: one score per vocabulary token", shape_of(dec.logits), "logits");
+  tr.matrix("logits", dec.logits, tgt, m.vocab.tokens, "token", "vocabulary");
+  // the next token: softmax of the last row
+  const std::size_t V = m.vocab.size(), last = tgt.size() - 1;
+  const float* prob = dec.probabilities.data() + last * V;
+  std::vector<std::size_t> order(V);
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + 5, order.end(),
+                    [&](std::size_t a, std::size_t b) { return prob[a] != prob[b] ? prob[a] > prob[b] : a < b; });
+  const std::string next = m.vocab.tokens[order[0]];
+  tr.step("output", fmt::format("next token = argmax softmax(logits of the last position “{}”) = {} (p = {:.4f})", tgt[last], next,
+                                prob[order[0]]),
+          "[1]", "next");
+
+  Result r;
+  r.command = "trace";
+  r.params = {{"text", o.text}, {"target", tgt}, {"model", m.name}, {"head", head}};
+  r.blocks.push_back(Text{fmt::format("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
+                                      "post-LN): source “{}”, decoder input “{}” → next token “{}”",
+                                      m.name, D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
+                                      fmt::format("{}", fmt::join(tgt, " ")), next)});
+  r.blocks.push_back(tr.steps);
+  Records top;
+  top.name = "next";
+  top.columns = {"rank", "token", "probability"};
+  for (std::size_t i = 0; i < 5; ++i) top.rows.push_back({static_cast<long long>(i + 1), m.vocab.tokens[order[i]], double(prob[order[i]])});
+  r.blocks.push_back(top);
+  // matrices: JSON and npy carry every one; tables print the ones --show names
+  const bool machine = output_options(o.out).format == Format::json;
+  std::vector<std::string> shown;
+  if (!o.show.empty()) {
+    std::stringstream ss(o.show);
+    for (std::string item; std::getline(ss, item, ',');) {
+      const bool known = item == "all" || std::any_of(tr.matrices.begin(), tr.matrices.end(), [&](const Matrix& x) { return x.name == item; });
+      if (!known) throw usage_error(fmt::format("--show: no matrix '{}'; the steps table's name column lists them (or all)", item));
+      shown.push_back(item);
+    }
+  }
+  for (const Matrix& x : tr.matrices)
+    if (machine || std::find(shown.begin(), shown.end(), "all") != shown.end() ||
+        std::find(shown.begin(), shown.end(), x.name) != shown.end())
+      r.blocks.push_back(x);
+  if (!machine && shown.empty())
+    r.blocks.push_back(Text{"--show NAME[,NAME…] prints a step's matrix (names in the last column; all for every one); "
+                            "--format json carries them all with their labels; --png draws the poster"});
+  r.primary = "steps";
+  r.summary["next_token"] = next;
+  r.summary["next_probability"] = prob[order[0]];
+  r.summary["translation"] = fmt::format("{}", fmt::join(full.output, " "));
+  r.summary["steps"] = tr.number;
+
+  Figure figure;
+  if (figure_drawn(o.fig, o.out)) {
+    auto find = [&](const std::string& name) -> const Matrix& {
+      return *std::find_if(tr.matrices.begin(), tr.matrices.end(), [&](const Matrix& x) { return x.name == name; });
+    };
+    const std::string h = fmt::format(", head {}", head);
+    figure.panels.push_back(panel(find("src.e"), "1. e = Embedding(tokens)"));
+    figure.panels.push_back(panel(find("src.p"), "2. p = PE(position)"));
+    figure.panels.push_back(panel(find("src.x"), "3. X = e + p"));
+    figure.panels.push_back(panel(find("enc1.self.q"), "4. Q = X·W_Q" + h, head));
+    figure.panels.push_back(panel(find("enc1.self.k"), "5. K = X·W_K" + h, head));
+    figure.panels.push_back(panel(find("enc1.self.v"), "6. V = X·W_V" + h, head));
+    figure.panels.push_back(panel(find("enc1.self.scores"), "7. QKᵀ/√d_k" + h, head));
+    figure.panels.push_back(panel(find("enc1.self.weights"), "8. softmax" + h, head, true));
+    figure.panels.push_back(panel(find("enc1.self.z"), "9. Z = weights·V" + h, head));
+    figure.panels.push_back(panel(find("enc1.self.out"), "10. Concat(Z)·W_O"));
+    figure.panels.push_back(panel(find("enc1.h"), "11. H = LayerNorm(X + MultiHead)"));
+    figure.panels.push_back(panel(find("enc1.ffn_hidden"), "12. ReLU(H·W₁)"));
+    figure.panels.push_back(panel(find("enc1.y"), "13. Y = LayerNorm(H + FFN)"));
+    figure.panels.push_back(panel(find("memory"), fmt::format("14. memory Z (after {} layers)", m.encoder.size())));
+    figure.panels.push_back(panel(find("tgt.x"), "15. decoder X = e + p"));
+    figure.panels.push_back(panel(find("dec1.self.masked"), "16. masked scores" + h, head));
+    figure.panels.push_back(panel(find("dec1.self.weights"), "17. masked softmax" + h, head, true));
+    const std::string last_layer = fmt::format("dec{}", m.decoder.size());
+    figure.panels.push_back(panel(find(last_layer + ".cross.weights"), fmt::format("18. cross-attention, layer {}", m.decoder.size()) + h,
+                                  head, true));
+    Bars b;
+    b.title = fmt::format("19. next token after “{}”: {}", tgt[last], next);
+    b.value_label = "probability";
+    b.horizontal = true;
+    b.annotate = true;
+    b.vmin = 0.0;
+    b.vmax = 1.0;
+    for (std::size_t i = 0; i < 5; ++i) {
+      b.labels.push_back(m.vocab.tokens[order[i]]);
+      b.values.push_back(prob[order[i]]);
+    }
+    figure.panels.push_back(std::move(b));
+    figure.columns = 4;
+    figure.title = fmt::format("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next);
+  }
+  present_all(r, o.out, o.fig, &figure, nullptr, default_figure_name("trace", o.text));
+}
+
+}  // namespace
+
+void register_trace(CLI::App& app) {
+  auto o = std::make_shared<TraceOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "trace", "The whole Transformer step by step on the teaching translator: tokens → … → the next token, every shape");
+  cmd->group("Attention");
+  cmd->add_option("TEXT", o->text, "A Korean sentence of the translator's domain (\"나는 학생 이다\")")->required();
+  o->target_opt = cmd->add_option("--target", o->target,
+                                  "The decoder's input after <bos> (English words; \"\" = <bos> alone); default: the model's "
+                                  "translation without its last word, so the trace ends by predicting it");
+  cmd->add_option("--head", o->head, "The head the poster draws (0-based)")->capture_default_str()->check(whole_number(0, 64));
+  cmd->add_option("--show", o->show, "Matrices to print in the table output, by the steps' names (comma-separated, or all)");
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
+  set_examples(cmd, {"tfx trace \"나는 학생 이다\"                          # … <bos> I am a → student",
+                     "tfx trace \"나는 학생 이다\" --show enc1.self.weights",
+                     "tfx trace \"나는 학생 이다\" --target \"I am\"            # → a",
+                     "tfx trace \"나는 학생 이다\" --png --scale 2           # the poster, for a projector",
+                     "tfx trace \"그녀는 커피를 마셨다\" --format json"});
+  cmd->callback([o] { run_trace(*o); });
+}
+
+}  // namespace tfx::cli
