@@ -288,6 +288,18 @@ scaling a few large scores make the softmax nearly one-hot:""",
 개 때문에 softmax가 거의 one-hot이 됩니다:"""),
 (C, """print(tfx.table("attention variance", dk=[2, 100]))"""),
 
+(M, """### A model that has learned: the teaching translator
+
+The built-in translator (docs/translate.md) was trained on the lecture's sentences. Its
+cross-attention points at the source word each English word translates; Korean puts the verb
+last, so "drank" looks back past the object:""",
+"""### 학습된 모델: 교육용 번역기
+
+내장 번역기(docs/translate.md)는 강의의 문장으로 학습되었습니다. cross-attention은 영어 단어가
+번역하는 원문 단어를 가리킵니다. 한국어는 동사가 맨 뒤에 오므로 "drank"는 목적어를 지나 동사를 봅니다:"""),
+(C, """print(tfx.table("translate", "그녀는 커피를 마셨다"))
+tfx.show("translate", "그녀는 커피를 마셨다")"""),
+
 (M, """## 5. Layer normalization
 
 "thinking" = (4, 2, 3, 5) and "machines" = (2, 1, −3, 2), normalized per token to mean 0 and variance

@@ -33,5 +33,6 @@ tfx_python_test(notebook_lecture_ko ${CMAKE_SOURCE_DIR}/tests/python/run_noteboo
 tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py --committed
                 ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py ${tfx_notebooks})
 tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md
-                ${CMAKE_SOURCE_DIR}/docs/attention.md ${CMAKE_SOURCE_DIR}/docs/positional.md ${CMAKE_SOURCE_DIR}/docs/vision.md)
+                ${CMAKE_SOURCE_DIR}/docs/attention.md ${CMAKE_SOURCE_DIR}/docs/positional.md ${CMAKE_SOURCE_DIR}/docs/vision.md
+                ${CMAKE_SOURCE_DIR}/docs/translate.md)
 tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_unicode_tables.py)

@@ -12,6 +12,7 @@
 #include "tfx/io/matrix_io.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
+#include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
 
 namespace tfx::cli {
@@ -59,7 +60,12 @@ void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
                               what == "encoder" ? "Encoder" : "Decoder"))
       ->group(g);
   cmd->add_option("--save-weights", f.save_weights, "Write the weights used as FILE.safetensors (PyTorch's key names)")->group(g);
-  add_seed_flag(cmd, f.seed);
+  f.seed_opt = add_seed_flag(cmd, f.seed);
+  f.what = what;
+  cmd->add_flag("--random", f.random,
+                "Seeded random weights and embedding rows even for a sentence the built-in teaching translator knows "
+                "(its trained weights are the default there)")
+      ->group(g);
   cmd->add_option("--show", f.show, "Matrices to print, comma-separated, or 'all' (see the list in the notes)")->group("Output");
   add_output_flags(cmd, f.out);
   add_figure_flags(cmd, f.fig, false);
@@ -142,7 +148,76 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const Tens
   return s;
 }
 
+std::vector<std::string> words_outside_translator(const std::string& sentence) {
+  const Translator& m = teaching_translator();
+  std::vector<std::string> missing;
+  std::istringstream in(sentence);
+  for (std::string w; in >> w;) {
+    const auto id = m.vocab.find(w);
+    if ((!id || *id < 4) && std::find(missing.begin(), missing.end(), w) == missing.end()) missing.push_back(w);
+  }
+  return missing;
+}
+
+namespace {
+
+// Why a --sentence cannot run on the trained translator ("" = it can).
+std::string seeded_reason(const LayerFlags& f) {
+  if (f.random) return "--random";
+  for (const auto& [opt, name] : {std::pair{f.d_model_opt, "--d-model"}, std::pair{f.heads_opt, "--heads"},
+                                  std::pair{f.ffn_opt, "--ffn"}, std::pair{f.layers_opt, "--layers"},
+                                  std::pair{f.seed_opt, "--seed"}})
+    if (opt && opt->count()) return std::string(name) + " given";
+  if (f.norm_first) return "--norm-first given";
+  if (f.lower) return "--lower given";
+  if (f.sentence.find_first_not_of(" \t\n\r") == std::string::npos) return "no words";
+  const std::vector<std::string> missing = words_outside_translator(f.sentence);
+  if (!missing.empty())
+    return fmt::format("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)", fmt::join(missing, "', '"));
+  return "";
+}
+
+// The translator's `stack` ("encoder"/"decoder") tensors under nn.TransformerEncoder's keys.
+TensorMap translator_stack(const std::string& stack) {
+  TensorMap m;
+  const std::string prefix = stack + ".";
+  for (const auto& [name, t] : teaching_translator().tensors)
+    if (name.rfind(prefix + "layers.", 0) == 0) m.emplace(name.substr(prefix.size()), t);
+  return m;
+}
+
+}  // namespace
+
 LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
+  if (f.sentence_opt->count() && f.x_file.empty() && f.weights.empty()) {
+    const std::string reason = seeded_reason(f);
+    if (reason.empty()) {
+      const Translator& m = teaching_translator();
+      LayerSetup s;
+      s.trained = true;
+      s.file = translator_stack(f.what);
+      s.shape = layer_shape(f, &*s.file, {{"nhead", std::to_string(m.heads)}}, 0);
+      s.shape.heads_source = "the teaching translator";
+      TokenIds t = translator_tokens(m, f.sentence, "--sentence");
+      if (f.what == "decoder") {
+        t.tokens.insert(t.tokens.begin(), "<bos>");
+        t.ids.insert(t.ids.begin(), m.bos);
+      }
+      s.input.tokens = t.tokens;
+      s.input.x = translator_embed(m, t.ids).x;
+      s.input.description =
+          fmt::format("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", the teaching translator's trained embedding rows{}", t.tokens.size(),
+                      joined_tokens(t.tokens), f.what == "decoder" ? " (<bos> first, as in training: row t predicts token t + 1)" : "");
+      return s;
+    }
+    LayerSetup s = layer_setup_seeded(f, example);
+    s.seeded_reason = reason;
+    return s;
+  }
+  return layer_setup_seeded(f, example);
+}
+
+LayerSetup layer_setup_seeded(const LayerFlags& f, const std::string& example) {
   if (f.sentence_opt->count() == 0 && f.x_file.empty())
     throw usage_error(fmt::format("give the input: --sentence \"{}\" or --x FILE", example));
   if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error("give one input: --sentence or --x FILE (not both)");
@@ -159,10 +234,16 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
   return s;
 }
 
-std::string weights_note(const LayerFlags& f, const LayerShape& shape) {
-  return f.weights.empty()
-             ? fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0", f.seed)
-             : fmt::format("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, shape.heads, shape.heads_source);
+std::string weights_note(const LayerFlags& f, const LayerSetup& setup) {
+  if (setup.trained)
+    return fmt::format("weights: the built-in teaching translator's trained {} (tfx translate; scripts/train_teaching_model.py); "
+                       "--random for seeded weights",
+                       f.what);
+  if (!f.weights.empty())
+    return fmt::format("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, setup.shape.heads, setup.shape.heads_source);
+  return fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0{}", f.seed,
+                     setup.seeded_reason.empty() || setup.seeded_reason == "--random" ? ""
+                                                                                        : " (not the trained translator: " + setup.seeded_reason + ")");
 }
 
 std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }
@@ -255,10 +336,11 @@ Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t
   return steps;
 }
 
-nlohmann::json layer_params(const LayerFlags& f, const LayerShape& shape, const LayerInput& in) {
+nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup) {
+  const LayerShape& shape = setup.shape;
   return {{"layers", shape.layers}, {"d_model", shape.d_model}, {"heads", shape.heads}, {"ffn", shape.ffn},
-          {"norm_first", f.norm_first}, {"tokens", in.tokens},
-          {"weights", f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
+          {"norm_first", f.norm_first}, {"tokens", setup.input.tokens},
+          {"weights", setup.trained ? std::string("teaching translator") : f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
 }
 
 std::string joined_tokens(const std::vector<std::string>& tokens) {

@@ -24,6 +24,9 @@ struct LayerFlags {
   bool norm_first = false, lower = false;
   std::string show, weights, save_weights;
   std::uint64_t seed = 42;
+  bool random = false;  // --random: seeded weights even where the teaching translator could run
+  std::string what;     // "encoder" or "decoder"
+  CLI::Option *seed_opt = nullptr;
   CLI::Option *d_model_opt = nullptr, *heads_opt = nullptr, *ffn_opt = nullptr, *layers_opt = nullptr, *sentence_opt = nullptr;
   OutputFlags out;
   FigureFlags fig;
@@ -57,12 +60,24 @@ std::string layer_prefix(std::size_t i, std::size_t layers);
 
 // What every layer command starts from: the --weights file (if any), X⁽⁰⁾, the widths in force.
 // Checks that exactly one of --sentence / --x is given (`example` shows a sentence in the message).
+//
+// A --sentence whose words are all in the built-in teaching translator's vocabulary (the lecture's
+// 나는 학생 이다, I am a student), with no --weights, --random or size/seed flag, runs on the
+// translator's trained weights (its embedding rows + PE as X⁽⁰⁾, its 2 layers; the decoder's input
+// starts with <bos> as in training): `trained` is set and the notes say so. Otherwise seeded weights;
+// `seeded_reason` says why when the trained model was not used for a sentence.
 struct LayerSetup {
   std::optional<TensorMap> file;
   LayerInput input;
   LayerShape shape;
+  bool trained = false;
+  std::string seeded_reason;
 };
 LayerSetup layer_setup(const LayerFlags& f, const std::string& example);
+// The same without the trained translator: --weights or seeded weights.
+LayerSetup layer_setup_seeded(const LayerFlags& f, const std::string& example);
+// The words of `sentence` (split at whitespace) not in the teaching translator's vocabulary.
+std::vector<std::string> words_outside_translator(const std::string& sentence);
 
 // The parameters of each layer: `from_file(map, prefix, widths, where)` with --weights, else
 // `seeded(D, F, gen)` from one generator seeded with --seed, layer after layer; every layer's
@@ -81,7 +96,7 @@ std::vector<Params> layer_stack_params(const LayerFlags& f, const LayerSetup& s,
 }
 
 // "weights: FILE (PyTorch state_dict keys); heads from …" or the seeded initialisation, for the notes.
-std::string weights_note(const LayerFlags& f, const LayerShape& shape);
+std::string weights_note(const LayerFlags& f, const LayerSetup& setup);
 
 // --show: which matrices to print. `names` lists every one the command knows, in order.
 std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,
@@ -111,7 +126,7 @@ Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t
 std::string dims(std::size_t a, std::size_t b);
 std::string dims(std::size_t a, std::size_t b, std::size_t c);
 // The params every layer command reports: layers, d_model, heads, ffn, norm_first, tokens, weights.
-nlohmann::json layer_params(const LayerFlags& f, const LayerShape& shape, const LayerInput& in);
+nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup);
 
 // "I love playing football ." for messages (first 12 tokens).
 std::string joined_tokens(const std::vector<std::string>& tokens);

@@ -81,7 +81,7 @@ TEST_CASE("tfx decoder --weights: PyTorch's nn.TransformerDecoderLayer with memo
 }
 
 TEST_CASE("tfx encoder/decoder: the notes' Korean example end to end, tokens as labels, '.' kept") {
-  const auto e = json_of(run_tfx("encoder --sentence '나는 학생 이다' --format json"));
+  const auto e = json_of(run_tfx("encoder --sentence '나는 학생 이다' --random --format json"));
   CHECK(e["rows"].get<std::vector<std::string>>() == std::vector<std::string>{"나는", "학생", "이다"});
   CHECK(e["shape"] == nlohmann::json({3, 16}));
   const auto d = json_of(run_tfx("decoder --sentence 'I am a student.' --memory '나는 학생 이다' --format json"));
@@ -95,6 +95,38 @@ TEST_CASE("tfx encoder/decoder: the notes' Korean example end to end, tokens as 
   TempDir dir;
   CHECK(run_tfx("decoder --sentence 'I am a student' --memory '나는 학생 이다' --png d.png", dir.path).code == 0);
   CHECK(read_file(dir / "d.png").substr(1, 3) == "PNG");
+}
+
+TEST_CASE("tfx encoder/decoder: a sentence the teaching translator knows runs on its trained weights; cross-attention then aligns") {
+  const Run enc = run_tfx("encoder --sentence '나는 학생 이다' --format json");
+  REQUIRE(enc.code == 0);
+  const auto e = json_of(enc);
+  CHECK(e["shape"] == nlohmann::json({3, 64}));
+  CHECK(e["params"]["weights"] == "teaching translator");
+  CHECK(e["params"]["layers"] == 2);
+  CHECK(e["params"]["heads"] == 4);
+  const Run dec = run_tfx("decoder --sentence 'I am a student' --memory '나는 학생 이다' --format json");
+  REQUIRE(dec.code == 0);
+  const auto d = json_of(dec);
+  CHECK(d["rows"].get<std::vector<std::string>>() == std::vector<std::string>{"<bos>", "I", "am", "a", "student"});
+  const auto& cross = d["matrices"]["layer2.cross_weights"];
+  REQUIRE(cross["shape"] == nlohmann::json({4, 5, 3}));
+  // mean over the heads: the row that predicts the next word looks at its source word
+  auto argmax_mean = [&](std::size_t row) {
+    std::vector<double> m(3, 0.0);
+    for (std::size_t h = 0; h < 4; ++h)
+      for (std::size_t j = 0; j < 3; ++j) m[j] += cross["data"][h][row][j].get<double>();
+    return static_cast<std::size_t>(std::max_element(m.begin(), m.end()) - m.begin());
+  };
+  CHECK(argmax_mean(0) == 0);  // <bos> → predicts I → 나는
+  CHECK(argmax_mean(1) == 2);  // I → predicts am → 이다
+  CHECK(argmax_mean(3) == 1);  // a → predicts student → 학생
+  // a word the translator does not know: seeded weights, and the note says why
+  const Run seeded = run_tfx("decoder --sentence 'I am a cat' --memory '나는 학생 이다'");
+  REQUIRE(seeded.code == 0);
+  CHECK(has(seeded.out, "not the trained translator: 'cat' not in the teaching translator's vocabulary"));
+  const Run random = run_tfx("encoder --sentence '나는 학생 이다' --random");
+  CHECK(has(random.out, "weights: seeded (seed 42)"));
 }
 
 TEST_CASE("tfx encoder --save-weights: the seeded weights written as safetensors give the same output when read back") {

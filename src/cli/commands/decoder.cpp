@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "tfx/core/memory.hpp"
 #include "cli/layer_flags.hpp"
+#include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
 
@@ -64,6 +65,16 @@ void run_decoder(const DecoderOptions& o) {
     if (mem.x.cols() != D)
       throw usage_error(fmt::format("--memory-x {} has {} columns but d_model = {}", o.memory_x, mem.x.cols(), D));
     memory_note = fmt::format("memory Z from --memory-x {} {}, used as given", o.memory_x, mem.x.shape_str());
+  } else if (setup.trained && o.memory.find_first_not_of(" \t\n\r") != std::string::npos) {
+    // Z = the teaching translator's trained encoder over the source sentence
+    const Translator& m = teaching_translator();
+    const TokenIds src = translator_tokens(m, o.memory, "--memory");
+    const EncoderPass enc = translator_encode(m, src.ids);
+    mem.x = enc.memory;
+    mem.tokens = src.tokens;
+    memory_note = fmt::format("memory Z = the teaching translator's trained {}-layer encoder over \"{}\" {}: what tfx translate "
+                              "decodes from",
+                              m.encoder.size(), joined_tokens(mem.tokens), mem.x.shape_str());
   } else {
     // Z = a seeded encoder stack of the same widths over the memory sentence
     mem = sentence_input(o.memory, "--memory", D, f.seed, f.lower);
@@ -89,7 +100,7 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens) + "   memory tokens: " + joined_tokens(mem.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{memory_note});
-  r.blocks.push_back(Text{weights_note(f, shape)});
+  r.blocks.push_back(Text{weights_note(f, setup)});
   const std::size_t T = in.x.rows(), S = mem.x.rows();
   // every layer's self- and cross-attention weights are kept for the output, one layer's scores beside them
   check_memory(4.0 * (static_cast<double>(T) * static_cast<double>(T) + static_cast<double>(T) * static_cast<double>(S)) *
@@ -120,7 +131,7 @@ void run_decoder(const DecoderOptions& o) {
   r.blocks.insert(r.blocks.begin() + 5, std::move(steps));
   r.blocks.push_back(layer_matrix("y", x, in.tokens));
   r.primary = "y";
-  r.params = layer_params(f, shape, in);
+  r.params = layer_params(f, setup);
   r.params["memory_tokens"] = mem.tokens;
   r.summary["output_shape"] = {T, D};
   figure.title = fmt::format("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));

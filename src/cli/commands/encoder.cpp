@@ -62,7 +62,7 @@ void run_encoder(const EncoderOptions& o) {
                                       shape.ffn)});
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
   r.blocks.push_back(Text{in.description});
-  r.blocks.push_back(Text{weights_note(f, shape)});
+  r.blocks.push_back(Text{weights_note(f, setup)});
   const std::size_t T = in.x.rows(), D = shape.d_model;
   // every layer's head weights (T, T) are kept for the output, one layer's scores beside them
   check_memory(4.0 * static_cast<double>(T) * static_cast<double>(T) *
@@ -89,7 +89,7 @@ void run_encoder(const EncoderOptions& o) {
   r.blocks.insert(r.blocks.begin() + 4, std::move(steps));
   r.blocks.push_back(layer_matrix("y", x, in.tokens));
   r.primary = "y";
-  r.params = layer_params(f, shape, in);
+  r.params = layer_params(f, setup);
   r.summary["output_shape"] = {T, D};
   figure.title = fmt::format("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
 
