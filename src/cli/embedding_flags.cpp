@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "flag_names.hpp"
+#include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
 
@@ -38,6 +39,10 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
   app->add_flag("--no-cache", f.no_cache, "Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)")->group("Embeddings");
   app->add_flag("--ignore-case", f.ignore_case,
                 "Case-insensitive word lookup (ASCII): an exact match wins, else the first word in file order")
+      ->group("Embeddings");
+  app->add_flag("--translator", f.translator,
+                "The built-in teaching translator's trained embedding table (tfx translate: 112 tokens, d = 64; "
+                "ids as tfx tokenize --translator prints them) instead of word vectors")
       ->group("Embeddings");
 }
 
@@ -76,6 +81,11 @@ EmbeddingSource embedding_source(const EmbeddingFlags& f) {
 }
 
 Embeddings load_embeddings(const EmbeddingFlags& f) {
+  if (f.translator) {
+    if (!f.path.empty()) throw usage_error("give one table: --translator or --embeddings FILE (not both)");
+    const Translator& m = teaching_translator();
+    return Embeddings::from_rows(m.vocab.tokens, m.embedding, "the teaching translator's trained embedding");
+  }
   EmbeddingSource src = embedding_source(f);
   // a big file takes seconds to parse the first time: a bar on stderr (only on a terminal)
   ProgressBar bar("loading " + std::filesystem::path(src.path).filename().string(), "B");

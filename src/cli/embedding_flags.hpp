@@ -17,6 +17,7 @@ struct EmbeddingFlags {
   std::int64_t limit = 0;      // --limit N (0 = all)
   bool no_cache = false;       // --no-cache
   bool ignore_case = false;    // --ignore-case
+  bool translator = false;     // --translator: the teaching translator's trained embedding table
 };
 
 // Adds --embeddings, --embeddings-format, --limit, --no-cache and --ignore-case (group

@@ -79,3 +79,32 @@ TEST_CASE("translate: --list-vocab lists the ids the model's embedding rows use;
   check_one_line_error(run_tfx("translate"), 2, "give the Korean sentence");
   check_one_line_error(run_tfx("translate '나는 학생 이다' --layer 3"), 2, "--layer 3: the model has 2 decoder layers");
 }
+
+TEST_CASE("tokenize/lookup --translator: the ids tokenize prints are the rows lookup shows and the e that trace uses") {
+  const auto vocab = json_of(run_tfx("translate --list-vocab --format json"))["summary"]["tokens"];
+  const Run t = run_tfx("tokenize '나는 학생 이다' --translator --format json");
+  REQUIRE(t.code == 0);
+  const auto ids = json_of(t)["summary"]["ids"];
+  REQUIRE(ids.size() == 3);
+  const std::vector<std::string> words = {"나는", "학생", "이다"};
+  for (std::size_t i = 0; i < 3; ++i) CHECK(vocab[ids[i].get<std::size_t>()] == words[i]);  // id = index in the vocabulary
+  const std::string id_list = std::to_string(ids[0].get<int>()) + "," + std::to_string(ids[1].get<int>()) + "," +
+                              std::to_string(ids[2].get<int>());
+  const Run by_id = run_tfx("lookup --translator --ids " + id_list + " --format json");
+  const Run by_word = run_tfx("lookup --translator --words '나는 학생 이다' --format json");
+  REQUIRE(by_id.code == 0);
+  REQUIRE(by_word.code == 0);
+  const auto rows = json_of(by_id)["data"];
+  const auto e = json_of(run_tfx("trace '나는 학생 이다' --format json"))["matrices"]["src.e"]["data"];
+  REQUIRE(rows.size() == 3);
+  REQUIRE(rows[0].size() == 64);
+  CHECK(json_of(by_word)["data"] == rows);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t d = 0; d < 64; ++d) CHECK(std::fabs(rows[i][d].get<double>() - e[i][d].get<double>()) < 1e-6);
+  // an unknown word maps to <unk> and is named
+  const Run u = run_tfx("tokenize '나는 고양이 이다' --translator");
+  CHECK(u.code == 0);
+  CHECK(u.out.find("not in the vocabulary (id of <unk>): 고양이") != std::string::npos);
+  check_one_line_error(run_tfx("tokenize '나는' --translator --vocab x.txt"), 2, "--translator or --vocab FILE");
+  check_one_line_error(run_tfx("lookup --translator --embeddings x.txt --ids 1"), 2, "--translator or --embeddings FILE");
+}

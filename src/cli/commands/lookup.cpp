@@ -10,6 +10,8 @@
 #include "tfx/embeddings/explore.hpp"
 #include "cli/word_lists.hpp"
 
+#include <sstream>
+
 namespace tfx::cli {
 
 namespace {
@@ -48,7 +50,15 @@ void run_lookup(const LookupOptions& o) {
   std::vector<std::vector<std::string>> word_lists;
   for (const auto& l : lists) {
     if (by_id) id_lists.push_back(parse_ids(l));
-    else word_lists.push_back(split_lists(l));
+    else {
+      // "--words '나는 학생 이다'" (one quoted sentence) is three words, as "--words 나는 학생 이다" is
+      std::vector<std::string> words;
+      for (const auto& item : split_lists(l)) {
+        std::istringstream in(item);
+        for (std::string w; in >> w;) words.push_back(w);
+      }
+      word_lists.push_back(std::move(words));
+    }
     const std::size_t n = by_id ? id_lists.back().size() : word_lists.back().size();
     if (n == 0) throw usage_error(fmt::format("{}: an empty list", flag));
   }
@@ -117,7 +127,7 @@ void register_lookup(CLI::App& app) {
       ->expected(1, -1)
       ->allow_extra_args(false)
       ->check(comma_list("ids", "0,2,5"));
-  cmd->add_option("--words", o->words, "Words, comma- or space-separated; repeat for a batch")->expected(1, -1)
+  cmd->add_option("--words", o->words, "Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch")->expected(1, -1)
       ->check(comma_list("words", "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);

@@ -5,7 +5,10 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
+#include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
+
+#include <sstream>
 
 namespace tfx::cli {
 
@@ -23,10 +26,51 @@ struct TokenizeOptions {
   std::string mode = "subword";
   std::string vocab;
   bool lower = false;
+  bool translator = false;
   OutputFlags out;
 };
 
+// --translator: the teaching translator's tokenizer (split at spaces) and vocabulary, whose ids
+// are the rows of its embedding (tfx lookup --translator --ids …).
+void run_tokenize_translator(const TokenizeOptions& o) {
+  const Translator& m = teaching_translator();
+  Result r;
+  r.command = "tokenize";
+  r.params = {{"text", o.text}, {"vocab", "teaching translator"}};
+  Records rec;
+  rec.name = "tokens";
+  rec.columns = {"position", "token", "id"};
+  std::vector<std::string> tokens, unknown;
+  std::vector<long long> ids;
+  std::istringstream in(o.text);
+  for (std::string w; in >> w;) {
+    const auto id = m.vocab.find(w);
+    const long long v = id && *id >= 4 ? static_cast<long long>(*id) : static_cast<long long>(m.unk);
+    if (v == static_cast<long long>(m.unk)) unknown.push_back(w);
+    rec.rows.push_back({static_cast<long long>(tokens.size()), w, v});
+    tokens.push_back(w);
+    ids.push_back(v);
+  }
+  if (tokens.empty()) throw usage_error("TEXT has no words; expected e.g. tfx tokenize --translator \"나는 학생 이다\"");
+  r.blocks.push_back(Text{fmt::format("{} tokens (the teaching translator's word level: split at spaces, a Korean word keeps its "
+                                      "particle); vocabulary: {} tokens; id = the row of its embedding (tfx lookup --translator)",
+                                      tokens.size(), m.vocab.size())});
+  r.blocks.push_back(std::move(rec));
+  if (!unknown.empty())
+    r.blocks.push_back(Text{fmt::format("not in the vocabulary (id of <unk>): {}; tfx translate --list-vocab lists it",
+                                        fmt::join(unknown, ", "))});
+  r.summary["tokens"] = tokens;
+  r.summary["ids"] = ids;
+  r.summary["count"] = tokens.size();
+  r.primary = "tokens";
+  present(r, o.out);
+}
+
 void run_tokenize(const TokenizeOptions& o) {
+  if (o.translator) {
+    if (!o.vocab.empty()) throw usage_error("give one vocabulary: --translator or --vocab FILE (not both)");
+    return run_tokenize_translator(o);
+  }
   const TokenizerMode mode = o.mode == "word" ? TokenizerMode::word
                              : o.mode == "char" ? TokenizerMode::character
                                                 : TokenizerMode::subword;
@@ -85,10 +129,14 @@ void register_tokenize(CLI::App& app) {
   cmd->add_flag("--lower", o->lower,
                 "As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
                 "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo");
+  cmd->add_flag("--translator", o->translator,
+                "The teaching translator's tokenizer and vocabulary (tfx translate): split at spaces; ids are the rows "
+                "tfx lookup --translator shows");
   add_output_flags(cmd, o->out);
   set_examples(cmd, {"tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball .",
                      "tfx tokenize \"I love playing football.\" --mode word",
                      "tfx tokenize \"나는 학생 이다\" --mode char",
+                     "tfx tokenize \"나는 학생 이다\" --translator              # ids = rows of tfx lookup --translator",
                      "tfx tokenize \"Transformers are great\" --vocab bert-base-uncased/vocab.txt --lower"});
   cmd->callback([o] { run_tokenize(*o); });
 }
