@@ -26,5 +26,6 @@ void register_complexity(CLI::App& app);
 void register_patches(CLI::App& app);
 void register_translate(CLI::App& app);
 void register_trace(CLI::App& app);
+void register_model(CLI::App& app);
 
 }  // namespace tfx::cli

@@ -1,0 +1,13 @@
+// `tfx model …`: a local Hugging Face checkpoint folder (config.json, safetensors, tokenizer
+// files) opened offline. Each subcommand registers itself from its own file in this folder:
+//   model_tokenize.cpp  tfx model tokenize DIR TEXT        (the checkpoint's real tokenizer)
+//   model_forward.cpp   tfx model info | attention | hidden | logits | next | fill
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tfx::cli {
+
+void register_model_tokenize(CLI::App& model);
+void register_model_forward(CLI::App& model);
+
+}  // namespace tfx::cli
