@@ -43,7 +43,9 @@ struct AttentionCliOptions {
   double temperature = 1.0;
   std::string show;
   std::string weights;  // --weights: nn.MultiheadAttention state_dict (safetensors or .npy directory)
-  bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false, heads_given = false;
+  bool random = false;  // --random: seeded weights even for a sentence the teaching translator knows
+  bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false, heads_given = false,
+       seed_given = false;
   std::shared_ptr<SentenceSource> source;
   OutputFlags out;
   FigureFlags fig;
@@ -60,6 +62,11 @@ struct AttentionInputs {
   Tensor q, k, v;    // qkv mode
   bool cross = false;
   std::string description;  // the first line of the table
+  // The teaching translator's layer-1 attention whose trained weights project X:
+  // "encoder.layers.0.self_attn." (a Korean sentence), "decoder.layers.0.self_attn." (an English
+  // one; causal, as trained) or "decoder.layers.0.multihead_attn." (--cross); "" = not trained.
+  std::string trained_prefix;
+  std::string seeded_reason;  // why a sentence did not run on the trained translator ("" = it did, or not a sentence)
 };
 
 // The input mode the flags select, loaded (files read, the sentence embedded).
@@ -72,6 +79,7 @@ struct AttentionRun {
   std::string projection;  // how Q, K, V were formed, one line
   std::size_t d_model = 0;
   unsigned steps = 0;      // Step bits of --show
+  std::string causal_note;  // set when the run turned the causal mask on itself (the trained decoder)
   Tensor average_weights;  // --weights: the head-averaged weights (T, S), as nn.MultiheadAttention returns them
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "attention_sentence.hpp"
@@ -81,6 +82,17 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
 std::string sentence_source_description(const SentenceSource& source) {
   const Embeddings& e = source.embeddings();
   return fmt::format("{}, d_model = {}", e.name(), e.dim());
+}
+
+std::string sentence_source_choice(const SentenceSource& source) {
+  const EmbeddingFlags& f = source.flags;
+  if (!f.path.empty()) return "--embeddings given";
+  if (f.translator) return "";
+  const char* env = std::getenv("TFX_EMBEDDINGS");
+  if (env && *env) return "$TFX_EMBEDDINGS set";
+  if (f.ignore_case) return "--ignore-case given";
+  if (f.limit) return "--limit given";
+  return "";
 }
 
 std::string sentence_source_name(const SentenceSource& source) { return source.embeddings().name(); }

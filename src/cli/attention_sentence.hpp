@@ -34,6 +34,9 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
 
 // Facts about the embedding source for the notes ("the built-in teaching embedding, d_model = 64").
 std::string sentence_source_description(const SentenceSource& source);
+// Why the sentence's table is not the trained translator's default: "--embeddings given",
+// "$TFX_EMBEDDINGS set", "--ignore-case given"…; "" when no table was asked for.
+std::string sentence_source_choice(const SentenceSource& source);
 // The table's name for the params: its path, or "built-in teaching embedding".
 std::string sentence_source_name(const SentenceSource& source);
 

@@ -371,3 +371,62 @@ TEST_CASE("cli: real GloVe vectors, --identity --no-pe: weights = softmax(E·E�
     for (std::size_t k = 0; k < 4; ++k) CHECK(j["data"][i][k].get<double>() == doctest::Approx(s[k] / sum).epsilon(1e-5));
   }
 }
+
+namespace {
+
+double max_abs_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(a[i].size() == b[i].size());
+    for (std::size_t j = 0; j < a[i].size(); ++j) worst = std::max(worst, std::fabs(a[i][j].get<double>() - b[i][j].get<double>()));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("attention --sentence: a sentence the teaching translator knows runs on its trained layer-1 attention") {
+  SUBCASE("Korean: the encoder's first self-attention, the same weights trace shows") {
+    const Run r = run_tfx("attention --sentence '나는 학생 이다' --format json");
+    REQUIRE(r.code == 0);
+    const auto j = json_of(r);
+    CHECK(j["params"]["weights"] == "teaching translator: encoder.layers.0.self_attn");
+    CHECK(j["params"]["causal"] == false);
+    const auto trace = json_of(run_tfx("trace '나는 학생 이다' --format json"))["matrices"]["enc1.self.weights"]["data"];
+    REQUIRE(trace.size() == 4);
+    CHECK(max_abs_difference(j["data"][2], trace[2]) < 1e-5);  // head 2 of 4, (3, 3)
+    CHECK(max_abs_difference(j["data"][0], trace[0]) < 1e-5);
+  }
+  SUBCASE("--cross: the decoder's first cross-attention over the encoder's memory, as translate --layer 1 averages it") {
+    const Run r = run_tfx("attention --sentence 'I am a student' --cross '나는 학생 이다' --format json");
+    REQUIRE(r.code == 0);
+    const auto j = json_of(r);
+    CHECK(j["rows"] == nlohmann::json::array({"<bos>", "I", "am", "a", "student"}));
+    const auto t = json_of(run_tfx("translate '나는 학생 이다' --layer 1 --format json"))["matrices"]["cross_attention"]["data"];
+    CHECK(max_abs_difference(j["matrices"]["average_weights"]["data"], t) < 1e-5);
+  }
+  SUBCASE("English: the decoder's masked self-attention; the causal mask it was trained with is on") {
+    const Run r = run_tfx("attention --sentence 'she drank coffee' --format json");
+    REQUIRE(r.code == 0);
+    const auto j = json_of(r);
+    CHECK(j["params"]["causal"] == true);
+    const auto& w = j["data"][1];  // head 1, (4, 4): <bos> she drank coffee
+    REQUIRE(w.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t k = i + 1; k < 4; ++k) CHECK(w[i][k].get<double>() == 0.0);
+    CHECK(j["notes"].dump().find("the decoder was trained with it") != std::string::npos);
+  }
+  SUBCASE("--random, --seed or an unknown Korean word: seeded weights, and the note says why") {
+    const auto random = json_of(run_tfx("attention --sentence '나는 학생 이다' --random --format json"));
+    CHECK(random["params"].contains("seed"));
+    CHECK(!random["params"].contains("weights"));
+    const Run seeded = run_tfx("attention --sentence '나는 학생 이다' --seed 3");
+    CHECK(seeded.out.find("(not the trained translator: --seed given)") != std::string::npos);
+    const Run unknown = run_tfx("attention --sentence '나는 고양이 이다'");
+    CHECK(unknown.code == 0);
+    CHECK(unknown.out.find("'고양이' not in the teaching translator's vocabulary") != std::string::npos);
+    const Run english = run_tfx("attention --sentence 'the cat sat on the mat'");
+    CHECK(english.out.find("trained translator") == std::string::npos);  // not its domain: no note
+  }
+}

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/weights_heads.hpp"
 #include "tfx/attention/transformer.hpp"
+#include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
 
@@ -67,7 +68,25 @@ void run_attention(const AttentionCliOptions& o) {
   MultiHeadAttention& mh = run.mh;
   std::string& projection = run.projection;
   std::size_t& d_model = run.d_model;
-  if (!o.weights.empty()) {
+  if (!in.trained_prefix.empty()) {
+    // the teaching translator's trained projections (nn.MultiheadAttention's parameters)
+    const Translator& m = teaching_translator();
+    H = m.heads;
+    d_model = m.d_model;
+    const MhaParams p = mha_params(m.tensors, in.trained_prefix, d_model, "the teaching translator");
+    const bool decoder_self = in.trained_prefix == "decoder.layers.0.self_attn.";
+    if (decoder_self && !ao.causal) {
+      ao.causal = true;
+      run.causal_note = "causal mask on: the decoder was trained with it (row t sees tokens 0 … t)";
+    }
+    mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
+    run.average_weights = average_head_weights(mh);
+    projection = fmt::format("Q = {0}·W_Qᵀ + b_Q, K = {1}·W_Kᵀ + b_K, V = {1}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: the teaching "
+                             "translator's trained {2} (tfx translate; scripts/train_teaching_model.py), heads = {3}; --random for "
+                             "seeded weights",
+                             in.cross ? "H₁" : "X", in.cross ? "memory" : "X", in.trained_prefix.substr(0, in.trained_prefix.size() - 1),
+                             H);
+  } else if (!o.weights.empty()) {
     // nn.MultiheadAttention's own parameters: Q = X·W_Qᵀ + b_Q, …, output = Concat·W_Oᵀ + b_O
     if (in.mode == "qkv") throw usage_error("--weights projects X: give --sentence or --x (--q/--k/--v are used as given)");
     if (o.identity_given || o.dk || o.dv)
@@ -136,10 +155,13 @@ void run_attention(const AttentionCliOptions& o) {
       projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
     } else {
       w = xavier_attention_weights(D, E, H, dk, dv, H > 1, o.seed);
-      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; {1}{2} Xavier-uniform from seed {3}", kv,
+      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; {1}{2} Xavier-uniform from seed {3}{4}", kv,
                                dv != dk ? fmt::format("W_Q, W_K {}, W_V {}", w.wq.shape_str(), w.wv.shape_str())
                                         : fmt::format("W_Q, W_K, W_V {}", w.wq.shape_str()),
-                               H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed);
+                               H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed,
+                               in.seeded_reason.empty() || in.seeded_reason == "--random" || in.seeded_reason == "-"
+                                   ? ""
+                                   : " (not the trained translator: " + in.seeded_reason + ")");
     }
     mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
   }
@@ -205,7 +227,11 @@ void register_attention(CLI::App& app) {
                   "nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
                   "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's")
       ->group(g);
-  add_seed_flag(cmd, o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")->group(g);
+  auto* seed = add_seed_flag(cmd, o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")->group(g);
+  cmd->add_flag("--random", o->random,
+                "Seeded random weights (and the teaching embedding) even for a sentence the built-in teaching translator knows "
+                "(by default such a sentence runs on its trained layer-1 attention)")
+      ->group(g);
   cmd->add_option("--show", o->show,
                   "Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
                   "(default: weights,output; csv/npy write weights if shown, else output, else the first)")
@@ -221,13 +247,14 @@ void register_attention(CLI::App& app) {
                      "tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
   register_attention_variance(cmd);
-  cmd->callback([cmd, o, identity, heads, no_pe, sentence, cross] {
+  cmd->callback([cmd, o, identity, heads, no_pe, sentence, cross, seed] {
     o->sentence_given = sentence->count() > 0;
     o->cross_given = cross->count() > 0;
     if (!cmd->get_subcommands().empty()) return;  // `tfx attention variance` ran instead
     o->identity_given = identity->count() > 0;
     o->heads_given = heads->count() > 0;
     o->no_pe_given = no_pe->count() > 0;
+    o->seed_given = seed->count() > 0;
     run_attention(*o);
   });
 }

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include "cli/attention_command.hpp"
+#include "cli/layer_flags.hpp"
 #include "tfx/io/matrix_io.hpp"
+#include "tfx/model/translator.hpp"
+
+#include <sstream>
 
 namespace tfx::cli {
 
@@ -15,6 +19,103 @@ std::string tokens_text(const std::vector<std::string>& tokens) {
   for (std::size_t i = 0; i < tokens.size() && i < 12; ++i) s += (i ? " " : "") + tokens[i];
   if (tokens.size() > 12) s += " …";
   return s;
+}
+
+bool korean_words(const std::string& sentence) {
+  std::istringstream in(sentence);
+  bool korean = false, english = false;
+  for (std::string w; in >> w;) (static_cast<unsigned char>(w[0]) >= 0x80 ? korean : english) = true;
+  return korean && !english;
+}
+bool english_words(const std::string& sentence) {
+  std::istringstream in(sentence);
+  bool any = false;
+  for (std::string w; in >> w;) {
+    if (static_cast<unsigned char>(w[0]) >= 0x80) return false;
+    any = true;
+  }
+  return any;
+}
+
+// Why --sentence (and --cross) cannot run on the teaching translator's trained layer-1
+// attention ("" = they can): a flag that asks for something else, or a word it does not know.
+std::string seeded_reason(const AttentionCliOptions& o) {
+  // the words first: an English sentence the translator does not know (the lecture's "the cat sat
+  // on the mat") is simply not its domain and gets no note; a Korean one names the unknown words
+  for (const std::string* text : {&o.sentence, o.cross_given ? &o.cross : nullptr}) {
+    if (!text) continue;
+    const std::vector<std::string> missing = words_outside_translator(*text);
+    if (!missing.empty())
+      return english_words(*text) ? "-"
+                                  : fmt::format("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)",
+                                                fmt::join(missing, "', '"));
+  }
+  if (o.cross_given) {
+    if (!english_words(o.sentence) || !korean_words(o.cross))
+      return "its cross-attention has English queries (--sentence) over Korean keys (--cross)";
+  } else if (!korean_words(o.sentence) && !english_words(o.sentence)) {
+    return "the sentence mixes Korean and English words";
+  }
+  if (o.random) return "--random";
+  if (!o.weights.empty()) return "-";  // the file's weights are the point
+  if (o.identity_given) return "--identity given";
+  if (o.dk || o.dv) return o.dk ? "--dk given" : "--dv given";
+  if (o.seed_given) return "--seed given";
+  if (o.heads_given && o.heads != static_cast<std::int64_t>(teaching_translator().heads))
+    return fmt::format("--heads {} given (the translator has {})", o.heads, teaching_translator().heads);
+  if (std::string why = sentence_source_choice(*o.source); !why.empty()) return why;
+  return "";
+}
+
+// X and the layer whose trained projections make Q, K, V: the encoder's first self-attention for
+// Korean (X = e + p), the decoder's first masked self-attention for English (<bos> first, X = e +
+// p), and for --cross the decoder's first cross-attention, whose queries are that layer's H₁ and
+// whose keys and values are the encoder's output (memory), exactly as in translation.
+AttentionInputs trained_inputs(const AttentionCliOptions& o) {
+  const Translator& m = teaching_translator();
+  AttentionInputs in;
+  in.mode = "sentence";
+  const bool pe = !o.no_pe;
+  const auto embed = [&](const TokenIds& t) {
+    const EmbeddedTokens e = translator_embed(m, t.ids);
+    return pe ? e.x : e.embedding;
+  };
+  const std::string x_text = pe ? "its embedding rows + PE" : "its embedding rows, no PE (--no-pe)";
+  if (o.cross_given) {
+    TokenIds tgt = translator_tokens(m, o.sentence, "--sentence");
+    const TokenIds src = translator_tokens(m, o.cross, "--cross");
+    tgt.tokens.insert(tgt.tokens.begin(), "<bos>");
+    tgt.ids.insert(tgt.ids.begin(), m.bos);
+    const Tensor memory = translator_encode(m, src.ids).memory;
+    const DecoderPass pass = translator_decode(m, memory, tgt.ids);
+    in.query_labels = tgt.tokens;
+    in.key_labels = src.tokens;
+    in.x_q = pass.layers[0].self_block.output;  // H₁
+    in.x_kv = memory;
+    in.cross = true;
+    in.trained_prefix = "decoder.layers.0.multihead_attn.";
+    in.description = fmt::format(
+        "Cross-attention of the teaching translator's decoder layer 1: queries from H₁ of \"{}\" ({} tokens, <bos> first: row t "
+        "chooses token t + 1), keys and values from the encoder's output (memory) for \"{}\" ({} tokens)",
+        tokens_text(in.query_labels), in.query_labels.size(), tokens_text(in.key_labels), in.key_labels.size());
+    if (!pe) in.description += "; --no-pe has no effect on cross-attention's inputs here";
+    return in;
+  }
+  TokenIds t = translator_tokens(m, o.sentence, "--sentence");
+  const bool korean = korean_words(o.sentence);
+  if (!korean) {
+    t.tokens.insert(t.tokens.begin(), "<bos>");
+    t.ids.insert(t.ids.begin(), m.bos);
+  }
+  in.query_labels = t.tokens;
+  in.key_labels = t.tokens;
+  in.x_q = embed(t);
+  in.x_kv = in.x_q;
+  in.trained_prefix = korean ? "encoder.layers.0.self_attn." : "decoder.layers.0.self_attn.";
+  in.description = fmt::format("Self-attention of the teaching translator's {} layer 1 over {} tokens \"{}\": X = {}, shape {}{}",
+                               korean ? "encoder" : "decoder", in.query_labels.size(), tokens_text(in.query_labels), x_text,
+                               in.x_q.shape_str(), korean ? "" : " (<bos> first, as the decoder reads it)");
+  return in;
 }
 
 }  // namespace
@@ -60,6 +161,9 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
     in.description = fmt::format("Self-attention over the rows of X {} ({})", in.x_q.shape_str(), o.x_file);
     return in;
   }
+  const std::string reason = seeded_reason(o);
+  if (reason.empty()) return trained_inputs(o);
+  in.seeded_reason = reason;
   const bool pe = !o.no_pe;
   TokenSequence s = embed_sentence(*o.source, o.sentence, "--sentence", pe);
   in.mode = "sentence";

@@ -73,10 +73,11 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   if (in.mode == "qkv") r.params["files"] = {{"q", o.q_file}, {"k", o.k_file}, {"v", o.v_file}};
   if (in.mode == "x") r.params["files"] = {{"x", o.x_file}};
   if (in.mode != "qkv") r.params["identity"] = o.identity;
-  if (!o.identity && (in.mode != "qkv" || H > 1)) r.params["seed"] = o.seed;
+  if (!o.identity && (in.mode != "qkv" || H > 1) && in.trained_prefix.empty()) r.params["seed"] = o.seed;
+  if (!in.trained_prefix.empty()) r.params["weights"] = "teaching translator: " + in.trained_prefix.substr(0, in.trained_prefix.size() - 1);
   if (in.mode == "sentence") {
     r.params["pe"] = !o.no_pe;
-    r.params["embeddings"] = sentence_source_name(*o.source);
+    r.params["embeddings"] = in.trained_prefix.empty() ? sentence_source_name(*o.source) : "the teaching translator's trained embedding";
     r.params["tokens"] = in.query_labels;
     if (in.cross) r.params["cross_tokens"] = in.key_labels;
   }
@@ -88,7 +89,7 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{projection});
   std::string masks;
-  if (ao.causal) masks += "; causal mask (query i sees keys j ≤ i)";
+  if (ao.causal) masks += run.causal_note.empty() ? "; causal mask (query i sees keys j ≤ i)" : "; " + run.causal_note;
   if (ao.pad) masks += fmt::format("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
   r.blocks.push_back(Text{fmt::format(
       "weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
