@@ -7,7 +7,8 @@ tfx splits and lower-cases text as BERT does without a Unicode library.
 
 Tables (each sorted by first code point, spans never overlap):
   kCharFlags   {first, last, flags}: BERT's classes (punctuation, whitespace, dropped control
-               characters), category Mn, and the two properties of str.lower's final-sigma rule
+               characters), categories Mn, L* and N* (the byte-level BPE split patterns' \p{L},
+               \p{N}), and the two properties of str.lower's final-sigma rule
                (cased, case-ignorable), measured from str.lower itself.
   kLowerRanges {first, last, delta, stride}: str.lower of one code point, cp → cp + delta for
                cp = first, first + stride, … ≤ last (the one-to-many mapping U+0130 → i̇ is
@@ -40,7 +41,7 @@ def bert_is_punctuation(ch):
     return unicodedata.category(ch).startswith("P")
 
 
-MN, PUNCT, SPACE, DROPPED, CASED, IGNORABLE = 1, 2, 4, 8, 16, 32
+MN, PUNCT, SPACE, DROPPED, CASED, IGNORABLE, LETTER, NUMBER = 1, 2, 4, 8, 16, 32, 64, 128
 
 
 def flags_of(cp):
@@ -58,6 +59,11 @@ def flags_of(cp):
     # not before one. "cased" here means cased and not case-ignorable, the only case CPython asks.
     cased = (ch + SIGMA).lower()[-1] == "\u03c2"
     ignorable = not cased and ("A" + ch + SIGMA).lower()[-1] == "\u03c2"
+    # \p{L} and \p{N} of the byte-level BPE pre-tokenizers' split patterns (GPT-2, Llama 3, Qwen2)
+    if unicodedata.category(ch).startswith("L"):
+        f |= LETTER
+    if unicodedata.category(ch).startswith("N"):
+        f |= NUMBER
     if cased:
         f |= CASED
     if ignorable:

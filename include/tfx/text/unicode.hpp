@@ -17,9 +17,14 @@ enum : unsigned {
   kDropped = 8,         // U+0000, U+FFFD and controls (Cc, Cf other than \t \n \r): removed
   kCased = 16,          // cased and not case-ignorable (str.lower's final-sigma context)
   kCaseIgnorable = 32,  // case-ignorable (skipped by that context)
+  kLetter = 64,         // general category L* (\p{L} of the byte-level BPE split patterns)
+  kNumber = 128,        // general category N* (\p{N})
 };
 unsigned char_flags(char32_t cp);
 
+// The White_Space property (\s of Hugging Face's split patterns): \t \n \v \f \r, space, U+0085,
+// U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+bool is_white_space(char32_t cp);
 // CJK ideographs as BERT's _is_chinese_char (not Hangul, not kana): a token each.
 bool is_cjk_ideograph(char32_t cp);
 
