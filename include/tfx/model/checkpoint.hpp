@@ -1,0 +1,76 @@
+// A Hugging Face checkpoint folder opened offline: config.json, model.safetensors (or the shards
+// model.safetensors.index.json names), and the forward pass of its family on tfx's tensor core.
+// Families by config.json's model_type:
+//   bert     BertModel / BertForMaskedLM: learned positions, token type 0, post-LN, erf GELU;
+//            the MLM head (cls.predictions.*) when the file has it
+//   gpt2     GPT2LMHeadModel: Conv1D weights stored (in, out), learned wpe, pre-LN, tanh GELU,
+//            final ln_f, the head tied to wte
+//   llama    LlamaForCausalLM: RMSNorm, SwiGLU, RoPE in the rotate-half layout with rope_theta
+//            and rope_scaling (linear, dynamic, yarn, llama3: tfx/positional/rope.hpp), grouped-
+//            query attention, tied or untied lm_head
+//   qwen2    llama with q/k/v biases;   mistral   llama (a sliding window is reported, not applied)
+// Tensor names are accepted with or without the prefixes bert. / transformer. / model., and with
+// the legacy LayerNorm names gamma / beta; tensors a family does not use are ignored. F32, F16
+// and BF16 are read as float32.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tfx/core/tensor.hpp"
+#include "tfx/model/safetensors.hpp"
+#include "tfx/positional/rope.hpp"
+
+namespace tfx {
+
+struct ModelConfig {
+  std::string model_type;  // as config.json says it: bert, gpt2, llama, qwen2, mistral
+  std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0;
+  double eps = 1e-5;
+  std::string activation;  // gelu (erf), gelu_new (tanh), silu
+  bool tied_head = true;   // the output head is the token embedding
+  bool qkv_bias = false;   // qwen2
+  std::optional<std::size_t> sliding_window;  // mistral
+  RopeConfig rope;         // llama family: dim = head_dim, half layout, base = rope_theta, scaling
+  bool uses_rope() const { return model_type != "bert" && model_type != "gpt2"; }
+  bool decoder() const { return model_type != "bert"; }
+};
+
+// config.json's text → ModelConfig. An unknown model_type names the supported ones; a missing or
+// malformed field names it (tfx::Error prefixed with `where`).
+ModelConfig parse_model_config(const std::string& json_text, const std::string& where);
+
+struct Checkpoint {
+  std::string dir;
+  ModelConfig config;
+  TensorMap tensors;          // by the family's names without prefixes (gamma/beta renamed)
+  std::string dtype;          // of the weights in the file(s): F32, F16, BF16 (or "mixed")
+  std::size_t file_bytes = 0; // of the safetensors file(s)
+  std::vector<std::string> files;
+  bool has_lm_head = false;   // BERT: the MLM head is in the file; others: always (tied or not)
+  std::size_t parameter_count() const;
+};
+
+// Opens `dir`: config.json, then model.safetensors or model.safetensors.index.json and its shards.
+// Checks that every tensor the family needs is there with its shape (naming the first that is
+// not). Missing files, a shard the index names but the folder lacks, and an unknown model_type
+// are tfx::Error naming them.
+Checkpoint load_checkpoint(const std::string& dir);
+
+// Everything the forward pass over `ids` (one sequence, positions 0 … T−1) produces, as Hugging
+// Face's output_hidden_states / output_attentions give it.
+struct ForwardPass {
+  std::vector<Tensor> hidden;      // layers + 1 of (T, d): [0] the embedding output; gpt2/llama:
+                                   // the last after the final norm
+  std::vector<Tensor> attentions;  // layers of (heads, T, T), after softmax
+  Tensor logits;                   // (T, vocab): the LM / MLM head (empty when there is none)
+};
+// `want_logits` false skips the head (the biggest matmul). Ids past the embedding's rows or more
+// tokens than max_position_embeddings (learned positions) throw a usage error saying so.
+ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits = true);
+
+// Parameters of one block (layer) and of the rest (embeddings, final norm, untied head).
+std::size_t block_parameter_count(const Checkpoint& m);
+
+}  // namespace tfx
