@@ -793,6 +793,18 @@ std::optional<std::size_t> HfTokenizer::token_to_id(std::string_view token) cons
 
 std::string HfTokenizer::id_to_token(std::size_t id) const { return id < impl_->id_to_token.size() ? impl_->id_to_token[id] : ""; }
 
+std::string HfTokenizer::readable(std::size_t id) const {
+  const std::string t = id_to_token(id);
+  if (t.empty()) return fmt::format("<id {}>", id);
+  HfEncoding e;
+  e.ids = {id};
+  e.tokens = {t};
+  bool special = false;
+  for (const AddedToken& a : impl_->added) special = special || (a.id == id && a.special);
+  e.special = {special};
+  return readable_tokens(e, impl_->byte_level, impl_->byte_fallback)[0];
+}
+
 std::optional<std::size_t> HfTokenizer::word_id(const std::string& word, std::string* token) const {
   const Impl& t = *impl_;
   std::vector<std::string> candidates;

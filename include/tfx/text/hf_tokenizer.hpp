@@ -43,6 +43,9 @@ class HfTokenizer {
   std::size_t vocab_size() const;  // the largest id + 1
   std::optional<std::size_t> token_to_id(std::string_view token) const;
   std::string id_to_token(std::size_t id) const;  // "" for an id no token has
+  // The readable form of one token on its own (Ġcat → ␣cat, <0xEB> → <0xEB>, a lone byte of a
+  // character → its hex); "<id N>" for an id no token has.
+  std::string readable(std::size_t id) const;
   // The word's token when it is one ("king" → "king", or "Ġking" for byte-level BPE, "▁king" for
   // Metaspace), for looking words up in a model's embedding table.
   std::optional<std::size_t> word_id(const std::string& word, std::string* token = nullptr) const;
