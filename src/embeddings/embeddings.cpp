@@ -125,6 +125,7 @@ Embeddings Embeddings::from_rows(std::vector<std::string> words, const Tensor& v
   s->name = std::move(name);
   s->info.duplicates = words.size() - s->n;
   s->info.file_rows = words.size();
+  s->info.format = EmbeddingFormat::memory;
   const std::size_t n = s->n;
   return Embeddings(std::move(s), n);
 }

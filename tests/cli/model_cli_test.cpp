@@ -134,3 +134,61 @@ TEST_CASE("model commands: bad input is a one-line error") {
   CHECK(w.code == 0);
   CHECK(w.err.find("sliding window of 4") != std::string::npos);
 }
+
+TEST_CASE("--embeddings DIR: a checkpoint's token embedding as word vectors; GPT-2's Ġcat is 'cat', its inner piece 'at' is '##at'") {
+  const tfx::TensorMap w = tfx::read_safetensors(dir("gpt2") + "/model.safetensors");
+  const tfx::Tensor& wte = w.at("transformer.wte.weight");
+  auto cosine = [&](std::size_t a, std::size_t b) {
+    double ab = 0, aa = 0, bb = 0;
+    for (std::size_t j = 0; j < wte.cols(); ++j) ab += wte(a, j) * wte(b, j), aa += wte(a, j) * wte(a, j), bb += wte(b, j) * wte(b, j);
+    return ab / std::sqrt(aa * bb);
+  };
+  // the tiny GPT-2 vocabulary: 256 bytes, then merges … Ġc 259, at 260, Ġcat 261, … Ġdog 270
+  const Run r = run_tfx("similarity cat dog --embeddings " + qdir("gpt2") + " --format json");
+  REQUIRE(r.code == 0);
+  CHECK(std::fabs(json_of(r)["summary"]["cosine"].get<double>() - cosine(261, 270)) < 1e-5);
+  const Run p = run_tfx("similarity '##at' cat --embeddings " + qdir("gpt2") + " --format json");
+  REQUIRE(p.code == 0);
+  CHECK(std::fabs(json_of(p)["summary"]["cosine"].get<double>() - cosine(260, 261)) < 1e-5);
+  const Run s = run_tfx("similar cat --embeddings " + qdir("bert") + " -k 3");
+  CHECK(s.code == 0);
+  CHECK(s.out.find("embeddings.word_embeddings.weight") != std::string::npos);
+  CHECK(s.out.find("constructed for teaching") == std::string::npos);
+}
+
+TEST_CASE("pe sim --model: BERT's learned position table P·Pᵀ; rope freqs --config: the model's own llama3-scaled frequencies") {
+  const tfx::TensorMap w = tfx::read_safetensors(dir("bert") + "/model.safetensors");
+  const tfx::Tensor& p = w.at("bert.embeddings.position_embeddings.weight");
+  const Run r = run_tfx("pe sim --model " + qdir("bert") + " --len 6 --format json");
+  REQUIRE(r.code == 0);
+  const auto data = json_of(r)["data"];
+  REQUIRE(data.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 6; ++j) {
+      double d = 0;
+      for (std::size_t k = 0; k < p.cols(); ++k) d += static_cast<double>(p(i, k)) * p(j, k);
+      CHECK(std::fabs(data[i][j].get<double>() - d) < 1e-5);
+    }
+  TempDir tmp;
+  REQUIRE(run_tfx("pe sim --model " + qdir("gpt2") + " --png g.png", tmp.path).code == 0);
+  CHECK(std::filesystem::exists(tmp.path / "g.png"));
+  check_one_line_error(run_tfx("pe sim --model " + qdir("llama")), 2, "has no position table (it rotates Q and K by RoPE)");
+  // llama3 (θ = 500000, head_dim 8, f = 8, L₀ = 16, low 1, high 4), HF's _compute_llama3_parameters by hand:
+  // pair 0: ω = 1, λ = 2π between L₀/4 and L₀/1 → s = (L₀/λ − 1)/3, ω' = (1 − s)·ω/8 + s·ω; pairs 1–3: λ > 16 → ω/8
+  const Run f = run_tfx("rope freqs --config " + shell_quote(dir("llama_llama3") + "/config.json") + " --format json");
+  REQUIRE(f.code == 0);
+  const auto fd = json_of(f)["data"];
+  const double pi = 3.14159265358979323846;
+  for (std::size_t j = 0; j < 4; ++j) {
+    const double inv = std::pow(500000.0, -2.0 * static_cast<double>(j) / 8.0), lambda = 2 * pi / inv;
+    double want = inv / 8;
+    if (lambda < 16.0 / 4.0) want = inv;
+    else if (lambda <= 16.0) {
+      const double s = (16.0 / lambda - 1.0) / 3.0;
+      want = (1 - s) * inv / 8 + s * inv;
+    }
+    CAPTURE(j);
+    CHECK(std::fabs(fd[j][2].get<double>() - want) < 1e-6 * std::max(1.0, want));
+    CHECK(std::fabs(fd[j][0].get<double>() - inv) < 1e-6);
+  }
+}

@@ -34,6 +34,7 @@ enum class EmbeddingFormat {
   fasttext_bin,  // fastText's binary model (.bin): vocabulary, input matrix of words + subword buckets
   tfx_cache,     // tfx's binary table (written by the cache and `tfx embeddings convert`)
   builtin,       // the teaching embedding compiled into tfx
+  memory,        // rows given in memory (from_rows: a model's token embedding)
 };
 
 inline constexpr Choice<EmbeddingFormat> kEmbeddingFormatChoices[] = {
@@ -50,6 +51,7 @@ inline constexpr Choice<EmbeddingFormat> kEmbeddingFormatChoices[] = {
     {EmbeddingFormat::fasttext_bin, "fasttext-bin"},
     {EmbeddingFormat::tfx_cache, "tfx"},
     {EmbeddingFormat::builtin, "built-in", "", Spelling::shown},
+    {EmbeddingFormat::memory, "model table", "", Spelling::shown},
 };
 
 // A spelling of kEmbeddingFormatChoices -> format; else a usage error naming `param` (the

@@ -9,7 +9,10 @@
 #include "cli/flag_names.hpp"
 #include "cli/pe_commands.hpp"
 #include "cli/progress_bar.hpp"
+#include "tfx/model/checkpoint.hpp"
 #include "tfx/positional/positional.hpp"
+
+#include <filesystem>
 
 namespace tfx::cli {
 
@@ -21,6 +24,8 @@ struct PeSimOptions {
   double base = 10000.0;
   std::string metric = "dot";
   bool profile = false;
+  std::string model;  // --model DIR: a checkpoint's learned position table
+  CLI::Option* len_opt = nullptr;
   OutputFlags out;
   FigureFlags fig;
 };
@@ -61,7 +66,62 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_sim_len{}_dim{}{}.png", L, D, cosine ? "_cosine" : ""));
 }
 
+// --model DIR: the learned position table P of a GPT-2 (wpe) or BERT (position_embeddings)
+// checkpoint, P·Pᵀ beside the sinusoidal PE·PEᵀ of the same size.
+void run_pe_sim_model(const PeSimOptions& o) {
+  if (o.profile) throw usage_error("--profile goes with the sinusoidal PE (a learned table has no closed form); drop it with --model");
+  const Checkpoint m = load_checkpoint(o.model);
+  const ModelConfig& c = m.config;
+  if (c.uses_rope())
+    throw usage_error(fmt::format("--model {}: {} has no position table (it rotates Q and K by RoPE); see tfx rope freqs --config {}/config.json",
+                                  o.model, c.model_type, o.model));
+  const std::string name = c.model_type == "gpt2" ? "wpe.weight" : "embeddings.position_embeddings.weight";
+  const Tensor& table = m.tensors.at(name);
+  const std::size_t rows = table.rows(), D = table.cols();
+  const std::size_t L = o.len_opt && o.len_opt->count() ? static_cast<std::size_t>(o.len) : rows;
+  if (L > rows) throw usage_error(fmt::format("--len {}: {} has {} positions", o.len, o.model, rows));
+  checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L)", L));
+  const PeMetric metric = parse_pe_metric(o.metric);
+  const bool cosine = metric == PeMetric::cosine;
+  Tensor p({L, D});
+  std::copy_n(table.data(), L * D, p.data());
+  Tensor learned = pe_similarity(p, metric);
+  const OffsetProfile prof = offset_profile(learned);
+  const Tensor sinus = pe_similarity(sinusoidal_encoding(L, D, o.base), metric);
+  const OffsetProfile sprof = offset_profile(sinus);
+  Result r;
+  r.command = "pe sim";
+  r.params = {{"model", o.model}, {"tensor", name}, {"len", L}, {"dim", D}, {"metric", o.metric}};
+  r.blocks.push_back(Text{fmt::format("{} of {}'s learned position table {} ({} × {}) for positions i, j < {}", cosine ? "cos(P(i), P(j))" : "P(i)·P(j)",
+                                      o.model, name, rows, D, L)});
+  r.blocks.push_back(Text{fmt::format("max spread along a diagonal (0 = depends only on j − i): learned {:.3g}, sinusoidal of the same size {:.3g}",
+                                      prof.max_spread, sprof.max_spread)});
+  r.summary["max_diagonal_spread"] = prof.max_spread;
+  r.summary["sinusoidal_max_diagonal_spread"] = sprof.max_spread;
+  Figure figure;
+  Heatmap a = similarity_heatmap(o, cosine), b = similarity_heatmap(o, cosine);
+  a.title = fmt::format("Learned: {} {}", std::filesystem::path(o.model).filename().string(), name);
+  a.subtitle = fmt::format("{} · L = {}, D = {}", cosine ? "cos(P(i), P(j))" : "P·Pᵀ", L, D);
+  b.title = "Sinusoidal PE of the same size";
+  b.subtitle = fmt::format("{} · depends only on j − i", cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ");
+  a.values = learned;
+  a.value_label = cosine ? "cos(P(i), P(j))" : "P(i)·P(j)";
+  b.values = sinus;
+  figure.panels = {a, b};
+  figure.columns = 2;
+  Matrix mm;
+  mm.name = "sim";
+  mm.row_axis = "i";
+  mm.col_axis = "j";
+  mm.values = std::move(learned);
+  r.blocks.push_back(std::move(mm));
+  std::string dir_name = std::filesystem::path(o.model).filename().string();
+  if (dir_name.empty()) dir_name = std::filesystem::path(o.model).parent_path().filename().string();
+  present_all(r, o.out, o.fig, &figure, &a, fmt::format("pe_sim_{}_len{}{}.png", name_part({dir_name}), L, cosine ? "_cosine" : ""));
+}
+
 void run_pe_sim(const PeSimOptions& o) {
+  if (!o.model.empty()) return run_pe_sim_model(o);
   // 1. validate: the L×L result must fit under the memory cap (a figure alone need not)
   const PeMetric metric = parse_pe_metric(o.metric);
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
@@ -150,19 +210,26 @@ void run_pe_sim(const PeSimOptions& o) {
 void register_pe_sim(CLI::App* pe) {
   auto o = std::make_shared<PeSimOptions>();
   CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine) of position encodings for all pairs; --profile by offset");
-  cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  o->len_opt = cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L; with --model: default all of the table)")
+                   ->capture_default_str()
+                   ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
   cmd->add_option("--metric", o->metric, choice_list<PeMetric>(kPeMetricChoices, true))
       ->capture_default_str()
       ->check(one_of<PeMetric>(kPeMetricChoices));
   cmd->add_flag("--profile", o->profile, "Similarity by offset k = j − i (table and line chart), checked against Σ cos(k·ω)");
+  cmd->add_option("--model", o->model,
+                  "A Hugging Face checkpoint folder (GPT-2's wpe, BERT's position_embeddings): its learned position table's "
+                  "P·Pᵀ beside the sinusoidal PE of the same size")
+      ->type_name("DIR");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   set_examples(cmd, {"tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure",
                      "tfx pe sim --len 50 --dim 128 --view",
                      "tfx pe sim --len 100 --dim 64 --metric cosine --profile",
-                     "tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy"});
+                     "tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy",
+                     "tfx pe sim --model gpt2/ --png                # GPT-2's learned positions beside the sinusoid"});
   cmd->callback([o] { run_pe_sim(*o); });
 }
 

@@ -11,6 +11,10 @@
 
 #include "cli/common.hpp"
 #include "cli/rope_flags.hpp"
+#include "tfx/io/text_file.hpp"
+#include "tfx/model/checkpoint.hpp"
+
+#include <filesystem>
 
 namespace tfx::cli {
 
@@ -19,6 +23,7 @@ namespace {
 struct RopeFreqsOptions {
   std::int64_t dim = 128;
   std::optional<std::int64_t> len;
+  std::string config;  // --config: a checkpoint's config.json sets dim, base and scaling
   RopeFlags rope;
   OutputFlags out;
   FigureFlags fig;
@@ -30,7 +35,34 @@ std::string scalings_suffix(const std::vector<RopeScaling>& list) {
   return s;
 }
 
-void run_rope_freqs(const RopeFreqsOptions& o) {
+void run_rope_freqs(const RopeFreqsOptions& given);
+
+// --config FILE: the model's own RoPE (head_dim, rope_theta, rope_scaling), drawn beside the
+// unscaled frequencies of the same base.
+RopeFreqsOptions from_config(const RopeFreqsOptions& o) {
+  std::error_code ec;
+  std::string path = o.config;
+  if (std::filesystem::is_directory(path, ec)) path = (std::filesystem::path(path) / "config.json").string();
+  const ModelConfig c = parse_model_config(read_text_input(path, "--config"), path);
+  if (!c.uses_rope())
+    throw usage_error(fmt::format("--config {}: {} uses learned positions, not RoPE; see tfx pe sim --model DIR", path, c.model_type));
+  RopeFreqsOptions r = o;
+  r.dim = static_cast<std::int64_t>(c.head_dim);
+  r.rope.base = c.rope.base;
+  r.rope.layout = "half";
+  r.rope.scaling = c.rope.scaling == RopeScaling::none ? "none" : std::string("none,") + rope_scaling_name(c.rope.scaling);
+  r.rope.factor = c.rope.factor;
+  if (c.rope.original_max_pos) r.rope.original_max_pos = static_cast<std::int64_t>(*c.rope.original_max_pos);
+  r.rope.beta_fast = c.rope.beta_fast;
+  r.rope.beta_slow = c.rope.beta_slow;
+  r.rope.low_freq_factor = c.rope.low_freq_factor;
+  r.rope.high_freq_factor = c.rope.high_freq_factor;
+  r.config.clear();
+  return r;
+}
+
+void run_rope_freqs(const RopeFreqsOptions& given) {
+  const RopeFreqsOptions o = given.config.empty() ? given : from_config(given);
   const std::vector<RopeScaling> list = scaling_list(o.rope);
   // dynamic NTK needs the current length: --len, else the extended context f·L₀
   std::size_t seq_len = 0;
@@ -193,9 +225,14 @@ void register_rope_freqs(CLI::App* rope) {
   sub->add_option("--len", opts->len, "Dynamic NTK: current sequence length (default: factor * original-max-pos)")
       ->check(whole_number(1, std::int64_t{1} << 40));
   add_rope_flags(sub, opts->rope, true);
+  sub->add_option("--config", opts->config,
+                  "A Hugging Face config.json (or its folder): the model's own head_dim, rope_theta and rope_scaling, drawn beside "
+                  "the unscaled frequencies (replaces --dim, --base and the scaling flags)")
+      ->type_name("FILE");
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);
-  set_examples(sub, {"tfx rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192 --png",
+  set_examples(sub, {"tfx rope freqs --config Llama-3.2-1B/config.json --png      # the model's own RoPE and its llama3 scaling",
+                     "tfx rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192 --png",
                      "tfx rope freqs --dim 128 --base 500000 --scaling llama3 --factor 8 --original-max-pos 8192",
                      "tfx rope freqs --dim 64 --scaling yarn --factor 4 --original-max-pos 4096 --format csv -o yarn.csv",
                      "tfx rope freqs --dim 16"});
