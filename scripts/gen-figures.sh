@@ -46,6 +46,10 @@ figures=(
   "similar|png+svg|similar king -k 8|Nearest neighbours of “king” by cosine, in the built-in teaching embedding."
   "project|png+svg|project king queen man woman prince princess boy girl --pairs king:queen,man:woman,prince:princess,boy:girl|PCA to two dimensions: the male → female arrows are nearly parallel."
   "complexity|png+svg|complexity --n 512 --d 768|Operations per layer against n: self-attention n²·d passes recurrence n·d² at n = d."
+  "model_view|png|model attention tests/data/hf_models/gpt2 \"the cat sat on the mat\"|The model view of a (tiny, random) GPT-2 checkpoint: every layer × head, causal triangles, on one 0–1 scale."
+  "model_head|png+svg|model attention tests/data/hf_models/bert \"the cat sat on the mat\" --layer 0 --head 1|One head of a (tiny, random) BERT checkpoint with its WordPiece tokens, [CLS] and [SEP] included."
+  "model_pe_sim|png|pe sim --model tests/data/hf_models/gpt2|A learned position table (GPT-2's wpe) beside the sinusoid of the same size: only the sinusoid depends on j − i alone."
+  "model_rope_freqs|png+svg|rope freqs --config tests/data/hf_models/llama_llama3/config.json|A Llama checkpoint's own RoPE from its config.json: θ = 500000 and the llama3 scaling of each pair."
 )
 
 section="$(mktemp)"
@@ -61,9 +65,10 @@ trap 'rm -f "$section"' EXIT
   echo "have no committed SVG: thousands of hoverable cells make files of 0.3–0.7 MB; \`--svg\` makes one.)"
   for entry in "${figures[@]}"; do
     IFS='|' read -r name files cmd caption <<< "$entry"
-    flags="--png $name.png"
-    [ "$files" = "png+svg" ] && flags+=" --svg $name.svg"
-    (cd "$gallery" && eval "\"$tfx\" $cmd $flags" >/dev/null 2>&1) ||
+    flags="--png \"$gallery/$name.png\""
+    [ "$files" = "png+svg" ] && flags+=" --svg \"$gallery/$name.svg\""
+    # from the repository root, so the tiny checkpoints are tests/data/hf_models/… as in docs/models.md
+    (cd "$root" && eval "\"$tfx\" $cmd $flags" >/dev/null 2>&1) ||
       { echo "gen-figures: 'tfx $cmd $flags' failed" >&2; exit 1; }
     echo
     echo "### \`tfx $cmd --png\`"

@@ -7,7 +7,7 @@
 #   notebooks_committed        the committed notebooks' cells are what scripts/gen-notebooks.py
 #                              writes (English and Korean share the code)
 #   tutorial_output            tests/python/check_tutorial.py: every `$ tfx` command of
-#                              docs/tutorial.md (attention, positional, vision) prints the lines shown
+#                              docs/tutorial.md (attention, positional, vision, translate, models) prints the lines shown
 #   teaching_model_reproducible  20 steps of scripts/train_teaching_model.py from its seed give the
 #                              committed log's first 20 losses (skipped without python3-torch)
 #   unicode_tables_committed   src/text/unicode_tables.inc is what scripts/gen_unicode_tables.py writes
@@ -36,6 +36,6 @@ tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_noteboo
                 ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py ${tfx_notebooks})
 tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md
                 ${CMAKE_SOURCE_DIR}/docs/attention.md ${CMAKE_SOURCE_DIR}/docs/positional.md ${CMAKE_SOURCE_DIR}/docs/vision.md
-                ${CMAKE_SOURCE_DIR}/docs/translate.md)
+                ${CMAKE_SOURCE_DIR}/docs/translate.md ${CMAKE_SOURCE_DIR}/docs/models.md)
 tfx_python_test(teaching_model_reproducible ${CMAKE_SOURCE_DIR}/tests/python/check_teaching_model.py)
 tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_unicode_tables.py)

@@ -89,6 +89,10 @@ def check_page(path, tfx, env):
     lines = open(path, encoding="utf-8").read().split("\n")
     failures, checked, skipped = 0, 0, 0
     with tempfile.TemporaryDirectory() as tmp:
+        # docs/models.md runs the committed tiny checkpoints as tests/data/hf_models/…, as from the repo
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+        os.makedirs(os.path.join(tmp, "tests"))
+        os.symlink(os.path.join(repo, "tests", "data"), os.path.join(tmp, "tests", "data"))
         for line_no, cmd, shown in blocks(lines):
             command = re.sub(r"\s+#.*$", "", cmd)
             needs = [f for f in re.findall(r"\S+\.(?:npy|safetensors)\b", command) if not f.startswith("<")]
