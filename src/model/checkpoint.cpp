@@ -311,7 +311,13 @@ Checkpoint load_checkpoint(const std::string& dir) {
     const Mapping map(f);
     m.file_bytes += map.size;
     for (const auto& t : header_dtypes(map.bytes())) dtypes.insert(t);
-    TensorMap part = parse_safetensors(map.bytes(), f);
+    // drop each converted range of the mapping at once: the peak stays near the float32 weights
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    char* base = static_cast<char*>(map.addr);
+    TensorMap part = parse_safetensors(map.bytes(), f, nullptr, [&](std::size_t offset, std::size_t length) {
+      const std::size_t from = (offset + page - 1) / page * page, to = (offset + length) / page * page;
+      if (to > from) ::madvise(base + from, to - from, MADV_DONTNEED);
+    });
     for (auto& [name, t] : part) m.tensors[normalized_name(name)] = std::move(t);
   }
   m.files = files;

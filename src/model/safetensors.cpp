@@ -79,7 +79,8 @@ float half_to_float(unsigned short h) {
 
 float bfloat16_to_float(unsigned short b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-TensorMap parse_safetensors(std::string_view b, const std::string& where, TensorMetadata* metadata) {
+TensorMap parse_safetensors(std::string_view b, const std::string& where, TensorMetadata* metadata,
+                            const std::function<void(std::size_t, std::size_t)>& release) {
   if (metadata) metadata->clear();
   // 1. the header length: 8 bytes little-endian, then that many bytes of JSON
   if (b.size() < 8) throw Error(fmt::format("{}: {} bytes; a safetensors file starts with an 8-byte header length", where, b.size()));
@@ -178,7 +179,10 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
     std::vector<std::size_t> shape = e.shape.empty() ? std::vector<std::size_t>{1} : e.shape;
     Tensor t(shape);
     const unsigned char* p = reinterpret_cast<const unsigned char*>(buffer.data() + e.begin);
+    const std::size_t es = e.dtype == "F32" ? 4 : 2, chunk = (std::size_t{2} << 20) / es;  // release every 2 MB read
+    const std::size_t base = static_cast<std::size_t>(buffer.data() - b.data() + e.begin);
     for (std::size_t i = 0; i < t.size(); ++i) {
+      if (release && i && i % chunk == 0) release(base + (i - chunk) * es, chunk * es);
       if (e.dtype == "F32") {
         std::uint32_t u = std::uint32_t(p[4 * i]) | std::uint32_t(p[4 * i + 1]) << 8 | std::uint32_t(p[4 * i + 2]) << 16 |
                           std::uint32_t(p[4 * i + 3]) << 24;
@@ -191,6 +195,10 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
       if (!std::isfinite(t[i]))
         throw Error(fmt::format("{}: tensor '{}' holds {} at index {}; weights must be finite", where, e.name,
                                 std::isnan(t[i]) ? "NaN" : t[i] > 0 ? "+inf" : "-inf", i));
+    }
+    if (release && t.size()) {
+      const std::size_t done = (t.size() - 1) / chunk * chunk;  // the last, partial chunk
+      release(base + done * es, (t.size() - done) * es);
     }
     out.emplace(e.name, std::move(t));
   }

@@ -8,6 +8,7 @@
 // and the check that a set of named tensors holds the names and shapes a layer expects.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,7 +30,11 @@ using TensorMetadata = std::map<std::string, std::string>;
 // or a byte count that is not shape × dtype size throws tfx::Error (data) prefixed with `where`
 // and naming the tensor. Safe on arbitrary bytes (the fuzz target calls it). When `metadata` is
 // given it receives the __metadata__ entries whose values are strings (empty when there is none).
-TensorMap parse_safetensors(std::string_view bytes, const std::string& where, TensorMetadata* metadata = nullptr);
+// `release`, when given, is told each byte range [offset, offset + length) of `bytes` as soon as it
+// has been converted (in chunks of a few MB), so a caller holding a memory-mapped file can drop
+// those pages (madvise) and keep the peak memory near the float32 tensors alone.
+TensorMap parse_safetensors(std::string_view bytes, const std::string& where, TensorMetadata* metadata = nullptr,
+                            const std::function<void(std::size_t, std::size_t)>& release = nullptr);
 
 // Reads `path` (a missing or unreadable file is a data error naming it).
 TensorMap read_safetensors(const std::string& path, TensorMetadata* metadata = nullptr);

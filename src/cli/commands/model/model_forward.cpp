@@ -216,7 +216,8 @@ void run_attention(const AttentionOptions2& o) {
   const ModelConfig& c = l.model.config;
   const std::optional<std::size_t> layer = pick(o.layer, c.layers, "--layer", "layer");
   const std::optional<std::size_t> head = pick(o.head, c.heads, "--head", "head");
-  const ForwardPass f = model_forward(l.model, l.ids, false);
+  ForwardPass f = model_forward(l.model, l.ids, false);
+  f.hidden.clear();  // not shown here: memory back before the output is encoded
   const std::size_t T = l.ids.size(), H = c.heads;
   // the requested block of the (layers, heads, T, T) weights
   std::vector<std::size_t> layers, heads;
@@ -231,12 +232,15 @@ void run_attention(const AttentionOptions2& o) {
   shape.push_back(T);
   Tensor w(shape);
   std::size_t k = 0;
-  for (std::size_t li : layers)
+  const bool keep = figure_drawn(o.fig, o.out);  // the figures below read f.attentions again
+  for (std::size_t li : layers) {
     for (std::size_t hi : heads) {
       const float* src = f.attentions[li].data() + hi * T * T;
       std::copy(src, src + T * T, w.data() + k * T * T);
       ++k;
     }
+    if (!keep) f.attentions[li] = Tensor();  // one copy of the weights at a time (a 12 × 12 × T² model)
+  }
   Result r;
   r.command = "model attention";
   r.params = model_params(o.in, l);
@@ -250,18 +254,11 @@ void run_attention(const AttentionOptions2& o) {
   m.row_labels = m.col_labels = l.tokens;
   m.row_axis = "query";
   m.col_axis = "key";
-  if (shape.size() == 4) {
-    // (layers, heads, T, T): the table shows one (T, T) slice per layer and head
-    m.values = w.reshaped({layers.size() * heads.size(), T, T});
-    m.slice_axis = "layer·heads+head";
-  } else {
-    m.values = w;
-    m.slice_axis = layers.size() > 1 ? "layer" : "head";
-  }
-  Result rr = r;
-  Matrix for_npy = m;
-  for_npy.values = w;  // npy keeps the 4-D shape
-  r.blocks.push_back(o.out.format == "npy" || (o.out.output.size() > 4 && o.out.output.ends_with(".npy")) ? for_npy : m);
+  const bool npy = o.out.format == "npy" || (o.out.output.size() > 4 && o.out.output.ends_with(".npy"));
+  m.slice_axis = shape.size() == 4 ? "layer·heads+head" : layers.size() > 1 ? "layer" : "head";
+  // npy keeps the 4-D (layers, heads, T, T); a table shows one (T, T) slice per layer and head
+  m.values = shape.size() == 4 && !npy ? w.reshaped({layers.size() * heads.size(), T, T}) : std::move(w);
+  r.blocks.push_back(std::move(m));
   r.primary = "attentions";
   r.summary["shape"] = shape;
   // figures: one head a labelled heatmap; one layer's heads a grid; every layer × head the model view
