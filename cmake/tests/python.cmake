@@ -39,3 +39,6 @@ tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.
                 ${CMAKE_SOURCE_DIR}/docs/translate.md ${CMAKE_SOURCE_DIR}/docs/models.md)
 tfx_python_test(teaching_model_reproducible ${CMAKE_SOURCE_DIR}/tests/python/check_teaching_model.py)
 tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_unicode_tables.py)
+# attention_html_chromium: tests/python/check_attention_html.py opens --html pages (BERT, GPT-2, the
+# translator, hostile token labels) in headless Chromium (Debian chromium; skipped without it)
+tfx_python_test(attention_html_chromium ${CMAKE_SOURCE_DIR}/tests/python/check_attention_html.py)

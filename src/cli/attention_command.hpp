@@ -43,6 +43,7 @@ struct AttentionCliOptions {
   double temperature = 1.0;
   std::string show;
   std::string weights;  // --weights: nn.MultiheadAttention state_dict (safetensors or .npy directory)
+  std::string html;     // --html FILE: the head view and model view page
   bool random = false;  // --random: seeded weights even for a sentence the teaching translator knows
   bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false, heads_given = false,
        seed_given = false;

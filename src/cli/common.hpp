@@ -85,6 +85,16 @@ void present_view(const Heatmap& h, const FigureFlags& flags);
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig,
                  const Figure* figure, const Heatmap* view, const std::string& default_png);
 
+// --html FILE: adds the option (FILE ends in .html or .htm; - = stdout) to `app`.
+void add_html_flag(CLI::App* app, std::string& html);
+// --html FILE checked against the other outputs before anything is written: refuses a path that
+// -o or --png/--svg also name, and "-" when a table, --view or a figure goes to stdout too. True
+// when only the page was asked for (no --format/-o, no figure, no --view): then print no table.
+bool check_html_target(const std::string& path, const OutputFlags& out, const FigureFlags& fig);
+// Writes the page as every output is written (a temporary beside it, renamed) and prints
+// "wrote FILE" where --png does.
+void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig);
+
 // Color is used when stdout is a terminal, TERM is not "dumb" and NO_COLOR is unset.
 bool stdout_color();
 // --color always|never|auto resolved: auto = stdout_color().

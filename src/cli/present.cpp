@@ -175,6 +175,41 @@ void present_view(const Heatmap& h, const FigureFlags& flags) {
   present_view(f, flags);
 }
 
+void add_html_flag(CLI::App* app, std::string& html) {
+  app->add_option("--html", html,
+                  "Write one self-contained offline page to FILE (.html): the head view (hover a token, pick layer and heads) "
+                  "and the model view (every layer × head); no network needed")
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            if (path.empty()) return "expected a file name ending in .html (or - for stdout), got an empty one";
+            const std::string ext = std::filesystem::path(path).extension().string();
+            if (path == "-" || ext == ".html" || ext == ".htm") return {};
+            return fmt::format("{}: an HTML page's file name ends in .html", path);
+          },
+          "FILE.html"))
+      ->group("Figures");
+}
+
+bool check_html_target(const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
+  const bool only = !out.format_given() && !fig.png_requested() && !fig.view;
+  if (path == "-" && !only) throw usage_error("--html -: the page goes to stdout, so a table, --view or a figure cannot go there too");
+  if (path != "-") {
+    if (out.format_given() && out.output != "-" && same_file(path, out.output))
+      throw usage_error(fmt::format("--html {} and -o {} name the same file; give them different names", path, out.output));
+    if (fig.png_requested())
+      for (const std::string& other : {fig.png, fig.svg})
+        if (!other.empty() && same_file(path, other))
+          throw usage_error(fmt::format("--html {} and the figure {} name the same file; give them different names", path, other));
+  }
+  return only;
+}
+
+void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
+  emit(page, path, false, "--html");
+  std::FILE* notice = fig.png == "-" || fig.svg == "-" ? stderr : png_notice_stream(out);
+  if (path != "-") std::fprintf(notice, "wrote %s (open it in a browser; it works offline)\n", path.c_str());
+}
+
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig, const Figure* figure,
                  const Heatmap* view, const std::string& default_png) {
   // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says

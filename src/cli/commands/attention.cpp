@@ -238,6 +238,7 @@ void register_attention(CLI::App& app) {
       ->group("Output");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
+  add_html_flag(cmd, o->html);
   set_examples(cmd, {"tfx attention --sentence \"I love playing football\" --dk 8 --seed 1",
                      "tfx attention --sentence \"the cat sat on the mat\" --causal --show all",
                      "tfx attention --sentence \"the king went home\" --cross \"the queen loved the house\" --png",

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cli/attention_command.hpp"
+#include "tfx/figure/attention_html.hpp"
 
 namespace tfx::cli {
 
@@ -58,6 +59,7 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   if (!in.query_labels.empty() && in.query_labels.size() != T) in.query_labels.clear();
   if (!in.key_labels.empty() && in.key_labels.size() != S) in.key_labels.clear();
 
+  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   // 2. the result: a description, then each asked-for matrix with a line saying what it is
   Result r;
   r.command = "attention";
@@ -197,8 +199,33 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   else if (in.mode != "qkv" || H > 1)
     name += fmt::format("_seed{}", o.seed);
 
+  std::string page;
+  if (!o.html.empty()) {
+    AttentionPage p;
+    p.title = fmt::format("Attention weights ({})", what);
+    p.subtitle = in.description + " — " + subtitle;
+    p.queries = in.query_labels;
+    p.keys = in.key_labels;
+    for (std::size_t i = 0; p.queries.size() < T; ++i) p.queries.push_back(std::to_string(i));
+    for (std::size_t j = 0; p.keys.size() < S; ++j) p.keys.push_back(std::to_string(j));
+    p.layer_names = {in.trained_prefix.empty()                  ? what
+                     : in.trained_prefix.starts_with("encoder") ? "translator encoder layer 1: " + what
+                                                                : "translator decoder layer 1: " + what};
+    p.weights.push_back(Tensor({H, T, S}));
+    for (std::size_t h = 0; h < H; ++h) {
+      std::copy_n(mh.heads[h].weights.data(), T * S, p.weights[0].data() + h * T * S);
+      p.head_names.push_back(std::to_string(h));
+    }
+    p.footer = "made by tfx attention";
+    page = attention_html(p);
+    if (html_only) {
+      write_html(page, o.html, o.out, o.fig);
+      return;
+    }
+  }
   // --view draws every head (the figure's panels) under the figure's title
   present_all(r, o.out, o.fig, &figure, &views[0], name + ".png");
+  if (!page.empty()) write_html(page, o.html, o.out, o.fig);
 }
 
 }  // namespace tfx::cli

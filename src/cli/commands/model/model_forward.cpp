@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/figure/attention_html.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 
@@ -180,6 +181,7 @@ void run_info(const InfoOptions& o) {
 struct AttentionOptions2 {
   ModelInput in;
   std::string layer = "all", head = "all";
+  std::string html;  // --html FILE
   OutputFlags out;
   FigureFlags fig;
 };
@@ -211,14 +213,59 @@ Heatmap attention_heatmap(const Tensor& w, const std::vector<std::string>& token
   return h;
 }
 
+// The --html page: every layer and head when they fit in one page (it opens on --layer/--head),
+// else only the ones asked for.
+std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, const ForwardPass& f) {
+  const ModelConfig& c = l.model.config;
+  const std::optional<std::size_t> layer = pick(o.layer, c.layers, "--layer", "layer");
+  const std::optional<std::size_t> head = pick(o.head, c.heads, "--head", "head");
+  const std::size_t T = l.ids.size();
+  const bool whole = c.layers * c.heads * T * T <= kMaxHtmlWeights;
+  AttentionPage p;
+  std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
+  if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
+  p.title = fmt::format("{} — attention", dir_name);
+  p.subtitle = fmt::format("{}: {} tokens; weights after softmax, layers and heads numbered from 0 as in Hugging Face's outputs{}",
+                           family_name(c), T, c.decoder() ? "; causal: a query sees only the keys up to itself" : "");
+  p.queries = p.keys = l.tokens;
+  for (std::size_t li = 0; li < c.layers; ++li) {
+    if (!whole && layer && *layer != li) continue;
+    p.layer_names.push_back(fmt::format("layer {}", li));
+    if (whole || !head) {
+      p.weights.push_back(f.attentions[li]);
+    } else {
+      Tensor one({1, T, T});
+      std::copy_n(f.attentions[li].data() + *head * T * T, T * T, one.data());
+      p.weights.push_back(std::move(one));
+    }
+  }
+  for (std::size_t hi = 0; hi < c.heads; ++hi)
+    if (whole || !head || *head == hi) p.head_names.push_back(std::to_string(hi));
+  if (whole) {
+    p.first_layer = layer.value_or(0);
+    p.first_head = head;
+  }
+  p.footer = fmt::format("made by tfx model attention {} ({} {})", o.in.dir, c.model_type, o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
+  return attention_html(p);
+}
+
 void run_attention(const AttentionOptions2& o) {
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
   const std::optional<std::size_t> layer = pick(o.layer, c.layers, "--layer", "layer");
   const std::optional<std::size_t> head = pick(o.head, c.heads, "--head", "head");
+  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   ForwardPass f = model_forward(l.model, l.ids, false);
   f.hidden.clear();  // not shown here: memory back before the output is encoded
   const std::size_t T = l.ids.size(), H = c.heads;
+  std::string page;
+  if (!o.html.empty()) {
+    page = attention_page(o, l, f);
+    if (html_only) {
+      write_html(page, o.html, o.out, o.fig);
+      return;
+    }
+  }
   // the requested block of the (layers, heads, T, T) weights
   std::vector<std::size_t> layers, heads;
   for (std::size_t i = 0; i < c.layers; ++i)
@@ -292,6 +339,7 @@ void run_attention(const AttentionOptions2& o) {
   for (const std::string& item : split_words_of(o.in.text.empty() ? "ids " + o.in.ids : o.in.text)) words.push_back(item);
   const std::string name = fmt::format("model_attention_{}_{}_L{}_H{}.png", name_part({dir_name}), name_part(words), o.layer, o.head);
   present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, view ? &*view : nullptr, name);
+  if (!page.empty()) write_html(page, o.html, o.out, o.fig);
 }
 
 // ---------------------------------------------------------------- hidden / logits
@@ -445,9 +493,11 @@ void register_model_forward(CLI::App& model) {
     cmd->add_option("--head", o->head, "Head, from 0, or all")->capture_default_str();
     add_output_flags(cmd, o->out);
     add_figure_flags(cmd, o->fig);
+    add_html_flag(cmd, o->html);
     set_examples(cmd, {"tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png",
                        "tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head",
-                       "tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"});
+                       "tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32",
+                       "tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline"});
     cmd->callback([o] { run_attention(*o); });
   }
   {
