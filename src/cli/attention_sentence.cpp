@@ -45,6 +45,8 @@ std::shared_ptr<SentenceSource> add_sentence_source_flags(CLI::App* app) {
 TokenSequence embed_sentence(const SentenceSource& source, const std::string& sentence, const std::string& flag, bool add_pe) {
   TokenSequence seq;
   seq.tokens = sentence_tokens(sentence, flag);
+  seq.shown = tokenize(sentence, TokenizerMode::word, builtin_vocab(), Casing::keep).tokens;
+  if (seq.shown.size() != seq.tokens.size()) seq.shown = seq.tokens;
   const Embeddings& e = source.embeddings();
   const std::size_t T = seq.tokens.size(), D = e.dim();
   if (D == 0) throw Error(fmt::format("{}: {} has no vectors", flag, e.name()));

@@ -12,7 +12,8 @@ namespace tfx::cli {
 
 // A sequence ready for attention: one label and one row of X per token.
 struct TokenSequence {
-  std::vector<std::string> tokens;  // T labels
+  std::vector<std::string> tokens;  // T tokens as looked up (lower-cased)
+  std::vector<std::string> shown;   // the same T tokens as written ("I" stays "I"), for labels
   Tensor x;                         // (T, D)
 };
 

@@ -20,6 +20,7 @@ void register_project(CLI::App& app);
 void register_eval_analogies(CLI::App& app);
 void register_eval_similarity(CLI::App& app);
 void register_attention(CLI::App& app);
+void register_softmax(CLI::App& app);
 void register_encoder(CLI::App& app);
 void register_decoder(CLI::App& app);
 void register_complexity(CLI::App& app);

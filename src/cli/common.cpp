@@ -47,12 +47,26 @@ void refuse_output_over_input(const CLI::App* app) {
 }
 }  // namespace
 
-void add_output_flags(CLI::App* app, OutputFlags& f) {
-  f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md; png or svg: the figure (to -o FILE)")
-                     ->capture_default_str()
-                     ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown", "png", "svg"}))
-                     ->group("Output");
-  f.output_opt = app->add_option("-o,--output", f.output, "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)")
+void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
+  if (figures) {
+    f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md; png or svg: the figure (to -o FILE)")
+                       ->capture_default_str()
+                       ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown", "png", "svg"}))
+                       ->group("Output");
+  } else {
+    f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md")
+                       ->capture_default_str()
+                       ->check(CLI::Validator(
+                           [](std::string& v) -> std::string {
+                             if (v == "png" || v == "svg") return v + ": this command draws no figure; use table, csv, json, npy or md";
+                             for (const char* ok : {"table", "csv", "json", "npy", "md", "markdown"})
+                               if (v == ok) return {};
+                             return "expected table, csv, json, npy or md, got '" + v + "'";
+                           },
+                           "{table,csv,json,npy,md}"))
+                       ->group("Output");
+  }
+  f.output_opt = app->add_option("-o,--output", f.output, figures ? "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)" : "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table")
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {

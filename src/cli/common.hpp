@@ -28,7 +28,9 @@ struct OutputFlags {
   CLI::Option* format_opt = nullptr;
   CLI::Option* output_opt = nullptr;
 };
-void add_output_flags(CLI::App* app, OutputFlags& flags);
+// figures = false: a command that draws nothing, whose --help offers no png/svg and whose
+// --format png/svg is a one-line usage error.
+void add_output_flags(CLI::App* app, OutputFlags& flags, bool figures = true);
 // The format a file name's extension names ("csv", "json", "npy", "md", "png", "svg"), else "".
 std::string extension_format(const std::string& path);
 OutputOptions output_options(const OutputFlags& flags);

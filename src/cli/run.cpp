@@ -125,6 +125,7 @@ int tfx::cli::run(int argc, char** argv) {
   tfx::cli::register_eval_analogies(app);
   tfx::cli::register_eval_similarity(app);
   tfx::cli::register_attention(app);
+  tfx::cli::register_softmax(app);
   tfx::cli::register_encoder(app);
   tfx::cli::register_decoder(app);
   tfx::cli::register_translate(app);

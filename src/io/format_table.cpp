@@ -45,7 +45,18 @@ struct Grid {
   std::size_t rows = 0, cols = 0;                  // of the matrix (0 for Records)
   std::size_t shown_rows = 0, shown_cols = 0;      // how many of them the grid shows
   std::vector<bool> left;                          // per column: left-aligned (text); else right (numbers)
+  std::vector<bool> mixed;                         // per column: numbers and text (a property/value list): per cell
 };
+
+// A cell of a mixed column that reads as a number ("171", "-0.5", "1e-05", "3.2%"): right-aligned.
+bool looks_numeric(const std::string& s) {
+  std::string_view v = s;
+  if (v.starts_with("−")) v.remove_prefix(std::string_view("−").size());
+  if (v.empty()) return false;
+  for (char c : v)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '%')) return false;
+  return std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.' || v[0] == '-' || v[0] == '+';
+}
 
 // Like numpy's linewidth: while the aligned grid is wider than `width`, drop the data column
 // next to the "…" column (inserting one in the middle first), alternating sides, keeping at
@@ -87,13 +98,22 @@ void fit_columns(Grid& g, std::size_t width) {
 std::string render_aligned(const Grid& g) {
   std::vector<std::size_t> w(g.header.size(), 0);
   for (std::size_t j = 0; j < g.header.size(); ++j) w[j] = width(g.header[j]);
+  // a mixed column: its numbers right-aligned among themselves, at the column's left edge
+  std::vector<std::size_t> wn(g.header.size(), 0);
   for (const auto& row : g.body)
-    for (std::size_t j = 0; j < row.size() && j < w.size(); ++j) w[j] = std::max(w[j], width(row[j]));
+    for (std::size_t j = 0; j < row.size() && j < w.size(); ++j) {
+      w[j] = std::max(w[j], width(row[j]));
+      if (j < g.mixed.size() && g.mixed[j] && looks_numeric(row[j])) wn[j] = std::max(wn[j], width(row[j]));
+    }
   std::string out;
   auto line = [&](const std::vector<std::string>& row) {
     std::string l;
     for (std::size_t j = 0; j < row.size(); ++j) {
       if (j) l += "  ";
+      if (j < g.mixed.size() && g.mixed[j]) {
+        l += pad_right(looks_numeric(row[j]) ? pad_left(row[j], wn[j]) : row[j], w[j]);
+        continue;
+      }
       const bool left = j == 0 || (j < g.left.size() && g.left[j]);
       l += left ? pad_right(row[j], w[j]) : pad_left(row[j], w[j]);
     }
@@ -200,19 +220,25 @@ Grid records_grid(const Records& r, int precision) {
   g.header = r.columns;
   // words read from the left, numbers line up on the right: a column is text when every cell is
   // a string and one of them has a letter (a shape "[3, 64]" or a number kept as text stays right)
+  // a column of both (embeddings info's "value": counts and file names) aligns each cell by its kind
   g.left.assign(r.columns.size(), false);
+  g.mixed.assign(r.columns.size(), false);
   for (std::size_t j = 0; j < r.columns.size(); ++j) {
-    bool all_text = !r.rows.empty(), letter = false;
+    bool all_text = !r.rows.empty(), letter = false, number = false;
     for (const auto& row : r.rows) {
       if (j >= row.size()) continue;
       const auto* t = std::get_if<std::string>(&row[j]);
       if (!t) {
         all_text = false;
-        break;
+        number = true;
+        continue;
       }
-      for (unsigned char c : *t) letter = letter || std::isalpha(c) || c >= 0x80;
+      bool has_letter = false;
+      for (unsigned char c : *t) has_letter = has_letter || std::isalpha(c) || c >= 0x80;
+      letter = letter || has_letter;
     }
     g.left[j] = all_text && letter;
+    g.mixed[j] = number && letter;
   }
   for (const auto& row : r.rows) {
     std::vector<std::string> cells;

@@ -96,6 +96,27 @@ bool is_cjk_ideograph(char32_t cp) {
          (cp >= 0x2A700 && cp <= 0x2CEAF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
+std::string escape_invalid_utf8(std::string_view s, std::size_t* bad) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_decode(s, i);
+    if (n == 0) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto b = static_cast<unsigned char>(s[i]);
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+      if (bad) ++*bad;
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::size_t utf8_decode(std::string_view s, std::size_t i, char32_t* cp) {
   const unsigned char c = static_cast<unsigned char>(s[i]);
   std::size_t n;

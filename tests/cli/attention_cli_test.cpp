@@ -154,7 +154,7 @@ TEST_CASE("cli: the same seed gives the same table, another seed another one") {
 
 TEST_CASE("cli: sentences — token labels, rows sum to 1, causal zeros, cross-attention shape, OOV warning") {
   nlohmann::json j = json_of(run_tfx("attention --sentence \"I love playing football\" --dk 8 --seed 1 --format json"));
-  CHECK(j["rows"] == nlohmann::json::array({"i", "love", "playing", "football"}));
+  CHECK(j["rows"] == nlohmann::json::array({"I", "love", "playing", "football"}));  // labels as written
   CHECK(j["columns"] == j["rows"]);
   for (const auto& row : j["data"]) {
     double sum = 0;
@@ -175,7 +175,7 @@ TEST_CASE("cli: sentences — token labels, rows sum to 1, causal zeros, cross-a
 
   nlohmann::json punct = json_of(run_tfx("attention --sentence \"Hello, World! (the) end.\" --dk 2 --format json"));
   // issue 15: punctuation is a token of its own (tfx tokenize --mode word), not dropped
-  CHECK(punct["rows"] == nlohmann::json::array({"hello", ",", "world", "!", "(", "the", ")", "end", "."}));
+  CHECK(punct["rows"] == nlohmann::json::array({"Hello", ",", "World", "!", "(", "the", ")", "end", "."}));
 
   Run oov = run_tfx("attention --sentence \"hello zzqqxx\" --dk 2 --format csv");
   REQUIRE(oov.code == 0);

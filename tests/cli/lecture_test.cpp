@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -126,6 +127,41 @@ TEST_CASE("lecture: softmax of the scores [0, -11, 7] with and without the 1/10 
   const double zs = 1 + std::exp(-1.1) + std::exp(0.7);
   CHECK(s["data"][0][0].get<double>() == doctest::Approx(1 / zs).epsilon(1e-5));
   CHECK(s["data"][0][2].get<double>() == doctest::Approx(std::exp(0.7) / zs).epsilon(1e-5));
+}
+
+TEST_CASE("lecture: tfx softmax 1,1,0.8,0.7 and 0,-11,7 --temperature 1,10, against e^x / Σ e^x in double") {
+  // the note's scores: probabilities, their exponentials (shifted by the largest) and the sum
+  json j = run_json("softmax 1,1,0.8,0.7");
+  const double x[4] = {1, 1, 0.8, 0.7};
+  double z = 0;
+  for (double v : x) z += std::exp(v);
+  REQUIRE(j["data"].size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(j["data"][i]["softmax"].get<double>() == doctest::Approx(std::exp(x[i]) / z).epsilon(1e-6));
+    CHECK(j["data"][i]["e^(x/T − m)"].get<double>() == doctest::Approx(std::exp(x[i] - 1.0)).epsilon(1e-12));
+  }
+  CHECK(j["data"][0]["softmax"].get<double>() == doctest::Approx(0.2809).epsilon(1e-3));  // 2.718 / 9.676
+  // σ = 10 scores: peaked at T = 1 (0.99909 on 7), moderate after dividing by √d_k = 10
+  json t = run_json("softmax 0,-11,7 --temperature 1,10");
+  const json& p = t["data"];  // the probabilities matrix: one row per temperature
+  REQUIRE(p.size() == 2);
+  const double z1 = 1 + std::exp(-11.0) + std::exp(7.0), z10 = 1 + std::exp(-1.1) + std::exp(0.7);
+  CHECK(p[0][2].get<double>() == doctest::Approx(std::exp(7.0) / z1).epsilon(1e-6));
+  CHECK(p[0][1].get<double>() == doctest::Approx(std::exp(-11.0) / z1).epsilon(1e-3));
+  CHECK(p[1][0].get<double>() == doctest::Approx(1 / z10).epsilon(1e-6));
+  CHECK(p[1][1].get<double>() == doctest::Approx(std::exp(-1.1) / z10).epsilon(1e-6));
+  CHECK(p[1][2].get<double>() == doctest::Approx(std::exp(0.7) / z10).epsilon(1e-6));
+  // a huge score does not overflow: the shifted exponentials stay finite
+  json big = run_json("softmax 1000,999,0");
+  CHECK(big["data"][0]["softmax"].get<double>() == doctest::Approx(1 / (1 + std::exp(-1.0))).epsilon(1e-6));
+  // bad input: one line, exit 2
+  for (const char* bad : {"softmax 1,x,3", "softmax 1,2 --temperature 0", "softmax 1,2 --temperature -1", "softmax 1,nan",
+                          "softmax 1,2 --labels a", "softmax ,"}) {
+    Run r = run_tfx(bad);
+    INFO(bad, " → ", r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
 }
 
 TEST_CASE("lecture: Var(q·k) = d_k — 2 for d_k = 2, 100 (σ = 10) for d_k = 100") {

@@ -190,5 +190,5 @@ TEST_CASE("tfx attention --sentence keeps '.' as a token and prints the tokens i
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["params"]["tokens"] == nlohmann::json({"i", "love", "playing", "football", "."}));
+  CHECK(j["params"]["tokens"] == nlohmann::json({"I", "love", "playing", "football", "."}));
 }

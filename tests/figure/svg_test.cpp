@@ -64,7 +64,7 @@ TEST_CASE("svg: a 3×3 attention table holds its 9 weights as hover titles with 
   std::istringstream in(csv.out);
   std::string line;
   std::getline(in, line);  // header: query,i,love,you
-  const std::vector<std::string> tokens{"i", "love", "you"};
+  const std::vector<std::string> tokens{"I", "love", "you"};  // "I" as written (looked up as "i")
   for (std::size_t r = 0; r < 3; ++r) {
     REQUIRE(std::getline(in, line));
     std::istringstream cells(line);
@@ -83,6 +83,17 @@ TEST_CASE("svg: a 3×3 attention table holds its 9 weights as hover titles with 
   CHECK(contains(texts, "key"));
   CHECK(contains(texts, "attention weight"));  // the colorbar's caption
   CHECK(std::any_of(texts.begin(), texts.end(), [](const std::string& t) { return t.find("Attention weights") == 0; }));
+  // the colorbar runs 0 – 1 whatever the largest weight is (these rows are near-uniform), as
+  // encoder/decoder draw it; --vmax moves the top
+  double top = 0;
+  for (const auto& t : titles) top = std::max(top, std::stod(t.substr(t.rfind("· ") + 3)));
+  CHECK(top < 0.8);
+  CHECK(contains(texts, "1.0"));
+  CHECK(contains(texts, "0.0"));
+  REQUIRE(run_tfx("attention --sentence \"I love you\" --dk 4 --svg b.svg --vmax 0.5", dir.path).code == 0);
+  const auto b = texts_of(read_svg(dir / "b.svg"), "text");
+  CHECK(contains(b, "0.4"));  // ticks 0.0, 0.2, 0.4 under the top 0.5
+  CHECK_FALSE(contains(b, "1.0"));
 }
 
 TEST_CASE("svg: --png x.svg and -o x.svg write SVG; a name that contradicts the format is a usage error") {

@@ -32,6 +32,9 @@ bool is_cjk_ideograph(char32_t cp);
 // above U+10FFFF) and, when cp is given, the code point.
 std::size_t utf8_decode(std::string_view s, std::size_t i, char32_t* cp = nullptr);
 void append_utf8(std::string& out, char32_t cp);
+// s with every byte that is not part of valid UTF-8 written as \xNN (a cp852 word "v\xa0ce"), so
+// a word from a file in another encoding can be printed; `bad`, when given, counts those bytes.
+std::string escape_invalid_utf8(std::string_view s, std::size_t* bad = nullptr);
 std::string to_utf8(std::u32string_view s);
 
 // Python's str.lower: the full lower-case mapping (U+0130 İ → i + U+0307) and Σ → ς at the end

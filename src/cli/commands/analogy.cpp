@@ -202,7 +202,7 @@ void register_analogy(CLI::App& app) {
       ->check(non_empty_path("- reads stdin"));
   cmd->add_flag("--strict", o->strict, "With --batch: stop at the first query that cannot be answered (exit 1) instead of skipping it");
   add_embedding_flags(cmd, o->emb);
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx analogy king man woman                  # built-in teaching embedding: queen",
                      "tfx analogy paris france germany -k 3",
                      "tfx analogy king man woman --embeddings glove.6B.100d.txt --method mul",

@@ -167,12 +167,12 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
   const bool pe = !o.no_pe;
   TokenSequence s = embed_sentence(*o.source, o.sentence, "--sentence", pe);
   in.mode = "sentence";
-  in.query_labels = s.tokens;
+  in.query_labels = s.shown;
   in.x_q = std::move(s.x);
   const std::string x_text = pe ? "embedding + PE" : "embedding, no PE";
   if (o.cross_given) {
     TokenSequence c = embed_sentence(*o.source, o.cross, "--cross", pe);
-    in.key_labels = c.tokens;
+    in.key_labels = c.shown;
     in.x_kv = std::move(c.x);
     in.cross = true;
     in.description = fmt::format(

@@ -9,6 +9,7 @@
 
 #include "cli/attention_command.hpp"
 #include "tfx/figure/attention_html.hpp"
+#include "tfx/text/tokenizer.hpp"
 
 namespace tfx::cli {
 
@@ -176,18 +177,21 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   std::vector<Heatmap> views;
   const std::string what = ao.causal ? "masked self-attention" : in.cross ? "cross-attention" : "self-attention";
   const std::string subtitle = fmt::format("softmax(QKᵀ / {}), T = {}, S = {}{}", divisor_text, T, S, masks);
-  float top = 0;
-  for (const auto& h : mh.heads)
-    for (float w : h.weights.values()) top = std::max(top, w);
   for (std::size_t h = 0; h < H; ++h) {
     std::string title = H == 1 ? fmt::format("Attention weights ({})", what) : fmt::format("head {}", h);
     views.push_back(weights_heatmap(mh.heads[h], in, title, H == 1 ? subtitle : "", o.fig));
-    views.back().vmax = top > 0 ? static_cast<double>(top) : 1.0;
+    views.back().vmax = 1.0;  // weights on 0–1 everywhere (as encoder/decoder), so a flat row looks flat; --vmax changes it
     figure.panels.push_back(views.back());
   }
   if (H > 1) figure.title = fmt::format("Attention weights ({}), {} heads: {}", what, H, subtitle);
-  std::string name = "attention_" + (in.mode == "sentence" ? name_part(in.query_labels) : in.mode);
-  if (in.cross && in.mode == "sentence") name += "_x_" + name_part(in.key_labels);
+  // default file names from the lower-cased tokens, as the words were looked up
+  const auto lower = [](const std::vector<std::string>& v) {
+    std::vector<std::string> out;
+    for (const std::string& w : v) out.push_back(normalize_case(w, Casing::lower));
+    return out;
+  };
+  std::string name = "attention_" + (in.mode == "sentence" ? name_part(lower(in.query_labels)) : in.mode);
+  if (in.cross && in.mode == "sentence") name += "_x_" + name_part(lower(in.key_labels));
   if (in.mode != "qkv") name += fmt::format("_dk{}", dk) + (dv != dk ? fmt::format("_dv{}", dv) : "");
   if (H > 1) name += fmt::format("_h{}", H);
   if (ao.causal) name += "_causal";

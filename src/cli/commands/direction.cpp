@@ -3,6 +3,9 @@
 // plur·E(dogs)); --top N lists the vocabulary words scoring highest and lowest.
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <optional>
+
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
@@ -36,7 +39,20 @@ void run_direction(const DirectionOptions& o) {
       words.push_back(from_w[p]);
       words.push_back(to_w[p]);
     }
-  const auto rows = lookup_words(e, words, o.emb, "--words");
+  // --words: a word the vectors do not have is skipped with a note (as batch analogies skip a
+  // question); only when none is known is it an error
+  std::vector<std::size_t> rows;
+  std::vector<std::string> skipped;
+  std::optional<Error> first_error;
+  for (const std::string& w : words) {
+    try {
+      rows.push_back(lookup_words(e, {w}, o.emb, "--words").at(0));
+    } catch (const Error& err) {
+      if (!first_error) first_error = err;
+      skipped.push_back(w);
+    }
+  }
+  if (rows.empty() && first_error) throw *first_error;
 
   // d = mean(E(to) − E(from)); score(w) = d·E(w) (or the cosine with --cosine)
   const std::vector<float> d = mean_difference(e, from, to);
@@ -70,7 +86,13 @@ void run_direction(const DirectionOptions& o) {
     }
     r.blocks.push_back(std::move(top));
   }
-  for (const auto* list : {&from, &to, &rows}) subword_notes(r, e, *list);
+  const std::vector<std::size_t>& known = rows;
+  for (const auto* list : {&from, &to, &known}) subword_notes(r, e, *list);
+  if (!skipped.empty()) {
+    std::string list;
+    for (const std::string& w : skipped) list += (list.empty() ? "'" : ", '") + w + "'";
+    r.blocks.push_back(Text{fmt::format("--words: skipped {} (not in the vocabulary of {})", list, e.name())});
+  }
   builtin_note(r, e);
   r.summary["direction_norm"] = norm(d);
   r.primary = rec.rows.empty() ? "top" : "direction";
@@ -92,7 +114,7 @@ void register_direction(CLI::App& app) {
       ->check(whole_number(0, 100000));
   cmd->add_flag("--cosine", o->cosine, "Score by cos(d, E(w)) instead of the dot product d·E(w)");
   add_embedding_flags(cmd, o->emb);
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples",
                      "tfx direction --from man,boy --to woman,girl --top 10",
                      "tfx direction --from dog,cat --to dogs,cats --format json"});

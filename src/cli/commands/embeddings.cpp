@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "tfx/text/unicode.hpp"
 #include "cli/embedding_flags.hpp"
 #include "cli/flag_names.hpp"
 
@@ -67,9 +68,12 @@ void run_info(InfoOptions o) {
     add("cache", cache_state_text(info));
     if (!info.cache_path.empty()) add("cache file", info.cache_path);
   }
+  // words from a file in another encoding (a cp852 .bin) are shown with \xNN for their bytes
   std::string first;
-  for (std::size_t i = 0; i < std::min<std::size_t>(10, e.size()); ++i) first += (i ? " " : "") + std::string(e.word(i));
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, e.size()); ++i) first += (i ? " " : "") + unicode::escape_invalid_utf8(e.word(i), &bad);
   add("first words", first);
+  if (bad) add("encoding", "not UTF-8: bytes that are not UTF-8 are shown as \\xNN (look such words up as the file spells them)");
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
                {"gzip", info.gzip}, {"cache", cache_state_text(info)}, {"duplicates", info.duplicates}};
@@ -144,7 +148,7 @@ void register_embeddings(CLI::App& app) {
   info->add_option("file", io->file, "Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)")
       ->check(non_empty_path("leave FILE out for the default"));
   add_embedding_flags(info, io->emb);
-  add_output_flags(info, io->out);
+  add_output_flags(info, io->out, false);
   set_examples(info, {"tfx embeddings info                       # the built-in embedding and its named axes",
                       "tfx embeddings info glove.6B.100d.txt     # loads (and caches) the file",
                       "tfx embeddings info vectors.bin --format json"});
@@ -175,7 +179,7 @@ void register_embeddings(CLI::App& app) {
   conv->add_option("--limit", co->emb.limit, "Convert only the first N words; 0 = all")
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40));
-  add_output_flags(conv, co->out);
+  add_output_flags(conv, co->out, false);
   set_examples(conv, {"tfx embeddings convert glove.6B.300d.txt glove300.tfx",
                       "tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000",
                       "tfx embeddings convert vectors.bin vectors.txt --to word2vec"});

@@ -155,7 +155,7 @@ void register_eval_analogies(CLI::App& app) {
   cmd->add_flag("--no-progress", o->no_progress, "No progress bar (it is drawn on stderr only when stderr is a terminal)");
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));  // case folding is --case-sensitive's job here
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx eval-analogies questions-words.txt --embeddings glove.6B.100d.txt",
                      "tfx eval-analogies questions-words.txt --embeddings vectors.bin --restrict-vocab 30000 --errors 20",
                      "tfx eval-analogies questions-words.txt --method mul --format json"});

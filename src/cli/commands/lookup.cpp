@@ -130,7 +130,7 @@ void register_lookup(CLI::App& app) {
   cmd->add_option("--words", o->words, "Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch")->expected(1, -1)
       ->check(comma_list("words", "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx lookup --ids 0,2,5                      # shape [3, D]",
                      "tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch",
                      "tfx lookup --words king queen",

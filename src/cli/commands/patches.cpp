@@ -72,7 +72,7 @@ void register_patches(CLI::App& app) {
   cmd->add_option("--channels", o->channels, "Input channels (3 = RGB)")->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--d-model", o->d_model, "Output channels = token width d_model")->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(whole_number(1, big));
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)",
                      "tfx patches --image 384 --patch 32 --d-model 1024",
                      "tfx patches --height 224 --width 320 --format json"});

@@ -56,7 +56,7 @@ void register_similarity(CLI::App& app) {
   cmd->group("Word embeddings");
   cmd->add_option("words", o->words, "W1 W2")->required()->expected(2)->check(non_empty_word());
   add_embedding_flags(cmd, o->emb);
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx similarity king queen",
                      "tfx similarity cat dog --embeddings glove.6B.100d.txt --format json"});
   cmd->callback([o] { run_similarity(*o); });

@@ -132,7 +132,7 @@ void register_tokenize(CLI::App& app) {
   cmd->add_flag("--translator", o->translator,
                 "The teaching translator's tokenizer and vocabulary (tfx translate): split at spaces; ids are the rows "
                 "tfx lookup --translator shows");
-  add_output_flags(cmd, o->out);
+  add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball .",
                      "tfx tokenize \"I love playing football.\" --mode word",
                      "tfx tokenize \"나는 학생 이다\" --mode char",

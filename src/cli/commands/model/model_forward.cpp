@@ -481,7 +481,7 @@ void register_model_forward(CLI::App& model) {
     auto o = std::make_shared<InfoOptions>();
     CLI::App* cmd = model.add_subcommand("info", "What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer");
     add_model_input(cmd, o->in, false);
-    add_output_flags(cmd, o->out);
+    add_output_flags(cmd, o->out, false);
     set_examples(cmd, {"tfx model info gpt2/", "tfx model info Llama-3.2-1B/ --format json"});
     cmd->callback([o] { run_info(*o); });
   }
@@ -504,7 +504,7 @@ void register_model_forward(CLI::App& model) {
     auto o = std::make_shared<TensorOptions>();
     CLI::App* cmd = model.add_subcommand("hidden", "Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms");
     add_model_input(cmd, o->in);
-    add_output_flags(cmd, o->out);
+    add_output_flags(cmd, o->out, false);
     set_examples(cmd, {"tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy"});
     cmd->callback([o] { run_hidden(*o); });
   }
@@ -512,7 +512,7 @@ void register_model_forward(CLI::App& model) {
     auto o = std::make_shared<TensorOptions>();
     CLI::App* cmd = model.add_subcommand("logits", "Logits (T, vocabulary) of the LM or MLM head");
     add_model_input(cmd, o->in);
-    add_output_flags(cmd, o->out);
+    add_output_flags(cmd, o->out, false);
     set_examples(cmd, {"tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy"});
     cmd->callback([o] { run_logits(*o); });
   }
@@ -521,7 +521,7 @@ void register_model_forward(CLI::App& model) {
     CLI::App* cmd = model.add_subcommand("next", "The next token's top-k with probabilities (GPT-2, Llama family)");
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, "How many tokens")->capture_default_str()->check(whole_number(1, 1000));
-    add_output_flags(cmd, o->out);
+    add_output_flags(cmd, o->out, false);
     set_examples(cmd, {"tfx model next gpt2/ \"The capital of France is\" -k 5"});
     cmd->callback([o] { run_next(*o); });
   }
@@ -530,7 +530,7 @@ void register_model_forward(CLI::App& model) {
     CLI::App* cmd = model.add_subcommand("fill", "Masked-LM top-k for each [MASK] (BERT with its MLM head)");
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, "How many tokens per mask")->capture_default_str()->check(whole_number(1, 1000));
-    add_output_flags(cmd, o->out);
+    add_output_flags(cmd, o->out, false);
     set_examples(cmd, {"tfx model fill bert-base-uncased/ \"the [MASK] sat on the mat.\" -k 10"});
     cmd->callback([o] { run_fill(*o); });
   }
