@@ -36,6 +36,7 @@ figures=(
   "attention_causal|png+svg|attention --sentence \"I love playing football\" --causal|The decoder's causal mask: masked cells hatched, outside the colour scale."
   "attention_heads|png+svg|attention --sentence \"the cat sat on the mat\" --heads 4 --dk 8|Four heads, one panel each, on one colour scale."
   "softmax|png+svg|softmax 0,-11,7 --temperature 1,10|The lecture's scores with standard deviation 10: softmax peaks on one entry; divided by √d_k = 10 it does not."
+  "attention_masks|png|attention masks --len 5 --pad 2|One causal + padding mask as nn.MultiheadAttention (True = blocked) and SDPA (True = attend) spell it, the weights, and MHA's mask wrongly given to SDPA."
   "attention_variance|png+svg|attention variance --dk 1,4,16,64,256 --samples 2000|Why √d_k: Var(q·k) grows like d_k (theory dashed) and the softmax saturates without the scaling."
   "encoder|png+svg|encoder --sentence \"I am a student\"|The teaching translator's trained encoder: self-attention weights of its 2 layers, per head."
   "decoder|png+svg|decoder --sentence \"I am a student\" --memory \"나는 학생 이다\"|The trained decoder: masked self-attention and cross-attention over the Korean memory (row t predicts token t + 1)."

@@ -89,5 +89,6 @@ struct AttentionRun {
 void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const AttentionRun& run);
 
 void register_attention_variance(CLI::App* attention);
+void register_attention_masks(CLI::App* attention);
 
 }  // namespace tfx::cli

@@ -2,9 +2,11 @@
 // word with a note; a command that draws nothing offers no png/svg; embeddings info aligns text
 // left and numbers right and escapes a cp852 file's bytes; attention labels keep "I".
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "helpers.hpp"
@@ -75,4 +77,49 @@ TEST_CASE("embeddings info: text left, numbers right, a cp852 file's bytes escap
   CHECK(first.find("kter\\xec") != std::string::npos);
   CHECK(r.out.find('\xec') == std::string::npos);
   CHECK(r.out.find("not UTF-8") != std::string::npos);
+}
+
+TEST_CASE("attention masks (issue 24 §18): three conventions, one set of weights, and the inverted mistake") {
+  for (const std::string args : {"attention masks", "attention masks --len 5 --pad 2", "attention masks --len 3 --no-causal --pad 1"}) {
+    INFO(args);
+    Run r = run_tfx(args + " --format json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const std::size_t T = j["params"]["len"].get<std::size_t>(), P = j["params"]["pad"].get<std::size_t>();
+    const bool causal = j["params"]["causal"].get<bool>();
+    const auto& scores = j["matrices"]["scores"]["data"];
+    const auto& mha = j["tables"]["mha_bool"];
+    const auto& sdpa = j["tables"]["sdpa_bool"];
+    const auto& add = j["tables"]["additive"];
+    const auto& wrong = j["tables"]["mha_mask_given_to_sdpa"];
+    const auto& w = j["data"];  // the weights
+    for (std::size_t i = 0; i < T; ++i) {
+      double z = 0, zw = 0;
+      bool any_blocked = false;
+      for (std::size_t j2 = 0; j2 < T; ++j2) {
+        const bool blocked = (causal && j2 > i) || j2 >= T - P;  // the definition, independently
+        const std::string key = fmt::format("t{}", j2);
+        CHECK(mha[i][key] == (blocked ? "True" : "False"));
+        CHECK(sdpa[i][key] == (blocked ? "False" : "True"));
+        CHECK(add[i][key] == (blocked ? "-inf" : "0"));
+        const double e = std::exp(scores[i][j2].get<double>());
+        (blocked ? zw : z) += e;
+        any_blocked = any_blocked || blocked;
+      }
+      for (std::size_t j2 = 0; j2 < T; ++j2) {
+        const bool blocked = (causal && j2 > i) || j2 >= T - P;
+        const double e = std::exp(scores[i][j2].get<double>());
+        CHECK(w[i][j2].get<double>() == doctest::Approx(blocked ? 0.0 : e / z).epsilon(1e-5));
+        const auto& cell = wrong[i][fmt::format("t{}", j2)];
+        if (!any_blocked) {
+          CHECK(cell == "NaN");  // nothing left to attend: PyTorch's softmax of all −inf
+        } else {
+          CHECK(cell.get<double>() == doctest::Approx(blocked ? e / zw : 0.0).epsilon(1e-5));
+        }
+      }
+    }
+  }
+  check_one_line_error(run_tfx("attention masks --len 3 --pad 3"), 2);
+  check_one_line_error(run_tfx("attention masks --no-causal"), 2);
+  check_one_line_error(run_tfx("attention masks --len 0"), 2);
 }

@@ -63,7 +63,7 @@ def tfx(args, cwd, expect=0):
 def open_page(path):
     """The selftest JSON and Chromium's console lines."""
     with tempfile.TemporaryDirectory() as profile:
-        p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}",
+        p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", f"--user-data-dir={profile}",
                             "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--dump-dom",
                             "file://" + os.path.abspath(path) + "#selftest"],
                            capture_output=True, text=True, timeout=180)

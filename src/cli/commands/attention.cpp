@@ -248,6 +248,7 @@ void register_attention(CLI::App& app) {
                      "tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict",
                      "tfx attention variance --dk 1,8,64,512 --samples 10000"});
   register_attention_variance(cmd);
+  register_attention_masks(cmd);
   cmd->callback([cmd, o, identity, heads, no_pe, sentence, cross, seed] {
     o->sentence_given = sentence->count() > 0;
     o->cross_given = cross->count() > 0;
