@@ -164,6 +164,25 @@ TEST_CASE("lecture: tfx softmax 1,1,0.8,0.7 and 0,-11,7 --temperature 1,10, agai
   }
 }
 
+TEST_CASE("lecture: tfx pe curves --dims 4,5,6,7 — the PE matrix's columns over positions, as sin/cos(p / 10000^(2m/D))") {
+  json c = run_json("pe curves --len 100 --dim 20 --dims 4,5,6,7");
+  json m = run_json("pe --len 100 --dim 20 --full");
+  REQUIRE(c["shape"] == json::array({100, 4}));
+  const int dims[4] = {4, 5, 6, 7};
+  for (int p = 0; p < 100; ++p)
+    for (int k = 0; k < 4; ++k) {
+      const int d = dims[k];
+      const double a = p / std::pow(10000.0, (d - d % 2) / 20.0);
+      CHECK(c["data"][p][k].get<double>() == doctest::Approx(d % 2 ? std::cos(a) : std::sin(a)).epsilon(1e-6));
+      CHECK(c["data"][p][k].get<double>() == doctest::Approx(m["data"][p][d].get<double>()).epsilon(1e-6));
+    }
+  // dim 4's wavelength 2π·10000^(4/20) ≈ 39.64 positions
+  CHECK(c["tables"]["wavelengths"][0]["wavelength 2π/ω"].get<double>() == doctest::Approx(2 * M_PI * std::pow(10000.0, 0.2)));
+  Run bad = run_tfx("pe curves --dim 4 --dims 4");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--dims 4") != std::string::npos);
+}
+
 TEST_CASE("lecture: Var(q·k) = d_k — 2 for d_k = 2, 100 (σ = 10) for d_k = 100") {
   json d = run_json("attention variance --dk 2,100")["data"];
   REQUIRE(d.size() == 2);

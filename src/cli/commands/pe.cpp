@@ -124,6 +124,7 @@ void register_pe(CLI::App& app) {
                     "tfx pe --len 50 --dim 128 --view"});
   register_pe_sim(pe);
   register_pe_shift(pe);
+  register_pe_curves(pe);
   pe->callback([pe, len, opts] {
     if (!pe->get_subcommands().empty()) return;  // `tfx pe sim|shift` ran instead
     opts->len_given = len->count() > 0;

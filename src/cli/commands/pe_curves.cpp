@@ -1,0 +1,104 @@
+// `tfx pe curves --dims 4,5,6,7 --len 100`: chosen columns of the sinusoidal PE matrix as curves
+// over the positions (the Annotated Transformer's figure of dimensions 4–7): even columns are
+// sines, odd ones cosines, each pair 2m, 2m+1 at the wavelength 2π·base^(2m/D).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "cli/common.hpp"
+#include "cli/pe_commands.hpp"
+#include "tfx/positional/positional.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct PeCurvesOptions {
+  std::int64_t len = 100, dim = 20;
+  std::vector<std::string> dims_text{"4,5,6,7"};
+  double base = 10000.0;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+void run_pe_curves(const PeCurvesOptions& o) {
+  const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
+  const std::vector<std::int64_t> dims = whole_number_items(o.dims_text);
+  if (dims.size() > 16) throw usage_error(fmt::format("--dims: {} columns; at most 16 curves in one figure", dims.size()));
+  for (std::int64_t d : dims)
+    if (d < 0 || static_cast<std::size_t>(d) >= D)
+      throw usage_error(fmt::format("--dims {}: a column of the PE matrix is 0 … {} for --dim {}", d, D - 1, D));
+  checked_element_count({L, dims.size()}, "--len × --dims");
+  // the columns asked for, each from its closed form (the matrix itself is not formed: --len may be long)
+  Tensor cols({L, dims.size()});
+  std::vector<std::string> names;
+  Records waves;
+  waves.name = "wavelengths";
+  waves.columns = {"dim", "function", "frequency ω", "wavelength 2π/ω"};
+  for (std::size_t c = 0; c < dims.size(); ++c) {
+    const auto d = static_cast<std::size_t>(dims[c]);
+    const double omega = std::pow(o.base, -static_cast<double>(d - d % 2) / static_cast<double>(D));
+    const bool sine = d % 2 == 0;
+    for (std::size_t p = 0; p < L; ++p) {
+      const double a = static_cast<double>(p) * omega;
+      cols(p, c) = static_cast<float>(sine ? std::sin(a) : std::cos(a));
+    }
+    names.push_back(fmt::format("dim {}", d));
+    waves.rows.push_back({static_cast<long long>(d), std::string(sine ? "sin(p·ω)" : "cos(p·ω)"), omega, 2 * std::numbers::pi / omega});
+  }
+  Result r;
+  r.command = "pe curves";
+  r.params = {{"len", L}, {"dim", D}, {"dims", dims}, {"base", o.base}};
+  r.blocks.push_back(Text{fmt::format("PE(p, 2m) = sin(p·ω_m), PE(p, 2m+1) = cos(p·ω_m), ω_m = 1/{:g}^(2m/{}): the columns asked for, "
+                                      "over positions p = 0 … {}",
+                                      o.base, D, L - 1)});
+  r.blocks.push_back(std::move(waves));
+  Matrix m;
+  m.name = "curves";
+  m.values = cols;
+  for (std::size_t p = 0; p < L; ++p) m.row_labels.push_back(std::to_string(p));
+  m.col_labels = names;
+  m.row_axis = "pos";
+  m.col_axis = "dim";
+  r.blocks.push_back(std::move(m));
+  r.primary = "curves";
+  LineChart chart;
+  chart.title = fmt::format("Positional encoding, dimensions {} (d_model = {})", fmt::join(dims, ", "), D);
+  chart.subtitle = "even dims sin(p·ω), odd dims cos(p·ω); each pair shares its wavelength";
+  chart.x_label = "position p";
+  chart.y_label = "PE(p, dim)";
+  for (std::size_t c = 0; c < dims.size(); ++c) {
+    Series s;
+    s.name = names[c];
+    for (std::size_t p = 0; p < L; ++p) s.x.push_back(static_cast<double>(p)), s.y.push_back(cols(p, c));
+    chart.series.push_back(std::move(s));
+  }
+  Figure fig;
+  fig.panels.push_back(std::move(chart));
+  std::string dn;
+  for (std::int64_t d : dims) dn += (dn.empty() ? "" : "-") + std::to_string(d);
+  present_all(r, o.out, o.fig, &fig, nullptr, fmt::format("pe_curves_len{}_dim{}_dims{}.png", L, D, dn));
+}
+
+}  // namespace
+
+void register_pe_curves(CLI::App* pe) {
+  auto o = std::make_shared<PeCurvesOptions>();
+  CLI::App* cmd = pe->add_subcommand("curves", "Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)");
+  cmd->add_option("--len", o->len, "Positions 0 … L−1")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
+  cmd->add_option("--dims", o->dims_text, "Columns of the PE matrix to draw, comma-separated (0 … D−1)")
+      ->capture_default_str()
+      ->type_name("INT")
+      ->check(comma_list("columns", "4,5,6,7", whole_number(0, std::int64_t{1} << 20)));
+  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
+  set_examples(cmd, {"tfx pe curves --len 100 --dim 20 --dims 4,5,6,7 --png   # the Annotated Transformer's figure",
+                     "tfx pe curves --dim 128 --dims 0,2,20,60 --len 200 --png   # fast and slow sines",
+                     "tfx pe curves --dims 4,5 --format csv"});
+  cmd->callback([o] { run_pe_curves(*o); });
+}
+
+}  // namespace tfx::cli
