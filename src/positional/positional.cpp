@@ -78,6 +78,20 @@ Tensor pe_similarity(const Tensor& pe, PeMetric metric) {
   check_memory(2.0 * 4.0 * static_cast<double>(pe.rows()) * static_cast<double>(pe.rows()),
                fmt::format("PE·PEᵀ for len {} (an L × L table)", pe.rows()));
   if (metric == PeMetric::dot) return matmul_bt(pe, pe, 0);
+  if (metric == PeMetric::euclidean) {
+    // ‖a − b‖² = ‖a‖² + ‖b‖² − 2a·b with the norms in double; exactly 0 for i = j
+    Tensor g = matmul_bt(pe, pe, 0);
+    const std::size_t L = pe.rows();
+    std::vector<double> n2(L);
+    for (std::size_t i = 0; i < L; ++i) {
+      const double n = norm(pe.row(i));
+      n2[i] = n * n;
+    }
+    for (std::size_t i = 0; i < L; ++i)
+      for (std::size_t j = 0; j < L; ++j)
+        g(i, j) = i == j ? 0.0f : static_cast<float>(std::sqrt(std::max(0.0, n2[i] + n2[j] - 2.0 * static_cast<double>(g(i, j)))));
+    return g;
+  }
   // cosine: divide each row by its norm (a zero row stays zero), then one product
   Tensor unit = pe;
   for (std::size_t i = 0; i < unit.rows(); ++i) {
@@ -116,6 +130,8 @@ Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, 
   std::vector<double> f = pe_dot_closed_form_profile(L, dim, base);
   if (metric == PeMetric::cosine)
     for (double& v : f) v /= static_cast<double>(dim / 2);
+  if (metric == PeMetric::euclidean)
+    for (double& v : f) v = std::sqrt(std::max(0.0, static_cast<double>(dim) - 2.0 * v));
   std::vector<double> F(2 * L, 0.0);  // F[t] = Σ_{offset index < t} f, offset index = k + L − 1
   for (std::size_t t = 0; t + 1 < 2 * L; ++t) {
     const auto k = static_cast<std::int64_t>(t) - static_cast<std::int64_t>(L - 1);
@@ -173,8 +189,10 @@ ClosedFormCheck pe_closed_form_check(const OffsetProfile& prof, std::size_t dim,
   const double norm2 = metric == PeMetric::cosine ? static_cast<double>(dim / 2) : 1.0;
   const std::vector<double> f = pe_dot_closed_form_profile(L, dim, base);  // k = 0 … L−1, even in k
   c.closed_form.resize(prof.offset.size());                               // index n: offset k = n − (L − 1)
-  for (std::size_t n = 0; n < c.closed_form.size(); ++n)
-    c.closed_form[n] = f[static_cast<std::size_t>(std::abs(prof.offset[n]))] / norm2;
+  for (std::size_t n = 0; n < c.closed_form.size(); ++n) {
+    const double dot = f[static_cast<std::size_t>(std::abs(prof.offset[n]))];
+    c.closed_form[n] = metric == PeMetric::euclidean ? std::sqrt(std::max(0.0, static_cast<double>(dim) - 2.0 * dot)) : dot / norm2;
+  }
   if (dim % 2 == 0)
     for (std::size_t n = 0; n < prof.offset.size(); ++n)
       c.max_error = std::max({c.max_error, std::abs(prof.min[n] - c.closed_form[n]), std::abs(prof.max[n] - c.closed_form[n])});

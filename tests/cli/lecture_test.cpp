@@ -183,6 +183,29 @@ TEST_CASE("lecture: tfx pe curves --dims 4,5,6,7 — the PE matrix's columns ove
   CHECK(bad.err.find("--dims 4") != std::string::npos);
 }
 
+TEST_CASE("lecture (note 004): pe sim --metric euclidean — equal offsets, equal distances, ‖PE(i) − PE(j)‖ by hand") {
+  const int L = 12, D = 16;
+  json j = run_json("pe sim --len 12 --dim 16 --metric euclidean");
+  auto pe = [&](int p, int c) {
+    const double a = p / std::pow(10000.0, (c - c % 2) / static_cast<double>(D));
+    return c % 2 ? std::cos(a) : std::sin(a);
+  };
+  for (int i = 0; i < L; ++i)
+    for (int k = 0; k < L; ++k) {
+      double d2 = 0;
+      for (int c = 0; c < D; ++c) d2 += (pe(i, c) - pe(k, c)) * (pe(i, c) - pe(k, c));
+      CHECK(j["data"][i][k].get<double>() == doctest::Approx(std::sqrt(d2)).epsilon(1e-4));
+      // the same offset gives the same distance, wherever it starts
+      if (i + 3 < L && k + 3 < L)
+        CHECK(j["data"][i][k].get<double>() == doctest::Approx(j["data"][i + 3][k + 3].get<double>()).epsilon(1e-4));
+    }
+  // figure-only path (block means from the closed form) for an L too large to form
+  TempDir t;
+  Run big = run_tfx("pe sim --len 40000 --dim 64 --metric euclidean --png big.png", t.path);
+  CHECK(big.code == 0);
+  CHECK(std::filesystem::file_size(t / "big.png") > 1000);
+}
+
 TEST_CASE("lecture: Var(q·k) = d_k — 2 for d_k = 2, 100 (σ = 10) for d_k = 100") {
   json d = run_json("attention variance --dk 2,100")["data"];
   REQUIRE(d.size() == 2);

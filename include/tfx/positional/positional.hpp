@@ -32,16 +32,19 @@ std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, 
 
 // ---- PE·PEᵀ similarity (the lecture's "dot product of position embeddings for all time-steps")
 
-enum class PeMetric { dot, cosine };
+enum class PeMetric { dot, cosine, euclidean };
 inline constexpr Choice<PeMetric> kPeMetricChoices[] = {
     {PeMetric::dot, "dot", "PE·PEᵀ"},
     {PeMetric::cosine, "cosine", "dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2)"},
+    {PeMetric::euclidean, "euclidean", "‖PE(i) − PE(j)‖ = √(D − 2·dot): equal offsets, equal distances"},
 };
-// "dot" | "cosine"; anything else throws a usage error naming `metric`.
+// "dot" | "cosine" | "euclidean"; anything else throws a usage error naming `metric`.
 PeMetric parse_pe_metric(const std::string& name);
 
 // pe: (L, D) -> (L, L). dot: S(i, j) = PE(i)·PE(j); cosine: S(i, j) = PE(i)·PE(j) / (‖PE(i)‖‖PE(j)‖)
-// (rows normalised first, then one product). Uses matmul_bt on all hardware threads.
+// (rows normalised first, then one product); euclidean: S(i, j) = ‖PE(i) − PE(j)‖ =
+// √(‖PE(i)‖² + ‖PE(j)‖² − 2·PE(i)·PE(j)) from the same product (0 on the diagonal). Uses matmul_bt
+// on all hardware threads.
 Tensor pe_similarity(const Tensor& pe, PeMetric metric);
 
 // Closed form of the sinusoidal dot product at offset k = j − i for even D:
@@ -71,7 +74,7 @@ OffsetProfile offset_profile(const Tensor& sim);
 
 // The offset profile of a PE similarity next to the closed form it follows for even D.
 struct ClosedFormCheck {
-  std::vector<double> closed_form;  // (2L−1), index k + L − 1: Σ cos(k·ω) (dot), or that / (D/2) (cosine)
+  std::vector<double> closed_form;  // (2L−1), index k + L − 1: Σ cos(k·ω) (dot), that / (D/2) (cosine), √(D − 2 Σ cos(k·ω)) (euclidean)
   double max_error = 0;             // max over diagonals of |min − closed|, |max − closed|; 0 for odd D
 };
 // prof: offset_profile of the (L, L) similarity of sinusoidal_encoding(L, dim, base) under metric.

@@ -30,14 +30,35 @@ struct PeSimOptions {
   FigureFlags fig;
 };
 
+// How each metric is written: figure title, the value of one pair (sinusoidal PE, learned P), the
+// whole matrix, the profile's column, the file-name suffix, the closed form and the chart title.
+struct MetricText {
+  const char *title, *pe, *p, *matrix, *p_matrix, *column, *suffix, *closed, *chart;
+};
+MetricText metric_text(PeMetric m) {
+  switch (m) {
+    case PeMetric::cosine:
+      return {"Cosine similarity of position embeddings for all time-steps", "cos(PE(i), PE(j))", "cos(P(i), P(j))", "cos(PE(i), PE(j))",
+              "cos(P(i), P(j))", "cosine", "_cosine", "Σ cos(kω) / (D/2)", "Cosine similarity"};
+    case PeMetric::euclidean:
+      return {"Euclidean distance between position embeddings for all time-steps", "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖",
+              "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖", "distance", "_euclidean", "√(D − 2 Σ cos(kω))", "Euclidean distance"};
+    case PeMetric::dot:
+    default:
+      return {"Dot product of position embeddings for all time-steps", "PE(i)·PE(j)", "P(i)·P(j)", "PE·PEᵀ", "P·Pᵀ", "dot", "",
+              "Σ cos(kω)", "Dot product"};
+  }
+}
+
 // The similarity heatmap's frame (title, axes, colorbar caption, colormap); callers add the values
 // and a subtitle.
-Heatmap similarity_heatmap(const PeSimOptions& o, bool cosine) {
+Heatmap similarity_heatmap(const PeSimOptions& o, PeMetric metric) {
+  const MetricText t = metric_text(metric);
   Heatmap h;
-  h.title = cosine ? "Cosine similarity of position embeddings for all time-steps" : "Dot product of position embeddings for all time-steps";
+  h.title = t.title;
   h.x_label = "position j";
   h.y_label = "position i";
-  h.value_label = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
+  h.value_label = t.pe;
   h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   if (is_diverging(h.cmap)) h.symmetric = true;
   return h;
@@ -50,20 +71,20 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
     throw usage_error(fmt::format("--len {} --dim {}: the {}×{} matrix exceeds the memory cap, and an odd D has no closed form to "
                                   "draw it from; use an even --dim or --len ≤ 32768", o.len, o.dim, L, L));
   std::size_t b = 1;
-  const bool cosine = metric == PeMetric::cosine;
-  Heatmap h = similarity_heatmap(o, cosine);
+  const MetricText t = metric_text(metric);
+  Heatmap h = similarity_heatmap(o, metric);
   {
     ProgressBar bar(fmt::format("pe sim: {}×{} block means", L, L), "block rows");
     h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b, bar.callback());
   }
   h.subtitle = fmt::format("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
-                           cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, b, b);
+                           t.matrix, L, D, b, b);
   h.source_rows = h.source_cols = L;
   Result r;
   r.command = "pe sim";
   Figure figure;
   figure.panels.push_back(h);
-  present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_sim_len{}_dim{}{}.png", L, D, cosine ? "_cosine" : ""));
+  present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_sim_len{}_dim{}{}.png", L, D, t.suffix));
 }
 
 // --model DIR: the learned position table P of a GPT-2 (wpe) or BERT (position_embeddings)
@@ -82,7 +103,7 @@ void run_pe_sim_model(const PeSimOptions& o) {
   if (L > rows) throw usage_error(fmt::format("--len {}: {} has {} positions", o.len, o.model, rows));
   checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L)", L));
   const PeMetric metric = parse_pe_metric(o.metric);
-  const bool cosine = metric == PeMetric::cosine;
+  const MetricText t = metric_text(metric);
   Tensor p({L, D});
   std::copy_n(table.data(), L * D, p.data());
   Tensor learned = pe_similarity(p, metric);
@@ -92,20 +113,20 @@ void run_pe_sim_model(const PeSimOptions& o) {
   Result r;
   r.command = "pe sim";
   r.params = {{"model", o.model}, {"tensor", name}, {"len", L}, {"dim", D}, {"metric", o.metric}};
-  r.blocks.push_back(Text{fmt::format("{} of {}'s learned position table {} ({} × {}) for positions i, j < {}", cosine ? "cos(P(i), P(j))" : "P(i)·P(j)",
+  r.blocks.push_back(Text{fmt::format("{} of {}'s learned position table {} ({} × {}) for positions i, j < {}", t.p,
                                       o.model, name, rows, D, L)});
   r.blocks.push_back(Text{fmt::format("max spread along a diagonal (0 = depends only on j − i): learned {:.3g}, sinusoidal of the same size {:.3g}",
                                       prof.max_spread, sprof.max_spread)});
   r.summary["max_diagonal_spread"] = prof.max_spread;
   r.summary["sinusoidal_max_diagonal_spread"] = sprof.max_spread;
   Figure figure;
-  Heatmap a = similarity_heatmap(o, cosine), b = similarity_heatmap(o, cosine);
+  Heatmap a = similarity_heatmap(o, metric), b = similarity_heatmap(o, metric);
   a.title = fmt::format("Learned: {} {}", std::filesystem::path(o.model).filename().string(), name);
-  a.subtitle = fmt::format("{} · L = {}, D = {}", cosine ? "cos(P(i), P(j))" : "P·Pᵀ", L, D);
+  a.subtitle = fmt::format("{} · L = {}, D = {}", t.p_matrix, L, D);
   b.title = "Sinusoidal PE of the same size";
-  b.subtitle = fmt::format("{} · depends only on j − i", cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ");
+  b.subtitle = fmt::format("{} · depends only on j − i", t.matrix);
   a.values = learned;
-  a.value_label = cosine ? "cos(P(i), P(j))" : "P(i)·P(j)";
+  a.value_label = t.p;
   b.values = sinus;
   figure.panels = {a, b};
   figure.columns = 2;
@@ -117,7 +138,7 @@ void run_pe_sim_model(const PeSimOptions& o) {
   r.blocks.push_back(std::move(mm));
   std::string dir_name = std::filesystem::path(o.model).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.model).parent_path().filename().string();
-  present_all(r, o.out, o.fig, &figure, &a, fmt::format("pe_sim_{}_len{}{}.png", name_part({dir_name}), L, cosine ? "_cosine" : ""));
+  present_all(r, o.out, o.fig, &figure, &a, fmt::format("pe_sim_{}_len{}{}.png", name_part({dir_name}), L, t.suffix));
 }
 
 void run_pe_sim(const PeSimOptions& o) {
@@ -129,7 +150,8 @@ void run_pe_sim(const PeSimOptions& o) {
   const bool figure_only = (o.fig.png_requested() || o.fig.view) && !o.out.format_given() && !o.profile;
   if (figure_only && L > kMaxElements / L) return run_pe_sim_figure_only(o, metric);
   checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L; a --png/--view alone can be drawn for any L)", o.len));
-  const bool cosine = metric == PeMetric::cosine;
+  const bool cosine = metric == PeMetric::cosine, euclidean = metric == PeMetric::euclidean;
+  const MetricText t = metric_text(metric);
 
   // 2. compute
   const Tensor pe = sinusoidal_encoding(L, D, o.base);
@@ -143,12 +165,17 @@ void run_pe_sim(const PeSimOptions& o) {
   Result r;
   r.command = "pe sim";
   r.params = {{"len", L}, {"dim", D}, {"base", o.base}, {"metric", o.metric}};
-  const char* what = cosine ? "cos(PE(i), PE(j))" : "PE(i)·PE(j)";
+  const char* what = t.pe;
   r.blocks.push_back(Text{fmt::format("{} for all positions i, j < {} (D = {}, base {:g}){}", what, L, D, o.base,
-                                      cosine ? "; ‖PE(p)‖² = D/2, so cosine = dot / (D/2)" : "")});
+                                      cosine      ? "; ‖PE(p)‖² = D/2, so cosine = dot / (D/2)"
+                                      : euclidean ? "; ‖PE(i) − PE(j)‖² = ‖PE(i)‖² + ‖PE(j)‖² − 2·PE(i)·PE(j) = D − 2·dot (‖PE(p)‖² = D/2)"
+                                                  : "")});
   if (D % 2 == 0) {
-    r.blocks.push_back(Text{fmt::format("depends only on the offset k = j − i: {} = Σ_m cos(k·ω_m){}, ω_m = {:g}^(−2m/{})", what,
-                                        cosine ? fmt::format(" / {}", D / 2) : "", o.base, D)});
+    r.blocks.push_back(Text{euclidean ? fmt::format("depends only on the offset k = j − i: {} = √({} − 2 Σ_m cos(k·ω_m)), ω_m = {:g}^(−2m/{}): "
+                                                    "equal offsets, equal distances",
+                                                    what, D, o.base, D)
+                                      : fmt::format("depends only on the offset k = j − i: {} = Σ_m cos(k·ω_m){}, ω_m = {:g}^(−2m/{})", what,
+                                                    cosine ? fmt::format(" / {}", D / 2) : "", o.base, D)});
     r.blocks.push_back(Text{fmt::format("checked: max spread along a diagonal {:.3g}, max |S − closed form| {:.3g}", prof.max_spread, max_closed_err)});
   } else {
     r.blocks.push_back(Text{fmt::format("odd D: the lone sine column {} adds sin(iω)·sin(jω), which is not a function of j − i alone "
@@ -159,7 +186,7 @@ void run_pe_sim(const PeSimOptions& o) {
   if (o.profile) {
     Records rec;
     rec.name = "profile";
-    rec.columns = {"k", cosine ? "cosine" : "dot", "closed_form", "diagonal_spread"};
+    rec.columns = {"k", t.column, "closed_form", "diagonal_spread"};
     for (std::size_t n = 0; n < prof.offset.size(); ++n)
       rec.rows.push_back({static_cast<long long>(prof.offset[n]), prof.mean[n], D % 2 == 0 ? Cell{closed(prof.offset[n])} : Cell{std::string("-")},
                           prof.max[n] - prof.min[n]});
@@ -167,17 +194,17 @@ void run_pe_sim(const PeSimOptions& o) {
     r.primary = "profile";
   }
   // 4. figures: the heatmap (and the profile curve)
-  Heatmap h = similarity_heatmap(o, cosine);
-  h.subtitle = fmt::format("{} · L = {}, D = {}{}", cosine ? "cos(PE(i), PE(j))" : "PE·PEᵀ", L, D, D % 2 == 0 ? " · depends only on j − i" : "");
+  Heatmap h = similarity_heatmap(o, metric);
+  h.subtitle = fmt::format("{} · L = {}, D = {}{}", t.matrix, L, D, D % 2 == 0 ? " · depends only on j − i" : "");
   Figure figure;
   if (o.profile) {
     LineChart chart;
-    chart.title = fmt::format("{} by offset k = j − i", cosine ? "Cosine similarity" : "Dot product");
+    chart.title = fmt::format("{} by offset k = j − i", t.chart);
     chart.subtitle = fmt::format("max spread along a diagonal: {:.2g}", prof.max_spread);
     chart.x_label = "offset k = j − i";
     chart.y_label = what;
     Series s{"measured (diagonal mean)", {}, {}};
-    Series c{cosine ? "Σ cos(kω) / (D/2)" : "Σ cos(kω)", {}, {}, true};  // the closed form: dashed, under "measured"
+    Series c{t.closed, {}, {}, true};  // the closed form: dashed, under "measured"
     for (std::size_t n = 0; n < prof.offset.size(); ++n) {
       s.x.push_back(static_cast<double>(prof.offset[n]));
       s.y.push_back(prof.mean[n]);
@@ -201,7 +228,7 @@ void run_pe_sim(const PeSimOptions& o) {
     r.blocks.push_back(std::move(m));
   }
   const Heatmap* view = drawing ? &std::get<Heatmap>(figure.panels.front()) : nullptr;
-  const std::string name = fmt::format("pe_sim_len{}_dim{}{}{}.png", L, D, cosine ? "_cosine" : "", o.profile ? "_profile" : "");
+  const std::string name = fmt::format("pe_sim_len{}_dim{}{}{}.png", L, D, t.suffix, o.profile ? "_profile" : "");
   present_all(r, o.out, o.fig, &figure, view, name);
 }
 
@@ -209,7 +236,7 @@ void run_pe_sim(const PeSimOptions& o) {
 
 void register_pe_sim(CLI::App* pe) {
   auto o = std::make_shared<PeSimOptions>();
-  CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine) of position encodings for all pairs; --profile by offset");
+  CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset");
   o->len_opt = cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L; with --model: default all of the table)")
                    ->capture_default_str()
                    ->check(whole_number(1, std::int64_t{1} << 40));
@@ -228,6 +255,7 @@ void register_pe_sim(CLI::App* pe) {
   set_examples(cmd, {"tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure",
                      "tfx pe sim --len 50 --dim 128 --view",
                      "tfx pe sim --len 100 --dim 64 --metric cosine --profile",
+                     "tfx pe sim --len 50 --dim 128 --metric euclidean --png   # equal offsets, equal distances",
                      "tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy",
                      "tfx pe sim --model gpt2/ --png                # GPT-2's learned positions beside the sinusoid"});
   cmd->callback([o] { run_pe_sim(*o); });
