@@ -23,6 +23,7 @@ mkdir -p "$gallery"
 figures=(
   "pe|png|pe --len 50 --dim 128|The lecture's 50×128 encoding: fast sin/cos pairs on the left, slow ones on the right (blue +1, red −1)."
   "pe_curves|png+svg|pe curves --len 100 --dim 20 --dims 4,5,6,7|Dimensions 4–7 over 100 positions (the Annotated Transformer's figure): a sine and a cosine per wavelength."
+  "pe_transposed|png|pe --len 50 --dim 128 --transpose|The same matrix with --transpose: position along x, depth along y (note 001's fig. 7)."
   "pe_sim|png|pe sim --len 50 --dim 128|PE·PEᵀ: the dot product of two positions' encodings depends only on their distance."
   "pe_sim_euclidean|png|pe sim --len 50 --dim 128 --metric euclidean --profile|‖PE(i) − PE(j)‖: equal offsets give equal distances (note 004), the closed form √(D − 2 Σ cos(kω)) dashed."
   "pe_sim_profile|png|pe sim --len 64 --dim 32 --metric cosine --profile|The same by offset k = j − i, with the closed form Σ cos(kω) dashed under the measured mean."

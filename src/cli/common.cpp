@@ -182,6 +182,9 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
   app->add_flag("--annotate,!--no-annotate", f.annotate,
                 "Print each heatmap cell's value in it (default: on up to 12×12 cells, off above)")
       ->group("Figures");
+  app->add_flag("--transpose", f.transpose,
+                "Draw heatmaps with rows and columns swapped (the PE matrix with the position along x, the depth along y)")
+      ->group("Figures");
   app->add_option("--font", f.font, "TrueType/OpenType font FILE tried first for every character of the figure's text (default: $TFX_FONT, then DejaVu Sans and Nanum for Hangul)")
       ->group("Figures");
   if (view) {

@@ -51,6 +51,7 @@ struct FigureFlags {
   int width = 0;             // 0 = terminal width (COLUMNS, else 80)
   std::string cmap;          // empty = the command's default
   std::string color = "auto";  // --color: always | never | auto (terminal and NO_COLOR unset)
+  bool transpose = false;    // --transpose: heatmaps drawn with rows and columns swapped
   // a figure file was asked for (--png or --svg)
   bool png_requested() const { return (png_opt && png_opt->count() > 0) || (svg_opt && svg_opt->count() > 0); }
 };

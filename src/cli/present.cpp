@@ -60,6 +60,7 @@ Figure styled_figure(const Figure& figure, const FigureFlags& flags) {
   }
   for (Panel& p : f.panels)
     if (auto* h = std::get_if<Heatmap>(&p)) {
+      if (flags.transpose) *h = transposed(*h);
       if (flags.vmin) h->vmin = flags.vmin;
       if (flags.vmax) h->vmax = flags.vmax;
       if (flags.annotate) h->annotate = flags.annotate > 0;
@@ -160,9 +161,10 @@ void present_view(const Figure& figure, const FigureFlags& flags) {
   v.color = view_color(flags);
   v.whole_figure = "--png";
   check_limits(flags);
-  Figure scaled = figure;  // --vmin/--vmax apply to the terminal view too
+  Figure scaled = figure;  // --vmin/--vmax/--transpose apply to the terminal view too
   for (Panel& p : scaled.panels)
     if (auto* h = std::get_if<Heatmap>(&p)) {
+      if (flags.transpose) *h = transposed(*h);
       if (flags.vmin) h->vmin = flags.vmin;
       if (flags.vmax) h->vmax = flags.vmax;
     }

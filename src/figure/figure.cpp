@@ -67,6 +67,24 @@ Rgb colormap_color(Colormap c, double t) {
   return {};
 }
 
+Heatmap transposed(const Heatmap& h) {
+  Heatmap t = h;
+  const std::size_t R = h.values.rows(), C = h.values.cols();
+  t.values = Tensor({C, R});
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t j = 0; j < C; ++j) t.values(j, i) = h.values(i, j);
+  if (h.masked.size() == R * C) {
+    t.masked.assign(R * C, 0);
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) t.masked[j * R + i] = h.masked[i * C + j];
+  }
+  std::swap(t.x_label, t.y_label);
+  std::swap(t.row_labels, t.col_labels);
+  std::swap(t.source_rows, t.source_cols);
+  std::swap(t.row_group, t.col_group);
+  return t;
+}
+
 std::pair<double, double> heatmap_scale(const Heatmap& h) {
   double lo = INFINITY, hi = -INFINITY;
   for (std::size_t k = 0; k < h.values.size(); ++k) {

@@ -187,3 +187,22 @@ TEST_CASE("figures: layernorm, rope rotate and similar draw (PNG and SVG) with t
   CHECK(contains(st, "royal"));  // the built-in embedding's nearest neighbour of king
   CHECK(contains(st, "cosine similarity"));
 }
+
+TEST_CASE("svg: --transpose draws the matrix with rows and columns swapped (position along x)") {
+  TempDir dir;
+  REQUIRE(run_tfx("pe --len 3 --dim 2 --svg a.svg --transpose", dir.path).code == 0);
+  const auto els = read_svg(dir / "a.svg");
+  const auto titles = texts_of(els, "title"), texts = texts_of(els, "text");
+  REQUIRE(titles.size() == 6);
+  // row = dimension i, column = position p: PE(p, 0) = sin p, PE(p, 1) = cos p
+  for (int i = 0; i < 2; ++i)
+    for (int p = 0; p < 3; ++p) {
+      const double v = i == 0 ? std::sin(p) : std::cos(p);
+      const std::string want = fmt::format("row {} · column {} · {:.6g}", i, p, v == 0 ? 0.0 : v);
+      CHECK_MESSAGE(contains(titles, want), want);
+    }
+  CHECK(contains(texts, "position p"));
+  // the axis names moved with the data: "position p" is now the x label (below the cells)
+  REQUIRE(run_tfx("pe --len 3 --dim 2 --svg b.svg", dir.path).code == 0);
+  CHECK(read_file(dir / "a.svg") != read_file(dir / "b.svg"));
+}

@@ -74,6 +74,10 @@ struct Heatmap {
   std::size_t row_group = 1, col_group = 1;
 };
 
+// h with rows and columns swapped (--transpose): values, labels, axis names, masked cells, source
+// sizes and groups, so the PE matrix can be drawn with the position along x and the depth along y.
+Heatmap transposed(const Heatmap& h);
+
 // The scale [lo, hi] a heatmap's colors span: vmin/vmax when given, else the finite data range
 // (symmetric: ±max|v|); hi > lo always (a constant matrix gets a unit-wide scale).
 std::pair<double, double> heatmap_scale(const Heatmap& h);
