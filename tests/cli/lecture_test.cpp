@@ -49,6 +49,34 @@ TEST_CASE("lecture: nn.Embedding lookup of ids [[0,2,5],[0,99,24]] has shape [2,
   CHECK(j["summary"]["shape"] == json::array({2, 3, 64}));
 }
 
+TEST_CASE("lecture (note 002): nn.Embedding(50000, 512) as a seeded random table, looked up by ids") {
+  json j = run_json("lookup --vocab-size 50000 --dim 512 --ids 0,2,5 --ids 0,99,24");
+  REQUIRE(j["summary"]["shape"] == json::array({2, 3, 512}));
+  const auto& d = j["data"];
+  // id 0 in both sequences is the same row; ids 2 and 99 differ
+  CHECK(d[0][0] == d[1][0]);
+  CHECK(d[0][1] != d[1][1]);
+  // the same row whatever else is looked up (a row depends only on seed and id)
+  json one = run_json("lookup --vocab-size 50000 --dim 512 --ids 99");
+  CHECK(one["data"][0] == d[1][1]);
+  CHECK(run_json("lookup --vocab-size 50000 --dim 512 --ids 99 --seed 7")["data"][0] != one["data"][0]);
+  // N(0, 1) entries as PyTorch initialises nn.Embedding: mean ≈ 0, variance ≈ 1 over 6 × 512 draws
+  double sum = 0, sq = 0, n = 0;
+  for (const auto& seq : d)
+    for (const auto& row : seq)
+      for (const auto& v : row) sum += v.get<double>(), sq += v.get<double>() * v.get<double>(), ++n;
+  const double mean = sum / n, var = sq / n - mean * mean;
+  CHECK(std::abs(mean) < 0.1);  // 5 standard errors of 1/√3072
+  CHECK(std::abs(var - 1) < 0.15);
+  for (const char* bad : {"lookup --vocab-size 10 --dim 4 --ids 10", "lookup --vocab-size 10 --ids 1", "lookup --dim 4 --ids 1",
+                          "lookup --vocab-size 10 --dim 4 --words king", "lookup --vocab-size 10 --dim 4 --ids 1,2 --ids 3"}) {
+    Run r = run_tfx(bad);
+    INFO(bad, " → ", r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
+
 TEST_CASE("lecture: king − man + woman = queen, paris − france + germany = berlin (built-in)") {
   CHECK(run_json("analogy king man woman")["data"][0]["word"] == "queen");
   CHECK(run_json("analogy paris france germany")["data"][0]["word"] == "berlin");

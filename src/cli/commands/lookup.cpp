@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "tfx/core/random.hpp"
+
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
@@ -19,6 +21,9 @@ namespace {
 struct LookupOptions {
   std::vector<std::vector<std::string>> ids;    // one inner list per --ids
   std::vector<std::vector<std::string>> words;  // one inner list per --words
+  std::int64_t vocab_size = 0, dim = 0;           // --vocab-size V --dim D: a seeded random N(0, 1) table
+  std::uint64_t seed = 42;
+  CLI::Option* seed_opt = nullptr;
   EmbeddingFlags emb;
   OutputFlags out;
 };
@@ -39,7 +44,59 @@ std::vector<std::size_t> parse_ids(const std::vector<std::string>& values) {
   return ids;
 }
 
+// --vocab-size V --dim D: nn.Embedding(V, D) as PyTorch initialises it, N(0, 1) entries, seeded:
+// row `id` depends only on (seed, id), so the 50000 × 512 table is never formed — only the rows
+// looked up are drawn.
+void run_random_lookup(const LookupOptions& o) {
+  if (o.ids.empty()) throw usage_error("--vocab-size: a random table has no words; look rows up with --ids 0,2,5");
+  if (!o.words.empty()) throw usage_error("--words needs a vocabulary; with --vocab-size give --ids");
+  if (o.dim <= 0) throw usage_error("--vocab-size needs --dim D (the width of each row, e.g. --dim 512)");
+  const auto V = static_cast<std::size_t>(o.vocab_size), D = static_cast<std::size_t>(o.dim);
+  std::vector<std::vector<std::size_t>> id_lists;
+  for (const auto& l : o.ids) id_lists.push_back(parse_ids(l));
+  const std::size_t T = id_lists[0].size(), B = id_lists.size();
+  for (std::size_t b = 1; b < B; ++b)
+    if (id_lists[b].size() != T)
+      throw usage_error(fmt::format("--ids lists must have the same length (a batch is a B × T matrix of ids): list 1 has {}, list {} has {}",
+                                    T, b + 1, id_lists[b].size()));
+  for (const auto& l : id_lists)
+    for (std::size_t id : l)
+      if (id >= V) throw usage_error(fmt::format("--ids: id {} is out of range for --vocab-size {}; valid ids are 0..{}", id, V, V - 1));
+  checked_element_count({B * T, D}, fmt::format("--ids ({} ids) × --dim {}", B * T, D));
+  Tensor rows({B * T, D});
+  std::size_t k = 0;
+  for (const auto& l : id_lists)
+    for (std::size_t id : l) {
+      Generator g(o.seed * 0x9E3779B97F4A7C15ULL + id);  // one stream per (seed, id)
+      for (float& v : rows.row(k)) v = static_cast<float>(g.normal());
+      ++k;
+    }
+  Matrix m;
+  m.name = "embedding";
+  m.values = B == 1 ? std::move(rows) : rows.reshaped({B, T, D});
+  m.row_axis = B == 1 ? "id" : "position";
+  m.col_axis = "dim";
+  if (B == 1)
+    for (std::size_t id : id_lists[0]) m.row_labels.push_back(std::to_string(id));
+  Result r;
+  r.command = "lookup";
+  r.params = {{"ids", B == 1 ? nlohmann::json(id_lists[0]) : nlohmann::json(id_lists)}, {"vocab_size", V}, {"dim", D}, {"seed", o.seed}};
+  const std::string in_shape = B == 1 ? fmt::format("[{}]", T) : fmt::format("[{}, {}]", B, T);
+  r.blocks.push_back(Text{fmt::format("nn.Embedding({}, {}) lookup: ids {} -> output {}", V, D, in_shape, m.values.shape_str())});
+  r.blocks.push_back(Text{fmt::format("a random table as PyTorch initialises one (every entry N(0, 1)), seed {}: row id is the same in every "
+                                      "call and batch; the {} × {} table ({:.1f} MB of float32) is never formed, only the {} rows looked up",
+                                      o.seed, V, D, 4.0 * static_cast<double>(V) * static_cast<double>(D) / 1e6, B * T)});
+  r.blocks.push_back(Text{fmt::format("parameters: {} × {} = {}", V, D, V * D)});
+  const Format f = output_options(o.out).format;
+  if (f != Format::table && f != Format::md) r.summary["shape"] = m.values.shape();
+  r.blocks.push_back(std::move(m));
+  r.primary = "embedding";
+  present(r, o.out);
+}
+
 void run_lookup(const LookupOptions& o) {
+  if (o.vocab_size > 0) return run_random_lookup(o);
+  if (o.dim > 0) throw usage_error("--dim goes with --vocab-size V (a random nn.Embedding(V, D)); a loaded table has its own width");
   if (o.ids.empty() == o.words.empty())
     throw usage_error("give --ids 0,2,5 (repeat for a batch: --ids 0,2,5 --ids 0,99,24) or --words king,queen, not both");
   const bool by_id = !o.ids.empty();
@@ -129,9 +186,14 @@ void register_lookup(CLI::App& app) {
       ->check(comma_list("ids", "0,2,5"));
   cmd->add_option("--words", o->words, "Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch")->expected(1, -1)
       ->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--vocab-size", o->vocab_size, "A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors")
+      ->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--dim", o->dim, "Width D of the random table's rows (with --vocab-size)")->check(whole_number(1, std::int64_t{1} << 24));
+  add_seed_flag(cmd, o->seed, "Seed of the random table (with --vocab-size): the same seed, the same rows");
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
   set_examples(cmd, {"tfx lookup --ids 0,2,5                      # shape [3, D]",
+                     "tfx lookup --vocab-size 50000 --dim 512 --ids 0,2,5 --ids 0,99,24   # nn.Embedding(50000, 512): [2, 3, 512]",
                      "tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch",
                      "tfx lookup --words king queen",
                      "tfx lookup --ids 0,1 --format npy -o rows.npy"});
