@@ -22,6 +22,7 @@ mkdir -p "$gallery"
 # name | files (png, or png+svg) | command (the figure flags are appended) | what it shows
 figures=(
   "pe|png|pe --len 50 --dim 128|The lecture's 50×128 encoding: fast sin/cos pairs on the left, slow ones on the right (blue +1, red −1)."
+  "pe_add|png|pe add --sentence \"I love you\" --scale-embedding|e′ = √d_model·e + p: embedding, positional encoding and their sum as columns of vectors on one scale; scaled, e dominates."
   "pe_curves|png+svg|pe curves --len 100 --dim 20 --dims 4,5,6,7|Dimensions 4–7 over 100 positions (the Annotated Transformer's figure): a sine and a cosine per wavelength."
   "pe_transposed|png|pe --len 50 --dim 128 --transpose|The same matrix with --transpose: position along x, depth along y (note 001's fig. 7)."
   "pe_sim|png|pe sim --len 50 --dim 128|PE·PEᵀ: the dot product of two positions' encodings depends only on their distance."

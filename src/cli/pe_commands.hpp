@@ -8,5 +8,6 @@ namespace tfx::cli {
 void register_pe_sim(CLI::App* pe);
 void register_pe_shift(CLI::App* pe);
 void register_pe_curves(CLI::App* pe);
+void register_pe_add(CLI::App* pe);
 
 }  // namespace tfx::cli

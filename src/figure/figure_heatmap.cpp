@@ -68,7 +68,12 @@ Scene heatmap_scene(const Heatmap& h) {
                             d.block_rows, d.block_cols);
   // 1. cell size: square, the longer axis about 640 units, 1..72 per cell; thin strips widened
   const double cell = static_cast<double>(std::clamp<std::size_t>(640 / std::max<std::size_t>({R, C, 1}), 1, 72));
-  const double cw = std::max(cell, std::ceil(28.0 / static_cast<double>(C))), ch = std::max(cell, std::ceil(28.0 / static_cast<double>(R)));
+  double cw = std::max(cell, std::ceil(28.0 / static_cast<double>(C))), ch = std::max(cell, std::ceil(28.0 / static_cast<double>(R)));
+  // a strip of a few labelled tokens beside a long axis (3 tokens × 64 dims): each token's cell
+  // at least one text line wide, so no token's label is dropped for lack of room
+  const double min_token_cell = line_height(kTickType) + 2;
+  if (h.row_labels.size() == M && d.block_rows == 1 && R <= 8 && C > 8) ch = std::max(ch, min_token_cell);
+  if (h.col_labels.size() == N && d.block_cols == 1 && C <= 8 && R > 8) cw = std::max(cw, min_token_cell);
   const double pw = static_cast<double>(C) * cw, ph = static_cast<double>(R) * ch;
   const auto scale = heatmap_scale(h);  // (not a structured binding: clang 14 cannot capture those in lambdas)
   const double lo = scale.first, hi = scale.second;

@@ -77,6 +77,38 @@ TEST_CASE("lecture (note 002): nn.Embedding(50000, 512) as a seeded random table
   }
 }
 
+TEST_CASE("lecture (notes 000, 001, 004): pe add — e′ = e + p from lookup's rows and pe's rows; ‖p‖ = √(D/2); √d_model scaling") {
+  json a = run_json("pe add --sentence \"I love you\"");
+  json e = run_json("lookup --words i,love,you");
+  json p = run_json("pe --len 3 --dim 64 --full");
+  const auto& sum = a["data"];
+  REQUIRE(sum.size() == 3);
+  REQUIRE(sum[0].size() == 64);
+  for (int t = 0; t < 3; ++t) {
+    double ee = 0, ep = 0, pp = 0;
+    for (int d = 0; d < 64; ++d) {
+      const double ev = e["data"][t][d].get<double>(), pv = p["data"][t][d].get<double>();
+      CHECK(sum[t][d].get<double>() == doctest::Approx(ev + pv).epsilon(1e-6));
+      ee += ev * ev, ep += ev * pv, pp += pv * pv;
+    }
+    const auto& row = a["tables"]["norms"][t];
+    CHECK(row["‖p‖"].get<double>() == doctest::Approx(std::sqrt(32.0)).epsilon(1e-6));
+    CHECK(row["‖e‖"].get<double>() == doctest::Approx(std::sqrt(ee)).epsilon(1e-6));
+    CHECK(row["‖√D·e‖"].get<double>() == doctest::Approx(8 * std::sqrt(ee)).epsilon(1e-6));
+    CHECK(row["cos(e, e + p)"].get<double>() == doctest::Approx((ee + ep) / (std::sqrt(ee) * std::sqrt(ee + 2 * ep + pp))).epsilon(1e-6));
+    const double s = 8;  // √64
+    CHECK(row["cos(√D·e, √D·e + p)"].get<double>() ==
+          doctest::Approx((s * ee + ep) / (std::sqrt(ee) * std::sqrt(s * s * ee + 2 * s * ep + pp))).epsilon(1e-6));
+    // the scaling keeps more of e's direction
+    CHECK(row["cos(√D·e, √D·e + p)"].get<double>() > row["cos(e, e + p)"].get<double>());
+  }
+  CHECK(a["rows"] == json::array({"I", "love", "you"}));
+  // --scale-embedding: the sum is 8·e + p
+  json b = run_json("pe add --sentence \"I love you\" --scale-embedding");
+  CHECK(b["data"][1][5].get<double>() ==
+        doctest::Approx(8 * e["data"][1][5].get<double>() + p["data"][1][5].get<double>()).epsilon(1e-5));
+}
+
 TEST_CASE("lecture: king − man + woman = queen, paris − france + germany = berlin (built-in)") {
   CHECK(run_json("analogy king man woman")["data"][0]["word"] == "queen");
   CHECK(run_json("analogy paris france germany")["data"][0]["word"] == "berlin");

@@ -125,6 +125,7 @@ void register_pe(CLI::App& app) {
   register_pe_sim(pe);
   register_pe_shift(pe);
   register_pe_curves(pe);
+  register_pe_add(pe);
   pe->callback([pe, len, opts] {
     if (!pe->get_subcommands().empty()) return;  // `tfx pe sim|shift` ran instead
     opts->len_given = len->count() > 0;
