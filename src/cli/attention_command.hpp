@@ -28,8 +28,10 @@ enum Step : unsigned {
   kMasked = 1u << 6,
   kWeights = 1u << 7,
   kOutput = 1u << 8,
+  kW = 1u << 9,  // the projections W_Q, W_K, W_V (and W_O with several heads)
 };
-constexpr unsigned kAllSteps = kScores | kScaled | kMasked | kWeights | kOutput;
+// all: every matrix the run has (X only when there is one, the W's only when X was projected)
+constexpr unsigned kAllSteps = kX | kW | kQ | kK | kV | kScores | kScaled | kMasked | kWeights | kOutput;
 constexpr unsigned kDefaultSteps = kWeights | kOutput;
 
 struct AttentionCliOptions {
@@ -82,6 +84,9 @@ struct AttentionRun {
   unsigned steps = 0;      // Step bits of --show
   std::string causal_note;  // set when the run turned the causal mask on itself (the trained decoder)
   Tensor average_weights;  // --weights: the head-averaged weights (T, S), as nn.MultiheadAttention returns them
+  // the projections as X·W multiplies them: W_Q (D, H·d_k), W_K (E, H·d_k), W_V (E, H·d_v), W_O
+  // (H·d_v, D) or empty; none for --q/--k/--v
+  Tensor wq, wk, wv, wo;
 };
 
 // The table (each asked-for matrix with a line saying what it is), the heatmaps (one per head)

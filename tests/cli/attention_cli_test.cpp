@@ -2,6 +2,7 @@
 // computations, --show, heads, sentences, figures, and every bad input of issue 7 (one error
 // line, the right exit code, no output file).
 #include <cmath>
+#include <sstream>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -129,7 +130,7 @@ TEST_CASE("cli: --x with --identity equals Q = K = V = X from files; --heads giv
   CHECK(has(table.out, "weights [2, 3, 3]"));
   CHECK(has(table.out, "head 0\n"));
   CHECK(has(table.out, "head 1\n"));
-  CHECK(has(table.out, "7. output = Concat · W_O"));
+  CHECK(has(table.out, "4. output = Concat · W_O"));
 }
 
 TEST_CASE("cli: --dv sets the value width: V (T, H·d_v), Z per head (H, T, d_v), output back to d_model") {
@@ -429,4 +430,46 @@ TEST_CASE("attention --sentence: a sentence the teaching translator knows runs o
     const Run english = run_tfx("attention --sentence 'the cat sat on the mat'");
     CHECK(english.out.find("trained translator") == std::string::npos);  // not its domain: no note
   }
+}
+
+TEST_CASE("cli: --show all shows X, W_Q/W_K/W_V, Q, K, V and every step, numbered from 1 (issue 24 §13)") {
+  Run all = run_tfx("attention --sentence \"I love you\" --dk 4 --show all");
+  REQUIRE(all.code == 0);
+  // the numbered lines count 1, 2, 3, … with no gap, whatever is shown
+  for (const std::string& args : {std::string("attention --sentence \"I love you\" --dk 4 --show all"),
+                                  std::string("attention --sentence \"I love you\" --dk 4"),
+                                  std::string("attention --sentence \"I love you\" --dk 4 --show weights"),
+                                  std::string("attention --sentence \"I love you\" --dk 4 --heads 2 --show all")}) {
+    Run r = run_tfx(args);
+    REQUIRE(r.code == 0);
+    std::istringstream in(r.out);
+    int expect = 1;
+    for (std::string line; std::getline(in, line);) {
+      const auto dot = line.find(". ");
+      if (dot == std::string::npos || dot == 0 || dot > 3 || line.find_first_not_of("0123456789") != dot) continue;
+      CHECK_MESSAGE(std::stoi(line.substr(0, dot)) == expect, args, ": ", line);
+      ++expect;
+    }
+    CHECK_MESSAGE(expect > 1, args);
+  }
+  for (const char* name : {"X: one row", "W_Q [64, 4]", "W_K [64, 4]", "W_V [64, 4]", "Q: one row", "K: one row", "V: one row", "scores = QKᵀ",
+                           "weights = softmax"})
+    CHECK_MESSAGE(all.out.find(name) != std::string::npos, name);
+  // Q = X·W_Q, checked from the shown matrices
+  nlohmann::json j = json_of(run_tfx("attention --sentence \"I love you\" --dk 4 --show x,w,q --format json"));
+  REQUIRE(j["name"] == "x");  // the first matrix shown is the data when weights and output are not
+  const auto& x = j["data"];
+  const auto& wq = j["matrices"]["w_q"]["data"];
+  const auto& q = j["matrices"]["q"]["data"];
+  for (std::size_t t = 0; t < 3; ++t)
+    for (std::size_t c = 0; c < 4; ++c) {
+      double s = 0;
+      for (std::size_t d = 0; d < 64; ++d) s += x[t][d].get<double>() * wq[d][c].get<double>();
+      CHECK(q[t][c].get<double>() == doctest::Approx(s).epsilon(1e-5));
+    }
+  // with --q/--k/--v there is no X or W: all shows what there is; x alone is an error
+  const std::string dir = std::string(TFX_SOURCE_DIR) + "/samples/attention/";
+  const std::string qkv = "attention --q " + shell_quote(dir + "q.csv") + " --k " + shell_quote(dir + "k.json") + " --v " + shell_quote(dir + "v.npy");
+  CHECK(run_tfx(qkv + " --show all").code == 0);
+  CHECK(run_tfx(qkv + " --show x").code == 2);
 }

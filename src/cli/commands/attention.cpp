@@ -4,14 +4,32 @@
 // `tfx attention variance` is in attention_variance.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 
 #include "cli/attention_command.hpp"
+#include "tfx/core/ops.hpp"
 #include "cli/commands.hpp"
 #include "cli/weights_heads.hpp"
 #include "tfx/attention/transformer.hpp"
 #include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
+
+namespace {
+// nn.MultiheadAttention's in_proj_weight [W_Q; W_K; W_V] (3D, D) and out_proj_weight (D, D) as the
+// matrices X·W multiplies: W_Q = in_proj_weight[0:D]ᵀ, …
+void set_projections(AttentionRun& run, const MhaParams& p, std::size_t D) {
+  auto block = [&](std::size_t k) {
+    Tensor w({D, D});
+    for (std::size_t i = 0; i < D; ++i)
+      for (std::size_t j = 0; j < D; ++j) w(j, i) = p.in_proj_weight(k * D + i, j);
+    return w;
+  };
+  run.wq = block(0), run.wk = block(1), run.wv = block(2);
+  run.wo = transpose(p.out_proj_weight);
+}
+}  // namespace
 
 unsigned parse_show(const std::string& text) {
   if (text.empty()) return kDefaultSteps;
@@ -21,6 +39,8 @@ unsigned parse_show(const std::string& text) {
       steps |= kAllSteps;
     else if (item == "x")
       steps |= kX;
+    else if (item == "w" || item == "weights_qkv" || item == "projections")
+      steps |= kW;
     else if (item == "q")
       steps |= kQ;
     else if (item == "k")
@@ -42,7 +62,7 @@ unsigned parse_show(const std::string& text) {
     else
       throw usage_error(
           fmt::format("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
-                      "or x, q, k, v; comma-separated)",
+                      "or x, w, q, k, v; comma-separated)",
                       item));
   }
   return steps;
@@ -53,7 +73,11 @@ namespace {
 void run_attention(const AttentionCliOptions& o) {
   const unsigned steps = parse_show(o.show);
   AttentionInputs in = load_attention_inputs(o);
-  if (steps & kX && in.mode == "qkv") throw usage_error("--show x: with --q/--k/--v there is no X (show q, k or v)");
+  if (steps & kX && in.mode == "qkv") {
+    const auto items = split_items(o.show);
+    if (std::find(items.begin(), items.end(), "x") != items.end())
+      throw usage_error("--show x: with --q/--k/--v there is no X (show q, k or v)");
+  }
   std::size_t H = static_cast<std::size_t>(o.heads);
   AttentionRun run;
   run.steps = steps;
@@ -80,6 +104,7 @@ void run_attention(const AttentionCliOptions& o) {
       run.causal_note = "causal mask on: the decoder was trained with it (row t sees tokens 0 … t)";
     }
     mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
+    set_projections(run, p, d_model);
     run.average_weights = average_head_weights(mh);
     projection = fmt::format("Q = {0}·W_Qᵀ + b_Q, K = {1}·W_Kᵀ + b_K, V = {1}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: the teaching "
                              "translator's trained {2} (tfx translate; scripts/train_teaching_model.py), heads = {3}; --random for "
@@ -108,6 +133,7 @@ void run_attention(const AttentionCliOptions& o) {
     if (D % H != 0) throw usage_error(fmt::format("--heads {} does not divide d_model = {} (from --weights)", H, D));
     d_model = D;
     mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
+    set_projections(run, p, D);
     run.average_weights = average_head_weights(mh);
     projection = fmt::format("Q = X·W_Qᵀ + b_Q, K = {0}·W_Kᵀ + b_K, V = {0}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: nn.MultiheadAttention "
                              "weights from {1}; heads = {2} ({3})",
@@ -164,6 +190,7 @@ void run_attention(const AttentionCliOptions& o) {
                                    : " (not the trained translator: " + in.seeded_reason + ")");
     }
     mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
+    run.wq = w.wq, run.wk = w.wk, run.wv = w.wv, run.wo = w.wo;
   }
   present_attention(o, in, run);
 }

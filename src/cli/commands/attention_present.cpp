@@ -122,38 +122,48 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
     r.blocks.push_back(std::move(m));
   };
   const std::string heads_note = H > 1 ? " (one table per head)" : "";
-  if (steps & kX) add("x", in.x_q, in.query_labels, {}, "token", "dim", "X: one row per query token");
-  if (steps & kQ) add("q", mh.q, in.query_labels, {}, "query", "dim", "Q: one row per query");
-  if (steps & kK) add("k", mh.k, in.key_labels, {}, "key", "dim", "K: one row per key");
-  if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", "V: one row per key");
+  // the steps shown are numbered 1, 2, … in the lecture's order, whichever of them --show picked
+  int step = 0;
+  auto n = [&step] { return fmt::format("{}. ", ++step); };
+  if (steps & kX && in.mode != "qkv") add("x", in.x_q, in.query_labels, {}, "token", "dim", n() + "X: one row per query token");
+  if (steps & kW && !run.wq.empty()) {
+    const bool torch = !in.trained_prefix.empty() || !o.weights.empty();
+    const std::string kv = !in.trained_prefix.empty() && in.cross ? "memory" : in.cross ? "X_kv" : "X";
+    const std::string how = torch ? " (nn.MultiheadAttention's in_proj_weight rows for Q, transposed)" : "";
+    add("w_q", run.wq, {}, {}, "in", "out", n() + fmt::format("W_Q {}: Q = X·W_Q{}{}", run.wq.shape_str(), torch ? " + b_Q" : "", how));
+    add("w_k", run.wk, {}, {}, "in", "out", n() + fmt::format("W_K {}: K = {}·W_K{}", run.wk.shape_str(), kv, torch ? " + b_K" : ""));
+    add("w_v", run.wv, {}, {}, "in", "out", n() + fmt::format("W_V {}: V = {}·W_V{}", run.wv.shape_str(), kv, torch ? " + b_V" : ""));
+  }
+  if (steps & kQ) add("q", mh.q, in.query_labels, {}, "query", "dim", n() + "Q: one row per query");
+  if (steps & kK) add("k", mh.k, in.key_labels, {}, "key", "dim", n() + "K: one row per key");
+  if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", n() + "V: one row per key");
   if (steps & kScores)
     add("scores", per_head(&AttentionSteps::scores), in.query_labels, in.key_labels, "query", "key",
-        "1. scores = QKᵀ: q_i·k_j for query i (row) and key j (column)" + heads_note);
+        n() + "scores = QKᵀ: q_i·k_j for query i (row) and key j (column)" + heads_note);
   if (steps & kScaled)
     add("scaled", per_head(&AttentionSteps::scaled), in.query_labels, in.key_labels, "query", "key",
-        fmt::format("2. scaled = QKᵀ / {}", divisor_text) + heads_note);
+        n() + fmt::format("scaled = QKᵀ / {}", divisor_text) + heads_note);
   const bool has_mask = !first.keep.empty();
   if (steps & kMasked && (has_mask || (o.show.find("masked") != std::string::npos)))
     add("masked", per_head(&AttentionSteps::masked), in.query_labels, in.key_labels, "query", "key",
-        has_mask ? "3. masked: −inf where query i may not see key j, so that exp gives 0"
-                 : "3. masked: no mask (--causal, --pad), same as scaled");
+        n() + (has_mask ? "masked: −inf where query i may not see key j, so that exp gives 0" : "masked: no mask (--causal, --pad), same as scaled"));
   std::vector<unsigned char> masked_cells;
   if (has_mask)
     for (std::size_t h = 0; h < H; ++h)
       for (unsigned char k : mh.heads[h].keep) masked_cells.push_back(k ? 0 : 1);
   if (steps & kWeights)
     add("weights", per_head(&AttentionSteps::weights), in.query_labels, in.key_labels, "query", "key",
-        "4. weights = softmax over each row: every weight ≥ 0, every row sums to 1" + heads_note, masked_cells);
+        n() + "weights = softmax over each row: every weight ≥ 0, every row sums to 1" + heads_note, masked_cells);
   if (steps & kOutput) {
     if (H == 1) {
       add("output", mh.output, in.query_labels, {}, "query", "dim",
-          "5. Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
+          n() + "Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
     } else {
-      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim",
-          "5. Z_h = weights_h·V_h, one table per head");
-      add("concat", mh.concat, in.query_labels, {}, "query", "dim",
-          fmt::format("6. Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
-      add("output", mh.output, in.query_labels, {}, "query", "dim", "7. output = Concat · W_O");
+      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", n() + "Z_h = weights_h·V_h, one table per head");
+      add("concat", mh.concat, in.query_labels, {}, "query", "dim", n() + fmt::format("Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
+      if (steps & kW && !run.wo.empty())
+        add("w_o", run.wo, {}, {}, "in", "out", n() + fmt::format("W_O {}: output = Concat·W_O", run.wo.shape_str()));
+      add("output", mh.output, in.query_labels, {}, "query", "dim", n() + "output = Concat · W_O");
     }
   }
   if (!run.average_weights.empty() && H > 1)
