@@ -46,6 +46,8 @@ struct AttentionCliOptions {
   std::string show;
   std::string weights;  // --weights: nn.MultiheadAttention state_dict (safetensors or .npy directory)
   std::string html;     // --html FILE: the head view and model view page
+  bool rope = false;    // --rope: rotate Q and K by position (RoPE) before the scores
+  double rope_base = 10000.0;
   bool random = false;  // --random: seeded weights even for a sentence the teaching translator knows
   bool no_pe_given = false, identity_given = false, sentence_given = false, cross_given = false, heads_given = false,
        seed_given = false;
@@ -87,6 +89,7 @@ struct AttentionRun {
   // the projections as X·W multiplies them: W_Q (D, H·d_k), W_K (E, H·d_k), W_V (E, H·d_v), W_O
   // (H·d_v, D) or empty; none for --q/--k/--v
   Tensor wq, wk, wv, wo;
+  Tensor q_plain, k_plain;  // --rope: Q and K before the rotation (mh.q, mh.k are after)
 };
 
 // The table (each asked-for matrix with a line saying what it is), the heatmaps (one per head)

@@ -473,3 +473,43 @@ TEST_CASE("cli: --show all shows X, W_Q/W_K/W_V, Q, K, V and every step, numbere
   CHECK(run_tfx(qkv + " --show all").code == 0);
   CHECK(run_tfx(qkv + " --show x").code == 2);
 }
+
+TEST_CASE("cli: --rope rotates Q and K by position (never V): same content, scores depend only on j − i (issue 24 §3)") {
+  TempDir t;
+  // six tokens with the same content: without positions every score is the same
+  std::string csv = ",a,b,c,d,e,f\n";
+  for (int i = 0; i < 6; ++i) csv += "w" + std::to_string(i) + ",0.3,-1.2,0.8,0.5,-0.4,1.1\n";
+  write_file(t / "x.csv", csv);
+  nlohmann::json plain = json_of(run_tfx("attention --x x.csv --dk 4 --show scores --format json", t.path));
+  nlohmann::json rope = json_of(run_tfx("attention --x x.csv --dk 4 --rope --show q,k,scores --format json", t.path));
+  const auto& s0 = plain["data"];
+  const auto& s = rope["matrices"]["scores"]["data"];
+  bool varies = false;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      CHECK(s0[i][j].get<double>() == doctest::Approx(s0[0][0].get<double>()).epsilon(1e-5));
+      // RoPE: q_i·k_j = f(j − i) for the same content
+      if (i + 1 < 6 && j + 1 < 6) CHECK(s[i][j].get<double>() == doctest::Approx(s[i + 1][j + 1].get<double>()).epsilon(1e-4));
+      varies = varies || std::abs(s[i][j].get<double>() - s[0][0].get<double>()) > 1e-3;
+    }
+  CHECK(varies);
+  // Q after = each pair of Q before rotated by θ = pos · 10000^(−2j/4), by hand
+  REQUIRE(rope["name"] == "q_before_rope");  // the first matrix shown is the data
+  const auto& qb = rope["data"];
+  const auto& qa = rope["matrices"]["q"]["data"];
+  for (int p = 0; p < 6; ++p)
+    for (int j = 0; j < 2; ++j) {
+      const double th = p * std::pow(10000.0, -2.0 * j / 4), a = qb[p][2 * j].get<double>(), b = qb[p][2 * j + 1].get<double>();
+      CHECK(qa[p][2 * j].get<double>() == doctest::Approx(a * std::cos(th) - b * std::sin(th)).epsilon(1e-5));
+      CHECK(qa[p][2 * j + 1].get<double>() == doctest::Approx(a * std::sin(th) + b * std::cos(th)).epsilon(1e-5));
+    }
+  // V is not rotated: identical rows of X give identical output rows
+  nlohmann::json out = json_of(run_tfx("attention --x x.csv --dk 4 --rope --show output --format json", t.path));
+  for (int i = 1; i < 6; ++i)
+    for (std::size_t c = 0; c < out["data"][0].size(); ++c)
+      CHECK(out["data"][i][c].get<double>() == doctest::Approx(out["data"][0][c].get<double>()).epsilon(1e-5));
+  // an odd head width cannot be rotated in pairs
+  Run odd = run_tfx("attention --x x.csv --dk 3 --rope", t.path);
+  CHECK(odd.code == 2);
+  CHECK(odd.err.find("--rope") != std::string::npos);
+}

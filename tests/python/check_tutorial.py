@@ -93,6 +93,7 @@ def check_page(path, tfx, env):
         repo = os.path.dirname(os.path.dirname(os.path.abspath(path)))
         os.makedirs(os.path.join(tmp, "tests"))
         os.symlink(os.path.join(repo, "tests", "data"), os.path.join(tmp, "tests", "data"))
+        os.symlink(os.path.join(repo, "samples"), os.path.join(tmp, "samples"))  # samples/attention/… as the pages use them
         for line_no, cmd, shown in blocks(lines):
             command = re.sub(r"\s+#.*$", "", cmd)
             needs = [f for f in re.findall(r"\S+\.(?:npy|safetensors)\b", command) if not f.startswith("<")]

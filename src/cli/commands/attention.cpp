@@ -9,6 +9,7 @@
 
 #include "cli/attention_command.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/positional/rope.hpp"
 #include "cli/commands.hpp"
 #include "cli/weights_heads.hpp"
 #include "tfx/attention/transformer.hpp"
@@ -28,6 +29,23 @@ void set_projections(AttentionRun& run, const MhaParams& p, std::size_t D) {
   };
   run.wq = block(0), run.wk = block(1), run.wv = block(2);
   run.wo = transpose(p.out_proj_weight);
+}
+// --rope: each head's block of q (T, H·d_k) rotated by RoPE at its row's position (RoFormer's
+// interleaved pairs, θ = pos · base^(−2j/d_k)); V is never rotated.
+Tensor rope_heads(const Tensor& q, std::size_t heads, double base) {
+  const std::size_t dk = q.cols() / heads;
+  if (dk % 2 != 0) throw usage_error(fmt::format("--rope: each head's width d_k = {} must be even (RoPE rotates pairs of columns)", dk));
+  RopeConfig c;
+  c.dim = dk;
+  c.base = base;
+  Tensor out = q;
+  for (std::size_t t = 0; t < q.rows(); ++t)
+    for (std::size_t h = 0; h < heads; ++h) {
+      const auto row = q.row(t).subspan(h * dk, dk);
+      const std::vector<float> r = rope_rotate(row, static_cast<double>(t), c);
+      std::copy(r.begin(), r.end(), out.row(t).begin() + static_cast<std::ptrdiff_t>(h * dk));
+    }
+  return out;
 }
 }  // namespace
 
@@ -159,7 +177,13 @@ void run_attention(const AttentionCliOptions& o) {
       projection = "Q, K, V as given";
     }
     try {
-      mh = attend_heads(in.q, in.k, in.v, H, wo, ao);
+      if (o.rope) {
+        run.q_plain = in.q, run.k_plain = in.k;
+        mh = attend_heads(rope_heads(in.q, H, o.rope_base), rope_heads(in.k, H, o.rope_base), in.v, H, wo, ao);
+        projection += "; RoPE on Q and K (--rope)";
+      } else {
+        mh = attend_heads(in.q, in.k, in.v, H, wo, ao);
+      }
     } catch (const Error& e) {
       if (e.kind() != Error::Kind::data) throw;
       // a shape error: say which files the matrices came from
@@ -189,7 +213,16 @@ void run_attention(const AttentionCliOptions& o) {
                                    ? ""
                                    : " (not the trained translator: " + in.seeded_reason + ")");
     }
-    mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
+    if (o.rope) {
+      // Q = X W_Q and K = X_kv W_K, then each rotated by its position; V as it is
+      run.q_plain = matmul(in.x_q, w.wq, ao.threads);
+      run.k_plain = matmul(in.x_kv, w.wk, ao.threads);
+      mh = attend_heads(rope_heads(run.q_plain, H, o.rope_base), rope_heads(run.k_plain, H, o.rope_base), matmul(in.x_kv, w.wv, ao.threads), H,
+                        w.wo, ao);
+      projection += fmt::format("; then RoPE rotates each head's Q and K by position (base {:g}; V is not rotated)", o.rope_base);
+    } else {
+      mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
+    }
     run.wq = w.wq, run.wk = w.wk, run.wv = w.wv, run.wo = w.wo;
   }
   present_attention(o, in, run);
@@ -266,6 +299,11 @@ void register_attention(CLI::App& app) {
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   add_html_flag(cmd, o->html);
+  cmd->add_flag("--rope", o->rope,
+                "Rotate each head's Q and K by position (RoPE, RoFormer's pairs) before the scores; V is not rotated. With --sentence, "
+                "X has no additive PE then (--pe to add it anyway is not offered: RoPE replaces it)")
+      ->group(g);
+  cmd->add_option("--rope-base", o->rope_base, "RoPE's base θ (θ_j = pos · base^(−2j/d_k))")->capture_default_str()->check(positive_number())->group(g);
   set_examples(cmd, {"tfx attention --sentence \"I love playing football\" --dk 8 --seed 1",
                      "tfx attention --sentence \"the cat sat on the mat\" --causal --show all",
                      "tfx attention --sentence \"the king went home\" --cross \"the queen loved the house\" --png",

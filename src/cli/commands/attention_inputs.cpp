@@ -57,6 +57,7 @@ std::string seeded_reason(const AttentionCliOptions& o) {
     return "the sentence mixes Korean and English words";
   }
   if (o.random) return "--random";
+  if (o.rope) return "--rope given (the translator was trained with sinusoidal PE)";
   if (!o.weights.empty()) return "-";  // the file's weights are the point
   if (o.identity_given) return "--identity given";
   if (o.dk || o.dv) return o.dk ? "--dk given" : "--dv given";
@@ -164,12 +165,12 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
   const std::string reason = seeded_reason(o);
   if (reason.empty()) return trained_inputs(o);
   in.seeded_reason = reason;
-  const bool pe = !o.no_pe;
+  const bool pe = !o.no_pe && !o.rope;  // RoPE gives the positions instead of an added PE
   TokenSequence s = embed_sentence(*o.source, o.sentence, "--sentence", pe);
   in.mode = "sentence";
   in.query_labels = s.shown;
   in.x_q = std::move(s.x);
-  const std::string x_text = pe ? "embedding + PE" : "embedding, no PE";
+  const std::string x_text = pe ? "embedding + PE" : o.rope ? "embedding, no PE (--rope gives the positions)" : "embedding, no PE";
   if (o.cross_given) {
     TokenSequence c = embed_sentence(*o.source, o.cross, "--cross", pe);
     in.key_labels = c.shown;

@@ -134,8 +134,13 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
     add("w_k", run.wk, {}, {}, "in", "out", n() + fmt::format("W_K {}: K = {}·W_K{}", run.wk.shape_str(), kv, torch ? " + b_K" : ""));
     add("w_v", run.wv, {}, {}, "in", "out", n() + fmt::format("W_V {}: V = {}·W_V{}", run.wv.shape_str(), kv, torch ? " + b_V" : ""));
   }
-  if (steps & kQ) add("q", mh.q, in.query_labels, {}, "query", "dim", n() + "Q: one row per query");
-  if (steps & kK) add("k", mh.k, in.key_labels, {}, "key", "dim", n() + "K: one row per key");
+  const bool rope = !run.q_plain.empty();
+  if (steps & kQ && rope) add("q_before_rope", run.q_plain, in.query_labels, {}, "query", "dim", n() + "Q before RoPE: one row per query");
+  if (steps & kK && rope) add("k_before_rope", run.k_plain, in.key_labels, {}, "key", "dim", n() + "K before RoPE: one row per key");
+  if (steps & kQ)
+    add("q", mh.q, in.query_labels, {}, "query", "dim", n() + (rope ? "Q after RoPE: row i rotated by position i, pair by pair" : "Q: one row per query"));
+  if (steps & kK)
+    add("k", mh.k, in.key_labels, {}, "key", "dim", n() + (rope ? "K after RoPE: row j rotated by position j (V is not rotated)" : "K: one row per key"));
   if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", n() + "V: one row per key");
   if (steps & kScores)
     add("scores", per_head(&AttentionSteps::scores), in.query_labels, in.key_labels, "query", "key",
