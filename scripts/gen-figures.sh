@@ -53,6 +53,7 @@ figures=(
   "project|png+svg|project king queen man woman prince princess boy girl --pairs king:queen,man:woman,prince:princess,boy:girl|PCA to two dimensions: the male → female arrows are nearly parallel."
   "complexity|png+svg|complexity --n 512 --d 768|Operations per layer against n: self-attention n²·d passes recurrence n·d² at n = d."
   "model_view|png|model attention tests/data/hf_models/gpt2 \"the cat sat on the mat\"|The model view of a (tiny, random) GPT-2 checkpoint: every layer × head, causal triangles, on one 0–1 scale."
+  "project_3d|png|project king queen man woman kings queens --pairs king:queen,man:woman --dims 3 --azimuth -60,30|The words on their first three principal components, seen from two angles (note 001 fig. 3); the gender arrows stay parallel."
   "model_head|png+svg|model attention tests/data/hf_models/bert \"the cat sat on the mat\" --layer 0 --head 1|One head of a (tiny, random) BERT checkpoint with its WordPiece tokens, [CLS] and [SEP] included."
   "model_pe_sim|png|pe sim --model tests/data/hf_models/gpt2|A learned position table (GPT-2's wpe) beside the sinusoid of the same size: only the sinusoid depends on j − i alone."
   "model_rope_freqs|png+svg|rope freqs --config tests/data/hf_models/llama_llama3/config.json|A Llama checkpoint's own RoPE from its config.json: θ = 500000 and the llama3 scaling of each pair."

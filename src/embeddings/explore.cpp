@@ -88,10 +88,10 @@ std::vector<std::pair<std::size_t, double>> extreme_rows(std::span<const double>
   return out;
 }
 
-Pca project_words(const Embeddings& e, std::span<const std::size_t> words, bool unit) {
-  if (words.size() < 2) throw Error(fmt::format("a projection needs at least 2 words, got {}", words.size()));
-  if (e.dim() < 2) throw Error(fmt::format("a 2-D projection needs vectors of at least 2 dimensions, {} has {}", e.name(), e.dim()));
-  return pca(e.rows(words, unit), 2);
+Pca project_words(const Embeddings& e, std::span<const std::size_t> words, bool unit, std::size_t k) {
+  if (words.size() < k) throw Error(fmt::format("a projection needs at least {} words, got {}", k, words.size()));
+  if (e.dim() < k) throw Error(fmt::format("a {}-D projection needs vectors of at least {} dimensions, {} has {}", k, k, e.name(), e.dim()));
+  return pca(e.rows(words, unit), k);
 }
 
 }  // namespace tfx

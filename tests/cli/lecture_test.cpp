@@ -109,6 +109,42 @@ TEST_CASE("lecture (notes 000, 001, 004): pe add — e′ = e + p from lookup's 
         doctest::Approx(8 * e["data"][1][5].get<double>() + p["data"][1][5].get<double>()).epsilon(1e-5));
 }
 
+TEST_CASE("lecture (note 001 fig. 3): project --dims 3 — coordinates on three principal components") {
+  json three = run_json("project king queen man woman kings queens --dims 3");
+  json two = run_json("project king queen man woman kings queens");
+  REQUIRE(three["data"].size() == 6);
+  const auto& d3 = three["data"];
+  double var[3] = {0, 0, 0}, cov01 = 0, cov02 = 0, cov12 = 0, mean[3] = {0, 0, 0};
+  for (const auto& row : d3)
+    for (int c = 0; c < 3; ++c) mean[c] += row["pc" + std::to_string(c + 1)].get<double>() / 6;
+  for (const auto& row : d3) {
+    const double a = row["pc1"].get<double>(), b = row["pc2"].get<double>(), c = row["pc3"].get<double>();
+    var[0] += a * a, var[1] += b * b, var[2] += c * c, cov01 += a * b, cov02 += a * c, cov12 += b * c;
+  }
+  // centred, uncorrelated, variance decreasing — principal components, checked from the coordinates alone
+  for (double m : mean) CHECK(std::abs(m) < 1e-5);
+  CHECK(std::abs(cov01) < 1e-4 * var[0]);
+  CHECK(std::abs(cov02) < 1e-4 * var[0]);
+  CHECK(std::abs(cov12) < 1e-4 * var[0]);
+  CHECK(var[0] >= var[1]);
+  CHECK(var[1] >= var[2]);
+  CHECK(var[2] > 0);
+  // the first two agree with the 2-D projection up to each axis's sign
+  for (std::size_t i = 0; i < 6; ++i)
+    for (const char* pc : {"pc1", "pc2"})
+      CHECK(std::abs(d3[i][pc].get<double>()) == doctest::Approx(std::abs(two["data"][i][pc].get<double>())).epsilon(1e-4));
+  TempDir t;
+  Run fig = run_tfx("project king queen man woman kings queens --dims 3 --azimuth -60,30 --png p.png", t.path, "TFX_EMBEDDINGS=");
+  CHECK(fig.code == 0);
+  CHECK(std::filesystem::file_size(t / "p.png") > 1000);
+  for (const char* bad : {"project king queen man --dims 3", "project king queen man woman --dims 4",
+                          "project king queen man woman --dims 3 --azimuth x", "project king queen man woman --dims 3 --azimuth 1,2,3,4,5"}) {
+    Run r = run_tfx(bad, {}, "TFX_EMBEDDINGS=");
+    INFO(bad, " → ", r.err);
+    CHECK(r.code == 2);
+  }
+}
+
 TEST_CASE("lecture: king − man + woman = queen, paris − france + germany = berlin (built-in)") {
   CHECK(run_json("analogy king man woman")["data"][0]["word"] == "queen");
   CHECK(run_json("analogy paris france germany")["data"][0]["word"] == "berlin");

@@ -43,8 +43,8 @@ std::vector<double> direction_scores(const Embeddings& e, std::span<const float>
 // Rows with the `k` highest (highest = true) or lowest scores, best first, ties to the lower row.
 std::vector<std::pair<std::size_t, double>> extreme_rows(std::span<const double> scores, std::size_t k, bool highest);
 
-// The 2-D view: rows `words` of e (unit-normalised first with `unit`) -> pca(x, 2) of stats.hpp:
-// coords (W, 2), components (2, D), explained variance. Needs ≥ 2 words and D ≥ 2.
-Pca project_words(const Embeddings& e, std::span<const std::size_t> words, bool unit);
+// The 2-D (or k-D) view: rows `words` of e (unit-normalised first with `unit`) -> pca(x, k) of
+// stats.hpp: coords (W, k), components (k, D), explained variance. Needs ≥ k words and D ≥ k.
+Pca project_words(const Embeddings& e, std::span<const std::size_t> words, bool unit, std::size_t k = 2);
 
 }  // namespace tfx

@@ -22,10 +22,119 @@ struct ProjectOptions {
   std::vector<std::string> pairs;
   std::string method = "pca";
   bool unit = false;
+  std::int64_t dims = 2;                        // --dims 3: a 3-D view
+  std::vector<std::string> azimuth_text{"-60"};  // --azimuth: one panel per viewing angle (degrees)
+  double elevation = 25;
   EmbeddingFlags emb;
   OutputFlags out;
   FigureFlags fig;
 };
+
+// --dims 3: the coordinates on PC1–PC3 and a 3-D scatter seen from fixed angles (orthographic:
+// turned by the azimuth about PC3, tilted by the elevation), axes drawn from the mean with their
+// share of the variance, each word a dot with its label above it, and the --pairs arrows.
+void present_3d(const ProjectOptions& o, const Embeddings& e, std::span<const std::size_t> rows, const std::vector<std::string>& shown,
+                const std::vector<std::pair<std::string, std::string>>& pairs, const std::vector<std::string>& words, const Pca& p) {
+  Result r;
+  r.command = "project";
+  r.params = {{"words", shown}, {"method", o.method}, {"unit", o.unit}, {"dims", 3}, {"pairs", split_lists(o.pairs)}};
+  embedding_params(r, e);
+  r.blocks.push_back(Text{fmt::format("PCA of {} {}vectors ({} dims: {}) to 3-D", rows.size(), o.unit ? "unit-normalised " : "", e.dim(),
+                                      e.name())});
+  r.blocks.push_back(Text{fmt::format("explained variance: PC1 {:.1f}%, PC2 {:.1f}%, PC3 {:.1f}% (together {:.1f}%)", 100 * p.explained_ratio[0],
+                                      100 * p.explained_ratio[1], 100 * p.explained_ratio[2],
+                                      100 * (p.explained_ratio[0] + p.explained_ratio[1] + p.explained_ratio[2]))});
+  Records rec;
+  rec.name = "projection";
+  rec.columns = {"word", "pc1", "pc2", "pc3"};
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    rec.rows.push_back({shown[i], static_cast<double>(p.coords(i, 0)), static_cast<double>(p.coords(i, 1)), static_cast<double>(p.coords(i, 2))});
+  r.blocks.push_back(std::move(rec));
+  auto index_of = [&](const std::string& w) { return static_cast<std::size_t>(std::find(words.begin(), words.end(), w) - words.begin()); };
+  if (!pairs.empty()) {
+    Records off;
+    off.name = "offsets";
+    off.columns = {"from", "to", "d_pc1", "d_pc2", "d_pc3"};
+    for (const auto& [f, t] : pairs) {
+      const std::size_t i = index_of(f), j = index_of(t);
+      off.rows.push_back({shown[i], shown[j], static_cast<double>(p.coords(j, 0) - p.coords(i, 0)),
+                          static_cast<double>(p.coords(j, 1) - p.coords(i, 1)), static_cast<double>(p.coords(j, 2) - p.coords(i, 2))});
+    }
+    r.blocks.push_back(std::move(off));
+  }
+  subword_notes(r, e, rows);
+  builtin_note(r, e);
+  r.summary["explained_variance_ratio"] = p.explained_ratio;
+  r.summary["variance"] = p.variance;
+  const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
+  if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
+  r.primary = "projection";
+
+  // the figure: one panel per azimuth
+  const std::vector<std::int64_t> az_list = [&] {
+    std::vector<std::int64_t> v;
+    for (const auto& item : split_lists(o.azimuth_text)) {
+      char* end = nullptr;
+      const long a = std::strtol(item.c_str(), &end, 10);
+      if (item.empty() || end != item.c_str() + item.size() || a < -360 || a > 360)
+        throw usage_error(fmt::format("--azimuth: '{}' is not a whole number of degrees from -360 to 360 (e.g. --azimuth -60,30)", item));
+      v.push_back(a);
+    }
+    if (v.empty() || v.size() > 4) throw usage_error("--azimuth: give 1 to 4 angles, comma-separated (e.g. --azimuth -60,30)");
+    return v;
+  }();
+  double extent = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t c = 0; c < 3; ++c) extent = std::max(extent, std::abs(static_cast<double>(p.coords(i, c))));
+  if (extent == 0) extent = 1;
+  const double len = 1.35 * extent, pi = 3.14159265358979323846, el = o.elevation * pi / 180;
+  Figure figure;
+  figure.columns = static_cast<int>(std::min<std::size_t>(az_list.size(), 2));
+  figure.title = az_list.size() > 1 ? fmt::format("{} words on their first three principal components, seen from {} angles", rows.size(), az_list.size())
+                                    : "";
+  for (std::int64_t az_deg : az_list) {
+    const double az = static_cast<double>(az_deg) * pi / 180;
+    auto screen = [&](double x, double y, double z) {
+      const double x1 = x * std::cos(az) - y * std::sin(az), y1 = x * std::sin(az) + y * std::cos(az);
+      return std::pair<double, double>{x1, z * std::cos(el) + y1 * std::sin(el)};
+    };
+    Diagram d;
+    d.title = az_list.size() > 1 ? fmt::format("azimuth {}°, elevation {:g}°", az_deg, o.elevation)
+                                 : fmt::format("{} words on their first three principal components", rows.size());
+    d.subtitle = std::filesystem::path(e.name()).filename().string() + (o.unit ? ", unit-normalised vectors" : "") +
+                 (az_list.size() > 1 ? std::string() : fmt::format(" · azimuth {}°, elevation {:g}°", az_deg, o.elevation));
+    d.size = 520;
+    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+    auto grow = [&](std::pair<double, double> s) {
+      lo_x = std::min(lo_x, s.first), hi_x = std::max(hi_x, s.first), lo_y = std::min(lo_y, s.second), hi_y = std::max(hi_y, s.second);
+    };
+    // the axes from the mean (the origin of the PCA coordinates)
+    for (std::size_t c = 0; c < 3; ++c) {
+      const auto end = screen(c == 0 ? len : 0, c == 1 ? len : 0, c == 2 ? len : 0);
+      grow(end);
+      d.arrows.push_back({0, 0, end.first, end.second, 7, fmt::format("PC{} ({:.0f}%)", c + 1, 100 * p.explained_ratio[c]), false, 0});
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const double x = p.coords(i, 0), y = p.coords(i, 1), z = p.coords(i, 2);
+      const auto at = screen(x, y, z);
+      grow(at);
+      d.circles.push_back({at.first, at.second, 0.025 * len, false});
+      d.labels.push_back({at.first, at.second + 0.085 * len, shown[i], 0});
+    }
+    for (const auto& [fw, tw] : pairs) {
+      const std::size_t i = index_of(fw), j = index_of(tw);
+      const auto a = screen(p.coords(i, 0), p.coords(i, 1), p.coords(i, 2)), b = screen(p.coords(j, 0), p.coords(j, 1), p.coords(j, 2));
+      d.arrows.push_back({a.first, a.second, b.first, b.second, 1, "", false, 0});
+    }
+    const double pad = 0.18 * std::max(hi_x - lo_x, hi_y - lo_y);
+    d.x0 = lo_x - pad, d.x1 = hi_x + pad, d.y0 = lo_y - pad, d.y1 = hi_y + pad;
+    figure.panels.push_back(std::move(d));
+  }
+  std::string name = "project3d";
+  for (std::size_t i = 0; i < std::min<std::size_t>(shown.size(), 4); ++i) name += "_" + file_safe(shown[i]);
+  if (shown.size() > 4) name += fmt::format("_and{}more", shown.size() - 4);
+  present_all(r, o.out, o.fig, &figure, nullptr, name + ".png");
+}
 
 void run_project(const ProjectOptions& o) {
   // 1. the words: positional ones, then the pairs' words, each once
@@ -43,16 +152,18 @@ void run_project(const ProjectOptions& o) {
     add(pairs.back().first);
     add(pairs.back().second);
   }
-  if (words.size() < 3)
-    throw usage_error(fmt::format("a 2-D projection needs at least 3 different words (got {}{}); e.g. tfx project king queen man woman",
-                                  words.size(), words.size() == 1 ? ": " + words[0] : ""));
+  const auto k = static_cast<std::size_t>(o.dims);
+  if (words.size() < k + 1)
+    throw usage_error(fmt::format("a {}-D projection needs at least {} different words (got {}{}); e.g. tfx project king queen man woman", k,
+                                  k + 1, words.size(), words.size() == 1 ? ": " + words[0] : ""));
   const Embeddings e = load_embeddings(o.emb);
   const auto rows = lookup_words(e, words, o.emb);
   std::vector<std::string> shown;
   for (auto i : rows) shown.emplace_back(e.word(i));
 
-  // 2. PCA to 2-D
-  const Pca p = project_words(e, rows, o.unit);
+  // 2. PCA to 2-D (or 3-D)
+  const Pca p = project_words(e, rows, o.unit, k);
+  if (k == 3) return present_3d(o, e, rows, shown, pairs, words, p);
 
   Result r;
   r.command = "project";
@@ -121,12 +232,21 @@ void register_project(CLI::App& app) {
       ->check(comma_list("pairs", "king:queen,man:woman"));
   cmd->add_option("--method", o->method, "Projection method")->capture_default_str()->check(CLI::IsMember({"pca"}));
   cmd->add_flag("--unit", o->unit, "Unit-normalise the vectors before PCA (a cosine view)");
+  cmd->add_option("--dims", o->dims, "Principal components: 2 (a scatter) or 3 (a 3-D view from fixed angles)")
+      ->capture_default_str()
+      ->check(whole_number(2, 3));
+  cmd->add_option("--azimuth", o->azimuth_text, "--dims 3: viewing angles about PC3 in degrees, comma-separated (one panel each, up to 4)")
+      ->capture_default_str();
+  cmd->add_option("--elevation", o->elevation, "--dims 3: how far above the PC1–PC2 floor the view is, in degrees")
+      ->capture_default_str()
+      ->check(CLI::Range(-90.0, 90.0));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {"tfx project king queen man woman --pairs king:queen,man:woman --png",
                      "tfx project paris france berlin germany rome italy --pairs france:paris,germany:berlin,italy:rome --png",
-                     "tfx project king queen man woman prince princess --format csv"});
+                     "tfx project king queen man woman prince princess --format csv",
+                     "tfx project king queen man woman kings queens --dims 3 --azimuth -60,30 --png   # a 3-D view from two angles"});
   cmd->callback([o] { run_project(*o); });
 }
 
