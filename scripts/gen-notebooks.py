@@ -179,10 +179,10 @@ if glove.exists():
     assert real[0][0] == "queen"
 else:
     print(f"skipped: {glove} is not here")"""),
-(M, """The same query on tfx's built-in teaching embedding (522 words, 64 named dimensions). The score
+(M, """The same query on tfx's built-in teaching embedding (531 words, 64 named dimensions). The score
 is the cosine of the answer to unit(king) − unit(man) + unit(woman); numpy recomputes it from the
 rows `tfx lookup` returns:""",
-"""같은 질의를 tfx의 내장 교육용 임베딩 (522 단어, 이름 붙은 64차원)으로. 점수는 답과
+"""같은 질의를 tfx의 내장 교육용 임베딩 (531 단어, 이름 붙은 64차원)으로. 점수는 답과
 unit(king) − unit(man) + unit(woman) 사이의 코사인이며, `tfx lookup`이 돌려준 행으로 numpy가
 다시 계산합니다:"""),
 (C, """print(tfx.table("analogy", "king", "man", "woman"))

@@ -150,6 +150,14 @@ TEST_CASE("lecture: king − man + woman = queen, paris − france + germany = b
   CHECK(run_json("analogy paris france germany")["data"][0]["word"] == "berlin");
 }
 
+TEST_CASE("lecture (note 001, Korean): 왕 − 남자 + 여자 = 여왕, and the English analogy stays queen") {
+  CHECK(run_json("analogy 왕 남자 여자")["data"][0]["word"] == "여왕");
+  CHECK(run_json("analogy king man woman")["data"][0]["word"] == "queen");
+  // the plural direction in Korean: 개들 scores far above 개, as dogs above dog
+  json d = run_json("direction --from 개,고양이 --to 개들,고양이들 --words 개,개들");
+  CHECK(d["data"][1]["dot"].get<double>() > d["data"][0]["dot"].get<double>() + 3);
+}
+
 TEST_CASE("lecture: the plural direction, plur·E(dog) = −1.13 and plur·E(dogs) = 3.40") {
   json d = run_json("direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples")["data"];
   REQUIRE(d.size() == 4);
