@@ -120,10 +120,17 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
   // axes, so its diagonal stays a diagonal
   if (M == N && h.row_group == h.col_group && rows.index.size() < cols.index.size()) cols = rows;
   const std::size_t C = cols.index.size();
-  const std::size_t cw = std::clamp<std::size_t>(aw / C, 1, max_cw);
   const std::size_t R = rows.index.size();
-  // square cells: a half-block cell is as tall as a character is wide
-  const std::size_t rr = one_row_per_line ? 1 : std::clamp<std::size_t>(std::min(cw, row_capacity / R), 1, 4);
+  // square cells, so a diagonal stays at 45°: a character is about half as wide as a line is tall,
+  // so a cell one line tall is two characters wide; a half-block cell k characters wide is k half
+  // blocks tall (columns narrowed when the rows cannot be as tall)
+  // blocks tall (columns narrowed when the rows cannot be as tall). Columns named by tokens keep
+  // the width their names need instead: a token view is read by its labels, not its slopes.
+  std::size_t cw = std::clamp<std::size_t>(aw / C, 1, max_cw);
+  const bool square = h.col_labels.empty();
+  if (square && one_row_per_line) cw = std::min<std::size_t>(cw, 2);
+  if (square && !one_row_per_line) cw = std::clamp<std::size_t>(std::min(cw, row_capacity / std::max<std::size_t>(R, 1)), 1, 4);
+  const std::size_t rr = one_row_per_line ? 1 : std::clamp<std::size_t>(std::min(cw, row_capacity / std::max<std::size_t>(R, 1)), 1, 4);
   // 2. the grid
   std::vector<const std::size_t*> half;  // source row of each half-row (or line)
   for (const std::size_t& r : rows.index)

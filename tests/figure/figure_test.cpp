@@ -202,9 +202,9 @@ TEST_CASE("render_view: ASCII ramp without color, half blocks with color, width 
   h.vmin = -1.0, h.vmax = 1.0;
   std::string plain = render_view(h, {40, false});
   CHECK(plain.find('\x1b') == std::string::npos);
-  // 8 columns in 40: each cell 4 characters after the row label "0 "; 0 is the middle of the
-  // ramp '+', +1 the top '@'
-  CHECK(plain.rfind("0 ++++@@@@++++@@@@++++@@@@++++@@@@\n1 ++++@@@@", 0) == 0);
+  // 8 columns in 40: each cell 2 characters (one line tall: square) after the row label "0 "; 0 is
+  // the middle of the ramp '+', +1 the top '@'
+  CHECK(plain.rfind("0 ++@@++@@++@@++@@\n1 ++@@", 0) == 0);
   CHECK(plain.find("max 1") != std::string::npos);
   std::string color = render_view(h, {40, true});
   CHECK(color.find("\x1b[38;2;5;48;97m") != std::string::npos);     // +1: top of RdBu as foreground

@@ -73,6 +73,16 @@ TEST_CASE("view: every panel and the title; token labels on rows and columns") {
   CHECK(has(rel.screen, "RoPE ⟨R_i q, R_j k⟩/√D"));
   CHECK(has(rel.screen, "Additive PE ⟨q + PE_i, k + PE_j⟩/√D"));
   CHECK(has(rel.screen, "Scores of fixed q, k at every (i, j)"));
+  // square cells (issue 24 §11): 16 key positions drawn 2 characters each (one line per query), so
+  // the constant diagonals run at 45°
+  bool row0 = false;
+  for (const auto& l : split_lines(rel.screen))
+    if (l.rfind(" 0 ", 0) == 0) {
+      const std::string grid = l.substr(3, l.find(' ', 3) - 3);
+      CHECK(grid.size() == 32);
+      row0 = true;
+    }
+  CHECK(row0);
   PtyRun att = run_in_pty({"attention", "--sentence", "the cat sat", "--heads", "2", "--view"}, 80, 24, {"TERM=dumb"});
   CAPTURE(att.screen);
   CHECK(has(att.screen, "Attention weights"));  // the figure's title
