@@ -68,6 +68,12 @@ TEST_CASE("lecture (note 002): nn.Embedding(50000, 512) as a seeded random table
   const double mean = sum / n, var = sq / n - mean * mean;
   CHECK(std::abs(mean) < 0.1);  // 5 standard errors of 1/√3072
   CHECK(std::abs(var - 1) < 0.15);
+  // a table row too large for the memory budget is refused before anything is drawn or written
+  TempDir t;
+  Run big = run_tfx("lookup --vocab-size 10 --dim 16777216 --ids 0,1,2,3 -o big.npy", t.path, "TFX_MEMORY_LIMIT=64M");
+  CHECK(big.code != 0);
+  CHECK(big.err.find("TFX_MEMORY_LIMIT") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(t / "big.npy"));
   for (const char* bad : {"lookup --vocab-size 10 --dim 4 --ids 10", "lookup --vocab-size 10 --ids 1", "lookup --dim 4 --ids 1",
                           "lookup --vocab-size 10 --dim 4 --words king", "lookup --vocab-size 10 --dim 4 --ids 1,2 --ids 3"}) {
     Run r = run_tfx(bad);

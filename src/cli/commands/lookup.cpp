@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "tfx/core/memory.hpp"
 #include "tfx/core/random.hpp"
 
 #include "cli/commands.hpp"
@@ -63,6 +64,8 @@ void run_random_lookup(const LookupOptions& o) {
     for (std::size_t id : l)
       if (id >= V) throw usage_error(fmt::format("--ids: id {} is out of range for --vocab-size {}; valid ids are 0..{}", id, V, V - 1));
   checked_element_count({B * T, D}, fmt::format("--ids ({} ids) × --dim {}", B * T, D));
+  // the rows, and the encoded output beside them
+  check_memory(2.0 * 4.0 * static_cast<double>(B * T) * static_cast<double>(D), fmt::format("{} rows of --dim {}", B * T, D));
   Tensor rows({B * T, D});
   std::size_t k = 0;
   for (const auto& l : id_lists)
