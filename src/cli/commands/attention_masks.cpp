@@ -120,9 +120,11 @@ void run_masks(const MaskOptions& o) {
   for (const auto& t : tok) wrong.columns.push_back(t);
   std::size_t nan_rows = 0;
   Tensor wrong_w({T, T});
+  std::vector<bool> none_left(T, false);  // rows the inverted mask blocks entirely (NaN in PyTorch)
   for (std::size_t i = 0; i < T; ++i) {
     bool any = false;
     for (std::size_t j = 0; j < T; ++j) any = any || inverted[i * T + j];
+    none_left[i] = !any;
     std::vector<Cell> row{tok[i]};
     if (!any) {
       ++nan_rows;
@@ -186,11 +188,8 @@ void run_masks(const MaskOptions& o) {
   wrong_map.values = wrong_w;
   wrong_map.title = "MHA's mask given to SDPA";
   wrong_map.subtitle = nan_rows ? "grey rows: NaN (no key left)" : "";
-  for (std::size_t i = 0; i < T; ++i) {
-    bool any = false;
-    for (std::size_t j = 0; j < T; ++j) any = any || inverted[i * T + j];
-    for (std::size_t j = 0; j < T; ++j) wrong_map.masked[i * T + j] = !any || !inverted[i * T + j] ? 1 : 0;
-  }
+  for (std::size_t i = 0; i < T; ++i)
+    for (std::size_t j = 0; j < T; ++j) wrong_map.masked[i * T + j] = none_left[i] || !inverted[i * T + j] ? 1 : 0;
   fig.panels.push_back(right);
   fig.panels.push_back(wrong_map);
   present_all(r, o.out, o.fig, &fig, &right,

@@ -27,12 +27,6 @@ struct PeAddOptions {
   FigureFlags fig;
 };
 
-double dot_rows(std::span<const float> a, std::span<const float> b) {
-  double s = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) s += static_cast<double>(a[k]) * b[k];
-  return s;
-}
-
 void run_pe_add(const PeAddOptions& o) {
   TokenSequence seq = embed_sentence(*o.source, o.sentence, "--sentence", false);
   const std::size_t T = seq.tokens.size(), D = seq.x.cols();
@@ -54,7 +48,7 @@ void run_pe_add(const PeAddOptions& o) {
   norms.columns = {"pos", "token", "‖e‖", "‖√D·e‖", "‖p‖", o.scale ? "‖√D·e + p‖" : "‖e + p‖", "cos(e, e + p)", "cos(√D·e, √D·e + p)"};
   for (std::size_t t = 0; t < T; ++t) {
     const std::span<const float> er = std::as_const(seq.x).row(t), pr = p.row(t);
-    const double ee = dot_rows(er, er), pp = dot_rows(pr, pr), ep = dot_rows(er, pr);
+    const double ee = dot(er, er), pp = dot(pr, pr), ep = dot(er, pr);
     const double ne = std::sqrt(ee), np = std::sqrt(pp);
     // cos(a·e, a·e + p) = (a‖e‖² + e·p) / (‖e‖ ‖a·e + p‖), ‖a·e + p‖ = √(a²‖e‖² + 2a e·p + ‖p‖²)
     auto keep = [&](double a) {

@@ -30,46 +30,12 @@ struct ProjectOptions {
   FigureFlags fig;
 };
 
-// --dims 3: the coordinates on PC1–PC3 and a 3-D scatter seen from fixed angles (orthographic:
-// turned by the azimuth about PC3, tilted by the elevation), axes drawn from the mean with their
-// share of the variance, each word a dot with its label above it, and the --pairs arrows.
-void present_3d(const ProjectOptions& o, const Embeddings& e, std::span<const std::size_t> rows, const std::vector<std::string>& shown,
-                const std::vector<std::pair<std::string, std::string>>& pairs, const std::vector<std::string>& words, const Pca& p) {
-  Result r;
-  r.command = "project";
-  r.params = {{"words", shown}, {"method", o.method}, {"unit", o.unit}, {"dims", 3}, {"pairs", split_lists(o.pairs)}};
-  embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("PCA of {} {}vectors ({} dims: {}) to 3-D", rows.size(), o.unit ? "unit-normalised " : "", e.dim(),
-                                      e.name())});
-  r.blocks.push_back(Text{fmt::format("explained variance: PC1 {:.1f}%, PC2 {:.1f}%, PC3 {:.1f}% (together {:.1f}%)", 100 * p.explained_ratio[0],
-                                      100 * p.explained_ratio[1], 100 * p.explained_ratio[2],
-                                      100 * (p.explained_ratio[0] + p.explained_ratio[1] + p.explained_ratio[2]))});
-  Records rec;
-  rec.name = "projection";
-  rec.columns = {"word", "pc1", "pc2", "pc3"};
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    rec.rows.push_back({shown[i], static_cast<double>(p.coords(i, 0)), static_cast<double>(p.coords(i, 1)), static_cast<double>(p.coords(i, 2))});
-  r.blocks.push_back(std::move(rec));
-  auto index_of = [&](const std::string& w) { return static_cast<std::size_t>(std::find(words.begin(), words.end(), w) - words.begin()); };
-  if (!pairs.empty()) {
-    Records off;
-    off.name = "offsets";
-    off.columns = {"from", "to", "d_pc1", "d_pc2", "d_pc3"};
-    for (const auto& [f, t] : pairs) {
-      const std::size_t i = index_of(f), j = index_of(t);
-      off.rows.push_back({shown[i], shown[j], static_cast<double>(p.coords(j, 0) - p.coords(i, 0)),
-                          static_cast<double>(p.coords(j, 1) - p.coords(i, 1)), static_cast<double>(p.coords(j, 2) - p.coords(i, 2))});
-    }
-    r.blocks.push_back(std::move(off));
-  }
-  subword_notes(r, e, rows);
-  builtin_note(r, e);
-  r.summary["explained_variance_ratio"] = p.explained_ratio;
-  r.summary["variance"] = p.variance;
-  const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
-  if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
-  r.primary = "projection";
-
+// --dims 3: a 3-D scatter seen from fixed angles (orthographic: turned by the azimuth about PC3,
+// tilted by the elevation), axes drawn from the mean with their share of the variance, each word a
+// dot with its label above it, and the --pairs arrows (indices into the words).
+Figure figure_3d(const ProjectOptions& o, const Embeddings& e, const std::vector<std::string>& shown,
+                 const std::vector<std::pair<std::size_t, std::size_t>>& arrows, const Pca& p) {
+  const std::size_t n = shown.size();
   // the figure: one panel per azimuth
   const std::vector<std::int64_t> az_list = [&] {
     std::vector<std::int64_t> v;
@@ -84,13 +50,13 @@ void present_3d(const ProjectOptions& o, const Embeddings& e, std::span<const st
     return v;
   }();
   double extent = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i)
+  for (std::size_t i = 0; i < n; ++i)
     for (std::size_t c = 0; c < 3; ++c) extent = std::max(extent, std::abs(static_cast<double>(p.coords(i, c))));
   if (extent == 0) extent = 1;
   const double len = 1.35 * extent, pi = 3.14159265358979323846, el = o.elevation * pi / 180;
   Figure figure;
   figure.columns = static_cast<int>(std::min<std::size_t>(az_list.size(), 2));
-  figure.title = az_list.size() > 1 ? fmt::format("{} words on their first three principal components, seen from {} angles", rows.size(), az_list.size())
+  figure.title = az_list.size() > 1 ? fmt::format("{} words on their first three principal components, seen from {} angles", n, az_list.size())
                                     : "";
   for (std::int64_t az_deg : az_list) {
     const double az = static_cast<double>(az_deg) * pi / 180;
@@ -100,7 +66,7 @@ void present_3d(const ProjectOptions& o, const Embeddings& e, std::span<const st
     };
     Diagram d;
     d.title = az_list.size() > 1 ? fmt::format("azimuth {}°, elevation {:g}°", az_deg, o.elevation)
-                                 : fmt::format("{} words on their first three principal components", rows.size());
+                                 : fmt::format("{} words on their first three principal components", n);
     d.subtitle = std::filesystem::path(e.name()).filename().string() + (o.unit ? ", unit-normalised vectors" : "") +
                  (az_list.size() > 1 ? std::string() : fmt::format(" · azimuth {}°, elevation {:g}°", az_deg, o.elevation));
     d.size = 520;
@@ -114,15 +80,14 @@ void present_3d(const ProjectOptions& o, const Embeddings& e, std::span<const st
       grow(end);
       d.arrows.push_back({0, 0, end.first, end.second, 7, fmt::format("PC{} ({:.0f}%)", c + 1, 100 * p.explained_ratio[c]), false, 0});
     }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       const double x = p.coords(i, 0), y = p.coords(i, 1), z = p.coords(i, 2);
       const auto at = screen(x, y, z);
       grow(at);
       d.circles.push_back({at.first, at.second, 0.025 * len, false});
       d.labels.push_back({at.first, at.second + 0.085 * len, shown[i], 0});
     }
-    for (const auto& [fw, tw] : pairs) {
-      const std::size_t i = index_of(fw), j = index_of(tw);
+    for (const auto& [i, j] : arrows) {
       const auto a = screen(p.coords(i, 0), p.coords(i, 1), p.coords(i, 2)), b = screen(p.coords(j, 0), p.coords(j, 1), p.coords(j, 2));
       d.arrows.push_back({a.first, a.second, b.first, b.second, 1, "", false, 0});
     }
@@ -130,10 +95,7 @@ void present_3d(const ProjectOptions& o, const Embeddings& e, std::span<const st
     d.x0 = lo_x - pad, d.x1 = hi_x + pad, d.y0 = lo_y - pad, d.y1 = hi_y + pad;
     figure.panels.push_back(std::move(d));
   }
-  std::string name = "project3d";
-  for (std::size_t i = 0; i < std::min<std::size_t>(shown.size(), 4); ++i) name += "_" + file_safe(shown[i]);
-  if (shown.size() > 4) name += fmt::format("_and{}more", shown.size() - 4);
-  present_all(r, o.out, o.fig, &figure, nullptr, name + ".png");
+  return figure;
 }
 
 void run_project(const ProjectOptions& o) {
@@ -163,35 +125,46 @@ void run_project(const ProjectOptions& o) {
 
   // 2. PCA to 2-D (or 3-D)
   const Pca p = project_words(e, rows, o.unit, k);
-  if (k == 3) return present_3d(o, e, rows, shown, pairs, words, p);
 
   Result r;
   r.command = "project";
   r.params = {{"words", shown}, {"method", o.method}, {"unit", o.unit}, {"pairs", split_lists(o.pairs)}};
+  if (k == 3) r.params["dims"] = 3;
   embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("PCA of {} {}vectors ({} dims: {}) to 2-D", rows.size(), o.unit ? "unit-normalised " : "",
-                                      e.dim(), e.name())});
-  r.blocks.push_back(Text{fmt::format("explained variance: PC1 {:.1f}%, PC2 {:.1f}% (together {:.1f}%)", 100 * p.explained_ratio[0],
-                                      100 * p.explained_ratio[1], 100 * (p.explained_ratio[0] + p.explained_ratio[1]))});
+  r.blocks.push_back(Text{fmt::format("PCA of {} {}vectors ({} dims: {}) to {}-D", rows.size(), o.unit ? "unit-normalised " : "",
+                                      e.dim(), e.name(), k)});
+  std::vector<std::string> shares;
+  double together = 0;
+  for (std::size_t c = 0; c < k; ++c) {
+    shares.push_back(fmt::format("PC{} {:.1f}%", c + 1, 100 * p.explained_ratio[c]));
+    together += p.explained_ratio[c];
+  }
+  r.blocks.push_back(Text{fmt::format("explained variance: {} (together {:.1f}%)", fmt::join(shares, ", "), 100 * together)});
   Records rec;
   rec.name = "projection";
-  rec.columns = {"word", "pc1", "pc2"};
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    rec.rows.push_back({shown[i], static_cast<double>(p.coords(i, 0)), static_cast<double>(p.coords(i, 1))});
+  rec.columns = {"word"};
+  for (std::size_t c = 0; c < k; ++c) rec.columns.push_back(fmt::format("pc{}", c + 1));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<Cell> row{shown[i]};
+    for (std::size_t c = 0; c < k; ++c) row.push_back(static_cast<double>(p.coords(i, c)));
+    rec.rows.push_back(std::move(row));
+  }
   r.blocks.push_back(std::move(rec));
   auto index_of = [&](const std::string& w) {
     return static_cast<std::size_t>(std::find(words.begin(), words.end(), w) - words.begin());
   };
-  Scatter s;
+  std::vector<std::pair<std::size_t, std::size_t>> arrows;  // --pairs as word indices
   if (!pairs.empty()) {
     Records off;
     off.name = "offsets";
-    off.columns = {"from", "to", "d_pc1", "d_pc2"};
+    off.columns = {"from", "to"};
+    for (std::size_t c = 0; c < k; ++c) off.columns.push_back(fmt::format("d_pc{}", c + 1));
     for (const auto& [f, t] : pairs) {
       const std::size_t i = index_of(f), j = index_of(t);
-      off.rows.push_back({shown[i], shown[j], static_cast<double>(p.coords(j, 0) - p.coords(i, 0)),
-                          static_cast<double>(p.coords(j, 1) - p.coords(i, 1))});
-      s.arrows.emplace_back(i, j);
+      std::vector<Cell> row{shown[i], shown[j]};
+      for (std::size_t c = 0; c < k; ++c) row.push_back(static_cast<double>(p.coords(j, c) - p.coords(i, c)));
+      off.rows.push_back(std::move(row));
+      arrows.emplace_back(i, j);
     }
     r.blocks.push_back(std::move(off));
   }
@@ -202,8 +175,21 @@ void run_project(const ProjectOptions& o) {
   const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   r.primary = "projection";
+  auto file_name = [&](const std::string& stem) {
+    std::string name = stem;
+    for (std::size_t i = 0; i < std::min<std::size_t>(shown.size(), 4); ++i) name += "_" + file_safe(shown[i]);
+    if (shown.size() > 4) name += fmt::format("_and{}more", shown.size() - 4);
+    return name + ".png";
+  };
+  if (k == 3) {
+    const Figure figure = figure_3d(o, e, shown, arrows, p);
+    present_all(r, o.out, o.fig, &figure, nullptr, file_name("project3d"));
+    return;
+  }
 
   // 3. the figure
+  Scatter s;
+  s.arrows = arrows;
   s.title = fmt::format("{} words projected on their first two principal components", rows.size());
   s.subtitle = fmt::format("{}{}", std::filesystem::path(e.name()).filename().string(), o.unit ? ", unit-normalised vectors" : "");
   s.x_label = fmt::format("PC1 ({:.1f}% of the variance)", 100 * p.explained_ratio[0]);
@@ -214,10 +200,7 @@ void run_project(const ProjectOptions& o) {
   s.progress = bar.callback();
   Figure figure;
   figure.panels.push_back(std::move(s));
-  std::string name = "project";
-  for (std::size_t i = 0; i < std::min<std::size_t>(shown.size(), 4); ++i) name += "_" + file_safe(shown[i]);
-  if (shown.size() > 4) name += fmt::format("_and{}more", shown.size() - 4);
-  present_all(r, o.out, o.fig, &figure, nullptr, name + ".png");
+  present_all(r, o.out, o.fig, &figure, nullptr, file_name("project"));
   bar.finish();
 }
 

@@ -215,10 +215,9 @@ Heatmap attention_heatmap(const Tensor& w, const std::vector<std::string>& token
 
 // The --html page: every layer and head when they fit in one page (it opens on --layer/--head),
 // else only the ones asked for.
-std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, const ForwardPass& f) {
+std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, const ForwardPass& f, std::optional<std::size_t> layer,
+                           std::optional<std::size_t> head) {
   const ModelConfig& c = l.model.config;
-  const std::optional<std::size_t> layer = pick(o.layer, c.layers, "--layer", "layer");
-  const std::optional<std::size_t> head = pick(o.head, c.heads, "--head", "head");
   const std::size_t T = l.ids.size();
   const bool whole = c.layers * c.heads * T * T <= kMaxHtmlWeights;
   AttentionPage p;
@@ -260,7 +259,7 @@ void run_attention(const AttentionOptions2& o) {
   const std::size_t T = l.ids.size(), H = c.heads;
   std::string page;
   if (!o.html.empty()) {
-    page = attention_page(o, l, f);
+    page = attention_page(o, l, f, layer, head);
     if (html_only) {
       write_html(page, o.html, o.out, o.fig);
       return;
