@@ -14,6 +14,7 @@
 #include <set>
 
 #include "tfx/core/error.hpp"
+#include "tfx/io/json_fields.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"
 
@@ -63,7 +64,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
     c.vocab = whole_field(j, "vocab_size", where);
     c.max_positions = whole_field(j, "max_position_embeddings", where, 512);
     c.eps = number_field(j, "layer_norm_eps", where, 1e-12);
-    c.activation = j.value("hidden_act", "gelu");
+    c.activation = json_string(j, "hidden_act", "gelu", where);
     if (c.activation != "gelu" && c.activation != "gelu_new")
       bad(where, fmt::format("hidden_act \"{}\" is not supported for bert (gelu, gelu_new)", c.activation));
   } else if (c.model_type == "gpt2") {
@@ -74,7 +75,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
     c.vocab = whole_field(j, "vocab_size", where);
     c.max_positions = whole_field(j, "n_positions", where, 1024);
     c.eps = number_field(j, "layer_norm_epsilon", where, 1e-5);
-    c.activation = j.value("activation_function", "gelu_new");
+    c.activation = json_string(j, "activation_function", "gelu_new", where);
     if (c.activation != "gelu_new" && c.activation != "gelu")
       bad(where, fmt::format("activation_function \"{}\" is not supported for gpt2 (gelu_new, gelu)", c.activation));
   } else if (c.model_type == "llama" || c.model_type == "qwen2" || c.model_type == "mistral") {
@@ -86,11 +87,11 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
     c.vocab = whole_field(j, "vocab_size", where);
     c.max_positions = whole_field(j, "max_position_embeddings", where, 2048);
     c.eps = number_field(j, "rms_norm_eps", where, 1e-6);
-    c.activation = j.value("hidden_act", "silu");
+    c.activation = json_string(j, "hidden_act", "silu", where);
     if (c.activation != "silu") bad(where, fmt::format("hidden_act \"{}\" is not supported (silu)", c.activation));
     c.head_dim = whole_field(j, "head_dim", where, c.d_model / c.heads);
-    c.tied_head = j.value("tie_word_embeddings", c.model_type == "qwen2");
-    c.qkv_bias = c.model_type == "qwen2" || j.value("attention_bias", false);
+    c.tied_head = json_bool(j, "tie_word_embeddings", c.model_type == "qwen2", where);
+    c.qkv_bias = c.model_type == "qwen2" || json_bool(j, "attention_bias", false, where);
     if (c.model_type == "mistral" && j.contains("sliding_window") && j["sliding_window"].is_number_unsigned())
       c.sliding_window = j["sliding_window"].get<std::size_t>();
     if (c.heads % c.kv_heads != 0)
@@ -101,7 +102,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
     c.rope.base = number_field(j, "rope_theta", where, 10000.0);
     if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
       const json& s = j["rope_scaling"];
-      const std::string type = s.value("rope_type", s.value("type", "default"));
+      const std::string type = json_string(s, "rope_type", json_string(s, "type", "default", where + " rope_scaling"), where + " rope_scaling");
       const std::string at = where + " rope_scaling";
       if (type == "default") {
       } else if (type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3") {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "tfx/core/error.hpp"
+#include "tfx/io/json_fields.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/text/tokenizer.hpp"
 #include "tfx/text/unicode.hpp"
@@ -393,8 +394,8 @@ void read_pre_tokenizer(HfTokenizer::Impl& t, const json& p, const std::string& 
     for (const json& q : member(p, "pretokenizers", where, "a list of pre-tokenizers")) read_pre_tokenizer(t, q, where);
   } else if (type == "ByteLevel") {
     t.byte_level = true;
-    t.add_prefix_space = p.value("add_prefix_space", false);
-    if (p.value("use_regex", true)) t.split = Split::gpt2;
+    t.add_prefix_space = json_bool(p, "add_prefix_space", false, where);
+    if (json_bool(p, "use_regex", true, where)) t.split = Split::gpt2;
   } else if (type == "Split") {
     const json& pat = member(p, "pattern", where, "the split pattern");
     if (!pat.is_object() || !pat.contains("Regex")) bad(where, "pre_tokenizer Split: only a Regex pattern is supported");
@@ -403,9 +404,9 @@ void read_pre_tokenizer(HfTokenizer::Impl& t, const json& p, const std::string& 
     // WordPiece's split (BERT's basic tokenizer) is built into the model
   } else if (type == "Metaspace") {
     t.metaspace = true;
-    const std::string scheme = p.value("prepend_scheme", p.value("add_prefix_space", true) ? "always" : "never");
+    const std::string scheme = json_string(p, "prepend_scheme", json_bool(p, "add_prefix_space", true, where) ? "always" : "never", where);
     t.prepend = scheme == "always" ? Prepend::always : scheme == "first" ? Prepend::first : Prepend::never;
-    t.metaspace_split = p.value("split", true);
+    t.metaspace_split = json_bool(p, "split", true, where);
   } else if (type == "Digits" || type == "Punctuation") {
     bad(where, fmt::format("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)", type));
   } else {
@@ -419,15 +420,15 @@ void read_normalizer(HfTokenizer::Impl& t, const json& n, const std::string& whe
   if (type == "Sequence") {
     for (const json& m : member(n, "normalizers", where, "a list of normalizers")) read_normalizer(t, m, where);
   } else if (type == "BertNormalizer") {
-    t.lowercase = n.value("lowercase", true);
+    t.lowercase = json_bool(n, "lowercase", true, where);
   } else if (type == "Lowercase") {
     t.lowercase = true;
   } else if (type == "Prepend") {
-    if (n.value("prepend", "") != "\xE2\x96\x81") bad(where, "normalizer Prepend: only \"▁\" is supported");
+    if (json_string(n, "prepend", "", where) != "\xE2\x96\x81") bad(where, "normalizer Prepend: only \"▁\" is supported");
     t.prepend = Prepend::always;
   } else if (type == "Replace") {
     const json& pat = member(n, "pattern", where, "what to replace");
-    if (!(pat.is_object() && pat.value("String", "") == " " && n.value("content", "") == "\xE2\x96\x81"))
+    if (!(pat.is_object() && json_string(pat, "String", "", where) == " " && json_string(n, "content", "", where) == "\xE2\x96\x81"))
       bad(where, "normalizer Replace: only \" \" → \"▁\" is supported");
     t.metaspace = true;
   } else if (type == "NFC" || type == "NFKC" || type == "StripAccents" || type == "NFD") {
@@ -505,14 +506,10 @@ std::string read_text(const fs::path& p) { return read_text_input(p.string(), p.
 
 }  // namespace
 
-HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    bad(where, fmt::format("not valid JSON ({})", e.what()));
-  }
-  auto t = std::make_shared<Impl>();
+namespace {
+
+std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& where) {
+  auto t = std::make_shared<HfTokenizer::Impl>();
   t->source = where;
   const json& model = member(j, "model", where, "the tokenizer model");
   const std::string type = model.contains("type") ? str(model["type"], where, "model.type")
@@ -527,10 +524,10 @@ HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& whe
       AddedToken at;
       at.content = str(member(a, "content", where, "an added token's text"), where, "added_tokens content");
       at.id = whole(member(a, "id", where, "an added token's id"), where, "added_tokens id");
-      at.special = a.value("special", false);
-      at.lstrip = a.value("lstrip", false);
-      at.rstrip = a.value("rstrip", false);
-      at.single_word = a.value("single_word", false);
+      at.special = json_bool(a, "special", false, where);
+      at.lstrip = json_bool(a, "lstrip", false, where);
+      at.rstrip = json_bool(a, "rstrip", false, where);
+      at.single_word = json_bool(a, "single_word", false, where);
       if (at.content.empty()) bad(where, "an added token is empty");
       add_token(*t, at.content, at.id, where);
       t->added.push_back(at);
@@ -540,13 +537,13 @@ HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& whe
   if (type == "BPE") {
     t->model = Model::bpe;
     read_merges(*t, member(model, "merges", where, "the BPE merges"), where);
-    t->byte_fallback = model.value("byte_fallback", false);
-    t->fuse_unk = model.value("fuse_unk", false);
-    t->ignore_merges = model.value("ignore_merges", false);
+    t->byte_fallback = json_bool(model, "byte_fallback", false, where);
+    t->fuse_unk = json_bool(model, "fuse_unk", false, where);
+    t->ignore_merges = json_bool(model, "ignore_merges", false, where);
   } else if (type == "WordPiece") {
     t->model = Model::wordpiece;
-    t->continuing_prefix = model.value("continuing_subword_prefix", "##");
-    t->max_word_chars = model.value("max_input_chars_per_word", std::size_t{100});
+    t->continuing_prefix = json_string(model, "continuing_subword_prefix", "##", where);
+    t->max_word_chars = json_whole(model, "max_input_chars_per_word", 100, std::size_t{1} << 20, where);
     if (t->continuing_prefix != "##") bad(where, "WordPiece: only the \"##\" continuing prefix is supported");
   } else {
     bad(where, fmt::format("model type '{}' is not supported (supported: BPE, WordPiece)", type));
@@ -567,8 +564,24 @@ HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& whe
   } else {
     t->kind = "BPE";
   }
+  return t;
+}
+
+}  // namespace
+
+HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    bad(where, fmt::format("not valid JSON ({})", e.what()));
+  }
   HfTokenizer h;
-  h.impl_ = std::move(t);
+  try {
+    h.impl_ = interpret(j, where);
+  } catch (const json::exception& e) {  // a field of a type no check above expected
+    bad(where, fmt::format("unexpected JSON structure ({})", e.what()));
+  }
   return h;
 }
 
@@ -591,12 +604,14 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
     for (std::size_t i = 0; i < t->id_to_token.size(); ++i) t->token_to_id.emplace(t->id_to_token[i], i);
     t->lowercase = true;
     if (fs::exists(d / "tokenizer_config.json", ec)) {
+      const std::string config = (d / "tokenizer_config.json").string();
+      json c;
       try {
-        const json c = json::parse(read_text(d / "tokenizer_config.json"));
-        t->lowercase = c.value("do_lower_case", true);
+        c = json::parse(read_text(d / "tokenizer_config.json"));
       } catch (const json::exception& e) {
-        bad((d / "tokenizer_config.json").string(), fmt::format("not valid JSON ({})", e.what()));
+        bad(config, fmt::format("not valid JSON ({})", e.what()));
       }
+      t->lowercase = json_bool(c, "do_lower_case", true, config);
     }
     t->unk = t->find("[UNK]");
     for (const char* s : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})

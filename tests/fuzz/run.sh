@@ -52,6 +52,22 @@ run_one() {
   found=$(ls "$dir" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | head -3 | tr '\n' ' ')
   printf '%-24s %6ss %11s runs %7s exec/s %5s MB %5s inputs  %s\n' "$t" "$SECONDS_EACH" "${runs:-?}" "${eps:-?}" \
     "${peak:-?}" "$(ls "$dir/corpus" | wc -l)" "$([ $rc -eq 0 ] && [ -z "$found" ] && echo ok || echo "FOUND: ${found:-exit $rc} (see $dir/log)")"
+  if [ $rc -ne 0 ] || [ -n "$found" ]; then
+    # CI keeps only what is printed: the report's cause, the first frames in tfx's own code, and
+    # the input itself (base64, when small) so the finding can be replayed on another machine
+    {
+      grep -m1 -E '^==[0-9]+== ?ERROR|^SUMMARY' "$dir/log"
+      grep -E '^ +#[0-9]+ .* /.*/(src|include|tests)/' "$dir/log" | grep -v '/usr/' | head -6 | sed -E 's/^ +//; s/ \(BuildId.*//'
+      grep -m1 '^SUMMARY' "$dir/log"
+      for f in "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*; do
+        [ -f "$f" ] || continue
+        if [ "$(stat -c %s "$f")" -le 8192 ]; then
+          echo "input $(basename "$f") (base64; replay: base64 -d > tests/fuzz/regressions/$t/$(basename "$f")):"
+          base64 -w 100 "$f"
+        fi
+      done
+    } | sed "s/^/  $t: /"
+  fi
   [ $rc -eq 0 ] && [ -z "$found" ]
 }
 export -f run_one

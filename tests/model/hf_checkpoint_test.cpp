@@ -103,3 +103,18 @@ TEST_CASE("hf checkpoint: a missing tensor, a wrong shape, an unknown model_type
                        Error);
   CHECK_THROWS_WITH_AS(load_checkpoint((tmp.path / "none").string()), doctest::Contains("not a directory"), Error);
 }
+
+TEST_CASE("hf checkpoint: config.json fields of the wrong type are errors naming the field, not aborts") {
+  CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "gpt2", "n_embd": 8, "n_layer": 1, "n_head": 2, "vocab_size": 10,
+                                              "activation_function": 3})", "config.json"),
+                       doctest::Contains("config.json: \"activation_function\" should be a string, got 3"), Error);
+  CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+                                              "intermediate_size": 16, "vocab_size": 10, "tie_word_embeddings": "no"})", "config.json"),
+                       doctest::Contains("\"tie_word_embeddings\" should be true or false, got \"no\""), Error);
+  CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+                                              "intermediate_size": 16, "vocab_size": 10, "rope_scaling": {"rope_type": 2}})", "config.json"),
+                       doctest::Contains("config.json rope_scaling: \"rope_type\" should be a string, got 2"), Error);
+  // the same fields of the right type load
+  CHECK(parse_model_config(R"({"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+                               "intermediate_size": 16, "vocab_size": 10, "tie_word_embeddings": true})", "config.json").tied_head);
+}

@@ -141,4 +141,16 @@ TEST_CASE("hf tokenizer: bad folders and files are one-line errors naming them")
                        doctest::Contains("merge 0 'a b': a token of it is not in the vocabulary"), tfx::Error);
   CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})", "t.json"),
                        doctest::Contains("should be a whole number"), tfx::Error);
+  // a field of the wrong type names itself (the fuzzer's find: "special": "[MASK]" escaped as
+  // nlohmann's type_error and aborted the process)
+  CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"added_tokens": [{"id": 0, "content": "[CLS]", "special": "[MASK]"}],
+                                                  "model": {"type": "WordPiece", "vocab": {"[CLS]": 0}}})", "t.json"),
+                       doctest::Contains("t.json: \"special\" should be true or false, got \"[MASK]\""), tfx::Error);
+  CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "byte_fallback": 1}})", "t.json"),
+                       doctest::Contains("\"byte_fallback\" should be true or false, got 1"), tfx::Error);
+  CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "WordPiece", "vocab": {"a": 0}, "continuing_subword_prefix": []}})", "t.json"),
+                       doctest::Contains("\"continuing_subword_prefix\" should be a string, got []"), tfx::Error);
+  CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+                                                  "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": "yes"}})", "t.json"),
+                       doctest::Contains("\"add_prefix_space\" should be true or false"), tfx::Error);
 }
