@@ -47,6 +47,7 @@ figures=(
   "decoder_random|png+svg|decoder --sentence \"I am a student\" --memory \"나는 학생 이다\" --random|The same layer with seeded random weights: flat, meaningless attention."
   "translate|png+svg|translate \"그녀는 커피를 마셨다\"|Cross-attention of the trained translator, SOV → SVO: \"drank\" looks back past the object to 마셨다."
   "trace|png|trace \"나는 학생 이다\"|The whole Transformer on one poster: e, p, e + p, Q, K, V, scores, softmax, Z, add & norm, FFN, the decoder's mask and cross-attention, the next token."
+  "patches|png|patches --image samples/grace_hopper.jpg|ViT patches of a real picture: resized to 224×224, cut into 196 numbered 16×16 patches, read in order as tokens."
   "layernorm|png+svg|layernorm|The lecture's thinking/machines table: x with μ and μ ± σ, x̂, and y on one scale."
   "lr|png+svg|lr|The Transformer's warm-up schedule: linear rise for 4000 steps, then step^−0.5."
   "similar|png+svg|similar king -k 8|Nearest neighbours of “king” by cosine, in the built-in teaching embedding."

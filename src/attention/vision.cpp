@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "tfx/core/error.hpp"
@@ -36,6 +37,41 @@ PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::i
   p.patch_dim = checked_mul(channels, checked_mul(patch, patch, "patch²"), "channels·patch²");
   p.parameters = checked_mul(d_model, p.patch_dim + 1, "parameter count");
   return p;
+}
+
+Tensor unfold_patches(const Image& image, int patch) {
+  if (patch <= 0 || patch > image.width || patch > image.height)
+    throw Error(fmt::format("patch side {} does not fit a {}×{} picture", patch, image.width, image.height));
+  const int gw = image.width / patch, gh = image.height / patch;
+  const std::size_t P2 = static_cast<std::size_t>(patch) * patch;
+  Tensor out({static_cast<std::size_t>(gw) * gh, 3 * P2});
+  for (int gy = 0; gy < gh; ++gy)
+    for (int gx = 0; gx < gw; ++gx) {
+      const std::size_t n = static_cast<std::size_t>(gy) * gw + gx;
+      for (int y = 0; y < patch; ++y)
+        for (int x = 0; x < patch; ++x) {
+          const Rgb px = image.at(gx * patch + x, gy * patch + y);
+          const std::size_t k = static_cast<std::size_t>(y) * patch + x;
+          out(n, k) = px.r / 255.0f;
+          out(n, P2 + k) = px.g / 255.0f;
+          out(n, 2 * P2 + k) = px.b / 255.0f;
+        }
+    }
+  return out;
+}
+
+Image gradient_picture(int width, int height) {
+  Image im;
+  im.width = width, im.height = height;
+  im.rgb.resize(static_cast<std::size_t>(width) * height * 3);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const std::size_t k = (static_cast<std::size_t>(y) * width + x) * 3;
+      im.rgb[k] = static_cast<std::uint8_t>(40 + 215 * x / std::max(1, width - 1));
+      im.rgb[k + 1] = static_cast<std::uint8_t>(40 + 215 * y / std::max(1, height - 1));
+      im.rgb[k + 2] = 150;
+    }
+  return im;
 }
 
 }  // namespace tfx

@@ -23,23 +23,27 @@ bool OutputFlags::format_given() const {
 }
 
 namespace {
-// -o FILE or --png FILE naming one of the command's own input files (any other flag's or
+// -o FILE, --png/--svg FILE or --html FILE naming one of the command's own input files (any other flag's or
 // argument's value that is the same file) is refused before anything is read: the write would
 // replace the input.
+bool is_output_option(const CLI::Option* o) {
+  return o->check_name("--output") || o->check_name("--png") || o->check_name("--svg") || o->check_name("--html");
+}
+
 void refuse_output_over_input(const CLI::App* app) {
   const auto options = app->get_options();
   for (const CLI::Option* out : options) {
-    if (out->count() == 0 || !(out->check_name("--output") || out->check_name("--png"))) continue;
+    if (out->count() == 0 || !is_output_option(out)) continue;
     for (const std::string& path : out->results()) {
       if (path.empty() || path == "-") continue;
       for (const CLI::Option* in : options) {
-        if (in == out || in->count() == 0 || in->check_name("--output") || in->check_name("--png")) continue;
+        if (in == out || in->count() == 0 || is_output_option(in)) continue;
         for (const std::string& value : in->results()) {
           std::error_code ec;
           if (!value.empty() && std::filesystem::is_regular_file(value, ec) && std::filesystem::equivalent(value, path, ec))
             throw usage_error(fmt::format("{} {} is also the input {} {}; writing there would replace the input, so give "
                                           "another output file",
-                                          out->check_name("--png") ? "--png" : "-o", path, in->get_name(), value));
+                                          out->check_name("--output") ? "-o" : out->get_name(), path, in->get_name(), value));
         }
       }
     }

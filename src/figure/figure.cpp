@@ -165,7 +165,8 @@ Layout lay_out(const Figure& figure) {
           else if constexpr (std::is_same_v<T, LineChart>) return draw::line_chart_scene(panel);
           else if constexpr (std::is_same_v<T, Scatter>) return draw::scatter_scene(panel);
           else if constexpr (std::is_same_v<T, Bars>) return draw::bars_scene(panel);
-          else return draw::diagram_scene(panel);
+          else if constexpr (std::is_same_v<T, Diagram>) return draw::diagram_scene(panel);
+          else return draw::picture_scene(panel);
         },
         p));
   l.title = figure.panels.empty() && figure.title.empty() ? "(empty figure)" : figure.title;

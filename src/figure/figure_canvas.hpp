@@ -155,6 +155,7 @@ Scene line_chart_scene(const LineChart& c);
 Scene scatter_scene(const Scatter& s);
 Scene bars_scene(const Bars& b);
 Scene diagram_scene(const Diagram& d);
+Scene picture_scene(const Picture& p);
 
 // Title (large) and subtitle centred at the top of a panel of width w; returns the height they
 // take. title_height() says the same without drawing.

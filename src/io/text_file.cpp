@@ -42,9 +42,9 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
   bool regular = false;
   if (fstat(fileno(f), &st) == 0) {
     regular = S_ISREG(st.st_mode);
-    if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} {}: is a directory; expected a text file", what, name));
+    if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} {}: is a directory; expected a file", what, name));
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > cap)
-      throw Error(fmt::format("{} {}: {} bytes is more than the {} MiB tfx reads as text", what, name, st.st_size, cap >> 20));
+      throw Error(fmt::format("{} {}: {} bytes is more than the {} MiB tfx reads", what, name, st.st_size, cap >> 20));
   }
   // a pipe or device is read up to its own cap: its size is not known in advance
   if (!regular) cap = stream_cap;

@@ -4,6 +4,9 @@
 #pragma once
 #include <cstdint>
 
+#include "tfx/core/tensor.hpp"
+#include "tfx/figure/figure.hpp"
+
 namespace tfx {
 
 // Shapes of the patch embedding of a [batch, channels, height, width] image with square
@@ -27,5 +30,15 @@ struct PatchEmbedding {
 // count would overflow int64.
 PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::int64_t height, std::int64_t width,
                                std::int64_t patch, std::int64_t d_model);
+
+// The patches of an RGB picture as the unfold route's rows: row n = the patch at grid row n / gw,
+// column n % gw (reading order); its 3·patch² numbers in F.unfold's order — channel, then the
+// row inside the patch, then the column: column c·P² + y·P + x holds pixel (gx·P + x, gy·P + y)
+// of channel c, scaled to [0, 1] as torchvision's ToTensor does. (N, 3·P²), N = ⌊h/P⌋·⌊w/P⌋.
+Tensor unfold_patches(const Image& image, int patch);
+
+// A stand-in picture when none is given: red grows to the right, green downwards, so every
+// patch has its own colour.
+Image gradient_picture(int width, int height);
 
 }  // namespace tfx

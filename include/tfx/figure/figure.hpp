@@ -181,7 +181,20 @@ struct Diagram {
   std::vector<Label> labels;
 };
 
-using Panel = std::variant<Heatmap, LineChart, Scatter, Bars, Diagram>;
+// A photograph (tfx patches --image): drawn `width` units wide, cut by a grid of square cells of
+// `cell` image pixels numbered in reading order from 1 (ViT's patches); or, with `sequence`,
+// the same cells lifted out and laid in one row in that order — the sequence of tokens the
+// transformer reads — the first `shown` of them, "…", and the last. `caption` goes under it.
+struct Picture {
+  Image image;
+  std::string title, subtitle, caption;
+  int cell = 0;  // grid cell side in image pixels; 0 = no grid
+  bool sequence = false;
+  int shown = 10;
+  double width = 448;
+};
+
+using Panel = std::variant<Heatmap, LineChart, Scatter, Bars, Diagram, Picture>;
 
 // One or more panels laid out in a grid (e.g. one heatmap per attention head).
 struct Figure {

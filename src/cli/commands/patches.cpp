@@ -1,11 +1,16 @@
 // `tfx patches`: the lecture's ViT patch embedding as shape arithmetic — [1, 3, 224, 224] →
 // Conv2d(3, 768, kernel = stride = 16) → [1, 768, 14, 14] → flatten(2) → [1, 768, 196] →
-// transpose(1, 2) → [1, 196, 768], beside the equivalent unfold + Linear route.
+// transpose(1, 2) → [1, 196, 768], beside the equivalent unfold + Linear route; with --image FILE
+// a real picture resized as ViT's processor does, cut into its numbered patches (the figure) and
+// unfolded into the rows the Linear layer reads (the data).
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/vision.hpp"
+#include "tfx/io/image_file.hpp"
 
 namespace tfx::cli {
 
@@ -14,7 +19,9 @@ namespace {
 struct PatchesOptions {
   std::int64_t batch = 1, channels = 3, image = 224, patch = 16, d_model = 768;
   std::int64_t height = 0, width = 0;  // 0: --image
+  std::string picture;                 // --image FILE
   OutputFlags out;
+  FigureFlags fig;
 };
 
 std::string shape(std::initializer_list<std::int64_t> dims) { return fmt::format("[{}]", fmt::join(dims, ", ")); }
@@ -55,7 +62,51 @@ void run_patches(const PatchesOptions& o) {
   r.summary["parameters"] = p.parameters;
   r.summary["output_shape"] = {B, N, D};
   r.primary = "steps";
-  present(r, o.out);
+  std::string name = fmt::format("patches_{}x{}_p{}", h, w, o.patch);
+  std::optional<Image> shown;
+  if (!o.picture.empty()) {
+    if (o.channels != 3) throw usage_error(fmt::format("--channels {} with --image FILE: a picture is RGB, 3 channels", o.channels));
+    const Image original = read_image(o.picture);
+    shown = resize_image(original, static_cast<int>(w), static_cast<int>(h));
+    Matrix m;
+    m.name = "patches";
+    m.values = unfold_patches(*shown, static_cast<int>(o.patch));
+    m.row_axis = "patch";
+    m.col_axis = "c·P² + y·P + x";
+    for (std::int64_t n = 1; n <= N; ++n) m.row_labels.push_back(std::to_string(n));
+    r.blocks.insert(r.blocks.begin() + 1, Text{fmt::format("{}: {}×{} pixels, resized to {}×{} (stb_image_resize), values scaled to [0, 1]; "
+                                                           "patch n is row n of \"patches\": F.unfold's order (channel, row, column)",
+                                                           o.picture, original.width, original.height, w, h)});
+    r.blocks.push_back(std::move(m));
+    r.primary = "patches";
+    r.params["image_file"] = o.picture;
+    name = "patches_" + name_part({std::filesystem::path(o.picture).stem().string()});
+  }
+  Figure fig;
+  if (figure_drawn(o.fig, o.out)) {
+    if (!shown) {
+      if (h * w > kMaxImagePixels)
+        throw usage_error(fmt::format("a {}×{} picture is too big to draw (at most {} megapixels); draw a smaller --image", h, w,
+                                      kMaxImagePixels >> 20), {"image"});
+      shown = gradient_picture(static_cast<int>(w), static_cast<int>(h));
+    }
+    Picture grid;
+    grid.image = *shown;
+    grid.cell = static_cast<int>(o.patch);
+    grid.title = fmt::format("{}×{} patches of {}×{} pixels = {} tokens", p.grid_h, p.grid_w, P, P, N);
+    grid.subtitle = o.picture.empty() ? fmt::format("a {}×{} colour ramp stands in for a picture (--image FILE)", w, h)
+                                      : fmt::format("{}, resized to {}×{}", std::filesystem::path(o.picture).filename().string(), w, h);
+    if (p.dropped_h || p.dropped_w) grid.subtitle += fmt::format("; hatched: {}×{} is not a multiple of {}, Conv2d drops these pixels", h, w, P);
+    grid.width = std::clamp(2.0 * static_cast<double>(w), 320.0, 560.0);
+    Picture seq = grid;
+    seq.sequence = true;
+    seq.title = "read in order: the sequence of tokens";
+    seq.subtitle = fmt::format("each patch → {}·{}² = {} numbers → Linear → a token of d_model = {}", C, P, p.patch_dim, D);
+    seq.caption = fmt::format("image {} → patches {} → tokens {}", shape({B, C, h, w}), shape({B, N, p.patch_dim}), shape({B, N, D}));
+    fig.panels = {std::move(grid), std::move(seq)};
+    fig.columns = 1;
+  }
+  present_all(r, o.out, o.fig, &fig, nullptr, name + ".png");
 }
 
 }  // namespace
@@ -65,15 +116,35 @@ void register_patches(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("patches", "ViT patch embedding: image → patches → tokens, shapes of the Conv2d and unfold routes");
   cmd->group("Vision");
   const auto big = std::int64_t{1} << 24;
-  cmd->add_option("--image", o->image, "Image side (height = width) in pixels")->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option_function<std::string>(
+         "--image",
+         [o, big](const std::string& v) {
+           // a number (or what was meant as one: -3, 2.5, 1e3) is a side; anything else a file
+           const bool number = !v.empty() && v.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+                               v.find_first_of("0123456789") != std::string::npos;
+           if (number) {
+             if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoll(v) < 1 || std::stoll(v) > big)
+               throw usage_error(fmt::format("--image: expected a side from 1 to {} pixels or a picture file, got '{}'", big, v), {"image"});
+             o->image = std::stoll(v);
+           } else {
+             o->picture = v;
+           }
+         },
+         "Image side (height = width) in pixels, or a picture (PNG, JPEG, …) to resize to 224×224 (or --height × --width) "
+         "and cut into patches")
+      ->type_name("N|FILE")
+      ->default_str("224");
   cmd->add_option("--height", o->height, "Image height, when not square (default: --image)")->check(whole_number(1, big));
   cmd->add_option("--width", o->width, "Image width, when not square (default: --image)")->check(whole_number(1, big));
   cmd->add_option("--patch", o->patch, "Patch side P = kernel_size = stride")->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--channels", o->channels, "Input channels (3 = RGB)")->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--d-model", o->d_model, "Output channels = token width d_model")->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(whole_number(1, big));
-  add_output_flags(cmd, o->out, false);
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {"tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)",
+                     "tfx patches --image cat.jpg --png          # the picture's 196 numbered patches and their sequence",
+                     "tfx patches --image cat.jpg -o patches.npy # the [196, 768] rows the Linear layer reads",
                      "tfx patches --image 384 --patch 32 --d-model 1024",
                      "tfx patches --height 224 --width 320 --format json"});
   cmd->callback([o] { run_patches(*o); });
