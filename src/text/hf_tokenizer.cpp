@@ -48,6 +48,7 @@ struct HfTokenizer::Impl {
   std::string source, kind;
   Model model = Model::bpe;
   std::vector<std::string> id_to_token;
+  std::size_t declared = 0;  // tokens the file lists (vocabulary + added): bounds the ids
   std::unordered_map<std::string, std::size_t> token_to_id;
   // BPE: (left id, right id) → (rank, merged id)
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> merges;
@@ -351,6 +352,10 @@ std::size_t whole(const json& j, const std::string& where, const std::string& wh
 }
 
 void add_token(HfTokenizer::Impl& t, const std::string& token, std::size_t id, const std::string& where) {
+  // ids run 0…V−1; a few gaps are tolerated, but an id far past the tokens the file declares
+  // would only allocate an empty table (a 50-byte file claiming id 47666666)
+  if (id >= 2 * t.declared + 1024)
+    bad(where, fmt::format("the id {} of '{}' is far past the {} tokens the file declares (ids should run from 0)", id, token, t.declared));
   if (id >= t.id_to_token.size()) t.id_to_token.resize(id + 1);
   if (!t.id_to_token[id].empty() && t.id_to_token[id] != token)
     bad(where, fmt::format("id {} is both '{}' and '{}'", id, t.id_to_token[id], token));
@@ -517,6 +522,7 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
                                                       : "WordPiece";
   const json& vocab = member(model, "vocab", where, "the vocabulary");
   if (!vocab.is_object()) bad(where, "model.vocab should be an object {token: id}");
+  t->declared = vocab.size() + (j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"].size() : 0);
   for (const auto& [token, id] : vocab.items()) add_token(*t, token, whole(id, where, fmt::format("the id of '{}'", token)), where);
   // added tokens (special ones and others), matched in the text before anything else
   if (j.contains("added_tokens") && j["added_tokens"].is_array())
@@ -634,6 +640,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
       bad((d / "vocab.json").string(), fmt::format("not valid JSON ({})", e.what()));
     }
     if (!v.is_object()) bad((d / "vocab.json").string(), "should be an object {token: id}");
+    t->declared = v.size();
     for (const auto& [token, id] : v.items()) add_token(*t, token, whole(id, (d / "vocab.json").string(), "an id"), (d / "vocab.json").string());
     json merges = json::array();
     const std::string m = read_text(d / "merges.txt");

@@ -153,4 +153,7 @@ TEST_CASE("hf tokenizer: bad folders and files are one-line errors naming them")
   CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
                                                   "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": "yes"}})", "t.json"),
                        doctest::Contains("\"add_prefix_space\" should be true or false"), tfx::Error);
+  // an id far past the tokens listed is refused instead of allocating a table for it (fuzzer: 2 GB)
+  CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 47666666}, "merges": []}})", "t.json"),
+                       doctest::Contains("the id 47666666 of 'b' is far past the 2 tokens the file declares"), tfx::Error);
 }
