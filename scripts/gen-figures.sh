@@ -19,7 +19,7 @@ grep -q '^<!-- gallery -->$' "$md" || { echo "gen-figures: no '<!-- gallery -->'
 rm -rf "$gallery"
 mkdir -p "$gallery"
 
-# name | files (png, or png+svg) | command (the figure flags are appended) | what it shows
+# name | files (png, png+svg, or gif: an animation) | command (the figure flags are appended) | what it shows
 figures=(
   "pe|png|pe --len 50 --dim 128|The lecture's 50×128 encoding: fast sin/cos pairs on the left, slow ones on the right (blue +1, red −1)."
   "pe_add|png|pe add --sentence \"I love you\" --scale-embedding|e′ = √d_model·e + p: embedding, positional encoding and their sum as columns of vectors on one scale; scaled, e dominates."
@@ -29,9 +29,11 @@ figures=(
   "pe_sim_euclidean|png|pe sim --len 50 --dim 128 --metric euclidean --profile|‖PE(i) − PE(j)‖: equal offsets give equal distances (note 004), the closed form √(D − 2 Σ cos(kω)) dashed."
   "pe_sim_profile|png|pe sim --len 64 --dim 32 --metric cosine --profile|The same by offset k = j − i, with the closed form Σ cos(kω) dashed under the measured mean."
   "pe_shift|png+svg|pe shift --k 3 --dim 8|R(k): the block-diagonal rotation that moves PE(p) to PE(p+k), the same for every p."
+  "pe_shift_gif|gif|pe shift --k 3 --dim 8 --frames 32|Animated: PE(p) and PE(p + 3) = R(3)·PE(p) pair by pair for p = 0 … 31; the angle kω between them never changes."
   "rope_theta|png+svg|rope --len 16 --dim 16 --what theta|RoPE's angles θ = p·ω_j per position and pair."
   "rope_cos|png+svg|rope --len 16 --dim 16 --what cos|cos θ, the table RoPE multiplies queries and keys by."
   "rope_rotate|png+svg|rope rotate --dim 8 --pos 3 --seed 7|Each pair of a vector before (x) and after (R x) the rotation, with its angle."
+  "rope_rotate_gif|gif|rope rotate --dim 8 --pos 3 --seed 7 --frames 32|Animated: x at positions m and m + 3 for m = 0 … 31 — each pair turns at its own speed ω_j, the angle between the two stays 3·ω_j."
   "rope_relative|png+svg|rope relative --dim 64 --len 16|With RoPE the score of fixed q, k depends only on j − i (constant diagonals); with additive PE it does not."
   "rope_freqs|png+svg|rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192|How each context-extension method changes the pairs' frequencies and wavelengths."
   "rope_decay|png+svg|rope decay --dim 128 --len 512|RoFormer's long-term decay: the bound on the score falls with the distance."
@@ -75,15 +77,18 @@ trap 'rm -f "$section"' EXIT
     IFS='|' read -r name files cmd caption <<< "$entry"
     flags="--png \"$gallery/$name.png\""
     [ "$files" = "png+svg" ] && flags+=" --svg \"$gallery/$name.svg\""
+    [ "$files" = "gif" ] && flags="--gif \"$gallery/$name.gif\""
     # from the repository root, so the tiny checkpoints are tests/data/hf_models/… as in docs/models.md
     (cd "$root" && eval "\"$tfx\" $cmd $flags" >/dev/null 2>&1) ||
       { echo "gen-figures: 'tfx $cmd $flags' failed" >&2; exit 1; }
     echo
-    echo "### \`tfx $cmd --png\`"
+    echo "### \`tfx $cmd $([ "$files" = gif ] && echo --gif || echo --png)\`"
     echo
     echo "$caption"
     echo
-    if [ "$files" = "png+svg" ]; then
+    if [ "$files" = "gif" ]; then
+      echo "![tfx $cmd](img/gallery/$name.gif)"
+    elif [ "$files" = "png+svg" ]; then
       echo "![tfx $cmd](img/gallery/$name.png) — [SVG](img/gallery/$name.svg)"
     else
       echo "![tfx $cmd](img/gallery/$name.png)"

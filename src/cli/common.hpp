@@ -88,6 +88,24 @@ void present_view(const Heatmap& h, const FigureFlags& flags);
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig,
                  const Figure* figure, const Heatmap* view, const std::string& default_png);
 
+// --gif [FILE] --frames N --fps X: an animated GIF (rope rotate, pe shift), the command's figure
+// at successive positions.
+struct GifFlags {
+  CLI::Option* opt = nullptr;
+  std::string path;  // empty = a default name from the parameters
+  std::int64_t frames = 48;
+  double fps = 8;
+  bool requested() const { return opt && opt->count() > 0; }
+};
+void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what);
+// --gif checked against the other outputs before anything is computed (the same file as -o,
+// --png or --svg is refused); true when the GIF is the only output asked for (no table then).
+bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig);
+// Renders the frames at --scale (styled by --title/--font) and writes the GIF (a temporary
+// beside the target, then renamed); "wrote FILE (W×H, N frames)".
+void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::string& default_name, const OutputFlags& out,
+               const FigureFlags& fig);
+
 // --html FILE: adds the option (FILE ends in .html or .htm; - = stdout) to `app`.
 void add_html_flag(CLI::App* app, std::string& html);
 // --html FILE checked against the other outputs before anything is written: refuses a path that

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -204,6 +205,58 @@ bool check_html_target(const std::string& path, const OutputFlags& out, const Fi
           throw usage_error(fmt::format("--html {} and the figure {} name the same file; give them different names", path, other));
   }
   return only;
+}
+
+void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what) {
+  g.opt = app->add_option("--gif", g.path, fmt::format("Write an animated GIF to FILE (.gif; default: a name from the parameters): {}", what))
+              ->expected(0, 1)
+              ->check(CLI::Validator(
+                  [](std::string& path) -> std::string {
+                    if (path.empty() || std::filesystem::path(path).extension() == ".gif") return {};
+                    return fmt::format("{}: an animation's file name ends in .gif", path);
+                  },
+                  "FILE.gif"))
+              ->group("Figures");
+  app->add_option("--frames", g.frames, "Frames of the --gif animation (positions 0 … N−1)")
+      ->capture_default_str()
+      ->check(whole_number(2, 240))
+      ->group("Figures");
+  app->add_option("--fps", g.fps, "Frames per second of the --gif animation")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 50.0))
+      ->group("Figures");
+}
+
+bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig) {
+  if (!g.requested()) return false;
+  const std::string path = g.path.empty() ? default_name : g.path;
+  if (out.format_given() && out.output != "-" && same_file(path, out.output))
+    throw usage_error(fmt::format("--gif {} and -o {} name the same file; give them different names", path, out.output));
+  if (fig.png_requested())
+    for (const std::string& other : {fig.png, fig.svg})
+      if (!other.empty() && same_file(path, other))
+        throw usage_error(fmt::format("--gif {} and the figure {} name the same file; give them different names", path, other));
+  return !out.format_given() && !fig.png_requested() && !fig.view;
+}
+
+void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::string& default_name, const OutputFlags& out,
+               const FigureFlags& fig) {
+  choose_fonts(fig);
+  std::vector<Image> images;
+  std::size_t pixels = 0;
+  for (const Figure& f : frames) {
+    images.push_back(render(styled_figure(f, fig), fig.scale));
+    pixels += static_cast<std::size_t>(images.back().width) * images.back().height;
+    // the first frame's size times the frames estimates the whole before the rest is drawn
+    if (pixels * (images.size() == 1 ? frames.size() : 1) > kMaxGifPixels)
+      throw usage_error(fmt::format("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale",
+                                    frames.size(), fig.scale, kMaxGifPixels >> 20));
+  }
+  const std::string path = g.path.empty() ? default_name : g.path;
+  emit(encode_gif(images, static_cast<int>(std::lround(100 / g.fps))), path, true, "--gif");
+  int w = 0, h = 0;
+  for (const Image& im : images) w = std::max(w, im.width), h = std::max(h, im.height);
+  std::fprintf(png_notice_stream(out), "wrote %s (%d×%d, %zu frames at %g per second)\n", path.c_str(), w, h, images.size(), g.fps);
 }
 
 void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {

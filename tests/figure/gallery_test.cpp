@@ -14,10 +14,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // The targets of the Markdown links and images in `text` that start with `prefix` and end in
-// .png or .svg, e.g. "img/gallery/pe.png" for prefix "img/".
+// .png, .svg or .gif, e.g. "img/gallery/pe.png" for prefix "img/".
 std::set<std::string> picture_links(const std::string& text, const std::string& prefix) {
   std::set<std::string> links;
-  static const std::regex link(R"(\]\(([^)\s]+\.(png|svg))\))");
+  static const std::regex link(R"(\]\(([^)\s]+\.(png|svg|gif))\))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), link); it != std::sregex_iterator(); ++it) {
     const std::string target = (*it)[1];
     if (target.rfind(prefix, 0) == 0) links.insert(target);
@@ -31,10 +31,11 @@ std::string gallery_section(const std::string& md) {
   return at == std::string::npos ? "" : md.substr(at + 1);
 }
 
-// A PNG starts with its 8-byte signature; an SVG is XML with an <svg element.
+// A PNG starts with its 8-byte signature, a GIF with GIF89a; an SVG is XML with an <svg element.
 bool is_picture(const fs::path& p) {
   const std::string bytes = read_file(p);
   if (p.extension() == ".png") return bytes.size() > 100 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0;
+  if (p.extension() == ".gif") return bytes.size() > 100 && bytes.compare(0, 6, "GIF89a") == 0;
   return bytes.size() > 100 && has(bytes, "<svg") && has(bytes, "</svg>");
 }
 

@@ -215,6 +215,11 @@ inline constexpr std::size_t kMaxAnnotatedCells = 12;
 inline constexpr double kMinScale = 0.25, kMaxScale = 8;
 Image render(const Figure& figure, double scale = 1.0);
 std::string encode_png(const Image& image);
+// An animated GIF of `frames` (rendered figures, padded to the largest on white), `delay_cs`
+// hundredths of a second each, looping forever; one 256-colour palette for all frames. At most
+// kMaxGifPixels pixels over all frames, else tfx::Error.
+inline constexpr std::size_t kMaxGifPixels = std::size_t{128} << 20;
+std::string encode_gif(const std::vector<Image>& frames, int delay_cs);
 inline std::string encode_png(const Figure& figure, double scale = 1.0) { return encode_png(render(figure, scale)); }
 // The same figure as a standalone SVG 1.1 document: text as <text>, heatmap cells as <rect>s
 // with a <title> (row, column, value) shown on hover; no script, no external resources.

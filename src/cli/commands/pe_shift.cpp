@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <numbers>
 
 #include "cli/common.hpp"
+#include "cli/pair_panel.hpp"
 #include "cli/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
 
@@ -21,7 +23,32 @@ struct PeShiftOptions {
   bool show = false;
   OutputFlags out;
   FigureFlags fig;
+  GifFlags gif;
 };
+
+// A --gif frame: PE(p) and R(k)·PE(p) pair by pair — each pair (sin pω, cos pω) as the point
+// (cos pω, sin pω) on the unit circle, turning by ω per position; R(k) turns it by kω more.
+Figure shift_frame(const Tensor& r_k, std::int64_t p, std::int64_t k, std::size_t D, double base, const std::vector<std::size_t>& pairs) {
+  Figure f;
+  f.title = fmt::format("PE(p) and PE(p + {}) = R({})·PE(p) turn together: the same rotation at every p (p = {})", k, k, p);
+  f.columns = static_cast<int>(std::min<std::size_t>(pairs.size(), 4));
+  for (const std::size_t m : pairs) {
+    const double w = pe_frequency(m, D, base);
+    const double s = sinusoidal_value(static_cast<double>(p), 2 * m, D, base), c = sinusoidal_value(static_cast<double>(p), 2 * m + 1, D, base);
+    PairArrows a;
+    a.title = fmt::format("pair {} (dims {}, {})", m, 2 * m, 2 * m + 1);
+    const double angle = static_cast<double>(k) * w;
+    a.subtitle = fmt::format("ω = {:.4g}, kω = {:.3f} rad", w, angle);
+    a.ax = c, a.ay = s;
+    a.bx = r_k(2 * m + 1, 2 * m) * s + r_k(2 * m + 1, 2 * m + 1) * c;  // R(k)·PE(p), cos component
+    a.by = r_k(2 * m, 2 * m) * s + r_k(2 * m, 2 * m + 1) * c;          // … sin component
+    a.sweep = std::remainder(angle, 2 * std::numbers::pi);
+    a.a_label = "p";
+    a.b_label = fmt::format("p{:+}", k);
+    f.panels.push_back(pair_panel(a));
+  }
+  return f;
+}
 
 void run_pe_shift(const PeShiftOptions& o) {
   // 1. validate: some p must have both p and p + k in 0..L−1
@@ -29,6 +56,8 @@ void run_pe_shift(const PeShiftOptions& o) {
     throw usage_error(fmt::format("--k {} is beyond ±{} (--len {}): no position p has both p and p{:+} in 0..{}", o.k, o.len - 1, o.len,
                                   o.k, o.len - 1));
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
+  const std::string name = fmt::format("pe_shift_k{}_dim{}", o.k, D);
+  const bool gif_only = check_gif_target(o.gif, name + ".gif", o.out, o.fig);
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
   // 2. compute
   const Tensor r_k = shift_rotation(o.k, D, o.base);
@@ -76,7 +105,20 @@ void run_pe_shift(const PeShiftOptions& o) {
   h.vmax = 1.0;
   Figure figure;
   figure.panels.push_back(h);
-  present_all(r, o.out, o.fig, &figure, &h, fmt::format("pe_shift_k{}_dim{}.png", o.k, D));
+  if (!gif_only) present_all(r, o.out, o.fig, &figure, &h, name + ".png");
+  if (o.gif.requested()) {
+    // pairs that visibly turn: all of them up to 8, else 4 from the fastest to ω = base^(−1/2)
+    const std::size_t P = D / 2;
+    std::vector<std::size_t> pairs;
+    if (P <= 8) {
+      for (std::size_t m = 0; m < P; ++m) pairs.push_back(m);
+    } else {
+      pairs = {0, P / 8, P / 4, P / 2};
+    }
+    std::vector<Figure> frames;
+    for (std::int64_t p = 0; p < o.gif.frames; ++p) frames.push_back(shift_frame(r_k, p, o.k, D, o.base, pairs));
+    write_gif(frames, o.gif, name + ".gif", o.out, o.fig);
+  }
 }
 
 }  // namespace
@@ -93,7 +135,9 @@ void register_pe_shift(CLI::App* pe) {
   cmd->add_flag("--show", o->show, "Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
+  add_gif_flags(cmd, o->gif, "PE(p) and PE(p + k) pair by pair for p = 0 … --frames − 1: both turn, R(k) between them stays");
   set_examples(cmd, {"tfx pe shift --k 3 --dim 8 --show          # R(3) and max |PE(p+3) − R(3)·PE(p)|",
+                     "tfx pe shift --k 3 --dim 8 --gif           # the pairs turning with p, the angle kω fixed",
                      "tfx pe shift --k -5 --dim 128 --len 50",
                      "tfx pe shift --k 3 --dim 16 --png"});
   cmd->callback([o] { run_pe_shift(*o); });

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/common.hpp"
+#include "cli/pair_panel.hpp"
 #include "cli/rope_flags.hpp"
 #include "tfx/core/ops.hpp"
 
@@ -26,6 +27,7 @@ struct RopeRotateOptions {
   RopeFlags rope;
   OutputFlags out;
   FigureFlags fig;
+  GifFlags gif;
   CLI::Option* vector_opt = nullptr;
 };
 
@@ -34,40 +36,31 @@ constexpr std::size_t kMaxDrawnPairs = 8;
 
 // The figure: one panel per pair j (the first kMaxDrawnPairs), the pair (x_a, x_b) before and
 // after the rotation as arrows on the unit circle (lengths relative to |x_pair|), the angle
-// θ = pos·ω_j as an arc from the first arrow to the second.
+// θ = pos·ω_j as an arc from the first arrow to the second. The --gif frames draw R_m x and
+// R_{m+pos} x the same way (labels and title say which).
 Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y, const std::vector<double>& inv, double pos,
-                       const RopeConfig& c) {
+                       const RopeConfig& c, const std::string& a_label = "x", const std::string& b_label = "R x",
+                       const std::string& title = "") {
   Figure f;
   const std::size_t P = inv.size(), shown = std::min(P, kMaxDrawnPairs);
-  f.title = fmt::format("RoPE rotates pair j by θ = pos · ω_j, pos = {}{}", pos,
-                        shown < P ? fmt::format(" (pairs 0–{} of {})", shown - 1, P) : "");
+  f.title = !title.empty() ? title
+                           : fmt::format("RoPE rotates pair j by θ = pos · ω_j, pos = {}{}", pos,
+                                         shown < P ? fmt::format(" (pairs 0–{} of {})", shown - 1, P) : "");
   f.columns = static_cast<int>(std::min<std::size_t>(shown, 4));
   for (std::size_t j = 0; j < shown; ++j) {
     const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
     const double len = std::hypot(x[a], x[b]);
-    const double ax = len > 0 ? x[a] / len : 0, ay = len > 0 ? x[b] / len : 0;
-    const double bx = len > 0 ? y[a] / len : 0, by = len > 0 ? y[b] / len : 0;
     const double theta = pos * inv[j], turns = std::floor(theta / (2 * std::numbers::pi));
-    const double reach = std::max({1.0, std::hypot(bx, by)}) * 1.32;
-    Diagram d;
-    d.title = fmt::format("pair {} (dims {}, {})", j, a, b);
-    d.subtitle = fmt::format("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? fmt::format(" ({:.0f} turns +)", turns) : "");
-    d.x0 = d.y0 = -reach;
-    d.x1 = d.y1 = reach;
-    d.size = 250;
-    d.axes = true;
-    d.circles.push_back({0, 0, 1, true});
-    if (len > 0) {
-      const double start = std::atan2(ay, ax), sweep = theta - turns * 2 * std::numbers::pi;
-      // a small angle's label would sit on the arrows: the subtitle gives it then
-      d.arcs.push_back({0, 0, 0.38, start, start + sweep, -1, sweep >= 0.6 ? fmt::format("θ = {:.2f}", sweep) : ""});
-      // x's label on its clockwise side, R x's on its counter-clockwise side: apart even when close
-      d.arrows.push_back({0, 0, ax, ay, 0, "x", false, -1});
-      d.arrows.push_back({0, 0, bx, by, 3, "R x", false, +1});
-    } else {
-      d.labels.push_back({0, 0.5, "zero pair: nothing to rotate", -1});
+    PairArrows p;
+    p.title = fmt::format("pair {} (dims {}, {})", j, a, b);
+    p.subtitle = fmt::format("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? fmt::format(" ({:.0f} turns +)", turns) : "");
+    p.zero = !(len > 0);
+    if (!p.zero) {
+      p.ax = x[a] / len, p.ay = x[b] / len, p.bx = y[a] / len, p.by = y[b] / len;
+      p.sweep = theta - turns * 2 * std::numbers::pi;
     }
-    f.panels.push_back(std::move(d));
+    p.a_label = a_label, p.b_label = b_label;
+    f.panels.push_back(pair_panel(p));
   }
   return f;
 }
@@ -83,6 +76,8 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), static_cast<std::size_t>(o.pos) + 1);
   if (x.empty()) x = rope_random_vector(c.dim, o.seed);
+  const std::string name = fmt::format("rope_rotate_pos{}_dim{}{}", o.pos, c.dim, rope_name_suffix(c));
+  const bool gif_only = check_gif_target(o.gif, name + ".gif", o.out, o.fig);
 
   const double pos = static_cast<double>(o.pos);
   const RopeRole role = o.key ? RopeRole::key : RopeRole::query;
@@ -151,8 +146,22 @@ void run_rope_rotate(const RopeRotateOptions& o) {
     r.summary["complex_max_diff"] = maxdiff;
     r.blocks.push_back(Text{fmt::format("max |complex - real| = {:.3g} (float32 storage of the real form)", maxdiff)});
   }
-  const Figure figure = rotation_figure(x, y, inv, pos, c);
-  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("rope_rotate_pos{}_dim{}{}.png", o.pos, c.dim, rope_name_suffix(c)));
+  if (!gif_only) {
+    const Figure figure = rotation_figure(x, y, inv, pos, c);
+    present_all(r, o.out, o.fig, &figure, nullptr, name + ".png");
+  }
+  if (o.gif.requested()) {
+    // frame m: x rotated to position m and to m + pos — both turn, pair j by ω_j per position,
+    // and the angle between them stays pos·ω_j (what makes q·k depend on the offset alone)
+    const RopeConfig cg = rope_config(o.rope, dim, single_scaling(o.rope), static_cast<std::size_t>(o.pos + o.gif.frames));
+    std::vector<Figure> frames;
+    for (std::int64_t m = 0; m < o.gif.frames; ++m) {
+      const RopeRotation a = rope_rotation(x, static_cast<double>(m), cg, role), b = rope_rotation(x, static_cast<double>(m + o.pos), cg, role);
+      frames.push_back(rotation_figure(a.rotated, b.rotated, inv, pos, cg, "m", fmt::format("m+{}", o.pos),
+                                       fmt::format("RoPE: x at m = {} and at m + {} turn together; their angle stays {}·ω_j", m, o.pos, o.pos)));
+    }
+    write_gif(frames, o.gif, name + ".gif", o.out, o.fig);
+  }
 }
 
 }  // namespace
@@ -172,7 +181,9 @@ void register_rope_rotate(CLI::App* rope) {
   add_rope_flags(sub, opts->rope);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);
+  add_gif_flags(sub, opts->gif, "x at positions m and m + pos for m = 0 … --frames − 1: the pairs turn, their angle stays");
   set_examples(sub, {"tfx rope rotate --dim 2 --pos 1 --vector 1,0       # (cos 1, sin 1)",
+                     "tfx rope rotate --dim 8 --pos 3 --seed 7 --gif     # the pairs turning with m, the angle pos·ω fixed",
                      "tfx rope rotate --dim 8 --pos 3 --png               # each pair's arrows on the unit circle",
                      "tfx rope rotate --dim 4 --pos 3 --vector 1,0,0,1 --complex",
                      "tfx rope rotate --dim 8 --pos 5 --seed 7 --layout half",
