@@ -2,6 +2,7 @@
 // the help-text examples. Presenting a Result or a Figure is in present.cpp, the flag value
 // validators in validators.cpp.
 #include "common.hpp"
+#include "flag_names.hpp"
 #include "terminal.hpp"
 
 #include <fmt/format.h>
@@ -53,21 +54,26 @@ void refuse_output_over_input(const CLI::App* app) {
 
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   if (figures) {
-    f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md; png or svg: the figure (to -o FILE)")
+    std::vector<std::string> names = choice_names<Format>(kFormatChoices, true);
+    for (const std::string& n : choice_names<FigureFormat>(kFigureFormatChoices)) names.push_back(n);
+    f.format_opt = app->add_option("--format", f.format,
+                                   fmt::format("Output format: {}; {}: the figure (to -o FILE)", choice_list<Format>(kFormatChoices),
+                                               choice_list<FigureFormat>(kFigureFormatChoices)))
                        ->capture_default_str()
-                       ->check(CLI::IsMember({"table", "csv", "json", "npy", "md", "markdown", "png", "svg"}))
+                       ->check(CLI::IsMember(names))
                        ->group("Output");
   } else {
-    f.format_opt = app->add_option("--format", f.format, "Output format: table, csv, json, npy or md")
+    f.format_opt = app->add_option("--format", f.format, "Output format: " + choice_list<Format>(kFormatChoices))
                        ->capture_default_str()
                        ->check(CLI::Validator(
                            [](std::string& v) -> std::string {
-                             if (v == "png" || v == "svg") return v + ": this command draws no figure; use table, csv, json, npy or md";
-                             for (const char* ok : {"table", "csv", "json", "npy", "md", "markdown"})
+                             const std::string data = choice_list<Format>(kFormatChoices);
+                             if (is_figure_format(v)) return v + ": this command draws no figure; use " + data;
+                             for (const std::string& ok : choice_names<Format>(kFormatChoices, true))
                                if (v == ok) return {};
-                             return "expected table, csv, json, npy or md, got '" + v + "'";
+                             return "expected " + data + ", got '" + v + "'";
                            },
-                           "{table,csv,json,npy,md}"))
+                           fmt::format("{{{}}}", fmt::join(choice_names<Format>(kFormatChoices), ","))))
                        ->group("Output");
   }
   f.output_opt = app->add_option("-o,--output", f.output, figures ? "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)" : "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table")
@@ -103,7 +109,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
     }
     // an explicit data format over another data extension wins, as it always did
     const std::string given = f.format == "markdown" ? "md" : f.format;
-    const auto figure = [](const std::string& x) { return x == "png" || x == "svg"; };
+    const auto figure = [](const std::string& x) { return is_figure_format(x); };
     if (!ext.empty() && given != ext && (figure(given) || figure(ext)))
       throw usage_error(fmt::format("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}", f.output,
                                     ext, f.format, given == "table" ? "txt" : given, ext));
@@ -113,12 +119,15 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
 std::string extension_format(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* known : {"csv", "json", "npy", "md", "png", "svg"})
-    if (ext == std::string(".") + known) return known;
+  // every format but the table is also a file extension
+  std::vector<std::string> known = choice_names<Format>(kFormatChoices);
+  for (const std::string& n : choice_names<FigureFormat>(kFigureFormatChoices)) known.push_back(n);
+  for (const std::string& k : known)
+    if (k != choice_name<Format>(kFormatChoices, Format::table) && ext == "." + k) return k;
   return {};
 }
 
-bool OutputFlags::figure_format() const { return format == "png" || format == "svg"; }
+bool OutputFlags::figure_format() const { return is_figure_format(format); }
 OutputOptions output_options(const OutputFlags& f) {
   if (f.figure_format())
     throw usage_error(fmt::format("--format {}: this command draws no figure; use table, csv, json, npy or md", f.format));
@@ -197,13 +206,13 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
     app->add_option("--width", f.width, "Terminal columns for --view (default: the terminal's width, else $COLUMNS, else 80)")
         ->check(whole_number(1, 10000))
         ->group("Figures");
-    app->add_option("--color", f.color, "Colors in --view: always, never, or auto (when stdout is a terminal and NO_COLOR is unset)")
+    app->add_option("--color", f.color, "Colors in --view: " + choice_list<ColorWhen>(kColorWhenChoices, true))
         ->capture_default_str()
-        ->check(CLI::IsMember({"always", "never", "auto"}))
+        ->check(one_of<ColorWhen>(kColorWhenChoices))
         ->group("Figures");
   }
-  app->add_option("--cmap", f.cmap, "Colormap: diverging (RdBu: red < 0 < blue, the lecture's PE colors), bluered (blue < 0 < red), viridis or gray")
-      ->check(CLI::IsMember({"diverging", "rdbu", "bluered", "rdbu_r", "viridis", "gray", "grey"}))
+  app->add_option("--cmap", f.cmap, fmt::format("Colormap: {}", choice_list<Colormap>(kColormapChoices, true)))
+      ->check(one_of<Colormap>(kColormapChoices))
       ->group("Figures");
 }
 

@@ -44,14 +44,22 @@ std::FILE* png_notice_stream(const OutputFlags& out) {
 }  // namespace
 
 namespace {
-void check_limits(const FigureFlags& flags) {
+// --transpose, --vmin/--vmax (and --annotate for figures: a terminal cell has no room for a
+// number) on every heatmap of `f`, for the figure and the terminal view alike.
+void style_heatmaps(Figure& f, const FigureFlags& flags, bool annotate) {
   if (flags.vmin && flags.vmax && !(*flags.vmin < *flags.vmax))
     throw usage_error(fmt::format("--vmin {} must be below --vmax {}", *flags.vmin, *flags.vmax));
+  for (Panel& p : f.panels)
+    if (auto* h = std::get_if<Heatmap>(&p)) {
+      if (flags.transpose) *h = transposed(*h);
+      if (flags.vmin) h->vmin = flags.vmin;
+      if (flags.vmax) h->vmax = flags.vmax;
+      if (annotate && flags.annotate) h->annotate = flags.annotate > 0;
+    }
 }
 }  // namespace
 
 Figure styled_figure(const Figure& figure, const FigureFlags& flags) {
-  check_limits(flags);
   Figure f = figure;
   if (!flags.title.empty()) {
     if (f.panels.size() == 1 && f.title.empty())
@@ -59,13 +67,7 @@ Figure styled_figure(const Figure& figure, const FigureFlags& flags) {
     else
       f.title = flags.title;
   }
-  for (Panel& p : f.panels)
-    if (auto* h = std::get_if<Heatmap>(&p)) {
-      if (flags.transpose) *h = transposed(*h);
-      if (flags.vmin) h->vmin = flags.vmin;
-      if (flags.vmax) h->vmax = flags.vmax;
-      if (flags.annotate) h->annotate = flags.annotate > 0;
-    }
+  style_heatmaps(f, flags, true);
   return f;
 }
 
@@ -150,8 +152,11 @@ int view_width(const FigureFlags& flags) {
 }
 
 bool view_color(const FigureFlags& flags) {
-  if (flags.color == "always") return true;
-  if (flags.color == "never") return false;
+  switch (parse_choice<ColorWhen>(kColorWhenChoices, flags.color, "color")) {
+    case ColorWhen::always: return true;
+    case ColorWhen::never: return false;
+    case ColorWhen::automatic: break;
+  }
   return stdout_color();
 }
 
@@ -161,14 +166,8 @@ void present_view(const Figure& figure, const FigureFlags& flags) {
   v.height = terminal_size(stdout).lines;
   v.color = view_color(flags);
   v.whole_figure = "--png";
-  check_limits(flags);
   Figure scaled = figure;  // --vmin/--vmax/--transpose apply to the terminal view too
-  for (Panel& p : scaled.panels)
-    if (auto* h = std::get_if<Heatmap>(&p)) {
-      if (flags.transpose) *h = transposed(*h);
-      if (flags.vmin) h->vmin = flags.vmin;
-      if (flags.vmax) h->vmax = flags.vmax;
-    }
+  style_heatmaps(scaled, flags, false);
   emit(render_view(scaled, v), "-", false, "-o");
 }
 

@@ -163,4 +163,10 @@ std::string rope_description(const RopeConfig& c) {
   return s;
 }
 
+std::string scalings_suffix(const std::vector<RopeScaling>& list) {
+  std::string s;
+  for (std::size_t i = 1; i < list.size(); ++i) s += std::string("_") + rope_scaling_name(list[i]);
+  return s;
+}
+
 }  // namespace tfx::cli

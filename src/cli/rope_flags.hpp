@@ -46,6 +46,8 @@ nlohmann::json rope_params(const RopeConfig& c);
 nlohmann::json scalings_params(const std::vector<RopeConfig>& configs);
 // "" for the default base/layout/scaling, else e.g. "_half_yarn_f4" (PNG file names).
 std::string rope_name_suffix(const RopeConfig& c);
+// "_linear_yarn" for the scalings after the first of `list` (file names of rope freqs / decay).
+std::string scalings_suffix(const std::vector<RopeScaling>& list);
 // "base 10000, interleaved, yarn f=4 L₀=4096" (figure subtitles, notes).
 std::string rope_description(const RopeConfig& c);
 

@@ -1,4 +1,4 @@
-// The tfx command line as a function (entry.cpp's main() and the fuzz targets in tests/fuzz/ call
+// The tfx command line as a function (main.cpp's main() and the fuzz targets in tests/fuzz/ call
 // it): builds the CLI11 app, registers every command in one ordered list, and maps errors to exit
 // codes (2 = usage, 1 = data/output) through one exit path. Parse errors are reworded for
 // people: unknown commands and flags get "did you mean", a sentence left unquoted gets told to

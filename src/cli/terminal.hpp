@@ -4,7 +4,17 @@
 #pragma once
 #include <cstdio>
 
+#include "tfx/core/choices.hpp"
+
 namespace tfx::cli {
+
+// --color: when --view uses 24-bit colours.
+enum class ColorWhen { always, never, automatic };
+inline constexpr Choice<ColorWhen> kColorWhenChoices[] = {
+    {ColorWhen::always, "always"},
+    {ColorWhen::never, "never"},
+    {ColorWhen::automatic, "auto", "when stdout is a terminal and NO_COLOR is unset"},
+};
 
 struct TerminalSize {
   int columns = 80;

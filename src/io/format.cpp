@@ -24,7 +24,6 @@ namespace tfx {
 
 Format parse_format(const std::string& name) { return parse_choice<Format>(kFormatChoices, name, "format"); }
 
-const char* format_name(Format f) { return choice_name<Format>(kFormatChoices, f); }
 
 bool is_binary(Format f) { return f == Format::npy; }
 

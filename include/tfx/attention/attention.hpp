@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tfx/core/choices.hpp"
 #include "tfx/core/random.hpp"
 #include "tfx/core/tensor.hpp"
 
@@ -112,6 +113,10 @@ MultiHeadAttention multi_head_attention(const Tensor& x_q, const Tensor& x_kv, c
 // ---- why √d_k: the variance experiment ----
 
 enum class UnitDistribution { normal, uniform };  // N(0, 1), or U(−√3, √3): both have variance 1
+inline constexpr Choice<UnitDistribution> kUnitDistributionChoices[] = {
+    {UnitDistribution::normal, "normal", "N(0, 1)"},
+    {UnitDistribution::uniform, "uniform", "U(−√3, √3)"},
+};
 
 struct DotProductStats {
   std::size_t d_k = 0;

@@ -53,6 +53,15 @@ inline constexpr Choice<EmbeddingFormat> kEmbeddingFormatChoices[] = {
     {EmbeddingFormat::builtin, "built-in", "", Spelling::shown},
     {EmbeddingFormat::memory, "model table", "", Spelling::shown},
 };
+// The formats `tfx embeddings convert --to` writes (a subset: detection and fastText's binary
+// model are read-only).
+inline constexpr Choice<EmbeddingFormat> kEmbeddingWriteChoices[] = {
+    {EmbeddingFormat::tfx_cache, "tfx", "binary table, loads in milliseconds"},
+    {EmbeddingFormat::glove, "glove", "text, no header"},
+    {EmbeddingFormat::word2vec, "word2vec", "text with an N D header"},
+    {EmbeddingFormat::word2vec_bin, "word2vec-bin", "binary float32 rows"},
+    {EmbeddingFormat::fasttext, "fasttext", ".vec text"},
+};
 
 // A spelling of kEmbeddingFormatChoices -> format; else a usage error naming `param` (the
 // parameter or field the name came from).
@@ -199,6 +208,10 @@ std::vector<std::uint32_t> fasttext_ngram_buckets(std::string_view word, std::si
 enum class AnalogyMethod {
   add,  // 3CosAdd, gensim most_similar: cos(w, unit(Σ ±unit(x)/m))
   mul,  // 3CosMul, gensim most_similar_cosmul: Π (1+cos(w,p))/2 / (Π (1+cos(w,n))/2 + 1e-6)
+};
+inline constexpr Choice<AnalogyMethod> kAnalogyMethodChoices[] = {
+    {AnalogyMethod::add, "add", "3CosAdd: gensim most_similar"},
+    {AnalogyMethod::mul, "mul", "3CosMul: gensim most_similar_cosmul"},
 };
 
 struct Neighbour {

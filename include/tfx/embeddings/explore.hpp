@@ -43,6 +43,12 @@ std::vector<double> direction_scores(const Embeddings& e, std::span<const float>
 // Rows with the `k` highest (highest = true) or lowest scores, best first, ties to the lower row.
 std::vector<std::pair<std::size_t, double>> extreme_rows(std::span<const double> scores, std::size_t k, bool highest);
 
+// How `tfx project` projects (one method today; the table is where a second one goes).
+enum class ProjectionMethod { pca };
+inline constexpr Choice<ProjectionMethod> kProjectionMethodChoices[] = {
+    {ProjectionMethod::pca, "pca", "principal components of the centred rows"},
+};
+
 // The 2-D (or k-D) view: rows `words` of e (unit-normalised first with `unit`) -> pca(x, k) of
 // stats.hpp: coords (W, k), components (k, D), explained variance. Needs ≥ k words and D ≥ k.
 Pca project_words(const Embeddings& e, std::span<const std::size_t> words, bool unit, std::size_t k = 2);

@@ -38,6 +38,19 @@ inline constexpr Choice<Colormap> kColormapChoices[] = {
     {Colormap::gray, "gray"},
     {Colormap::gray, "grey", "", Spelling::alias},
 };
+// The figure formats (--format png|svg, -o FILE.png|.svg), beside the data formats of
+// io/format.hpp's kFormatChoices.
+enum class FigureFormat { png, svg };
+inline constexpr Choice<FigureFormat> kFigureFormatChoices[] = {
+    {FigureFormat::png, "png", "the figure as a PNG picture"},
+    {FigureFormat::svg, "svg", "the figure as SVG vectors"},
+};
+inline bool is_figure_format(std::string_view name) {
+  for (const auto& c : kFigureFormatChoices)
+    if (name == c.name) return true;
+  return false;
+}
+
 // A name of kColormapChoices; anything else throws a usage error naming `cmap`.
 Colormap parse_colormap(const std::string& name);
 const char* colormap_name(Colormap c);

@@ -66,7 +66,6 @@ inline constexpr Choice<Format> kFormatChoices[] = {
 
 // A name of kFormatChoices -> Format; anything else throws a usage error naming `format`.
 Format parse_format(const std::string& name);
-const char* format_name(Format f);
 
 struct OutputOptions {
   Format format = Format::table;

@@ -119,6 +119,13 @@ std::vector<std::size_t> rope_half_from_interleaved(std::size_t dim);
 
 // θ(pos, j) = pos · inv_freq_j -> (L, P)
 Tensor rope_angles(std::size_t len, const RopeConfig& c);
+// Which of the three tables (tfx rope --what).
+enum class RopeTable { theta, cos, sin };
+inline constexpr Choice<RopeTable> kRopeTableChoices[] = {
+    {RopeTable::theta, "theta", "the angles θ = pos · ω_j"},
+    {RopeTable::cos, "cos", "cos θ"},
+    {RopeTable::sin, "sin", "sin θ"},
+};
 // cos θ(pos, j) -> (L, P) and sin θ(pos, j) -> (L, P) (without the attention factor)
 Tensor rope_cos_table(std::size_t len, const RopeConfig& c);
 Tensor rope_sin_table(std::size_t len, const RopeConfig& c);

@@ -14,9 +14,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tfx/core/choices.hpp"
+
 namespace tfx {
 
 enum class TokenizerMode { word, character, subword };
+inline constexpr Choice<TokenizerMode> kTokenizerModeChoices[] = {
+    {TokenizerMode::word, "word", "split at spaces, punctuation as its own token"},
+    {TokenizerMode::character, "char", "one token per Unicode code point"},
+    {TokenizerMode::subword, "subword", "WordPiece, as BERT"},
+};
 
 struct Vocabulary {
   std::string name;                                   // file path or "built-in vocabulary"

@@ -63,7 +63,7 @@ struct BatchQuery {
 };
 
 void run_analogy(const AnalogyOptions& o) {
-  const AnalogyMethod method = o.method == "mul" ? AnalogyMethod::mul : AnalogyMethod::add;
+  const AnalogyMethod method = parse_choice<AnalogyMethod>(kAnalogyMethodChoices, o.method, "method");
   if (o.batch.empty() && o.words.size() != 3)
     throw usage_error(fmt::format("expected three words A B C (A − B + C, e.g. tfx analogy king man woman), got {}", o.words.size()));
   if (!o.batch.empty() && !o.words.empty())
@@ -192,9 +192,9 @@ void register_analogy(CLI::App& app) {
       ->type_name("WORD")
       ->check(non_empty_word());
   cmd->add_option("-k,--top", o->k, "Number of words to show")->capture_default_str()->check(whole_number(1, std::int64_t{100000}));
-  cmd->add_option("--method", o->method, "add = 3CosAdd (gensim most_similar), mul = 3CosMul (gensim most_similar_cosmul)")
+  cmd->add_option("--method", o->method, fmt::format("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()
-      ->check(CLI::IsMember({"add", "mul"}));
+      ->check(one_of<AnalogyMethod>(kAnalogyMethodChoices));
   cmd->add_flag("--keep-inputs", o->keep_inputs, "Do not exclude A, B, C from the results (shows what would win without the exclusion)");
   cmd->add_option("--batch", o->batch, "Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
                                        "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "cli/flag_names.hpp"
 #include "cli/attention_command.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/attention.hpp"
@@ -42,7 +43,7 @@ void run_variance(const VarianceOptions& o) {
                     o.samples, o.keys, work, kMaxWork));
   checked_element_count({static_cast<std::size_t>(o.samples), static_cast<std::size_t>(o.keys)},
                         fmt::format("--samples {} --keys {}", o.samples, o.keys));
-  const UnitDistribution dist = o.dist == "uniform" ? UnitDistribution::uniform : UnitDistribution::normal;
+  const UnitDistribution dist = parse_choice<UnitDistribution>(kUnitDistributionChoices, o.dist, "dist");
   const auto stats =
       dot_product_variance(dks, static_cast<std::size_t>(o.samples), static_cast<std::size_t>(o.keys), o.seed, dist);
 
@@ -108,9 +109,9 @@ void register_attention_variance(CLI::App* attention) {
   cmd->add_option("--keys", o->keys, "Keys n per row (the softmax runs over n scores)")
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 20));
-  cmd->add_option("--dist", o->dist, "Distribution of the entries: normal N(0,1) or uniform U(-√3,√3)")
+  cmd->add_option("--dist", o->dist, fmt::format("Distribution of the entries: {}", choice_list<UnitDistribution>(kUnitDistributionChoices, true)))
       ->capture_default_str()
-      ->check(CLI::IsMember({"normal", "uniform"}));
+      ->check(one_of<UnitDistribution>(kUnitDistributionChoices));
   add_seed_flag(cmd, o->seed);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);

@@ -106,8 +106,7 @@ void run_info(InfoOptions o) {
 }
 
 EmbeddingFormat target_format(const ConvertOptions& o) {
-  if (o.to == "tfx") return EmbeddingFormat::tfx_cache;
-  return parse_embedding_format(o.to, "to");
+  return parse_choice<EmbeddingFormat>(kEmbeddingWriteChoices, o.to, "to");
 }
 
 void run_convert(ConvertOptions o) {
@@ -170,9 +169,9 @@ void register_embeddings(CLI::App& app) {
             return std::string();
           },
           ""));
-  conv->add_option("--to", co->to, "Output format: tfx (binary table), glove, word2vec, word2vec-bin or fasttext")
+  conv->add_option("--to", co->to, "Output format: " + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
       ->capture_default_str()
-      ->check(CLI::IsMember({"tfx", "glove", "word2vec", "word2vec-bin", "fasttext"}));
+      ->check(one_of<EmbeddingFormat>(kEmbeddingWriteChoices));
   conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));

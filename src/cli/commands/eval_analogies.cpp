@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
@@ -46,7 +47,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   opt.restrict_vocab = static_cast<std::size_t>(o.restrict_vocab);
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
-  opt.method = o.method == "mul" ? AnalogyMethod::mul : AnalogyMethod::add;
+  opt.method = parse_choice<AnalogyMethod>(kAnalogyMethodChoices, o.method, "method");
   ProgressBar bar("analogies", "questions", !o.no_progress);
   opt.progress = bar.callback();
   const AnalogyEvaluation ev = evaluate_word_analogies(e, set, opt);
@@ -141,9 +142,9 @@ void register_eval_analogies(CLI::App& app) {
                   "Use only the first N words (the most frequent): questions with other words are skipped, answers come from them")
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--method", o->method, "add = 3CosAdd (gensim most_similar), mul = 3CosMul (most_similar_cosmul)")
+  cmd->add_option("--method", o->method, fmt::format("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()
-      ->check(CLI::IsMember({"add", "mul"}));
+      ->check(one_of<AnalogyMethod>(kAnalogyMethodChoices));
   cmd->add_flag("--case-sensitive", o->case_sensitive, "Compare words as written (default: upper-case both sides, as gensim)");
   cmd->add_flag("--dummy4unknown", o->dummy4unknown,
                 "Count questions with an unknown word as wrong answers instead of skipping them (gensim dummy4unknown=True)");

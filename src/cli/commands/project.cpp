@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
@@ -213,7 +214,9 @@ void register_project(CLI::App& app) {
   cmd->add_option("words", o->words, "Words to project (at least 3 with the --pairs words)")->check(comma_list("words", "dog,cat,car"));
   cmd->add_option("--pairs", o->pairs, "Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too")
       ->check(comma_list("pairs", "king:queen,man:woman"));
-  cmd->add_option("--method", o->method, "Projection method")->capture_default_str()->check(CLI::IsMember({"pca"}));
+  cmd->add_option("--method", o->method, "Projection method: " + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
+      ->capture_default_str()
+      ->check(one_of<ProjectionMethod>(kProjectionMethodChoices));
   cmd->add_flag("--unit", o->unit, "Unit-normalise the vectors before PCA (a cosine view)");
   cmd->add_option("--dims", o->dims, "Principal components: 2 (a scatter) or 3 (a 3-D view from fixed angles)")
       ->capture_default_str()

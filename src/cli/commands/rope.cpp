@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/rope_flags.hpp"
@@ -28,9 +29,11 @@ void run_rope_table(const RopeTableOptions& o) {
   const std::size_t P = c.dim / 2;
   checked_element_count({L, P}, fmt::format("--len {} --dim {}", o.len, o.dim));
 
+  const RopeTable what = parse_choice<RopeTable>(kRopeTableChoices, o.what, "what");
+  const bool theta = what == RopeTable::theta, cosine = what == RopeTable::cos;
   Matrix m;
   m.name = o.what;
-  m.values = o.what == "theta" ? rope_angles(L, c) : o.what == "cos" ? rope_cos_table(L, c) : rope_sin_table(L, c);
+  m.values = theta ? rope_angles(L, c) : cosine ? rope_cos_table(L, c) : rope_sin_table(L, c);
   m.row_axis = "pos";
   m.col_axis = "j";
   Result r;
@@ -43,19 +46,17 @@ void run_rope_table(const RopeTableOptions& o) {
   r.summary["inv_freq_last"] = inv.back();
   if (rope_attention_factor(c) != 1.0) r.summary["attention_factor"] = rope_attention_factor(c);
 
-  const char* formula = o.what == "theta" ? "theta(pos,j) = pos * inv_freq_j"
-                        : o.what == "cos" ? "cos theta(pos,j)"
-                                          : "sin theta(pos,j)";
+  const char* formula = theta ? "theta(pos,j) = pos * inv_freq_j" : cosine ? "cos theta(pos,j)" : "sin theta(pos,j)";
   // the figure writes the symbols: θ, ω_j, the superscript exponent
-  const char* symbol = o.what == "theta" ? "θ(pos, j) = pos · ω_j" : o.what == "cos" ? "cos θ(pos, j)" : "sin θ(pos, j)";
+  const char* symbol = theta ? "θ(pos, j) = pos · ω_j" : cosine ? "cos θ(pos, j)" : "sin θ(pos, j)";
   Heatmap h;
   h.values = m.values;
-  h.title = fmt::format("RoPE {} table [{}, {}]", o.what == "theta" ? "θ" : o.what == "cos" ? "cos θ" : "sin θ", L, P);
+  h.title = fmt::format("RoPE {} table [{}, {}]", theta ? "θ" : cosine ? "cos θ" : "sin θ", L, P);
   h.subtitle = fmt::format("{}, ω_j = {:g}^(−2j/{}); {}", symbol, rope_effective_base(c), c.dim, rope_description(c));
   h.x_label = "pair j";
   h.y_label = "position pos";
-  h.value_label = o.what == "theta" ? "θ (radians)" : o.what == "cos" ? "cos θ" : "sin θ";
-  if (o.what == "theta") {
+  h.value_label = theta ? "θ (radians)" : cosine ? "cos θ" : "sin θ";
+  if (theta) {
     h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   } else {
     h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
@@ -81,9 +82,9 @@ void register_rope(CLI::App& app) {
   rope->add_option("--dim", opts->dim, "Head dimension D (even); the tables have D/2 columns, one per pair")
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 24));
-  rope->add_option("--what", opts->what, "Table: theta (pos * inv_freq_j), cos or sin")
+  rope->add_option("--what", opts->what, fmt::format("Table: {}", choice_list<RopeTable>(kRopeTableChoices, true)))
       ->capture_default_str()
-      ->check(CLI::IsMember({"theta", "cos", "sin"}));
+      ->check(one_of<RopeTable>(kRopeTableChoices));
   add_rope_flags(rope, opts->rope);
   add_output_flags(rope, opts->out);
   add_figure_flags(rope, opts->fig);

@@ -2,6 +2,7 @@
 // WordPiece subword level, with the built-in vocabulary or a BERT vocab.txt (--vocab, --lower).
 #include <fmt/format.h>
 
+#include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
@@ -71,9 +72,7 @@ void run_tokenize(const TokenizeOptions& o) {
     if (!o.vocab.empty()) throw usage_error("give one vocabulary: --translator or --vocab FILE (not both)");
     return run_tokenize_translator(o);
   }
-  const TokenizerMode mode = o.mode == "word" ? TokenizerMode::word
-                             : o.mode == "char" ? TokenizerMode::character
-                                                : TokenizerMode::subword;
+  const TokenizerMode mode = parse_choice<TokenizerMode>(kTokenizerModeChoices, o.mode, "mode");
   Vocabulary file_vocab;
   if (!o.vocab.empty()) file_vocab = read_vocab(o.vocab);
   const Vocabulary& vocab = o.vocab.empty() ? builtin_vocab() : file_vocab;
@@ -120,9 +119,9 @@ void register_tokenize(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("tokenize", "Text → tokens → ids: word, character or WordPiece subword tokenization");
   cmd->group("Word embeddings");
   cmd->add_option("TEXT", o->text, "The text to tokenize (quote it)")->required();
-  cmd->add_option("--mode", o->mode, "word | char | subword (WordPiece)")
+  cmd->add_option("--mode", o->mode, fmt::format("Tokenization: {}", choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
       ->capture_default_str()
-      ->check(CLI::IsMember({"word", "char", "subword"}));
+      ->check(one_of<TokenizerMode>(kTokenizerModeChoices));
   cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary")
       ->check(non_empty_path("give a BERT vocab.txt"))
       ->type_name("FILE");
