@@ -168,17 +168,28 @@ AttentionWeights identity_attention_weights(std::size_t D, std::size_t heads, st
   return identity_attention_weights(D, heads > 1);
 }
 
+bool heads_divide(std::size_t heads, std::size_t width) { return heads > 0 && width % heads == 0; }
+
+void check_heads_divide(std::size_t heads, std::size_t width, const std::string& what, const std::string& hint) {
+  if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
+  if (width % heads == 0) return;
+  std::vector<std::size_t> divisors;
+  for (std::size_t d = 1; d <= width && divisors.size() < 12; ++d)
+    if (width % d == 0) divisors.push_back(d);
+  const bool more = divisors.size() == 12 && divisors.back() != width;
+  throw usage_error(fmt::format("heads {} does not divide {} = {}: each head takes {}/H columns (divisors of {}: {}{}){}", heads, what, width,
+                                what == "d_model" ? "d_model" : "the width", width, fmt::join(divisors, ", "), more ? ", …" : "",
+                                hint),
+                    {"heads"});
+}
+
 HeadWidths attention_head_widths(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v) {
   if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
   HeadWidths w;
   if (d_k) {
     w.d_k = d_k;
   } else {
-    if (D % heads != 0)
-      throw usage_error(fmt::format("heads {} does not divide d_model = {}: each head gets d_model/H columns "
-                                    "(use a divisor of {}, or give d_k)",
-                                    heads, D, D),
-                        {"heads", "d_k"});
+    check_heads_divide(heads, D, "d_model", "; or give d_k");
     w.d_k = D / heads;
   }
   w.d_v = d_v ? d_v : w.d_k;
@@ -190,13 +201,8 @@ MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& 
                                 const AttentionOptions& o) {
   require_qkv(q, k, v);
   if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
-  if (q.cols() % heads != 0)
-    throw usage_error(fmt::format("heads {} does not divide d_model = {}, the query/key width (use a divisor of {})", heads,
-                                  q.cols(), q.cols()),
-                      {"heads"});
-  if (v.cols() % heads != 0)
-    throw usage_error(
-        fmt::format("heads {} does not divide the value width {} (use a divisor of {})", heads, v.cols(), v.cols()), {"heads"});
+  check_heads_divide(heads, q.cols(), "d_model");
+  check_heads_divide(heads, v.cols(), "the value width");
   if (!wo.empty() && (wo.rank() != 2 || wo.rows() != v.cols()))
     throw Error(fmt::format("attention: W_O {} needs {} rows (the concatenated value width)", wo.shape_str(), v.cols()));
   // each head keeps its scores, masked scores and weights (T, S), and the average one more

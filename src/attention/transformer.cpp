@@ -195,8 +195,7 @@ MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x
   if (x_q.cols() != D || x_kv.cols() != D)
     throw Error(fmt::format("multi-head attention: inputs {} and {} need d_model = {} columns (in_proj_weight {})", x_q.shape_str(),
                             x_kv.shape_str(), D, p.in_proj_weight.shape_str()));
-  if (heads == 0 || D % heads != 0)
-    throw usage_error(fmt::format("heads = {} does not divide d_model = {}", heads, D));
+  check_heads_divide(heads, D);
   // 1. the three projections: rows [0, D), [D, 2D), [2D, 3D) of in_proj
   const Tensor q = linear(x_q, slice_rows(p.in_proj_weight, 0, D), slice_rows(p.in_proj_bias, 0, D));
   const Tensor k = linear(x_kv, slice_rows(p.in_proj_weight, D, D), slice_rows(p.in_proj_bias, D, D));

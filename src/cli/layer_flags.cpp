@@ -42,12 +42,7 @@ void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
                       ->capture_default_str()
                       ->check(whole_number(1, 4096))
                       ->group(g);
-  f.heads_opt = cmd->add_option("--heads", f.heads,
-                                "Attention heads H (must divide d_model). With --weights: the file's __metadata__ nhead "
-                                "(--save-weights writes it), else give it: PyTorch's tensors do not record it")
-      ->capture_default_str()
-      ->check(whole_number(1, 4096))
-      ->group(g);
+  f.heads_opt = add_heads_flag(cmd, f.heads, g);
   f.ffn_opt = cmd->add_option("--ffn", f.ffn, "Feed-forward width (dim_feedforward; default 4·d_model)")->check(whole_number(1, big))->group(g);
   f.layers_opt = cmd->add_option("--layers", f.layers, fmt::format("Stack N {} layers (weights keyed layers.{{i}}.*)", what))
                      ->capture_default_str()
@@ -142,9 +137,7 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const Tens
   if (x_cols && x_cols != s.d_model)
     throw usage_error(fmt::format("--x {} has {} columns but d_model = {}{}", f.x_file, x_cols, s.d_model,
                                   weights ? " (from --weights)" : " (--d-model)"));
-  if (s.d_model % s.heads != 0)
-    throw usage_error(fmt::format("--heads {} does not divide d_model = {}; try --heads {}", s.heads, s.d_model,
-                                  s.d_model % 2 == 0 ? 2 : 1));
+  check_heads_divide(s.heads, s.d_model, "d_model", weights ? " (d_model from --weights)" : "");
   return s;
 }
 

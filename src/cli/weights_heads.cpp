@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "tfx/attention/attention.hpp"
 #include "tfx/core/error.hpp"
+#include "validators.hpp"
 
 namespace tfx::cli {
 
@@ -35,7 +37,7 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
                                   *flag, weights, *saved, *saved));
   if (flag) return {*flag, "--heads"};
   if (saved) {
-    if (d_model % *saved != 0)
+    if (!heads_divide(*saved, d_model))
       throw Error(fmt::format("--weights {}: __metadata__ nhead = {} does not divide d_model = {} (from in_proj_weight)", weights,
                               *saved, d_model));
     return {*saved, "nhead in the file's __metadata__"};
@@ -44,6 +46,17 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
                                 "record it (in_proj_weight is [3·d_model, d_model] for any number of heads) and the file has "
                                 "no __metadata__ nhead",
                                 weights, divisors(d_model), d_model));
+}
+
+CLI::Option* add_heads_flag(CLI::App* cmd, std::int64_t& heads, const std::string& group) {
+  return cmd
+      ->add_option("--heads", heads,
+                   "Attention heads H: Q, K and V split into H column blocks (H must divide d_model), then Concat·W_O. With "
+                   "--weights: the file's __metadata__ nhead (--save-weights writes it), else give it: PyTorch's tensors do not "
+                   "record it")
+      ->capture_default_str()
+      ->check(whole_number(1, 4096))
+      ->group(group);
 }
 
 }  // namespace tfx::cli

@@ -3,6 +3,9 @@
 // it comes from --heads when given, else from the file's __metadata__ nhead (what --save-weights
 // writes, or save_file(sd, path, metadata={"nhead": "8"})), else the user is asked for --heads.
 #pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,5 +24,9 @@ struct WeightsHeads {
 // error naming the file. (--heads not dividing d_model is the caller's check, as without --weights.)
 WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata& metadata, const std::string& weights,
                            std::size_t d_model);
+
+// --heads N, the same flag on attention, encoder and decoder: H column blocks of Q, K and V; with
+// --weights read from the file's __metadata__ when it has one (weights_heads above).
+CLI::Option* add_heads_flag(CLI::App* cmd, std::int64_t& heads, const std::string& group);
 
 }  // namespace tfx::cli

@@ -1,6 +1,7 @@
 // Hugging Face checkpoint folders (tfx/model/checkpoint.hpp): config.json, safetensors files
 // (memory-mapped while they are converted), tensor names without prefixes, and the shape check
 // of each family. The forward passes are in model_forward.cpp.
+#include "tfx/attention/attention.hpp"
 #include "tfx/model/checkpoint.hpp"
 
 #include <fcntl.h>
@@ -129,7 +130,7 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
   }
   if (c.model_type == "bert" || c.model_type == "gpt2") {
     c.kv_heads = c.heads;
-    if (c.d_model % c.heads) bad(where, fmt::format("{} heads do not divide the width {}", c.heads, c.d_model));
+    if (!heads_divide(c.heads, c.d_model)) bad(where, fmt::format("{} heads do not divide the width {}", c.heads, c.d_model));
     c.head_dim = c.d_model / c.heads;
   }
   return c;

@@ -1,5 +1,6 @@
 // The teaching translator: loading the compiled-in weights, tokens → ids, the encoder and
 // decoder passes (transformer.hpp's layers), greedy decoding.
+#include "tfx/attention/attention.hpp"
 #include "tfx/model/translator.hpp"
 
 #include <fmt/format.h>
@@ -58,7 +59,7 @@ Translator load_translator(const TensorMap& tensors, Vocabulary vocab, std::size
   m.embedding = emb->second;
   m.d_model = D;
   m.heads = heads;
-  if (heads == 0 || D % heads != 0) throw Error(fmt::format("{}: {} heads do not divide d_model = {}", where, heads, D));
+  if (!heads_divide(heads, D)) throw Error(fmt::format("{}: {} heads do not divide d_model = {}", where, heads, D));
   const std::size_t enc_layers = count_layers(tensors, "encoder"), dec_layers = count_layers(tensors, "decoder");
   if (enc_layers == 0 || dec_layers == 0)
     throw Error(fmt::format("{}: expected encoder.layers.0.* and decoder.layers.0.* tensors", where));

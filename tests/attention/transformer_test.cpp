@@ -86,7 +86,7 @@ TEST_CASE("encoder layer: a misshapen or missing tensor is named; heads must div
   const TensorMap d = read_safetensors(ref("encoder_layer.safetensors"));
   CHECK(has(error_of([&] { decoder_layer_params(d, "", w, "d"); }), "no tensor 'multihead_attn.in_proj_weight'"));
   const EncoderLayerParams p = encoder_layer_params(d, "", w, "e");
-  CHECK(has(error_of([&] { encoder_layer(x(), p, 3, false); }), "heads = 3 does not divide d_model = 8"));
+  CHECK(has(error_of([&] { encoder_layer(x(), p, 3, false); }), "heads 3 does not divide d_model = 8"));
 }
 
 TEST_CASE("seeded layers: PyTorch shapes and names, and they survive a safetensors round trip unchanged") {

@@ -82,6 +82,15 @@ AttentionWeights identity_attention_weights(std::size_t D, bool with_output);
 // The same after checking heads·d_k = heads·d_v = D (a usage error naming them otherwise).
 AttentionWeights identity_attention_weights(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v);
 
+// H heads split a width into H equal column blocks: whether they can (`heads_divide`), and the
+// one check every multi-head step makes (`check_heads_divide`): a usage error naming `heads`
+// and the width (`what`: "d_model", "the value width"), with the divisors to choose from and
+// `hint` appended — "heads 3 does not divide d_model = 8: each head takes d_model/H columns
+// (divisors of 8: 1, 2, 4, 8)". A width from a file (a checkpoint's config, a layer's
+// metadata) is the file's fault instead: callers use heads_divide and name the file.
+bool heads_divide(std::size_t heads, std::size_t width);
+void check_heads_divide(std::size_t heads, std::size_t width, const std::string& what = "d_model", const std::string& hint = "");
+
 // The width of each head: d_k as given, else D / heads (a usage error naming heads when it does
 // not divide D); d_v as given, else d_k.
 struct HeadWidths {

@@ -148,7 +148,7 @@ void run_attention(const AttentionCliOptions& o) {
                                     in.mode == "sentence" ? " (the embedding's width; use --x with a matching matrix)" : ""));
     const WeightsHeads heads = weights_heads(o.heads_given ? std::optional<std::size_t>(H) : std::nullopt, metadata, o.weights, D);
     H = heads.heads;
-    if (D % H != 0) throw usage_error(fmt::format("--heads {} does not divide d_model = {} (from --weights)", H, D));
+    check_heads_divide(H, D, "d_model", " (d_model from --weights)");
     d_model = D;
     mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
     set_projections(run, p, D);
@@ -265,12 +265,7 @@ void register_attention(CLI::App& app) {
   cmd->add_option("--dv", o->dv, "Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)")
       ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
-  auto* heads = cmd->add_option("--heads", o->heads,
-                                "Number of heads H: Q, K, V split into H column blocks, then Concat·W_O. With --weights: "
-                                "the file's __metadata__ nhead/num_heads, else give it (PyTorch's tensors do not record it)")
-      ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{4096}))
-      ->group(g);
+  auto* heads = add_heads_flag(cmd, o->heads, g);
   auto* identity = cmd->add_flag("--identity", o->identity, "W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X")->group(g);
   auto* no_pe = cmd->add_flag("--no-pe", o->no_pe, "Sentence mode: X = embeddings only, without the sinusoidal PE")->group(g);
   cmd->add_flag("--causal", o->causal, "Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)")->group(g);
