@@ -96,7 +96,9 @@ void run_patches(const PatchesOptions& o) {
     grid.title = fmt::format("{}×{} patches of {}×{} pixels = {} tokens", p.grid_h, p.grid_w, P, P, N);
     grid.subtitle = o.picture.empty() ? fmt::format("a {}×{} colour ramp stands in for a picture (--image FILE)", w, h)
                                       : fmt::format("{}, resized to {}×{}", std::filesystem::path(o.picture).filename().string(), w, h);
-    if (p.dropped_h || p.dropped_w) grid.subtitle += fmt::format("; hatched: {}×{} is not a multiple of {}, Conv2d drops these pixels", h, w, P);
+    if (p.dropped_h || p.dropped_w)
+      grid.caption = fmt::format("hatched: {} rows and {} columns of pixels past the last whole patch, which Conv2d drops", p.dropped_h,
+                                 p.dropped_w);
     grid.width = std::clamp(2.0 * static_cast<double>(w), 320.0, 560.0);
     Picture seq = grid;
     seq.sequence = true;
