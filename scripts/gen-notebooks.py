@@ -300,6 +300,26 @@ last, so "drank" looks back past the object:""",
 (C, """print(tfx.table("translate", "그녀는 커피를 마셨다"))
 tfx.show("translate", "그녀는 커피를 마셨다")"""),
 
+(M, """### Inside a Hugging Face checkpoint: `tfx model`
+
+tfx opens a checkpoint folder as Hugging Face saves it (config.json, model.safetensors, the
+tokenizer files) offline, on its own tensor core: BERT, GPT-2 and the Llama family
+(docs/models.md). After `git clone https://huggingface.co/bert-base-uncased`, give that folder to
+the same call to see BERT's own heads. Here a tiny BERT in exactly that layout (random weights,
+made by tests/reference/gen_hf_models.py) shows the mechanics: WordPiece tokens with [CLS] and
+[SEP], and one head's weights as a labelled matrix:""",
+"""### Hugging Face 체크포인트 안에서: `tfx model`
+
+tfx는 Hugging Face가 저장한 체크포인트 폴더(config.json, model.safetensors, 토크나이저 파일)를
+오프라인으로, 자체 텐서 코어에서 엽니다: BERT, GPT-2, Llama 계열(docs/models.md).
+`git clone https://huggingface.co/bert-base-uncased` 한 뒤 그 폴더를 같은 호출에 주면 BERT의 실제
+헤드를 볼 수 있습니다. 여기서는 같은 구조의 아주 작은 BERT(무작위 가중치,
+tests/reference/gen_hf_models.py로 생성)로 동작 방식을 봅니다: [CLS]와 [SEP]가 붙은 WordPiece
+토큰, 그리고 헤드 하나의 가중치를 라벨이 붙은 행렬로:"""),
+(C, """a = tfx.model.attention("../tests/data/hf_models/bert", "the cat sat on the mat", layer=0, head=1)
+print(a.shape, a.rows)
+tfx.show("model attention", "../tests/data/hf_models/bert", "the cat sat on the mat", layer=0, head=1)"""),
+
 (M, """## 5. Layer normalization
 
 "thinking" = (4, 2, 3, 5) and "machines" = (2, 1, −3, 2), normalized per token to mean 0 and variance
