@@ -27,6 +27,13 @@ namespace {
 // -o FILE, --png/--svg FILE or --html FILE naming one of the command's own input files (any other flag's or
 // argument's value that is the same file) is refused before anything is read: the write would
 // replace the input.
+// The names --format takes and output extensions spell: the data formats, then the figure formats.
+std::vector<std::string> output_format_names(bool aliases) {
+  std::vector<std::string> names = choice_names<Format>(kFormatChoices, aliases);
+  for (const std::string& n : choice_names<FigureFormat>(kFigureFormatChoices)) names.push_back(n);
+  return names;
+}
+
 bool is_output_option(const CLI::Option* o) {
   return o->check_name("--output") || o->check_name("--png") || o->check_name("--svg") || o->check_name("--html");
 }
@@ -54,13 +61,11 @@ void refuse_output_over_input(const CLI::App* app) {
 
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   if (figures) {
-    std::vector<std::string> names = choice_names<Format>(kFormatChoices, true);
-    for (const std::string& n : choice_names<FigureFormat>(kFigureFormatChoices)) names.push_back(n);
     f.format_opt = app->add_option("--format", f.format,
                                    fmt::format("Output format: {}; {}: the figure (to -o FILE)", choice_list<Format>(kFormatChoices),
                                                choice_list<FigureFormat>(kFigureFormatChoices)))
                        ->capture_default_str()
-                       ->check(CLI::IsMember(names))
+                       ->check(CLI::IsMember(output_format_names(true)))
                        ->group("Output");
   } else {
     f.format_opt = app->add_option("--format", f.format, "Output format: " + choice_list<Format>(kFormatChoices))
@@ -120,9 +125,7 @@ std::string extension_format(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // every format but the table is also a file extension
-  std::vector<std::string> known = choice_names<Format>(kFormatChoices);
-  for (const std::string& n : choice_names<FigureFormat>(kFigureFormatChoices)) known.push_back(n);
-  for (const std::string& k : known)
+  for (const std::string& k : output_format_names(false))
     if (k != choice_name<Format>(kFormatChoices, Format::table) && ext == "." + k) return k;
   return {};
 }
@@ -130,7 +133,7 @@ std::string extension_format(const std::string& path) {
 bool OutputFlags::figure_format() const { return is_figure_format(format); }
 OutputOptions output_options(const OutputFlags& f) {
   if (f.figure_format())
-    throw usage_error(fmt::format("--format {}: this command draws no figure; use table, csv, json, npy or md", f.format));
+    throw usage_error(fmt::format("--format {}: this command draws no figure; use {}", f.format, choice_list<Format>(kFormatChoices)));
   OutputOptions o;
   o.format = parse_format(f.format);
   o.path = f.output;

@@ -192,17 +192,23 @@ void add_html_flag(CLI::App* app, std::string& html) {
       ->group("Figures");
 }
 
+namespace {
+// `flag` PATH (an extra output: --html, --gif) naming the same file as -o or as the --png/--svg
+// figure is refused before anything is written.
+void refuse_same_output(const char* flag, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
+  if (out.format_given() && out.output != "-" && same_file(path, out.output))
+    throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", flag, path, out.output));
+  if (fig.png_requested())
+    for (const std::string& other : {fig.png, fig.svg})
+      if (!other.empty() && same_file(path, other))
+        throw usage_error(fmt::format("{} {} and the figure {} name the same file; give them different names", flag, path, other));
+}
+}  // namespace
+
 bool check_html_target(const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
   const bool only = !out.format_given() && !fig.png_requested() && !fig.view;
   if (path == "-" && !only) throw usage_error("--html -: the page goes to stdout, so a table, --view or a figure cannot go there too");
-  if (path != "-") {
-    if (out.format_given() && out.output != "-" && same_file(path, out.output))
-      throw usage_error(fmt::format("--html {} and -o {} name the same file; give them different names", path, out.output));
-    if (fig.png_requested())
-      for (const std::string& other : {fig.png, fig.svg})
-        if (!other.empty() && same_file(path, other))
-          throw usage_error(fmt::format("--html {} and the figure {} name the same file; give them different names", path, other));
-  }
+  if (path != "-") refuse_same_output("--html", path, out, fig);
   return only;
 }
 
@@ -228,13 +234,7 @@ void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what) {
 
 bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig) {
   if (!g.requested()) return false;
-  const std::string path = g.path.empty() ? default_name : g.path;
-  if (out.format_given() && out.output != "-" && same_file(path, out.output))
-    throw usage_error(fmt::format("--gif {} and -o {} name the same file; give them different names", path, out.output));
-  if (fig.png_requested())
-    for (const std::string& other : {fig.png, fig.svg})
-      if (!other.empty() && same_file(path, other))
-        throw usage_error(fmt::format("--gif {} and the figure {} name the same file; give them different names", path, other));
+  refuse_same_output("--gif", g.path.empty() ? default_name : g.path, out, fig);
   return !out.format_given() && !fig.png_requested() && !fig.view;
 }
 
@@ -268,7 +268,8 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says
   if (out.figure_format()) {
-    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use table, csv, json, npy or md", out.format));
+    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use {}", out.format,
+                                                  choice_list<Format>(kFormatChoices)));
     if (out.output == "-" && (fig.view || fig.png_requested()))
       throw usage_error(fmt::format("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too", out.format));
     if (out.output != "-")

@@ -103,8 +103,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
     c.rope.base = number_field(j, "rope_theta", where, 10000.0);
     if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
       const json& s = j["rope_scaling"];
-      const std::string type = json_string(s, "rope_type", json_string(s, "type", "default", where + " rope_scaling"), where + " rope_scaling");
       const std::string at = where + " rope_scaling";
+      const std::string type = json_string(s, "rope_type", json_string(s, "type", "default", at), at);
       if (type == "default") {
       } else if (type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3") {
         c.rope.scaling = parse_rope_scaling(type);

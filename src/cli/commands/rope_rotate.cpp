@@ -157,7 +157,8 @@ void run_rope_rotate(const RopeRotateOptions& o) {
     std::vector<Figure> frames;
     for (std::int64_t m = 0; m < o.gif.frames; ++m) {
       const RopeRotation a = rope_rotation(x, static_cast<double>(m), cg, role), b = rope_rotation(x, static_cast<double>(m + o.pos), cg, role);
-      frames.push_back(rotation_figure(a.rotated, b.rotated, inv, pos, cg, "m", fmt::format("m+{}", o.pos),
+      // (a.inv_freq: cg's own frequencies, which dynamic NTK ties to the longer sequence)
+      frames.push_back(rotation_figure(a.rotated, b.rotated, a.inv_freq, pos, cg, "m", fmt::format("m+{}", o.pos),
                                        fmt::format("RoPE: x at m = {} and at m + {} turn together; their angle stays {}·ω_j", m, o.pos, o.pos)));
     }
     write_gif(frames, o.gif, name + ".gif", o.out, o.fig);
