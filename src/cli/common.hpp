@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tfx/core/i18n.hpp"
 #include "tfx/figure/figure.hpp"
 #include "tfx/io/format.hpp"
 #include "validators.hpp"

@@ -88,7 +88,7 @@ LayerInput sentence_input(const std::string& sentence, const std::string& flag, 
   }
   // 2. + PE(pos, i)
   in.x = add(in.x, sinusoidal_encoding(T, D));
-  in.description = fmt::format("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", seeded N(0, 1) embedding rows (seed {})", T,
+  in.description = trf("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", seeded N(0, 1) embedding rows (seed {})", T,
                                joined_tokens(in.tokens), seed);
   return in;
 }
@@ -190,7 +190,7 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
       s.trained = true;
       s.file = translator_stack(f.what);
       s.shape = layer_shape(f, &*s.file, {{"nhead", std::to_string(m.heads)}}, 0);
-      s.shape.heads_source = "the teaching translator";
+      s.shape.heads_source = tr("the teaching translator");
       TokenIds t = translator_tokens(m, f.sentence, "--sentence");
       if (f.what == "decoder") {
         t.tokens.insert(t.tokens.begin(), "<bos>");
@@ -199,8 +199,8 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
       s.input.tokens = t.tokens;
       s.input.x = translator_embed(m, t.ids).x;
       s.input.description =
-          fmt::format("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", the teaching translator's trained embedding rows{}", t.tokens.size(),
-                      joined_tokens(t.tokens), f.what == "decoder" ? " (<bos> first, as in training: row t predicts token t + 1)" : "");
+          trf("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", the teaching translator's trained embedding rows{}", t.tokens.size(),
+                      joined_tokens(t.tokens), f.what == "decoder" ? tr(" (<bos> first, as in training: row t predicts token t + 1)") : "");
       return s;
     }
     LayerSetup s = layer_setup_seeded(f, example);
@@ -229,14 +229,14 @@ LayerSetup layer_setup_seeded(const LayerFlags& f, const std::string& example) {
 
 std::string weights_note(const LayerFlags& f, const LayerSetup& setup) {
   if (setup.trained)
-    return fmt::format("weights: the built-in teaching translator's trained {} (tfx translate; scripts/train_teaching_model.py); "
+    return trf("weights: the built-in teaching translator's trained {} (tfx translate; scripts/train_teaching_model.py); "
                        "--random for seeded weights",
                        f.what);
   if (!f.weights.empty())
-    return fmt::format("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, setup.shape.heads, setup.shape.heads_source);
-  return fmt::format("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0{}", f.seed,
+    return trf("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, setup.shape.heads, setup.shape.heads_source);
+  return trf("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0{}", f.seed,
                      setup.seeded_reason.empty() || setup.seeded_reason == "--random" ? ""
-                                                                                        : " (not the trained translator: " + setup.seeded_reason + ")");
+                                                                                        : tr(" (not the trained translator: ") + setup.seeded_reason + ")");
 }
 
 std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }
@@ -271,7 +271,7 @@ Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<
   m.values = t;
   m.row_labels = rows;
   m.col_labels = cols;
-  m.row_axis = "token";
+  m.row_axis = N_("token");
   m.col_axis = col_axis;
   return m;
 }
@@ -286,8 +286,8 @@ Matrix head_weights_matrix(const std::string& name, const MultiHeadAttention& a,
     for (std::size_t i = 0; i < T * S && !a.heads[h].keep.empty(); ++i) masked.push_back(a.heads[h].keep[i] ? 0 : 1);
   }
   Matrix m = layer_matrix(name, H == 1 ? w.reshaped({T, S}) : w, rows, cols, "key");
-  m.row_axis = "query";
-  m.slice_axis = "head";
+  m.row_axis = N_("query");
+  m.slice_axis = N_("head");
   m.masked = std::move(masked);
   return m;
 }
@@ -297,14 +297,14 @@ void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::stri
   for (std::size_t h = 0; h < a.heads.size(); ++h) {
     Heatmap m;
     m.values = a.heads[h].weights;
-    m.title = fmt::format("{}, head {}", what, h);  // 0-based, like the tables' slices and tfx attention
-    m.x_label = "key";
-    m.y_label = "query";
+    m.title = trf("{}, head {}", what, h);  // 0-based, like the tables' slices and tfx attention
+    m.x_label = tr("key");
+    m.y_label = tr("query");
     m.row_labels = rows;
     m.col_labels = cols;
     m.vmin = 0.0;
     m.vmax = 1.0;
-    m.value_label = "weight";
+    m.value_label = tr("weight");
     if (!a.heads[h].keep.empty())
       for (unsigned char k : a.heads[h].keep) m.masked.push_back(k ? 0 : 1);
     fig.panels.push_back(std::move(m));
@@ -322,9 +322,9 @@ std::string dims(std::size_t a, std::size_t b, std::size_t c) { return fmt::form
 
 Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t d_model) {
   Records steps;
-  steps.name = "steps";
-  steps.columns = {"layer", "step", "shape"};
-  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? "X⁽⁰⁾ = Embedding(tokens) + PE" : "X⁽⁰⁾ = --x, as given"),
+  steps.name = N_("steps");
+  steps.columns = {N_("layer"), N_("step"), N_("shape")};
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? tr("X⁽⁰⁾ = Embedding(tokens) + PE") : tr("X⁽⁰⁾ = --x, as given")),
                         dims(in.x.rows(), d_model)});
   return steps;
 }

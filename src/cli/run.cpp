@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <string_view>
 
 #include "commands.hpp"
 #include "flag_names.hpp"
@@ -24,6 +26,7 @@
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/temp_file.hpp"
 #include "tfx/core/gemm.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace {
 
@@ -93,6 +96,42 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
 
 }  // namespace
 
+// `--lang en|ko` may stand anywhere before `--` (`tfx pe --lang ko --png`, `tfx --lang ko pe`):
+// it is taken out of argv before CLI11 parses, so every command has it without declaring it,
+// and the language is set before any command computes. Without it, the environment decides
+// (LC_ALL / LC_MESSAGES / LANG, LANGUAGE). Returns the message of a bad value, or "".
+static std::string take_language_flag(int& argc, char** argv) {
+  std::optional<tfx::Language> chosen;
+  int out = 1;
+  bool done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (!done && a == "--") done = true;
+    if (!done && (a == "--lang" || a.rfind("--lang=", 0) == 0)) {
+      std::string_view value;
+      if (a == "--lang") {
+        if (i + 1 >= argc) return "--lang: expected en (English) or ko (Korean) after it";
+        value = argv[++i];
+      } else {
+        value = a.substr(7);
+      }
+      try {
+        chosen = tfx::parse_language(value, "--lang");
+      } catch (const tfx::Error& e) {
+        return e.what();
+      }
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  if (out < argc) argv[out] = nullptr;
+  argc = out;
+  const tfx::Language lang = chosen ? *chosen : tfx::language_from_environment();
+  if (const std::string why = tfx::set_language(lang); !why.empty() && chosen)
+    std::fprintf(stderr, "tfx: note: --lang %s: %s\n", tfx::language_code(lang), why.c_str());
+  return {};
+}
+
 int tfx::cli::run(int argc, char** argv) {
   // `tfx … | head -1`: a closed pipe ends tfx quietly, as it does `cat`, even when the parent
   // (a shell after `trap '' PIPE`, some service managers) left SIGPIPE ignored, which would turn it
@@ -103,12 +142,19 @@ int tfx::cli::run(int argc, char** argv) {
   tfx::install_temp_file_cleanup();
   // an input file truncated by another program while mapped: one error line naming it, exit 1
   tfx::install_sigbus_handler();
+  if (const std::string bad = take_language_flag(argc, argv); !bad.empty()) return fail(bad, 2);
   CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
                "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
                "tfx"};
   app.formatter(tfx::cli::help_formatter(tfx::cli::terminal_size(stdout).columns));
   app.set_version_flag("--version", std::string("tfx ") + TFX_VERSION);
   app.require_subcommand(1);
+  // taken out of argv above (so it may follow the command); declared here for --help, the man
+  // page and the completions
+  static std::string lang_for_help;
+  app.add_option("--lang", lang_for_help,
+                 "Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES); may follow the command")
+      ->check(CLI::IsMember({"en", "ko"}));
   app.footer("\nRun 'tfx COMMAND --help' for a command's flags and examples.");
 
   // The order here is the order of `tfx --help`.

@@ -54,7 +54,7 @@ inline void report_skipped(const std::vector<SkippedQuery>& skipped) {
 // The "skipped" table of a result: file, line, query, word, reason.
 inline Records skipped_records(const std::vector<SkippedQuery>& skipped) {
   Records rec;
-  rec.name = "skipped";
+  rec.name = N_("skipped");
   rec.columns = {"file", "line", "query", "word", "reason"};
   for (const auto& s : skipped) rec.rows.push_back({s.file, static_cast<long long>(s.line), s.query, s.word, s.reason});
   return rec;

@@ -4,6 +4,7 @@
 #include "tfx/io/format.hpp"
 
 #include "format_cells.hpp"
+#include "tfx/core/i18n.hpp"
 #include "tfx/text/text_width.hpp"
 
 #include <fmt/format.h>
@@ -151,7 +152,9 @@ std::string render_markdown(const Grid& g) {
 Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_t offset, int precision, bool full,
                  bool* any_masked) {
   Grid g;
-  std::string corner = m.col_axis.empty() ? m.row_axis : m.row_axis + "\\" + m.col_axis;
+  // tables are for people: axis names, column headers, titles and summary keys in the output
+  // language (CSV and JSON keep the English names as keys)
+  std::string corner = m.col_axis.empty() ? tr_runtime(m.row_axis) : tr_runtime(m.row_axis) + "\\" + tr_runtime(m.col_axis);
   auto ci = shown(cols, 12, 5, full);
   // a summary-only matrix (rows_total): its stored rows are the first and last 8 of rows_total
   const std::size_t stored = rows;
@@ -211,13 +214,13 @@ void for_each_slice(const Matrix& m, F f) {
     std::size_t outer = t.size() / std::max<std::size_t>(inner, 1);
     for (std::size_t s = 0; s < outer; ++s)
       f(t.dim(t.rank() - 2), t.dim(t.rank() - 1), s * inner,
-        m.slice_axis.empty() ? fmt::format("[{}]", s) : fmt::format("{} {}", m.slice_axis, s));
+        m.slice_axis.empty() ? fmt::format("[{}]", s) : fmt::format("{} {}", tr_runtime(m.slice_axis), s));
   }
 }
 
 Grid records_grid(const Records& r, int precision) {
   Grid g;
-  g.header = r.columns;
+  for (const auto& c : r.columns) g.header.push_back(tr_runtime(c));
   // words read from the left, numbers line up on the right: a column is text when every cell is
   // a string and one of them has a letter (a shape "[3, 64]" or a number kept as text stays right)
   // a column of both (embeddings info's "value": counts and file names) aligns each cell by its kind
@@ -281,7 +284,7 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
     } else if (auto m = std::get_if<Matrix>(&b)) {
       bool any_masked = false;
       std::string elided;
-      std::string title = fmt::format("{} {}", m->name,
+      std::string title = fmt::format("{} {}", tr_runtime(m->name),
                                       m->rows_total ? fmt::format("[{}, {}]", m->rows_total, m->values.cols()) : m->values.shape_str());
       out += markdown ? "**" + title + "**\n\n" : title + "\n";
       for_each_slice(*m, [&](std::size_t rows, std::size_t cols, std::size_t off, const std::string& slice) {
@@ -290,13 +293,13 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
         if (!markdown && !o.full && o.width > 0) fit_columns(g, static_cast<std::size_t>(o.width));
         out += markdown ? render_markdown(g) : render_aligned(g);
         if (g.shown_rows < g.rows || g.shown_cols < g.cols)
-          elided = fmt::format("(… = not shown: {} of {} rows, {} of {} columns shown; {} prints all)", g.shown_rows,
+          elided = trf("(… = not shown: {} of {} rows, {} of {} columns shown; {} prints all)", g.shown_rows,
                                g.rows, g.shown_cols, g.cols, o.full_name);
       });
       if (!elided.empty()) out += (o.width > 0 && !markdown ? clip_to_width(elided, static_cast<std::size_t>(o.width)) : elided) + "\n";
-      if (any_masked) out += "(* = masked: weight exactly 0)\n";
+      if (any_masked) out += tr("(* = masked: weight exactly 0)") + std::string("\n");
     } else if (auto rec = std::get_if<Records>(&b)) {
-      if (!rec->name.empty() && markdown) out += "**" + rec->name + "**\n\n";
+      if (!rec->name.empty() && markdown) out += "**" + tr_runtime(rec->name) + "**\n\n";
       Grid g = records_grid(*rec, precision);
       out += markdown ? render_markdown(g) : render_aligned(g);
     }
@@ -304,7 +307,7 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
   if (!r.summary.empty()) {
     gap();
     for (auto it = r.summary.begin(); it != r.summary.end(); ++it)
-      out += fmt::format("{}{}: {}\n", markdown ? "- " : "", it.key(), summary_value(it.value(), o.precision));
+      out += fmt::format("{}{}: {}\n", markdown ? "- " : "", tr_runtime(it.key()), summary_value(it.value(), o.precision));
   }
   return out;
 }

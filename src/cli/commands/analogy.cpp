@@ -110,10 +110,10 @@ void run_analogy(const AnalogyOptions& o) {
   r.params = {{"k", k}, {"method", o.method}, {"keep_inputs", o.keep_inputs}, {"embeddings", e.name()},
               {"words", e.size()}, {"dim", e.dim()}};
   Records rec;
-  rec.name = "analogy";
+  rec.name = N_("analogy");
   const bool batch = !o.batch.empty();
-  if (batch) rec.columns = {"a", "b", "c", "rank", "word", score_name(method)};
-  else rec.columns = {"rank", "word", score_name(method)};
+  if (batch) rec.columns = {N_("a"), N_("b"), N_("c"), N_("rank"), N_("word"), score_name(method)};
+  else rec.columns = {N_("rank"), N_("word"), score_name(method)};
   // a batch answers every query it can and skips the others (each reported on stderr and in
   // tables.skipped), unless --strict; a single query's problem is an error
   std::vector<SkippedQuery> skipped;
@@ -148,11 +148,11 @@ void run_analogy(const AnalogyOptions& o) {
       r.params["a"] = std::string(e.word(q.a));
       r.params["b"] = std::string(e.word(q.b));
       r.params["c"] = std::string(e.word(q.c));
-      r.blocks.push_back(Text{fmt::format("{} − {} + {} ≈ ?   ({} words × {} dims: {})", e.word(q.a), e.word(q.b),
+      r.blocks.push_back(Text{trf("{} − {} + {} ≈ ?   ({} words × {} dims: {})", e.word(q.a), e.word(q.b),
                                           e.word(q.c), e.size(), e.dim(), e.name())});
       if (!best.empty()) {
-        r.summary["best"] = std::string(e.word(best[0].index));
-        r.summary["score"] = best[0].score;
+        r.summary[N_("best")] = std::string(e.word(best[0].index));
+        r.summary[N_("score")] = best[0].score;
       }
     }
   }
@@ -162,16 +162,16 @@ void run_analogy(const AnalogyOptions& o) {
       throw Error(fmt::format("{}: none of the {} queries could be answered (line {}: {})", skipped[0].file,
                               queries.size(), skipped[0].line, skipped[0].reason));
     report_skipped(skipped);
-    r.blocks.push_back(Text{fmt::format("{} queries A − B + C over {} ({} words × {} dims){}", queries.size(), e.name(), e.size(), e.dim(),
+    r.blocks.push_back(Text{trf("{} queries A − B + C over {} ({} words × {} dims){}", queries.size(), e.name(), e.size(), e.dim(),
                                         skipped.empty() ? "" : fmt::format("; {} answered, {} skipped", answered, skipped.size()))});
-    r.summary["queries"] = queries.size();
-    r.summary["answered"] = answered;
-    r.summary["skipped"] = skipped.size();
+    r.summary[N_("queries")] = queries.size();
+    r.summary[N_("answered")] = answered;
+    r.summary[N_("skipped")] = skipped.size();
   }
   subword_notes(r, e, asked);
   r.blocks.push_back(Text{method_text(method) + (o.keep_inputs ? "; inputs kept (--keep-inputs)" : "; A, B, C excluded")});
   if (e.info().format == EmbeddingFormat::builtin)
-    r.blocks.push_back(Text{"the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE (see tfx embeddings info)"});
+    r.blocks.push_back(Text{tr("the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE (see tfx embeddings info)")});
   r.blocks.push_back(std::move(rec));
   if (batch && output_options(o.out).format == Format::json) r.blocks.push_back(skipped_records(skipped));
   r.primary = "analogy";

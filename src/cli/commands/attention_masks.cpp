@@ -56,8 +56,8 @@ void run_masks(const MaskOptions& o) {
                                        : fmt::format("padding: the last {} key{} of {} are padding", P, P == 1 ? "" : "s", T);
   r.blocks.push_back(Text{"One mask, " + what + ", in each convention — the same weights when each is used as its API expects:"});
   Records conv;
-  conv.name = "conventions";
-  conv.columns = {"convention", "blocked", "attended", "shape", "note"};
+  conv.name = N_("conventions");
+  conv.columns = {N_("convention"), N_("blocked"), N_("attended"), N_("shape"), N_("note")};
   conv.rows = {
       {std::string("nn.MultiheadAttention attn_mask (bool)"), std::string("True"), std::string("False"), std::string("(T, S)"),
        std::string("True = not allowed to attend")},
@@ -74,7 +74,7 @@ void run_masks(const MaskOptions& o) {
   auto mask_records = [&](std::string name, const char* yes, const char* no, bool is_blocked_yes) {
     Records m;
     m.name = std::move(name);
-    m.columns = {"query\\key"};
+    m.columns = {N_("query\\key")};
     for (const auto& t : tok) m.columns.push_back(t);
     for (std::size_t i = 0; i < T; ++i) {
       std::vector<Cell> row{tok[i]};
@@ -83,40 +83,40 @@ void run_masks(const MaskOptions& o) {
     }
     return m;
   };
-  r.blocks.push_back(Text{"nn.MultiheadAttention(attn_mask=…), bool: True = blocked"});
+  r.blocks.push_back(Text{tr("nn.MultiheadAttention(attn_mask=…), bool: True = blocked")});
   r.blocks.push_back(mask_records("mha_bool", "True", "False", true));
-  r.blocks.push_back(Text{"F.scaled_dot_product_attention(attn_mask=…), bool: True = attend"});
+  r.blocks.push_back(Text{tr("F.scaled_dot_product_attention(attn_mask=…), bool: True = attend")});
   r.blocks.push_back(mask_records("sdpa_bool", "True", "False", false));
-  r.blocks.push_back(Text{"additive float mask (scores + mask before softmax): −inf = blocked"});
+  r.blocks.push_back(Text{tr("additive float mask (scores + mask before softmax): −inf = blocked")});
   r.blocks.push_back(mask_records("additive", "-inf", "0", true));
   if (P) {
     Records hf;
-    hf.name = "hf_attention_mask";
-    hf.columns = {"sequence"};
+    hf.name = N_("hf_attention_mask");
+    hf.columns = {N_("sequence")};
     for (const auto& t : tok) hf.columns.push_back(t);
     std::vector<Cell> row{std::string("attention_mask")};
     for (std::size_t j = 0; j < T; ++j) row.push_back(static_cast<long long>(j >= T - P ? 0 : 1));
     hf.rows.push_back(std::move(row));
-    r.blocks.push_back(Text{"Hugging Face's attention_mask for this padding (one row per sequence): 1 = a real token, 0 = padding"});
+    r.blocks.push_back(Text{tr("Hugging Face's attention_mask for this padding (one row per sequence): 1 = a real token, 0 = padding")});
     r.blocks.push_back(std::move(hf));
   }
   Matrix sm;
-  sm.name = "scores";
+  sm.name = N_("scores");
   sm.values = scores;
   sm.row_labels = sm.col_labels = tok;
-  sm.row_axis = "query";
-  sm.col_axis = "key";
-  r.blocks.push_back(Text{fmt::format("example scores (seeded N(0, 1), --seed {}), the same for every convention", o.seed)});
+  sm.row_axis = N_("query");
+  sm.col_axis = N_("key");
+  r.blocks.push_back(Text{trf("example scores (seeded N(0, 1), --seed {}), the same for every convention", o.seed)});
   r.blocks.push_back(sm);
   Matrix wm = sm;
-  wm.name = "weights";
+  wm.name = N_("weights");
   wm.values = weights;
-  r.blocks.push_back(Text{"weights = softmax over the keys left: identical for the bool mask of either API used as it expects and for the additive mask"});
+  r.blocks.push_back(Text{tr("weights = softmax over the keys left: identical for the bool mask of either API used as it expects and for the additive mask")});
   r.blocks.push_back(wm);
   // the mistake: MultiheadAttention's mask (True = blocked) handed to SDPA (True = attend)
   Records wrong;
-  wrong.name = "mha_mask_given_to_sdpa";
-  wrong.columns = {"query\\key"};
+  wrong.name = N_("mha_mask_given_to_sdpa");
+  wrong.columns = {N_("query\\key")};
   for (const auto& t : tok) wrong.columns.push_back(t);
   std::size_t nan_rows = 0;
   Tensor wrong_w({T, T});
@@ -140,19 +140,19 @@ void run_masks(const MaskOptions& o) {
     }
     wrong.rows.push_back(std::move(row));
   }
-  r.blocks.push_back(Text{fmt::format("the mistake (pytorch#21518): MultiheadAttention's bool mask passed to SDPA unchanged — each query "
+  r.blocks.push_back(Text{trf("the mistake (pytorch#21518): MultiheadAttention's bool mask passed to SDPA unchanged — each query "
                                       "attends exactly the keys it should not{}",
                                       nan_rows ? fmt::format("; {} row{} with no key left give{} NaN", nan_rows, nan_rows == 1 ? "" : "s",
                                                              nan_rows == 1 ? "s" : "")
                                                : "")});
   r.blocks.push_back(std::move(wrong));
   r.primary = "weights";
-  r.summary["blocked"] = std::count(inverted.begin(), inverted.end(), 1);
-  r.summary["nan_rows_if_inverted"] = nan_rows;
+  r.summary[N_("blocked")] = std::count(inverted.begin(), inverted.end(), 1);
+  r.summary[N_("nan_rows_if_inverted")] = nan_rows;
 
   // figure: the two bool masks, the right weights, the wrong ones
   Figure fig;
-  fig.title = "One mask, two bool conventions: nn.MultiheadAttention (True = blocked) vs SDPA (True = attend)";
+  fig.title = tr("One mask, two bool conventions: nn.MultiheadAttention (True = blocked) vs SDPA (True = attend)");
   fig.columns = 2;
   auto bool_map = [&](const std::string& title, bool true_is_blocked) {
     Heatmap h;
@@ -160,33 +160,33 @@ void run_masks(const MaskOptions& o) {
     for (std::size_t i = 0; i < T; ++i)
       for (std::size_t j = 0; j < T; ++j) h.values(i, j) = blocked(i, j) == true_is_blocked ? 1.0f : 0.0f;
     h.title = title;
-    h.subtitle = "white = True, black = False";
+    h.subtitle = tr("white = True, black = False");
     h.annotate = false;
     h.row_labels = h.col_labels = tok;
-    h.x_label = "key";
-    h.y_label = "query";
+    h.x_label = tr("key");
+    h.y_label = tr("query");
     h.cmap = Colormap::gray;
     h.vmin = 0;
     h.vmax = 1;
-    h.value_label = "mask value";
+    h.value_label = tr("mask value");
     return h;
   };
   fig.panels.push_back(bool_map("MultiheadAttention attn_mask", true));
   fig.panels.push_back(bool_map("SDPA attn_mask", false));
   Heatmap right;
   right.values = weights;
-  right.title = "weights, mask used as intended";
+  right.title = tr("weights, mask used as intended");
   right.row_labels = right.col_labels = tok;
-  right.x_label = "key";
-  right.y_label = "query";
+  right.x_label = tr("key");
+  right.y_label = tr("query");
   right.vmin = 0;
   right.vmax = 1;
-  right.value_label = "attention weight";
+  right.value_label = tr("attention weight");
   right.masked.assign(T * T, 0);
   for (std::size_t k = 0; k < T * T; ++k) right.masked[k] = keep[k] ? 0 : 1;
   Heatmap wrong_map = right;
   wrong_map.values = wrong_w;
-  wrong_map.title = "MHA's mask given to SDPA";
+  wrong_map.title = tr("MHA's mask given to SDPA");
   wrong_map.subtitle = nan_rows ? "grey rows: NaN (no key left)" : "";
   for (std::size_t i = 0; i < T; ++i)
     for (std::size_t j = 0; j < T; ++j) wrong_map.masked[i * T + j] = none_left[i] || !inverted[i * T + j] ? 1 : 0;

@@ -32,9 +32,9 @@ Heatmap weights_heatmap(const AttentionSteps& st, const AttentionInputs& in, con
   h.values = st.weights;
   h.title = title;
   h.subtitle = subtitle;
-  h.x_label = "key";
-  h.y_label = "query";
-  h.value_label = "attention weight";
+  h.x_label = tr("key");
+  h.y_label = tr("query");
+  h.value_label = tr("attention weight");
   h.row_labels = in.query_labels;
   h.col_labels = in.key_labels;
   h.cmap = fig.cmap.empty() ? Colormap::viridis : parse_colormap(fig.cmap);
@@ -92,12 +92,12 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{projection});
   std::string masks;
-  if (ao.causal) masks += run.causal_note.empty() ? "; causal mask (query i sees keys j ≤ i)" : "; " + run.causal_note;
-  if (ao.pad) masks += fmt::format("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
-  r.blocks.push_back(Text{fmt::format(
+  if (ao.causal) masks += run.causal_note.empty() ? tr("; causal mask (query i sees keys j ≤ i)") : "; " + run.causal_note;
+  if (ao.pad) masks += trf("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
+  r.blocks.push_back(Text{trf(
       "weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
-      H > 1 ? (dv == dk ? fmt::format("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)
-                        : fmt::format("; {} heads of d_k = {}, d_v = {} (Q, K split into blocks of {} columns, V of {})", H, dk,
+      H > 1 ? (dv == dk ? trf("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)
+                        : trf("; {} heads of d_k = {}, d_v = {} (Q, K split into blocks of {} columns, V of {})", H, dk,
                                       dv, dk, dv))
             : "")});
 
@@ -118,62 +118,62 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
     m.row_axis = row_axis;
     m.col_axis = col_axis;
     m.masked = std::move(masked);
-    if (m.values.rank() == 3) m.slice_axis = "head";
+    if (m.values.rank() == 3) m.slice_axis = N_("head");
     r.blocks.push_back(std::move(m));
   };
-  const std::string heads_note = H > 1 ? " (one table per head)" : "";
+  const std::string heads_note = H > 1 ? tr(" (one table per head)") : "";
   // the steps shown are numbered 1, 2, … in the lecture's order, whichever of them --show picked
   int step = 0;
   auto n = [&step] { return fmt::format("{}. ", ++step); };
-  if (steps & kX && in.mode != "qkv") add("x", in.x_q, in.query_labels, {}, "token", "dim", n() + "X: one row per query token");
+  if (steps & kX && in.mode != "qkv") add("x", in.x_q, in.query_labels, {}, "token", tr("dim"), n() + "X: one row per query token");
   if (steps & kW && !run.wq.empty()) {
     const bool torch = !in.trained_prefix.empty() || !o.weights.empty();
     const std::string kv = !in.trained_prefix.empty() && in.cross ? "memory" : in.cross ? "X_kv" : "X";
-    const std::string how = torch ? " (nn.MultiheadAttention's in_proj_weight rows for Q, transposed)" : "";
-    add("w_q", run.wq, {}, {}, "in", "out", n() + fmt::format("W_Q {}: Q = X·W_Q{}{}", run.wq.shape_str(), torch ? " + b_Q" : "", how));
-    add("w_k", run.wk, {}, {}, "in", "out", n() + fmt::format("W_K {}: K = {}·W_K{}", run.wk.shape_str(), kv, torch ? " + b_K" : ""));
-    add("w_v", run.wv, {}, {}, "in", "out", n() + fmt::format("W_V {}: V = {}·W_V{}", run.wv.shape_str(), kv, torch ? " + b_V" : ""));
+    const std::string how = torch ? tr(" (nn.MultiheadAttention's in_proj_weight rows for Q, transposed)") : "";
+    add("w_q", run.wq, {}, {}, "in", "out", n() + trf("W_Q {}: Q = X·W_Q{}{}", run.wq.shape_str(), torch ? " + b_Q" : "", how));
+    add("w_k", run.wk, {}, {}, "in", "out", n() + trf("W_K {}: K = {}·W_K{}", run.wk.shape_str(), kv, torch ? " + b_K" : ""));
+    add("w_v", run.wv, {}, {}, "in", "out", n() + trf("W_V {}: V = {}·W_V{}", run.wv.shape_str(), kv, torch ? " + b_V" : ""));
   }
   const bool rope = !run.q_plain.empty();
-  if (steps & kQ && rope) add("q_before_rope", run.q_plain, in.query_labels, {}, "query", "dim", n() + "Q before RoPE: one row per query");
-  if (steps & kK && rope) add("k_before_rope", run.k_plain, in.key_labels, {}, "key", "dim", n() + "K before RoPE: one row per key");
+  if (steps & kQ && rope) add("q_before_rope", run.q_plain, in.query_labels, {}, "query", "dim", n() + tr("Q before RoPE: one row per query"));
+  if (steps & kK && rope) add("k_before_rope", run.k_plain, in.key_labels, {}, "key", "dim", n() + tr("K before RoPE: one row per key"));
   if (steps & kQ)
-    add("q", mh.q, in.query_labels, {}, "query", "dim", n() + (rope ? "Q after RoPE: row i rotated by position i, pair by pair" : "Q: one row per query"));
+    add("q", mh.q, in.query_labels, {}, "query", "dim", n() + (rope ? tr("Q after RoPE: row i rotated by position i, pair by pair") : tr("Q: one row per query")));
   if (steps & kK)
-    add("k", mh.k, in.key_labels, {}, "key", "dim", n() + (rope ? "K after RoPE: row j rotated by position j (V is not rotated)" : "K: one row per key"));
-  if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", n() + "V: one row per key");
+    add("k", mh.k, in.key_labels, {}, "key", "dim", n() + (rope ? tr("K after RoPE: row j rotated by position j (V is not rotated)") : tr("K: one row per key")));
+  if (steps & kV) add("v", mh.v, in.key_labels, {}, "key", "dim", n() + tr("V: one row per key"));
   if (steps & kScores)
     add("scores", per_head(&AttentionSteps::scores), in.query_labels, in.key_labels, "query", "key",
-        n() + "scores = QKᵀ: q_i·k_j for query i (row) and key j (column)" + heads_note);
+        n() + tr("scores = QKᵀ: q_i·k_j for query i (row) and key j (column)") + heads_note);
   if (steps & kScaled)
     add("scaled", per_head(&AttentionSteps::scaled), in.query_labels, in.key_labels, "query", "key",
-        n() + fmt::format("scaled = QKᵀ / {}", divisor_text) + heads_note);
+        n() + trf("scaled = QKᵀ / {}", divisor_text) + heads_note);
   const bool has_mask = !first.keep.empty();
   if (steps & kMasked && (has_mask || (o.show.find("masked") != std::string::npos)))
     add("masked", per_head(&AttentionSteps::masked), in.query_labels, in.key_labels, "query", "key",
-        n() + (has_mask ? "masked: −inf where query i may not see key j, so that exp gives 0" : "masked: no mask (--causal, --pad), same as scaled"));
+        n() + (has_mask ? tr("masked: −inf where query i may not see key j, so that exp gives 0") : tr("masked: no mask (--causal, --pad), same as scaled")));
   std::vector<unsigned char> masked_cells;
   if (has_mask)
     for (std::size_t h = 0; h < H; ++h)
       for (unsigned char k : mh.heads[h].keep) masked_cells.push_back(k ? 0 : 1);
   if (steps & kWeights)
     add("weights", per_head(&AttentionSteps::weights), in.query_labels, in.key_labels, "query", "key",
-        n() + "weights = softmax over each row: every weight ≥ 0, every row sums to 1" + heads_note, masked_cells);
+        n() + tr("weights = softmax over each row: every weight ≥ 0, every row sums to 1") + heads_note, masked_cells);
   if (steps & kOutput) {
     if (H == 1) {
       add("output", mh.output, in.query_labels, {}, "query", "dim",
-          n() + "Z = weights·V: row i is the average of V's rows weighted by row i of the weights");
+          n() + tr("Z = weights·V: row i is the average of V's rows weighted by row i of the weights"));
     } else {
-      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", n() + "Z_h = weights_h·V_h, one table per head");
-      add("concat", mh.concat, in.query_labels, {}, "query", "dim", n() + fmt::format("Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
+      add("z", per_head(&AttentionSteps::output), in.query_labels, {}, "query", "dim", n() + tr("Z_h = weights_h·V_h, one table per head"));
+      add("concat", mh.concat, in.query_labels, {}, "query", "dim", n() + trf("Concat(Z_0 … Z_{}): {}", H - 1, mh.concat.shape_str()));
       if (steps & kW && !run.wo.empty())
-        add("w_o", run.wo, {}, {}, "in", "out", n() + fmt::format("W_O {}: output = Concat·W_O", run.wo.shape_str()));
-      add("output", mh.output, in.query_labels, {}, "query", "dim", n() + "output = Concat · W_O");
+        add("w_o", run.wo, {}, {}, "in", "out", n() + trf("W_O {}: output = Concat·W_O", run.wo.shape_str()));
+      add("output", mh.output, in.query_labels, {}, "query", "dim", n() + tr("output = Concat · W_O"));
     }
   }
   if (!run.average_weights.empty() && H > 1)
     add("average_weights", run.average_weights, in.query_labels, in.key_labels, "query", "key",
-        "the weights averaged over the heads (what nn.MultiheadAttention returns with average_attn_weights=True)");
+        tr("the weights averaged over the heads (what nn.MultiheadAttention returns with average_attn_weights=True)"));
   if (!o.weights.empty()) {
     r.params["weights"] = o.weights;
     r.params.erase("seed");
@@ -183,22 +183,22 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
     r.primary = "weights";
   else if (steps & kOutput)
     r.primary = "output";
-  r.summary["d_k"] = dk;
-  r.summary["divisor"] = first.divisor;
-  r.summary["max |row sum - 1|"] = mh.max_row_sum_error;
+  r.summary[N_("d_k")] = dk;
+  r.summary[N_("divisor")] = first.divisor;
+  r.summary[N_("max |row sum - 1|")] = mh.max_row_sum_error;
 
   // 3. figures: one heatmap per head
   Figure figure;
   std::vector<Heatmap> views;
-  const std::string what = ao.causal ? "masked self-attention" : in.cross ? "cross-attention" : "self-attention";
+  const std::string what = ao.causal ? tr("masked self-attention") : in.cross ? tr("cross-attention") : tr("self-attention");
   const std::string subtitle = fmt::format("softmax(QKᵀ / {}), T = {}, S = {}{}", divisor_text, T, S, masks);
   for (std::size_t h = 0; h < H; ++h) {
-    std::string title = H == 1 ? fmt::format("Attention weights ({})", what) : fmt::format("head {}", h);
+    std::string title = H == 1 ? trf("Attention weights ({})", what) : trf("head {}", h);
     views.push_back(weights_heatmap(mh.heads[h], in, title, H == 1 ? subtitle : "", o.fig));
     views.back().vmax = 1.0;  // weights on 0–1 everywhere (as encoder/decoder), so a flat row looks flat; --vmax changes it
     figure.panels.push_back(views.back());
   }
-  if (H > 1) figure.title = fmt::format("Attention weights ({}), {} heads: {}", what, H, subtitle);
+  if (H > 1) figure.title = trf("Attention weights ({}), {} heads: {}", what, H, subtitle);
   // default file names from the lower-cased tokens, as the words were looked up
   const auto lower = [](const std::vector<std::string>& v) {
     std::vector<std::string> out;
@@ -221,15 +221,15 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   std::string page;
   if (!o.html.empty()) {
     AttentionPage p;
-    p.title = fmt::format("Attention weights ({})", what);
+    p.title = trf("Attention weights ({})", what);
     p.subtitle = in.description + " — " + subtitle;
     p.queries = in.query_labels;
     p.keys = in.key_labels;
     for (std::size_t i = 0; p.queries.size() < T; ++i) p.queries.push_back(std::to_string(i));
     for (std::size_t j = 0; p.keys.size() < S; ++j) p.keys.push_back(std::to_string(j));
     p.layer_names = {in.trained_prefix.empty()                  ? what
-                     : in.trained_prefix.starts_with("encoder") ? "translator encoder layer 1: " + what
-                                                                : "translator decoder layer 1: " + what};
+                     : in.trained_prefix.starts_with("encoder") ? tr("translator encoder layer 1: ") + what
+                                                                : tr("translator decoder layer 1: ") + what};
     p.weights.push_back(Tensor({H, T, S}));
     for (std::size_t h = 0; h < H; ++h) {
       std::copy_n(mh.heads[h].weights.data(), T * S, p.weights[0].data() + h * T * S);

@@ -50,28 +50,28 @@ void run_variance(const VarianceOptions& o) {
   Result r;
   r.command = "attention variance";
   r.params = {{"dk", dks}, {"samples", o.samples}, {"keys", o.keys}, {"dist", o.dist}, {"seed", o.seed}};
-  r.blocks.push_back(Text{fmt::format("q, k with independent {} entries (mean 0, variance 1): Var(q·k) = d_k, Var(q·k/√d_k) = 1.",
+  r.blocks.push_back(Text{trf("q, k with independent {} entries (mean 0, variance 1): Var(q·k) = d_k, Var(q·k/√d_k) = 1.",
                                       dist == UnitDistribution::normal ? "N(0, 1)" : "U(−√3, √3)")});
   r.blocks.push_back(
-      Text{fmt::format("{} rows of one q and n = {} keys per d_k; max weight = mean over rows of the largest "
+      Text{trf("{} rows of one q and n = {} keys per d_k; max weight = mean over rows of the largest "
                        "softmax weight (1/n = {} is uniform, 1 is one-hot).",
                        o.samples, o.keys, format_number(1.0 / static_cast<double>(o.keys), 4))});
   Records t;
-  t.name = "variance";
-  t.columns = {"d_k", "var(q·k)", "var(q·k/√d_k)", "max weight", "max weight scaled"};
+  t.name = N_("variance");
+  t.columns = {N_("d_k"), N_("var(q·k)"), N_("var(q·k/√d_k)"), N_("max weight"), N_("max weight scaled")};
   for (const auto& s : stats)
     t.rows.push_back({static_cast<long long>(s.d_k), s.var_dot, s.var_scaled, s.max_weight, s.max_weight_scaled});
   r.blocks.push_back(std::move(t));
 
   LineChart var;
-  var.title = "Variance of q·k grows like d_k; q·k/√d_k keeps variance 1";
-  var.x_label = "log₂ d_k";
-  var.y_label = "variance";
+  var.title = tr("Variance of q·k grows like d_k; q·k/√d_k keeps variance 1");
+  var.x_label = tr("log₂ d_k");
+  var.y_label = tr("variance");
   var.log_y = true;
   LineChart peak;
-  peak.title = fmt::format("Largest softmax weight over n = {} keys", o.keys);
-  peak.x_label = "log₂ d_k";
-  peak.y_label = "mean max weight";
+  peak.title = trf("Largest softmax weight over n = {} keys", o.keys);
+  peak.x_label = tr("log₂ d_k");
+  peak.y_label = tr("mean max weight");
   Series measured{"var(q·k)", {}, {}}, theory{"d_k (theory)", {}, {}, true}, scaled{"var(q·k/√d_k)", {}, {}};
   Series raw_w{"softmax(q·k)", {}, {}}, scaled_w{"softmax(q·k/√d_k)", {}, {}};
   for (const auto& s : stats) {
@@ -85,7 +85,7 @@ void run_variance(const VarianceOptions& o) {
   var.series = {measured, theory, scaled};  // theory dashed and under the measured variance
   peak.series = {raw_w, scaled_w};
   Figure figure;
-  figure.title = fmt::format("Why attention divides by √d_k ({} samples, seed {})", o.samples, o.seed);
+  figure.title = trf("Why attention divides by √d_k ({} samples, seed {})", o.samples, o.seed);
   figure.panels = {var, peak};
   figure.columns = 2;
   std::string dk_name;

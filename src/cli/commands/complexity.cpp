@@ -32,29 +32,29 @@ void run_complexity(const ComplexityOptions& o) {
   Result res;
   res.command = "complexity";
   res.params = {{"n", o.n}, {"d", o.d}, {"k", o.k}, {"r", o.r}};
-  res.blocks.push_back(Text{fmt::format("Cost per layer at sequence length n = {}, width d = {} (kernel k = {}, neighbourhood r = {})",
+  res.blocks.push_back(Text{trf("Cost per layer at sequence length n = {}, width d = {} (kernel k = {}, neighbourhood r = {})",
                                         o.n, o.d, o.k, o.r)});
   Records t;
-  t.name = "complexity";
-  t.columns = {"layer", "per layer", "operations", "sequential", "seq. ops", "max path", "path"};
+  t.name = N_("complexity");
+  t.columns = {N_("layer"), N_("per layer"), N_("operations"), N_("sequential"), N_("seq. ops"), N_("max path"), N_("path")};
   for (const LayerCost& c : layer_costs(n, d, k, r))
     t.rows.push_back({c.layer, "O(" + c.per_layer + ")", count(c.per_layer_ops), "O(" + c.sequential + ")", count(c.sequential_ops),
                       "O(" + c.path_length + ")", count(c.path)});
   res.blocks.push_back(std::move(t));
   const double ratio = n / d;  // (n²·d) / (n·d²)
-  res.blocks.push_back(Text{fmt::format(
+  res.blocks.push_back(Text{trf(
       "self-attention / recurrent = n²·d / (n·d²) = n / d = {:.4g}: self-attention is {} here; they cost the same at n = d = {}", ratio,
       n < d ? "cheaper" : n > d ? "dearer" : "equal", o.d)});
-  res.summary["attention_over_recurrent"] = ratio;
-  res.summary["crossover_n"] = o.d;
+  res.summary[N_("attention_over_recurrent")] = ratio;
+  res.summary[N_("crossover_n")] = o.d;
   res.primary = "complexity";
 
   // the figure: cost against n (1 … max(2n, 2d)) at this d, log scale, the n = d line
   LineChart chart;
-  chart.title = fmt::format("Operations per layer against sequence length n (d = {})", o.d);
-  chart.subtitle = fmt::format("self-attention n²·d passes recurrence n·d² at n = d = {}; k = {}, r = {}", o.d, o.k, o.r);
-  chart.x_label = "sequence length n";
-  chart.y_label = "operations per layer";
+  chart.title = trf("Operations per layer against sequence length n (d = {})", o.d);
+  chart.subtitle = trf("self-attention n²·d passes recurrence n·d² at n = d = {}; k = {}, r = {}", o.d, o.k, o.r);
+  chart.x_label = tr("sequence length n");
+  chart.y_label = tr("operations per layer");
   chart.log_y = true;
   const double n_max = std::max(2 * n, 2 * d);
   const int points = 200;

@@ -93,7 +93,7 @@ void run_decoder(const DecoderOptions& o) {
   // 3. the stack, every layer attending to the same memory Z
   Result r;
   r.command = "decoder";
-  r.blocks.push_back(Text{fmt::format("Decoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
+  r.blocks.push_back(Text{trf("Decoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
                                       shape.layers == 1 ? "" : "s",
                                       f.norm_first ? "pre-LN (--norm-first)" : "post-LN (the paper, PyTorch's default)", D, shape.heads,
                                       D / shape.heads, shape.ffn)});
@@ -133,8 +133,8 @@ void run_decoder(const DecoderOptions& o) {
   r.primary = "y";
   r.params = layer_params(f, setup);
   r.params["memory_tokens"] = mem.tokens;
-  r.summary["output_shape"] = {T, D};
-  figure.title = fmt::format("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
+  r.summary[N_("output_shape")] = {T, D};
+  figure.title = trf("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
 
   if (!f.save_weights.empty())
     save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerDecoderLayer" : "TransformerDecoder", shape.heads);

@@ -65,19 +65,19 @@ void run_direction(const DirectionOptions& o) {
   for (std::size_t p = 0; p < from.size(); ++p) pairs.push_back(fmt::format("{}→{}", e.word(from[p]), e.word(to[p])));
   r.params = {{"from", from_w}, {"to", to_w}, {"top", o.top}, {"score", score_name}};
   embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("direction d = mean of E(to) − E(from) over {} pair{}: {}", pairs.size(),
+  r.blocks.push_back(Text{trf("direction d = mean of E(to) − E(from) over {} pair{}: {}", pairs.size(),
                                       pairs.size() == 1 ? "" : "s", fmt::join(pairs, ", "))});
-  r.blocks.push_back(Text{fmt::format("score = {} ({} words × {} dims: {})", o.cosine ? "cos(d, E(w))" : "d·E(w)", e.size(),
+  r.blocks.push_back(Text{trf("score = {} ({} words × {} dims: {})", o.cosine ? "cos(d, E(w))" : "d·E(w)", e.size(),
                                       e.dim(), e.name())});
   Records rec;
-  rec.name = "direction";
-  rec.columns = {"word", score_name};
+  rec.name = N_("direction");
+  rec.columns = {N_("word"), score_name};
   for (std::size_t i = 0; i < rows.size(); ++i) rec.rows.push_back({std::string(e.word(rows[i])), direction_score(e, rows[i], d, o.cosine)});
   if (!rec.rows.empty()) r.blocks.push_back(rec);
   if (o.top > 0) {
     Records top;
-    top.name = "top";
-    top.columns = {"end", "rank", "word", score_name};
+    top.name = N_("top");
+    top.columns = {N_("end"), N_("rank"), N_("word"), score_name};
     for (bool highest : {true, false}) {
       const auto best = extreme_rows(scores, static_cast<std::size_t>(o.top), highest);
       for (std::size_t i = 0; i < best.size(); ++i)
@@ -91,10 +91,10 @@ void run_direction(const DirectionOptions& o) {
   if (!skipped.empty()) {
     std::string list;
     for (const std::string& w : skipped) list += (list.empty() ? "'" : ", '") + w + "'";
-    r.blocks.push_back(Text{fmt::format("--words: skipped {} (not in the vocabulary of {})", list, e.name())});
+    r.blocks.push_back(Text{trf("--words: skipped {} (not in the vocabulary of {})", list, e.name())});
   }
   builtin_note(r, e);
-  r.summary["direction_norm"] = norm(d);
+  r.summary[N_("direction_norm")] = norm(d);
   r.primary = rec.rows.empty() ? "top" : "direction";
   present(r, o.out);
 }

@@ -49,8 +49,8 @@ void run_info(InfoOptions o) {
   Result r;
   r.command = "embeddings info";
   Records rec;
-  rec.name = "info";
-  rec.columns = {"property", "value"};
+  rec.name = N_("info");
+  rec.columns = {N_("property"), N_("value")};
   auto add = [&](const std::string& k, Cell v) { rec.rows.push_back({k, std::move(v)}); };
   add("source", builtin ? std::string("built-in teaching embedding (compiled into tfx)") : e.name());
   add("format", builtin ? std::string("built-in (generated from samples/teaching_embedding.tsv)") : format_text(info));
@@ -77,7 +77,7 @@ void run_info(InfoOptions o) {
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
                {"gzip", info.gzip}, {"cache", cache_state_text(info)}, {"duplicates", info.duplicates}};
-  if (const auto sw = e.subwords()) r.summary["subwords"] = {{"minn", sw->minn}, {"maxn", sw->maxn}, {"buckets", sw->buckets}};
+  if (const auto sw = e.subwords()) r.summary[N_("subwords")] = {{"minn", sw->minn}, {"maxn", sw->maxn}, {"buckets", sw->buckets}};
   r.blocks.push_back(std::move(rec));
   if (builtin) {
     r.blocks.push_back(Text{
@@ -91,8 +91,8 @@ void run_info(InfoOptions o) {
         "once. GloVe, word2vec (.txt/.bin), fastText .vec and .gz files are read; the first load writes a cache "
         "($XDG_CACHE_HOME/tfx) so later calls start instantly."});
     Records axes;
-    axes.name = "axes";
-    axes.columns = {"dim", "axis", "meaning"};
+    axes.name = N_("axes");
+    axes.columns = {N_("dim"), N_("axis"), N_("meaning")};
     const auto named = builtin_axes();
     for (std::size_t k = 0; k < named.size(); ++k)
       axes.rows.push_back({static_cast<long long>(k), named[k].first, named[k].second});
@@ -122,11 +122,11 @@ void run_convert(ConvertOptions o) {
   r.command = "embeddings convert";
   r.params = {{"in", o.in}, {"out", o.out_path}, {"to", o.to}};
   if (o.out.format == "json") r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"bytes", static_cast<long long>(bytes)}};
-  r.blocks.push_back(Text{fmt::format("wrote {}: {} words × {} dims as {} ({}), read from {} ({})", o.out_path, e.size(),
+  r.blocks.push_back(Text{trf("wrote {}: {} words × {} dims as {} ({}), read from {} ({})", o.out_path, e.size(),
                                       e.dim(), o.to == "tfx" ? "a tfx table" : o.to, megabytes(bytes), o.in,
                                       format_text(e.info()))});
   if (to == EmbeddingFormat::tfx_cache)
-    r.blocks.push_back(Text{fmt::format("use it with --embeddings {} (memory-mapped: loads in milliseconds)", o.out_path)});
+    r.blocks.push_back(Text{trf("use it with --embeddings {} (memory-mapped: loads in milliseconds)", o.out_path)});
   present(r, o.out);
 }
 

@@ -57,7 +57,7 @@ void run_encoder(const EncoderOptions& o) {
   r.command = "encoder";
   const char* norm = f.norm_first ? "pre-LN (--norm-first): H = X + MultiHead(LayerNorm(X)), Y = H + FFN(LayerNorm(H))"
                                   : "post-LN (the paper, PyTorch's default): H = LayerNorm(MultiHead(X) + X), Y = LayerNorm(FFN(H) + H)";
-  r.blocks.push_back(Text{fmt::format("Encoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
+  r.blocks.push_back(Text{trf("Encoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
                                       shape.layers == 1 ? "" : "s", norm, shape.d_model, shape.heads, shape.d_model / shape.heads,
                                       shape.ffn)});
   r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
@@ -90,8 +90,8 @@ void run_encoder(const EncoderOptions& o) {
   r.blocks.push_back(layer_matrix("y", x, in.tokens));
   r.primary = "y";
   r.params = layer_params(f, setup);
-  r.summary["output_shape"] = {T, D};
-  figure.title = fmt::format("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
+  r.summary[N_("output_shape")] = {T, D};
+  figure.title = trf("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
 
   // 4. outputs: --save-weights, the figure, the tables
   if (!f.save_weights.empty()) save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerEncoderLayer" : "TransformerEncoder", shape.heads);

@@ -75,31 +75,31 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   r.params = {{"file", o.file}, {"restrict_vocab", o.restrict_vocab}, {"method", o.method},
               {"case_insensitive", opt.case_insensitive}, {"dummy4unknown", o.dummy4unknown}};
   embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("{}: {} questions in {} sections{}", o.file, ev.questions, ev.sections.size(),
+  r.blocks.push_back(Text{trf("{}: {} questions in {} sections{}", o.file, ev.questions, ev.sections.size(),
                                       set.skipped_lines ? fmt::format(" ({} malformed lines skipped)", set.skipped_lines) : "")});
-  r.blocks.push_back(Text{fmt::format(
+  r.blocks.push_back(Text{trf(
       "{} ({} words × {} dims), first {} words{}; {} by {}", e.name(), e.size(), e.dim(), ev.restrict_vocab,
       opt.case_insensitive ? ", upper-cased" : ", case-sensitive",
       opt.method == AnalogyMethod::add ? "3CosAdd" : "3CosMul",
       opt.method == AnalogyMethod::add ? "gensim most_similar" : "gensim most_similar_cosmul")});
-  r.blocks.push_back(Text{fmt::format("{} (a word outside the first {} words): {} of {} questions = {:.1f}%",
+  r.blocks.push_back(Text{trf("{} (a word outside the first {} words): {} of {} questions = {:.1f}%",
                                       o.dummy4unknown ? "counted as wrong" : "skipped", ev.restrict_vocab, ev.oov,
                                       ev.questions, ev.oov_ratio)});
   Records rec;
-  rec.name = "sections";
-  rec.columns = {"section", "correct", "answered", "accuracy", "oov_skipped"};
+  rec.name = N_("sections");
+  rec.columns = {N_("section"), N_("correct"), N_("answered"), N_("accuracy"), N_("oov_skipped")};
   for (const auto& s : ev.sections) rec.rows.push_back(score_row(s.name, s));
   rec.rows.push_back(score_row("semantic (first 5 sections)", ev.semantic));
   rec.rows.push_back(score_row("syntactic", ev.syntactic));
   rec.rows.push_back(score_row("total", ev.total));
   r.blocks.push_back(std::move(rec));
-  r.blocks.push_back(Text{fmt::format("Total accuracy: {} ({}/{}); semantic {}, syntactic {}", percent(ev.total.accuracy()),
+  r.blocks.push_back(Text{trf("Total accuracy: {} ({}/{}); semantic {}, syntactic {}", percent(ev.total.accuracy()),
                                       ev.total.correct, ev.total.answered(), percent(ev.semantic.accuracy()),
                                       percent(ev.syntactic.accuracy()))});
   if (o.errors > 0) {
     Records err;
-    err.name = "errors";
-    err.columns = {"section", "line", "question", "expected", "predicted"};
+    err.name = N_("errors");
+    err.columns = {N_("section"), N_("line"), N_("question"), N_("expected"), N_("predicted")};
     const std::size_t n = std::min(ev.misses.size(), static_cast<std::size_t>(o.errors));
     for (std::size_t i = 0; i < n; ++i) {
       const auto& m = ev.misses[i];
@@ -107,7 +107,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
                           fmt::format("{} : {} :: {} : ?", m.question.a, m.question.b, m.question.c), m.question.expected,
                           m.predicted.empty() ? std::string("(none)") : m.predicted});
     }
-    r.blocks.push_back(Text{fmt::format("first {} of {} wrong answers:", n, ev.misses.size())});
+    r.blocks.push_back(Text{trf("first {} of {} wrong answers:", n, ev.misses.size())});
     r.blocks.push_back(std::move(err));
   }
   builtin_note(r, e);

@@ -59,25 +59,25 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   r.command = "eval-similarity";
   r.params = {{"file", o.file}, {"restrict_vocab", o.restrict_vocab}, {"case_insensitive", opt.case_insensitive}, {"dummy4unknown", o.dummy4unknown}};
   embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("{}: {} pairs{}; {} ({} words × {} dims), first {} words{}", o.file, ev.pairs,
+  r.blocks.push_back(Text{trf("{}: {} pairs{}; {} ({} words × {} dims), first {} words{}", o.file, ev.pairs,
                                       set.skipped_lines ? fmt::format(" ({} malformed lines skipped)", set.skipped_lines) : "",
                                       e.name(), e.size(), e.dim(), std::min<std::size_t>(opt.restrict_vocab, e.size()),
                                       opt.case_insensitive ? ", upper-cased" : ", case-sensitive")});
   Records rec;
-  rec.name = "correlation";
-  rec.columns = {"pearson", "pearson_p", "spearman", "spearman_p", "pairs", "used", "oov", "oov_percent"};
+  rec.name = N_("correlation");
+  rec.columns = {N_("pearson"), N_("pearson_p"), N_("spearman"), N_("spearman_p"), N_("pairs"), N_("used"), N_("oov"), N_("oov_percent")};
   const std::size_t used = ev.scored.size() + (o.dummy4unknown ? ev.oov : 0);
   rec.rows = {{ev.pearson, ev.pearson_p, ev.spearman, ev.spearman_p, static_cast<long long>(ev.pairs),
                static_cast<long long>(used), static_cast<long long>(ev.oov), ev.oov_ratio}};
   r.blocks.push_back(std::move(rec));
-  r.blocks.push_back(Text{fmt::format("Pearson r = {:.4f} (p = {:.3g}), Spearman ρ = {:.4f} (p = {:.3g}) over {} pairs", ev.pearson,
+  r.blocks.push_back(Text{trf("Pearson r = {:.4f} (p = {:.3g}), Spearman ρ = {:.4f} (p = {:.3g}) over {} pairs", ev.pearson,
                                       ev.pearson_p, ev.spearman, ev.spearman_p, used)});
-  r.blocks.push_back(Text{fmt::format("{} {} of {} pairs with a word outside the vocabulary: {:.1f}%",
+  r.blocks.push_back(Text{trf("{} {} of {} pairs with a word outside the vocabulary: {:.1f}%",
                                       o.dummy4unknown ? "scored 0 for" : "skipped", ev.oov, ev.pairs, ev.oov_ratio)});
   if (o.list) {
     Records pairs;
-    pairs.name = "pairs";
-    pairs.columns = {"line", "word1", "word2", "human", "cosine"};
+    pairs.name = N_("pairs");
+    pairs.columns = {N_("line"), N_("word1"), N_("word2"), N_("human"), N_("cosine")};
     for (const auto& p : ev.scored)
       pairs.rows.push_back({static_cast<long long>(p.pair.line), p.pair.a, p.pair.b, p.pair.score, p.model});
     for (const auto& m : ev.missing)
@@ -99,11 +99,11 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   const bool drawing = figure_drawn(o.fig, o.out);
   if (drawing) {
     Scatter s;
-    s.title = fmt::format("{}: human score vs cosine", std::filesystem::path(o.file).filename().string());
-    s.subtitle = fmt::format("Pearson {:.3f}, Spearman {:.3f}, {} pairs ({:.1f}% OOV skipped)", ev.pearson, ev.spearman,
+    s.title = trf("{}: human score vs cosine", std::filesystem::path(o.file).filename().string());
+    s.subtitle = trf("Pearson {:.3f}, Spearman {:.3f}, {} pairs ({:.1f}% OOV skipped)", ev.pearson, ev.spearman,
                              ev.scored.size(), ev.oov_ratio);
-    s.x_label = "human similarity";
-    s.y_label = "cosine";
+    s.x_label = tr("human similarity");
+    s.y_label = tr("cosine");
     for (const auto& p : ev.scored) s.points.push_back({p.pair.score, p.model, ev.scored.size() <= 40 ? p.pair.a + "/" + p.pair.b : ""});
     figure.panels.push_back(std::move(s));
   }

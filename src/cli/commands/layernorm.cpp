@@ -76,7 +76,7 @@ Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std
   for (std::size_t t = 0; t < mu.size(); ++t) lo = std::min(lo, mu[t] - sigma[t]), hi = std::max(hi, mu[t] + sigma[t]);
   const double pad = (hi - lo) * 0.08;
   Figure f;
-  f.title = "Layer normalization per token: x, x̂ and y on one scale";
+  f.title = tr("Layer normalization per token: x, x̂ and y on one scale");
   f.columns = 3;
   const std::size_t T = x.rows(), D = x.cols();
   for (std::size_t t = 0; t < T; ++t) {
@@ -90,8 +90,8 @@ Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std
       b.vmax = hi + pad;
       b.annotate = D <= 16;
       b.color = color;
-      b.category_label = "feature";
-      b.value_label = "value";
+      b.category_label = tr("feature");
+      b.value_label = tr("value");
       return b;
     };
     Bars bx = bars(x, fmt::format("x: “{}”", tokens[t]), fmt::format("μ = {:.3g}, σ = {:.3g}", mu[t], sigma[t]), 0);
@@ -152,16 +152,16 @@ void run_layernorm(const LayerNormOptions& o) {
     m.values = std::move(t);
     m.row_labels = tokens;
     m.col_labels = features;
-    m.row_axis = "token";
-    m.col_axis = "feature";
+    m.row_axis = N_("token");
+    m.col_axis = N_("feature");
     return m;
   };
   Records stats;
-  stats.name = "stats";
-  stats.columns = {"token", "mean μ", "std σ", "var σ²"};
+  stats.name = N_("stats");
+  stats.columns = {N_("token"), N_("mean μ"), N_("std σ"), N_("var σ²")};
   for (std::size_t t = 0; t < T; ++t) stats.rows.push_back({tokens[t], steps.mean[t], steps.stddev[t], steps.var[t]});
-  r.blocks.push_back(Text{"Layer normalization over each token's features: μ = (1/H)Σxᵢ, σ = √((1/H)Σ(xᵢ−μ)²) (population),"});
-  r.blocks.push_back(Text{fmt::format("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
+  r.blocks.push_back(Text{tr("Layer normalization over each token's features: μ = (1/H)Σxᵢ, σ = √((1/H)Σ(xᵢ−μ)²) (population),")});
+  r.blocks.push_back(Text{trf("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
   r.blocks.push_back(matrix("x", x));
   r.blocks.push_back(std::move(stats));
   r.blocks.push_back(matrix("normalized", normalized));

@@ -75,23 +75,23 @@ void run_random_lookup(const LookupOptions& o) {
       ++k;
     }
   Matrix m;
-  m.name = "embedding";
+  m.name = N_("embedding");
   m.values = B == 1 ? std::move(rows) : rows.reshaped({B, T, D});
-  m.row_axis = B == 1 ? "id" : "position";
-  m.col_axis = "dim";
+  m.row_axis = B == 1 ? N_("id") : N_("position");
+  m.col_axis = N_("dim");
   if (B == 1)
     for (std::size_t id : id_lists[0]) m.row_labels.push_back(std::to_string(id));
   Result r;
   r.command = "lookup";
   r.params = {{"ids", B == 1 ? nlohmann::json(id_lists[0]) : nlohmann::json(id_lists)}, {"vocab_size", V}, {"dim", D}, {"seed", o.seed}};
   const std::string in_shape = B == 1 ? fmt::format("[{}]", T) : fmt::format("[{}, {}]", B, T);
-  r.blocks.push_back(Text{fmt::format("nn.Embedding({}, {}) lookup: ids {} -> output {}", V, D, in_shape, m.values.shape_str())});
-  r.blocks.push_back(Text{fmt::format("a random table as PyTorch initialises one (every entry N(0, 1)), seed {}: row id is the same in every "
+  r.blocks.push_back(Text{trf("nn.Embedding({}, {}) lookup: ids {} -> output {}", V, D, in_shape, m.values.shape_str())});
+  r.blocks.push_back(Text{trf("a random table as PyTorch initialises one (every entry N(0, 1)), seed {}: row id is the same in every "
                                       "call and batch; the {} × {} table ({:.1f} MB of float32) is never formed, only the {} rows looked up",
                                       o.seed, V, D, 4.0 * static_cast<double>(V) * static_cast<double>(D) / 1e6, B * T)});
-  r.blocks.push_back(Text{fmt::format("parameters: {} × {} = {}", V, D, V * D)});
+  r.blocks.push_back(Text{trf("parameters: {} × {} = {}", V, D, V * D)});
   const Format f = output_options(o.out).format;
-  if (f != Format::table && f != Format::md) r.summary["shape"] = m.values.shape();
+  if (f != Format::table && f != Format::md) r.summary[N_("shape")] = m.values.shape();
   r.blocks.push_back(std::move(m));
   r.primary = "embedding";
   present(r, o.out);
@@ -140,10 +140,10 @@ void run_lookup(const LookupOptions& o) {
   // 2. the lookup: (T, D) for one list, (B, T, D) for several
   const std::size_t B = id_lists.size();
   Matrix m;
-  m.name = "embedding";
+  m.name = N_("embedding");
   m.values = embedding_lookup(e, flat, B, false);
-  m.row_axis = "token";
-  m.col_axis = "dim";
+  m.row_axis = N_("token");
+  m.col_axis = N_("dim");
   if (e.axes().size() == e.dim()) m.col_labels = e.axes();
   Result r;
   r.command = "lookup";
@@ -157,7 +157,7 @@ void run_lookup(const LookupOptions& o) {
               {"tokens", B == 1 ? nlohmann::json(word_json[0]) : nlohmann::json(word_json)}};
   embedding_params(r, e);
   const std::string in_shape = B == 1 ? fmt::format("[{}]", T) : fmt::format("[{}, {}]", B, T);
-  r.blocks.push_back(Text{fmt::format("nn.Embedding({}, {}) lookup: ids {} -> output {} ({})", e.size(), e.dim(), in_shape,
+  r.blocks.push_back(Text{trf("nn.Embedding({}, {}) lookup: ids {} -> output {} ({})", e.size(), e.dim(), in_shape,
                                       m.values.shape_str(), e.name())});
   for (std::size_t b = 0; b < B; ++b) {
     std::vector<std::string> items;
@@ -166,10 +166,10 @@ void run_lookup(const LookupOptions& o) {
   }
   if (B == 1) {
     for (std::size_t t = 0; t < T; ++t) m.row_labels.push_back(std::string(e.word(id_lists[0][t])));
-    m.row_axis = "word";
+    m.row_axis = N_("word");
   }
   const Format f = output_options(o.out).format;
-  if (f != Format::table && f != Format::md) r.summary["shape"] = m.values.shape();  // the table's title shows it
+  if (f != Format::table && f != Format::md) r.summary[N_("shape")] = m.values.shape();  // the table's title shows it
   r.blocks.push_back(std::move(m));
   subword_notes(r, e, flat);
   builtin_note(r, e);

@@ -48,7 +48,7 @@ void run_lr(const LrOptions& o) {
     for (auto w : o.warmup) {
       const double lr = warmup_learning_rate(s, o.d_model, static_cast<double>(w), o.factor);
       const bool rising = s < static_cast<double>(w);
-      r.blocks.push_back(Text{fmt::format(
+      r.blocks.push_back(Text{trf(
           "lrate = {}{:g}^(-0.5) · min({}^(-0.5), {} · {}^(-1.5)) = {}{:g} · min({:.6g}, {:.6g}) = {:.8g}   ({})",
           factor_text, o.d_model, *o.step, *o.step, w, factor_text, std::pow(o.d_model, -0.5), std::pow(s, -0.5), s * std::pow(w, -1.5), lr,
           rising ? "step < warmup: rising linearly" : "step ≥ warmup: decaying as 1/√step")});
@@ -67,9 +67,9 @@ void run_lr(const LrOptions& o) {
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   // 2. the table: one column per warm-up length
   Matrix m;
-  m.name = "lr";
+  m.name = N_("lr");
   m.values = Tensor({steps.size(), o.warmup.size()});
-  m.row_axis = "step";
+  m.row_axis = N_("step");
   m.col_axis = "";
   for (std::size_t i = 0; i < steps.size(); ++i) {
     m.row_labels.push_back(std::to_string(steps[i]));
@@ -78,7 +78,7 @@ void run_lr(const LrOptions& o) {
                                                                static_cast<double>(o.warmup[j]), o.factor));
   }
   for (auto w : o.warmup) m.col_labels.push_back(fmt::format("warmup={}", w));
-  r.blocks.push_back(Text{fmt::format("lrate = d_model^(-0.5) · min(step^(-0.5), step · warmup^(-1.5)),  d_model = {:g}", o.d_model)});
+  r.blocks.push_back(Text{trf("lrate = d_model^(-0.5) · min(step^(-0.5), step · warmup^(-1.5)),  d_model = {:g}", o.d_model)});
   r.blocks.push_back(std::move(m));
   for (auto w : o.warmup) {
     r.summary[fmt::format("peak_step_warmup{}", w)] = w;
@@ -87,10 +87,10 @@ void run_lr(const LrOptions& o) {
   r.primary = "lr";
   // 3. the figure: the full curve, ~1000 points per warm-up length
   LineChart chart;
-  chart.title = fmt::format("Transformer warm-up learning rate, d_model = {:g}", o.d_model);
-  chart.subtitle = fmt::format("lrate = {}d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)", o.factor == 1.0 ? "" : fmt::format("{:g} · ", o.factor));
-  chart.x_label = "training step";
-  chart.y_label = "learning rate";
+  chart.title = trf("Transformer warm-up learning rate, d_model = {:g}", o.d_model);
+  chart.subtitle = trf("lrate = {}d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)", o.factor == 1.0 ? "" : fmt::format("{:g} · ", o.factor));
+  chart.x_label = tr("training step");
+  chart.y_label = tr("learning rate");
   const std::int64_t points = std::min<std::int64_t>(o.steps, 1000);
   for (auto w : o.warmup) {
     Series s;

@@ -32,15 +32,15 @@ void run_patches(const PatchesOptions& o) {
   Result r;
   r.command = "patches";
   r.params = {{"batch", o.batch}, {"channels", o.channels}, {"height", h}, {"width", w}, {"patch", o.patch}, {"d_model", o.d_model}};
-  r.blocks.push_back(Text{fmt::format(
+  r.blocks.push_back(Text{trf(
       "ViT patch embedding: a {}×{} image with {} channels cut into {}×{} patches = {}×{} = {} tokens of d_model = {}",
       h, w, o.channels, o.patch, o.patch, p.grid_h, p.grid_w, p.tokens, o.d_model)});
   if (p.dropped_h || p.dropped_w)
-    r.blocks.push_back(Text{fmt::format("note: {}×{} is not a multiple of {}: Conv2d drops the last {} rows and {} columns of pixels",
+    r.blocks.push_back(Text{trf("note: {}×{} is not a multiple of {}: Conv2d drops the last {} rows and {} columns of pixels",
                                         h, w, o.patch, p.dropped_h, p.dropped_w)});
   Records steps;
-  steps.name = "steps";
-  steps.columns = {"route", "step", "operation", "shape"};
+  steps.name = N_("steps");
+  steps.columns = {N_("route"), N_("step"), N_("operation"), N_("shape")};
   auto add = [&](const char* route, long long k, std::string op, std::string s) {
     steps.rows.push_back({std::string(route), k, std::move(op), std::move(s)});
   };
@@ -54,13 +54,13 @@ void run_patches(const PatchesOptions& o) {
   add("unfold", 2, "transpose(1, 2)", shape({B, N, p.patch_dim}));
   add("unfold", 3, fmt::format("nn.Linear({}, {})", p.patch_dim, D), shape({B, N, D}));
   r.blocks.push_back(std::move(steps));
-  r.blocks.push_back(Text{fmt::format("parameters: {}·{}·{}² weights + {} biases = {} (Conv2d weight [{}, {}, {}, {}] = Linear weight [{}, {}])",
+  r.blocks.push_back(Text{trf("parameters: {}·{}·{}² weights + {} biases = {} (Conv2d weight [{}, {}, {}, {}] = Linear weight [{}, {}])",
                                       D, C, P, D, p.parameters, D, C, P, P, D, p.patch_dim)});
-  r.summary["tokens"] = N;
-  r.summary["grid"] = {p.grid_h, p.grid_w};
-  r.summary["patch_dim"] = p.patch_dim;
-  r.summary["parameters"] = p.parameters;
-  r.summary["output_shape"] = {B, N, D};
+  r.summary[N_("tokens")] = N;
+  r.summary[N_("grid")] = {p.grid_h, p.grid_w};
+  r.summary[N_("patch_dim")] = p.patch_dim;
+  r.summary[N_("parameters")] = p.parameters;
+  r.summary[N_("output_shape")] = {B, N, D};
   r.primary = "steps";
   std::string name = fmt::format("patches_{}x{}_p{}", h, w, o.patch);
   std::optional<Image> shown;
@@ -69,12 +69,12 @@ void run_patches(const PatchesOptions& o) {
     const Image original = read_image(o.picture);
     shown = resize_image(original, static_cast<int>(w), static_cast<int>(h));
     Matrix m;
-    m.name = "patches";
+    m.name = N_("patches");
     m.values = unfold_patches(*shown, static_cast<int>(o.patch));
-    m.row_axis = "patch";
-    m.col_axis = "c·P² + y·P + x";
+    m.row_axis = N_("patch");
+    m.col_axis = N_("c·P² + y·P + x");
     for (std::int64_t n = 1; n <= N; ++n) m.row_labels.push_back(std::to_string(n));
-    r.blocks.insert(r.blocks.begin() + 1, Text{fmt::format("{}: {}×{} pixels, resized to {}×{} (stb_image_resize), values scaled to [0, 1]; "
+    r.blocks.insert(r.blocks.begin() + 1, Text{trf("{}: {}×{} pixels, resized to {}×{} (stb_image_resize), values scaled to [0, 1]; "
                                                            "patch n is row n of \"patches\": F.unfold's order (channel, row, column)",
                                                            o.picture, original.width, original.height, w, h)});
     r.blocks.push_back(std::move(m));
@@ -93,18 +93,18 @@ void run_patches(const PatchesOptions& o) {
     Picture grid;
     grid.image = *shown;
     grid.cell = static_cast<int>(o.patch);
-    grid.title = fmt::format("{}×{} patches of {}×{} pixels = {} tokens", p.grid_h, p.grid_w, P, P, N);
+    grid.title = trf("{}×{} patches of {}×{} pixels = {} tokens", p.grid_h, p.grid_w, P, P, N);
     grid.subtitle = o.picture.empty() ? fmt::format("a {}×{} colour ramp stands in for a picture (--image FILE)", w, h)
                                       : fmt::format("{}, resized to {}×{}", std::filesystem::path(o.picture).filename().string(), w, h);
     if (p.dropped_h || p.dropped_w)
-      grid.caption = fmt::format("hatched: {} rows and {} columns of pixels past the last whole patch, which Conv2d drops", p.dropped_h,
+      grid.caption = trf("hatched: {} rows and {} columns of pixels past the last whole patch, which Conv2d drops", p.dropped_h,
                                  p.dropped_w);
     grid.width = std::clamp(2.0 * static_cast<double>(w), 320.0, 560.0);
     Picture seq = grid;
     seq.sequence = true;
-    seq.title = "read in order: the sequence of tokens";
-    seq.subtitle = fmt::format("each patch → {}·{}² = {} numbers → Linear → a token of d_model = {}", C, P, p.patch_dim, D);
-    seq.caption = fmt::format("image {} → patches {} → tokens {}", shape({B, C, h, w}), shape({B, N, p.patch_dim}), shape({B, N, D}));
+    seq.title = tr("read in order: the sequence of tokens");
+    seq.subtitle = trf("each patch → {}·{}² = {} numbers → Linear → a token of d_model = {}", C, P, p.patch_dim, D);
+    seq.caption = trf("image {} → patches {} → tokens {}", shape({B, C, h, w}), shape({B, N, p.patch_dim}), shape({B, N, D}));
     fig.panels = {std::move(grid), std::move(seq)};
     fig.columns = 1;
   }

@@ -33,11 +33,11 @@ Result pe_value_result(const PeOptions& o) {
   r.command = "pe";
   r.params = {{"pos", p}, {"i", j}, {"dim", d}, {"base", o.base}};
   const int prec = o.out.precision < 0 ? 8 : o.out.precision;
-  r.blocks.push_back(Text{fmt::format("PE(pos={}, i={}) with d_model={}, base={:g}: i is {} → {}, 2i' = {}", p, j, d, o.base,
+  r.blocks.push_back(Text{trf("PE(pos={}, i={}) with d_model={}, base={:g}: i is {} → {}, 2i' = {}", p, j, d, o.base,
                                       j % 2 == 0 ? "even" : "odd", j % 2 == 0 ? "sin" : "cos", j - j % 2)});
   r.blocks.push_back(Text{fmt::format("PE({},{}) = {} = {}", p, j, sinusoidal_formula(p, j, d, o.base), format_number(v, prec))});
-  r.summary["value"] = v;
-  r.summary["formula"] = sinusoidal_formula(p, j, d, o.base);
+  r.summary[N_("value")] = v;
+  r.summary[N_("formula")] = sinusoidal_formula(p, j, d, o.base);
   return r;
 }
 
@@ -68,7 +68,7 @@ void run_pe(const PeOptions& o) {
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
 
   Matrix m;
-  m.name = "pe";
+  m.name = N_("pe");
   if (summary_only) {
     std::vector<std::size_t> rows;
     for (std::size_t p = 0; p < 8; ++p) rows.push_back(p);
@@ -78,8 +78,8 @@ void run_pe(const PeOptions& o) {
   } else {
     m.values = sinusoidal_encoding(L, D, o.base);
   }
-  m.row_axis = "pos";
-  m.col_axis = "i";
+  m.row_axis = N_("pos");
+  m.col_axis = N_("i");
   Result r;
   r.command = "pe";
   r.params = {{"len", L}, {"dim", D}, {"base", o.base}};
@@ -88,14 +88,14 @@ void run_pe(const PeOptions& o) {
   // the figure's copy of the matrix only when a figure or the terminal view is asked for (a
   // 16384 × 1024 table would otherwise be held three times just to write its .npy)
   if (figure_drawn(o.fig, o.out)) h.values = m.values;
-  h.title = fmt::format("Sinusoidal positional encoding, {} positions × {} dimensions", L, D);
-  h.subtitle = fmt::format("PE(p,2i) = sin(p/{0:g}^(2i/{1})), PE(p,2i+1) = cos(p/{0:g}^(2i/{1}))", o.base, D);
-  h.x_label = "embedding dimension i";
-  h.y_label = "position p";
+  h.title = trf("Sinusoidal positional encoding, {} positions × {} dimensions", L, D);
+  h.subtitle = trf("PE(p,2i) = sin(p/{0:g}^(2i/{1})), PE(p,2i+1) = cos(p/{0:g}^(2i/{1}))", o.base, D);
+  h.x_label = tr("embedding dimension i");
+  h.y_label = tr("position p");
   h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
   h.vmin = -1.0;
   h.vmax = 1.0;
-  h.value_label = "PE value";
+  h.value_label = tr("PE value");
   h.col_group = 2;  // sin/cos column pairs: a reduced --view keeps or skips a pair whole
   r.blocks.push_back(std::move(m));
   Figure figure;

@@ -40,12 +40,12 @@ void run_pe_add(const PeAddOptions& o) {
   Result r;
   r.command = "pe add";
   r.params = {{"sentence", o.sentence}, {"tokens", seq.shown}, {"dim", D}, {"scale_embedding", o.scale}};
-  r.blocks.push_back(Text{fmt::format("e′ = {} + p for {} tokens \"{}\": e = the embedding row of each token ({}), p = PE(position), D = {}",
+  r.blocks.push_back(Text{trf("e′ = {} + p for {} tokens \"{}\": e = the embedding row of each token ({}), p = PE(position), D = {}",
                                       o.scale ? fmt::format("√{}·e", D) : "e", T, fmt::join(seq.shown, " "),
                                       sentence_source_description(*o.source), D)});
   Records norms;
-  norms.name = "norms";
-  norms.columns = {"pos", "token", "‖e‖", "‖√D·e‖", "‖p‖", o.scale ? "‖√D·e + p‖" : "‖e + p‖", "cos(e, e + p)", "cos(√D·e, √D·e + p)"};
+  norms.name = N_("norms");
+  norms.columns = {N_("pos"), N_("token"), N_("‖e‖"), N_("‖√D·e‖"), N_("‖p‖"), o.scale ? N_("‖√D·e + p‖") : N_("‖e + p‖"), N_("cos(e, e + p)"), N_("cos(√D·e, √D·e + p)")};
   for (std::size_t t = 0; t < T; ++t) {
     const std::span<const float> er = std::as_const(seq.x).row(t), pr = p.row(t);
     const double ee = dot(er, er), pp = dot(pr, pr), ep = dot(er, pr);
@@ -59,7 +59,7 @@ void run_pe_add(const PeAddOptions& o) {
     norms.rows.push_back({static_cast<long long>(t), seq.shown[t], ne, root * ne, np, std::sqrt(a * a * ee + 2 * a * ep + pp), keep(1.0),
                           keep(root)});
   }
-  r.blocks.push_back(Text{fmt::format("‖p‖ = √(D/2) = {:.4g} for every position (each sin/cos pair has length 1); the more of ‖e‖ "
+  r.blocks.push_back(Text{trf("‖p‖ = √(D/2) = {:.4g} for every position (each sin/cos pair has length 1); the more of ‖e‖ "
                                       "beside it, the more of e's direction survives in e + p. The original paper multiplies e by √d_model "
                                       "= {:.4g} before adding (--scale-embedding).",
                                       std::sqrt(static_cast<double>(D) / 2), root)});
@@ -69,8 +69,8 @@ void run_pe_add(const PeAddOptions& o) {
     x.name = std::move(name);
     x.values = m;
     x.row_labels = seq.shown;
-    x.row_axis = "token";
-    x.col_axis = "dim";
+    x.row_axis = N_("token");
+    x.col_axis = N_("dim");
     return x;
   };
   r.blocks.push_back(matrix(o.scale ? "scaled_e" : "e", e));
@@ -91,8 +91,8 @@ void run_pe_add(const PeAddOptions& o) {
     h.values = transpose(m);  // one column per token, as the notes draw vectors
     h.title = std::move(title);
     h.col_labels = seq.shown;
-    h.x_label = "token";
-    h.y_label = "dimension";
+    h.x_label = tr("token");
+    h.y_label = tr("dimension");
     h.col_group = 1;
     h.row_group = 2;
     h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
@@ -100,7 +100,7 @@ void run_pe_add(const PeAddOptions& o) {
     h.vmin = -top;
     h.vmax = top;
     h.annotate = false;
-    h.value_label = "value";
+    h.value_label = tr("value");
     return h;
   };
   fig.panels.push_back(map(e, o.scale ? "√D·e (embedding)" : "e (embedding)"));

@@ -34,8 +34,8 @@ void run_pe_curves(const PeCurvesOptions& o) {
   Tensor cols({L, dims.size()});
   std::vector<std::string> names;
   Records waves;
-  waves.name = "wavelengths";
-  waves.columns = {"dim", "function", "frequency ω", "wavelength 2π/ω"};
+  waves.name = N_("wavelengths");
+  waves.columns = {N_("dim"), N_("function"), N_("frequency ω"), N_("wavelength 2π/ω")};
   for (std::size_t c = 0; c < dims.size(); ++c) {
     const auto d = static_cast<std::size_t>(dims[c]);
     const double omega = std::pow(o.base, -static_cast<double>(d - d % 2) / static_cast<double>(D));
@@ -50,24 +50,24 @@ void run_pe_curves(const PeCurvesOptions& o) {
   Result r;
   r.command = "pe curves";
   r.params = {{"len", L}, {"dim", D}, {"dims", dims}, {"base", o.base}};
-  r.blocks.push_back(Text{fmt::format("PE(p, 2m) = sin(p·ω_m), PE(p, 2m+1) = cos(p·ω_m), ω_m = 1/{:g}^(2m/{}): the columns asked for, "
+  r.blocks.push_back(Text{trf("PE(p, 2m) = sin(p·ω_m), PE(p, 2m+1) = cos(p·ω_m), ω_m = 1/{:g}^(2m/{}): the columns asked for, "
                                       "over positions p = 0 … {}",
                                       o.base, D, L - 1)});
   r.blocks.push_back(std::move(waves));
   Matrix m;
-  m.name = "curves";
+  m.name = N_("curves");
   m.values = cols;
   for (std::size_t p = 0; p < L; ++p) m.row_labels.push_back(std::to_string(p));
   m.col_labels = names;
-  m.row_axis = "pos";
-  m.col_axis = "dim";
+  m.row_axis = N_("pos");
+  m.col_axis = N_("dim");
   r.blocks.push_back(std::move(m));
   r.primary = "curves";
   LineChart chart;
-  chart.title = fmt::format("Positional encoding, dimensions {} (d_model = {})", fmt::join(dims, ", "), D);
-  chart.subtitle = "even dims sin(p·ω), odd dims cos(p·ω); each pair shares its wavelength";
-  chart.x_label = "position p";
-  chart.y_label = "PE(p, dim)";
+  chart.title = trf("Positional encoding, dimensions {} (d_model = {})", fmt::join(dims, ", "), D);
+  chart.subtitle = tr("even dims sin(p·ω), odd dims cos(p·ω); each pair shares its wavelength");
+  chart.x_label = tr("position p");
+  chart.y_label = tr("PE(p, dim)");
   for (std::size_t c = 0; c < dims.size(); ++c) {
     Series s;
     s.name = names[c];

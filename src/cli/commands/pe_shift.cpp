@@ -30,15 +30,15 @@ struct PeShiftOptions {
 // (cos pω, sin pω) on the unit circle, turning by ω per position; R(k) turns it by kω more.
 Figure shift_frame(const Tensor& r_k, std::int64_t p, std::int64_t k, std::size_t D, double base, const std::vector<std::size_t>& pairs) {
   Figure f;
-  f.title = fmt::format("PE(p) and PE(p + {}) = R({})·PE(p) turn together: the same rotation at every p (p = {})", k, k, p);
+  f.title = trf("PE(p) and PE(p + {}) = R({})·PE(p) turn together: the same rotation at every p (p = {})", k, k, p);
   f.columns = static_cast<int>(std::min<std::size_t>(pairs.size(), 4));
   for (const std::size_t m : pairs) {
     const double w = pe_frequency(m, D, base);
     const double s = sinusoidal_value(static_cast<double>(p), 2 * m, D, base), c = sinusoidal_value(static_cast<double>(p), 2 * m + 1, D, base);
     PairArrows a;
-    a.title = fmt::format("pair {} (dims {}, {})", m, 2 * m, 2 * m + 1);
+    a.title = trf("pair {} (dims {}, {})", m, 2 * m, 2 * m + 1);
     const double angle = static_cast<double>(k) * w;
-    a.subtitle = fmt::format("ω = {:.4g}, kω = {:.3f} rad", w, angle);
+    a.subtitle = trf("ω = {:.4g}, kω = {:.3f} rad", w, angle);
     a.ax = c, a.ay = s;
     a.bx = r_k(2 * m + 1, 2 * m) * s + r_k(2 * m + 1, 2 * m + 1) * c;  // R(k)·PE(p), cos component
     a.by = r_k(2 * m, 2 * m) * s + r_k(2 * m, 2 * m + 1) * c;          // … sin component
@@ -71,34 +71,34 @@ void run_pe_shift(const PeShiftOptions& o) {
   r.blocks.push_back(Text{"PE(p+k) = R(k)·PE(p), R(k) block-diagonal with blocks [[cos kω_m, sin kω_m], [−sin kω_m, cos kω_m]] "
                           "on (sin, cos) pairs (2m, 2m+1)"});
   Records blocks;
-  blocks.name = "blocks";
-  blocks.columns = {"m", "omega", "angle_k_omega", "cos", "sin"};
+  blocks.name = N_("blocks");
+  blocks.columns = {N_("m"), N_("omega"), N_("angle_k_omega"), N_("cos"), N_("sin")};
   for (std::size_t m = 0; m < D / 2; ++m) {
     const double w = pe_frequency(m, D, o.base), a = static_cast<double>(o.k) * w;
     blocks.rows.push_back({static_cast<long long>(m), w, a, std::cos(a), std::sin(a)});
   }
   r.blocks.push_back(std::move(blocks));
   Matrix rm;
-  rm.name = "R";
-  rm.row_axis = "row";
-  rm.col_axis = "col";
+  rm.name = N_("R");
+  rm.row_axis = N_("row");
+  rm.col_axis = N_("col");
   rm.values = r_k;
   if (o.show) {
     r.blocks.push_back(rm);
     r.primary = "R";
   }
-  r.blocks.push_back(Text{fmt::format("checked {} positions p (p and p{:+} in 0..{}): max |PE(p+k) − R(k)·PE(p)| = {:.3g} (at p = {})",
+  r.blocks.push_back(Text{trf("checked {} positions p (p and p{:+} in 0..{}): max |PE(p+k) − R(k)·PE(p)| = {:.3g} (at p = {})",
                                       c.positions, o.k, L - 1, c.max_error, c.worst_position)});
-  r.summary["max_error"] = c.max_error;
-  r.summary["positions_checked"] = c.positions;
+  r.summary[N_("max_error")] = c.max_error;
+  r.summary[N_("positions_checked")] = c.positions;
   // 4. figure: R(k) as a heatmap (the block diagonal)
   Heatmap h;
   h.values = r_k;
-  h.title = fmt::format("Shift by k = {} as a rotation: R({}) for D = {}", o.k, o.k, D);
-  h.subtitle = fmt::format("PE(p+k) = R(k)·PE(p); max error over {} positions {:.2g}", c.positions, c.max_error);
-  h.x_label = "column";
-  h.y_label = "row";
-  h.value_label = "R(k) entry";
+  h.title = trf("Shift by k = {} as a rotation: R({}) for D = {}", o.k, o.k, D);
+  h.subtitle = trf("PE(p+k) = R(k)·PE(p); max error over {} positions {:.2g}", c.positions, c.max_error);
+  h.x_label = tr("column");
+  h.y_label = tr("row");
+  h.value_label = tr("R(k) entry");
   h.row_group = h.col_group = 2;  // 2×2 rotation blocks stay whole in a reduced --view
   h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
   h.vmin = -1.0;

@@ -56,8 +56,8 @@ Heatmap similarity_heatmap(const PeSimOptions& o, PeMetric metric) {
   const MetricText t = metric_text(metric);
   Heatmap h;
   h.title = t.title;
-  h.x_label = "position j";
-  h.y_label = "position i";
+  h.x_label = tr("position j");
+  h.y_label = tr("position i");
   h.value_label = t.pe;
   h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   if (is_diverging(h.cmap)) h.symmetric = true;
@@ -77,7 +77,7 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
     ProgressBar bar(fmt::format("pe sim: {}×{} block means", L, L), "block rows");
     h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b, bar.callback());
   }
-  h.subtitle = fmt::format("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
+  h.subtitle = trf("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
                            t.matrix, L, D, b, b);
   h.source_rows = h.source_cols = L;
   Result r;
@@ -113,27 +113,27 @@ void run_pe_sim_model(const PeSimOptions& o) {
   Result r;
   r.command = "pe sim";
   r.params = {{"model", o.model}, {"tensor", name}, {"len", L}, {"dim", D}, {"metric", o.metric}};
-  r.blocks.push_back(Text{fmt::format("{} of {}'s learned position table {} ({} × {}) for positions i, j < {}", t.p,
+  r.blocks.push_back(Text{trf("{} of {}'s learned position table {} ({} × {}) for positions i, j < {}", t.p,
                                       o.model, name, rows, D, L)});
-  r.blocks.push_back(Text{fmt::format("max spread along a diagonal (0 = depends only on j − i): learned {:.3g}, sinusoidal of the same size {:.3g}",
+  r.blocks.push_back(Text{trf("max spread along a diagonal (0 = depends only on j − i): learned {:.3g}, sinusoidal of the same size {:.3g}",
                                       prof.max_spread, sprof.max_spread)});
-  r.summary["max_diagonal_spread"] = prof.max_spread;
-  r.summary["sinusoidal_max_diagonal_spread"] = sprof.max_spread;
+  r.summary[N_("max_diagonal_spread")] = prof.max_spread;
+  r.summary[N_("sinusoidal_max_diagonal_spread")] = sprof.max_spread;
   Figure figure;
   Heatmap a = similarity_heatmap(o, metric), b = similarity_heatmap(o, metric);
-  a.title = fmt::format("Learned: {} {}", std::filesystem::path(o.model).filename().string(), name);
+  a.title = trf("Learned: {} {}", std::filesystem::path(o.model).filename().string(), name);
   a.subtitle = fmt::format("{} · L = {}, D = {}", t.p_matrix, L, D);
-  b.title = "Sinusoidal PE of the same size";
-  b.subtitle = fmt::format("{} · depends only on j − i", t.matrix);
+  b.title = tr("Sinusoidal PE of the same size");
+  b.subtitle = trf("{} · depends only on j − i", t.matrix);
   a.values = learned;
   a.value_label = t.p;
   b.values = sinus;
   figure.panels = {a, b};
   figure.columns = 2;
   Matrix mm;
-  mm.name = "sim";
-  mm.row_axis = "i";
-  mm.col_axis = "j";
+  mm.name = N_("sim");
+  mm.row_axis = N_("i");
+  mm.col_axis = N_("j");
   mm.values = std::move(learned);
   r.blocks.push_back(std::move(mm));
   std::string dir_name = std::filesystem::path(o.model).filename().string();
@@ -166,7 +166,7 @@ void run_pe_sim(const PeSimOptions& o) {
   r.command = "pe sim";
   r.params = {{"len", L}, {"dim", D}, {"base", o.base}, {"metric", o.metric}};
   const char* what = t.pe;
-  r.blocks.push_back(Text{fmt::format("{} for all positions i, j < {} (D = {}, base {:g}){}", what, L, D, o.base,
+  r.blocks.push_back(Text{trf("{} for all positions i, j < {} (D = {}, base {:g}){}", what, L, D, o.base,
                                       cosine      ? "; ‖PE(p)‖² = D/2, so cosine = dot / (D/2)"
                                       : euclidean ? "; ‖PE(i) − PE(j)‖² = ‖PE(i)‖² + ‖PE(j)‖² − 2·PE(i)·PE(j) = D − 2·dot (‖PE(p)‖² = D/2)"
                                                   : "")});
@@ -176,17 +176,17 @@ void run_pe_sim(const PeSimOptions& o) {
                                                     what, D, o.base, D)
                                       : fmt::format("depends only on the offset k = j − i: {} = Σ_m cos(k·ω_m){}, ω_m = {:g}^(−2m/{})", what,
                                                     cosine ? fmt::format(" / {}", D / 2) : "", o.base, D)});
-    r.blocks.push_back(Text{fmt::format("checked: max spread along a diagonal {:.3g}, max |S − closed form| {:.3g}", prof.max_spread, max_closed_err)});
+    r.blocks.push_back(Text{trf("checked: max spread along a diagonal {:.3g}, max |S − closed form| {:.3g}", prof.max_spread, max_closed_err)});
   } else {
-    r.blocks.push_back(Text{fmt::format("odd D: the lone sine column {} adds sin(iω)·sin(jω), which is not a function of j − i alone "
+    r.blocks.push_back(Text{trf("odd D: the lone sine column {} adds sin(iω)·sin(jω), which is not a function of j − i alone "
                                         "(max spread along a diagonal {:.3g})", D - 1, prof.max_spread)});
   }
-  r.summary["max_diagonal_spread"] = prof.max_spread;
-  if (D % 2 == 0) r.summary["max_closed_form_error"] = max_closed_err;
+  r.summary[N_("max_diagonal_spread")] = prof.max_spread;
+  if (D % 2 == 0) r.summary[N_("max_closed_form_error")] = max_closed_err;
   if (o.profile) {
     Records rec;
-    rec.name = "profile";
-    rec.columns = {"k", t.column, "closed_form", "diagonal_spread"};
+    rec.name = N_("profile");
+    rec.columns = {N_("k"), t.column, N_("closed_form"), N_("diagonal_spread")};
     for (std::size_t n = 0; n < prof.offset.size(); ++n)
       rec.rows.push_back({static_cast<long long>(prof.offset[n]), prof.mean[n], D % 2 == 0 ? Cell{closed(prof.offset[n])} : Cell{std::string("-")},
                           prof.max[n] - prof.min[n]});
@@ -199,9 +199,9 @@ void run_pe_sim(const PeSimOptions& o) {
   Figure figure;
   if (o.profile) {
     LineChart chart;
-    chart.title = fmt::format("{} by offset k = j − i", t.chart);
-    chart.subtitle = fmt::format("max spread along a diagonal: {:.2g}", prof.max_spread);
-    chart.x_label = "offset k = j − i";
+    chart.title = trf("{} by offset k = j − i", t.chart);
+    chart.subtitle = trf("max spread along a diagonal: {:.2g}", prof.max_spread);
+    chart.x_label = tr("offset k = j − i");
     chart.y_label = what;
     Series s{"measured (diagonal mean)", {}, {}};
     Series c{t.closed, {}, {}, true};  // the closed form: dashed, under "measured"
@@ -221,9 +221,9 @@ void run_pe_sim(const PeSimOptions& o) {
   }
   if (!o.profile) {
     Matrix m;
-    m.name = "sim";
-    m.row_axis = "i";
-    m.col_axis = "j";
+    m.name = N_("sim");
+    m.row_axis = N_("i");
+    m.col_axis = N_("j");
     m.values = std::move(sim);
     r.blocks.push_back(std::move(m));
   }

@@ -132,7 +132,7 @@ void run_project(const ProjectOptions& o) {
   r.params = {{"words", shown}, {"method", o.method}, {"unit", o.unit}, {"pairs", split_lists(o.pairs)}};
   if (k == 3) r.params["dims"] = 3;
   embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("PCA of {} {}vectors ({} dims: {}) to {}-D", rows.size(), o.unit ? "unit-normalised " : "",
+  r.blocks.push_back(Text{trf("PCA of {} {}vectors ({} dims: {}) to {}-D", rows.size(), o.unit ? "unit-normalised " : "",
                                       e.dim(), e.name(), k)});
   std::vector<std::string> shares;
   double together = 0;
@@ -140,10 +140,10 @@ void run_project(const ProjectOptions& o) {
     shares.push_back(fmt::format("PC{} {:.1f}%", c + 1, 100 * p.explained_ratio[c]));
     together += p.explained_ratio[c];
   }
-  r.blocks.push_back(Text{fmt::format("explained variance: {} (together {:.1f}%)", fmt::join(shares, ", "), 100 * together)});
+  r.blocks.push_back(Text{trf("explained variance: {} (together {:.1f}%)", fmt::join(shares, ", "), 100 * together)});
   Records rec;
-  rec.name = "projection";
-  rec.columns = {"word"};
+  rec.name = N_("projection");
+  rec.columns = {N_("word")};
   for (std::size_t c = 0; c < k; ++c) rec.columns.push_back(fmt::format("pc{}", c + 1));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::vector<Cell> row{shown[i]};
@@ -157,8 +157,8 @@ void run_project(const ProjectOptions& o) {
   std::vector<std::pair<std::size_t, std::size_t>> arrows;  // --pairs as word indices
   if (!pairs.empty()) {
     Records off;
-    off.name = "offsets";
-    off.columns = {"from", "to"};
+    off.name = N_("offsets");
+    off.columns = {N_("from"), N_("to")};
     for (std::size_t c = 0; c < k; ++c) off.columns.push_back(fmt::format("d_pc{}", c + 1));
     for (const auto& [f, t] : pairs) {
       const std::size_t i = index_of(f), j = index_of(t);
@@ -171,8 +171,8 @@ void run_project(const ProjectOptions& o) {
   }
   subword_notes(r, e, rows);
   builtin_note(r, e);
-  r.summary["explained_variance_ratio"] = p.explained_ratio;
-  r.summary["variance"] = p.variance;
+  r.summary[N_("explained_variance_ratio")] = p.explained_ratio;
+  r.summary[N_("variance")] = p.variance;
   const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   r.primary = "projection";
@@ -191,9 +191,9 @@ void run_project(const ProjectOptions& o) {
   // 3. the figure
   Scatter s;
   s.arrows = arrows;
-  s.title = fmt::format("{} words projected on their first two principal components", rows.size());
+  s.title = trf("{} words projected on their first two principal components", rows.size());
   s.subtitle = fmt::format("{}{}", std::filesystem::path(e.name()).filename().string(), o.unit ? ", unit-normalised vectors" : "");
-  s.x_label = fmt::format("PC1 ({:.1f}% of the variance)", 100 * p.explained_ratio[0]);
+  s.x_label = trf("PC1 ({:.1f}% of the variance)", 100 * p.explained_ratio[0]);
   s.y_label = fmt::format("PC2 ({:.1f}%)", 100 * p.explained_ratio[1]);
   for (std::size_t i = 0; i < rows.size(); ++i) s.points.push_back({p.coords(i, 0), p.coords(i, 1), shown[i]});
   // placing thousands of labels takes seconds: a bar on stderr (only on a terminal, after a delay)

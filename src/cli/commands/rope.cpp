@@ -34,27 +34,27 @@ void run_rope_table(const RopeTableOptions& o) {
   Matrix m;
   m.name = o.what;
   m.values = theta ? rope_angles(L, c) : cosine ? rope_cos_table(L, c) : rope_sin_table(L, c);
-  m.row_axis = "pos";
-  m.col_axis = "j";
+  m.row_axis = N_("pos");
+  m.col_axis = N_("j");
   Result r;
   r.command = "rope";
   r.params = rope_params(c);
   r.params["len"] = L;
   r.params["what"] = o.what;
   const std::vector<double> inv = rope_inv_freq(c);
-  r.summary["inv_freq_first"] = inv.front();
-  r.summary["inv_freq_last"] = inv.back();
-  if (rope_attention_factor(c) != 1.0) r.summary["attention_factor"] = rope_attention_factor(c);
+  r.summary[N_("inv_freq_first")] = inv.front();
+  r.summary[N_("inv_freq_last")] = inv.back();
+  if (rope_attention_factor(c) != 1.0) r.summary[N_("attention_factor")] = rope_attention_factor(c);
 
   const char* formula = theta ? "theta(pos,j) = pos * inv_freq_j" : cosine ? "cos theta(pos,j)" : "sin theta(pos,j)";
   // the figure writes the symbols: θ, ω_j, the superscript exponent
   const char* symbol = theta ? "θ(pos, j) = pos · ω_j" : cosine ? "cos θ(pos, j)" : "sin θ(pos, j)";
   Heatmap h;
   h.values = m.values;
-  h.title = fmt::format("RoPE {} table [{}, {}]", theta ? "θ" : cosine ? "cos θ" : "sin θ", L, P);
+  h.title = trf("RoPE {} table [{}, {}]", theta ? "θ" : cosine ? "cos θ" : "sin θ", L, P);
   h.subtitle = fmt::format("{}, ω_j = {:g}^(−2j/{}); {}", symbol, rope_effective_base(c), c.dim, rope_description(c));
-  h.x_label = "pair j";
-  h.y_label = "position pos";
+  h.x_label = tr("pair j");
+  h.y_label = tr("position pos");
   h.value_label = theta ? "θ (radians)" : cosine ? "cos θ" : "sin θ";
   if (theta) {
     h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
@@ -63,7 +63,7 @@ void run_rope_table(const RopeTableOptions& o) {
     h.vmin = -1.0;
     h.vmax = 1.0;
   }
-  r.blocks.push_back(Text{fmt::format("RoPE step 1: {} for pos = 0..{}, j = 0..{} (D = {}); {}", formula, L - 1, P - 1, c.dim,
+  r.blocks.push_back(Text{trf("RoPE step 1: {} for pos = 0..{}, j = 0..{} (D = {}); {}", formula, L - 1, P - 1, c.dim,
                                       rope_description(c))});
   r.blocks.push_back(std::move(m));
   r.primary = o.what;

@@ -31,15 +31,15 @@ void run_rope_decay(const RopeDecayOptions& o) {
   checked_element_count({L, std::max(n, configs[0].dim / 2)}, fmt::format("--len {} --dim {} (decay work)", o.len, configs[0].dim));
 
   Matrix m;
-  m.name = "decay";
+  m.name = N_("decay");
   m.values = Tensor({L, n});
-  m.row_axis = "distance";
-  m.col_axis = "scaling";
+  m.row_axis = N_("distance");
+  m.col_axis = N_("scaling");
   LineChart chart;
-  chart.title = fmt::format("RoPE long-term decay, D = {}", configs[0].dim);
+  chart.title = trf("RoPE long-term decay, D = {}", configs[0].dim);
   chart.subtitle = fmt::format("(2/D) Σ_j |S_j|, S_j = Σ_(k<j) e^(i m θ_k); {}", rope_description(configs.back()));
-  chart.x_label = "relative distance m";
-  chart.y_label = "relative upper bound";
+  chart.x_label = tr("relative distance m");
+  chart.y_label = tr("relative upper bound");
   Result r;
   r.command = "rope decay";
   r.params = scalings_params(configs);
@@ -58,7 +58,7 @@ void run_rope_decay(const RopeDecayOptions& o) {
     r.summary[name + "_at_0"] = curve.front();
     r.summary[name + "_at_" + std::to_string(L - 1)] = curve.back();
   }
-  r.blocks.push_back(Text{fmt::format("RoFormer 3.4.3 long-term decay: (1/(D/2)) * sum_(j=1..D/2) |S_j|, S_j = sum_(k<j) e^(i m theta_k), "
+  r.blocks.push_back(Text{trf("RoFormer 3.4.3 long-term decay: (1/(D/2)) * sum_(j=1..D/2) |S_j|, S_j = sum_(k<j) e^(i m theta_k), "
                                       "m = 0..{}; D = {}; {}",
                                       L - 1, configs[0].dim, rope_description(configs.back()))});
   r.blocks.push_back(std::move(m));

@@ -68,18 +68,18 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
   const std::size_t P = configs[0].dim / 2, n = configs.size();
 
   Matrix m;
-  m.name = "freqs";
+  m.name = N_("freqs");
   m.values = Tensor({P, 2 * n});
-  m.row_axis = "j";
-  m.col_axis = "scaling";
+  m.row_axis = N_("j");
+  m.col_axis = N_("scaling");
   LineChart inv_chart, wave_chart;
-  inv_chart.title = "Inverse frequency ω_j per pair";
-  inv_chart.x_label = "pair j";
-  inv_chart.y_label = "ω_j (radians per position)";
+  inv_chart.title = tr("Inverse frequency ω_j per pair");
+  inv_chart.x_label = tr("pair j");
+  inv_chart.y_label = tr("ω_j (radians per position)");
   inv_chart.log_y = true;
-  wave_chart.title = "Wavelength 2π/ω_j per pair";
-  wave_chart.x_label = "pair j";
-  wave_chart.y_label = "wavelength (positions)";
+  wave_chart.title = tr("Wavelength 2π/ω_j per pair");
+  wave_chart.x_label = tr("pair j");
+  wave_chart.y_label = tr("wavelength (positions)");
   wave_chart.log_y = true;
 
   Result r;
@@ -112,14 +112,14 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
       case RopeScaling::dynamic: r.summary[name + "_base"] = rope_effective_base(c); break;
       case RopeScaling::yarn: {
         const auto [low, high] = yarn_correction_range(c);
-        r.summary["yarn_low"] = low;
-        r.summary["yarn_high"] = high;
-        r.summary["yarn_attention_factor"] = rope_attention_factor(c);
+        r.summary[N_("yarn_low")] = low;
+        r.summary[N_("yarn_high")] = high;
+        r.summary[N_("yarn_attention_factor")] = rope_attention_factor(c);
         break;
       }
       case RopeScaling::llama3:
-        r.summary["llama3_high_freq_wavelen"] = static_cast<double>(*c.original_max_pos) / c.high_freq_factor;
-        r.summary["llama3_low_freq_wavelen"] = static_cast<double>(*c.original_max_pos) / c.low_freq_factor;
+        r.summary[N_("llama3_high_freq_wavelen")] = static_cast<double>(*c.original_max_pos) / c.high_freq_factor;
+        r.summary[N_("llama3_low_freq_wavelen")] = static_cast<double>(*c.original_max_pos) / c.low_freq_factor;
         break;
       default: break;
     }
@@ -139,13 +139,13 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
                             c.original_max_pos ? fmt::format(" L0={}", *c.original_max_pos) : "");
   }
   inv_chart.subtitle = wave_chart.subtitle = described;
-  r.blocks.push_back(Text{fmt::format("Per pair j: inv_freq_j and wavelength 2*pi/inv_freq_j (positions per full turn), D = {}; {}",
+  r.blocks.push_back(Text{trf("Per pair j: inv_freq_j and wavelength 2*pi/inv_freq_j (positions per full turn), D = {}; {}",
                                       configs[0].dim, described)});
   r.blocks.push_back(std::move(m));
   r.primary = "freqs";
 
   Figure figure;
-  figure.title = fmt::format("RoPE frequencies per pair, D = {}", configs[0].dim);
+  figure.title = trf("RoPE frequencies per pair, D = {}", configs[0].dim);
   figure.panels = {inv_chart, wave_chart};
   figure.columns = 2;
   present_all(r, o.out, o.fig, &figure, nullptr,

@@ -47,20 +47,20 @@ void run_rope_relative(const RopeRelativeOptions& o) {
   }
 
   Matrix rs;
-  rs.name = "rope_scores";
+  rs.name = N_("rope_scores");
   rs.values = rope_relative_scores(q, k, L, c);
-  rs.row_axis = "i";
-  rs.col_axis = "j";
+  rs.row_axis = N_("i");
+  rs.col_axis = N_("j");
   Matrix ps;
-  ps.name = "additive_pe_scores";
+  ps.name = N_("additive_pe_scores");
   ps.values = additive_pe_scores(q, k, L, c.base);
-  ps.row_axis = "i";
-  ps.col_axis = "j";
+  ps.row_axis = N_("i");
+  ps.col_axis = N_("j");
 
   const std::vector<double> rope_spread = diagonal_spread(rs.values), pe_spread = diagonal_spread(ps.values);
   Records diag;
-  diag.name = "diagonal_spread";
-  diag.columns = {"j-i", "rope_spread", "additive_pe_spread"};
+  diag.name = N_("diagonal_spread");
+  diag.columns = {N_("j-i"), N_("rope_spread"), N_("additive_pe_spread")};
   for (std::size_t d = 0; d < rope_spread.size(); ++d)
     diag.rows.push_back({static_cast<long long>(d) - static_cast<long long>(L - 1), rope_spread[d], pe_spread[d]});
 
@@ -75,35 +75,35 @@ void run_rope_relative(const RopeRelativeOptions& o) {
     r.params["seed"] = o.seed;
   }
   const std::string qk_from = own ? std::string("--q, --k") : fmt::format("seed {}", o.seed);
-  r.blocks.push_back(Text{fmt::format("Fixed q, k ({}) placed at every position: RoPE s_ij = <R_i q, R_j k>/sqrt(D) depends only on "
+  r.blocks.push_back(Text{trf("Fixed q, k ({}) placed at every position: RoPE s_ij = <R_i q, R_j k>/sqrt(D) depends only on "
                                       "j - i; additive s_ij = <q + PE_i, k + PE_j>/sqrt(D) does not. {}",
                                       qk_from, rope_description(c))});
   r.blocks.push_back(rs);
   r.blocks.push_back(ps);
   r.blocks.push_back(std::move(diag));
   r.primary = "rope_scores";
-  r.summary["rope_max_diagonal_spread"] = *std::max_element(rope_spread.begin(), rope_spread.end());
-  r.summary["additive_pe_max_diagonal_spread"] = *std::max_element(pe_spread.begin(), pe_spread.end());
-  r.blocks.push_back(Text{fmt::format("Max spread along a diagonal j - i: RoPE {:.3g} (float32 rounding), additive PE {:.3g}",
-                                      r.summary["rope_max_diagonal_spread"].get<double>(),
-                                      r.summary["additive_pe_max_diagonal_spread"].get<double>())});
+  r.summary[N_("rope_max_diagonal_spread")] = *std::max_element(rope_spread.begin(), rope_spread.end());
+  r.summary[N_("additive_pe_max_diagonal_spread")] = *std::max_element(pe_spread.begin(), pe_spread.end());
+  r.blocks.push_back(Text{trf("Max spread along a diagonal j - i: RoPE {:.3g} (float32 rounding), additive PE {:.3g}",
+                                      r.summary[N_("rope_max_diagonal_spread")].get<double>(),
+                                      r.summary[N_("additive_pe_max_diagonal_spread")].get<double>())});
 
   auto heatmap = [&](const Matrix& m, std::string title, double spread) {
     Heatmap h;
     h.values = m.values;
     h.title = std::move(title);
-    h.subtitle = fmt::format("max spread along a diagonal j − i: {:.3g}", spread);
-    h.value_label = "score s_ij";
-    h.x_label = "key position j";
-    h.y_label = "query position i";
+    h.subtitle = trf("max spread along a diagonal j − i: {:.3g}", spread);
+    h.value_label = tr("score s_ij");
+    h.x_label = tr("key position j");
+    h.y_label = tr("query position i");
     h.cmap = o.fig.cmap.empty() ? Colormap::diverging : parse_colormap(o.fig.cmap);
     h.symmetric = true;
     return h;
   };
-  Heatmap hr = heatmap(rs, "RoPE ⟨R_i q, R_j k⟩/√D", r.summary["rope_max_diagonal_spread"].get<double>());
-  Heatmap hp = heatmap(ps, "Additive PE ⟨q + PE_i, k + PE_j⟩/√D", r.summary["additive_pe_max_diagonal_spread"].get<double>());
+  Heatmap hr = heatmap(rs, "RoPE ⟨R_i q, R_j k⟩/√D", r.summary[N_("rope_max_diagonal_spread")].get<double>());
+  Heatmap hp = heatmap(ps, "Additive PE ⟨q + PE_i, k + PE_j⟩/√D", r.summary[N_("additive_pe_max_diagonal_spread")].get<double>());
   Figure figure;
-  figure.title = fmt::format("Scores of fixed q, k at every (i, j), D = {}, L = {}", c.dim, L);
+  figure.title = trf("Scores of fixed q, k at every (i, j), D = {}, L = {}", c.dim, L);
   figure.panels = {hr, hp};
   figure.columns = 2;
   present_all(r, o.out, o.fig, &figure, &hr, fmt::format("rope_relative_len{}_dim{}{}.png", L, c.dim, rope_name_suffix(c)));

@@ -52,8 +52,8 @@ Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y,
     const double len = std::hypot(x[a], x[b]);
     const double theta = pos * inv[j], turns = std::floor(theta / (2 * std::numbers::pi));
     PairArrows p;
-    p.title = fmt::format("pair {} (dims {}, {})", j, a, b);
-    p.subtitle = fmt::format("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? fmt::format(" ({:.0f} turns +)", turns) : "");
+    p.title = trf("pair {} (dims {}, {})", j, a, b);
+    p.subtitle = trf("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? fmt::format(" ({:.0f} turns +)", turns) : "");
     p.zero = !(len > 0);
     if (!p.zero) {
       p.ax = x[a] / len, p.ay = x[b] / len, p.bx = y[a] / len, p.by = y[b] / len;
@@ -98,11 +98,11 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   if (o.vector_opt->count() == 0) r.params["seed"] = o.seed;
   if (c.scaling == RopeScaling::xpos) r.params["role"] = o.key ? "key" : "query";
 
-  r.blocks.push_back(Text{fmt::format("R_pos x at pos = {}, D = {}: each pair (x_a, x_b) is rotated by theta = pos * inv_freq_j; {}",
+  r.blocks.push_back(Text{trf("R_pos x at pos = {}, D = {}: each pair (x_a, x_b) is rotated by theta = pos * inv_freq_j; {}",
                                       o.pos, c.dim, rope_description(c))});
   Records pairs;
-  pairs.name = "pairs";
-  pairs.columns = {"j", "dims", "inv_freq", "theta", "cos", "sin", "x_a", "x_b", "x'_a", "x'_b"};
+  pairs.name = N_("pairs");
+  pairs.columns = {N_("j"), N_("dims"), N_("inv_freq"), N_("theta"), N_("cos"), N_("sin"), N_("x_a"), N_("x_b"), N_("x'_a"), N_("x'_b")};
   const bool scaled = c.scaling == RopeScaling::xpos || rope_attention_factor(c) != 1.0;
   if (scaled) pairs.columns.push_back("scale");
   for (std::size_t j = 0; j < inv.size(); ++j) {
@@ -115,25 +115,25 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   r.blocks.push_back(std::move(pairs));
 
   Matrix m;
-  m.name = "vectors";
+  m.name = N_("vectors");
   m.values = Tensor({2, c.dim});
   std::copy(x.begin(), x.end(), m.values.row(0).begin());
   std::copy(y.begin(), y.end(), m.values.row(1).begin());
   m.row_labels = {"x", "R x"};
-  m.row_axis = "vector";
-  m.col_axis = "dim";
+  m.row_axis = N_("vector");
+  m.col_axis = N_("dim");
   r.blocks.push_back(std::move(m));
   r.primary = "vectors";
 
-  r.summary["norm_before"] = rot.norm_before;
-  r.summary["norm_after"] = rot.norm_after;
-  r.summary["norm_ratio"] = rot.norm_ratio;
+  r.summary[N_("norm_before")] = rot.norm_before;
+  r.summary[N_("norm_after")] = rot.norm_after;
+  r.summary[N_("norm_ratio")] = rot.norm_ratio;
   if (o.complex) {
     // the same rotation as z_j · e^{iθ}, and its difference from the real form pair by pair
     const auto& z = rot.complex;
     Records cx;
-    cx.name = "complex";
-    cx.columns = {"j", "z_j = x_a + i x_b", "e^(i theta)", "z'_j", "|z'_j - (x'_a + i x'_b)|"};
+    cx.name = N_("complex");
+    cx.columns = {N_("j"), N_("z_j = x_a + i x_b"), N_("e^(i theta)"), N_("z'_j"), N_("|z'_j - (x'_a + i x'_b)|")};
     const double maxdiff = rot.complex_max_diff;
     for (std::size_t j = 0; j < z.size(); ++j) {
       const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
@@ -141,10 +141,10 @@ void run_rope_rotate(const RopeRotateOptions& o) {
                          fmt::format("{:.4f}{:+.4f}i", rot.cos[j], rot.sin[j]),
                          fmt::format("{:.4f}{:+.4f}i", z[j].real(), z[j].imag()), rot.complex_diff[j]});
     }
-    r.blocks.push_back(Text{"Complex form: z'_j = z_j * e^(i theta) (times the pair's scale) equals the 2x2 rotation"});
+    r.blocks.push_back(Text{tr("Complex form: z'_j = z_j * e^(i theta) (times the pair's scale) equals the 2x2 rotation")});
     r.blocks.push_back(std::move(cx));
-    r.summary["complex_max_diff"] = maxdiff;
-    r.blocks.push_back(Text{fmt::format("max |complex - real| = {:.3g} (float32 storage of the real form)", maxdiff)});
+    r.summary[N_("complex_max_diff")] = maxdiff;
+    r.blocks.push_back(Text{trf("max |complex - real| = {:.3g} (float32 storage of the real form)", maxdiff)});
   }
   if (!gif_only) {
     const Figure figure = rotation_figure(x, y, inv, pos, c);

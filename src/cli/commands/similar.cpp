@@ -39,11 +39,11 @@ void run_similar(const SimilarOptions& o) {
   embedding_params(r, e);
   std::string query = fmt::format("{}", fmt::join(shown_pos, " + "));
   if (!shown_neg.empty()) query += fmt::format(" − {}", fmt::join(shown_neg, " − "));
-  r.blocks.push_back(Text{fmt::format("nearest to {} by cosine ({} words × {} dims: {}); the query words are excluded",
+  r.blocks.push_back(Text{trf("nearest to {} by cosine ({} words × {} dims: {}); the query words are excluded",
                                       query, e.size(), e.dim(), e.name())});
   Records rec;
-  rec.name = "similar";
-  rec.columns = {"rank", "word", "cosine"};
+  rec.name = N_("similar");
+  rec.columns = {N_("rank"), N_("word"), N_("cosine")};
   for (std::size_t i = 0; i < best.size(); ++i)
     rec.rows.push_back({static_cast<long long>(i + 1), std::string(e.word(best[i].index)), best[i].score});
   r.blocks.push_back(std::move(rec));
@@ -54,12 +54,12 @@ void run_similar(const SimilarOptions& o) {
 
   // the figure: one horizontal bar per neighbour, the nearest at the top, its cosine printed
   Bars b;
-  b.title = fmt::format("Nearest neighbours of {} by cosine", query);
-  b.subtitle = fmt::format("{} · {} words × {} dims", std::filesystem::path(e.name()).filename().string(), e.size(), e.dim());
+  b.title = trf("Nearest neighbours of {} by cosine", query);
+  b.subtitle = trf("{} · {} words × {} dims", std::filesystem::path(e.name()).filename().string(), e.size(), e.dim());
   b.horizontal = true;
   b.annotate = true;
-  b.value_label = "cosine similarity";
-  b.category_label = "neighbour";
+  b.value_label = tr("cosine similarity");
+  b.category_label = tr("neighbour");
   for (const auto& n : best) {
     b.labels.emplace_back(e.word(n.index));
     b.values.push_back(n.score);

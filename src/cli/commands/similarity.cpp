@@ -28,10 +28,10 @@ void run_similarity(const SimilarityOptions& o) {
   r.command = "similarity";
   r.params = {{"word1", a}, {"word2", b}};
   embedding_params(r, e);
-  r.blocks.push_back(Text{fmt::format("{} vs {} ({} dims: {})", a, b, e.dim(), e.name())});
+  r.blocks.push_back(Text{trf("{} vs {} ({} dims: {})", a, b, e.dim(), e.name())});
   Records rec;
-  rec.name = "similarity";
-  rec.columns = {"measure", "value", "formula"};
+  rec.name = N_("similarity");
+  rec.columns = {N_("measure"), N_("value"), N_("formula")};
   rec.rows = {{std::string("cosine"), c.cosine, std::string("a·b / (‖a‖‖b‖)")},
               {std::string("dot"), c.dot, std::string("Σ aᵢbᵢ")},
               {std::string("euclidean"), c.euclidean, std::string("‖a − b‖")},

@@ -68,8 +68,8 @@ void run_softmax(const SoftmaxOptions& o) {
     for (std::size_t i = 0; i < x.size(); ++i) sum += ex[i] = std::exp(xs[i] - m);
     const Tensor p = softmax_rows(scaled);
     Records rec;
-    rec.name = temps.size() == 1 ? "softmax" : fmt::format("softmax_T{:g}", T);
-    rec.columns = {"i", "x", "x/T", "e^(x/T − m)", "softmax"};
+    rec.name = temps.size() == 1 ? N_("softmax") : fmt::format("softmax_T{:g}", T);
+    rec.columns = {N_("i"), N_("x"), N_("x/T"), N_("e^(x/T − m)"), N_("softmax")};
     for (std::size_t i = 0; i < x.size(); ++i) {
       rec.rows.push_back({labels[i], x[i], xs[i], ex[i], static_cast<double>(p(0, i))});
       all(t, i) = p(0, i);
@@ -78,13 +78,13 @@ void run_softmax(const SoftmaxOptions& o) {
     for (std::size_t i = 0; i < x.size(); ++i)
       if (p(0, i) > 0) entropy -= static_cast<double>(p(0, i)) * std::log(static_cast<double>(p(0, i)));
     const auto top = std::max_element(p.values().begin(), p.values().end()) - p.values().begin();
-    r.blocks.push_back(Text{fmt::format("T = {:g}: m = {:.6g}, Σ e^(x/T − m) = {:.6g}; largest weight {:.4f} on {}; entropy {:.3f} nats "
+    r.blocks.push_back(Text{trf("T = {:g}: m = {:.6g}, Σ e^(x/T − m) = {:.6g}; largest weight {:.4f} on {}; entropy {:.3f} nats "
                                         "(uniform: {:.3f})",
                                         T, m, sum, p(0, static_cast<std::size_t>(top)), labels[static_cast<std::size_t>(top)], entropy,
                                         std::log(static_cast<double>(x.size())))});
     r.blocks.push_back(std::move(rec));
     Bars b;
-    b.title = fmt::format("softmax(x / {:g})", T);
+    b.title = trf("softmax(x / {:g})", T);
     b.subtitle = fmt::format("x = {}", o.values);
     b.labels = labels;
     for (std::size_t i = 0; i < x.size(); ++i) b.values.push_back(p(0, i));
@@ -92,19 +92,19 @@ void run_softmax(const SoftmaxOptions& o) {
     b.vmax = 1;
     b.annotate = x.size() <= 16;
     b.color = static_cast<int>(t);
-    b.category_label = "entry";
-    b.value_label = "probability";
+    b.category_label = tr("entry");
+    b.value_label = tr("probability");
     fig.panels.push_back(std::move(b));
   }
   if (temps.size() > 1) {
-    fig.title = fmt::format("softmax of {} at temperatures {}", o.values, o.temperatures);
+    fig.title = trf("softmax of {} at temperatures {}", o.values, o.temperatures);
     Matrix m;
-    m.name = "probabilities";
+    m.name = N_("probabilities");
     m.values = all;
     for (double T : temps) m.row_labels.push_back(fmt::format("T={:g}", T));
     m.col_labels = labels;
-    m.row_axis = "temperature";
-    m.col_axis = "entry";
+    m.row_axis = N_("temperature");
+    m.col_axis = N_("entry");
     r.blocks.push_back(std::move(m));
     r.primary = "probabilities";
   } else {

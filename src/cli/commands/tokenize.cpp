@@ -39,8 +39,8 @@ void run_tokenize_translator(const TokenizeOptions& o) {
   r.command = "tokenize";
   r.params = {{"text", o.text}, {"vocab", "teaching translator"}};
   Records rec;
-  rec.name = "tokens";
-  rec.columns = {"position", "token", "id"};
+  rec.name = N_("tokens");
+  rec.columns = {N_("position"), N_("token"), N_("id")};
   std::vector<std::string> tokens, unknown;
   std::vector<long long> ids;
   std::istringstream in(o.text);
@@ -53,16 +53,16 @@ void run_tokenize_translator(const TokenizeOptions& o) {
     ids.push_back(v);
   }
   if (tokens.empty()) throw usage_error("TEXT has no words; expected e.g. tfx tokenize --translator \"나는 학생 이다\"");
-  r.blocks.push_back(Text{fmt::format("{} tokens (the teaching translator's word level: split at spaces, a Korean word keeps its "
+  r.blocks.push_back(Text{trf("{} tokens (the teaching translator's word level: split at spaces, a Korean word keeps its "
                                       "particle); vocabulary: {} tokens; id = the row of its embedding (tfx lookup --translator)",
                                       tokens.size(), m.vocab.size())});
   r.blocks.push_back(std::move(rec));
   if (!unknown.empty())
-    r.blocks.push_back(Text{fmt::format("not in the vocabulary (id of <unk>): {}; tfx translate --list-vocab lists it",
+    r.blocks.push_back(Text{trf("not in the vocabulary (id of <unk>): {}; tfx translate --list-vocab lists it",
                                         fmt::join(unknown, ", "))});
-  r.summary["tokens"] = tokens;
-  r.summary["ids"] = ids;
-  r.summary["count"] = tokens.size();
+  r.summary[N_("tokens")] = tokens;
+  r.summary[N_("ids")] = ids;
+  r.summary[N_("count")] = tokens.size();
   r.primary = "tokens";
   present(r, o.out);
 }
@@ -88,11 +88,11 @@ void run_tokenize(const TokenizeOptions& o) {
   const char* how = mode == TokenizerMode::word        ? "word level: split at spaces, punctuation as its own token"
                     : mode == TokenizerMode::character ? "character level: one token per Unicode code point; id = code point"
                                                        : "WordPiece subwords: greedy longest match, ## marks a continuation";
-  r.blocks.push_back(Text{fmt::format("{} tokens ({}); vocabulary: {} ({} tokens){}", t.tokens.size(), how, vocab.name,
+  r.blocks.push_back(Text{trf("{} tokens ({}); vocabulary: {} ({} tokens){}", t.tokens.size(), how, vocab.name,
                                       vocab.size(), o.lower ? ", lower-cased" : "")});
   Records rec;
-  rec.name = "tokens";
-  rec.columns = {"position", "token", "id"};
+  rec.name = N_("tokens");
+  rec.columns = {N_("position"), N_("token"), N_("id")};
   std::size_t unknown = 0;
   for (std::size_t i = 0; i < t.tokens.size(); ++i) {
     rec.rows.push_back({static_cast<long long>(i), t.tokens[i], t.ids[i]});
@@ -103,11 +103,11 @@ void run_tokenize(const TokenizeOptions& o) {
     r.blocks.push_back(Text{"--lower decomposed the Hangul syllables into jamo (NFD), as BERT uncased does; a Korean vocabulary "
                             "needs the text as typed: drop --lower"});
   if (mode == TokenizerMode::word && unknown)
-    r.blocks.push_back(Text{fmt::format("{} of {} words are not in the vocabulary (id of [UNK]); --mode subword splits them into pieces",
+    r.blocks.push_back(Text{trf("{} of {} words are not in the vocabulary (id of [UNK]); --mode subword splits them into pieces",
                                         unknown, t.tokens.size())});
-  r.summary["tokens"] = t.tokens;
-  r.summary["ids"] = t.ids;
-  r.summary["count"] = t.tokens.size();
+  r.summary[N_("tokens")] = t.tokens;
+  r.summary[N_("ids")] = t.ids;
+  r.summary[N_("count")] = t.tokens.size();
   r.primary = "tokens";
   present(r, o.out);
 }

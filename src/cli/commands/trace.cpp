@@ -76,60 +76,60 @@ Tensor stack_heads(const MultiHeadAttention& a, Get get) {
 
 // The attention steps of one multi-head attention: Q, K, V per head, scores, (mask), softmax, Z,
 // Concat·W_O.
-void trace_attention(Trace& tr, const std::string& part, const std::string& key, const MultiHeadAttention& a,
+void trace_attention(Trace& tc, const std::string& part, const std::string& key, const MultiHeadAttention& a,
                      const std::vector<std::string>& q_tokens, const std::vector<std::string>& k_tokens, bool causal,
                      std::size_t heads, std::size_t d_k, const std::string& q_from, const std::string& kv_from) {
   const std::vector<Tensor> q = split_heads(a.q, heads), k = split_heads(a.k, heads), v = split_heads(a.v, heads);
   const Tensor Q = stack(q), K = stack(k), V = stack(v);
-  tr.step(part, fmt::format("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
-  tr.matrix(key + ".q", Q, q_tokens, {}, "query", "dim", "head");
-  tr.step(part, fmt::format("K = {}·W_Kᵀ + b", kv_from), shape_of(K), key + ".k");
-  tr.matrix(key + ".k", K, k_tokens, {}, "key", "dim", "head");
-  tr.step(part, fmt::format("V = {}·W_Vᵀ + b", kv_from), shape_of(V), key + ".v");
-  tr.matrix(key + ".v", V, k_tokens, {}, "key", "dim", "head");
+  tc.step(part, fmt::format("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
+  tc.matrix(key + ".q", Q, q_tokens, {}, "query", "dim", "head");
+  tc.step(part, fmt::format("K = {}·W_Kᵀ + b", kv_from), shape_of(K), key + ".k");
+  tc.matrix(key + ".k", K, k_tokens, {}, "key", "dim", "head");
+  tc.step(part, fmt::format("V = {}·W_Vᵀ + b", kv_from), shape_of(V), key + ".v");
+  tc.matrix(key + ".v", V, k_tokens, {}, "key", "dim", "head");
   const Tensor scores = stack_heads(a, [](const AttentionSteps& h) { return h.scaled; });
-  tr.step(part, fmt::format("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores),
+  tc.step(part, fmt::format("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores),
           key + ".scores");
-  tr.matrix(key + ".scores", scores, q_tokens, k_tokens, "query", "key", "head");
+  tc.matrix(key + ".scores", scores, q_tokens, k_tokens, "query", "key", "head");
   if (causal) {
     const Tensor masked = stack_heads(a, [](const AttentionSteps& h) { return h.masked; });
-    tr.step(part, "mask: −∞ where key j > query i (a token sees only itself and what came before)", shape_of(masked),
+    tc.step(part, "mask: −∞ where key j > query i (a token sees only itself and what came before)", shape_of(masked),
             key + ".masked");
-    tr.matrix(key + ".masked", masked, q_tokens, k_tokens, "query", "key", "head");
+    tc.matrix(key + ".masked", masked, q_tokens, k_tokens, "query", "key", "head");
   }
   const Tensor weights = stack_heads(a, [](const AttentionSteps& h) { return h.weights; });
-  tr.step(part, "weights = softmax over each row (rows sum to 1)", shape_of(weights), key + ".weights");
-  tr.matrix(key + ".weights", weights, q_tokens, k_tokens, "query", "key", "head");
+  tc.step(part, "weights = softmax over each row (rows sum to 1)", shape_of(weights), key + ".weights");
+  tc.matrix(key + ".weights", weights, q_tokens, k_tokens, "query", "key", "head");
   const Tensor z = stack_heads(a, [](const AttentionSteps& h) { return h.output; });
-  tr.step(part, "Z = weights · V, per head", shape_of(z), key + ".z");
-  tr.matrix(key + ".z", z, q_tokens, {}, "query", "dim", "head");
-  tr.step(part, "MultiHead = Concat(Z₀ … Z_H−1)·W_Oᵀ + b", shape_of(a.output), key + ".out");
-  tr.matrix(key + ".out", a.output, q_tokens, {}, "token", "dim");
+  tc.step(part, "Z = weights · V, per head", shape_of(z), key + ".z");
+  tc.matrix(key + ".z", z, q_tokens, {}, "query", "dim", "head");
+  tc.step(part, "MultiHead = Concat(Z₀ … Z_H−1)·W_Oᵀ + b", shape_of(a.output), key + ".out");
+  tc.matrix(key + ".out", a.output, q_tokens, {}, "token", "dim");
 }
 
-void trace_ffn(Trace& tr, const std::string& part, const std::string& key, const FeedForwardSteps& ffn, const SublayerSteps& block,
+void trace_ffn(Trace& tc, const std::string& part, const std::string& key, const FeedForwardSteps& ffn, const SublayerSteps& block,
                const std::vector<std::string>& tokens, const std::string& input, const std::string& output) {
-  tr.step(part, fmt::format("FFN hidden = ReLU({}·W₁ᵀ + b₁)", input), shape_of(ffn.hidden), key + ".ffn_hidden");
-  tr.matrix(key + ".ffn_hidden", ffn.hidden, tokens, {}, "token", "unit");
-  tr.step(part, "FFN = hidden·W₂ᵀ + b₂", shape_of(ffn.output), key + ".ffn");
-  tr.matrix(key + ".ffn", ffn.output, tokens, {}, "token", "dim");
-  tr.step(part, fmt::format("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
-  tr.matrix(key + ".y", block.output, tokens, {}, "token", "dim");
+  tc.step(part, fmt::format("FFN hidden = ReLU({}·W₁ᵀ + b₁)", input), shape_of(ffn.hidden), key + ".ffn_hidden");
+  tc.matrix(key + ".ffn_hidden", ffn.hidden, tokens, {}, "token", "unit");
+  tc.step(part, "FFN = hidden·W₂ᵀ + b₂", shape_of(ffn.output), key + ".ffn");
+  tc.matrix(key + ".ffn", ffn.output, tokens, {}, "token", "dim");
+  tc.step(part, fmt::format("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
+  tc.matrix(key + ".y", block.output, tokens, {}, "token", "dim");
 }
 
-void trace_input(Trace& tr, const std::string& part, const std::string& key, const TokenIds& t, const EmbeddedTokens& e,
+void trace_input(Trace& tc, const std::string& part, const std::string& key, const TokenIds& t, const EmbeddedTokens& e,
                  std::size_t D) {
-  tr.step(part, "tokens: split at spaces (" + fmt::format("{}", fmt::join(t.tokens, " · ")) + ")",
+  tc.step(part, "tokens: split at spaces (" + fmt::format("{}", fmt::join(t.tokens, " · ")) + ")",
           fmt::format("[{}]", t.tokens.size()), key + ".tokens");
   std::string ids;
   for (std::size_t i : t.ids) ids += (ids.empty() ? "" : " ") + std::to_string(i);
-  tr.step(part, "ids: each token's row in the vocabulary (" + ids + ")", fmt::format("[{}]", t.ids.size()), key + ".ids");
-  tr.step(part, fmt::format("e = Embedding(ids): row id of the {}×{} table", "V", D), shape_of(e.embedding), key + ".e");
-  tr.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
-  tr.step(part, "p = PE(pos): sin/cos rows 0 … T−1", shape_of(e.pe), key + ".p");
-  tr.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
-  tr.step(part, "X = e + p", shape_of(e.x), key + ".x");
-  tr.matrix(key + ".x", e.x, t.tokens, {}, "token", "dim");
+  tc.step(part, "ids: each token's row in the vocabulary (" + ids + ")", fmt::format("[{}]", t.ids.size()), key + ".ids");
+  tc.step(part, fmt::format("e = Embedding(ids): row id of the {}×{} table", "V", D), shape_of(e.embedding), key + ".e");
+  tc.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
+  tc.step(part, "p = PE(pos): sin/cos rows 0 … T−1", shape_of(e.pe), key + ".p");
+  tc.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
+  tc.step(part, "X = e + p", shape_of(e.x), key + ".x");
+  tc.matrix(key + ".x", e.x, t.tokens, {}, "token", "dim");
 }
 
 Heatmap panel(const Matrix& m, const std::string& title, std::size_t head = 0, bool weights = false) {
@@ -150,7 +150,7 @@ Heatmap panel(const Matrix& m, const std::string& title, std::size_t head = 0, b
   if (weights) {
     h.vmin = 0.0;
     h.vmax = 1.0;
-    h.value_label = "weight";
+    h.value_label = tr("weight");
   } else {
     h.cmap = Colormap::diverging;
     h.symmetric = true;
@@ -189,39 +189,39 @@ void run_trace(const TraceOptions& o) {
   const DecoderPass dec = translator_decode(m, enc.memory, target.ids);
   const std::vector<std::string>& src = full.source.tokens;
 
-  Trace tr;
-  tr.steps.name = "steps";
-  tr.steps.columns = {"#", "part", "step", "shape", "name"};
-  trace_input(tr, "encoder input", "src", full.source, enc.input, D);
+  Trace tc;
+  tc.steps.name = N_("steps");
+  tc.steps.columns = {N_("#"), N_("part"), N_("step"), N_("shape"), N_("name")};
+  trace_input(tc, "encoder input", "src", full.source, enc.input, D);
   for (std::size_t l = 0; l < enc.layers.size(); ++l) {
     const std::string part = fmt::format("encoder layer {}", l + 1), key = fmt::format("enc{}", l + 1);
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
-    trace_attention(tr, part, key + ".self", enc.layers[l].attention, src, src, false, H, d_k, X, X);
-    tr.step(part, fmt::format("add & norm: H = LayerNorm({} + MultiHead({}))", X, X), shape_of(enc.layers[l].attn_block.output),
+    trace_attention(tc, part, key + ".self", enc.layers[l].attention, src, src, false, H, d_k, X, X);
+    tc.step(part, fmt::format("add & norm: H = LayerNorm({} + MultiHead({}))", X, X), shape_of(enc.layers[l].attn_block.output),
             key + ".h");
-    tr.matrix(key + ".h", enc.layers[l].attn_block.output, src, {}, "token", "dim");
-    trace_ffn(tr, part, key, enc.layers[l].ffn, enc.layers[l].ffn_block, src, "H", fmt::format("Y{}", l + 1));
+    tc.matrix(key + ".h", enc.layers[l].attn_block.output, src, {}, "token", "dim");
+    trace_ffn(tc, part, key, enc.layers[l].ffn, enc.layers[l].ffn_block, src, "H", fmt::format("Y{}", l + 1));
   }
-  tr.step("encoder output", "memory Z = the last encoder layer's Y: what the decoder's cross-attention reads",
+  tc.step("encoder output", "memory Z = the last encoder layer's Y: what the decoder's cross-attention reads",
           shape_of(enc.memory), "memory");
-  tr.matrix("memory", enc.memory, src, {}, "token", "dim");
-  trace_input(tr, "decoder input", "tgt", target, dec.input, D);
+  tc.matrix("memory", enc.memory, src, {}, "token", "dim");
+  trace_input(tc, "decoder input", "tgt", target, dec.input, D);
   const std::vector<std::string>& tgt = target.tokens;
   for (std::size_t l = 0; l < dec.layers.size(); ++l) {
     const std::string part = fmt::format("decoder layer {}", l + 1), key = fmt::format("dec{}", l + 1);
     const DecoderLayerSteps& s = dec.layers[l];
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
-    trace_attention(tr, part, key + ".self", s.self_attention, tgt, tgt, true, H, d_k, X, X);
-    tr.step(part, fmt::format("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X), shape_of(s.self_block.output),
+    trace_attention(tc, part, key + ".self", s.self_attention, tgt, tgt, true, H, d_k, X, X);
+    tc.step(part, fmt::format("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X), shape_of(s.self_block.output),
             key + ".h1");
-    tr.matrix(key + ".h1", s.self_block.output, tgt, {}, "token", "dim");
-    trace_attention(tr, part + ", cross", key + ".cross", s.cross_attention, tgt, src, false, H, d_k, "H₁", "Z");
-    tr.step(part, "add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))", shape_of(s.cross_block.output), key + ".h2");
-    tr.matrix(key + ".h2", s.cross_block.output, tgt, {}, "token", "dim");
-    trace_ffn(tr, part, key, s.ffn, s.ffn_block, tgt, "H₂", fmt::format("Y{}", l + 1));
+    tc.matrix(key + ".h1", s.self_block.output, tgt, {}, "token", "dim");
+    trace_attention(tc, part + ", cross", key + ".cross", s.cross_attention, tgt, src, false, H, d_k, "H₁", "Z");
+    tc.step(part, "add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))", shape_of(s.cross_block.output), key + ".h2");
+    tc.matrix(key + ".h2", s.cross_block.output, tgt, {}, "token", "dim");
+    trace_ffn(tc, part, key, s.ffn, s.ffn_block, tgt, "H₂", fmt::format("Y{}", l + 1));
   }
-  tr.step("output", "logits = Y·W_outᵀ + b: one score per vocabulary token", shape_of(dec.logits), "logits");
-  tr.matrix("logits", dec.logits, tgt, m.vocab.tokens, "token", "vocabulary");
+  tc.step("output", "logits = Y·W_outᵀ + b: one score per vocabulary token", shape_of(dec.logits), "logits");
+  tc.matrix("logits", dec.logits, tgt, m.vocab.tokens, "token", "vocabulary");
   // the next token: softmax of the last row
   const std::size_t V = m.vocab.size(), last = tgt.size() - 1;
   const float* prob = dec.probabilities.data() + last * V;
@@ -230,21 +230,21 @@ void run_trace(const TraceOptions& o) {
   std::partial_sort(order.begin(), order.begin() + 5, order.end(),
                     [&](std::size_t a, std::size_t b) { return prob[a] != prob[b] ? prob[a] > prob[b] : a < b; });
   const std::string next = m.vocab.tokens[order[0]];
-  tr.step("output", fmt::format("next token = argmax softmax(logits of the last position “{}”) = {} (p = {:.4f})", tgt[last], next,
+  tc.step("output", fmt::format("next token = argmax softmax(logits of the last position “{}”) = {} (p = {:.4f})", tgt[last], next,
                                 prob[order[0]]),
           "[1]", "next");
 
   Result r;
   r.command = "trace";
   r.params = {{"text", o.text}, {"target", tgt}, {"model", m.name}, {"head", head}};
-  r.blocks.push_back(Text{fmt::format("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
+  r.blocks.push_back(Text{trf("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
                                       "post-LN): source “{}”, decoder input “{}” → next token “{}”",
                                       m.name, D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
                                       fmt::format("{}", fmt::join(tgt, " ")), next)});
-  r.blocks.push_back(tr.steps);
+  r.blocks.push_back(tc.steps);
   Records top;
-  top.name = "next";
-  top.columns = {"rank", "token", "probability"};
+  top.name = N_("next");
+  top.columns = {N_("rank"), N_("token"), N_("probability")};
   for (std::size_t i = 0; i < 5; ++i) top.rows.push_back({static_cast<long long>(i + 1), m.vocab.tokens[order[i]], double(prob[order[i]])});
   r.blocks.push_back(top);
   // matrices: JSON and npy carry every one; tables print the ones --show names
@@ -253,12 +253,12 @@ void run_trace(const TraceOptions& o) {
   if (!o.show.empty()) {
     std::stringstream ss(o.show);
     for (std::string item; std::getline(ss, item, ',');) {
-      const bool known = item == "all" || std::any_of(tr.matrices.begin(), tr.matrices.end(), [&](const Matrix& x) { return x.name == item; });
+      const bool known = item == "all" || std::any_of(tc.matrices.begin(), tc.matrices.end(), [&](const Matrix& x) { return x.name == item; });
       if (!known) throw usage_error(fmt::format("--show: no matrix '{}'; the steps table's name column lists them (or all)", item));
       shown.push_back(item);
     }
   }
-  for (const Matrix& x : tr.matrices)
+  for (const Matrix& x : tc.matrices)
     if (machine || std::find(shown.begin(), shown.end(), "all") != shown.end() ||
         std::find(shown.begin(), shown.end(), x.name) != shown.end())
       r.blocks.push_back(x);
@@ -266,15 +266,15 @@ void run_trace(const TraceOptions& o) {
     r.blocks.push_back(Text{"--show NAME[,NAME…] prints a step's matrix (names in the last column; all for every one); "
                             "--format json carries them all with their labels; --png draws the poster"});
   r.primary = "steps";
-  r.summary["next_token"] = next;
-  r.summary["next_probability"] = prob[order[0]];
-  r.summary["translation"] = fmt::format("{}", fmt::join(full.output, " "));
-  r.summary["steps"] = tr.number;
+  r.summary[N_("next_token")] = next;
+  r.summary[N_("next_probability")] = prob[order[0]];
+  r.summary[N_("translation")] = fmt::format("{}", fmt::join(full.output, " "));
+  r.summary[N_("steps")] = tc.number;
 
   Figure figure;
   if (figure_drawn(o.fig, o.out)) {
     auto find = [&](const std::string& name) -> const Matrix& {
-      return *std::find_if(tr.matrices.begin(), tr.matrices.end(), [&](const Matrix& x) { return x.name == name; });
+      return *std::find_if(tc.matrices.begin(), tc.matrices.end(), [&](const Matrix& x) { return x.name == name; });
     };
     const std::string h = fmt::format(", head {}", head);
     figure.panels.push_back(panel(find("src.e"), "1. e = Embedding(tokens)"));
@@ -298,8 +298,8 @@ void run_trace(const TraceOptions& o) {
     figure.panels.push_back(panel(find(last_layer + ".cross.weights"), fmt::format("18. cross-attention, layer {}", m.decoder.size()) + h,
                                   head, true));
     Bars b;
-    b.title = fmt::format("19. next token after “{}”: {}", tgt[last], next);
-    b.value_label = "probability";
+    b.title = trf("19. next token after “{}”: {}", tgt[last], next);
+    b.value_label = tr("probability");
     b.horizontal = true;
     b.annotate = true;
     b.vmin = 0.0;
@@ -310,7 +310,7 @@ void run_trace(const TraceOptions& o) {
     }
     figure.panels.push_back(std::move(b));
     figure.columns = 4;
-    figure.title = fmt::format("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next);
+    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next);
   }
   present_all(r, o.out, o.fig, &figure, nullptr, default_figure_name("trace", o.text));
 }

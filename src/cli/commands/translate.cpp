@@ -31,17 +31,17 @@ void run_list_vocab(const TranslateOptions& o) {
   r.command = "translate";
   r.params = {{"list_vocab", true}};
   Records rec;
-  rec.name = "vocabulary";
-  rec.columns = {"id", "token", "language"};
+  rec.name = N_("vocabulary");
+  rec.columns = {N_("id"), N_("token"), N_("language")};
   for (std::size_t i = 0; i < m.vocab.size(); ++i) {
     const std::string& w = m.vocab.tokens[i];
     rec.rows.push_back({static_cast<long long>(i), w, std::string(i < 4 ? "special" : hangul(w) ? "Korean" : "English")});
   }
-  r.blocks.push_back(Text{fmt::format("{} tokens: 4 special, then the Korean and the English words (id = embedding row); "
+  r.blocks.push_back(Text{trf("{} tokens: 4 special, then the Korean and the English words (id = embedding row); "
                                       "a sentence is split at spaces, a Korean word keeps its particle (커피를)",
                                       m.vocab.size())});
   r.blocks.push_back(std::move(rec));
-  r.summary["tokens"] = m.vocab.tokens;
+  r.summary[N_("tokens")] = m.vocab.tokens;
   present(r, o.out);
 }
 
@@ -61,15 +61,15 @@ void run_translate(const TranslateOptions& o) {
   r.command = "translate";
   r.params = {{"text", o.text}, {"max_tokens", o.max_tokens}, {"layer", layer + 1}, {"model", m.name}};
   r.blocks.push_back(Text{fmt::format("{}  →  {}", o.text, english.empty() ? "(nothing)" : english)});
-  r.blocks.push_back(Text{fmt::format("{}: d_model {}, {} heads, {} encoder + {} decoder layers (post-LN), {} tokens; greedy "
+  r.blocks.push_back(Text{trf("{}: d_model {}, {} heads, {} encoder + {} decoder layers (post-LN), {} tokens; greedy "
                                       "decoding from <bos>: each step takes the most probable next token",
                                       m.name, m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.vocab.size())});
   if (!t.finished)
-    r.blocks.push_back(Text{fmt::format("stopped after --max-tokens {} without <eos>", o.max_tokens)});
+    r.blocks.push_back(Text{trf("stopped after --max-tokens {} without <eos>", o.max_tokens)});
 
   Records steps;
-  steps.name = "steps";
-  steps.columns = {"step", "token", "probability", "2nd", "p(2nd)", "3rd", "p(3rd)", "4th", "p(4th)"};
+  steps.name = N_("steps");
+  steps.columns = {N_("step"), N_("token"), N_("probability"), N_("2nd"), N_("p(2nd)"), N_("3rd"), N_("p(3rd)"), N_("4th"), N_("p(4th)")};
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
     const TranslationStep& s = t.steps[i];
     std::vector<Cell> row{static_cast<long long>(i + 1), s.token, s.probability};
@@ -87,24 +87,24 @@ void run_translate(const TranslateOptions& o) {
   if (t.finished) rows.push_back("<eos>");
   const Tensor mean = mean_cross_attention(t.decoder, layer);
   Matrix cross;
-  cross.name = "cross_attention";
+  cross.name = N_("cross_attention");
   cross.values = Tensor({rows.size(), t.source.tokens.size()});
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::copy(mean.row(i).begin(), mean.row(i).end(), cross.values.row(i).begin());
   cross.row_labels = rows;
   cross.col_labels = t.source.tokens;
-  cross.row_axis = "generated";
-  cross.col_axis = "source";
-  r.blocks.push_back(Text{fmt::format("cross-attention of decoder layer {} (mean over its {} heads): each row is the step that "
+  cross.row_axis = N_("generated");
+  cross.col_axis = N_("source");
+  r.blocks.push_back(Text{trf("cross-attention of decoder layer {} (mean over its {} heads): each row is the step that "
                                       "chose that English word, each column a Korean source word",
                                       layer + 1, m.heads)});
   r.blocks.push_back(cross);
   r.primary = "steps";
-  r.summary["translation"] = english;
-  r.summary["tokens"] = t.output;
-  r.summary["source_tokens"] = t.source.tokens;
-  r.summary["source_ids"] = t.source.ids;
-  r.summary["finished"] = t.finished;
+  r.summary[N_("translation")] = english;
+  r.summary[N_("tokens")] = t.output;
+  r.summary[N_("source_tokens")] = t.source.tokens;
+  r.summary[N_("source_ids")] = t.source.ids;
+  r.summary[N_("finished")] = t.finished;
 
   Figure figure;
   auto panel = [&](const Tensor& w, const std::string& title) {
@@ -112,13 +112,13 @@ void run_translate(const TranslateOptions& o) {
     h.values = Tensor({rows.size(), t.source.tokens.size()});
     for (std::size_t i = 0; i < rows.size(); ++i) std::copy(w.row(i).begin(), w.row(i).end(), h.values.row(i).begin());
     h.title = title;
-    h.x_label = "source (Korean)";
-    h.y_label = "generated (English)";
+    h.x_label = tr("source (Korean)");
+    h.y_label = tr("generated (English)");
     h.row_labels = rows;
     h.col_labels = t.source.tokens;
     h.vmin = 0.0;
     h.vmax = 1.0;
-    h.value_label = "weight";
+    h.value_label = tr("weight");
     figure.panels.push_back(std::move(h));
   };
   if (figure_drawn(o.fig, o.out)) {
@@ -129,7 +129,7 @@ void run_translate(const TranslateOptions& o) {
     } else {
       panel(mean, fmt::format("decoder layer {}, mean of {} heads", layer + 1, m.heads));
     }
-    figure.title = fmt::format("Cross-attention: {} → {}", o.text, english);
+    figure.title = trf("Cross-attention: {} → {}", o.text, english);
   }
   present_all(r, o.out, o.fig, &figure, nullptr, default_figure_name("translate", o.text));
 }

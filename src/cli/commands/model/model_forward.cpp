@@ -128,8 +128,8 @@ void run_info(const InfoOptions& o) {
   r.command = "model info";
   r.params = {{"model", o.in.dir}};
   Records rec;
-  rec.name = "info";
-  rec.columns = {"property", "value"};
+  rec.name = N_("info");
+  rec.columns = {N_("property"), N_("value")};
   auto row = [&](const std::string& k, const std::string& v, const nlohmann::json& j) {
     (void)j;
     rec.rows.push_back({k, v});
@@ -204,12 +204,12 @@ Heatmap attention_heatmap(const Tensor& w, const std::vector<std::string>& token
   Heatmap h;
   h.values = w;
   h.title = title;
-  h.x_label = "key";
-  h.y_label = "query";
+  h.x_label = tr("key");
+  h.y_label = tr("query");
   if (labels) h.row_labels = h.col_labels = tokens;
   h.vmin = 0;
   h.vmax = 1;
-  h.value_label = "attention weight";
+  h.value_label = tr("attention weight");
   return h;
 }
 
@@ -223,8 +223,8 @@ std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, con
   AttentionPage p;
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
-  p.title = fmt::format("{} — attention", dir_name);
-  p.subtitle = fmt::format("{}: {} tokens; weights after softmax, layers and heads numbered from 0 as in Hugging Face's outputs{}",
+  p.title = trf("{} — attention", dir_name);
+  p.subtitle = trf("{}: {} tokens; weights after softmax, layers and heads numbered from 0 as in Hugging Face's outputs{}",
                            family_name(c), T, c.decoder() ? "; causal: a query sees only the keys up to itself" : "");
   p.queries = p.keys = l.tokens;
   for (std::size_t li = 0; li < c.layers; ++li) {
@@ -292,21 +292,21 @@ void run_attention(const AttentionOptions2& o) {
   r.params = model_params(o.in, l);
   r.params["layer"] = o.layer;
   r.params["head"] = o.head;
-  r.blocks.push_back(Text{fmt::format("{}: {} tokens; attention weights after softmax{}, layers and heads numbered from 0 as in Hugging "
+  r.blocks.push_back(Text{trf("{}: {} tokens; attention weights after softmax{}, layers and heads numbered from 0 as in Hugging "
                                       "Face's outputs; rows are queries, columns keys",
                                       family_name(c), T, c.decoder() ? " (causal: row i sees keys 0 … i)" : "")});
   Matrix m;
-  m.name = "attentions";
+  m.name = N_("attentions");
   m.row_labels = m.col_labels = l.tokens;
-  m.row_axis = "query";
-  m.col_axis = "key";
+  m.row_axis = N_("query");
+  m.col_axis = N_("key");
   const bool npy = o.out.format == "npy" || (o.out.output.size() > 4 && o.out.output.ends_with(".npy"));
-  m.slice_axis = shape.size() == 4 ? "layer·heads+head" : layers.size() > 1 ? "layer" : "head";
+  m.slice_axis = shape.size() == 4 ? N_("layer·heads+head") : layers.size() > 1 ? N_("layer") : N_("head");
   // npy keeps the 4-D (layers, heads, T, T); a table shows one (T, T) slice per layer and head
   m.values = shape.size() == 4 && !npy ? w.reshaped({layers.size() * heads.size(), T, T}) : std::move(w);
   r.blocks.push_back(std::move(m));
   r.primary = "attentions";
-  r.summary["shape"] = shape;
+  r.summary[N_("shape")] = shape;
   // figures: one head a labelled heatmap; one layer's heads a grid; every layer × head the model view
   Figure fig;
   std::optional<Heatmap> view;
@@ -357,7 +357,7 @@ void run_hidden(const TensorOptions& o) {
   Result r;
   r.command = "model hidden";
   r.params = model_params(o.in, l);
-  r.blocks.push_back(Text{fmt::format("hidden states ({}, {}, {}) as Hugging Face's output_hidden_states: [0] the embedding output, then "
+  r.blocks.push_back(Text{trf("hidden states ({}, {}, {}) as Hugging Face's output_hidden_states: [0] the embedding output, then "
                                       "each layer's output{}",
                                       L, T, D, c.model_type == "bert" ? "" : " (the last after the final norm)")});
   // ‖h‖ per layer and token: how the residual stream grows
@@ -367,14 +367,14 @@ void run_hidden(const TensorOptions& o) {
   std::vector<std::string> layer_labels;
   for (std::size_t i = 0; i < L; ++i) layer_labels.push_back(i == 0 ? "embeddings" : fmt::format("layer {}", i - 1));
   Matrix n;
-  n.name = "norms", n.values = norms, n.row_labels = layer_labels, n.col_labels = l.tokens, n.row_axis = "state", n.col_axis = "token";
+  n.name = N_("norms"), n.values = norms, n.row_labels = layer_labels, n.col_labels = l.tokens, n.row_axis = N_("state"), n.col_axis = N_("token");
   r.blocks.push_back(n);
   Matrix m;
-  m.name = "hidden_states", m.values = h, m.row_labels = l.tokens, m.row_axis = "token", m.col_axis = "dim";
-  m.slice_axis = "state";
+  m.name = N_("hidden_states"), m.values = h, m.row_labels = l.tokens, m.row_axis = N_("token"), m.col_axis = N_("dim");
+  m.slice_axis = N_("state");
   r.blocks.push_back(m);
   r.primary = "hidden_states";
-  r.summary["shape"] = {L, T, D};
+  r.summary[N_("shape")] = {L, T, D};
   present(r, o.out);
 }
 
@@ -385,10 +385,10 @@ void run_logits(const TensorOptions& o) {
   Result r;
   r.command = "model logits";
   r.params = model_params(o.in, l);
-  r.blocks.push_back(Text{fmt::format("logits ({}, {}): row t scores every token of the vocabulary {}", f.logits.rows(), f.logits.cols(),
+  r.blocks.push_back(Text{trf("logits ({}, {}): row t scores every token of the vocabulary {}", f.logits.rows(), f.logits.cols(),
                                       l.model.config.decoder() ? "as the token after position t" : "for position t (masked LM)")});
   Matrix m;
-  m.name = "logits", m.values = f.logits, m.row_labels = l.tokens, m.row_axis = "token", m.col_axis = "vocabulary id";
+  m.name = N_("logits"), m.values = f.logits, m.row_labels = l.tokens, m.row_axis = N_("token"), m.col_axis = N_("vocabulary id");
   r.blocks.push_back(m);
   r.primary = "logits";
   present(r, o.out);
@@ -413,7 +413,7 @@ Records top_records(const LoadedInput& l, std::span<const float> logits, std::si
   for (float v : logits) sum += std::exp(static_cast<double>(v) - mx);
   Records rec;
   rec.name = name;
-  rec.columns = {"rank", "token", "id", "probability", "logit"};
+  rec.columns = {N_("rank"), N_("token"), N_("id"), N_("probability"), N_("logit")};
   long long rank = 1;
   for (const auto& [id, v] : top_k(logits, k))
     rec.rows.push_back({rank++, readable_token(l, id), static_cast<long long>(id), std::exp(static_cast<double>(v) - mx) / sum,
@@ -431,7 +431,7 @@ void run_next(const PredictOptions& o) {
   r.command = "model next";
   r.params = model_params(o.in, l);
   r.params["k"] = o.k;
-  r.blocks.push_back(Text{fmt::format("the next token after \"{}\": softmax of the last position's logits (greedy picks rank 1)",
+  r.blocks.push_back(Text{trf("the next token after \"{}\": softmax of the last position's logits (greedy picks rank 1)",
                                       fmt::join(l.tokens, " "))});
   r.blocks.push_back(top_records(l, f.logits.row(f.logits.rows() - 1), static_cast<std::size_t>(o.k), "next"));
   r.primary = "next";
@@ -456,8 +456,8 @@ void run_fill(const PredictOptions& o) {
   r.params = model_params(o.in, l);
   r.params["k"] = o.k;
   Records all;
-  all.name = "fill";
-  all.columns = {"position", "rank", "token", "id", "probability", "logit"};
+  all.name = N_("fill");
+  all.columns = {N_("position"), N_("rank"), N_("token"), N_("id"), N_("probability"), N_("logit")};
   for (std::size_t p : positions) {
     const Records rec = top_records(l, f.logits.row(p), static_cast<std::size_t>(o.k), "fill");
     for (const auto& row : rec.rows) {
@@ -466,7 +466,7 @@ void run_fill(const PredictOptions& o) {
       all.rows.push_back(c);
     }
   }
-  r.blocks.push_back(Text{fmt::format("the masked position{} {}: softmax of the MLM head's logits", positions.size() == 1 ? "" : "s",
+  r.blocks.push_back(Text{trf("the masked position{} {}: softmax of the MLM head's logits", positions.size() == 1 ? "" : "s",
                                       fmt::join(positions, ", "))});
   r.blocks.push_back(std::move(all));
   r.primary = "fill";

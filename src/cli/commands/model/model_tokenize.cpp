@@ -24,19 +24,19 @@ void run_model_tokenize(const ModelTokenizeOptions& o) {
   r.command = "model tokenize";
   r.params = {{"model", o.dir}, {"text", o.text}, {"special_tokens", !o.no_special}};
   Records rec;
-  rec.name = "tokens";
-  rec.columns = {"position", "token", "readable", "id"};
+  rec.name = N_("tokens");
+  rec.columns = {N_("position"), N_("token"), N_("readable"), N_("id")};
   std::vector<long long> ids;
   for (std::size_t i = 0; i < e.ids.size(); ++i) {
     rec.rows.push_back({static_cast<long long>(i), e.tokens[i], e.readable[i], static_cast<long long>(e.ids[i])});
     ids.push_back(static_cast<long long>(e.ids[i]));
   }
-  r.blocks.push_back(Text{fmt::format("{} tokens; {} tokenizer from {} (vocabulary {}){}", e.ids.size(), tok.kind(), tok.source(),
+  r.blocks.push_back(Text{trf("{} tokens; {} tokenizer from {} (vocabulary {}){}", e.ids.size(), tok.kind(), tok.source(),
                                       tok.vocab_size(), o.no_special ? "; no special tokens (--no-special)" : "")});
   r.blocks.push_back(std::move(rec));
-  r.summary["tokens"] = e.tokens;
-  r.summary["ids"] = ids;
-  r.summary["readable"] = e.readable;
+  r.summary[N_("tokens")] = e.tokens;
+  r.summary[N_("ids")] = ids;
+  r.summary[N_("readable")] = e.readable;
   r.primary = "tokens";
   present(r, o.out);
 }

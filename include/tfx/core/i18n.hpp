@@ -1,0 +1,64 @@
+// Korean (and any later language) for what reaches a person: figure titles, axis labels, table
+// headers, step names and notes go through tr()/trf(), looked up in gettext catalogs (po/ko.po,
+// compiled by msgfmt into <build>/locale/ko/LC_MESSAGES/tfx.mo and installed under
+// share/locale). English is the source language; machine-facing text (JSON keys, CSV headers,
+// .npy) and error messages stay English.
+//
+// Marking: tr("…") for a fixed string, trf("… {} …", args…) for a fmt format string (the
+// translation may reorder with {0} {1}), N_("…") for a string kept in a table and looked up
+// later with tr(). `scripts/update-po.sh` extracts all three with xgettext.
+#pragma once
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+
+#define N_(s) s
+
+namespace tfx {
+
+enum class Language { en, ko };
+
+// The language output uses; English until set_language() runs.
+Language language();
+// "en" or "ko".
+const char* language_code(Language lang);
+// "en"/"english", "ko"/"korean" (any case) -> Language; anything else throws a usage error
+// naming `what` (the flag or variable) and the languages there are.
+Language parse_language(std::string_view name, std::string_view what);
+// The language the environment asks for, as gettext reads it: the locale of messages (LC_ALL,
+// then LC_MESSAGES, then LANG; "C", "POSIX" or unset = English) and, when that locale is set,
+// the first entry of LANGUAGE. Korean when it begins with "ko", English otherwise.
+Language language_from_environment();
+// Switches every later tr()/trf() to `lang`. Korean needs the catalog: when it is missing the
+// output stays English and the returned string says where tfx looked (empty when all is well).
+std::string set_language(Language lang);
+// Where the catalogs are looked for, in order: $TFX_LOCALEDIR, <tfx's directory>/locale (the
+// build tree), <tfx's directory>/../share/locale (an installed tfx), the configured install
+// directory.
+std::string locale_directory();
+
+// The translation of `msgid` in the current language, or `msgid` itself. When
+// TFX_I18N_STRICT is set in the environment and a marked string has no translation, it is
+// reported on stderr once ("tfx: untranslated: …") — the Korean output test runs with it.
+const char* tr(const char* msgid);
+// The translation of a string known only at run time (a table header from a Records block, an
+// axis name): the same lookup without the strict report, since data (a word, a file name) may
+// pass through here too.
+std::string tr_runtime(const std::string& text);
+
+// fmt::format of the translated format string; a translation whose placeholders do not fit
+// the arguments falls back to the English original rather than failing the command.
+template <class... Args>
+std::string trf(const char* msgid, Args&&... args) {
+  const char* t = tr(msgid);
+  if (t != msgid) {
+    try {
+      return fmt::format(fmt::runtime(t), args...);
+    } catch (const fmt::format_error&) {
+    }
+  }
+  return fmt::format(fmt::runtime(msgid), args...);
+}
+
+}  // namespace tfx

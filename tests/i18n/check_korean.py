@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Korean output check (issue 24 §16): runs every gallery figure and every command's table
+under `--lang ko` and fails on English left in what a person reads.
+
+Two independent checks:
+1. tfx itself, run with TFX_I18N_STRICT=1, reports every marked string without a Korean
+   translation ("tfx: untranslated: …" on stderr).
+2. The output is scanned for English: a word of the English originals (the msgids of po/ko.po)
+   that appears in a figure's text (the SVG's <text> elements) or in a table/Markdown output,
+   and is neither a kept technical term (KEPT) nor a word of the command line or its data,
+   means a string reached the person without going through the catalog (or was never marked).
+
+Usage: check_korean.py TFX [ROOT]   (ROOT = the repository, for po/ko.po and samples/)
+"""
+import html
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+# Terms the Korean notes themselves write in Latin letters (or that are code/formula names).
+KEPT = {
+    "softmax", "rope", "layernorm", "relu", "gelu", "silu", "pca", "ntk", "yarn", "llama", "llama3",
+    "concat", "multihead", "maskedmultihead", "argmax", "logits", "pytorch", "sdpa", "bert", "gpt",
+    "wordpiece", "bpe", "cls", "sep", "pad", "unk", "bos", "eos", "mask", "ffn", "vit", "glove",
+    "word2vec", "fasttext", "gensim", "numpy", "npy", "csv", "json", "png", "svg", "gif", "html",
+    "roformer", "embedding", "nn", "var", "std", "cos", "sin", "exp", "log", "max", "min", "sqrt",
+    "float32", "dtype", "true", "false", "none", "linear", "dynamic", "base", "theta", "d_model",
+    "d_k", "d_ff", "w_q", "w_k", "w_v", "w_o", "w_out", "pos", "dim", "len", "safetensors",
+    "attn_mask", "key_padding_mask", "attention_mask", "is_causal", "multiheadattention",
+    "scaled_dot_product_attention", "transformer", "spearman", "pearson", "simlex", "wordsim",
+}
+
+GALLERY = os.path.join("scripts", "gen-figures.sh")
+
+# Commands with a table (and no figure) or extra paths the gallery does not take.
+TABLES = [
+    "pe --dim 4 --pos 1 --i 2",
+    "pe --len 6 --dim 4",
+    "pe sim --len 6 --dim 8",
+    "pe sim --len 16 --dim 8 --profile",
+    "pe shift --k 3 --dim 4",
+    "pe curves --len 8 --dim 8 --dims 0,1",
+    "pe add --sentence \"I love you\"",
+    "rope --len 4 --dim 4",
+    "rope rotate --dim 4 --pos 2 --seed 1",
+    "rope relative --dim 8 --len 4",
+    "rope freqs --dim 16 --scaling linear --factor 2",
+    "rope decay --dim 32 --len 16",
+    "tokenize \"I love you\"",
+    "analogy king man woman",
+    "embeddings info",
+    "similar king -k 5",
+    "similarity king queen",
+    "lookup king queen",
+    "direction --words kings,queens --from king,queen",
+    "project king queen man woman",
+    "attention --sentence \"I love you\" --dk 4",
+    "attention masks --len 4 --pad 1",
+    "attention variance --dk 1,4 --samples 200",
+    "softmax 0,-11,7",
+    "encoder --sentence \"I am a student\"",
+    "decoder --sentence \"I am a student\" --memory \"나는 학생 이다\"",
+    "translate \"나는 학생 이다\"",
+    "trace \"나는 학생 이다\"",
+    "complexity --n 64 --d 32",
+    "patches --image 3",
+    "layernorm",
+    "lr --steps 10",
+    "model info tests/data/hf_models/bert",
+    "model tokenize tests/data/hf_models/bert \"the cat sat\"",
+    "model attention tests/data/hf_models/bert \"the cat sat\" --layer 0 --head 0",
+]
+
+
+def msgid_words(po_path):
+    words = set()
+    text = open(po_path, encoding="utf-8").read()
+    for m in re.finditer(r'^msgid ((?:".*"\n)+)', text, re.M):
+        s = "".join(re.findall(r'"(.*)"', m.group(1)))
+        s = re.sub(r"\{[^}]*\}", " ", s)
+        for w in re.findall(r"[A-Za-z][A-Za-z_]{2,}", s):
+            words.add(w.lower())
+    return words
+
+
+def gallery_commands(root):
+    cmds = []
+    for line in open(os.path.join(root, GALLERY), encoding="utf-8"):
+        m = re.match(r'\s*"([^|]+)\|([^|]+)\|(.*)\|[^|]*"\s*$', line)
+        if m and m.group(2) != "gif":
+            cmds.append(m.group(3).replace('\\"', '"'))
+    return cmds
+
+
+def svg_texts(svg):
+    return [html.unescape(re.sub(r"<[^>]+>", "", t)) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)]
+
+
+def english_left(text, vocab, allowed):
+    bad = set()
+    for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", text):
+        lw = w.lower()
+        if lw in vocab and lw not in KEPT and lw not in allowed:
+            bad.add(w)
+    return bad
+
+
+def main():
+    tfx = os.path.abspath(sys.argv[1])
+    root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
+    vocab = msgid_words(os.path.join(root, "po", "ko.po"))
+    env = dict(os.environ, TFX_I18N_STRICT="1", COLUMNS="200")
+    failures = []
+    runs = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = [(c, True) for c in gallery_commands(root)] + [(c, False) for c in TABLES]
+        for cmd, figure in jobs:
+            args = shlex.split(cmd)
+            allowed = {w.lower() for a in args for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", a)}
+            outputs = []
+            svg = os.path.join(tmp, "f.svg")
+            variants = [["--svg", svg]] if figure else [["--format", "table"], ["--format", "md"]]
+            for extra in variants:
+                p = subprocess.run([tfx, *args, "--lang", "ko", *extra], cwd=root, env=env, capture_output=True, text=True)
+                runs += 1
+                if p.returncode != 0:
+                    failures.append(f"{cmd} {' '.join(extra)}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+                    continue
+                for line in p.stderr.splitlines():
+                    if line.startswith("tfx: untranslated:"):
+                        failures.append(f"{cmd}: {line}")
+                if figure:
+                    outputs.append("\n".join(svg_texts(open(svg, encoding="utf-8").read())))
+                else:
+                    outputs.append(p.stdout)
+                # notes on stderr are for people too
+                outputs.append("\n".join(l for l in p.stderr.splitlines() if not l.startswith("tfx: untranslated:")))
+            data_words = set()
+            if not figure:
+                # words of the data (tokens, neighbours, vocabulary) appear in table cells: the
+                # same command in English shows them too, in cells a translation does not touch
+                p = subprocess.run([tfx, *args, "--lang", "en", "--format", "json"], cwd=root, env=env, capture_output=True, text=True)
+                if p.returncode == 0:
+                    import json
+                    def walk(v):
+                        if isinstance(v, str):
+                            data_words.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", v))
+                        elif isinstance(v, list):
+                            for x in v: walk(x)
+                        elif isinstance(v, dict):
+                            for k, x in v.items():
+                                if k not in ("notes",): walk(x)
+                    j = json.loads(p.stdout)
+                    for k in ("data", "blocks", "params"):
+                        if k in j: walk(j[k])
+            bad = set()
+            for o in outputs:
+                bad |= english_left(o, vocab, allowed | data_words)
+            if bad:
+                failures.append(f"{cmd}: English left: {', '.join(sorted(bad))}")
+    for f in failures:
+        print("FAIL", f)
+    print(f"check_korean: {runs} runs, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
