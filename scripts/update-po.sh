@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 find src include -name '*.cpp' -o -name '*.hpp' -o -name '*.inc' | LC_ALL=C sort > /tmp/tfx-po-files.$$
-xgettext --language=C++ --from-code=UTF-8 --keyword=tr --keyword=trf --keyword=N_ --no-wrap \
+xgettext --language=C++ --from-code=UTF-8 --keyword=tr --keyword=trf --keyword=N_ --keyword=trn:1,2 --keyword=trnf:1,2 --no-wrap \
   --add-comments=TRANSLATORS: --package-name=tfx --sort-by-file --files-from=/tmp/tfx-po-files.$$ -o po/tfx.pot
 rm -f /tmp/tfx-po-files.$$
 for po in po/*.po; do

@@ -8,9 +8,18 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace {
+
+// The tests expect tfx's English output whatever the machine's locale (LANG=ko_KR.UTF-8 would
+// switch the tfx runs they start to Korean); the Korean tests ask for it with --lang ko.
+const int kEnglishOutput = [] {
+  ::setenv("LC_ALL", "C.UTF-8", 1);
+  ::unsetenv("LANGUAGE");
+  return 0;
+}();
 
 struct CtestReporter : doctest::IReporter {
   std::ostream& out;

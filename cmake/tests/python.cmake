@@ -10,10 +10,16 @@
 #                              docs/tutorial.md (attention, positional, vision, translate, models) prints the lines shown
 #   teaching_model_reproducible  20 steps of scripts/train_teaching_model.py from its seed give the
 #                              committed log's first 20 losses (skipped without python3-torch)
+#   i18n_catalog               tests/i18n/check_catalog.py: every marked string of the sources is in
+#                              po/ko.po, translated, with the original's fmt placeholders
+#   i18n_korean_output         tests/i18n/check_korean.py: every gallery figure and every command's
+#                              table under --lang ko, failing on an untranslated or unmarked string
 #   unicode_tables_committed   src/text/unicode_tables.inc is what scripts/gen_unicode_tables.py writes
 # An entry whose tools are missing prints "TFX-SKIP: <reason>" and is reported as skipped.
 set(tfx_python /usr/bin/python3)
-set(tfx_python_env "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"
+# LC_ALL=C.UTF-8: English output whatever the machine's locale (a Korean LANG would switch tfx to
+# Korean); the Korean checks pass --lang ko themselves
+set(tfx_python_env "LC_ALL=C.UTF-8" "LANGUAGE=" "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"
     "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache" "TFX_BUILD_DIR=${CMAKE_BINARY_DIR}")
 set(tfx_notebooks ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb)
 
@@ -42,3 +48,5 @@ tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_
 # attention_html_chromium: tests/python/check_attention_html.py opens --html pages (BERT, GPT-2, the
 # translator, hostile token labels) in headless Chromium (Debian chromium; skipped without it)
 tfx_python_test(attention_html_chromium ${CMAKE_SOURCE_DIR}/tests/python/check_attention_html.py)
+tfx_python_test(i18n_catalog ${CMAKE_SOURCE_DIR}/tests/i18n/check_catalog.py ${CMAKE_SOURCE_DIR})
+tfx_python_test(i18n_korean_output ${CMAKE_SOURCE_DIR}/tests/i18n/check_korean.py $<TARGET_FILE:tfx> ${CMAKE_SOURCE_DIR})

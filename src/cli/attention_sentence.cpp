@@ -10,6 +10,7 @@
 
 #include "attention_sentence.hpp"
 #include "embedding_flags.hpp"
+#include "tfx/core/i18n.hpp"
 #include "tfx/embeddings/embeddings.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
@@ -73,8 +74,10 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
     std::string words;
     for (const auto& w : missing) words += (words.empty() ? "'" : ", '") + w + "'";
     std::fflush(stdout);
-    std::fprintf(stderr, "tfx: warning: %s: %s not in %s; using %s%s\n", flag.c_str(), words.c_str(), e.name().c_str(),
-                 unk ? "the <unk> vector" : "a zero vector", case_hint ? " (another case is there: try --ignore-case)" : "");
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: {}: {} not in {}; using {}{}", flag, words, e.name(),
+                     unk ? tr("the <unk> vector") : tr("a zero vector"), case_hint ? tr(" (another case is there: try --ignore-case)") : "")
+                     .c_str());
   }
   // 2. + PE(pos, i) for positions 0 … T−1
   if (add_pe) seq.x = add(seq.x, sinusoidal_encoding(T, D));
@@ -88,12 +91,12 @@ std::string sentence_source_description(const SentenceSource& source) {
 
 std::string sentence_source_choice(const SentenceSource& source) {
   const EmbeddingFlags& f = source.flags;
-  if (!f.path.empty()) return "--embeddings given";
+  if (!f.path.empty()) return tr("--embeddings given");
   if (f.translator) return "";
   const char* env = std::getenv("TFX_EMBEDDINGS");
-  if (env && *env) return "$TFX_EMBEDDINGS set";
-  if (f.ignore_case) return "--ignore-case given";
-  if (f.limit) return "--limit given";
+  if (env && *env) return tr("$TFX_EMBEDDINGS set");
+  if (f.ignore_case) return tr("--ignore-case given");
+  if (f.limit) return tr("--limit given");
   return "";
 }
 

@@ -135,26 +135,33 @@ Embeddings load_embeddings(const EmbeddingFlags& f) {
   if (f.translator) {
     if (!f.path.empty()) throw usage_error("give one table: --translator or --embeddings FILE (not both)");
     const Translator& m = teaching_translator();
-    return Embeddings::from_rows(m.vocab.tokens, m.embedding, "the teaching translator's trained embedding");
+    return Embeddings::from_rows(m.vocab.tokens, m.embedding, tr("the teaching translator's trained embedding"));
   }
   EmbeddingSource src = embedding_source(f);
   // a big file takes seconds to parse the first time: a bar on stderr (only on a terminal)
-  ProgressBar bar("loading " + std::filesystem::path(src.path).filename().string(), "B");
+  ProgressBar bar(trf("loading {}", std::filesystem::path(src.path).filename().string()), "B");
   src.progress = bar.callback();
   Embeddings e = tfx::load_embeddings(src);
   bar.finish();
   const LoadInfo& info = e.info();
   if (info.duplicates > 0) {
     std::fflush(stdout);
-    std::fprintf(stderr, "tfx: warning: %s: %zu duplicate word%s dropped (the first of each is kept), e.g. %s\n",
-                 e.name().c_str(), info.duplicates, info.duplicates == 1 ? "" : "s", info.first_duplicate.c_str());
+    const std::string note =
+        info.duplicates == 1
+            ? trf("tfx: warning: {}: {} duplicate word dropped (the first of each is kept), e.g. {}", e.name(), info.duplicates,
+                  info.first_duplicate)
+            : trf("tfx: warning: {}: {} duplicate words dropped (the first of each is kept), e.g. {}", e.name(), info.duplicates,
+                  info.first_duplicate);
+    std::fprintf(stderr, "%s\n", note.c_str());
   }
   // a read-only or full cache directory: the load worked, only the cache is missing
   if (const std::string not_written = "not written: "; info.cache_state.rfind(not_written, 0) == 0) {
     std::fflush(stdout);
-    std::fprintf(stderr, "tfx: warning: the cache of %s was not written (%s); the next load parses the file again "
-                 "(--no-cache skips the cache)\n",
-                 e.name().c_str(), info.cache_state.substr(not_written.size()).c_str());
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: the cache of {} was not written ({}); the next load parses the file again "
+                     "(--no-cache skips the cache)",
+                     e.name(), info.cache_state.substr(not_written.size()))
+                     .c_str());
   }
   return e;
 }

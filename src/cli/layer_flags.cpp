@@ -231,7 +231,7 @@ std::string weights_note(const LayerFlags& f, const LayerSetup& setup) {
   if (setup.trained)
     return trf("weights: the built-in teaching translator's trained {} (tfx translate; scripts/train_teaching_model.py); "
                        "--random for seeded weights",
-                       f.what);
+                       f.what == "decoder" ? tr("decoder") : tr("encoder"));
   if (!f.weights.empty())
     return trf("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, setup.shape.heads, setup.shape.heads_source);
   return trf("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0{}", f.seed,

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tfx/core/i18n.hpp"
+
 namespace tfx::cli {
 
 Diagram pair_panel(const PairArrows& p) {
@@ -19,7 +21,7 @@ Diagram pair_panel(const PairArrows& p) {
   d.axes = true;
   d.circles.push_back({0, 0, 1, true});
   if (p.zero) {
-    d.labels.push_back({0, 0.5, "zero pair: nothing to rotate", -1});
+    d.labels.push_back({0, 0.5, tr("zero pair: nothing to rotate"), -1});
     return d;
   }
   const double start = std::atan2(p.ay, p.ax);

@@ -89,8 +89,9 @@ void choose_fonts(const FigureFlags& flags) {
     throw Error(from + e.what());
   }
   if (figure_font_status().builtin)
-    std::fprintf(stderr, "tfx: note: no TrueType font found (install fonts-dejavu-core and fonts-nanum, or give --font FILE); "
-                         "figure text uses the built-in bitmap font\n");
+    std::fprintf(stderr, "%s\n",
+                 tr("tfx: note: no TrueType font found (install fonts-dejavu-core and fonts-nanum, or give --font FILE); "
+                    "figure text uses the built-in bitmap font"));
 }
 
 // The file a figure goes to and whether it is SVG: an .svg name is SVG whichever flag gave it.
@@ -124,12 +125,12 @@ std::vector<FigureTarget> figure_targets(const FigureFlags& flags, const std::st
 void write_figure(const Figure& styled, const FigureTarget& t, const FigureFlags& flags, std::FILE* notice, const char* flag) {
   if (t.svg) {
     emit(encode_svg(styled, flags.scale), t.path, false, flag);
-    if (t.path != "-") std::fprintf(notice, "wrote %s\n", t.path.c_str());
+    if (t.path != "-") std::fprintf(notice, "%s\n", trf("wrote {}", t.path).c_str());
     return;
   }
   Image img = render(styled, flags.scale);
   emit(encode_png(img), t.path, true, flag);
-  if (t.path != "-") std::fprintf(notice, "wrote %s (%d×%d)\n", t.path.c_str(), img.width, img.height);
+  if (t.path != "-") std::fprintf(notice, "%s\n", trf("wrote {} ({}×{})", t.path, img.width, img.height).c_str());
 }
 }  // namespace
 
@@ -255,13 +256,14 @@ void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::
   emit(encode_gif(images, static_cast<int>(std::lround(100 / g.fps))), path, true, "--gif");
   int w = 0, h = 0;
   for (const Image& im : images) w = std::max(w, im.width), h = std::max(h, im.height);
-  std::fprintf(png_notice_stream(out), "wrote %s (%d×%d, %zu frames at %g per second)\n", path.c_str(), w, h, images.size(), g.fps);
+  std::fprintf(png_notice_stream(out), "%s\n",
+               trf("wrote {} ({}×{}, {} frames at {:g} per second)", path, w, h, images.size(), g.fps).c_str());
 }
 
 void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
   emit(page, path, false, "--html");
   std::FILE* notice = fig.png == "-" || fig.svg == "-" ? stderr : png_notice_stream(out);
-  if (path != "-") std::fprintf(notice, "wrote %s (open it in a browser; it works offline)\n", path.c_str());
+  if (path != "-") std::fprintf(notice, "%s\n", trf("wrote {} (open it in a browser; it works offline)", path).c_str());
 }
 
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig, const Figure* figure,

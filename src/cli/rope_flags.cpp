@@ -148,7 +148,7 @@ std::string rope_name_suffix(const RopeConfig& c) {
 }
 
 std::string rope_description(const RopeConfig& c) {
-  std::string s = fmt::format("base {:g}, {} layout", c.base, rope_layout_name(c.layout));
+  std::string s = trf("base {:g}, {} layout", c.base, rope_layout_name(c.layout));
   switch (c.scaling) {
     case RopeScaling::none: break;
     case RopeScaling::linear:

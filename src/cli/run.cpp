@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <optional>
 #include <string_view>
@@ -186,6 +187,16 @@ int tfx::cli::run(int argc, char** argv) {
   for (CLI::App* cmd : app.get_subcommands({}))
     for (CLI::App* sub : cmd->get_subcommands({}))
       if (!sub->get_group().empty()) sub->group("Subcommands");
+
+  // --lang in every command's --help too (it is taken out of argv before parsing, wherever it stands)
+  std::function<void(CLI::App*)> add_lang = [&](CLI::App* cmd) {
+    for (CLI::App* sub : cmd->get_subcommands({})) {
+      sub->add_option("--lang", lang_for_help, "Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES)")
+          ->check(CLI::IsMember({"en", "ko"}));
+      add_lang(sub);
+    }
+  };
+  add_lang(&app);
 
   // `tfx` alone: the overview. `tfx --generate man|bash|zsh|python`: documents from the command table.
   if (argc == 1) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tfx/core/i18n.hpp"
 #include "tfx/io/format.hpp"
 
 namespace tfx::cli {
@@ -44,11 +45,13 @@ inline std::string printable_reason(const std::string& reason) {
 
 inline void report_skipped(const std::vector<SkippedQuery>& skipped) {
   for (std::size_t i = 0; i < skipped.size() && i < kSkippedShown; ++i)
-    std::fprintf(stderr, "tfx: skipped %s:%zu: %s\n", printable_reason(skipped[i].file).c_str(), skipped[i].line,
-                 printable_reason(skipped[i].reason).c_str());
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: skipped {}:{}: {}", printable_reason(skipped[i].file), skipped[i].line, printable_reason(skipped[i].reason))
+                     .c_str());
   if (skipped.size() > kSkippedShown)
-    std::fprintf(stderr, "tfx: skipped %zu more lines (--format json lists every skipped query with its reason)\n",
-                 skipped.size() - kSkippedShown);
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: skipped {} more lines (--format json lists every skipped query with its reason)", skipped.size() - kSkippedShown)
+                     .c_str());
 }
 
 // The "skipped" table of a result: file, line, query, word, reason.

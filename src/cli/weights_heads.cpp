@@ -5,6 +5,7 @@
 
 #include "tfx/attention/attention.hpp"
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 #include "validators.hpp"
 
 namespace tfx::cli {
@@ -40,7 +41,7 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
     if (!heads_divide(*saved, d_model))
       throw Error(fmt::format("--weights {}: __metadata__ nhead = {} does not divide d_model = {} (from in_proj_weight)", weights,
                               *saved, d_model));
-    return {*saved, "nhead in the file's __metadata__"};
+    return {*saved, tr("nhead in the file's __metadata__")};
   }
   throw usage_error(fmt::format("--weights {}: give --heads, the module's nhead ({} for d_model = {}); PyTorch's tensors do not "
                                 "record it (in_proj_weight is [3·d_model, d_model] for any number of heads) and the file has "

@@ -67,7 +67,7 @@ inline void subword_notes(Result& r, const Embeddings& e, std::span<const std::s
 // A note under results computed on the built-in embedding.
 inline void builtin_note(Result& r, const Embeddings& e) {
   if (e.info().format == EmbeddingFormat::builtin)
-    r.blocks.push_back(Text{"the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE"});
+    r.blocks.push_back(Text{tr("the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE")});
 }
 
 }  // namespace tfx::cli

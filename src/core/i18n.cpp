@@ -122,6 +122,14 @@ const char* tr(const char* msgid) {
   return t;
 }
 
+const char* trn(const char* singular, const char* plural, unsigned long n) {
+  const char* original = n == 1 ? singular : plural;
+  if (g_language == Language::en) return original;
+  const char* t = ::dngettext(kDomain, singular, plural, n);
+  if ((t == singular || t == plural) && g_strict) report_untranslated(singular);
+  return t;
+}
+
 std::string tr_runtime(const std::string& text) {
   if (g_language == Language::en || text.empty()) return text;
   return ::dgettext(kDomain, text.c_str());

@@ -3,6 +3,7 @@
 // place (static data); only the word table and the norms are built, once, on first use.
 #include <string>
 
+#include "tfx/core/i18n.hpp"
 #include "embeddings_store.hpp"
 
 namespace tfx::detail {
@@ -27,7 +28,7 @@ std::shared_ptr<const Embeddings::Store> builtin_store() {
     s->d = detail::kBuiltinDim;
     s->vectors = detail::kBuiltinVectors;
     compute_norms(*s);
-    s->name = "the built-in teaching embedding";
+    s->name = tr("the built-in teaching embedding");  // a display name: in the output language
     s->info.format = EmbeddingFormat::builtin;
     s->info.cache_state = "none (compiled into tfx)";
     s->info.file_rows = detail::kBuiltinRows;

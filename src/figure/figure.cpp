@@ -3,6 +3,7 @@
 // and PNG encoding. The panels are drawn in figure_heatmap/panels/bars.cpp with the primitives
 // of figure_canvas.hpp; text in figure_text.cpp; --view lives in figure_view.cpp.
 #include "tfx/figure/figure.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <fmt/format.h>
 #include <stb_image_write.h>
@@ -169,7 +170,7 @@ Layout lay_out(const Figure& figure) {
           else return draw::picture_scene(panel);
         },
         p));
-  l.title = figure.panels.empty() && figure.title.empty() ? "(empty figure)" : figure.title;
+  l.title = figure.panels.empty() && figure.title.empty() ? std::string(tr("(empty figure)")) : figure.title;
   l.title_h = l.title.empty() ? 0 : draw::title_height(l.title, "");
   const double title_w = l.title.empty() ? 0 : draw::text_width(l.title, draw::kTitleType) + 24;
   const int n = static_cast<int>(l.panels.size());

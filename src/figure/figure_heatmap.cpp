@@ -4,6 +4,8 @@
 // matrices of more than kMaxRectCells cells are drawn as one picture instead.
 #include <fmt/format.h>
 
+#include "tfx/core/i18n.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,14 +59,14 @@ Scene heatmap_scene(const Heatmap& h) {
   if (M == 0 || N == 0 || h.values.empty()) {
     Scene cv(std::max(260.0, text_width(h.title, kTitleType) + 2 * kPad), title_height(h.title, h.subtitle) + 44);
     draw_titles(cv, cv.width, h.title, h.subtitle);
-    cv.text(cv.width / 2, cv.height - 18, "(empty matrix)", kTickType, kInk, Align::center);
+    cv.text(cv.width / 2, cv.height - 18, tr("(empty matrix)"), kTickType, kInk, Align::center);
     return cv;
   }
   const Downsampled d = downsample_mean(h.values, h.masked, kMaxHeatmapCells, kMaxHeatmapCells);
   const std::size_t R = d.values.rows(), C = d.values.cols();
   std::string subtitle = h.subtitle;
   if (d.block_rows > 1 || d.block_cols > 1)
-    subtitle += fmt::format("{}downsampled {}×{} → {}×{} (means of {}×{} blocks)", subtitle.empty() ? "" : "  ·  ", M, N, R, C,
+    subtitle += trf("{}downsampled {}×{} → {}×{} (means of {}×{} blocks)", subtitle.empty() ? "" : "  ·  ", M, N, R, C,
                             d.block_rows, d.block_cols);
   // 1. cell size: square, the longer axis about 640 units, 1..72 per cell; thin strips widened
   const double cell = static_cast<double>(std::clamp<std::size_t>(640 / std::max<std::size_t>({R, C, 1}), 1, 72));
@@ -96,7 +98,7 @@ Scene heatmap_scene(const Heatmap& h) {
   const double xtick_h = col_vertical ? max_width(xt.labels) + 4 : tick_line;
 
   // 3. colorbar ticks and the margins around the plot; every colorbar has a caption
-  const std::string caption = h.value_label.empty() ? "value" : h.value_label;
+  const std::string caption = h.value_label.empty() ? std::string(tr("value")) : h.value_label;
   const double bar_h = std::max(ph, 160.0), bar_w = 18, bar_gap = 20;
   AxisTicks ct = value_ticks(lo, hi, bar_h, true, std::max(3, static_cast<int>(bar_h / 90)));
   const double label_line = line_height(kLabelType);
@@ -131,15 +133,15 @@ Scene heatmap_scene(const Heatmap& h) {
     for (std::size_t r = 0; r < R; ++r)
       for (std::size_t c = 0; c < C; ++c) {
         const double x0 = f.x + static_cast<double>(c) * cw, y0 = f.y + static_cast<double>(r) * ch;
-        const std::string where = fmt::format("row {} · column {}", cell_name(h.row_labels, r, d.block_rows, row_tokens),
+        const std::string where = trf("row {} · column {}", cell_name(h.row_labels, r, d.block_rows, row_tokens),
                                               cell_name(h.col_labels, c, d.block_cols, col_tokens));
         if (is_masked(r, c)) {
-          cv.hatch(x0, y0, cw, ch, where + " · masked");
+          cv.hatch(x0, y0, cw, ch, where + tr(" · masked"));
           continue;
         }
         const double v = d.values(r, c);
         const Rgb col = color_of(r, c);
-        cv.rect(x0, y0, cw, ch, col, fmt::format("{} · {}{}", where, d.block_rows * d.block_cols > 1 ? "mean " : "", fmt::format("{:.6g}", v)));
+        cv.rect(x0, y0, cw, ch, col, fmt::format("{} · {}{}", where, d.block_rows * d.block_cols > 1 ? tr("mean ") : "", fmt::format("{:.6g}", v)));
         if (annotate)
           cv.text(x0 + cw / 2, y0 + ch / 2 + center_baseline(value_type), value_text(v, magnitude), value_type, ink_on(col), Align::center);
       }

@@ -7,6 +7,8 @@
 // line. Every heatmap panel of a figure is drawn, tiled to fit the terminal's width and height.
 #include <fmt/format.h>
 
+#include "tfx/core/i18n.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -46,21 +48,29 @@ AxisSample sample_axis(std::size_t n, std::size_t capacity, std::size_t group) {
   capacity = std::max<std::size_t>(capacity, 1);
   if (n <= capacity) {
     for (std::size_t i = 0; i < n; ++i) a.index.push_back(i);
-    a.words = fmt::format("all {}", n);
+    a.words = trf("all {}", n);
     return a;
   }
   if (group > capacity) group = 1;
   const std::size_t groups = (n + group - 1) / group, fit = std::max<std::size_t>(capacity / group, 1);
   const std::size_t stride = (groups + fit - 1) / fit;
-  const char* unit = group == 2 ? " pair" : group > 2 ? " group" : "";
+  const int unit = group == 2 ? 1 : group > 2 ? 2 : 0;  // pairs, groups, single rows/columns
   auto add_group = [&](std::size_t g) {
     for (std::size_t k = 0; k < group && g * group + k < n; ++k) a.index.push_back(g * group + k);
   };
   if (10 * ((groups + stride - 1) / stride) >= 9 * std::min(fit, groups)) {
     a.stride = stride;
     for (std::size_t g = 0; g < groups; g += stride) add_group(g);
-    a.words = stride == 2 ? fmt::format("{} of {}: every other{}", a.index.size(), n, unit)
-                          : fmt::format("{} of {}: every {}{}", a.index.size(), n, ordinal(stride), unit);
+    // the ordinal ("every 3rd") in English; other languages count with the number
+    const std::size_t k = a.index.size();
+    const std::string nth = language() == Language::en ? ordinal(stride) : std::to_string(stride);
+    if (stride == 2)
+      a.words = unit == 1 ? trf("{} of {}: every other pair", k, n) : unit == 2 ? trf("{} of {}: every other group", k, n)
+                                                                      : trf("{} of {}: every other", k, n);
+    else
+      a.words = unit == 1   ? trf("{} of {}: every {} pair", k, n, nth)
+                : unit == 2 ? trf("{} of {}: every {} group", k, n, nth)
+                            : trf("{} of {}: every {}", k, n, nth);
     return a;
   }
   // group k of the fit shown is group round(k·(groups − 1)/(fit − 1)): the first and the last are
@@ -68,8 +78,9 @@ AxisSample sample_axis(std::size_t n, std::size_t capacity, std::size_t group) {
   if (fit == 1) add_group(0);
   for (std::size_t k = 0; k < fit && fit > 1; ++k) add_group((2 * k * (groups - 1) + (fit - 1)) / (2 * (fit - 1)));
   a.stride = (groups + fit - 1) / fit;
-  a.words = group >= 2 ? fmt::format("{} of {}: {} of {}{}s, evenly spaced", a.index.size(), n, fit, groups, unit)
-                       : fmt::format("{} of {}, evenly spaced", a.index.size(), n);
+  a.words = unit == 1   ? trf("{} of {}: {} of {} pairs, evenly spaced", a.index.size(), n, fit, groups)
+            : unit == 2 ? trf("{} of {}: {} of {} groups, evenly spaced", a.index.size(), n, fit, groups)
+                        : trf("{} of {}, evenly spaced", a.index.size(), n);
   return a;
 }
 
@@ -85,7 +96,7 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
   const std::size_t M = v.rank() <= 1 ? 1 : v.rows(), N = v.rank() <= 1 ? v.size() : v.cols();
   if (!h.title.empty()) out.push_back(clip_to_width(h.title, pw));
   if (M == 0 || N == 0) {
-    out.push_back("(empty matrix)");
+    out.push_back(tr("(empty matrix)"));
     return out;
   }
   const auto lo_hi = heatmap_scale(h);  // (not a structured binding: clang 14 cannot capture those in lambdas)
@@ -109,7 +120,7 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
   AxisSample cols = sample_axis(N, aw, h.col_group);
   // footer: what is shown, then the scale
   const std::size_t Ms = h.source_rows ? h.source_rows : M, Ns = h.source_cols ? h.source_cols : N;
-  const std::string blocks = Ms != M || Ns != N ? fmt::format("; each cell the mean of a {}×{} block of the {}×{} matrix",
+  const std::string blocks = Ms != M || Ns != N ? trf("; each cell the mean of a {}×{} block of the {}×{} matrix",
                                                                (Ms + M - 1) / M, (Ns + N - 1) / N, Ms, Ns) : "";
   const std::size_t title_lines = out.size();
   const std::size_t footer = 3;  // ruler, axes, scale
@@ -187,10 +198,11 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
   }
   out.push_back(ruler);
   // 4. what is shown, then the scale
-  const std::string ry = h.y_label.empty() ? "rows" : h.y_label, cx = h.x_label.empty() ? "columns" : h.x_label;
+  const std::string ry = h.y_label.empty() ? std::string(tr("rows")) : h.y_label,
+                    cx = h.x_label.empty() ? std::string(tr("columns")) : h.x_label;
   const std::string axes = fmt::format("↓ {}: {} · → {}: {}{}", ry, rows.words, cx, cols.words, blocks);
   const std::string short_axes = blocks.empty() ? fmt::format("↓ {} · → {}", rows.words, cols.words)
-                                                : fmt::format("{}×{} block means of {}×{}", (Ms + M - 1) / M, (Ns + N - 1) / N, Ms, Ns);
+                                                : trf("{}×{} block means of {}×{}", (Ms + M - 1) / M, (Ns + N - 1) / N, Ms, Ns);
   out.push_back(display_width(axes) <= pw ? axes : clip_to_width(short_axes, pw));
   const std::string range = fmt::format("min {:.4g} … max {:.4g}", lo, hi);
   std::string scale;
@@ -200,7 +212,7 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
     for (int k = 0; k < n; ++k) bar += bg(colormap_color(h.cmap, k / static_cast<double>(n - 1))) + " ";
     scale = fmt::format("min {:.4g} {}\x1b[0m max {:.4g}  ({})", lo, bar, hi, colormap_name(h.cmap));
   } else {
-    scale = fmt::format("scale \"{}\": min {:.4g} … max {:.4g}{}", kRamp, lo, hi, h.masked.empty() ? "" : ", / = masked");
+    scale = trf("scale \"{}\": min {:.4g} … max {:.4g}{}", kRamp, lo, hi, h.masked.empty() ? "" : tr(", / = masked"));
   }
   out.push_back(display_width(scale) <= pw ? scale : clip_to_width(range, pw));
   return out;
@@ -228,11 +240,12 @@ std::string render_view(const Figure& f, const ViewOptions& options) {
   };
   if (!f.title.empty()) add_line(options.color ? "\x1b[1m" + clip_to_width(f.title, W) + "\x1b[0m" : clip_to_width(f.title, W));
   if (maps.empty()) {
-    add_line(clip_to_width(fmt::format("(no heatmap to draw in the terminal; use {} for this figure)", options.whole_figure), W));
+    add_line(clip_to_width(trf("(no heatmap to draw in the terminal; use {} for this figure)", options.whole_figure), W));
     return out;
   }
   const std::string other_note =
-      others ? clip_to_width(fmt::format("(+{} chart panel{} not drawn in the terminal: see {})", others, others > 1 ? "s" : "", options.whole_figure), W) : "";
+      others ? clip_to_width((others > 1 ? trf("(+{} chart panels not drawn in the terminal: see {})", others, options.whole_figure)
+                                 : trf("(+{} chart panel not drawn in the terminal: see {})", others, options.whole_figure)), W) : "";
   if (others) --budget;
   // 2. tiling: the number of side-by-side columns that shows each panel with the most cells
   //    (estimated from the first panel: grid lines = height − title, ruler, axes, scale)
@@ -278,8 +291,8 @@ std::string render_view(const Figure& f, const ViewOptions& options) {
     }
   }
   if (shown < P && budget > 0)
-    add_line(clip_to_width(fmt::format("({} more panel{} not drawn: the terminal is too short; use {})", P - shown, P - shown > 1 ? "s" : "",
-                                        options.whole_figure), W));
+    add_line(clip_to_width((P - shown > 1 ? trf("({} more panels not drawn: the terminal is too short; use {})", P - shown, options.whole_figure)
+                                           : trf("({} more panel not drawn: the terminal is too short; use {})", P - shown, options.whole_figure)), W));
   if (others && budget > 0) add_line(other_note);
   return out;
 }

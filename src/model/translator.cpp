@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "tfx/core/i18n.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
@@ -83,7 +84,7 @@ const Translator& teaching_translator() {
   static std::once_flag once;
   static Translator model;
   std::call_once(once, [] {
-    const std::string where = "the built-in teaching translator";
+    const std::string where = N_("the built-in teaching translator");  // shown through tr_runtime
     TensorMetadata meta;
     TensorMap tensors = parse_safetensors(embedded::teaching_model_weights(), where, &meta);
     Vocabulary vocab = parse_vocab(embedded::teaching_model_vocab(), where + " vocabulary");

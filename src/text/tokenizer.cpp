@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tfx/core/i18n.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/text/unicode.hpp"
@@ -45,7 +46,7 @@ constexpr const char* kBuiltinVocab =
 
 Vocabulary make_builtin() {
   Vocabulary v = parse_vocab(kBuiltinVocab, "built-in vocabulary");
-  v.name = "built-in vocabulary";
+  v.name = N_("built-in vocabulary");  // shown through tr_runtime
   return v;
 }
 

@@ -13,6 +13,7 @@ Two independent checks:
 Usage: check_korean.py TFX [ROOT]   (ROOT = the repository, for po/ko.po and samples/)
 """
 import html
+import json
 import os
 import re
 import shlex
@@ -31,6 +32,11 @@ KEPT = {
     "d_k", "d_ff", "w_q", "w_k", "w_v", "w_o", "w_out", "pos", "dim", "len", "safetensors",
     "attn_mask", "key_padding_mask", "attention_mask", "is_causal", "multiheadattention",
     "scaled_dot_product_attention", "transformer", "spearman", "pearson", "simlex", "wordsim",
+    "bool", "nan", "inf", "hugging", "face", "xavier", "cosadd", "cosmul", "most_similar", "inv_freq", "inv_freq_j",
+    "x_a", "x_b", "s_ij", "pe_i", "pe_j", "r_i", "r_j", "r_pos", "s_j", "theta_k", "sum_", "omega", "b_o", "b_q",
+    "b_k", "b_v", "tfx", "post", "pre", "txt", "vocab", "api", "generate_square_subsequent_mask", "rad",
+    # the paper's schedule formula: lrate = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
+    "lrate", "warmup", "z_h", "erf", "float", "unit", "mha_bool", "sdpa_bool", "export", "all",
 }
 
 GALLERY = os.path.join("scripts", "gen-figures.sh")
@@ -54,8 +60,8 @@ TABLES = [
     "embeddings info",
     "similar king -k 5",
     "similarity king queen",
-    "lookup king queen",
-    "direction --words kings,queens --from king,queen",
+    "lookup --words king,queen",
+    "direction --from man,boy --to woman,girl --top 5",
     "project king queen man woman",
     "attention --sentence \"I love you\" --dk 4",
     "attention masks --len 4 --pad 1",
@@ -66,7 +72,7 @@ TABLES = [
     "translate \"나는 학생 이다\"",
     "trace \"나는 학생 이다\"",
     "complexity --n 64 --d 32",
-    "patches --image 3",
+    "patches --image 64",
     "layernorm",
     "lr --steps 10",
     "model info tests/data/hf_models/bert",
@@ -99,7 +105,36 @@ def svg_texts(svg):
     return [html.unescape(re.sub(r"<[^>]+>", "", t)) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)]
 
 
+def data_words_of(tfx, args, root, env):
+    """Words of the data a command shows (tokens, neighbours, vocabulary, file names): the
+    one-word strings of its English JSON output. Prose cells (with spaces) do not count, so a
+    step description left in English is still caught."""
+    p = subprocess.run([tfx, *args, "--lang", "en", "--format", "json"], cwd=root, env=env, capture_output=True, text=True)
+    words = set()
+    if p.returncode != 0:
+        return words
+    def walk(v, key=""):
+        if isinstance(v, str):
+            if " " not in v.strip() and key != "notes":
+                words.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", v))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, key)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, k)
+    try:
+        walk(json.loads(p.stdout))
+    except ValueError:
+        pass
+    return words
+
+
 def english_left(text, vocab, allowed):
+    # flags, environment variables, paths, URLs and file names are the same in every language
+    # (and a metavariable after a flag), commands, and dotted matrix names such as enc1.self.q
+    text = re.sub(r"--[A-Za-z][A-Za-z0-9-]*(?: [A-Z]+\b)?|\$[A-Z_]+|\S*/\S*|\S*\.(?:py|txt|tsv|zip|npy|json|safetensors|bin|vec|gz)"
+                  r"|\btfx(?: [a-z][a-z-]*)+|\b\w+(?:\.\w+)+", " ", text)
     bad = set()
     for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", text):
         lw = w.lower()
@@ -138,24 +173,11 @@ def main():
                     outputs.append(p.stdout)
                 # notes on stderr are for people too
                 outputs.append("\n".join(l for l in p.stderr.splitlines() if not l.startswith("tfx: untranslated:")))
-            data_words = set()
-            if not figure:
-                # words of the data (tokens, neighbours, vocabulary) appear in table cells: the
-                # same command in English shows them too, in cells a translation does not touch
-                p = subprocess.run([tfx, *args, "--lang", "en", "--format", "json"], cwd=root, env=env, capture_output=True, text=True)
-                if p.returncode == 0:
-                    import json
-                    def walk(v):
-                        if isinstance(v, str):
-                            data_words.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", v))
-                        elif isinstance(v, list):
-                            for x in v: walk(x)
-                        elif isinstance(v, dict):
-                            for k, x in v.items():
-                                if k not in ("notes",): walk(x)
-                    j = json.loads(p.stdout)
-                    for k in ("data", "blocks", "params"):
-                        if k in j: walk(j[k])
+            data_words = data_words_of(tfx, args, root, env)
+            if args[:2] == ["embeddings", "info"]:
+                # the built-in embedding's axes and their meanings are the data file's own words
+                data_words |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}",
+                                                             open(os.path.join(root, "samples", "teaching_embedding.tsv"), encoding="utf-8").read())}
             bad = set()
             for o in outputs:
                 bad |= english_left(o, vocab, allowed | data_words)

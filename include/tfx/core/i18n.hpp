@@ -6,7 +6,8 @@
 //
 // Marking: tr("…") for a fixed string, trf("… {} …", args…) for a fmt format string (the
 // translation may reorder with {0} {1}), N_("…") for a string kept in a table and looked up
-// later with tr(). `scripts/update-po.sh` extracts all three with xgettext.
+// later with tr(), trnf("1 key", "{} keys", n, …) for a count. `scripts/update-po.sh` extracts
+// them all with xgettext.
 #pragma once
 #include <fmt/format.h>
 
@@ -59,6 +60,22 @@ std::string trf(const char* msgid, Args&&... args) {
     }
   }
   return fmt::format(fmt::runtime(msgid), args...);
+}
+
+// Plurals (gettext's ngettext): the singular or plural form for `n` in the current language
+// (English: n == 1 picks the singular; Korean has one form), then fmt::format of it like trf.
+const char* trn(const char* singular, const char* plural, unsigned long n);
+template <class... Args>
+std::string trnf(const char* singular, const char* plural, unsigned long n, Args&&... args) {
+  const char* original = n == 1 ? singular : plural;
+  const char* t = trn(singular, plural, n);
+  if (t != original) {
+    try {
+      return fmt::format(fmt::runtime(t), args...);
+    } catch (const fmt::format_error&) {
+    }
+  }
+  return fmt::format(fmt::runtime(original), args...);
 }
 
 }  // namespace tfx

@@ -34,8 +34,8 @@ struct AnalogyOptions {
 const char* score_name(AnalogyMethod m) { return m == AnalogyMethod::add ? "cosine" : "3cosmul"; }
 
 std::string method_text(AnalogyMethod m) {
-  return m == AnalogyMethod::add ? "3CosAdd: cosine to unit(unit(A) − unit(B) + unit(C)), as gensim most_similar"
-                                 : "3CosMul: (1+cos(w,A))/2 · (1+cos(w,C))/2 / ((1+cos(w,B))/2 + 1e-6), as gensim most_similar_cosmul";
+  return m == AnalogyMethod::add ? tr("3CosAdd: cosine to unit(unit(A) − unit(B) + unit(C)), as gensim most_similar")
+                                 : tr("3CosMul: (1+cos(w,A))/2 · (1+cos(w,C))/2 / ((1+cos(w,B))/2 + 1e-6), as gensim most_similar_cosmul");
 }
 
 struct Query {
@@ -163,13 +163,13 @@ void run_analogy(const AnalogyOptions& o) {
                               queries.size(), skipped[0].line, skipped[0].reason));
     report_skipped(skipped);
     r.blocks.push_back(Text{trf("{} queries A − B + C over {} ({} words × {} dims){}", queries.size(), e.name(), e.size(), e.dim(),
-                                        skipped.empty() ? "" : fmt::format("; {} answered, {} skipped", answered, skipped.size()))});
+                                        skipped.empty() ? "" : trf("; {} answered, {} skipped", answered, skipped.size()))});
     r.summary[N_("queries")] = queries.size();
     r.summary[N_("answered")] = answered;
     r.summary[N_("skipped")] = skipped.size();
   }
   subword_notes(r, e, asked);
-  r.blocks.push_back(Text{method_text(method) + (o.keep_inputs ? "; inputs kept (--keep-inputs)" : "; A, B, C excluded")});
+  r.blocks.push_back(Text{method_text(method) + (o.keep_inputs ? tr("; inputs kept (--keep-inputs)") : tr("; A, B, C excluded"))});
   if (e.info().format == EmbeddingFormat::builtin)
     r.blocks.push_back(Text{tr("the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE (see tfx embeddings info)")});
   r.blocks.push_back(std::move(rec));

@@ -119,16 +119,16 @@ void run_attention(const AttentionCliOptions& o) {
     const bool decoder_self = in.trained_prefix == "decoder.layers.0.self_attn.";
     if (decoder_self && !ao.causal) {
       ao.causal = true;
-      run.causal_note = "causal mask on: the decoder was trained with it (row t sees tokens 0 … t)";
+      run.causal_note = tr("causal mask on: the decoder was trained with it (row t sees tokens 0 … t)");
     }
     mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
     set_projections(run, p, d_model);
     run.average_weights = average_head_weights(mh);
-    projection = fmt::format("Q = {0}·W_Qᵀ + b_Q, K = {1}·W_Kᵀ + b_K, V = {1}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: the teaching "
-                             "translator's trained {2} (tfx translate; scripts/train_teaching_model.py), heads = {3}; --random for "
-                             "seeded weights",
-                             in.cross ? "H₁" : "X", in.cross ? "memory" : "X", in.trained_prefix.substr(0, in.trained_prefix.size() - 1),
-                             H);
+    projection = trf("Q = {0}·W_Qᵀ + b_Q, K = {1}·W_Kᵀ + b_K, V = {1}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: the teaching "
+                     "translator's trained {2} (tfx translate; scripts/train_teaching_model.py), heads = {3}; --random for "
+                     "seeded weights",
+                     in.cross ? "H₁" : "X", in.cross ? "memory" : "X", in.trained_prefix.substr(0, in.trained_prefix.size() - 1),
+                     H);
   } else if (!o.weights.empty()) {
     // nn.MultiheadAttention's own parameters: Q = X·W_Qᵀ + b_Q, …, output = Concat·W_Oᵀ + b_O
     if (in.mode == "qkv") throw usage_error("--weights projects X: give --sentence or --x (--q/--k/--v are used as given)");
@@ -153,9 +153,9 @@ void run_attention(const AttentionCliOptions& o) {
     mh = torch_multi_head_attention(in.x_q, in.x_kv, p, H, ao);
     set_projections(run, p, D);
     run.average_weights = average_head_weights(mh);
-    projection = fmt::format("Q = X·W_Qᵀ + b_Q, K = {0}·W_Kᵀ + b_K, V = {0}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: nn.MultiheadAttention "
-                             "weights from {1}; heads = {2} ({3})",
-                             in.cross ? "X_kv" : "X", o.weights, H, heads.source);
+    projection = trf("Q = X·W_Qᵀ + b_Q, K = {0}·W_Kᵀ + b_K, V = {0}·W_Vᵀ + b_V, output = Concat·W_Oᵀ + b_O: nn.MultiheadAttention "
+                     "weights from {1}; heads = {2} ({3})",
+                     in.cross ? "X_kv" : "X", o.weights, H, heads.source);
   } else if (in.mode == "qkv") {
     if (o.identity_given && H == 1)
       throw usage_error(
@@ -168,19 +168,19 @@ void run_attention(const AttentionCliOptions& o) {
     if (H > 1 && in.v.cols() % H == 0) {  // (a width H does not divide is attend_heads' error)
       if (o.identity) {
         wo = identity_attention_weights(in.v.cols(), true).wo;
-        projection = "Q, K, V as given; W_O = I (--identity)";
+        projection = tr("Q, K, V as given; W_O = I (--identity)");
       } else {
         wo = xavier_uniform(in.v.cols(), in.v.cols(), o.seed);
-        projection = fmt::format("Q, K, V as given; W_O {} Xavier-uniform (seed {})", wo.shape_str(), o.seed);
+        projection = trf("Q, K, V as given; W_O {} Xavier-uniform (seed {})", wo.shape_str(), o.seed);
       }
     } else {
-      projection = "Q, K, V as given";
+      projection = tr("Q, K, V as given");
     }
     try {
       if (o.rope) {
         run.q_plain = in.q, run.k_plain = in.k;
         mh = attend_heads(rope_heads(in.q, H, o.rope_base), rope_heads(in.k, H, o.rope_base), in.v, H, wo, ao);
-        projection += "; RoPE on Q and K (--rope)";
+        projection += tr("; RoPE on Q and K (--rope)");
       } else {
         mh = attend_heads(in.q, in.k, in.v, H, wo, ao);
       }
@@ -205,13 +205,13 @@ void run_attention(const AttentionCliOptions& o) {
       projection = fmt::format("W_Q = W_K = W_V = I (--identity): Q = X, K = V = {}{}", kv, H > 1 ? "; W_O = I" : "");
     } else {
       w = xavier_attention_weights(D, E, H, dk, dv, H > 1, o.seed);
-      projection = fmt::format("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; {1}{2} Xavier-uniform from seed {3}{4}", kv,
-                               dv != dk ? fmt::format("W_Q, W_K {}, W_V {}", w.wq.shape_str(), w.wv.shape_str())
-                                        : fmt::format("W_Q, W_K, W_V {}", w.wq.shape_str()),
-                               H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed,
-                               in.seeded_reason.empty() || in.seeded_reason == "--random" || in.seeded_reason == "-"
-                                   ? ""
-                                   : " (not the trained translator: " + in.seeded_reason + ")");
+      projection = trf("Q = X·W_Q, K = {0}·W_K, V = {0}·W_V; {1}{2} Xavier-uniform from seed {3}{4}", kv,
+                       dv != dk ? fmt::format("W_Q, W_K {}, W_V {}", w.wq.shape_str(), w.wv.shape_str())
+                                : fmt::format("W_Q, W_K, W_V {}", w.wq.shape_str()),
+                       H > 1 ? fmt::format(", W_O {}", w.wo.shape_str()) : "", o.seed,
+                       in.seeded_reason.empty() || in.seeded_reason == "--random" || in.seeded_reason == "-"
+                           ? ""
+                           : tr(" (not the trained translator: ") + in.seeded_reason + ")");
     }
     if (o.rope) {
       // Q = X W_Q and K = X_kv W_K, then each rotated by its position; V as it is
@@ -219,7 +219,7 @@ void run_attention(const AttentionCliOptions& o) {
       run.k_plain = matmul(in.x_kv, w.wk, ao.threads);
       mh = attend_heads(rope_heads(run.q_plain, H, o.rope_base), rope_heads(run.k_plain, H, o.rope_base), matmul(in.x_kv, w.wv, ao.threads), H,
                         w.wo, ao);
-      projection += fmt::format("; then RoPE rotates each head's Q and K by position (base {:g}; V is not rotated)", o.rope_base);
+      projection += trf("; then RoPE rotates each head's Q and K by position (base {:g}; V is not rotated)", o.rope_base);
     } else {
       mh = multi_head_attention(in.x_q, in.x_kv, w, H, ao);
     }

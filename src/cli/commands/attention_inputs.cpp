@@ -47,23 +47,23 @@ std::string seeded_reason(const AttentionCliOptions& o) {
     const std::vector<std::string> missing = words_outside_translator(*text);
     if (!missing.empty())
       return english_words(*text) ? "-"
-                                  : fmt::format("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)",
-                                                fmt::join(missing, "', '"));
+                                  : trf("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)",
+                                        fmt::format("{}", fmt::join(missing, "', '")));
   }
   if (o.cross_given) {
     if (!english_words(o.sentence) || !korean_words(o.cross))
-      return "its cross-attention has English queries (--sentence) over Korean keys (--cross)";
+      return tr("its cross-attention has English queries (--sentence) over Korean keys (--cross)");
   } else if (!korean_words(o.sentence) && !english_words(o.sentence)) {
-    return "the sentence mixes Korean and English words";
+    return tr("the sentence mixes Korean and English words");
   }
   if (o.random) return "--random";
-  if (o.rope) return "--rope given (the translator was trained with sinusoidal PE)";
+  if (o.rope) return tr("--rope given (the translator was trained with sinusoidal PE)");
   if (!o.weights.empty()) return "-";  // the file's weights are the point
-  if (o.identity_given) return "--identity given";
-  if (o.dk || o.dv) return o.dk ? "--dk given" : "--dv given";
-  if (o.seed_given) return "--seed given";
+  if (o.identity_given) return tr("--identity given");
+  if (o.dk || o.dv) return o.dk ? tr("--dk given") : tr("--dv given");
+  if (o.seed_given) return tr("--seed given");
   if (o.heads_given && o.heads != static_cast<std::int64_t>(teaching_translator().heads))
-    return fmt::format("--heads {} given (the translator has {})", o.heads, teaching_translator().heads);
+    return trf("--heads {} given (the translator has {})", o.heads, teaching_translator().heads);
   if (std::string why = sentence_source_choice(*o.source); !why.empty()) return why;
   return "";
 }
@@ -81,7 +81,7 @@ AttentionInputs trained_inputs(const AttentionCliOptions& o) {
     const EmbeddedTokens e = translator_embed(m, t.ids);
     return pe ? e.x : e.embedding;
   };
-  const std::string x_text = pe ? "its embedding rows + PE" : "its embedding rows, no PE (--no-pe)";
+  const std::string x_text = pe ? tr("its embedding rows + PE") : tr("its embedding rows, no PE (--no-pe)");
   if (o.cross_given) {
     TokenIds tgt = translator_tokens(m, o.sentence, "--sentence");
     const TokenIds src = translator_tokens(m, o.cross, "--cross");
@@ -95,11 +95,11 @@ AttentionInputs trained_inputs(const AttentionCliOptions& o) {
     in.x_kv = memory;
     in.cross = true;
     in.trained_prefix = "decoder.layers.0.multihead_attn.";
-    in.description = fmt::format(
+    in.description = trf(
         "Cross-attention of the teaching translator's decoder layer 1: queries from H₁ of \"{}\" ({} tokens, <bos> first: row t "
         "chooses token t + 1), keys and values from the encoder's output (memory) for \"{}\" ({} tokens)",
         tokens_text(in.query_labels), in.query_labels.size(), tokens_text(in.key_labels), in.key_labels.size());
-    if (!pe) in.description += "; --no-pe has no effect on cross-attention's inputs here";
+    if (!pe) in.description += tr("; --no-pe has no effect on cross-attention's inputs here");
     return in;
   }
   TokenIds t = translator_tokens(m, o.sentence, "--sentence");
@@ -113,9 +113,9 @@ AttentionInputs trained_inputs(const AttentionCliOptions& o) {
   in.x_q = embed(t);
   in.x_kv = in.x_q;
   in.trained_prefix = korean ? "encoder.layers.0.self_attn." : "decoder.layers.0.self_attn.";
-  in.description = fmt::format("Self-attention of the teaching translator's {} layer 1 over {} tokens \"{}\": X = {}, shape {}{}",
-                               korean ? "encoder" : "decoder", in.query_labels.size(), tokens_text(in.query_labels), x_text,
-                               in.x_q.shape_str(), korean ? "" : " (<bos> first, as the decoder reads it)");
+  in.description = trf("Self-attention of the teaching translator's {} layer 1 over {} tokens \"{}\": X = {}, shape {}{}",
+                       korean ? tr("encoder") : tr("decoder"), in.query_labels.size(), tokens_text(in.query_labels), x_text,
+                       in.x_q.shape_str(), korean ? "" : tr(" (<bos> first, as the decoder reads it)"));
   return in;
 }
 
@@ -148,8 +148,8 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
     in.query_labels = q.row_labels;
     in.key_labels = !k.row_labels.empty() ? k.row_labels : v.row_labels;
     in.cross = o.q_file != o.k_file;
-    in.description = fmt::format("Attention from matrices: Q {} ({}), K {} ({}), V {} ({})", in.q.shape_str(), o.q_file,
-                                 in.k.shape_str(), o.k_file, in.v.shape_str(), o.v_file);
+    in.description = trf("Attention from matrices: Q {} ({}), K {} ({}), V {} ({})", in.q.shape_str(), o.q_file,
+                         in.k.shape_str(), o.k_file, in.v.shape_str(), o.v_file);
     return in;
   }
   if (!o.x_file.empty()) {
@@ -159,7 +159,7 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
     in.x_kv = in.x_q;
     in.query_labels = x.row_labels;
     in.key_labels = x.row_labels;
-    in.description = fmt::format("Self-attention over the rows of X {} ({})", in.x_q.shape_str(), o.x_file);
+    in.description = trf("Self-attention over the rows of X {} ({})", in.x_q.shape_str(), o.x_file);
     return in;
   }
   const std::string reason = seeded_reason(o);
@@ -170,13 +170,15 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
   in.mode = "sentence";
   in.query_labels = s.shown;
   in.x_q = std::move(s.x);
-  const std::string x_text = pe ? "embedding + PE" : o.rope ? "embedding, no PE (--rope gives the positions)" : "embedding, no PE";
+  const std::string x_text = pe       ? tr("embedding + PE")
+                             : o.rope ? tr("embedding, no PE (--rope gives the positions)")
+                                      : tr("embedding, no PE");
   if (o.cross_given) {
     TokenSequence c = embed_sentence(*o.source, o.cross, "--cross", pe);
     in.key_labels = c.shown;
     in.x_kv = std::move(c.x);
     in.cross = true;
-    in.description = fmt::format(
+    in.description = trf(
         "Cross-attention: queries from \"{}\" ({} tokens), keys and values from \"{}\" ({} tokens); "
         "X = {} ({})",
         tokens_text(in.query_labels), in.query_labels.size(), tokens_text(in.key_labels), in.key_labels.size(), x_text,
@@ -185,7 +187,7 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
     in.key_labels = in.query_labels;
     in.x_kv = in.x_q;
     in.description =
-        fmt::format("Self-attention over {} tokens \"{}\": X = {} ({}), shape {}", in.query_labels.size(),
+        trf("Self-attention over {} tokens \"{}\": X = {} ({}), shape {}", in.query_labels.size(),
                     tokens_text(in.query_labels), x_text, sentence_source_description(*o.source), in.x_q.shape_str());
   }
   return in;

@@ -51,24 +51,24 @@ void run_masks(const MaskOptions& o) {
   Result r;
   r.command = "attention masks";
   r.params = {{"len", T}, {"pad", P}, {"causal", causal}, {"seed", o.seed}};
-  const std::string what = causal && P ? fmt::format("causal (key j > query i) and the last {} key{} padding", P, P == 1 ? "" : "s")
-                           : causal    ? std::string("causal: query i may not see a later key j > i")
-                                       : fmt::format("padding: the last {} key{} of {} are padding", P, P == 1 ? "" : "s", T);
-  r.blocks.push_back(Text{"One mask, " + what + ", in each convention — the same weights when each is used as its API expects:"});
+  const std::string what = causal && P ? trnf("causal (key j > query i) and the last {} key padding", "causal (key j > query i) and the last {} keys padding", P, P)
+                           : causal    ? std::string(tr("causal: query i may not see a later key j > i"))
+                                       : trnf("padding: the last {} key of {} are padding", "padding: the last {} keys of {} are padding", P, P, T);
+  r.blocks.push_back(Text{trf("One mask, {}, in each convention — the same weights when each is used as its API expects:", what)});
   Records conv;
   conv.name = N_("conventions");
   conv.columns = {N_("convention"), N_("blocked"), N_("attended"), N_("shape"), N_("note")};
   conv.rows = {
       {std::string("nn.MultiheadAttention attn_mask (bool)"), std::string("True"), std::string("False"), std::string("(T, S)"),
-       std::string("True = not allowed to attend")},
+       std::string(tr("True = not allowed to attend"))},
       {std::string("nn.MultiheadAttention key_padding_mask"), std::string("True"), std::string("False"), std::string("(N, S)"),
-       std::string("padding only: True = ignore this key")},
+       std::string(tr("padding only: True = ignore this key"))},
       {std::string("F.scaled_dot_product_attention attn_mask (bool)"), std::string("False"), std::string("True"), std::string("(T, S)"),
-       std::string("the opposite: True = take part in attention (PyTorch ≥ 2.0)")},
-      {std::string("additive float mask (both APIs)"), std::string("-inf"), std::string("0"), std::string("(T, S)"),
-       std::string("added to the scores; generate_square_subsequent_mask(T) is this")},
+       std::string(tr("the opposite: True = take part in attention (PyTorch ≥ 2.0)"))},
+      {std::string(tr("additive float mask (both APIs)")), std::string("-inf"), std::string("0"), std::string("(T, S)"),
+       std::string(tr("added to the scores; generate_square_subsequent_mask(T) is this"))},
       {std::string("Hugging Face attention_mask"), std::string("0"), std::string("1"), std::string("(N, S)"),
-       std::string("from the tokenizer; padding only (the model adds its causal mask)")},
+       std::string(tr("from the tokenizer; padding only (the model adds its causal mask)"))},
   };
   r.blocks.push_back(std::move(conv));
   auto mask_records = [&](std::string name, const char* yes, const char* no, bool is_blocked_yes) {
@@ -142,8 +142,7 @@ void run_masks(const MaskOptions& o) {
   }
   r.blocks.push_back(Text{trf("the mistake (pytorch#21518): MultiheadAttention's bool mask passed to SDPA unchanged — each query "
                                       "attends exactly the keys it should not{}",
-                                      nan_rows ? fmt::format("; {} row{} with no key left give{} NaN", nan_rows, nan_rows == 1 ? "" : "s",
-                                                             nan_rows == 1 ? "s" : "")
+                                      nan_rows ? trnf("; {} row with no key left gives NaN", "; {} rows with no key left give NaN", nan_rows, nan_rows)
                                                : "")});
   r.blocks.push_back(std::move(wrong));
   r.primary = "weights";
@@ -187,7 +186,7 @@ void run_masks(const MaskOptions& o) {
   Heatmap wrong_map = right;
   wrong_map.values = wrong_w;
   wrong_map.title = tr("MHA's mask given to SDPA");
-  wrong_map.subtitle = nan_rows ? "grey rows: NaN (no key left)" : "";
+  wrong_map.subtitle = nan_rows ? tr("grey rows: NaN (no key left)") : "";
   for (std::size_t i = 0; i < T; ++i)
     for (std::size_t j = 0; j < T; ++j) wrong_map.masked[i * T + j] = none_left[i] || !inverted[i * T + j] ? 1 : 0;
   fig.panels.push_back(right);

@@ -93,7 +93,7 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   r.blocks.push_back(Text{projection});
   std::string masks;
   if (ao.causal) masks += run.causal_note.empty() ? tr("; causal mask (query i sees keys j ≤ i)") : "; " + run.causal_note;
-  if (ao.pad) masks += trf("; padding mask (the last {} key{} never attended)", ao.pad, ao.pad == 1 ? "" : "s");
+  if (ao.pad) masks += trnf("; padding mask (the last {} key never attended)", "; padding mask (the last {} keys never attended)", ao.pad, ao.pad);
   r.blocks.push_back(Text{trf(
       "weights = softmax(QKᵀ / {}){}{}", divisor_text, masks,
       H > 1 ? (dv == dk ? trf("; {} heads of d_k = {} (Q, K, V split into blocks of {} columns)", H, dk, dk)

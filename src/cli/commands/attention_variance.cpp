@@ -72,7 +72,7 @@ void run_variance(const VarianceOptions& o) {
   peak.title = trf("Largest softmax weight over n = {} keys", o.keys);
   peak.x_label = tr("log₂ d_k");
   peak.y_label = tr("mean max weight");
-  Series measured{"var(q·k)", {}, {}}, theory{"d_k (theory)", {}, {}, true}, scaled{"var(q·k/√d_k)", {}, {}};
+  Series measured{"var(q·k)", {}, {}}, theory{tr("d_k (theory)"), {}, {}, true}, scaled{"var(q·k/√d_k)", {}, {}};
   Series raw_w{"softmax(q·k)", {}, {}}, scaled_w{"softmax(q·k/√d_k)", {}, {}};
   for (const auto& s : stats) {
     const double x = std::log2(static_cast<double>(s.d_k));

@@ -38,13 +38,13 @@ void run_complexity(const ComplexityOptions& o) {
   t.name = N_("complexity");
   t.columns = {N_("layer"), N_("per layer"), N_("operations"), N_("sequential"), N_("seq. ops"), N_("max path"), N_("path")};
   for (const LayerCost& c : layer_costs(n, d, k, r))
-    t.rows.push_back({c.layer, "O(" + c.per_layer + ")", count(c.per_layer_ops), "O(" + c.sequential + ")", count(c.sequential_ops),
+    t.rows.push_back({tr_runtime(c.layer), "O(" + c.per_layer + ")", count(c.per_layer_ops), "O(" + c.sequential + ")", count(c.sequential_ops),
                       "O(" + c.path_length + ")", count(c.path)});
   res.blocks.push_back(std::move(t));
   const double ratio = n / d;  // (n²·d) / (n·d²)
   res.blocks.push_back(Text{trf(
       "self-attention / recurrent = n²·d / (n·d²) = n / d = {:.4g}: self-attention is {} here; they cost the same at n = d = {}", ratio,
-      n < d ? "cheaper" : n > d ? "dearer" : "equal", o.d)});
+      n < d ? tr("cheaper") : n > d ? tr("dearer") : tr("equal"), o.d)});
   res.summary[N_("attention_over_recurrent")] = ratio;
   res.summary[N_("crossover_n")] = o.d;
   res.primary = "complexity";
@@ -58,7 +58,7 @@ void run_complexity(const ComplexityOptions& o) {
   chart.log_y = true;
   const double n_max = std::max(2 * n, 2 * d);
   const int points = 200;
-  const char* names[] = {"self-attention n²·d", "recurrent n·d²", "convolutional k·n·d²", "restricted r·n·d"};
+  const char* names[] = {tr("self-attention n²·d"), tr("recurrent n·d²"), tr("convolutional k·n·d²"), tr("restricted r·n·d")};
   double lo = 1e300, hi = 0;
   for (int s = 0; s < 4; ++s) {
     Series series{names[s], {}, {}};

@@ -41,7 +41,7 @@ void add_decoder_blocks(Result& r, const DecoderLayerSteps& s, const std::vector
   put("sum2", s.cross_block.sum);
   put("h2", s.cross_block.output);
   put("norm3", s.ffn_block.normed);
-  put("hidden", s.ffn.hidden, "unit");
+  put("hidden", s.ffn.hidden, N_("unit"));
   put("ffn", s.ffn.output);
   put("sum3", s.ffn_block.sum);
 }
@@ -64,7 +64,7 @@ void run_decoder(const DecoderOptions& o) {
     mem = matrix_input(o.memory_x, "--memory-x");
     if (mem.x.cols() != D)
       throw usage_error(fmt::format("--memory-x {} has {} columns but d_model = {}", o.memory_x, mem.x.cols(), D));
-    memory_note = fmt::format("memory Z from --memory-x {} {}, used as given", o.memory_x, mem.x.shape_str());
+    memory_note = trf("memory Z from --memory-x {} {}, used as given", o.memory_x, mem.x.shape_str());
   } else if (setup.trained && o.memory.find_first_not_of(" \t\n\r") != std::string::npos) {
     // Z = the teaching translator's trained encoder over the source sentence
     const Translator& m = teaching_translator();
@@ -72,18 +72,18 @@ void run_decoder(const DecoderOptions& o) {
     const EncoderPass enc = translator_encode(m, src.ids);
     mem.x = enc.memory;
     mem.tokens = src.tokens;
-    memory_note = fmt::format("memory Z = the teaching translator's trained {}-layer encoder over \"{}\" {}: what tfx translate "
-                              "decodes from",
-                              m.encoder.size(), joined_tokens(mem.tokens), mem.x.shape_str());
+    memory_note = trf("memory Z = the teaching translator's trained {}-layer encoder over \"{}\" {}: what tfx translate "
+                      "decodes from",
+                      m.encoder.size(), joined_tokens(mem.tokens), mem.x.shape_str());
   } else {
     // Z = a seeded encoder stack of the same widths over the memory sentence
     mem = sentence_input(o.memory, "--memory", D, f.seed, f.lower);
     Generator enc_gen(f.seed + 1);
     for (std::size_t i = 0; i < shape.layers; ++i)
       mem.x = encoder_layer(mem.x, seeded_encoder_layer(D, shape.ffn, enc_gen), shape.heads, f.norm_first).ffn_block.output;
-    memory_note = fmt::format("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder … -o z.json, then "
-                              "--memory-x z.json, uses any other (JSON and CSV keep the tokens as labels)",
-                              shape.layers, f.seed + 1, joined_tokens(mem.tokens), mem.x.shape_str());
+    memory_note = trf("memory Z = a seeded {}-layer encoder (seed {}) over \"{}\" {}; tfx encoder … -o z.json, then "
+                      "--memory-x z.json, uses any other (JSON and CSV keep the tokens as labels)",
+                      shape.layers, f.seed + 1, joined_tokens(mem.tokens), mem.x.shape_str());
   }
 
   // 2. parameters per layer (the file's, or seeded)
@@ -93,11 +93,11 @@ void run_decoder(const DecoderOptions& o) {
   // 3. the stack, every layer attending to the same memory Z
   Result r;
   r.command = "decoder";
-  r.blocks.push_back(Text{trf("Decoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
-                                      shape.layers == 1 ? "" : "s",
-                                      f.norm_first ? "pre-LN (--norm-first)" : "post-LN (the paper, PyTorch's default)", D, shape.heads,
-                                      D / shape.heads, shape.ffn)});
-  r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens) + "   memory tokens: " + joined_tokens(mem.tokens)});
+  r.blocks.push_back(Text{trnf("Decoder, {} layer, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}",
+                                       "Decoder, {} layers, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers, shape.layers,
+                                      f.norm_first ? tr("pre-LN (--norm-first)") : tr("post-LN (the paper, PyTorch's default)"), D,
+                                      shape.heads, D / shape.heads, shape.ffn)});
+  r.blocks.push_back(Text{tr("tokens: ") + joined_tokens(in.tokens) + tr("   memory tokens: ") + joined_tokens(mem.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{memory_note});
   r.blocks.push_back(Text{weights_note(f, setup)});
@@ -108,24 +108,27 @@ void run_decoder(const DecoderOptions& o) {
                fmt::format("the decoder over {} × {} positions ({} layer{} × {} heads)", T, S, shape.layers,
                            shape.layers == 1 ? "" : "s", shape.heads));
   Records steps = layer_steps_table(f, in, D);
-  steps.rows.push_back({0LL, std::string("Z = encoder output (memory)"), dims(S, D)});
+  steps.rows.push_back({0LL, std::string(tr("Z = encoder output (memory)")), dims(S, D)});
   Tensor x = in.x;
   Figure figure;
   for (std::size_t i = 0; i < shape.layers; ++i) {
     const DecoderLayerSteps s = decoder_layer(x, mem.x, params[i], shape.heads, f.norm_first);
     const auto L = static_cast<long long>(i + 1);
-    steps.rows.push_back({L, std::string("masked self-attention weights (query i sees j ≤ i)"), dims(shape.heads, T, T)});
+    steps.rows.push_back({L, std::string(tr("masked self-attention weights (query i sees j ≤ i)")), dims(shape.heads, T, T)});
     steps.rows.push_back({L, std::string(f.norm_first ? "H₁ = X + MaskedMultiHead(LayerNorm₁(X))" : "H₁ = LayerNorm₁(X + MaskedMultiHead(X))"), dims(T, D)});
-    steps.rows.push_back({L, std::string("cross-attention weights (queries H₁, keys/values Z)"), dims(shape.heads, T, S)});
+    steps.rows.push_back({L, std::string(tr("cross-attention weights (queries H₁, keys/values Z)")), dims(shape.heads, T, S)});
     steps.rows.push_back({L, std::string(f.norm_first ? "H₂ = H₁ + MultiHead(LayerNorm₂(H₁), Z, Z)" : "H₂ = LayerNorm₂(H₁ + MultiHead(H₁, Z, Z))"), dims(T, D)});
     steps.rows.push_back({L, std::string("ReLU(H₂·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
     steps.rows.push_back({L, std::string(f.norm_first ? "Y = H₂ + FFN(LayerNorm₃(H₂))" : "Y = LayerNorm₃(H₂ + FFN(H₂))"), dims(T, D)});
     const std::string prefix = shape.layers == 1 ? "" : fmt::format("layer{}.", i + 1);
     if (i == 0 && shows(show, "memory")) r.blocks.push_back(layer_matrix("memory", mem.x, mem.tokens));
     add_decoder_blocks(r, s, show, prefix, in.tokens, mem.tokens);
-    const std::string L_name = shape.layers == 1 ? "" : fmt::format("layer {} ", i + 1);
-    add_weight_panels(figure, s.self_attention, L_name + "masked self-attention", in.tokens, in.tokens);
-    add_weight_panels(figure, s.cross_attention, L_name + "cross-attention", in.tokens, mem.tokens);
+    const bool one = shape.layers == 1;
+    add_weight_panels(figure, s.self_attention,
+                      one ? std::string(tr("masked self-attention")) : trf("layer {} masked self-attention", i + 1), in.tokens,
+                      in.tokens);
+    add_weight_panels(figure, s.cross_attention, one ? std::string(tr("cross-attention")) : trf("layer {} cross-attention", i + 1),
+                      in.tokens, mem.tokens);
     x = s.ffn_block.output;
   }
   r.blocks.insert(r.blocks.begin() + 5, std::move(steps));

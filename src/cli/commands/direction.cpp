@@ -65,8 +65,8 @@ void run_direction(const DirectionOptions& o) {
   for (std::size_t p = 0; p < from.size(); ++p) pairs.push_back(fmt::format("{}→{}", e.word(from[p]), e.word(to[p])));
   r.params = {{"from", from_w}, {"to", to_w}, {"top", o.top}, {"score", score_name}};
   embedding_params(r, e);
-  r.blocks.push_back(Text{trf("direction d = mean of E(to) − E(from) over {} pair{}: {}", pairs.size(),
-                                      pairs.size() == 1 ? "" : "s", fmt::join(pairs, ", "))});
+  r.blocks.push_back(Text{pairs.size() == 1 ? trf("direction d = mean of E(to) − E(from) over {} pair: {}", pairs.size(), fmt::join(pairs, ", "))
+                                            : trf("direction d = mean of E(to) − E(from) over {} pairs: {}", pairs.size(), fmt::join(pairs, ", "))});
   r.blocks.push_back(Text{trf("score = {} ({} words × {} dims: {})", o.cosine ? "cos(d, E(w))" : "d·E(w)", e.size(),
                                       e.dim(), e.name())});
   Records rec;

@@ -52,28 +52,28 @@ void run_info(InfoOptions o) {
   rec.name = N_("info");
   rec.columns = {N_("property"), N_("value")};
   auto add = [&](const std::string& k, Cell v) { rec.rows.push_back({k, std::move(v)}); };
-  add("source", builtin ? std::string("built-in teaching embedding (compiled into tfx)") : e.name());
-  add("format", builtin ? std::string("built-in (generated from samples/teaching_embedding.tsv)") : format_text(info));
-  add("words", static_cast<long long>(e.size()));
-  add("dimensions", static_cast<long long>(e.dim()));
-  add("matrix", fmt::format("{} × {} float32 = {}", e.size(), e.dim(), megabytes(4.0 * e.size() * e.dim())));
+  add(tr("source"), builtin ? std::string(tr("built-in teaching embedding (compiled into tfx)")) : e.name());
+  add(tr("format"), builtin ? std::string(tr("built-in (generated from samples/teaching_embedding.tsv)")) : format_text(info));
+  add(tr("words"), static_cast<long long>(e.size()));
+  add(tr("dimensions"), static_cast<long long>(e.dim()));
+  add(tr("matrix"), fmt::format("{} × {} float32 = {}", e.size(), e.dim(), megabytes(4.0 * e.size() * e.dim())));
   if (!builtin) {
-    add("rows in file", static_cast<long long>(info.file_rows));
+    add(tr("rows in file"), static_cast<long long>(info.file_rows));
     if (const auto sw = e.subwords())
-      add("subwords", fmt::format("character n-grams of {}–{} in {} buckets ({} × {} float32 = {}): words not in the "
+      add(tr("subwords"), trf("character n-grams of {}–{} in {} buckets ({} × {} float32 = {}): words not in the "
                                   "vocabulary get the mean of their n-gram rows",
                                   sw->minn, sw->maxn, sw->buckets, sw->buckets, e.dim(), megabytes(4.0 * sw->buckets * e.dim())));
-    add("duplicates dropped", info.duplicates ? fmt::format("{} (first kept; e.g. {})", info.duplicates, info.first_duplicate)
+    add(tr("duplicates dropped"), info.duplicates ? trf("{} (first kept; e.g. {})", info.duplicates, info.first_duplicate)
                                               : std::string("0"));
-    add("cache", cache_state_text(info));
-    if (!info.cache_path.empty()) add("cache file", info.cache_path);
+    add(tr("cache"), cache_state_text(info));
+    if (!info.cache_path.empty()) add(tr("cache file"), info.cache_path);
   }
   // words from a file in another encoding (a cp852 .bin) are shown with \xNN for their bytes
   std::string first;
   std::size_t bad = 0;
   for (std::size_t i = 0; i < std::min<std::size_t>(10, e.size()); ++i) first += (i ? " " : "") + unicode::escape_invalid_utf8(e.word(i), &bad);
-  add("first words", first);
-  if (bad) add("encoding", "not UTF-8: bytes that are not UTF-8 are shown as \\xNN (look such words up as the file spells them)");
+  add(tr("first words"), first);
+  if (bad) add(tr("encoding"), std::string(tr("not UTF-8: bytes that are not UTF-8 are shown as \\xNN (look such words up as the file spells them)")));
   r.params = {{"embeddings", e.name()}};
   r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"format", embedding_format_name(info.format)},
                {"gzip", info.gzip}, {"cache", cache_state_text(info)}, {"duplicates", info.duplicates}};
@@ -81,15 +81,15 @@ void run_info(InfoOptions o) {
   r.blocks.push_back(std::move(rec));
   if (builtin) {
     r.blocks.push_back(Text{
-        "The built-in embedding is CONSTRUCTED FOR TEACHING, not trained: each word's vector is its values on the named "
-        "axes below (from samples/teaching_embedding.tsv), a concept-identity part shared by a word's forms "
-        "(king/queen/kings, walk/walked, france/paris/french), and small deterministic noise. That is why "
-        "king − man + woman lands on queen so cleanly."});
+        tr("The built-in embedding is CONSTRUCTED FOR TEACHING, not trained: each word's vector is its values on the named "
+           "axes below (from samples/teaching_embedding.tsv), a concept-identity part shared by a word's forms "
+           "(king/queen/kings, walk/walked, france/paris/french), and small deterministic noise. That is why "
+           "king − man + woman lands on queen so cleanly.")});
     r.blocks.push_back(Text{
-        "Real vectors: download e.g. glove.6B.zip from https://nlp.stanford.edu/projects/glove/ and run "
-        "`tfx analogy king man woman --embeddings glove.6B.100d.txt`, or `export TFX_EMBEDDINGS=$PWD/glove.6B.100d.txt` "
-        "once. GloVe, word2vec (.txt/.bin), fastText .vec and .gz files are read; the first load writes a cache "
-        "($XDG_CACHE_HOME/tfx) so later calls start instantly."});
+        tr("Real vectors: download e.g. glove.6B.zip from https://nlp.stanford.edu/projects/glove/ and run "
+           "`tfx analogy king man woman --embeddings glove.6B.100d.txt`, or `export TFX_EMBEDDINGS=$PWD/glove.6B.100d.txt` "
+           "once. GloVe, word2vec (.txt/.bin), fastText .vec and .gz files are read; the first load writes a cache "
+           "($XDG_CACHE_HOME/tfx) so later calls start instantly.")});
     Records axes;
     axes.name = N_("axes");
     axes.columns = {N_("dim"), N_("axis"), N_("meaning")};
@@ -97,7 +97,7 @@ void run_info(InfoOptions o) {
     for (std::size_t k = 0; k < named.size(); ++k)
       axes.rows.push_back({static_cast<long long>(k), named[k].first, named[k].second});
     axes.rows.push_back({fmt::format("{}–{}", named.size(), e.dim() - 1), std::string("concept1…"),
-                         std::string("concept identity: a fixed pseudo-random direction per concept (weight 1.5)")});
+                         std::string(tr("concept identity: a fixed pseudo-random direction per concept (weight 1.5)"))});
     r.blocks.push_back(std::move(axes));
   }
   r.primary = "info";
@@ -123,7 +123,7 @@ void run_convert(ConvertOptions o) {
   r.params = {{"in", o.in}, {"out", o.out_path}, {"to", o.to}};
   if (o.out.format == "json") r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"bytes", static_cast<long long>(bytes)}};
   r.blocks.push_back(Text{trf("wrote {}: {} words × {} dims as {} ({}), read from {} ({})", o.out_path, e.size(),
-                                      e.dim(), o.to == "tfx" ? "a tfx table" : o.to, megabytes(bytes), o.in,
+                                      e.dim(), o.to == "tfx" ? tr("a tfx table") : o.to, megabytes(bytes), o.in,
                                       format_text(e.info()))});
   if (to == EmbeddingFormat::tfx_cache)
     r.blocks.push_back(Text{trf("use it with --embeddings {} (memory-mapped: loads in milliseconds)", o.out_path)});

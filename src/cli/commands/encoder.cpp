@@ -35,7 +35,7 @@ void add_encoder_blocks(Result& r, const EncoderLayerSteps& s, const std::vector
   put("sum1", s.attn_block.sum);
   put("h", s.attn_block.output);
   put("norm2", s.ffn_block.normed);
-  put("hidden", s.ffn.hidden, "unit");
+  put("hidden", s.ffn.hidden, N_("unit"));
   put("ffn", s.ffn.output);
   put("sum2", s.ffn_block.sum);
 }
@@ -55,12 +55,12 @@ void run_encoder(const EncoderOptions& o) {
   // 3. the stack: X⁽ᵏ⁺¹⁾ = Y⁽ᵏ⁾
   Result r;
   r.command = "encoder";
-  const char* norm = f.norm_first ? "pre-LN (--norm-first): H = X + MultiHead(LayerNorm(X)), Y = H + FFN(LayerNorm(H))"
-                                  : "post-LN (the paper, PyTorch's default): H = LayerNorm(MultiHead(X) + X), Y = LayerNorm(FFN(H) + H)";
-  r.blocks.push_back(Text{trf("Encoder, {} layer{}, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers,
-                                      shape.layers == 1 ? "" : "s", norm, shape.d_model, shape.heads, shape.d_model / shape.heads,
+  const char* norm = f.norm_first ? tr("pre-LN (--norm-first): H = X + MultiHead(LayerNorm(X)), Y = H + FFN(LayerNorm(H))")
+                                  : tr("post-LN (the paper, PyTorch's default): H = LayerNorm(MultiHead(X) + X), Y = LayerNorm(FFN(H) + H)");
+  r.blocks.push_back(Text{trnf("Encoder, {} layer, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}",
+                                       "Encoder, {} layers, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers, shape.layers, norm, shape.d_model, shape.heads, shape.d_model / shape.heads,
                                       shape.ffn)});
-  r.blocks.push_back(Text{"tokens: " + joined_tokens(in.tokens)});
+  r.blocks.push_back(Text{tr("tokens: ") + joined_tokens(in.tokens)});
   r.blocks.push_back(Text{in.description});
   r.blocks.push_back(Text{weights_note(f, setup)});
   const std::size_t T = in.x.rows(), D = shape.d_model;
@@ -75,14 +75,14 @@ void run_encoder(const EncoderOptions& o) {
   for (std::size_t i = 0; i < shape.layers; ++i) {
     const EncoderLayerSteps s = encoder_layer(x, params[i], shape.heads, f.norm_first);
     const auto L = static_cast<long long>(i + 1);
-    steps.rows.push_back({L, fmt::format("Q, K, V = X·W_Q,K,Vᵀ + b, {} heads of d_k = {}", shape.heads, D / shape.heads), dims(T, D)});
-    steps.rows.push_back({L, std::string("weights = softmax(QKᵀ/√d_k) per head"), dims(shape.heads, T, T)});
-    steps.rows.push_back({L, std::string("MultiHead(X) = Concat(heads)·W_Oᵀ + b_O"), dims(T, D)});
+    steps.rows.push_back({L, trf("Q, K, V = X·W_Q,K,Vᵀ + b, {} heads of d_k = {}", shape.heads, D / shape.heads), dims(T, D)});
+    steps.rows.push_back({L, std::string(tr("weights = softmax(QKᵀ/√d_k) per head")), dims(shape.heads, T, T)});
+    steps.rows.push_back({L, std::string(tr("MultiHead(X) = Concat(heads)·W_Oᵀ + b_O")), dims(T, D)});
     steps.rows.push_back({L, std::string(f.norm_first ? "H = X + MultiHead(LayerNorm₁(X))" : "H = LayerNorm₁(X + MultiHead(X))"), dims(T, D)});
     steps.rows.push_back({L, std::string("ReLU(H·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
     steps.rows.push_back({L, std::string(f.norm_first ? "Y = H + FFN(LayerNorm₂(H))" : "Y = LayerNorm₂(H + FFN(H))"), dims(T, D)});
     add_encoder_blocks(r, s, show, shape.layers == 1 ? "" : fmt::format("layer{}.", i + 1), in.tokens);
-    add_weight_panels(figure, s.attention, shape.layers == 1 ? "self-attention" : fmt::format("layer {} self-attention", i + 1),
+    add_weight_panels(figure, s.attention, shape.layers == 1 ? std::string(tr("self-attention")) : trf("layer {} self-attention", i + 1),
                       in.tokens, in.tokens);
     x = s.ffn_block.output;
   }

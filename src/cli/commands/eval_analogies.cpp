@@ -32,7 +32,7 @@ struct EvalAnalogiesOptions {
   OutputFlags out;
 };
 
-std::string percent(double fraction) { return std::isnan(fraction) ? "n/a" : fmt::format("{:.1f}%", 100 * fraction); }
+std::string percent(double fraction) { return std::isnan(fraction) ? tr("n/a") : fmt::format("{:.1f}%", 100 * fraction); }
 
 std::vector<Cell> score_row(const std::string& name, const SectionScore& s) {
   // a section with no answered question has no accuracy: NaN, shown "n/a" (null in JSON)
@@ -48,7 +48,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
   opt.method = parse_choice<AnalogyMethod>(kAnalogyMethodChoices, o.method, "method");
-  ProgressBar bar("analogies", "questions", !o.no_progress);
+  ProgressBar bar(tr("analogies"), tr("questions"), !o.no_progress);
   opt.progress = bar.callback();
   const AnalogyEvaluation ev = evaluate_word_analogies(e, set, opt);
   bar.finish();
@@ -76,14 +76,14 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
               {"case_insensitive", opt.case_insensitive}, {"dummy4unknown", o.dummy4unknown}};
   embedding_params(r, e);
   r.blocks.push_back(Text{trf("{}: {} questions in {} sections{}", o.file, ev.questions, ev.sections.size(),
-                                      set.skipped_lines ? fmt::format(" ({} malformed lines skipped)", set.skipped_lines) : "")});
+                                      set.skipped_lines ? trf(" ({} malformed lines skipped)", set.skipped_lines) : "")});
   r.blocks.push_back(Text{trf(
       "{} ({} words × {} dims), first {} words{}; {} by {}", e.name(), e.size(), e.dim(), ev.restrict_vocab,
-      opt.case_insensitive ? ", upper-cased" : ", case-sensitive",
+      opt.case_insensitive ? tr(", upper-cased") : tr(", case-sensitive"),
       opt.method == AnalogyMethod::add ? "3CosAdd" : "3CosMul",
       opt.method == AnalogyMethod::add ? "gensim most_similar" : "gensim most_similar_cosmul")});
   r.blocks.push_back(Text{trf("{} (a word outside the first {} words): {} of {} questions = {:.1f}%",
-                                      o.dummy4unknown ? "counted as wrong" : "skipped", ev.restrict_vocab, ev.oov,
+                                      o.dummy4unknown ? tr("counted as wrong") : tr("skipped"), ev.restrict_vocab, ev.oov,
                                       ev.questions, ev.oov_ratio)});
   Records rec;
   rec.name = N_("sections");

@@ -40,7 +40,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   opt.case_insensitive = !o.case_sensitive;
   opt.dummy4unknown = o.dummy4unknown;
   // the bar counts the vocabulary words keyed (upper-cased), then the pairs scored
-  ProgressBar bar("eval-similarity", "words+pairs", !o.no_progress);
+  ProgressBar bar("eval-similarity", tr("words+pairs"), !o.no_progress);
   opt.progress = bar.callback();
   const WordPairEvaluation ev = evaluate_word_pairs(e, set, opt);  // throws when no pair is in the vocabulary
   bar.finish();
@@ -60,9 +60,9 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   r.params = {{"file", o.file}, {"restrict_vocab", o.restrict_vocab}, {"case_insensitive", opt.case_insensitive}, {"dummy4unknown", o.dummy4unknown}};
   embedding_params(r, e);
   r.blocks.push_back(Text{trf("{}: {} pairs{}; {} ({} words × {} dims), first {} words{}", o.file, ev.pairs,
-                                      set.skipped_lines ? fmt::format(" ({} malformed lines skipped)", set.skipped_lines) : "",
+                                      set.skipped_lines ? trf(" ({} malformed lines skipped)", set.skipped_lines) : "",
                                       e.name(), e.size(), e.dim(), std::min<std::size_t>(opt.restrict_vocab, e.size()),
-                                      opt.case_insensitive ? ", upper-cased" : ", case-sensitive")});
+                                      opt.case_insensitive ? tr(", upper-cased") : tr(", case-sensitive"))});
   Records rec;
   rec.name = N_("correlation");
   rec.columns = {N_("pearson"), N_("pearson_p"), N_("spearman"), N_("spearman_p"), N_("pairs"), N_("used"), N_("oov"), N_("oov_percent")};
@@ -73,7 +73,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   r.blocks.push_back(Text{trf("Pearson r = {:.4f} (p = {:.3g}), Spearman ρ = {:.4f} (p = {:.3g}) over {} pairs", ev.pearson,
                                       ev.pearson_p, ev.spearman, ev.spearman_p, used)});
   r.blocks.push_back(Text{trf("{} {} of {} pairs with a word outside the vocabulary: {:.1f}%",
-                                      o.dummy4unknown ? "scored 0 for" : "skipped", ev.oov, ev.pairs, ev.oov_ratio)});
+                                      o.dummy4unknown ? tr("scored 0 for") : tr("skipped"), ev.oov, ev.pairs, ev.oov_ratio)});
   if (o.list) {
     Records pairs;
     pairs.name = N_("pairs");

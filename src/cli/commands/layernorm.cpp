@@ -96,9 +96,9 @@ Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std
     };
     Bars bx = bars(x, fmt::format("x: “{}”", tokens[t]), fmt::format("μ = {:.3g}, σ = {:.3g}", mu[t], sigma[t]), 0);
     bx.rules = {{mu[t], "μ", false}, {mu[t] + sigma[t], "μ + σ", true}, {mu[t] - sigma[t], "μ − σ", true}};
-    Bars bn = bars(xhat, "x̂ = (x − μ)/√(σ² + ε)", "mean 0, standard deviation 1", 1);
+    Bars bn = bars(xhat, "x̂ = (x − μ)/√(σ² + ε)", tr("mean 0, standard deviation 1"), 1);
     bn.rules = {{0.0, "0", false}, {1.0, "+1", true}, {-1.0, "−1", true}};
-    Bars by = bars(y, "y = γ ⊙ x̂ + β", "per-feature gain γ and bias β", 2);
+    Bars by = bars(y, "y = γ ⊙ x̂ + β", tr("per-feature gain γ and bias β"), 2);
     f.panels.push_back(std::move(bx));
     f.panels.push_back(std::move(bn));
     f.panels.push_back(std::move(by));

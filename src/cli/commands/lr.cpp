@@ -51,7 +51,7 @@ void run_lr(const LrOptions& o) {
       r.blocks.push_back(Text{trf(
           "lrate = {}{:g}^(-0.5) · min({}^(-0.5), {} · {}^(-1.5)) = {}{:g} · min({:.6g}, {:.6g}) = {:.8g}   ({})",
           factor_text, o.d_model, *o.step, *o.step, w, factor_text, std::pow(o.d_model, -0.5), std::pow(s, -0.5), s * std::pow(w, -1.5), lr,
-          rising ? "step < warmup: rising linearly" : "step ≥ warmup: decaying as 1/√step")});
+          rising ? tr("step < warmup: rising linearly") : tr("step ≥ warmup: decaying as 1/√step"))});
       r.summary[fmt::format("lr_warmup{}", w)] = lr;
     }
     present(r, o.out);
@@ -94,7 +94,7 @@ void run_lr(const LrOptions& o) {
   const std::int64_t points = std::min<std::int64_t>(o.steps, 1000);
   for (auto w : o.warmup) {
     Series s;
-    s.name = fmt::format("warmup = {}", w);
+    s.name = trf("warmup = {}", w);
     for (std::int64_t k = 1; k <= points; ++k) {
       const double step = std::max(1.0, std::round(static_cast<double>(k) * static_cast<double>(o.steps) / static_cast<double>(points)));
       s.x.push_back(step);

@@ -45,7 +45,7 @@ void run_patches(const PatchesOptions& o) {
     steps.rows.push_back({std::string(route), k, std::move(op), std::move(s)});
   };
   const auto B = p.batch, C = p.channels, D = p.d_model, P = p.patch, N = p.tokens;
-  add("conv2d", 0, "x (input image)", shape({B, C, h, w}));
+  add("conv2d", 0, tr("x (input image)"), shape({B, C, h, w}));
   add("conv2d", 1, fmt::format("proj = nn.Conv2d({}, {}, kernel_size={}, stride={}); x = proj(x)", C, D, P, P),
       shape({B, D, p.grid_h, p.grid_w}));
   add("conv2d", 2, "x = x.flatten(2)", shape({B, D, N}));
@@ -94,8 +94,8 @@ void run_patches(const PatchesOptions& o) {
     grid.image = *shown;
     grid.cell = static_cast<int>(o.patch);
     grid.title = trf("{}×{} patches of {}×{} pixels = {} tokens", p.grid_h, p.grid_w, P, P, N);
-    grid.subtitle = o.picture.empty() ? fmt::format("a {}×{} colour ramp stands in for a picture (--image FILE)", w, h)
-                                      : fmt::format("{}, resized to {}×{}", std::filesystem::path(o.picture).filename().string(), w, h);
+    grid.subtitle = o.picture.empty() ? trf("a {}×{} colour ramp stands in for a picture (--image FILE)", w, h)
+                                      : trf("{}, resized to {}×{}", std::filesystem::path(o.picture).filename().string(), w, h);
     if (p.dropped_h || p.dropped_w)
       grid.caption = trf("hatched: {} rows and {} columns of pixels past the last whole patch, which Conv2d drops", p.dropped_h,
                                  p.dropped_w);

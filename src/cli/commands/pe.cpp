@@ -34,7 +34,7 @@ Result pe_value_result(const PeOptions& o) {
   r.params = {{"pos", p}, {"i", j}, {"dim", d}, {"base", o.base}};
   const int prec = o.out.precision < 0 ? 8 : o.out.precision;
   r.blocks.push_back(Text{trf("PE(pos={}, i={}) with d_model={}, base={:g}: i is {} → {}, 2i' = {}", p, j, d, o.base,
-                                      j % 2 == 0 ? "even" : "odd", j % 2 == 0 ? "sin" : "cos", j - j % 2)});
+                                      j % 2 == 0 ? tr("even") : tr("odd"), j % 2 == 0 ? "sin" : "cos", j - j % 2)});
   r.blocks.push_back(Text{fmt::format("PE({},{}) = {} = {}", p, j, sinusoidal_formula(p, j, d, o.base), format_number(v, prec))});
   r.summary[N_("value")] = v;
   r.summary[N_("formula")] = sinusoidal_formula(p, j, d, o.base);

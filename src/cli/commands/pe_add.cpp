@@ -103,8 +103,8 @@ void run_pe_add(const PeAddOptions& o) {
     h.value_label = tr("value");
     return h;
   };
-  fig.panels.push_back(map(e, o.scale ? "√D·e (embedding)" : "e (embedding)"));
-  fig.panels.push_back(map(p, "p (positional encoding)"));
+  fig.panels.push_back(map(e, o.scale ? tr("√D·e (embedding)") : tr("e (embedding)")));
+  fig.panels.push_back(map(p, tr("p (positional encoding)")));
   fig.panels.push_back(map(sum, o.scale ? "√D·e + p" : "e + p"));
   std::vector<std::string> lower;
   for (const auto& w : seq.tokens) lower.push_back(w);

@@ -70,7 +70,7 @@ void run_pe_curves(const PeCurvesOptions& o) {
   chart.y_label = tr("PE(p, dim)");
   for (std::size_t c = 0; c < dims.size(); ++c) {
     Series s;
-    s.name = names[c];
+    s.name = trf("dim {}", dims[c]);  // names[c] for the legend, translated (the matrix keeps names[c])
     for (std::size_t p = 0; p < L; ++p) s.x.push_back(static_cast<double>(p)), s.y.push_back(cols(p, c));
     chart.series.push_back(std::move(s));
   }

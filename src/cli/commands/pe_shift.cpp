@@ -68,8 +68,8 @@ void run_pe_shift(const PeShiftOptions& o) {
   Result r;
   r.command = "pe shift";
   r.params = {{"k", o.k}, {"len", L}, {"dim", D}, {"base", o.base}};
-  r.blocks.push_back(Text{"PE(p+k) = R(k)·PE(p), R(k) block-diagonal with blocks [[cos kω_m, sin kω_m], [−sin kω_m, cos kω_m]] "
-                          "on (sin, cos) pairs (2m, 2m+1)"});
+  r.blocks.push_back(Text{tr("PE(p+k) = R(k)·PE(p), R(k) block-diagonal with blocks [[cos kω_m, sin kω_m], [−sin kω_m, cos kω_m]] "
+                             "on (sin, cos) pairs (2m, 2m+1)")});
   Records blocks;
   blocks.name = N_("blocks");
   blocks.columns = {N_("m"), N_("omega"), N_("angle_k_omega"), N_("cos"), N_("sin")};

@@ -38,15 +38,15 @@ struct MetricText {
 MetricText metric_text(PeMetric m) {
   switch (m) {
     case PeMetric::cosine:
-      return {"Cosine similarity of position embeddings for all time-steps", "cos(PE(i), PE(j))", "cos(P(i), P(j))", "cos(PE(i), PE(j))",
-              "cos(P(i), P(j))", "cosine", "_cosine", "Σ cos(kω) / (D/2)", "Cosine similarity"};
+      return {tr("Cosine similarity of position embeddings for all time-steps"), "cos(PE(i), PE(j))", "cos(P(i), P(j))", "cos(PE(i), PE(j))",
+              "cos(P(i), P(j))", "cosine", "_cosine", "Σ cos(kω) / (D/2)", tr("Cosine similarity")};
     case PeMetric::euclidean:
-      return {"Euclidean distance between position embeddings for all time-steps", "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖",
-              "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖", "distance", "_euclidean", "√(D − 2 Σ cos(kω))", "Euclidean distance"};
+      return {tr("Euclidean distance between position embeddings for all time-steps"), "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖",
+              "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖", "distance", "_euclidean", "√(D − 2 Σ cos(kω))", tr("Euclidean distance")};
     case PeMetric::dot:
     default:
-      return {"Dot product of position embeddings for all time-steps", "PE(i)·PE(j)", "P(i)·P(j)", "PE·PEᵀ", "P·Pᵀ", "dot", "",
-              "Σ cos(kω)", "Dot product"};
+      return {tr("Dot product of position embeddings for all time-steps"), "PE(i)·PE(j)", "P(i)·P(j)", "PE·PEᵀ", "P·Pᵀ", "dot", "",
+              "Σ cos(kω)", tr("Dot product")};
   }
 }
 
@@ -74,7 +74,7 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   const MetricText t = metric_text(metric);
   Heatmap h = similarity_heatmap(o, metric);
   {
-    ProgressBar bar(fmt::format("pe sim: {}×{} block means", L, L), "block rows");
+    ProgressBar bar(trf("pe sim: {}×{} block means", L, L), tr("block rows"));
     h.values = pe_similarity_block_means(L, D, o.base, metric, kMaxHeatmapCells, &b, bar.callback());
   }
   h.subtitle = trf("{} · L = {}, D = {} · means of {}×{} blocks from Σ cos((j−i)ω) (the L×L matrix is not formed)",
@@ -167,14 +167,14 @@ void run_pe_sim(const PeSimOptions& o) {
   r.params = {{"len", L}, {"dim", D}, {"base", o.base}, {"metric", o.metric}};
   const char* what = t.pe;
   r.blocks.push_back(Text{trf("{} for all positions i, j < {} (D = {}, base {:g}){}", what, L, D, o.base,
-                                      cosine      ? "; ‖PE(p)‖² = D/2, so cosine = dot / (D/2)"
+                                      cosine      ? tr("; ‖PE(p)‖² = D/2, so cosine = dot / (D/2)")
                                       : euclidean ? "; ‖PE(i) − PE(j)‖² = ‖PE(i)‖² + ‖PE(j)‖² − 2·PE(i)·PE(j) = D − 2·dot (‖PE(p)‖² = D/2)"
                                                   : "")});
   if (D % 2 == 0) {
-    r.blocks.push_back(Text{euclidean ? fmt::format("depends only on the offset k = j − i: {} = √({} − 2 Σ_m cos(k·ω_m)), ω_m = {:g}^(−2m/{}): "
+    r.blocks.push_back(Text{euclidean ? trf("depends only on the offset k = j − i: {} = √({} − 2 Σ_m cos(k·ω_m)), ω_m = {:g}^(−2m/{}): "
                                                     "equal offsets, equal distances",
                                                     what, D, o.base, D)
-                                      : fmt::format("depends only on the offset k = j − i: {} = Σ_m cos(k·ω_m){}, ω_m = {:g}^(−2m/{})", what,
+                                      : trf("depends only on the offset k = j − i: {} = Σ_m cos(k·ω_m){}, ω_m = {:g}^(−2m/{})", what,
                                                     cosine ? fmt::format(" / {}", D / 2) : "", o.base, D)});
     r.blocks.push_back(Text{trf("checked: max spread along a diagonal {:.3g}, max |S − closed form| {:.3g}", prof.max_spread, max_closed_err)});
   } else {
@@ -195,7 +195,7 @@ void run_pe_sim(const PeSimOptions& o) {
   }
   // 4. figures: the heatmap (and the profile curve)
   Heatmap h = similarity_heatmap(o, metric);
-  h.subtitle = fmt::format("{} · L = {}, D = {}{}", t.matrix, L, D, D % 2 == 0 ? " · depends only on j − i" : "");
+  h.subtitle = fmt::format("{} · L = {}, D = {}{}", t.matrix, L, D, D % 2 == 0 ? tr(" · depends only on j − i") : "");
   Figure figure;
   if (o.profile) {
     LineChart chart;
@@ -203,7 +203,7 @@ void run_pe_sim(const PeSimOptions& o) {
     chart.subtitle = trf("max spread along a diagonal: {:.2g}", prof.max_spread);
     chart.x_label = tr("offset k = j − i");
     chart.y_label = what;
-    Series s{"measured (diagonal mean)", {}, {}};
+    Series s{tr("measured (diagonal mean)"), {}, {}};
     Series c{t.closed, {}, {}, true};  // the closed form: dashed, under "measured"
     for (std::size_t n = 0; n < prof.offset.size(); ++n) {
       s.x.push_back(static_cast<double>(prof.offset[n]));

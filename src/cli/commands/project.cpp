@@ -57,7 +57,7 @@ Figure figure_3d(const ProjectOptions& o, const Embeddings& e, const std::vector
   const double len = 1.35 * extent, pi = 3.14159265358979323846, el = o.elevation * pi / 180;
   Figure figure;
   figure.columns = static_cast<int>(std::min<std::size_t>(az_list.size(), 2));
-  figure.title = az_list.size() > 1 ? fmt::format("{} words on their first three principal components, seen from {} angles", n, az_list.size())
+  figure.title = az_list.size() > 1 ? trf("{} words on their first three principal components, seen from {} angles", n, az_list.size())
                                     : "";
   for (std::int64_t az_deg : az_list) {
     const double az = static_cast<double>(az_deg) * pi / 180;
@@ -66,10 +66,10 @@ Figure figure_3d(const ProjectOptions& o, const Embeddings& e, const std::vector
       return std::pair<double, double>{x1, z * std::cos(el) + y1 * std::sin(el)};
     };
     Diagram d;
-    d.title = az_list.size() > 1 ? fmt::format("azimuth {}°, elevation {:g}°", az_deg, o.elevation)
-                                 : fmt::format("{} words on their first three principal components", n);
-    d.subtitle = std::filesystem::path(e.name()).filename().string() + (o.unit ? ", unit-normalised vectors" : "") +
-                 (az_list.size() > 1 ? std::string() : fmt::format(" · azimuth {}°, elevation {:g}°", az_deg, o.elevation));
+    d.title = az_list.size() > 1 ? trf("azimuth {}°, elevation {:g}°", az_deg, o.elevation)
+                                 : trf("{} words on their first three principal components", n);
+    d.subtitle = std::filesystem::path(e.name()).filename().string() + (o.unit ? tr(", unit-normalised vectors") : "") +
+                 (az_list.size() > 1 ? std::string() : trf(" · azimuth {}°, elevation {:g}°", az_deg, o.elevation));
     d.size = 520;
     double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
     auto grow = [&](std::pair<double, double> s) {
@@ -132,7 +132,7 @@ void run_project(const ProjectOptions& o) {
   r.params = {{"words", shown}, {"method", o.method}, {"unit", o.unit}, {"pairs", split_lists(o.pairs)}};
   if (k == 3) r.params["dims"] = 3;
   embedding_params(r, e);
-  r.blocks.push_back(Text{trf("PCA of {} {}vectors ({} dims: {}) to {}-D", rows.size(), o.unit ? "unit-normalised " : "",
+  r.blocks.push_back(Text{trf("PCA of {} {}vectors ({} dims: {}) to {}-D", rows.size(), o.unit ? tr("unit-normalised ") : "",
                                       e.dim(), e.name(), k)});
   std::vector<std::string> shares;
   double together = 0;
@@ -192,12 +192,13 @@ void run_project(const ProjectOptions& o) {
   Scatter s;
   s.arrows = arrows;
   s.title = trf("{} words projected on their first two principal components", rows.size());
-  s.subtitle = fmt::format("{}{}", std::filesystem::path(e.name()).filename().string(), o.unit ? ", unit-normalised vectors" : "");
+  s.subtitle = fmt::format("{}{}", std::filesystem::path(e.name()).filename().string(), o.unit ? tr(", unit-normalised vectors") : "");
+  // xgettext:no-c-format
   s.x_label = trf("PC1 ({:.1f}% of the variance)", 100 * p.explained_ratio[0]);
   s.y_label = fmt::format("PC2 ({:.1f}%)", 100 * p.explained_ratio[1]);
   for (std::size_t i = 0; i < rows.size(); ++i) s.points.push_back({p.coords(i, 0), p.coords(i, 1), shown[i]});
   // placing thousands of labels takes seconds: a bar on stderr (only on a terminal, after a delay)
-  ProgressBar bar("project: placing labels", "labels");
+  ProgressBar bar(tr("project: placing labels"), tr("labels"));
   s.progress = bar.callback();
   Figure figure;
   figure.panels.push_back(std::move(s));

@@ -55,7 +55,7 @@ void run_rope_table(const RopeTableOptions& o) {
   h.subtitle = fmt::format("{}, ω_j = {:g}^(−2j/{}); {}", symbol, rope_effective_base(c), c.dim, rope_description(c));
   h.x_label = tr("pair j");
   h.y_label = tr("position pos");
-  h.value_label = theta ? "θ (radians)" : cosine ? "cos θ" : "sin θ";
+  h.value_label = theta ? tr("θ (radians)") : cosine ? "cos θ" : "sin θ";
   if (theta) {
     h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   } else {

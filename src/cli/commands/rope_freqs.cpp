@@ -126,7 +126,7 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
   }
   if (o.rope.original_max_pos) {
     const double l0 = static_cast<double>(*o.rope.original_max_pos);
-    wave_chart.series.push_back(Series{"L₀ (original context)", {0.0, static_cast<double>(P - 1)}, {l0, l0}, true});
+    wave_chart.series.push_back(Series{tr("L₀ (original context)"), {0.0, static_cast<double>(P - 1)}, {l0, l0}, true});
   }
   // several scalings share base, layout, factor and L₀: say so, rather than describe the last one
   std::string described = rope_description(configs.back());
@@ -134,7 +134,7 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
     std::vector<std::string> names;
     for (const RopeConfig& c : configs) names.push_back(rope_scaling_name(c.scaling));
     const RopeConfig& c = configs.back();
-    described = fmt::format("base {:g}, {} layout; {}{}{}", c.base, rope_layout_name(c.layout), fmt::join(names, ", "),
+    described = trf("base {:g}, {} layout; {}{}{}", c.base, rope_layout_name(c.layout), fmt::join(names, ", "),
                             c.factor ? fmt::format(", f={:g}", *c.factor) : "",
                             c.original_max_pos ? fmt::format(" L0={}", *c.original_max_pos) : "");
   }

@@ -74,7 +74,7 @@ void run_rope_relative(const RopeRelativeOptions& o) {
   } else {
     r.params["seed"] = o.seed;
   }
-  const std::string qk_from = own ? std::string("--q, --k") : fmt::format("seed {}", o.seed);
+  const std::string qk_from = own ? std::string("--q, --k") : trf("seed {}", o.seed);
   r.blocks.push_back(Text{trf("Fixed q, k ({}) placed at every position: RoPE s_ij = <R_i q, R_j k>/sqrt(D) depends only on "
                                       "j - i; additive s_ij = <q + PE_i, k + PE_j>/sqrt(D) does not. {}",
                                       qk_from, rope_description(c))});
@@ -101,7 +101,7 @@ void run_rope_relative(const RopeRelativeOptions& o) {
     return h;
   };
   Heatmap hr = heatmap(rs, "RoPE ⟨R_i q, R_j k⟩/√D", r.summary[N_("rope_max_diagonal_spread")].get<double>());
-  Heatmap hp = heatmap(ps, "Additive PE ⟨q + PE_i, k + PE_j⟩/√D", r.summary[N_("additive_pe_max_diagonal_spread")].get<double>());
+  Heatmap hp = heatmap(ps, tr("Additive PE ⟨q + PE_i, k + PE_j⟩/√D"), r.summary[N_("additive_pe_max_diagonal_spread")].get<double>());
   Figure figure;
   figure.title = trf("Scores of fixed q, k at every (i, j), D = {}, L = {}", c.dim, L);
   figure.panels = {hr, hp};

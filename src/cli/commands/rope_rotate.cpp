@@ -44,8 +44,8 @@ Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y,
   Figure f;
   const std::size_t P = inv.size(), shown = std::min(P, kMaxDrawnPairs);
   f.title = !title.empty() ? title
-                           : fmt::format("RoPE rotates pair j by θ = pos · ω_j, pos = {}{}", pos,
-                                         shown < P ? fmt::format(" (pairs 0–{} of {})", shown - 1, P) : "");
+                           : trf("RoPE rotates pair j by θ = pos · ω_j, pos = {}{}", pos,
+                                         shown < P ? trf(" (pairs 0–{} of {})", shown - 1, P) : "");
   f.columns = static_cast<int>(std::min<std::size_t>(shown, 4));
   for (std::size_t j = 0; j < shown; ++j) {
     const auto [a, b] = rope_pair_indices(j, c.dim, c.layout);
@@ -53,7 +53,7 @@ Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y,
     const double theta = pos * inv[j], turns = std::floor(theta / (2 * std::numbers::pi));
     PairArrows p;
     p.title = trf("pair {} (dims {}, {})", j, a, b);
-    p.subtitle = trf("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? fmt::format(" ({:.0f} turns +)", turns) : "");
+    p.subtitle = trf("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? trf(" ({:.0f} turns +)", turns) : "");
     p.zero = !(len > 0);
     if (!p.zero) {
       p.ax = x[a] / len, p.ay = x[b] / len, p.bx = y[a] / len, p.by = y[b] / len;
@@ -159,7 +159,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
       const RopeRotation a = rope_rotation(x, static_cast<double>(m), cg, role), b = rope_rotation(x, static_cast<double>(m + o.pos), cg, role);
       // (a.inv_freq: cg's own frequencies, which dynamic NTK ties to the longer sequence)
       frames.push_back(rotation_figure(a.rotated, b.rotated, a.inv_freq, pos, cg, "m", fmt::format("m+{}", o.pos),
-                                       fmt::format("RoPE: x at m = {} and at m + {} turn together; their angle stays {}·ω_j", m, o.pos, o.pos)));
+                                       trf("RoPE: x at m = {} and at m + {} turn together; their angle stays {}·ω_j", m, o.pos, o.pos)));
     }
     write_gif(frames, o.gif, name + ".gif", o.out, o.fig);
   }

@@ -52,8 +52,8 @@ void run_softmax(const SoftmaxOptions& o) {
   Result r;
   r.command = "softmax";
   r.params = {{"values", x}, {"temperature", temps}, {"labels", labels}};
-  r.blocks.push_back(Text{"softmax(x/T)ᵢ = e^(xᵢ/T) / Σⱼ e^(xⱼ/T), computed as e^(xᵢ/T − m) / Σⱼ e^(xⱼ/T − m) with m = maxⱼ xⱼ/T "
-                          "(the same numbers, and nothing overflows)"});
+  r.blocks.push_back(Text{tr("softmax(x/T)ᵢ = e^(xᵢ/T) / Σⱼ e^(xⱼ/T), computed as e^(xᵢ/T − m) / Σⱼ e^(xⱼ/T − m) with m = maxⱼ xⱼ/T "
+                             "(the same numbers, and nothing overflows)")});
   Figure fig;
   fig.columns = static_cast<int>(std::min<std::size_t>(temps.size(), 3));
   Tensor all({temps.size(), x.size()});

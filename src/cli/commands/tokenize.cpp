@@ -85,11 +85,11 @@ void run_tokenize(const TokenizeOptions& o) {
   Result r;
   r.command = "tokenize";
   r.params = {{"text", o.text}, {"mode", o.mode}, {"vocab", vocab.name}, {"lower", o.lower}};
-  const char* how = mode == TokenizerMode::word        ? "word level: split at spaces, punctuation as its own token"
-                    : mode == TokenizerMode::character ? "character level: one token per Unicode code point; id = code point"
-                                                       : "WordPiece subwords: greedy longest match, ## marks a continuation";
-  r.blocks.push_back(Text{trf("{} tokens ({}); vocabulary: {} ({} tokens){}", t.tokens.size(), how, vocab.name,
-                                      vocab.size(), o.lower ? ", lower-cased" : "")});
+  const char* how = mode == TokenizerMode::word        ? tr("word level: split at spaces, punctuation as its own token")
+                    : mode == TokenizerMode::character ? tr("character level: one token per Unicode code point; id = code point")
+                                                       : tr("WordPiece subwords: greedy longest match, ## marks a continuation");
+  r.blocks.push_back(Text{trf("{} tokens ({}); vocabulary: {} ({} tokens){}", t.tokens.size(), how, tr_runtime(vocab.name),
+                                      vocab.size(), o.lower ? tr(", lower-cased") : "")});
   Records rec;
   rec.name = N_("tokens");
   rec.columns = {N_("position"), N_("token"), N_("id")};
@@ -100,8 +100,8 @@ void run_tokenize(const TokenizeOptions& o) {
   }
   r.blocks.push_back(std::move(rec));
   if (o.lower && has_hangul_syllable(o.text))
-    r.blocks.push_back(Text{"--lower decomposed the Hangul syllables into jamo (NFD), as BERT uncased does; a Korean vocabulary "
-                            "needs the text as typed: drop --lower"});
+    r.blocks.push_back(Text{tr("--lower decomposed the Hangul syllables into jamo (NFD), as BERT uncased does; a Korean vocabulary "
+                               "needs the text as typed: drop --lower")});
   if (mode == TokenizerMode::word && unknown)
     r.blocks.push_back(Text{trf("{} of {} words are not in the vocabulary (id of [UNK]); --mode subword splits them into pieces",
                                         unknown, t.tokens.size())});

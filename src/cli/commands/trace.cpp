@@ -81,27 +81,27 @@ void trace_attention(Trace& tc, const std::string& part, const std::string& key,
                      std::size_t heads, std::size_t d_k, const std::string& q_from, const std::string& kv_from) {
   const std::vector<Tensor> q = split_heads(a.q, heads), k = split_heads(a.k, heads), v = split_heads(a.v, heads);
   const Tensor Q = stack(q), K = stack(k), V = stack(v);
-  tc.step(part, fmt::format("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
+  tc.step(part, trf("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
   tc.matrix(key + ".q", Q, q_tokens, {}, "query", "dim", "head");
   tc.step(part, fmt::format("K = {}·W_Kᵀ + b", kv_from), shape_of(K), key + ".k");
   tc.matrix(key + ".k", K, k_tokens, {}, "key", "dim", "head");
   tc.step(part, fmt::format("V = {}·W_Vᵀ + b", kv_from), shape_of(V), key + ".v");
   tc.matrix(key + ".v", V, k_tokens, {}, "key", "dim", "head");
   const Tensor scores = stack_heads(a, [](const AttentionSteps& h) { return h.scaled; });
-  tc.step(part, fmt::format("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores),
+  tc.step(part, trf("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores),
           key + ".scores");
   tc.matrix(key + ".scores", scores, q_tokens, k_tokens, "query", "key", "head");
   if (causal) {
     const Tensor masked = stack_heads(a, [](const AttentionSteps& h) { return h.masked; });
-    tc.step(part, "mask: −∞ where key j > query i (a token sees only itself and what came before)", shape_of(masked),
+    tc.step(part, tr("mask: −∞ where key j > query i (a token sees only itself and what came before)"), shape_of(masked),
             key + ".masked");
     tc.matrix(key + ".masked", masked, q_tokens, k_tokens, "query", "key", "head");
   }
   const Tensor weights = stack_heads(a, [](const AttentionSteps& h) { return h.weights; });
-  tc.step(part, "weights = softmax over each row (rows sum to 1)", shape_of(weights), key + ".weights");
+  tc.step(part, tr("weights = softmax over each row (rows sum to 1)"), shape_of(weights), key + ".weights");
   tc.matrix(key + ".weights", weights, q_tokens, k_tokens, "query", "key", "head");
   const Tensor z = stack_heads(a, [](const AttentionSteps& h) { return h.output; });
-  tc.step(part, "Z = weights · V, per head", shape_of(z), key + ".z");
+  tc.step(part, tr("Z = weights · V, per head"), shape_of(z), key + ".z");
   tc.matrix(key + ".z", z, q_tokens, {}, "query", "dim", "head");
   tc.step(part, "MultiHead = Concat(Z₀ … Z_H−1)·W_Oᵀ + b", shape_of(a.output), key + ".out");
   tc.matrix(key + ".out", a.output, q_tokens, {}, "token", "dim");
@@ -109,24 +109,24 @@ void trace_attention(Trace& tc, const std::string& part, const std::string& key,
 
 void trace_ffn(Trace& tc, const std::string& part, const std::string& key, const FeedForwardSteps& ffn, const SublayerSteps& block,
                const std::vector<std::string>& tokens, const std::string& input, const std::string& output) {
-  tc.step(part, fmt::format("FFN hidden = ReLU({}·W₁ᵀ + b₁)", input), shape_of(ffn.hidden), key + ".ffn_hidden");
-  tc.matrix(key + ".ffn_hidden", ffn.hidden, tokens, {}, "token", "unit");
-  tc.step(part, "FFN = hidden·W₂ᵀ + b₂", shape_of(ffn.output), key + ".ffn");
+  tc.step(part, trf("FFN hidden = ReLU({}·W₁ᵀ + b₁)", input), shape_of(ffn.hidden), key + ".ffn_hidden");
+  tc.matrix(key + ".ffn_hidden", ffn.hidden, tokens, {}, "token", N_("unit"));
+  tc.step(part, tr("FFN = hidden·W₂ᵀ + b₂"), shape_of(ffn.output), key + ".ffn");
   tc.matrix(key + ".ffn", ffn.output, tokens, {}, "token", "dim");
-  tc.step(part, fmt::format("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
+  tc.step(part, trf("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
   tc.matrix(key + ".y", block.output, tokens, {}, "token", "dim");
 }
 
 void trace_input(Trace& tc, const std::string& part, const std::string& key, const TokenIds& t, const EmbeddedTokens& e,
                  std::size_t D) {
-  tc.step(part, "tokens: split at spaces (" + fmt::format("{}", fmt::join(t.tokens, " · ")) + ")",
+  tc.step(part, trf("tokens: split at spaces ({})", fmt::format("{}", fmt::join(t.tokens, " · "))),
           fmt::format("[{}]", t.tokens.size()), key + ".tokens");
   std::string ids;
   for (std::size_t i : t.ids) ids += (ids.empty() ? "" : " ") + std::to_string(i);
-  tc.step(part, "ids: each token's row in the vocabulary (" + ids + ")", fmt::format("[{}]", t.ids.size()), key + ".ids");
-  tc.step(part, fmt::format("e = Embedding(ids): row id of the {}×{} table", "V", D), shape_of(e.embedding), key + ".e");
+  tc.step(part, trf("ids: each token's row in the vocabulary ({})", ids), fmt::format("[{}]", t.ids.size()), key + ".ids");
+  tc.step(part, trf("e = Embedding(ids): row id of the {}×{} table", "V", D), shape_of(e.embedding), key + ".e");
   tc.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
-  tc.step(part, "p = PE(pos): sin/cos rows 0 … T−1", shape_of(e.pe), key + ".p");
+  tc.step(part, tr("p = PE(pos): sin/cos rows 0 … T−1"), shape_of(e.pe), key + ".p");
   tc.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
   tc.step(part, "X = e + p", shape_of(e.x), key + ".x");
   tc.matrix(key + ".x", e.x, t.tokens, {}, "token", "dim");
@@ -145,8 +145,8 @@ Heatmap panel(const Matrix& m, const std::string& title, std::size_t head = 0, b
   h.title = title;
   h.row_labels = m.row_labels;
   h.col_labels = m.col_labels;
-  h.y_label = m.row_axis;
-  h.x_label = m.col_axis;
+  h.y_label = tr_runtime(m.row_axis);  // the English axis keys, in the output language
+  h.x_label = tr_runtime(m.col_axis);
   if (weights) {
     h.vmin = 0.0;
     h.vmax = 1.0;
@@ -192,35 +192,35 @@ void run_trace(const TraceOptions& o) {
   Trace tc;
   tc.steps.name = N_("steps");
   tc.steps.columns = {N_("#"), N_("part"), N_("step"), N_("shape"), N_("name")};
-  trace_input(tc, "encoder input", "src", full.source, enc.input, D);
+  trace_input(tc, tr("encoder input"), "src", full.source, enc.input, D);
   for (std::size_t l = 0; l < enc.layers.size(); ++l) {
-    const std::string part = fmt::format("encoder layer {}", l + 1), key = fmt::format("enc{}", l + 1);
+    const std::string part = trf("encoder layer {}", l + 1), key = fmt::format("enc{}", l + 1);
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
     trace_attention(tc, part, key + ".self", enc.layers[l].attention, src, src, false, H, d_k, X, X);
-    tc.step(part, fmt::format("add & norm: H = LayerNorm({} + MultiHead({}))", X, X), shape_of(enc.layers[l].attn_block.output),
+    tc.step(part, trf("add & norm: H = LayerNorm({} + MultiHead({}))", X, X), shape_of(enc.layers[l].attn_block.output),
             key + ".h");
     tc.matrix(key + ".h", enc.layers[l].attn_block.output, src, {}, "token", "dim");
     trace_ffn(tc, part, key, enc.layers[l].ffn, enc.layers[l].ffn_block, src, "H", fmt::format("Y{}", l + 1));
   }
-  tc.step("encoder output", "memory Z = the last encoder layer's Y: what the decoder's cross-attention reads",
+  tc.step(tr("encoder output"), tr("memory Z = the last encoder layer's Y: what the decoder's cross-attention reads"),
           shape_of(enc.memory), "memory");
   tc.matrix("memory", enc.memory, src, {}, "token", "dim");
-  trace_input(tc, "decoder input", "tgt", target, dec.input, D);
+  trace_input(tc, tr("decoder input"), "tgt", target, dec.input, D);
   const std::vector<std::string>& tgt = target.tokens;
   for (std::size_t l = 0; l < dec.layers.size(); ++l) {
-    const std::string part = fmt::format("decoder layer {}", l + 1), key = fmt::format("dec{}", l + 1);
+    const std::string part = trf("decoder layer {}", l + 1), key = fmt::format("dec{}", l + 1);
     const DecoderLayerSteps& s = dec.layers[l];
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
     trace_attention(tc, part, key + ".self", s.self_attention, tgt, tgt, true, H, d_k, X, X);
-    tc.step(part, fmt::format("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X), shape_of(s.self_block.output),
+    tc.step(part, trf("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X), shape_of(s.self_block.output),
             key + ".h1");
     tc.matrix(key + ".h1", s.self_block.output, tgt, {}, "token", "dim");
-    trace_attention(tc, part + ", cross", key + ".cross", s.cross_attention, tgt, src, false, H, d_k, "H₁", "Z");
-    tc.step(part, "add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))", shape_of(s.cross_block.output), key + ".h2");
+    trace_attention(tc, part + tr(", cross"), key + ".cross", s.cross_attention, tgt, src, false, H, d_k, "H₁", "Z");
+    tc.step(part, tr("add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))"), shape_of(s.cross_block.output), key + ".h2");
     tc.matrix(key + ".h2", s.cross_block.output, tgt, {}, "token", "dim");
     trace_ffn(tc, part, key, s.ffn, s.ffn_block, tgt, "H₂", fmt::format("Y{}", l + 1));
   }
-  tc.step("output", "logits = Y·W_outᵀ + b: one score per vocabulary token", shape_of(dec.logits), "logits");
+  tc.step(tr("output"), tr("logits = Y·W_outᵀ + b: one score per vocabulary token"), shape_of(dec.logits), "logits");
   tc.matrix("logits", dec.logits, tgt, m.vocab.tokens, "token", "vocabulary");
   // the next token: softmax of the last row
   const std::size_t V = m.vocab.size(), last = tgt.size() - 1;
@@ -230,8 +230,8 @@ void run_trace(const TraceOptions& o) {
   std::partial_sort(order.begin(), order.begin() + 5, order.end(),
                     [&](std::size_t a, std::size_t b) { return prob[a] != prob[b] ? prob[a] > prob[b] : a < b; });
   const std::string next = m.vocab.tokens[order[0]];
-  tc.step("output", fmt::format("next token = argmax softmax(logits of the last position “{}”) = {} (p = {:.4f})", tgt[last], next,
-                                prob[order[0]]),
+  tc.step(tr("output"), trf("next token = argmax softmax(logits of the last position “{}”) = {} (p = {:.4f})", tgt[last], next,
+                            prob[order[0]]),
           "[1]", "next");
 
   Result r;
@@ -239,7 +239,7 @@ void run_trace(const TraceOptions& o) {
   r.params = {{"text", o.text}, {"target", tgt}, {"model", m.name}, {"head", head}};
   r.blocks.push_back(Text{trf("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
                                       "post-LN): source “{}”, decoder input “{}” → next token “{}”",
-                                      m.name, D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
+                                      tr_runtime(m.name), D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
                                       fmt::format("{}", fmt::join(tgt, " ")), next)});
   r.blocks.push_back(tc.steps);
   Records top;
@@ -263,8 +263,8 @@ void run_trace(const TraceOptions& o) {
         std::find(shown.begin(), shown.end(), x.name) != shown.end())
       r.blocks.push_back(x);
   if (!machine && shown.empty())
-    r.blocks.push_back(Text{"--show NAME[,NAME…] prints a step's matrix (names in the last column; all for every one); "
-                            "--format json carries them all with their labels; --png draws the poster"});
+    r.blocks.push_back(Text{tr("--show NAME[,NAME…] prints a step's matrix (names in the last column; all for every one); "
+                               "--format json carries them all with their labels; --png draws the poster")});
   r.primary = "steps";
   r.summary[N_("next_token")] = next;
   r.summary[N_("next_probability")] = prob[order[0]];
@@ -276,26 +276,26 @@ void run_trace(const TraceOptions& o) {
     auto find = [&](const std::string& name) -> const Matrix& {
       return *std::find_if(tc.matrices.begin(), tc.matrices.end(), [&](const Matrix& x) { return x.name == name; });
     };
-    const std::string h = fmt::format(", head {}", head);
-    figure.panels.push_back(panel(find("src.e"), "1. e = Embedding(tokens)"));
-    figure.panels.push_back(panel(find("src.p"), "2. p = PE(position)"));
+    const std::string h = trf(", head {}", head);
+    figure.panels.push_back(panel(find("src.e"), tr("1. e = Embedding(tokens)")));
+    figure.panels.push_back(panel(find("src.p"), tr("2. p = PE(position)")));
     figure.panels.push_back(panel(find("src.x"), "3. X = e + p"));
     figure.panels.push_back(panel(find("enc1.self.q"), "4. Q = X·W_Q" + h, head));
     figure.panels.push_back(panel(find("enc1.self.k"), "5. K = X·W_K" + h, head));
     figure.panels.push_back(panel(find("enc1.self.v"), "6. V = X·W_V" + h, head));
     figure.panels.push_back(panel(find("enc1.self.scores"), "7. QKᵀ/√d_k" + h, head));
     figure.panels.push_back(panel(find("enc1.self.weights"), "8. softmax" + h, head, true));
-    figure.panels.push_back(panel(find("enc1.self.z"), "9. Z = weights·V" + h, head));
+    figure.panels.push_back(panel(find("enc1.self.z"), tr("9. Z = weights·V") + h, head));
     figure.panels.push_back(panel(find("enc1.self.out"), "10. Concat(Z)·W_O"));
     figure.panels.push_back(panel(find("enc1.h"), "11. H = LayerNorm(X + MultiHead)"));
     figure.panels.push_back(panel(find("enc1.ffn_hidden"), "12. ReLU(H·W₁)"));
     figure.panels.push_back(panel(find("enc1.y"), "13. Y = LayerNorm(H + FFN)"));
-    figure.panels.push_back(panel(find("memory"), fmt::format("14. memory Z (after {} layers)", m.encoder.size())));
-    figure.panels.push_back(panel(find("tgt.x"), "15. decoder X = e + p"));
-    figure.panels.push_back(panel(find("dec1.self.masked"), "16. masked scores" + h, head));
-    figure.panels.push_back(panel(find("dec1.self.weights"), "17. masked softmax" + h, head, true));
+    figure.panels.push_back(panel(find("memory"), trf("14. memory Z (after {} layers)", m.encoder.size())));
+    figure.panels.push_back(panel(find("tgt.x"), tr("15. decoder X = e + p")));
+    figure.panels.push_back(panel(find("dec1.self.masked"), tr("16. masked scores") + h, head));
+    figure.panels.push_back(panel(find("dec1.self.weights"), tr("17. masked softmax") + h, head, true));
     const std::string last_layer = fmt::format("dec{}", m.decoder.size());
-    figure.panels.push_back(panel(find(last_layer + ".cross.weights"), fmt::format("18. cross-attention, layer {}", m.decoder.size()) + h,
+    figure.panels.push_back(panel(find(last_layer + ".cross.weights"), trf("18. cross-attention, layer {}", m.decoder.size()) + h,
                                   head, true));
     Bars b;
     b.title = trf("19. next token after “{}”: {}", tgt[last], next);

@@ -60,10 +60,10 @@ void run_translate(const TranslateOptions& o) {
   Result r;
   r.command = "translate";
   r.params = {{"text", o.text}, {"max_tokens", o.max_tokens}, {"layer", layer + 1}, {"model", m.name}};
-  r.blocks.push_back(Text{fmt::format("{}  →  {}", o.text, english.empty() ? "(nothing)" : english)});
+  r.blocks.push_back(Text{fmt::format("{}  →  {}", o.text, english.empty() ? std::string(tr("(nothing)")) : english)});
   r.blocks.push_back(Text{trf("{}: d_model {}, {} heads, {} encoder + {} decoder layers (post-LN), {} tokens; greedy "
                                       "decoding from <bos>: each step takes the most probable next token",
-                                      m.name, m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.vocab.size())});
+                                      tr_runtime(m.name), m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.vocab.size())});
   if (!t.finished)
     r.blocks.push_back(Text{trf("stopped after --max-tokens {} without <eos>", o.max_tokens)});
 
@@ -124,10 +124,10 @@ void run_translate(const TranslateOptions& o) {
   if (figure_drawn(o.fig, o.out)) {
     if (o.per_head) {
       const MultiHeadAttention& a = t.decoder.layers[layer].cross_attention;
-      for (std::size_t h = 0; h < a.heads.size(); ++h) panel(a.heads[h].weights, fmt::format("head {}", h));
+      for (std::size_t h = 0; h < a.heads.size(); ++h) panel(a.heads[h].weights, trf("head {}", h));
       figure.columns = static_cast<int>(a.heads.size());
     } else {
-      panel(mean, fmt::format("decoder layer {}, mean of {} heads", layer + 1, m.heads));
+      panel(mean, trf("decoder layer {}, mean of {} heads", layer + 1, m.heads));
     }
     figure.title = trf("Cross-attention: {} → {}", o.text, english);
   }

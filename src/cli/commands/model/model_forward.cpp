@@ -77,18 +77,23 @@ LoadedInput load_input(const ModelInput& in) {
   }
   const ModelConfig& c = l.model.config;
   if (c.uses_rope() && l.ids.size() > c.max_positions)
-    std::fprintf(stderr, "tfx: warning: %zu tokens are past max_position_embeddings %zu: RoPE runs on, but the model never saw such positions\n",
-                 l.ids.size(), c.max_positions);
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: {} tokens are past max_position_embeddings {}: RoPE runs on, but the model never saw such positions",
+                     l.ids.size(), c.max_positions)
+                     .c_str());
   if (c.sliding_window && l.ids.size() > *c.sliding_window)
-    std::fprintf(stderr, "tfx: warning: %zu tokens exceed mistral's sliding window of %zu: HF would restrict each query to the last %zu keys; "
-                 "tfx attends to all of them\n", l.ids.size(), *c.sliding_window, *c.sliding_window);
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: {} tokens exceed mistral's sliding window of {}: HF would restrict each query to the last {} keys; "
+                     "tfx attends to all of them",
+                     l.ids.size(), *c.sliding_window, *c.sliding_window)
+                     .c_str());
   return l;
 }
 
 std::string family_name(const ModelConfig& c) {
-  if (c.model_type == "bert") return "BERT (encoder, post-LN, learned positions)";
-  if (c.model_type == "gpt2") return "GPT-2 (decoder, pre-LN, learned positions)";
-  return fmt::format("{} (decoder, RMSNorm, RoPE{})", c.model_type, c.kv_heads != c.heads ? ", grouped-query attention" : "");
+  if (c.model_type == "bert") return tr("BERT (encoder, post-LN, learned positions)");
+  if (c.model_type == "gpt2") return tr("GPT-2 (decoder, pre-LN, learned positions)");
+  return trf("{} (decoder, RMSNorm, RoPE{})", c.model_type, c.kv_heads != c.heads ? tr(", grouped-query attention") : "");
 }
 
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l) {
@@ -140,35 +145,38 @@ void run_info(const InfoOptions& o) {
   row("kv_heads", std::to_string(c.kv_heads), c.kv_heads);
   row("d_model", std::to_string(c.d_model), c.d_model);
   row("head_dim", std::to_string(c.head_dim), c.head_dim);
-  row("ffn", fmt::format("{} ({})", c.ffn, c.uses_rope() ? "SwiGLU" : c.activation == "gelu_new" ? "GELU, tanh form" : "GELU, erf form"), c.ffn);
+  row("ffn",
+      fmt::format("{} ({})", c.ffn,
+                  c.uses_rope() ? "SwiGLU" : c.activation == "gelu_new" ? tr("GELU, tanh form") : tr("GELU, erf form")),
+      c.ffn);
   row("vocabulary", std::to_string(c.vocab), c.vocab);
-  row("positions", fmt::format("{} ({})", c.max_positions, c.uses_rope() ? "RoPE" : "learned table"), c.max_positions);
+  row("positions", fmt::format("{} ({})", c.max_positions, c.uses_rope() ? "RoPE" : tr("learned table")), c.max_positions);
   if (c.uses_rope()) {
-    std::string s = fmt::format("θ = {:g}, rotate-half layout, {} pairs", c.rope.base, c.head_dim / 2);
+    std::string s = trf("θ = {:g}, rotate-half layout, {} pairs", c.rope.base, c.head_dim / 2);
     if (c.rope.scaling != RopeScaling::none)
-      s += fmt::format("; scaling {} × {:g} (original {} positions)", rope_scaling_name(c.rope.scaling), c.rope.factor.value_or(1.0),
-                       c.rope.original_max_pos.value_or(c.max_positions));
+      s += trf("; scaling {} × {:g} (original {} positions)", rope_scaling_name(c.rope.scaling), c.rope.factor.value_or(1.0),
+               c.rope.original_max_pos.value_or(c.max_positions));
     row("rope", s, {{"theta", c.rope.base}, {"scaling", rope_scaling_name(c.rope.scaling)}, {"factor", c.rope.factor.value_or(1.0)}});
   }
   if (c.sliding_window) row("sliding_window", std::to_string(*c.sliding_window), *c.sliding_window);
   const std::size_t total = m.parameter_count(), block = block_parameter_count(m);
   row("parameters_per_block", fmt::format("{} ({:.2f} M)", block, static_cast<double>(block) / 1e6), block);
-  row("parameters", fmt::format("{} ({:.2f} M; {} blocks = {:.1f} %)", total, static_cast<double>(total) / 1e6, c.layers,
-                                100.0 * static_cast<double>(block * c.layers) / static_cast<double>(total)),
+  row("parameters", trf("{} ({:.2f} M; {} blocks = {:.1f} %)", total, static_cast<double>(total) / 1e6, c.layers,
+                        100.0 * static_cast<double>(block * c.layers) / static_cast<double>(total)),
       total);
-  row("output_head", c.model_type == "bert" ? (m.has_lm_head ? "MLM head (tied to the word embeddings)" : "none (BertModel)")
-                     : c.tied_head && !m.tensors.count("lm_head.weight") ? "tied to the token embedding"
-                                                                          : "lm_head (untied)",
+  row("output_head", c.model_type == "bert" ? (m.has_lm_head ? tr("MLM head (tied to the word embeddings)") : tr("none (BertModel)"))
+                     : c.tied_head && !m.tensors.count("lm_head.weight") ? tr("tied to the token embedding")
+                                                                          : tr("lm_head (untied)"),
       m.has_lm_head);
   row("dtype", m.dtype, m.dtype);
-  row("bytes", fmt::format("{} in {} file{}", bytes_text(m.file_bytes), m.files.size(), m.files.size() == 1 ? "" : "s"), m.file_bytes);
-  std::string tok = "none (give --ids)";
+  row("bytes", trnf("{} in {} file", "{} in {} files", m.files.size(), bytes_text(m.file_bytes), m.files.size()), m.file_bytes);
+  std::string tok = tr("none (give --ids)");
   try {
     const HfTokenizer t = HfTokenizer::load(o.in.dir);
-    tok = fmt::format("{}, {} tokens ({})", t.kind(), t.vocab_size(), std::filesystem::path(t.source()).filename().string());
-    if (t.vocab_size() > c.vocab) tok += fmt::format(" — more ids than the embedding's {} rows!", c.vocab);
+    tok = trf("{}, {} tokens ({})", t.kind(), t.vocab_size(), std::filesystem::path(t.source()).filename().string());
+    if (t.vocab_size() > c.vocab) tok += trf(" — more ids than the embedding's {} rows!", c.vocab);
   } catch (const Error& e) {
-    tok = std::string("not readable: ") + e.what();
+    tok = std::string(tr("not readable: ")) + e.what();
   }
   row("tokenizer", tok, tok);
   r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
@@ -225,11 +233,11 @@ std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, con
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
   p.title = trf("{} — attention", dir_name);
   p.subtitle = trf("{}: {} tokens; weights after softmax, layers and heads numbered from 0 as in Hugging Face's outputs{}",
-                           family_name(c), T, c.decoder() ? "; causal: a query sees only the keys up to itself" : "");
+                           family_name(c), T, c.decoder() ? tr("; causal: a query sees only the keys up to itself") : "");
   p.queries = p.keys = l.tokens;
   for (std::size_t li = 0; li < c.layers; ++li) {
     if (!whole && layer && *layer != li) continue;
-    p.layer_names.push_back(fmt::format("layer {}", li));
+    p.layer_names.push_back(trf("layer {}", li));
     if (whole || !head) {
       p.weights.push_back(f.attentions[li]);
     } else {
@@ -244,7 +252,8 @@ std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, con
     p.first_layer = layer.value_or(0);
     p.first_head = head;
   }
-  p.footer = fmt::format("made by tfx model attention {} ({} {})", o.in.dir, c.model_type, o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
+  p.footer = trf("made by tfx model attention {} ({} {})", o.in.dir, c.model_type,
+                 o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
   return attention_html(p);
 }
 
@@ -294,7 +303,7 @@ void run_attention(const AttentionOptions2& o) {
   r.params["head"] = o.head;
   r.blocks.push_back(Text{trf("{}: {} tokens; attention weights after softmax{}, layers and heads numbered from 0 as in Hugging "
                                       "Face's outputs; rows are queries, columns keys",
-                                      family_name(c), T, c.decoder() ? " (causal: row i sees keys 0 … i)" : "")});
+                                      family_name(c), T, c.decoder() ? tr(" (causal: row i sees keys 0 … i)") : "")});
   Matrix m;
   m.name = N_("attentions");
   m.row_labels = m.col_labels = l.tokens;
@@ -319,7 +328,7 @@ void run_attention(const AttentionOptions2& o) {
         std::copy_n(f.attentions[li].data() + hi * T * T, T * T, one_w.data());
         Heatmap h = attention_heatmap(
             one_w, l.tokens,
-            one ? fmt::format("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
+            one ? trf("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
                 : fmt::format("L{} H{}", li, hi),
             !thumbnails);
         if (thumbnails) h.annotate = false;
@@ -328,9 +337,9 @@ void run_attention(const AttentionOptions2& o) {
       }
     fig.columns = static_cast<int>(heads.size());
     fig.title = one ? ""
-                    : thumbnails ? fmt::format("Model view: {} layers (rows) × {} heads (columns)", layers.size(), heads.size())
-                                 : layers.size() == 1 ? fmt::format("Layer {}: {} heads", layers[0], heads.size())
-                                                      : fmt::format("Head {} in {} layers", heads[0], layers.size());
+                    : thumbnails ? trf("Model view: {} layers (rows) × {} heads (columns)", layers.size(), heads.size())
+                                 : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
+                                                      : trf("Head {} in {} layers", heads[0], layers.size());
   }
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
@@ -359,7 +368,7 @@ void run_hidden(const TensorOptions& o) {
   r.params = model_params(o.in, l);
   r.blocks.push_back(Text{trf("hidden states ({}, {}, {}) as Hugging Face's output_hidden_states: [0] the embedding output, then "
                                       "each layer's output{}",
-                                      L, T, D, c.model_type == "bert" ? "" : " (the last after the final norm)")});
+                                      L, T, D, c.model_type == "bert" ? "" : tr(" (the last after the final norm)"))});
   // ‖h‖ per layer and token: how the residual stream grows
   Tensor norms({L, T});
   for (std::size_t i = 0; i < L; ++i)
@@ -386,7 +395,7 @@ void run_logits(const TensorOptions& o) {
   r.command = "model logits";
   r.params = model_params(o.in, l);
   r.blocks.push_back(Text{trf("logits ({}, {}): row t scores every token of the vocabulary {}", f.logits.rows(), f.logits.cols(),
-                                      l.model.config.decoder() ? "as the token after position t" : "for position t (masked LM)")});
+                                      l.model.config.decoder() ? tr("as the token after position t") : tr("for position t (masked LM)"))});
   Matrix m;
   m.name = N_("logits"), m.values = f.logits, m.row_labels = l.tokens, m.row_axis = N_("token"), m.col_axis = N_("vocabulary id");
   r.blocks.push_back(m);
@@ -466,8 +475,8 @@ void run_fill(const PredictOptions& o) {
       all.rows.push_back(c);
     }
   }
-  r.blocks.push_back(Text{trf("the masked position{} {}: softmax of the MLM head's logits", positions.size() == 1 ? "" : "s",
-                                      fmt::join(positions, ", "))});
+  r.blocks.push_back(Text{trnf("the masked position {}: softmax of the MLM head's logits", "the masked positions {}: softmax of the MLM head's logits",
+                                       positions.size(), fmt::join(positions, ", "))});
   r.blocks.push_back(std::move(all));
   r.primary = "fill";
   present(r, o.out);

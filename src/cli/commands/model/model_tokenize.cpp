@@ -32,7 +32,7 @@ void run_model_tokenize(const ModelTokenizeOptions& o) {
     ids.push_back(static_cast<long long>(e.ids[i]));
   }
   r.blocks.push_back(Text{trf("{} tokens; {} tokenizer from {} (vocabulary {}){}", e.ids.size(), tok.kind(), tok.source(),
-                                      tok.vocab_size(), o.no_special ? "; no special tokens (--no-special)" : "")});
+                                      tok.vocab_size(), o.no_special ? tr("; no special tokens (--no-special)") : "")});
   r.blocks.push_back(std::move(rec));
   r.summary[N_("tokens")] = e.tokens;
   r.summary[N_("ids")] = ids;
