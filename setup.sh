@@ -15,7 +15,7 @@ what="${1:-demo}"
 BUILD_DIR="${BUILD_DIR:-build}"
 
 packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev doctest-dev zlib1g-dev libxxhash-dev libsleef-dev
-          libfontconfig-dev fonts-dejavu-core fonts-nanum libgif-dev)
+          libfontconfig-dev fonts-dejavu-core fonts-nanum libgif-dev gettext)
 # the Python helper's and the sample notebooks' tests (ctest python_helper, notebook_*) run with these
 # and headless Chromium opens the --html attention page (ctest attention_html_chromium)
 case "$what" in check | test | sanitize) packages+=(python3-numpy python3-pandas jupyter-nbconvert python3-ipykernel chromium) ;; esac

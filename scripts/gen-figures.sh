@@ -60,6 +60,11 @@ figures=(
   "model_head|png+svg|model attention tests/data/hf_models/bert \"the cat sat on the mat\" --layer 0 --head 1|One head of a (tiny, random) BERT checkpoint with its WordPiece tokens, [CLS] and [SEP] included."
   "model_pe_sim|png|pe sim --model tests/data/hf_models/gpt2|A learned position table (GPT-2's wpe) beside the sinusoid of the same size: only the sinusoid depends on j − i alone."
   "model_rope_freqs|png+svg|rope freqs --config tests/data/hf_models/llama_llama3/config.json|A Llama checkpoint's own RoPE from its config.json: θ = 500000 and the llama3 scaling of each pair."
+  "pe_ko|png+svg|pe --len 50 --dim 128 --lang ko|In Korean (--lang ko): the same 50×128 encoding, titled in the notes' terms (위치 인코딩, 임베딩 차원)."
+  "attention_korean_ko|png+svg|attention --sentence \"나는 학생 이다\" --dk 4 --lang ko|The lecture's sentence with Korean titles and axes: 어텐션 가중치, 쿼리, 키."
+  "layernorm_ko|png+svg|layernorm --lang ko|The thinking/machines table in Korean: 층 정규화 with μ, σ, x̂ and y."
+  "lr_ko|png+svg|lr --lang ko|The warm-up schedule in Korean: 학습률 against 학습 단계."
+  "trace_ko|png|trace \"나는 학생 이다\" --lang ko|The whole-Transformer poster in Korean: every step named as the notes name it."
 )
 
 section="$(mktemp)"
