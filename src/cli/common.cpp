@@ -27,13 +27,6 @@ namespace {
 // -o FILE, --png/--svg FILE or --html FILE naming one of the command's own input files (any other flag's or
 // argument's value that is the same file) is refused before anything is read: the write would
 // replace the input.
-// The names --format takes and output extensions spell: the data formats, then the figure formats.
-std::vector<std::string> output_format_names(bool aliases) {
-  std::vector<std::string> names = choice_names<Format>(kFormatChoices, aliases);
-  for (const std::string& n : choice_names<FigureFormat>(kFigureFormatChoices)) names.push_back(n);
-  return names;
-}
-
 bool is_output_option(const CLI::Option* o) {
   return o->check_name("--output") || o->check_name("--png") || o->check_name("--svg") || o->check_name("--html");
 }
@@ -61,27 +54,30 @@ void refuse_output_over_input(const CLI::App* app) {
 
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   if (figures) {
+    std::vector<std::string> figure_formats;
+    for (const auto& t : kFormatTraits)
+      if (t.figure) figure_formats.emplace_back(choice_name<Format>(kFormatChoices, t.format));
     f.format_opt = app->add_option("--format", f.format,
-                                   fmt::format("Output format: {}; {}: the figure (to -o FILE)", choice_list<Format>(kFormatChoices),
-                                               choice_list<FigureFormat>(kFigureFormatChoices)))
+                                   trf("Output format: {}; {}: the figure (to -o FILE)", format_list(false, tr(" or ")),
+                                       fmt::join(figure_formats, tr(" or "))))
                        ->capture_default_str()
-                       ->check(CLI::IsMember(output_format_names(true)))
-                       ->group("Output");
+                       ->check(CLI::IsMember(format_names(true, true)))
+                       ->group(tr("Output"));
   } else {
-    f.format_opt = app->add_option("--format", f.format, "Output format: " + choice_list<Format>(kFormatChoices))
+    f.format_opt = app->add_option("--format", f.format, tr("Output format: ") + format_list(false, tr(" or ")))
                        ->capture_default_str()
                        ->check(CLI::Validator(
                            [](std::string& v) -> std::string {
-                             const std::string data = choice_list<Format>(kFormatChoices);
-                             if (is_figure_format(v)) return v + ": this command draws no figure; use " + data;
-                             for (const std::string& ok : choice_names<Format>(kFormatChoices, true))
+                             for (const std::string& ok : format_names(false, true))
                                if (v == ok) return {};
-                             return "expected " + data + ", got '" + v + "'";
+                             for (const std::string& figure : format_names(true))
+                               if (v == figure) return v + ": this command draws no figure; use " + format_list(false);
+                             return "expected " + format_list(false) + ", got '" + v + "'";
                            },
-                           fmt::format("{{{}}}", fmt::join(choice_names<Format>(kFormatChoices), ","))))
-                       ->group("Output");
+                           fmt::format("{{{}}}", fmt::join(format_names(false), ","))))
+                       ->group(tr("Output"));
   }
-  f.output_opt = app->add_option("-o,--output", f.output, figures ? "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)" : "Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table")
+  f.output_opt = app->add_option("-o,--output", f.output, figures ? tr("Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)") : tr("Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table"))
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
@@ -89,11 +85,11 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
                                                : std::string();
                          },
                          ""))
-                     ->group("Output");
-  app->add_option("--precision", f.precision, "Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)")
+                     ->group(tr("Output"));
+  app->add_option("--precision", f.precision, tr("Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)"))
       ->check(whole_number(0, 17))
-      ->group("Output");
-  app->add_flag("--full", f.full, "Print every row and column instead of a summary with …")->group("Output");
+      ->group(tr("Output"));
+  app->add_flag("--full", f.full, tr("Print every row and column instead of a summary with …"))->group(tr("Output"));
   // -o FILE without --format: the format follows FILE's extension (.csv, .json, .npy, .md; .png,
   // .svg: the figure), so `-o pe.csv` writes CSV rather than a terminal table; .txt, no extension
   // or a device keeps the table; any other extension (.tsv, …) is refused rather than silently
@@ -102,7 +98,8 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   app->parse_complete_callback([app, &f] {
     refuse_output_over_input(app);
     if (f.output_opt->count() == 0) return;
-    const std::string ext = extension_format(f.output);
+    const std::optional<Format> ext_format = extension_format(f.output);
+    const std::string ext = ext_format ? choice_name<Format>(kFormatChoices, *ext_format) : "";
     if (f.format_opt->count() == 0) {
       const std::string raw = std::filesystem::path(f.output).extension().string();
       if (!ext.empty()) f.format = ext;
@@ -113,27 +110,16 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
       return;
     }
     // an explicit data format over another data extension wins, as it always did
-    const std::string given = f.format == "markdown" ? "md" : f.format;
-    const auto figure = [](const std::string& x) { return is_figure_format(x); };
-    if (!ext.empty() && given != ext && (figure(given) || figure(ext)))
+    const Format given_format = parse_format(f.format);
+    const std::string given = choice_name<Format>(kFormatChoices, given_format);
+    if (ext_format && given_format != *ext_format && (is_figure(given_format) || is_figure(*ext_format)))
       throw usage_error(fmt::format("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}", f.output,
                                     ext, f.format, given == "table" ? "txt" : given, ext));
   });
 }
 
-std::string extension_format(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // every format but the table is also a file extension
-  for (const std::string& k : output_format_names(false))
-    if (k != choice_name<Format>(kFormatChoices, Format::table) && ext == "." + k) return k;
-  return {};
-}
-
-bool OutputFlags::figure_format() const { return is_figure_format(format); }
+bool OutputFlags::figure_format() const { return is_figure(parse_format(format)); }
 OutputOptions output_options(const OutputFlags& f) {
-  if (f.figure_format())
-    throw usage_error(fmt::format("--format {}: this command draws no figure; use {}", f.format, choice_list<Format>(kFormatChoices)));
   OutputOptions o;
   o.format = parse_format(f.format);
   o.path = f.output;
@@ -177,46 +163,46 @@ CLI::Validator figure_file(bool svg_only) {
 }  // namespace
 
 void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
-  f.png_opt = app->add_option("--png", f.png, "Write a PNG figure to FILE (default: a name from the parameters; - = stdout; a .svg name writes SVG)")
+  f.png_opt = app->add_option("--png", f.png, tr("Write a PNG figure to FILE (default: a name from the parameters; - = stdout; a .svg name writes SVG)"))
                   ->expected(0, 1)
                   ->check(figure_file(false))
-                  ->group("Figures");
-  f.svg_opt = app->add_option("--svg", f.svg, "Write the figure as SVG to FILE (default: a name from the parameters; - = stdout): vector, hover a cell for its value")
+                  ->group(tr("Figures"));
+  f.svg_opt = app->add_option("--svg", f.svg, tr("Write the figure as SVG to FILE (default: a name from the parameters; - = stdout): vector, hover a cell for its value"))
                   ->expected(0, 1)
                   ->check(figure_file(true))
-                  ->group("Figures");
+                  ->group(tr("Figures"));
   // --scale is the figure's on every command (tfx lr's schedule multiplier is --factor)
-  app->add_option("--scale", f.scale, "Scale the whole figure (text, lines, margins, cells): 2 for a projector")
+  app->add_option("--scale", f.scale, tr("Scale the whole figure (text, lines, margins, cells): 2 for a projector"))
       ->capture_default_str()
       ->check(scale_number())
-      ->group("Figures");
-  app->add_option("--title", f.title, "Title of the figure (replaces the default)")->group("Figures");
-  app->add_option("--vmin", f.vmin, "Heatmap colors: the value at the bottom of the scale (to compare figures on one scale)")
+      ->group(tr("Figures"));
+  app->add_option("--title", f.title, tr("Title of the figure (replaces the default)"))->group(tr("Figures"));
+  app->add_option("--vmin", f.vmin, tr("Heatmap colors: the value at the bottom of the scale (to compare figures on one scale)"))
       ->check(CLI::Number)
-      ->group("Figures");
-  app->add_option("--vmax", f.vmax, "Heatmap colors: the value at the top of the scale")->check(CLI::Number)->group("Figures");
+      ->group(tr("Figures"));
+  app->add_option("--vmax", f.vmax, tr("Heatmap colors: the value at the top of the scale"))->check(CLI::Number)->group(tr("Figures"));
   app->add_flag("--annotate,!--no-annotate", f.annotate,
-                "Print each heatmap cell's value in it (default: on up to 12×12 cells, off above)")
-      ->group("Figures");
+                tr("Print each heatmap cell's value in it (default: on up to 12×12 cells, off above)"))
+      ->group(tr("Figures"));
   app->add_flag("--transpose", f.transpose,
-                "Draw heatmaps with rows and columns swapped (the PE matrix with the position along x, the depth along y)")
-      ->group("Figures");
-  app->add_option("--font", f.font, "TrueType/OpenType font FILE tried first for every character of the figure's text (default: $TFX_FONT, then DejaVu Sans and Nanum for Hangul)")
-      ->group("Figures");
+                tr("Draw heatmaps with rows and columns swapped (the PE matrix with the position along x, the depth along y)"))
+      ->group(tr("Figures"));
+  app->add_option("--font", f.font, tr("TrueType/OpenType font FILE tried first for every character of the figure's text (default: $TFX_FONT, then DejaVu Sans and Nanum for Hangul)"))
+      ->group(tr("Figures"));
   if (view) {
-    app->add_flag("--view", f.view, "Draw a heatmap in the terminal (24-bit color; ASCII when not a terminal or NO_COLOR is set)")
-        ->group("Figures");
-    app->add_option("--width", f.width, "Terminal columns for --view (default: the terminal's width, else $COLUMNS, else 80)")
+    app->add_flag("--view", f.view, tr("Draw a heatmap in the terminal (24-bit color; ASCII when not a terminal or NO_COLOR is set)"))
+        ->group(tr("Figures"));
+    app->add_option("--width", f.width, tr("Terminal columns for --view (default: the terminal's width, else $COLUMNS, else 80)"))
         ->check(whole_number(1, 10000))
-        ->group("Figures");
-    app->add_option("--color", f.color, "Colors in --view: " + choice_list<ColorWhen>(kColorWhenChoices, true))
+        ->group(tr("Figures"));
+    app->add_option("--color", f.color, tr("Colors in --view: ") + choice_list<ColorWhen>(kColorWhenChoices, true))
         ->capture_default_str()
         ->check(one_of<ColorWhen>(kColorWhenChoices))
-        ->group("Figures");
+        ->group(tr("Figures"));
   }
-  app->add_option("--cmap", f.cmap, fmt::format("Colormap: {}", choice_list<Colormap>(kColormapChoices, true)))
+  app->add_option("--cmap", f.cmap, trf("Colormap: {}", choice_list<Colormap>(kColormapChoices, true)))
       ->check(one_of<Colormap>(kColormapChoices))
-      ->group("Figures");
+      ->group(tr("Figures"));
 }
 
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& help) {
@@ -262,7 +248,7 @@ std::string default_figure_name(const std::string& command, const std::string& t
 }
 
 void set_examples(CLI::App* app, std::initializer_list<const char*> examples) {
-  std::string text = "\nExample" + std::string(examples.size() > 1 ? "s" : "") + ":\n";
+  std::string text = std::string("\n") + (examples.size() > 1 ? tr("Examples:") : tr("Example:")) + "\n";
   for (const char* e : examples) text += fmt::format("  {}\n", e);
   app->footer(text);
 }

@@ -32,8 +32,6 @@ struct OutputFlags {
 // figures = false: a command that draws nothing, whose --help offers no png/svg and whose
 // --format png/svg is a one-line usage error.
 void add_output_flags(CLI::App* app, OutputFlags& flags, bool figures = true);
-// The format a file name's extension names ("csv", "json", "npy", "md", "png", "svg"), else "".
-std::string extension_format(const std::string& path);
 OutputOptions output_options(const OutputFlags& flags);
 
 // --png [FILE] and --svg [FILE] (FILE "-" = stdout), --scale, --title, --vmin/--vmax,
@@ -65,7 +63,7 @@ inline bool figure_drawn(const FigureFlags& fig, const OutputFlags& out) {
 
 // --seed N (default 42): the seed of the one generator (tfx/random.hpp); `help` says what it draws.
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed,
-                           const std::string& help = "Seed of the one random generator (same seed, same output)");
+                           const std::string& help = tr("Seed of the one random generator (same seed, same output)"));
 
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);

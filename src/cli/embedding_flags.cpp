@@ -19,33 +19,33 @@ namespace tfx::cli {
 
 void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
   app->add_option("--embeddings", f.path,
-                  "Word-vector file: GloVe .txt, word2vec .txt/.bin, a Hugging Face checkpoint folder (its token embedding), fastText .vec or .bin model (subword vectors for "
-                  "unknown words), optionally .gz, or a tfx table "
-                  "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)")
+                  tr("Word-vector file: GloVe .txt, word2vec .txt/.bin, a Hugging Face checkpoint folder (its token embedding), fastText .vec or .bin model (subword vectors for "
+                     "unknown words), optionally .gz, or a tfx table "
+                     "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)"))
       ->check(CLI::Validator(
           [](std::string& path) {
             return path.empty() ? std::string("expected a file name, got an empty one (leave --embeddings out for the default)")
                                 : std::string();
           },
           ""))
-      ->group("Embeddings");
+      ->group(tr("Embeddings"));
   app->add_option("--embeddings-format", f.format,
-                  "Format of --embeddings: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices, true))
+                  tr("Format of --embeddings: ") + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices, true))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices))
-      ->group("Embeddings");
-  app->add_option("--limit", f.limit, "Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all")
+      ->group(tr("Embeddings"));
+  app->add_option("--limit", f.limit, tr("Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all"))
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40))
-      ->group("Embeddings");
-  app->add_flag("--no-cache", f.no_cache, "Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)")->group("Embeddings");
+      ->group(tr("Embeddings"));
+  app->add_flag("--no-cache", f.no_cache, tr("Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)"))->group(tr("Embeddings"));
   app->add_flag("--ignore-case", f.ignore_case,
-                "Case-insensitive word lookup (ASCII): an exact match wins, else the first word in file order")
-      ->group("Embeddings");
+                tr("Case-insensitive word lookup (ASCII): an exact match wins, else the first word in file order"))
+      ->group(tr("Embeddings"));
   app->add_flag("--translator", f.translator,
-                "The built-in teaching translator's trained embedding table (tfx translate: 112 tokens, d = 64; "
-                "ids as tfx tokenize --translator prints them) instead of word vectors")
-      ->group("Embeddings");
+                tr("The built-in teaching translator's trained embedding table (tfx translate: 112 tokens, d = 64; "
+                   "ids as tfx tokenize --translator prints them) instead of word vectors"))
+      ->group(tr("Embeddings"));
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <sstream>
 
+#include "tfx/core/i18n.hpp"
 #include "tfx/text/text_width.hpp"
 
 namespace tfx::cli {
@@ -32,7 +33,21 @@ std::string choices_words(std::string set) {  // "{a,b,c}" -> "a, b, c"
 
 class HelpFormatter : public CLI::Formatter {
  public:
-  explicit HelpFormatter(int width) : width_(width) { column_width(26); }
+  explicit HelpFormatter(int width) : width_(width) {
+    column_width(26);
+    // CLI11's words in "Usage: tfx [OPTIONS] SUBCOMMAND" and the heading of positional arguments
+    label("Usage", tr("Usage"));
+    // TRANSLATORS: placeholders in the usage line "Usage: tfx [OPTIONS] SUBCOMMAND"
+    label("OPTIONS", tr("OPTIONS"));
+    label("SUBCOMMAND", tr("SUBCOMMAND"));
+    label("SUBCOMMANDS", tr("SUBCOMMANDS"));
+    label("Positionals", tr("Positionals"));
+  }
+  // CLI11's default group of options ("Options:"); the groups tfx names are translated where they are set
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
+    if (group == "Options") group = tr("Options");
+    return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+  }
   // CLI11's line, padded by display width ("N …" and Hangul are narrower than their bytes)
   std::string make_option(const CLI::Option* opt, bool is_positional) const override {
     const std::string name = "  " + make_option_name(opt, is_positional) + make_option_opts(opt);
@@ -65,9 +80,12 @@ class HelpFormatter : public CLI::Formatter {
   }
   std::string make_option_desc(const CLI::Option* opt) const override {
     std::string desc = opt->get_description();
+    // CLI11's own -h/--help and --version texts
+    if (desc == "Print this help message and exit") desc = tr("Print this help message and exit");
+    else if (desc == "Display program version information and exit") desc = tr("Display program version information and exit");
     const std::string facts = option_facts(opt);
     if (!facts.empty()) desc += " (" + facts + ")";
-    if (opt->get_required()) desc += " [required]";
+    if (opt->get_required()) desc += std::string(" ") + tr("[required]");
     const auto room = static_cast<std::size_t>(std::max(width_ - 26, 30));
     std::string out;
     for (const std::string& line : wrap_words(desc, room)) out += (out.empty() ? "" : "\n") + line;
@@ -131,7 +149,10 @@ std::string option_metavar(const CLI::Option* opt) {
   const std::string desc = lower(opt->get_description());
   if (opt->get_positional()) return "";
   if (checks.find('{') != std::string::npos) return "NAME";
-  if (desc.find("file") != std::string::npos || desc.find("path") != std::string::npos) return "FILE";
+  // in Korean help the description is translated: 파일 (file), 경로 (path)
+  if (desc.find("file") != std::string::npos || desc.find("path") != std::string::npos ||
+      desc.find("파일") != std::string::npos || desc.find("경로") != std::string::npos)
+    return "FILE";
   return "TEXT";
 }
 
@@ -140,11 +161,11 @@ std::string option_facts(const CLI::Option* opt) {
   std::vector<std::string> facts;
   const auto [base, checks] = split_type(opt);
   if (!checks.empty()) {
-    if (checks.front() == '{') facts.push_back("one of " + choices_words(checks));
+    if (checks.front() == '{') facts.push_back(trf("one of {}", choices_words(checks)));
     else facts.push_back(checks);
   }
   const std::string def = opt->get_default_str();
-  if (!def.empty() && !(def == "-" && opt->get_name() == "--output")) facts.push_back("default " + def);
+  if (!def.empty() && !(def == "-" && opt->get_name() == "--output")) facts.push_back(trf("default {}", def));
   // "≥ 1, default 50"; after a list of choices a semicolon keeps the default apart
   const std::string sep = !checks.empty() && checks.front() == '{' ? "; " : ", ";
   std::string out;

@@ -30,38 +30,38 @@ std::uint64_t fnv1a(const std::string& s) {
 }  // namespace
 
 void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
-  const std::string in = "Input";
+  const std::string in = tr("Input");
   f.sentence_opt = cmd->add_option("--sentence", f.sentence,
-                                   "Text to run through the layer: word tokens (punctuation kept), a seeded embedding row per token + PE")
+                                   tr("Text to run through the layer: word tokens (punctuation kept), a seeded embedding row per token + PE"))
                        ->group(in);
-  cmd->add_option("--x", f.x_file, "X⁽⁰⁾ as a matrix file (T×d_model; npy, JSON or CSV), used as given (no PE added)")->group(in);
-  cmd->add_flag("--lower", f.lower, "Lower-case the sentence first")->group(in);
-  const std::string g = "Layer";
+  cmd->add_option("--x", f.x_file, tr("X⁽⁰⁾ as a matrix file (T×d_model; npy, JSON or CSV), used as given (no PE added)"))->group(in);
+  cmd->add_flag("--lower", f.lower, tr("Lower-case the sentence first"))->group(in);
+  const std::string g = tr("Layer");
   const auto big = std::int64_t{1} << 16;
-  f.d_model_opt = cmd->add_option("--d-model", f.d_model, "Model width d_model (from the weights' shapes with --weights)")
+  f.d_model_opt = cmd->add_option("--d-model", f.d_model, tr("Model width d_model (from the weights' shapes with --weights)"))
                       ->capture_default_str()
                       ->check(whole_number(1, 4096))
                       ->group(g);
   f.heads_opt = add_heads_flag(cmd, f.heads, g);
-  f.ffn_opt = cmd->add_option("--ffn", f.ffn, "Feed-forward width (dim_feedforward; default 4·d_model)")->check(whole_number(1, big))->group(g);
-  f.layers_opt = cmd->add_option("--layers", f.layers, fmt::format("Stack N {} layers (weights keyed layers.{{i}}.*)", what))
+  f.ffn_opt = cmd->add_option("--ffn", f.ffn, tr("Feed-forward width (dim_feedforward; default 4·d_model)"))->check(whole_number(1, big))->group(g);
+  f.layers_opt = cmd->add_option("--layers", f.layers, trf("Stack N {} layers (weights keyed layers.{{i}}.*)", tr_runtime(what)))
                      ->capture_default_str()
                      ->check(whole_number(1, 64))
                      ->group(g);
-  cmd->add_flag("--norm-first", f.norm_first, "Pre-LN: x + f(LayerNorm(x)) instead of the paper's LayerNorm(x + f(x))")->group(g);
+  cmd->add_flag("--norm-first", f.norm_first, tr("Pre-LN: x + f(LayerNorm(x)) instead of the paper's LayerNorm(x + f(x))"))->group(g);
   cmd->add_option("--weights", f.weights,
-                  fmt::format("PyTorch nn.Transformer{}Layer state_dict as .safetensors (F32/F16/BF16), or a directory of "
-                              "<key>.npy files",
-                              what == "encoder" ? "Encoder" : "Decoder"))
+                  trf("PyTorch nn.Transformer{}Layer state_dict as .safetensors (F32/F16/BF16), or a directory of "
+                      "<key>.npy files",
+                      what == "encoder" ? "Encoder" : "Decoder"))
       ->group(g);
-  cmd->add_option("--save-weights", f.save_weights, "Write the weights used as FILE.safetensors (PyTorch's key names)")->group(g);
+  cmd->add_option("--save-weights", f.save_weights, tr("Write the weights used as FILE.safetensors (PyTorch's key names)"))->group(g);
   f.seed_opt = add_seed_flag(cmd, f.seed);
   f.what = what;
   cmd->add_flag("--random", f.random,
-                "Seeded random weights and embedding rows even for a sentence the built-in teaching translator knows "
-                "(its trained weights are the default there)")
+                tr("Seeded random weights and embedding rows even for a sentence the built-in teaching translator knows "
+                   "(its trained weights are the default there)"))
       ->group(g);
-  cmd->add_option("--show", f.show, "Matrices to print, comma-separated, or 'all' (see the list in the notes)")->group("Output");
+  cmd->add_option("--show", f.show, tr("Matrices to print, comma-separated, or 'all' (see the list in the notes)"))->group(tr("Output"));
   add_output_flags(cmd, f.out);
   add_figure_flags(cmd, f.fig, false);
 }

@@ -3,6 +3,7 @@
 // present_all() decides which of them a command's flags ask for.
 #include "common.hpp"
 #include "terminal.hpp"
+#include "tfx/io/encoder.hpp"
 
 #include <fmt/format.h>
 
@@ -94,10 +95,11 @@ void choose_fonts(const FigureFlags& flags) {
                     "figure text uses the built-in bitmap font"));
 }
 
-// The file a figure goes to and whether it is SVG: an .svg name is SVG whichever flag gave it.
+// The file a figure goes to and its format: an .svg name is SVG whichever flag gave it.
 struct FigureTarget {
   std::string path;
-  bool svg = false;
+  Format format = Format::png;
+  const char* flag() const { return format == Format::svg ? "--svg" : "--png"; }
 };
 
 // Two names of one file (x and ./x, or a symlink).
@@ -113,24 +115,28 @@ bool same_file(const std::string& a, const std::string& b) {
 std::vector<FigureTarget> figure_targets(const FigureFlags& flags, const std::string& default_name) {
   std::vector<FigureTarget> t;
   const std::string stem = default_name.size() > 4 && default_name.ends_with(".png") ? default_name.substr(0, default_name.size() - 4) : default_name;
-  auto is_svg = [](const std::string& p) { return std::filesystem::path(p).extension() == ".svg"; };
   if (flags.png_opt && flags.png_opt->count() > 0) {
     const std::string p = flags.png.empty() ? default_name : flags.png;
-    t.push_back({p, is_svg(p)});
+    t.push_back({p, extension_format(p) == Format::svg ? Format::svg : Format::png});
   }
-  if (flags.svg_opt && flags.svg_opt->count() > 0) t.push_back({flags.svg.empty() ? stem + ".svg" : flags.svg, true});
+  if (flags.svg_opt && flags.svg_opt->count() > 0) t.push_back({flags.svg.empty() ? stem + ".svg" : flags.svg, Format::svg});
   return t;
 }
 
+// The figure in t's format (its encoder, tfx/io/encoder.hpp), written by emit(), and "wrote FILE".
 void write_figure(const Figure& styled, const FigureTarget& t, const FigureFlags& flags, std::FILE* notice, const char* flag) {
-  if (t.svg) {
-    emit(encode_svg(styled, flags.scale), t.path, false, flag);
-    if (t.path != "-") std::fprintf(notice, "%s\n", trf("wrote {}", t.path).c_str());
-    return;
+  OutputOptions o;
+  o.format = t.format;
+  o.scale = flags.scale;
+  const std::string bytes = serialize(Output{nullptr, &styled}, o);
+  emit(bytes, t.path, is_binary(t.format), flag);
+  if (t.path == "-") return;
+  if (t.format == Format::png) {
+    const auto [w, h] = png_size(bytes);
+    std::fprintf(notice, "%s\n", trf("wrote {} ({}×{})", t.path, w, h).c_str());
+  } else {
+    std::fprintf(notice, "%s\n", trf("wrote {}", t.path).c_str());
   }
-  Image img = render(styled, flags.scale);
-  emit(encode_png(img), t.path, true, flag);
-  if (t.path != "-") std::fprintf(notice, "%s\n", trf("wrote {} ({}×{})", t.path, img.width, img.height).c_str());
 }
 }  // namespace
 
@@ -180,8 +186,8 @@ void present_view(const Heatmap& h, const FigureFlags& flags) {
 
 void add_html_flag(CLI::App* app, std::string& html) {
   app->add_option("--html", html,
-                  "Write one self-contained offline page to FILE (.html): the head view (hover a token, pick layer and heads) "
-                  "and the model view (every layer × head); no network needed")
+                  tr("Write one self-contained offline page to FILE (.html): the head view (hover a token, pick layer and heads) "
+                     "and the model view (every layer × head); no network needed"))
       ->check(CLI::Validator(
           [](std::string& path) -> std::string {
             if (path.empty()) return "expected a file name ending in .html (or - for stdout), got an empty one";
@@ -190,7 +196,7 @@ void add_html_flag(CLI::App* app, std::string& html) {
             return fmt::format("{}: an HTML page's file name ends in .html", path);
           },
           "FILE.html"))
-      ->group("Figures");
+      ->group(tr("Figures"));
 }
 
 namespace {
@@ -214,7 +220,7 @@ bool check_html_target(const std::string& path, const OutputFlags& out, const Fi
 }
 
 void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what) {
-  g.opt = app->add_option("--gif", g.path, fmt::format("Write an animated GIF to FILE (.gif; default: a name from the parameters): {}", what))
+  g.opt = app->add_option("--gif", g.path, trf("Write an animated GIF to FILE (.gif; default: a name from the parameters): {}", what))
               ->expected(0, 1)
               ->check(CLI::Validator(
                   [](std::string& path) -> std::string {
@@ -222,15 +228,15 @@ void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what) {
                     return fmt::format("{}: an animation's file name ends in .gif", path);
                   },
                   "FILE.gif"))
-              ->group("Figures");
-  app->add_option("--frames", g.frames, "Frames of the --gif animation (positions 0 … N−1)")
+              ->group(tr("Figures"));
+  app->add_option("--frames", g.frames, tr("Frames of the --gif animation (positions 0 … N−1)"))
       ->capture_default_str()
       ->check(whole_number(2, 240))
-      ->group("Figures");
-  app->add_option("--fps", g.fps, "Frames per second of the --gif animation")
+      ->group(tr("Figures"));
+  app->add_option("--fps", g.fps, tr("Frames per second of the --gif animation"))
       ->capture_default_str()
       ->check(CLI::Range(1.0, 50.0))
-      ->group("Figures");
+      ->group(tr("Figures"));
 }
 
 bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig) {
@@ -270,18 +276,18 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says
   if (out.figure_format()) {
-    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use {}", out.format,
-                                                  choice_list<Format>(kFormatChoices)));
+    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use {}", out.format, format_list(false)));
     if (out.output == "-" && (fig.view || fig.png_requested()))
       throw usage_error(fmt::format("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too", out.format));
     if (out.output != "-")
       for (const FigureTarget& t : figure_targets(fig, default_png))
         if (same_file(t.path, out.output))
-          throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.svg ? "--svg" : "--png", t.path,
+          throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.flag(), t.path,
                                         out.output));
     choose_fonts(fig);
-    write_figure(styled_figure(*figure, fig), {out.output, out.format == "svg"}, fig, stderr,
-                 out.output == "-" && out.format == "png" ? "--format png -o" : "-o");
+    const Format format = parse_format(out.format);
+    write_figure(styled_figure(*figure, fig), {out.output, format}, fig, stderr,
+                 out.output == "-" && format == Format::png ? "--format png -o" : "-o");
     if (fig.png_requested()) present_png(*figure, fig, default_png, stderr);
     if (fig.view && view) present_view(*view, fig);
     return;
@@ -297,7 +303,7 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
     // one file cannot hold both: the second write would silently replace the first
     for (const FigureTarget& t : targets)
       if (same_file(t.path, out.output))
-        throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.svg ? "--svg" : "--png", t.path,
+        throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.flag(), t.path,
                                       out.output));
   }
   if (png) present_png(*figure, fig, default_png, png_notice_stream(out));

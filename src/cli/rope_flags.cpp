@@ -13,31 +13,31 @@
 namespace tfx::cli {
 
 void add_rope_flags(CLI::App* app, RopeFlags& f, bool list) {
-  const char* g = "RoPE";
-  app->add_option("--base", f.base, "Base of the frequencies: inv_freq_j = base^(-2j/D) (HF rope_theta)")
+  const char* g = tr("RoPE");
+  app->add_option("--base", f.base, tr("Base of the frequencies: inv_freq_j = base^(-2j/D) (HF rope_theta)"))
       ->capture_default_str()
       ->group(g);
-  app->add_option("--layout", f.layout, "Pairing: interleaved (x_2j, x_2j+1) as in the lecture/LLaMA, half (x_j, x_j+D/2) as in GPT-NeoX/HF rotate_half")
+  app->add_option("--layout", f.layout, tr("Pairing: interleaved (x_2j, x_2j+1) as in the lecture/LLaMA, half (x_j, x_j+D/2) as in GPT-NeoX/HF rotate_half"))
       ->capture_default_str()
       ->check(one_of<RopeLayout>(kRopeLayoutChoices))
       ->group(g);
   app->add_option("--scaling", f.scaling,
-                  list ? "Scalings to compare, comma-separated: " + choice_list<RopeScaling>(kRopeScalingChoices, false, ",", ",") +
-                             " (none is always shown)"
-                       : "Scaling: " + choice_list<RopeScaling>(kRopeScalingChoices))
+                  list ? trf("Scalings to compare, comma-separated: {} (none is always shown)",
+                             choice_list<RopeScaling>(kRopeScalingChoices, false, ",", ","))
+                       : tr("Scaling: ") + choice_list<RopeScaling>(kRopeScalingChoices))
       ->capture_default_str()
       ->group(g);
-  app->add_option("--factor", f.factor, "Context extension factor f (linear, ntk, dynamic, yarn, llama3)")->group(g);
-  app->add_option("--original-max-pos", f.original_max_pos, "Pre-training context length L0 (dynamic, yarn, llama3)")
+  app->add_option("--factor", f.factor, tr("Context extension factor f (linear, ntk, dynamic, yarn, llama3)"))->group(g);
+  app->add_option("--original-max-pos", f.original_max_pos, tr("Pre-training context length L0 (dynamic, yarn, llama3)"))
       ->check(whole_number(1, std::int64_t{1} << 40))
       ->group(g);
-  app->add_option("--beta-fast", f.beta_fast, "YaRN: rotations above which a pair is kept (beta)")->capture_default_str()->group(g);
-  app->add_option("--beta-slow", f.beta_slow, "YaRN: rotations below which a pair is interpolated (alpha)")->capture_default_str()->group(g);
-  app->add_flag("--yarn-no-truncate", f.yarn_no_truncate, "YaRN: do not floor/ceil the correction range (HF truncate=false)")->group(g);
-  app->add_option("--low-freq-factor", f.low_freq_factor, "Llama 3: wavelengths above L0/low are divided by f")->capture_default_str()->group(g);
-  app->add_option("--high-freq-factor", f.high_freq_factor, "Llama 3: wavelengths below L0/high are kept")->capture_default_str()->group(g);
-  app->add_option("--xpos-gamma", f.xpos_gamma, "XPos: gamma in zeta_j = (2j + gamma*D)/((1 + gamma)*D)")->capture_default_str()->group(g);
-  app->add_option("--xpos-scale-base", f.xpos_scale_base, "XPos: B in q*zeta^(n/B), k*zeta^(-n/B)")->capture_default_str()->group(g);
+  app->add_option("--beta-fast", f.beta_fast, tr("YaRN: rotations above which a pair is kept (beta)"))->capture_default_str()->group(g);
+  app->add_option("--beta-slow", f.beta_slow, tr("YaRN: rotations below which a pair is interpolated (alpha)"))->capture_default_str()->group(g);
+  app->add_flag("--yarn-no-truncate", f.yarn_no_truncate, tr("YaRN: do not floor/ceil the correction range (HF truncate=false)"))->group(g);
+  app->add_option("--low-freq-factor", f.low_freq_factor, tr("Llama 3: wavelengths above L0/low are divided by f"))->capture_default_str()->group(g);
+  app->add_option("--high-freq-factor", f.high_freq_factor, tr("Llama 3: wavelengths below L0/high are kept"))->capture_default_str()->group(g);
+  app->add_option("--xpos-gamma", f.xpos_gamma, tr("XPos: gamma in zeta_j = (2j + gamma*D)/((1 + gamma)*D)"))->capture_default_str()->group(g);
+  app->add_option("--xpos-scale-base", f.xpos_scale_base, tr("XPos: B in q*zeta^(n/B), k*zeta^(-n/B)"))->capture_default_str()->group(g);
 }
 
 namespace {

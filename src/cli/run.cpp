@@ -144,8 +144,8 @@ int tfx::cli::run(int argc, char** argv) {
   // an input file truncated by another program while mapped: one error line naming it, exit 1
   tfx::install_sigbus_handler();
   if (const std::string bad = take_language_flag(argc, argv); !bad.empty()) return fail(bad, 2);
-  CLI::App app{"tfx — calculator and visualizer for the building blocks of transformers.\n"
-               "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures.",
+  CLI::App app{tr("tfx — calculator and visualizer for the building blocks of transformers.\n"
+                  "Positional encodings, RoPE, word embeddings and attention, as tables, CSV/JSON/.npy and figures."),
                "tfx"};
   app.formatter(tfx::cli::help_formatter(tfx::cli::terminal_size(stdout).columns));
   app.set_version_flag("--version", std::string("tfx ") + TFX_VERSION);
@@ -154,9 +154,9 @@ int tfx::cli::run(int argc, char** argv) {
   // page and the completions
   static std::string lang_for_help;
   app.add_option("--lang", lang_for_help,
-                 "Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES); may follow the command")
+                 tfx::tr("Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES); may follow the command"))
       ->check(CLI::IsMember({"en", "ko"}));
-  app.footer("\nRun 'tfx COMMAND --help' for a command's flags and examples.");
+  app.footer(std::string("\n") + tr("Run 'tfx COMMAND --help' for a command's flags and examples."));
 
   // The order here is the order of `tfx --help`.
   tfx::cli::register_pe(app);
@@ -186,12 +186,12 @@ int tfx::cli::run(int argc, char** argv) {
   // listed under "Subcommands:" in its --help, whatever group the command has at the top level
   for (CLI::App* cmd : app.get_subcommands({}))
     for (CLI::App* sub : cmd->get_subcommands({}))
-      if (!sub->get_group().empty()) sub->group("Subcommands");
+      if (!sub->get_group().empty()) sub->group(tr("Subcommands"));
 
   // --lang in every command's --help too (it is taken out of argv before parsing, wherever it stands)
   std::function<void(CLI::App*)> add_lang = [&](CLI::App* cmd) {
     for (CLI::App* sub : cmd->get_subcommands({})) {
-      sub->add_option("--lang", lang_for_help, "Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES)")
+      sub->add_option("--lang", lang_for_help, tfx::tr("Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES)"))
           ->check(CLI::IsMember({"en", "ko"}));
       add_lang(sub);
     }

@@ -2,6 +2,7 @@
 // 80×24) and whether escape sequences may be written to it (a terminal, TERM not "dumb",
 // NO_COLOR unset). The only place that reads TERM, COLUMNS and LINES.
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstdio>
 
 #include "tfx/core/choices.hpp"
@@ -13,7 +14,7 @@ enum class ColorWhen { always, never, automatic };
 inline constexpr Choice<ColorWhen> kColorWhenChoices[] = {
     {ColorWhen::always, "always"},
     {ColorWhen::never, "never"},
-    {ColorWhen::automatic, "auto", "when stdout is a terminal and NO_COLOR is unset"},
+    {ColorWhen::automatic, "auto", N_("when stdout is a terminal and NO_COLOR is unset")},
 };
 
 struct TerminalSize {

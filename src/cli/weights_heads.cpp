@@ -52,9 +52,9 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
 CLI::Option* add_heads_flag(CLI::App* cmd, std::int64_t& heads, const std::string& group) {
   return cmd
       ->add_option("--heads", heads,
-                   "Attention heads H: Q, K and V split into H column blocks (H must divide d_model), then Concat·W_O. With "
-                   "--weights: the file's __metadata__ nhead (--save-weights writes it), else give it: PyTorch's tensors do not "
-                   "record it")
+                   tr("Attention heads H: Q, K and V split into H column blocks (H must divide d_model), then Concat·W_O. With "
+                      "--weights: the file's __metadata__ nhead (--save-weights writes it), else give it: PyTorch's tensors do not "
+                      "record it"))
       ->capture_default_str()
       ->check(whole_number(1, 4096))
       ->group(group);

@@ -2,6 +2,7 @@
 // encoders, the dispatch on Format, and emit(), the one writer of output files and stdout.
 // The table/Markdown encoder is in format_table.cpp, the JSON encoder in format_json.cpp.
 #include "tfx/io/format.hpp"
+#include "tfx/io/encoder.hpp"
 
 #include "format_cells.hpp"
 #include "tfx/io/temp_file.hpp"
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -24,8 +26,37 @@ namespace tfx {
 
 Format parse_format(const std::string& name) { return parse_choice<Format>(kFormatChoices, name, "format"); }
 
+const FormatTraits& format_traits(Format f) {
+  for (const auto& t : kFormatTraits)
+    if (t.format == f) return t;
+  return kFormatTraits[0];
+}
 
-bool is_binary(Format f) { return f == Format::npy; }
+std::vector<std::string> format_names(bool figures, bool aliases) {
+  std::vector<std::string> out;
+  for (const auto& c : kFormatChoices)
+    if ((c.spelling == Spelling::name || (aliases && c.spelling == Spelling::alias)) && (figures || !is_figure(c.value)))
+      out.emplace_back(c.name);
+  return out;
+}
+
+std::string format_list(bool figures, std::string_view last) {
+  const std::vector<std::string> names = format_names(figures);
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? std::string() : i + 1 == names.size() ? std::string(last) : std::string(", ")) + names[i];
+  return s;
+}
+
+std::optional<Format> extension_format(const std::string& path) {
+  const auto dot = path.find_last_of("./");
+  if (dot == std::string::npos || path[dot] != '.' || dot == 0 || path[dot - 1] == '/') return std::nullopt;
+  std::string ext = path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& t : kFormatTraits)
+    if (*t.extension && ext == t.extension) return t.format;
+  return std::nullopt;
+}
 
 std::string shortest_float(float v) {
   char buf[64];
@@ -178,16 +209,7 @@ std::string encode_npy(const Result& r) {
   return encode_npy(m->values);
 }
 
-std::string encode(const Result& r, const OutputOptions& o) {
-  switch (o.format) {
-    case Format::table: return encode_table(r, o);
-    case Format::csv: return encode_csv(r, o);
-    case Format::json: return encode_json(r, o);
-    case Format::npy: return encode_npy(r);
-    case Format::md: return encode_markdown(r, o);
-  }
-  return {};
-}
+std::string encode(const Result& r, const OutputOptions& o) { return serialize(Output{&r, nullptr}, o); }
 
 namespace {
 

@@ -39,6 +39,12 @@ KEPT = {
     "lrate", "warmup", "z_h", "erf", "float", "unit", "mha_bool", "sdpa_bool", "export", "all",
 }
 
+# In --help only: font names, a named work, and parameter or tool names written as in their docs.
+KEPT_HELP = {
+    "dejavu", "sans", "nanumgothic", "annotated", "stride", "uncased", "wpe", "git", "clone", "printf", "hello", "llo",
+    "nhead", "scores", "scaled", "masked", "weights", "output",  # --show's matrix names, typed by the user
+}
+
 GALLERY = os.path.join("scripts", "gen-figures.sh")
 
 # Commands with a table (and no figure) or extra paths the gallery does not take.
@@ -105,6 +111,18 @@ def svg_texts(svg):
     return [html.unescape(re.sub(r"<[^>]+>", "", t)) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)]
 
 
+def choice_names(root):
+    """The names of every choice table (k…Choices[] entries' second field) in the headers."""
+    names = []
+    for d in ("include", "src"):
+        for dp, _, fs in os.walk(os.path.join(root, d)):
+            for f in fs:
+                if f.endswith((".hpp", ".cpp")):
+                    t = open(os.path.join(dp, f), encoding="utf-8").read()
+                    names += re.findall(r'\{\s*[\w:]+,\s*"([^"]+)"', t)
+    return " ".join(names)
+
+
 def data_words_of(tfx, args, root, env):
     """Words of the data a command shows (tokens, neighbours, vocabulary, file names): the
     one-word strings of its English JSON output. Prose cells (with spaces) do not count, so a
@@ -135,6 +153,8 @@ def english_left(text, vocab, allowed):
     # (and a metavariable after a flag), commands, and dotted matrix names such as enc1.self.q
     text = re.sub(r"--[A-Za-z][A-Za-z0-9-]*(?: [A-Z]+\b)?|\$[A-Z_]+|\S*/\S*|\S*\.(?:py|txt|tsv|zip|npy|json|safetensors|bin|vec|gz)"
                   r"|\btfx(?: [a-z][a-z-]*)+|\b\w+(?:\.\w+)+", " ", text)
+    # code: names with an underscore (rope_theta, state_dict) and keyword arguments (stride=16)
+    text = re.sub(r"\b\w*_\w*\b|\b\w+=", " ", text)
     bad = set()
     for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", text):
         lw = w.lower()
@@ -183,6 +203,46 @@ def main():
                 bad |= english_left(o, vocab, allowed | data_words)
             if bad:
                 failures.append(f"{cmd}: English left: {', '.join(sorted(bad))}")
+        # every command's --help (its descriptions, group headings, example comments)
+        spec = json.loads(subprocess.run([tfx, "--generate", "python"], env=dict(env, LC_ALL="C.UTF-8"), capture_output=True,
+                                         text=True, check=True).stdout)
+        paths = [[]] + [c["command"].split() for c in spec["commands"]]
+        values = set()
+        for c in spec["commands"]:
+            values.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", c["command"]))
+            for o in c.get("options", []):
+                values.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", " ".join([o["name"], o["metavar"], o["type"]])))
+                values.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", o.get("default", "")))
+        # choice values listed in help ("table, csv or json", "{diverging, viridis}") are names, not prose
+        values |= {w.lower() for w in re.findall(r"[a-z][a-z_0-9]{2,}", choice_names(root))}
+        def is_example(line):
+            return line.lstrip().startswith(("tfx ", "printf "))
+        pages = []
+        typed = set()
+        for path in paths:
+            p = subprocess.run([tfx, *path, "--help", "--lang", "ko"], cwd=root, env=env, capture_output=True, text=True)
+            pages.append((path, p))
+            typed |= {w.lower() for l in p.stdout.splitlines() if is_example(l)
+                      for w in re.findall(r"[A-Za-z][A-Za-z_0-9]{2,}", l.split("#", 1)[0])}
+        for path, p in pages:
+            runs += 1
+            label = " ".join(["tfx", *path, "--help"])
+            if p.returncode != 0:
+                failures.append(f"{label}: exit {p.returncode}")
+                continue
+            for line in p.stderr.splitlines():
+                if line.startswith("tfx: untranslated:"):
+                    failures.append(f"{label}: {line}")
+            # example command lines stay as typed: only their comments are prose, and the words the
+            # examples type (king, dogs, the sentence) are data wherever the page mentions them
+            text = "\n".join(l.split("#", 1)[1] if is_example(l) and "#" in l else ("" if is_example(l) else l)
+                             for l in p.stdout.splitlines())
+            # code names (rope_theta, state_dict), metavariables and acronyms in capitals (FILE,
+            # NUMBER, JPEG), and subword pieces shown as output ("play ##ing") are not prose
+            text = re.sub(r"\b[A-Z][A-Z0-9]+\b|\w+ ##\w+", " ", text)
+            bad = english_left(text, vocab, values | typed | KEPT_HELP)
+            if bad:
+                failures.append(f"{label}: English left: {', '.join(sorted(bad))}")
     for f in failures:
         print("FAIL", f)
     print(f"check_korean: {runs} runs, {len(failures)} failures")

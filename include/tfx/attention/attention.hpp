@@ -8,6 +8,7 @@
 // E = model width of the keys'/values' input (E = D for self-attention), H = heads,
 // d_k = query/key width of one head, d_v = value width of one head.
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -123,8 +124,8 @@ MultiHeadAttention multi_head_attention(const Tensor& x_q, const Tensor& x_kv, c
 
 enum class UnitDistribution { normal, uniform };  // N(0, 1), or U(−√3, √3): both have variance 1
 inline constexpr Choice<UnitDistribution> kUnitDistributionChoices[] = {
-    {UnitDistribution::normal, "normal", "N(0, 1)"},
-    {UnitDistribution::uniform, "uniform", "U(−√3, √3)"},
+    {UnitDistribution::normal, "normal", N_("N(0, 1)")},
+    {UnitDistribution::uniform, "uniform", N_("U(−√3, √3)")},
 };
 
 struct DotProductStats {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -47,7 +48,7 @@ std::string choice_list(std::span<const Choice<E>> table, bool with_help = false
   std::vector<std::string> items;
   for (const auto& c : table)
     if (c.spelling == Spelling::name)
-      items.push_back(with_help && *c.help ? fmt::format("{} ({})", c.name, c.help) : std::string(c.name));
+      items.push_back(with_help && *c.help ? fmt::format("{} ({})", c.name, tr(c.help)) : std::string(c.name));
   std::string s;
   for (std::size_t i = 0; i < items.size(); ++i)
     s += (i == 0 ? "" : i + 1 == items.size() ? std::string(last) : std::string(sep)) + items[i];

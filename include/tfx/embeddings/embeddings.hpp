@@ -7,6 +7,7 @@
 // Shapes: N = words in the table, D = dimension of every vector.
 // Rows are float32 in file order (row 0 = the file's first word = usually the most frequent).
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,7 +47,7 @@ inline constexpr Choice<EmbeddingFormat> kEmbeddingFormatChoices[] = {
     {EmbeddingFormat::word2vec_bin, "word2vec-bin"},
     {EmbeddingFormat::word2vec_bin, "word2vec-binary", "", Spelling::hidden},
     {EmbeddingFormat::word2vec_bin, "bin", "", Spelling::hidden},
-    {EmbeddingFormat::fasttext, "fasttext", ".vec"},
+    {EmbeddingFormat::fasttext, "fasttext", N_(".vec")},
     {EmbeddingFormat::fasttext, "vec", "", Spelling::hidden},
     {EmbeddingFormat::fasttext_bin, "fasttext-bin"},
     {EmbeddingFormat::tfx_cache, "tfx"},
@@ -56,11 +57,11 @@ inline constexpr Choice<EmbeddingFormat> kEmbeddingFormatChoices[] = {
 // The formats `tfx embeddings convert --to` writes (a subset: detection and fastText's binary
 // model are read-only).
 inline constexpr Choice<EmbeddingFormat> kEmbeddingWriteChoices[] = {
-    {EmbeddingFormat::tfx_cache, "tfx", "binary table, loads in milliseconds"},
-    {EmbeddingFormat::glove, "glove", "text, no header"},
-    {EmbeddingFormat::word2vec, "word2vec", "text with an N D header"},
-    {EmbeddingFormat::word2vec_bin, "word2vec-bin", "binary float32 rows"},
-    {EmbeddingFormat::fasttext, "fasttext", ".vec text"},
+    {EmbeddingFormat::tfx_cache, "tfx", N_("binary table, loads in milliseconds")},
+    {EmbeddingFormat::glove, "glove", N_("text, no header")},
+    {EmbeddingFormat::word2vec, "word2vec", N_("text with an N D header")},
+    {EmbeddingFormat::word2vec_bin, "word2vec-bin", N_("binary float32 rows")},
+    {EmbeddingFormat::fasttext, "fasttext", N_(".vec text")},
 };
 
 // A spelling of kEmbeddingFormatChoices -> format; else a usage error naming `param` (the
@@ -210,8 +211,8 @@ enum class AnalogyMethod {
   mul,  // 3CosMul, gensim most_similar_cosmul: Π (1+cos(w,p))/2 / (Π (1+cos(w,n))/2 + 1e-6)
 };
 inline constexpr Choice<AnalogyMethod> kAnalogyMethodChoices[] = {
-    {AnalogyMethod::add, "add", "3CosAdd: gensim most_similar"},
-    {AnalogyMethod::mul, "mul", "3CosMul: gensim most_similar_cosmul"},
+    {AnalogyMethod::add, "add", N_("3CosAdd: gensim most_similar")},
+    {AnalogyMethod::mul, "mul", N_("3CosMul: gensim most_similar_cosmul")},
 };
 
 struct Neighbour {

@@ -5,6 +5,7 @@
 //
 // Letters: N = vocabulary size, D = dimension, P = word pairs, B × T = a batch of id lists.
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstddef>
 #include <span>
 #include <string>
@@ -46,7 +47,7 @@ std::vector<std::pair<std::size_t, double>> extreme_rows(std::span<const double>
 // How `tfx project` projects (one method today; the table is where a second one goes).
 enum class ProjectionMethod { pca };
 inline constexpr Choice<ProjectionMethod> kProjectionMethodChoices[] = {
-    {ProjectionMethod::pca, "pca", "principal components of the centred rows"},
+    {ProjectionMethod::pca, "pca", N_("principal components of the centred rows")},
 };
 
 // The 2-D (or k-D) view: rows `words` of e (unit-normalised first with `unit`) -> pca(x, k) of

@@ -3,6 +3,7 @@
 // TrueType text from the system's fonts; colormaps; and the terminal heatmap behind --view.
 // Pure: rendering returns pixels or text; emit() in format.hpp writes them.
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,27 +31,14 @@ enum class Colormap { diverging, bluered, viridis, gray };
 inline bool is_diverging(Colormap c) { return c == Colormap::diverging || c == Colormap::bluered; }
 
 inline constexpr Choice<Colormap> kColormapChoices[] = {
-    {Colormap::diverging, "diverging", "RdBu: red < 0 < blue, the lecture's PE colors"},
+    {Colormap::diverging, "diverging", N_("RdBu: red < 0 < blue, the lecture's PE colors")},
     {Colormap::diverging, "rdbu", "", Spelling::alias},
-    {Colormap::bluered, "bluered", "blue < 0 < red"},
+    {Colormap::bluered, "bluered", N_("blue < 0 < red")},
     {Colormap::bluered, "rdbu_r", "", Spelling::alias},
     {Colormap::viridis, "viridis"},
     {Colormap::gray, "gray"},
     {Colormap::gray, "grey", "", Spelling::alias},
 };
-// The figure formats (--format png|svg, -o FILE.png|.svg), beside the data formats of
-// io/format.hpp's kFormatChoices.
-enum class FigureFormat { png, svg };
-inline constexpr Choice<FigureFormat> kFigureFormatChoices[] = {
-    {FigureFormat::png, "png", "the figure as a PNG picture"},
-    {FigureFormat::svg, "svg", "the figure as SVG vectors"},
-};
-inline bool is_figure_format(std::string_view name) {
-  for (const auto& c : kFigureFormatChoices)
-    if (name == c.name) return true;
-  return false;
-}
-
 // A name of kColormapChoices; anything else throws a usage error naming `cmap`.
 Colormap parse_colormap(const std::string& name);
 const char* colormap_name(Colormap c);

@@ -4,12 +4,14 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "tfx/core/choices.hpp"
+#include "tfx/core/i18n.hpp"
 #include "tfx/core/tensor.hpp"
 
 namespace tfx {
@@ -54,15 +56,45 @@ struct Result {
   std::string primary;  // name of the block csv/npy/json "data" use; empty = the first Matrix/Records
 };
 
-enum class Format { table, csv, json, npy, md };
+// Every output format, data and figure alike: one enum, one table of names (--format, help,
+// completion), one table of what each format is (kFormatTraits), and one encoder per format behind
+// one interface (tfx/io/encoder.hpp). Adding a format is a row in each table and its encoder.
+enum class Format { table, csv, json, npy, md, png, svg };
 inline constexpr Choice<Format> kFormatChoices[] = {
-    {Format::table, "table", "aligned text tables (the default)"},
-    {Format::csv, "csv", "comma-separated values of the main table"},
-    {Format::json, "json", "one JSON object: params, summary, data and every block"},
-    {Format::npy, "npy", "NumPy .npy of the main matrix (float32)"},
-    {Format::md, "md", "Markdown tables"},
+    {Format::table, "table", N_("aligned text tables (the default)")},
+    {Format::csv, "csv", N_("comma-separated values of the main table")},
+    {Format::json, "json", N_("one JSON object: params, summary, data and every block")},
+    {Format::npy, "npy", N_("NumPy .npy of the main matrix (float32)")},
+    {Format::md, "md", N_("Markdown tables")},
     {Format::md, "markdown", "", Spelling::alias},
+    {Format::png, "png", N_("the figure as a PNG picture")},
+    {Format::svg, "svg", N_("the figure as SVG vectors")},
 };
+
+// What a format is: the file extension that picks it for -o FILE ("" = none; the table is what
+// .txt or no extension gives), whether its bytes are binary (refused on a terminal), and whether
+// it serializes the command's figure rather than its Result.
+struct FormatTraits {
+  Format format;
+  const char* extension;
+  bool binary;
+  bool figure;
+};
+inline constexpr FormatTraits kFormatTraits[] = {
+    {Format::table, "", false, false}, {Format::csv, "csv", false, false}, {Format::json, "json", false, false},
+    {Format::npy, "npy", true, false}, {Format::md, "md", false, false},   {Format::png, "png", true, true},
+    {Format::svg, "svg", false, true},
+};
+const FormatTraits& format_traits(Format f);
+inline bool is_binary(Format f) { return format_traits(f).binary; }
+inline bool is_figure(Format f) { return format_traits(f).figure; }
+// The names --format accepts: the data formats, and the figure formats when `figures`; with the
+// aliases ("markdown") when `aliases`.
+std::vector<std::string> format_names(bool figures, bool aliases = false);
+// The same as prose for help and messages: "table, csv, json, npy or md" (`last` before the last).
+std::string format_list(bool figures, std::string_view last = " or ");
+// The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg; any case), if any.
+std::optional<Format> extension_format(const std::string& path);
 
 // A name of kFormatChoices -> Format; anything else throws a usage error naming `format`.
 Format parse_format(const std::string& name);
@@ -76,6 +108,7 @@ struct OutputOptions {
                            // (middle columns elided with "…" and counted; notes wrapped); 0 = no limit
   std::string full_name = "full";  // how the note under a summarized table names `full` ("full
                                    // prints all"); the command layer puts its flag here
+  double scale = 1.0;              // png/svg: the figure's scale (2 for a projector)
 };
 
 // The block csv/npy/json-"data" use (see Result::primary). nullptr when there is none.
@@ -88,9 +121,8 @@ std::string encode_json(const Result& r, const OutputOptions& o);
 // .npy format 1.0, '<f4', C order, of the primary Matrix (throws if the primary is not numeric).
 std::string encode_npy(const Result& r);
 std::string encode_npy(const Tensor& t);
-// Dispatch on o.format.
+// A data format's bytes (o.format's encoder, tfx/io/encoder.hpp); a figure format throws.
 std::string encode(const Result& r, const OutputOptions& o);
-bool is_binary(Format f);
 
 // Writes bytes to `path` ("-" = stdout). Files are written to "<path>.tmp" and renamed into
 // place, so a failed run never leaves a partial file. `binary` output is refused when stdout is a

@@ -4,6 +4,7 @@
 // Letters: L = number of positions, D = model dimension (d_model), k = an offset in positions.
 // Odd D is supported: column D−1 is then a sine (pair (D−1)/2 has no cosine partner).
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,9 +35,9 @@ std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, 
 
 enum class PeMetric { dot, cosine, euclidean };
 inline constexpr Choice<PeMetric> kPeMetricChoices[] = {
-    {PeMetric::dot, "dot", "PE·PEᵀ"},
-    {PeMetric::cosine, "cosine", "dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2)"},
-    {PeMetric::euclidean, "euclidean", "‖PE(i) − PE(j)‖ = √(D − 2·dot): equal offsets, equal distances"},
+    {PeMetric::dot, "dot", N_("PE·PEᵀ")},
+    {PeMetric::cosine, "cosine", N_("dot / (‖PE(i)‖‖PE(j)‖) = dot/(D/2)")},
+    {PeMetric::euclidean, "euclidean", N_("‖PE(i) − PE(j)‖ = √(D − 2·dot): equal offsets, equal distances")},
 };
 // "dot" | "cosine" | "euclidean"; anything else throws a usage error naming `metric`.
 PeMetric parse_pe_metric(const std::string& name);

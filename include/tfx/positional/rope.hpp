@@ -12,6 +12,7 @@
 // XPos follows Sun et al. 2022 ("A Length-Extrapolatable Transformer") and microsoft/torchscale's
 // XPOS (ζ_j = (2j + γD)/((1+γ)D), q·ζ^(n/B), k·ζ^(−n/B)). See docs/rope.md.
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -30,21 +31,21 @@ namespace tfx {
 // half:        pair j = (x_j, x_{j+D/2})   — GPT-NeoX, Hugging Face `rotate_half`.
 enum class RopeLayout { interleaved, half };
 inline constexpr Choice<RopeLayout> kRopeLayoutChoices[] = {
-    {RopeLayout::interleaved, "interleaved", "(x_2j, x_2j+1) as in the lecture/LLaMA"},
-    {RopeLayout::half, "half", "(x_j, x_j+D/2) as in GPT-NeoX/HF rotate_half"},
+    {RopeLayout::interleaved, "interleaved", N_("(x_2j, x_2j+1) as in the lecture/LLaMA")},
+    {RopeLayout::half, "half", N_("(x_j, x_j+D/2) as in GPT-NeoX/HF rotate_half")},
 };
 
 enum class RopeScaling { none, linear, ntk, dynamic, yarn, llama3, xpos };
 inline constexpr Choice<RopeScaling> kRopeScalingChoices[] = {
-    {RopeScaling::none, "none", "the default frequencies"},
+    {RopeScaling::none, "none", N_("the default frequencies")},
     {RopeScaling::none, "default", "", Spelling::alias},
-    {RopeScaling::linear, "linear", "position interpolation: inv_freq / f"},
+    {RopeScaling::linear, "linear", N_("position interpolation: inv_freq / f")},
     {RopeScaling::linear, "pi", "", Spelling::alias},
-    {RopeScaling::ntk, "ntk", "NTK-aware: base' = base·f^(D/(D−2))"},
-    {RopeScaling::dynamic, "dynamic", "dynamic NTK: the base grows with the sequence length"},
-    {RopeScaling::yarn, "yarn", "YaRN: interpolate long wavelengths, keep short ones, scale attention"},
-    {RopeScaling::llama3, "llama3", "Llama 3.1: by wavelength, kept / blended / divided by f"},
-    {RopeScaling::xpos, "xpos", "XPos: rotation with a per-pair decay ζ^(n/B)"},
+    {RopeScaling::ntk, "ntk", N_("NTK-aware: base' = base·f^(D/(D−2))")},
+    {RopeScaling::dynamic, "dynamic", N_("dynamic NTK: the base grows with the sequence length")},
+    {RopeScaling::yarn, "yarn", N_("YaRN: interpolate long wavelengths, keep short ones, scale attention")},
+    {RopeScaling::llama3, "llama3", N_("Llama 3.1: by wavelength, kept / blended / divided by f")},
+    {RopeScaling::xpos, "xpos", N_("XPos: rotation with a per-pair decay ζ^(n/B)")},
 };
 
 // Which side of the score a vector is on; only XPos treats them differently (q·ζ^n, k·ζ^−n).
@@ -122,9 +123,9 @@ Tensor rope_angles(std::size_t len, const RopeConfig& c);
 // Which of the three tables (tfx rope --what).
 enum class RopeTable { theta, cos, sin };
 inline constexpr Choice<RopeTable> kRopeTableChoices[] = {
-    {RopeTable::theta, "theta", "the angles θ = pos · ω_j"},
-    {RopeTable::cos, "cos", "cos θ"},
-    {RopeTable::sin, "sin", "sin θ"},
+    {RopeTable::theta, "theta", N_("the angles θ = pos · ω_j")},
+    {RopeTable::cos, "cos", N_("cos θ")},
+    {RopeTable::sin, "sin", N_("sin θ")},
 };
 // cos θ(pos, j) -> (L, P) and sin θ(pos, j) -> (L, P) (without the attention factor)
 Tensor rope_cos_table(std::size_t len, const RopeConfig& c);

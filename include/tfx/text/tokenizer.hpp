@@ -7,6 +7,7 @@
 // foot ##ball), or a BERT vocab.txt (one token per line, id = line number − 1). The word split
 // and the casing are BERT's basic tokenizer (Casing::bert_uncased is its do_lower_case).
 #pragma once
+#include "tfx/core/i18n.hpp"
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -20,9 +21,9 @@ namespace tfx {
 
 enum class TokenizerMode { word, character, subword };
 inline constexpr Choice<TokenizerMode> kTokenizerModeChoices[] = {
-    {TokenizerMode::word, "word", "split at spaces, punctuation as its own token"},
-    {TokenizerMode::character, "char", "one token per Unicode code point"},
-    {TokenizerMode::subword, "subword", "WordPiece, as BERT"},
+    {TokenizerMode::word, "word", N_("split at spaces, punctuation as its own token")},
+    {TokenizerMode::character, "char", N_("one token per Unicode code point")},
+    {TokenizerMode::subword, "subword", N_("WordPiece, as BERT")},
 };
 
 struct Vocabulary {

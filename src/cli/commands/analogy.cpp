@@ -184,30 +184,30 @@ void register_analogy(CLI::App& app) {
   auto o = std::make_shared<AnalogyOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analogy",
-      "Word analogy A − B + C: the words nearest to king − man + woman (≈ queen)");
-  cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "A B C: computes A − B + C (king man woman), fastText's `analogies` order; the same query as gensim's "
-                  "most_similar(positive=[A, C], negative=[B]) (--method mul: most_similar_cosmul)")
+      tr("Word analogy A − B + C: the words nearest to king − man + woman (≈ queen)"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("words", o->words, tr("A B C: computes A − B + C (king man woman), fastText's `analogies` order; the same query as gensim's "
+                     "most_similar(positive=[A, C], negative=[B]) (--method mul: most_similar_cosmul)"))
       ->expected(3)
       ->type_name("WORD")
       ->check(non_empty_word());
-  cmd->add_option("-k,--top", o->k, "Number of words to show")->capture_default_str()->check(whole_number(1, std::int64_t{100000}));
-  cmd->add_option("--method", o->method, fmt::format("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
+  cmd->add_option("-k,--top", o->k, tr("Number of words to show"))->capture_default_str()->check(whole_number(1, std::int64_t{100000}));
+  cmd->add_option("--method", o->method, trf("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()
       ->check(one_of<AnalogyMethod>(kAnalogyMethodChoices));
-  cmd->add_flag("--keep-inputs", o->keep_inputs, "Do not exclude A, B, C from the results (shows what would win without the exclusion)");
-  cmd->add_option("--batch", o->batch, "Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
-                                       "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
-                                       "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)")
+  cmd->add_flag("--keep-inputs", o->keep_inputs, tr("Do not exclude A, B, C from the results (shows what would win without the exclusion)"));
+  cmd->add_option("--batch", o->batch, tr("Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
+                                          "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
+                                          "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)"))
       ->check(non_empty_path("- reads stdin"));
-  cmd->add_flag("--strict", o->strict, "With --batch: stop at the first query that cannot be answered (exit 1) instead of skipping it");
+  cmd->add_flag("--strict", o->strict, tr("With --batch: stop at the first query that cannot be answered (exit 1) instead of skipping it"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {"tfx analogy king man woman                  # built-in teaching embedding: queen",
-                     "tfx analogy paris france germany -k 3",
-                     "tfx analogy king man woman --embeddings glove.6B.100d.txt --method mul",
-                     "tfx analogy king man woman --keep-inputs    # king itself is usually nearest",
-                     "printf 'king man woman\\nwalked walk go\\n' | tfx analogy --batch - --format json"});
+  set_examples(cmd, {tr("tfx analogy king man woman                  # built-in teaching embedding: queen"),
+                     tr("tfx analogy paris france germany -k 3"),
+                     tr("tfx analogy king man woman --embeddings glove.6B.100d.txt --method mul"),
+                     tr("tfx analogy king man woman --keep-inputs    # king itself is usually nearest"),
+                     tr("printf 'king man woman\\nwalked walk go\\n' | tfx analogy --batch - --format json")});
   cmd->callback([o] { run_analogy(*o); });
 }
 

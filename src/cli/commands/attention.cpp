@@ -233,80 +233,80 @@ void run_attention(const AttentionCliOptions& o) {
 void register_attention(CLI::App& app) {
   auto o = std::make_shared<AttentionCliOptions>();
   CLI::App* cmd =
-      app.add_subcommand("attention", "Scaled dot-product attention: weight tables, masks, heads, cross-attention; variance");
-  cmd->group("Attention");
-  const char* in = "Input";
+      app.add_subcommand("attention", tr("Scaled dot-product attention: weight tables, masks, heads, cross-attention; variance"));
+  cmd->group(tr("Attention"));
+  const char* in = tr("Input");
   auto* sentence =
-      cmd->add_option("--sentence", o->sentence, "Words to attend over (lower-cased; X = embedding + PE)")->group(in);
+      cmd->add_option("--sentence", o->sentence, tr("Words to attend over (lower-cased; X = embedding + PE)"))->group(in);
   o->source = add_sentence_source_flags(cmd);
   auto* cross =
-      cmd->add_option("--cross", o->cross, "Cross-attention: keys and values from this other sentence (queries from --sentence)")
+      cmd->add_option("--cross", o->cross, tr("Cross-attention: keys and values from this other sentence (queries from --sentence)"))
           ->group(in);
-  cmd->add_option("--x", o->x_file, "Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V")
+  cmd->add_option("--x", o->x_file, tr("Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V"))
       ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
-  cmd->add_option("--q", o->q_file, "Queries Q (T×d_k; JSON, CSV or .npy), used as given")
+  cmd->add_option("--q", o->q_file, tr("Queries Q (T×d_k; JSON, CSV or .npy), used as given"))
       ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
-  cmd->add_option("--k", o->k_file, "Keys K (S×d_k)")
+  cmd->add_option("--k", o->k_file, tr("Keys K (S×d_k)"))
       ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
-  cmd->add_option("--v", o->v_file, "Values V (S×d_v)")
+  cmd->add_option("--v", o->v_file, tr("Values V (S×d_v)"))
       ->type_name("FILE")
       ->check(non_empty_path("give a JSON, CSV or .npy file"))
       ->group(in);
-  const char* g = "Attention";
-  cmd->add_option("--dk", o->dk, "Width d_k of each head's Q, K, V projections (default: d_model / --heads)")
+  const char* g = tr("Attention");
+  cmd->add_option("--dk", o->dk, tr("Width d_k of each head's Q, K, V projections (default: d_model / --heads)"))
       ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
-  cmd->add_option("--dv", o->dv, "Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)")
+  cmd->add_option("--dv", o->dv, tr("Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)"))
       ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
   auto* heads = add_heads_flag(cmd, o->heads, g);
-  auto* identity = cmd->add_flag("--identity", o->identity, "W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X")->group(g);
-  auto* no_pe = cmd->add_flag("--no-pe", o->no_pe, "Sentence mode: X = embeddings only, without the sinusoidal PE")->group(g);
-  cmd->add_flag("--causal", o->causal, "Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)")->group(g);
-  cmd->add_option("--pad", o->pad, "Padding mask: the last N key positions are never attended to")
+  auto* identity = cmd->add_flag("--identity", o->identity, tr("W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X"))->group(g);
+  auto* no_pe = cmd->add_flag("--no-pe", o->no_pe, tr("Sentence mode: X = embeddings only, without the sinusoidal PE"))->group(g);
+  cmd->add_flag("--causal", o->causal, tr("Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)"))->group(g);
+  cmd->add_option("--pad", o->pad, tr("Padding mask: the last N key positions are never attended to"))
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40))
       ->group(g);
-  cmd->add_flag("--no-scale", o->no_scale, "Leave out the 1/√d_k: softmax(QKᵀ)V")->group(g);
-  cmd->add_option("--temperature", o->temperature, "Divide the scores also by T (< 1 sharper, > 1 flatter)")
+  cmd->add_flag("--no-scale", o->no_scale, tr("Leave out the 1/√d_k: softmax(QKᵀ)V"))->group(g);
+  cmd->add_option("--temperature", o->temperature, tr("Divide the scores also by T (< 1 sharper, > 1 flatter)"))
       ->capture_default_str()
       ->check(positive_number())
       ->group(g);
   cmd->add_option("--weights", o->weights,
-                  "nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
-                  "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's")
+                  tr("nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
+                     "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's"))
       ->group(g);
-  auto* seed = add_seed_flag(cmd, o->seed, "Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)")->group(g);
+  auto* seed = add_seed_flag(cmd, o->seed, tr("Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)"))->group(g);
   cmd->add_flag("--random", o->random,
-                "Seeded random weights (and the teaching embedding) even for a sentence the built-in teaching translator knows "
-                "(by default such a sentence runs on its trained layer-1 attention)")
+                tr("Seeded random weights (and the teaching embedding) even for a sentence the built-in teaching translator knows "
+                   "(by default such a sentence runs on its trained layer-1 attention)"))
       ->group(g);
   cmd->add_option("--show", o->show,
-                  "Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
-                  "(default: weights,output; csv/npy write weights if shown, else output, else the first)")
-      ->group("Output");
+                  tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
+                     "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))
+      ->group(tr("Output"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   add_html_flag(cmd, o->html);
   cmd->add_flag("--rope", o->rope,
-                "Rotate each head's Q and K by position (RoPE, RoFormer's pairs) before the scores; V is not rotated. With --sentence, "
-                "X has no additive PE then (--pe to add it anyway is not offered: RoPE replaces it)")
+                tr("Rotate each head's Q and K by position (RoPE, RoFormer's pairs) before the scores; V is not rotated. With --sentence, "
+                   "X has no additive PE then (--pe to add it anyway is not offered: RoPE replaces it)"))
       ->group(g);
-  cmd->add_option("--rope-base", o->rope_base, "RoPE's base θ (θ_j = pos · base^(−2j/d_k))")->capture_default_str()->check(positive_number())->group(g);
-  set_examples(cmd, {"tfx attention --sentence \"I love playing football\" --dk 8 --seed 1",
-                     "tfx attention --sentence \"the cat sat on the mat\" --causal --show all",
-                     "tfx attention --sentence \"the king went home\" --cross \"the queen loved the house\" --png",
-                     "tfx attention --sentence \"the teacher read the book to the children\" --heads 2 --dk 4 --png heads.png",
-                     "tfx attention --q q.csv --k k.csv --v v.json --format json",
-                     "tfx attention --x x.npy --identity --show scores,weights",
-                     "tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict",
-                     "tfx attention variance --dk 1,8,64,512 --samples 10000"});
+  cmd->add_option("--rope-base", o->rope_base, tr("RoPE's base θ (θ_j = pos · base^(−2j/d_k))"))->capture_default_str()->check(positive_number())->group(g);
+  set_examples(cmd, {tr("tfx attention --sentence \"I love playing football\" --dk 8 --seed 1"),
+                     tr("tfx attention --sentence \"the cat sat on the mat\" --causal --show all"),
+                     tr("tfx attention --sentence \"the king went home\" --cross \"the queen loved the house\" --png"),
+                     tr("tfx attention --sentence \"the teacher read the book to the children\" --heads 2 --dk 4 --png heads.png"),
+                     tr("tfx attention --q q.csv --k k.csv --v v.json --format json"),
+                     tr("tfx attention --x x.npy --identity --show scores,weights"),
+                     tr("tfx attention --x x.npy --heads 2 --weights mha.safetensors   # torch.nn.MultiheadAttention's state_dict"),
+                     tr("tfx attention variance --dk 1,8,64,512 --samples 10000")});
   register_attention_variance(cmd);
   register_attention_masks(cmd);
   cmd->callback([cmd, o, identity, heads, no_pe, sentence, cross, seed] {

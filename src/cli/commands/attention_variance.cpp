@@ -98,26 +98,26 @@ void run_variance(const VarianceOptions& o) {
 void register_attention_variance(CLI::App* attention) {
   auto o = std::make_shared<VarianceOptions>();
   CLI::App* cmd =
-      attention->add_subcommand("variance", "Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling");
-  cmd->add_option("--dk", o->dk_text, "Key widths d_k to measure, comma-separated")
+      attention->add_subcommand("variance", tr("Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling"));
+  cmd->add_option("--dk", o->dk_text, tr("Key widths d_k to measure, comma-separated"))
       ->capture_default_str()
       ->type_name("INT")
       ->check(comma_list("widths", "1,8,64,512", whole_number(1, std::int64_t{1} << 24)));
-  cmd->add_option("--samples", o->samples, "Rows (one query, n keys) per d_k")
+  cmd->add_option("--samples", o->samples, tr("Rows (one query, n keys) per d_k"))
       ->capture_default_str()
       ->check(whole_number(2, std::int64_t{1} << 30));
-  cmd->add_option("--keys", o->keys, "Keys n per row (the softmax runs over n scores)")
+  cmd->add_option("--keys", o->keys, tr("Keys n per row (the softmax runs over n scores)"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 20));
-  cmd->add_option("--dist", o->dist, fmt::format("Distribution of the entries: {}", choice_list<UnitDistribution>(kUnitDistributionChoices, true)))
+  cmd->add_option("--dist", o->dist, trf("Distribution of the entries: {}", choice_list<UnitDistribution>(kUnitDistributionChoices, true)))
       ->capture_default_str()
       ->check(one_of<UnitDistribution>(kUnitDistributionChoices));
   add_seed_flag(cmd, o->seed);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx attention variance --dk 1,8,64,512 --samples 10000",
-                     "tfx attention variance --dk 1,2,4,8,16,32,64,128,256,512 --png",
-                     "tfx attention variance --dk 64 --keys 4 --dist uniform --format json"});
+  set_examples(cmd, {tr("tfx attention variance --dk 1,8,64,512 --samples 10000"),
+                     tr("tfx attention variance --dk 1,2,4,8,16,32,64,128,256,512 --png"),
+                     tr("tfx attention variance --dk 64 --keys 4 --dist uniform --format json")});
   cmd->callback([o] {
     o->dk = whole_number_items(o->dk_text);
     run_variance(*o);

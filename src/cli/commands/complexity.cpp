@@ -82,17 +82,17 @@ void run_complexity(const ComplexityOptions& o) {
 
 void register_complexity(CLI::App& app) {
   auto o = std::make_shared<ComplexityOptions>();
-  CLI::App* cmd = app.add_subcommand("complexity", "Self-attention vs recurrent vs convolutional layers: cost, sequential steps, path length");
-  cmd->group("Attention");
+  CLI::App* cmd = app.add_subcommand("complexity", tr("Self-attention vs recurrent vs convolutional layers: cost, sequential steps, path length"));
+  cmd->group(tr("Attention"));
   const auto big = std::int64_t{1} << 30;
-  cmd->add_option("--n", o->n, "Sequence length n")->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--d", o->d, "Representation width d")->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--k", o->k, "Convolution kernel width k")->capture_default_str()->check(whole_number(2, big));
-  cmd->add_option("--r", o->r, "Neighbourhood size r of restricted self-attention")->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--n", o->n, tr("Sequence length n"))->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--d", o->d, tr("Representation width d"))->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--k", o->k, tr("Convolution kernel width k"))->capture_default_str()->check(whole_number(2, big));
+  cmd->add_option("--r", o->r, tr("Neighbourhood size r of restricted self-attention"))->capture_default_str()->check(whole_number(1, big));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx complexity                      # n = 512, d = 768: self-attention is cheaper (n < d)",
-                     "tfx complexity --n 4096 --d 512   # long sequences: n²·d dominates", "tfx complexity --png"});
+  set_examples(cmd, {tr("tfx complexity                      # n = 512, d = 768: self-attention is cheaper (n < d)"),
+                     tr("tfx complexity --n 4096 --d 512   # long sequences: n²·d dominates"), tr("tfx complexity --png")});
   cmd->callback([o] { run_complexity(*o); });
 }
 

@@ -104,20 +104,20 @@ void run_direction(const DirectionOptions& o) {
 void register_direction(CLI::App& app) {
   auto o = std::make_shared<DirectionOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "direction", "A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words");
-  cmd->group("Word embeddings");
-  cmd->add_option("--from", o->from, "Words the pairs start from, comma-separated (dog,cat,car)")->required()->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--to", o->to, "Words the pairs go to, in the same order (dogs,cats,cars)")->required()->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--words", o->words, "Words to score, comma-separated (default: the pairs' words)")->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--top", o->top, "Also list the N vocabulary words scoring highest and lowest (0 = none)")
+      "direction", tr("A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("--from", o->from, tr("Words the pairs start from, comma-separated (dog,cat,car)"))->required()->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--to", o->to, tr("Words the pairs go to, in the same order (dogs,cats,cars)"))->required()->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--words", o->words, tr("Words to score, comma-separated (default: the pairs' words)"))->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--top", o->top, tr("Also list the N vocabulary words scoring highest and lowest (0 = none)"))
       ->capture_default_str()
       ->check(whole_number(0, 100000));
-  cmd->add_flag("--cosine", o->cosine, "Score by cos(d, E(w)) instead of the dot product d·E(w)");
+  cmd->add_flag("--cosine", o->cosine, tr("Score by cos(d, E(w)) instead of the dot product d·E(w)"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {"tfx direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples",
-                     "tfx direction --from man,boy --to woman,girl --top 10",
-                     "tfx direction --from dog,cat --to dogs,cats --format json"});
+  set_examples(cmd, {tr("tfx direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples"),
+                     tr("tfx direction --from man,boy --to woman,girl --top 10"),
+                     tr("tfx direction --from dog,cat --to dogs,cats --format json")});
   cmd->callback([o] { run_direction(*o); });
 }
 

@@ -133,31 +133,31 @@ void run_convert(ConvertOptions o) {
 }  // namespace
 
 void register_embeddings(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("embeddings", "Word-vector files: info (format, size, cache) and convert");
-  cmd->group("Word embeddings");
+  CLI::App* cmd = app.add_subcommand("embeddings", tr("Word-vector files: info (format, size, cache) and convert"));
+  cmd->group(tr("Word embeddings"));
   cmd->require_subcommand(1);
-  set_examples(cmd, {"tfx embeddings info                            # the built-in teaching embedding and its axes",
-                     "tfx embeddings info glove.6B.100d.txt          # format, words, dimension, cache state",
-                     "tfx embeddings convert glove.6B.300d.txt glove300.tfx"});
+  set_examples(cmd, {tr("tfx embeddings info                            # the built-in teaching embedding and its axes"),
+                     tr("tfx embeddings info glove.6B.100d.txt          # format, words, dimension, cache state"),
+                     tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx")});
 
   auto io = std::make_shared<InfoOptions>();
-  CLI::App* info = cmd->add_subcommand("info", "Format, words, dimension and cache state of FILE (default: --embeddings, "
-                                               "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)");
-  info->group("Subcommands");
-  info->add_option("file", io->file, "Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)")
+  CLI::App* info = cmd->add_subcommand("info", tr("Format, words, dimension and cache state of FILE (default: --embeddings, "
+                                                  "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)"));
+  info->group(tr("Subcommands"));
+  info->add_option("file", io->file, tr("Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)"))
       ->check(non_empty_path("leave FILE out for the default"));
   add_embedding_flags(info, io->emb);
   add_output_flags(info, io->out, false);
-  set_examples(info, {"tfx embeddings info                       # the built-in embedding and its named axes",
-                      "tfx embeddings info glove.6B.100d.txt     # loads (and caches) the file",
-                      "tfx embeddings info vectors.bin --format json"});
+  set_examples(info, {tr("tfx embeddings info                       # the built-in embedding and its named axes"),
+                      tr("tfx embeddings info glove.6B.100d.txt     # loads (and caches) the file"),
+                      tr("tfx embeddings info vectors.bin --format json")});
   info->callback([io] { run_info(*io); });
 
   auto co = std::make_shared<ConvertOptions>();
-  CLI::App* conv = cmd->add_subcommand("convert", "Write IN as a tfx table (memory-mapped, instant loads) or another format");
-  conv->group("Subcommands");
-  conv->add_option("in", co->in, "Input embedding file (any format tfx reads)")->required()->check(non_empty_path("give a file"));
-  conv->add_option("out", co->out_path, "Output file (written to OUT.tmp.PID, then renamed)")
+  CLI::App* conv = cmd->add_subcommand("convert", tr("Write IN as a tfx table (memory-mapped, instant loads) or another format"));
+  conv->group(tr("Subcommands"));
+  conv->add_option("in", co->in, tr("Input embedding file (any format tfx reads)"))->required()->check(non_empty_path("give a file"));
+  conv->add_option("out", co->out_path, tr("Output file (written to OUT.tmp.PID, then renamed)"))
       ->required()
       ->check(CLI::Validator(
           [](std::string& path) {
@@ -169,19 +169,19 @@ void register_embeddings(CLI::App& app) {
             return std::string();
           },
           ""));
-  conv->add_option("--to", co->to, "Output format: " + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
+  conv->add_option("--to", co->to, tr("Output format: ") + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingWriteChoices));
-  conv->add_option("--embeddings-format", co->emb.format, "Format of IN: " + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
+  conv->add_option("--embeddings-format", co->emb.format, tr("Format of IN: ") + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
-  conv->add_option("--limit", co->emb.limit, "Convert only the first N words; 0 = all")
+  conv->add_option("--limit", co->emb.limit, tr("Convert only the first N words; 0 = all"))
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40));
   add_output_flags(conv, co->out, false);
-  set_examples(conv, {"tfx embeddings convert glove.6B.300d.txt glove300.tfx",
-                      "tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000",
-                      "tfx embeddings convert vectors.bin vectors.txt --to word2vec"});
+  set_examples(conv, {tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx"),
+                      tr("tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000"),
+                      tr("tfx embeddings convert vectors.bin vectors.txt --to word2vec")});
   conv->callback([co] { run_convert(*co); });
 }
 

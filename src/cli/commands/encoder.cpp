@@ -102,17 +102,17 @@ void run_encoder(const EncoderOptions& o) {
 
 void register_encoder(CLI::App& app) {
   auto o = std::make_shared<EncoderOptions>();
-  CLI::App* cmd = app.add_subcommand("encoder", "One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN");
-  cmd->group("Attention");
+  CLI::App* cmd = app.add_subcommand("encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"));
+  cmd->group(tr("Attention"));
   add_layer_flags(cmd, o->f, "encoder");
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})
     cmd->add_option_function<std::string>(flag, [o, flag](const std::string&) { o->memory = flag; })->group("");
-  set_examples(cmd, {"tfx encoder --sentence \"I love playing football.\"",
-                     "tfx encoder --sentence \"나는 학생 이다\" --show all",
-                     "tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png",
-                     "tfx encoder --x x.npy --weights encoder_layer.safetensors --heads 2   # PyTorch's state_dict",
-                     "tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors"});
+  set_examples(cmd, {tr("tfx encoder --sentence \"I love playing football.\""),
+                     tr("tfx encoder --sentence \"나는 학생 이다\" --show all"),
+                     tr("tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png"),
+                     tr("tfx encoder --x x.npy --weights encoder_layer.safetensors --heads 2   # PyTorch's state_dict"),
+                     tr("tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors")});
   cmd->callback([o] { run_encoder(*o); });
 }
 

@@ -133,33 +133,33 @@ void register_eval_analogies(CLI::App& app) {
   auto o = std::make_shared<EvalAnalogiesOptions>();
   CLI::App* cmd = app.add_subcommand(
       "eval-analogies",
-      "Analogy-set accuracy per section and total (questions-words.txt), as gensim\'s evaluate_word_analogies");
-  cmd->group("Word embeddings");
-  cmd->add_option("file", o->file, "Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)")
+      tr("Analogy-set accuracy per section and total (questions-words.txt), as gensim\'s evaluate_word_analogies"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("file", o->file, tr("Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)"))
       ->required()
       ->check(non_empty_path("give an analogy file such as questions-words.txt"));
   cmd->add_option("--restrict-vocab", o->restrict_vocab,
-                  "Use only the first N words (the most frequent): questions with other words are skipped, answers come from them")
+                  tr("Use only the first N words (the most frequent): questions with other words are skipped, answers come from them"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--method", o->method, fmt::format("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
+  cmd->add_option("--method", o->method, trf("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()
       ->check(one_of<AnalogyMethod>(kAnalogyMethodChoices));
-  cmd->add_flag("--case-sensitive", o->case_sensitive, "Compare words as written (default: upper-case both sides, as gensim)");
+  cmd->add_flag("--case-sensitive", o->case_sensitive, tr("Compare words as written (default: upper-case both sides, as gensim)"));
   cmd->add_flag("--dummy4unknown", o->dummy4unknown,
-                "Count questions with an unknown word as wrong answers instead of skipping them (gensim dummy4unknown=True)");
-  cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip lines that are not 4 words (gensim does) instead of stopping");
-  cmd->add_option("--errors", o->errors, "Also list the first N wrong answers")
+                tr("Count questions with an unknown word as wrong answers instead of skipping them (gensim dummy4unknown=True)"));
+  cmd->add_flag("--skip-invalid", o->skip_invalid, tr("Skip lines that are not 4 words (gensim does) instead of stopping"));
+  cmd->add_option("--errors", o->errors, tr("Also list the first N wrong answers"))
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40));
-  cmd->add_flag("--strict", o->strict, "Stop with an error (exit 1) at a question with a word outside the vocabulary instead of skipping it");
-  cmd->add_flag("--no-progress", o->no_progress, "No progress bar (it is drawn on stderr only when stderr is a terminal)");
+  cmd->add_flag("--strict", o->strict, tr("Stop with an error (exit 1) at a question with a word outside the vocabulary instead of skipping it"));
+  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar (it is drawn on stderr only when stderr is a terminal)"));
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));  // case folding is --case-sensitive's job here
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {"tfx eval-analogies questions-words.txt --embeddings glove.6B.100d.txt",
-                     "tfx eval-analogies questions-words.txt --embeddings vectors.bin --restrict-vocab 30000 --errors 20",
-                     "tfx eval-analogies questions-words.txt --method mul --format json"});
+  set_examples(cmd, {tr("tfx eval-analogies questions-words.txt --embeddings glove.6B.100d.txt"),
+                     tr("tfx eval-analogies questions-words.txt --embeddings vectors.bin --restrict-vocab 30000 --errors 20"),
+                     tr("tfx eval-analogies questions-words.txt --method mul --format json")});
   cmd->callback([o] { run_eval_analogies(*o); });
 }
 

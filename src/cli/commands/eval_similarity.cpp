@@ -116,28 +116,28 @@ void register_eval_similarity(CLI::App& app) {
   auto o = std::make_shared<EvalSimilarityOptions>();
   CLI::App* cmd = app.add_subcommand(
       "eval-similarity",
-      "Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs");
-  cmd->group("Word embeddings");
-  cmd->add_option("file", o->file, "Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments")
+      tr("Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("file", o->file, tr("Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments"))
       ->required()
       ->check(non_empty_path("give a word-pair file such as wordsim353.tsv"));
-  cmd->add_option("--restrict-vocab", o->restrict_vocab, "Use only the first N words (pairs with other words are skipped)")
+  cmd->add_option("--restrict-vocab", o->restrict_vocab, tr("Use only the first N words (pairs with other words are skipped)"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_flag("--case-sensitive", o->case_sensitive, "Compare words as written (default: upper-case both sides, as gensim)");
+  cmd->add_flag("--case-sensitive", o->case_sensitive, tr("Compare words as written (default: upper-case both sides, as gensim)"));
   cmd->add_flag("--dummy4unknown", o->dummy4unknown,
-                "Keep pairs with an unknown word, with cosine 0, instead of skipping them (gensim dummy4unknown=True)");
-  cmd->add_flag("--skip-invalid", o->skip_invalid, "Skip malformed lines (gensim does) instead of stopping");
-  cmd->add_flag("--strict", o->strict, "Stop with an error (exit 1) at a pair with a word outside the vocabulary instead of skipping it");
-  cmd->add_flag("--list", o->list, "List every pair with the human score and the model's cosine");
-  cmd->add_flag("--no-progress", o->no_progress, "No progress bar (it is drawn on stderr only when stderr is a terminal)");
+                tr("Keep pairs with an unknown word, with cosine 0, instead of skipping them (gensim dummy4unknown=True)"));
+  cmd->add_flag("--skip-invalid", o->skip_invalid, tr("Skip malformed lines (gensim does) instead of stopping"));
+  cmd->add_flag("--strict", o->strict, tr("Stop with an error (exit 1) at a pair with a word outside the vocabulary instead of skipping it"));
+  cmd->add_flag("--list", o->list, tr("List every pair with the human score and the model's cosine"));
+  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar (it is drawn on stderr only when stderr is a terminal)"));
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx eval-similarity wordsim353.tsv --embeddings glove.6B.100d.txt",
-                     "tfx eval-similarity simlex999.txt --embeddings glove.6B.100d.txt --list --format csv",
-                     "tfx eval-similarity wordsim353.tsv --embeddings glove.6B.100d.txt --png"});
+  set_examples(cmd, {tr("tfx eval-similarity wordsim353.tsv --embeddings glove.6B.100d.txt"),
+                     tr("tfx eval-similarity simlex999.txt --embeddings glove.6B.100d.txt --list --format csv"),
+                     tr("tfx eval-similarity wordsim353.tsv --embeddings glove.6B.100d.txt --png")});
   cmd->callback([o] { run_eval_similarity(*o); });
 }
 

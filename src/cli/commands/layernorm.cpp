@@ -164,7 +164,7 @@ void run_layernorm(const LayerNormOptions& o) {
   r.blocks.push_back(Text{trf("x̂ = (x − μ)/√(σ² + ε) with ε = {:g}, then y = γ ⊙ x̂ + β.", o.eps)});
   r.blocks.push_back(matrix("x", x));
   r.blocks.push_back(std::move(stats));
-  r.blocks.push_back(matrix("normalized", normalized));
+  r.blocks.push_back(matrix(N_("normalized"), normalized));
   r.blocks.push_back(matrix("y", y));
   r.primary = "y";
   const Figure figure = figure_of(x, normalized, y, tokens, features, steps.mean, steps.stddev);
@@ -175,22 +175,22 @@ void run_layernorm(const LayerNormOptions& o) {
 
 void register_layernorm(CLI::App& app) {
   auto o = std::make_shared<LayerNormOptions>();
-  CLI::App* cmd = app.add_subcommand("layernorm", "Layer normalization step by step: μ, σ, normalized, γ·x̂+β (lecture's table)");
-  cmd->group("Training");
-  cmd->add_option("--x", o->x, "Token vectors, rows separated by ';' (default: the lecture's thinking/machines example)")
+  CLI::App* cmd = app.add_subcommand("layernorm", tr("Layer normalization step by step: μ, σ, normalized, γ·x̂+β (lecture's table)"));
+  cmd->group(tr("Training"));
+  cmd->add_option("--x", o->x, tr("Token vectors, rows separated by ';' (default: the lecture's thinking/machines example)"))
       ->capture_default_str();
-  cmd->add_option("--tokens", o->tokens_text, "Row names (comma-separated)")
+  cmd->add_option("--tokens", o->tokens_text, tr("Row names (comma-separated)"))
       ->capture_default_str()
       ->check(comma_list("names", "thinking,machines"));
-  cmd->add_option("--gamma", o->gamma, "Per-feature gain γ (empty string = 1)")->capture_default_str();
-  cmd->add_option("--beta", o->beta, "Per-feature bias β (empty string = 0)")->capture_default_str();
-  cmd->add_option("--eps", o->eps, "ε added to σ² (PyTorch's default 1e-5)")->capture_default_str()->check(non_negative_number());
+  cmd->add_option("--gamma", o->gamma, tr("Per-feature gain γ (empty string = 1)"))->capture_default_str();
+  cmd->add_option("--beta", o->beta, tr("Per-feature bias β (empty string = 0)"))->capture_default_str();
+  cmd->add_option("--eps", o->eps, tr("ε added to σ² (PyTorch's default 1e-5)"))->capture_default_str()->check(non_negative_number());
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx layernorm                                  # the lecture's thinking/machines table",
-                     "tfx layernorm --png                            # x, x̂ and y as bars, μ and σ marked",
-                     "tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\"",
-                     "tfx layernorm --format json"});
+  set_examples(cmd, {tr("tfx layernorm                                  # the lecture's thinking/machines table"),
+                     tr("tfx layernorm --png                            # x, x̂ and y as bars, μ and σ marked"),
+                     tr("tfx layernorm --x \"1,2,3;4,6,8\" --gamma \"\" --beta \"\""),
+                     tr("tfx layernorm --format json")});
   cmd->callback([o] {
     o->tokens = list_items(o->tokens_text);
     run_layernorm(*o);

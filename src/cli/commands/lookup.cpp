@@ -181,25 +181,25 @@ void run_lookup(const LookupOptions& o) {
 
 void register_lookup(CLI::App& app) {
   auto o = std::make_shared<LookupOptions>();
-  CLI::App* cmd = app.add_subcommand("lookup", "Embedding-table lookup (nn.Embedding): ids or words -> rows; prints the output shape");
-  cmd->group("Word embeddings");
-  cmd->add_option("--ids", o->ids, "Row ids, comma-separated; repeat for a batch (--ids 0,2,5 --ids 0,99,24 -> [2, 3, D])")
+  CLI::App* cmd = app.add_subcommand("lookup", tr("Embedding-table lookup (nn.Embedding): ids or words -> rows; prints the output shape"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("--ids", o->ids, tr("Row ids, comma-separated; repeat for a batch (--ids 0,2,5 --ids 0,99,24 -> [2, 3, D])"))
       ->expected(1, -1)
       ->allow_extra_args(false)
       ->check(comma_list("ids", "0,2,5"));
-  cmd->add_option("--words", o->words, "Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch")->expected(1, -1)
+  cmd->add_option("--words", o->words, tr("Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch"))->expected(1, -1)
       ->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--vocab-size", o->vocab_size, "A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors")
+  cmd->add_option("--vocab-size", o->vocab_size, tr("A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors"))
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, "Width D of the random table's rows (with --vocab-size)")->check(whole_number(1, std::int64_t{1} << 24));
-  add_seed_flag(cmd, o->seed, "Seed of the random table (with --vocab-size): the same seed, the same rows");
+  cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, std::int64_t{1} << 24));
+  add_seed_flag(cmd, o->seed, tr("Seed of the random table (with --vocab-size): the same seed, the same rows"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {"tfx lookup --ids 0,2,5                      # shape [3, D]",
-                     "tfx lookup --vocab-size 50000 --dim 512 --ids 0,2,5 --ids 0,99,24   # nn.Embedding(50000, 512): [2, 3, 512]",
-                     "tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch",
-                     "tfx lookup --words king queen",
-                     "tfx lookup --ids 0,1 --format npy -o rows.npy"});
+  set_examples(cmd, {tr("tfx lookup --ids 0,2,5                      # shape [3, D]"),
+                     tr("tfx lookup --vocab-size 50000 --dim 512 --ids 0,2,5 --ids 0,99,24   # nn.Embedding(50000, 512): [2, 3, 512]"),
+                     tr("tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch"),
+                     tr("tfx lookup --words king queen"),
+                     tr("tfx lookup --ids 0,1 --format npy -o rows.npy")});
   cmd->callback([o] { run_lookup(*o); });
 }
 

@@ -112,28 +112,28 @@ void run_lr(const LrOptions& o) {
 
 void register_lr(CLI::App& app) {
   auto o = std::make_shared<LrOptions>();
-  CLI::App* cmd = app.add_subcommand("lr", "Warm-up learning-rate schedule of the Transformer paper (table, value or figure)");
-  cmd->group("Training");
-  cmd->add_option("--d-model", o->d_model, "Model dimension d_model")->capture_default_str()->check(positive_number());
-  cmd->add_option("--warmup", o->warmup_text, "Warm-up steps; several (comma-separated) give one column/curve each")
+  CLI::App* cmd = app.add_subcommand("lr", tr("Warm-up learning-rate schedule of the Transformer paper (table, value or figure)"));
+  cmd->group(tr("Training"));
+  cmd->add_option("--d-model", o->d_model, tr("Model dimension d_model"))->capture_default_str()->check(positive_number());
+  cmd->add_option("--warmup", o->warmup_text, tr("Warm-up steps; several (comma-separated) give one column/curve each"))
       ->capture_default_str()
       ->type_name("INT")
       ->check(comma_list("warm-up steps", "4000,8000", whole_number(1, std::int64_t{1} << 40)));
-  cmd->add_option("--steps", o->steps, "Last step of the table/curve")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--rows", o->rows, "Evenly spaced steps in the table (warm-up peaks are added)")
+  cmd->add_option("--steps", o->steps, tr("Last step of the table/curve"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--rows", o->rows, tr("Evenly spaced steps in the table (warm-up peaks are added)"))
       ->capture_default_str()
       ->check(whole_number(1, 100000));
-  cmd->add_option("--step", o->step, "One step: print its learning rate with the formula spelled out")
+  cmd->add_option("--step", o->step, tr("One step: print its learning rate with the formula spelled out"))
       ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--factor", o->factor,
-                  "Multiply the schedule (the Annotated Transformer's factor, e.g. 2); --scale sizes the figure, as on every command")
+                  tr("Multiply the schedule (the Annotated Transformer's factor, e.g. 2); --scale sizes the figure, as on every command"))
       ->capture_default_str()
       ->check(positive_number());
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx lr                                    # d_model 512, warm-up 4000: peak 0.000699 at step 4000",
-                     "tfx lr --step 1000                        # one value, formula spelled out",
-                     "tfx lr --warmup 4000,8000 --steps 40000 --png"});
+  set_examples(cmd, {tr("tfx lr                                    # d_model 512, warm-up 4000: peak 0.000699 at step 4000"),
+                     tr("tfx lr --step 1000                        # one value, formula spelled out"),
+                     tr("tfx lr --warmup 4000,8000 --steps 40000 --png")});
   cmd->callback([o] {
     o->warmup = whole_number_items(o->warmup_text);
     run_lr(*o);

@@ -115,8 +115,8 @@ void run_patches(const PatchesOptions& o) {
 
 void register_patches(CLI::App& app) {
   auto o = std::make_shared<PatchesOptions>();
-  CLI::App* cmd = app.add_subcommand("patches", "ViT patch embedding: image → patches → tokens, shapes of the Conv2d and unfold routes");
-  cmd->group("Vision");
+  CLI::App* cmd = app.add_subcommand("patches", tr("ViT patch embedding: image → patches → tokens, shapes of the Conv2d and unfold routes"));
+  cmd->group(tr("Vision"));
   const auto big = std::int64_t{1} << 24;
   cmd->add_option_function<std::string>(
          "--image",
@@ -132,23 +132,23 @@ void register_patches(CLI::App& app) {
              o->picture = v;
            }
          },
-         "Image side (height = width) in pixels, or a picture (PNG, JPEG, …) to resize to 224×224 (or --height × --width) "
-         "and cut into patches")
+         tr("Image side (height = width) in pixels, or a picture (PNG, JPEG, …) to resize to 224×224 (or --height × --width) "
+            "and cut into patches"))
       ->type_name("N|FILE")
       ->default_str("224");
-  cmd->add_option("--height", o->height, "Image height, when not square (default: --image)")->check(whole_number(1, big));
-  cmd->add_option("--width", o->width, "Image width, when not square (default: --image)")->check(whole_number(1, big));
-  cmd->add_option("--patch", o->patch, "Patch side P = kernel_size = stride")->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--channels", o->channels, "Input channels (3 = RGB)")->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--d-model", o->d_model, "Output channels = token width d_model")->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--height", o->height, tr("Image height, when not square (default: --image)"))->check(whole_number(1, big));
+  cmd->add_option("--width", o->width, tr("Image width, when not square (default: --image)"))->check(whole_number(1, big));
+  cmd->add_option("--patch", o->patch, tr("Patch side P = kernel_size = stride"))->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--channels", o->channels, tr("Input channels (3 = RGB)"))->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--d-model", o->d_model, tr("Output channels = token width d_model"))->capture_default_str()->check(whole_number(1, big));
+  cmd->add_option("--batch", o->batch, tr("Batch size B"))->capture_default_str()->check(whole_number(1, big));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)",
-                     "tfx patches --image cat.jpg --png          # the picture's 196 numbered patches and their sequence",
-                     "tfx patches --image cat.jpg -o patches.npy # the [196, 768] rows the Linear layer reads",
-                     "tfx patches --image 384 --patch 32 --d-model 1024",
-                     "tfx patches --height 224 --width 320 --format json"});
+  set_examples(cmd, {tr("tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)"),
+                     tr("tfx patches --image cat.jpg --png          # the picture's 196 numbered patches and their sequence"),
+                     tr("tfx patches --image cat.jpg -o patches.npy # the [196, 768] rows the Linear layer reads"),
+                     tr("tfx patches --image 384 --patch 32 --d-model 1024"),
+                     tr("tfx patches --height 224 --width 320 --format json")});
   cmd->callback([o] { run_patches(*o); });
 }
 

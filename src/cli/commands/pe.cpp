@@ -107,21 +107,21 @@ void run_pe(const PeOptions& o) {
 
 void register_pe(CLI::App& app) {
   auto opts = std::make_shared<PeOptions>();
-  CLI::App* pe = app.add_subcommand("pe", "Sinusoidal positional encoding: the PE matrix, one value, sim, shift");
-  pe->group("Positional encodings");
-  auto* len = pe->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  pe->add_option("--dim", opts->dim, "Model dimension d_model D (columns; odd D ends with a sine column)")
+  CLI::App* pe = app.add_subcommand("pe", tr("Sinusoidal positional encoding: the PE matrix, one value, sim, shift"));
+  pe->group(tr("Positional encodings"));
+  auto* len = pe->add_option("--len", opts->len, tr("Number of positions L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  pe->add_option("--dim", opts->dim, tr("Model dimension d_model D (columns; odd D ends with a sine column)"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));
-  pe->add_option("--base", opts->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
-  pe->add_option("--pos", opts->pos, "Position p of a single value (with --i)")->check(whole_number(0, std::int64_t{1} << 40));
-  pe->add_option("--i", opts->i, "Dimension index i of a single value (with --pos); even = sin, odd = cos")->check(whole_number(0, std::int64_t{1} << 40));
+  pe->add_option("--base", opts->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
+  pe->add_option("--pos", opts->pos, tr("Position p of a single value (with --i)"))->check(whole_number(0, std::int64_t{1} << 40));
+  pe->add_option("--i", opts->i, tr("Dimension index i of a single value (with --pos); even = sin, odd = cos"))->check(whole_number(0, std::int64_t{1} << 40));
   add_output_flags(pe, opts->out);
   add_figure_flags(pe, opts->fig);
-  set_examples(pe, {"tfx pe --len 50 --dim 128 --png        # the lecture's 50×128 figure",
-                    "tfx pe --dim 4 --pos 1 --i 2            # PE(1,2) = sin(1/100) = 0.00999983",
-                    "tfx pe --len 8 --dim 4 --format csv -o pe.csv",
-                    "tfx pe --len 50 --dim 128 --view"});
+  set_examples(pe, {tr("tfx pe --len 50 --dim 128 --png        # the lecture's 50×128 figure"),
+                    tr("tfx pe --dim 4 --pos 1 --i 2            # PE(1,2) = sin(1/100) = 0.00999983"),
+                    tr("tfx pe --len 8 --dim 4 --format csv -o pe.csv"),
+                    tr("tfx pe --len 50 --dim 128 --view")});
   register_pe_sim(pe);
   register_pe_shift(pe);
   register_pe_curves(pe);

@@ -85,19 +85,19 @@ void run_pe_curves(const PeCurvesOptions& o) {
 
 void register_pe_curves(CLI::App* pe) {
   auto o = std::make_shared<PeCurvesOptions>();
-  CLI::App* cmd = pe->add_subcommand("curves", "Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)");
-  cmd->add_option("--len", o->len, "Positions 0 … L−1")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
-  cmd->add_option("--dims", o->dims_text, "Columns of the PE matrix to draw, comma-separated (0 … D−1)")
+  CLI::App* cmd = pe->add_subcommand("curves", tr("Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)"));
+  cmd->add_option("--len", o->len, tr("Positions 0 … L−1"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
+  cmd->add_option("--dims", o->dims_text, tr("Columns of the PE matrix to draw, comma-separated (0 … D−1)"))
       ->capture_default_str()
       ->type_name("INT")
       ->check(comma_list("columns", "4,5,6,7", whole_number(0, std::int64_t{1} << 20)));
-  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
+  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx pe curves --len 100 --dim 20 --dims 4,5,6,7 --png   # the Annotated Transformer's figure",
-                     "tfx pe curves --dim 128 --dims 0,2,20,60 --len 200 --png   # fast and slow sines",
-                     "tfx pe curves --dims 4,5 --format csv"});
+  set_examples(cmd, {tr("tfx pe curves --len 100 --dim 20 --dims 4,5,6,7 --png   # the Annotated Transformer's figure"),
+                     tr("tfx pe curves --dim 128 --dims 0,2,20,60 --len 200 --png   # fast and slow sines"),
+                     tr("tfx pe curves --dims 4,5 --format csv")});
   cmd->callback([o] { run_pe_curves(*o); });
 }
 

@@ -125,21 +125,21 @@ void run_pe_shift(const PeShiftOptions& o) {
 
 void register_pe_shift(CLI::App* pe) {
   auto o = std::make_shared<PeShiftOptions>();
-  CLI::App* cmd = pe->add_subcommand("shift", "PE(p+k) = R(k)·PE(p): build the rotation R(k), apply it, report the max error");
-  cmd->add_option("--k", o->k, "Offset k in positions (negative = backwards); |k| < --len")
+  CLI::App* cmd = pe->add_subcommand("shift", tr("PE(p+k) = R(k)·PE(p): build the rotation R(k), apply it, report the max error"));
+  cmd->add_option("--k", o->k, tr("Offset k in positions (negative = backwards); |k| < --len"))
       ->capture_default_str()
       ->check(whole_number(-(std::int64_t{1} << 40) + 1, (std::int64_t{1} << 40) - 1));
-  cmd->add_option("--len", o->len, "Number of positions L checked")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, "Model dimension d_model D (even)")->capture_default_str()->check(whole_number(2, std::int64_t{1} << 20));
-  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
-  cmd->add_flag("--show", o->show, "Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)");
+  cmd->add_option("--len", o->len, tr("Number of positions L checked"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D (even)"))->capture_default_str()->check(whole_number(2, std::int64_t{1} << 20));
+  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
+  cmd->add_flag("--show", o->show, tr("Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
-  add_gif_flags(cmd, o->gif, "PE(p) and PE(p + k) pair by pair for p = 0 … --frames − 1: both turn, R(k) between them stays");
-  set_examples(cmd, {"tfx pe shift --k 3 --dim 8 --show          # R(3) and max |PE(p+3) − R(3)·PE(p)|",
-                     "tfx pe shift --k 3 --dim 8 --gif           # the pairs turning with p, the angle kω fixed",
-                     "tfx pe shift --k -5 --dim 128 --len 50",
-                     "tfx pe shift --k 3 --dim 16 --png"});
+  add_gif_flags(cmd, o->gif, tr("PE(p) and PE(p + k) pair by pair for p = 0 … --frames − 1: both turn, R(k) between them stays"));
+  set_examples(cmd, {tr("tfx pe shift --k 3 --dim 8 --show          # R(3) and max |PE(p+3) − R(3)·PE(p)|"),
+                     tr("tfx pe shift --k 3 --dim 8 --gif           # the pairs turning with p, the angle kω fixed"),
+                     tr("tfx pe shift --k -5 --dim 128 --len 50"),
+                     tr("tfx pe shift --k 3 --dim 16 --png")});
   cmd->callback([o] { run_pe_shift(*o); });
 }
 

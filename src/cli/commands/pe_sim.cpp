@@ -236,28 +236,28 @@ void run_pe_sim(const PeSimOptions& o) {
 
 void register_pe_sim(CLI::App* pe) {
   auto o = std::make_shared<PeSimOptions>();
-  CLI::App* cmd = pe->add_subcommand("sim", "PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset");
-  o->len_opt = cmd->add_option("--len", o->len, "Number of positions L (the matrix is L×L; with --model: default all of the table)")
+  CLI::App* cmd = pe->add_subcommand("sim", tr("PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset"));
+  o->len_opt = cmd->add_option("--len", o->len, tr("Number of positions L (the matrix is L×L; with --model: default all of the table)"))
                    ->capture_default_str()
                    ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, "Model dimension d_model D")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--base", o->base, "Base of the wavelengths")->capture_default_str()->check(positive_number());
+  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
   cmd->add_option("--metric", o->metric, choice_list<PeMetric>(kPeMetricChoices, true))
       ->capture_default_str()
       ->check(one_of<PeMetric>(kPeMetricChoices));
-  cmd->add_flag("--profile", o->profile, "Similarity by offset k = j − i (table and line chart), checked against Σ cos(k·ω)");
+  cmd->add_flag("--profile", o->profile, tr("Similarity by offset k = j − i (table and line chart), checked against Σ cos(k·ω)"));
   cmd->add_option("--model", o->model,
-                  "A Hugging Face checkpoint folder (GPT-2's wpe, BERT's position_embeddings): its learned position table's "
-                  "P·Pᵀ beside the sinusoidal PE of the same size")
+                  tr("A Hugging Face checkpoint folder (GPT-2's wpe, BERT's position_embeddings): its learned position table's "
+                     "P·Pᵀ beside the sinusoidal PE of the same size"))
       ->type_name("DIR");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
-  set_examples(cmd, {"tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure",
-                     "tfx pe sim --len 50 --dim 128 --view",
-                     "tfx pe sim --len 100 --dim 64 --metric cosine --profile",
-                     "tfx pe sim --len 50 --dim 128 --metric euclidean --png   # equal offsets, equal distances",
-                     "tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy",
-                     "tfx pe sim --model gpt2/ --png                # GPT-2's learned positions beside the sinusoid"});
+  set_examples(cmd, {tr("tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure"),
+                     tr("tfx pe sim --len 50 --dim 128 --view"),
+                     tr("tfx pe sim --len 100 --dim 64 --metric cosine --profile"),
+                     tr("tfx pe sim --len 50 --dim 128 --metric euclidean --png   # equal offsets, equal distances"),
+                     tr("tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy"),
+                     tr("tfx pe sim --model gpt2/ --png                # GPT-2's learned positions beside the sinusoid")});
   cmd->callback([o] { run_pe_sim(*o); });
 }
 

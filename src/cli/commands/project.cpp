@@ -210,30 +210,30 @@ void run_project(const ProjectOptions& o) {
 
 void register_project(CLI::App& app) {
   auto o = std::make_shared<ProjectOptions>();
-  CLI::App* cmd = app.add_subcommand("project", "PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance");
-  cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "Words to project (at least 3 with the --pairs words)")->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--pairs", o->pairs, "Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too")
+  CLI::App* cmd = app.add_subcommand("project", tr("PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --pairs words)"))->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--pairs", o->pairs, tr("Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too"))
       ->check(comma_list("pairs", "king:queen,man:woman"));
-  cmd->add_option("--method", o->method, "Projection method: " + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
+  cmd->add_option("--method", o->method, tr("Projection method: ") + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
       ->capture_default_str()
       ->check(one_of<ProjectionMethod>(kProjectionMethodChoices));
-  cmd->add_flag("--unit", o->unit, "Unit-normalise the vectors before PCA (a cosine view)");
-  cmd->add_option("--dims", o->dims, "Principal components: 2 (a scatter) or 3 (a 3-D view from fixed angles)")
+  cmd->add_flag("--unit", o->unit, tr("Unit-normalise the vectors before PCA (a cosine view)"));
+  cmd->add_option("--dims", o->dims, tr("Principal components: 2 (a scatter) or 3 (a 3-D view from fixed angles)"))
       ->capture_default_str()
       ->check(whole_number(2, 3));
-  cmd->add_option("--azimuth", o->azimuth_text, "--dims 3: viewing angles about PC3 in degrees, comma-separated (one panel each, up to 4)")
+  cmd->add_option("--azimuth", o->azimuth_text, tr("--dims 3: viewing angles about PC3 in degrees, comma-separated (one panel each, up to 4)"))
       ->capture_default_str();
-  cmd->add_option("--elevation", o->elevation, "--dims 3: how far above the PC1–PC2 floor the view is, in degrees")
+  cmd->add_option("--elevation", o->elevation, tr("--dims 3: how far above the PC1–PC2 floor the view is, in degrees"))
       ->capture_default_str()
       ->check(CLI::Range(-90.0, 90.0));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx project king queen man woman --pairs king:queen,man:woman --png",
-                     "tfx project paris france berlin germany rome italy --pairs france:paris,germany:berlin,italy:rome --png",
-                     "tfx project king queen man woman prince princess --format csv",
-                     "tfx project king queen man woman kings queens --dims 3 --azimuth -60,30 --png   # a 3-D view from two angles"});
+  set_examples(cmd, {tr("tfx project king queen man woman --pairs king:queen,man:woman --png"),
+                     tr("tfx project paris france berlin germany rome italy --pairs france:paris,germany:berlin,italy:rome --png"),
+                     tr("tfx project king queen man woman prince princess --format csv"),
+                     tr("tfx project king queen man woman kings queens --dims 3 --azimuth -60,30 --png   # a 3-D view from two angles")});
   cmd->callback([o] { run_project(*o); });
 }
 

@@ -76,23 +76,23 @@ void run_rope_table(const RopeTableOptions& o) {
 
 void register_rope(CLI::App& app) {
   auto opts = std::make_shared<RopeTableOptions>();
-  CLI::App* rope = app.add_subcommand("rope", "Rotary position embedding: angle/cos/sin tables, rotate, relative, freqs, decay");
-  rope->group("Positional encodings");
-  rope->add_option("--len", opts->len, "Number of positions L (rows)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  rope->add_option("--dim", opts->dim, "Head dimension D (even); the tables have D/2 columns, one per pair")
+  CLI::App* rope = app.add_subcommand("rope", tr("Rotary position embedding: angle/cos/sin tables, rotate, relative, freqs, decay"));
+  rope->group(tr("Positional encodings"));
+  rope->add_option("--len", opts->len, tr("Number of positions L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  rope->add_option("--dim", opts->dim, tr("Head dimension D (even); the tables have D/2 columns, one per pair"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 24));
-  rope->add_option("--what", opts->what, fmt::format("Table: {}", choice_list<RopeTable>(kRopeTableChoices, true)))
+  rope->add_option("--what", opts->what, trf("Table: {}", choice_list<RopeTable>(kRopeTableChoices, true)))
       ->capture_default_str()
       ->check(one_of<RopeTable>(kRopeTableChoices));
   add_rope_flags(rope, opts->rope);
   add_output_flags(rope, opts->out);
   add_figure_flags(rope, opts->fig);
-  set_examples(rope, {"tfx rope --len 8 --dim 8 --what theta       # the lecture's step 1: theta(pos, j) = pos / 10000^(2j/D)",
-                      "tfx rope --len 50 --dim 128 --what cos --png",
-                      "tfx rope --len 16 --dim 8 --what sin --format csv -o sin.csv",
-                      "tfx rope --len 4096 --dim 128 --scaling linear --factor 4 --what theta --view",
-                      "tfx rope rotate --dim 2 --pos 1 --vector 1,0   # subcommands: rotate, relative, freqs, decay"});
+  set_examples(rope, {tr("tfx rope --len 8 --dim 8 --what theta       # the lecture's step 1: theta(pos, j) = pos / 10000^(2j/D)"),
+                      tr("tfx rope --len 50 --dim 128 --what cos --png"),
+                      tr("tfx rope --len 16 --dim 8 --what sin --format csv -o sin.csv"),
+                      tr("tfx rope --len 4096 --dim 128 --scaling linear --factor 4 --what theta --view"),
+                      tr("tfx rope rotate --dim 2 --pos 1 --vector 1,0   # subcommands: rotate, relative, freqs, decay")});
   register_rope_rotate(rope);
   register_rope_relative(rope);
   register_rope_freqs(rope);

@@ -156,23 +156,23 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
 
 void register_rope_freqs(CLI::App* rope) {
   auto opts = std::make_shared<RopeFreqsOptions>();
-  CLI::App* sub = rope->add_subcommand("freqs", "Per-pair inverse frequency and wavelength under each scaling, side by side");
-  sub->group("Subcommands");
-  sub->add_option("--dim", opts->dim, "Head dimension D (even)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  sub->add_option("--len", opts->len, "Dynamic NTK: current sequence length (default: factor * original-max-pos)")
+  CLI::App* sub = rope->add_subcommand("freqs", tr("Per-pair inverse frequency and wavelength under each scaling, side by side"));
+  sub->group(tr("Subcommands"));
+  sub->add_option("--dim", opts->dim, tr("Head dimension D (even)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  sub->add_option("--len", opts->len, tr("Dynamic NTK: current sequence length (default: factor * original-max-pos)"))
       ->check(whole_number(1, std::int64_t{1} << 40));
   add_rope_flags(sub, opts->rope, true);
   sub->add_option("--config", opts->config,
-                  "A Hugging Face config.json (or its folder): the model's own head_dim, rope_theta and rope_scaling, drawn beside "
-                  "the unscaled frequencies (replaces --dim, --base and the scaling flags)")
+                  tr("A Hugging Face config.json (or its folder): the model's own head_dim, rope_theta and rope_scaling, drawn beside "
+                     "the unscaled frequencies (replaces --dim, --base and the scaling flags)"))
       ->type_name("FILE");
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);
-  set_examples(sub, {"tfx rope freqs --config Llama-3.2-1B/config.json --png      # the model's own RoPE and its llama3 scaling",
-                     "tfx rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192 --png",
-                     "tfx rope freqs --dim 128 --base 500000 --scaling llama3 --factor 8 --original-max-pos 8192",
-                     "tfx rope freqs --dim 64 --scaling yarn --factor 4 --original-max-pos 4096 --format csv -o yarn.csv",
-                     "tfx rope freqs --dim 16"});
+  set_examples(sub, {tr("tfx rope freqs --config Llama-3.2-1B/config.json --png      # the model's own RoPE and its llama3 scaling"),
+                     tr("tfx rope freqs --dim 128 --scaling linear,ntk,yarn,llama3 --factor 8 --original-max-pos 8192 --png"),
+                     tr("tfx rope freqs --dim 128 --base 500000 --scaling llama3 --factor 8 --original-max-pos 8192"),
+                     tr("tfx rope freqs --dim 64 --scaling yarn --factor 4 --original-max-pos 4096 --format csv -o yarn.csv"),
+                     tr("tfx rope freqs --dim 16")});
   sub->callback([opts] { run_rope_freqs(*opts); });
 }
 

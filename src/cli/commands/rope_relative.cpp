@@ -113,23 +113,23 @@ void run_rope_relative(const RopeRelativeOptions& o) {
 
 void register_rope_relative(CLI::App* rope) {
   auto opts = std::make_shared<RopeRelativeOptions>();
-  CLI::App* sub = rope->add_subcommand("relative", "Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not");
-  sub->group("Subcommands");
-  opts->dim_opt = sub->add_option("--dim", opts->dim, "Head dimension D (even; with --q/--k: their length)")->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  sub->add_option("--len", opts->len, "Number of positions L (the tables are L x L)")
+  CLI::App* sub = rope->add_subcommand("relative", tr("Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not"));
+  sub->group(tr("Subcommands"));
+  opts->dim_opt = sub->add_option("--dim", opts->dim, tr("Head dimension D (even; with --q/--k: their length)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
+  sub->add_option("--len", opts->len, tr("Number of positions L (the tables are L x L)"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 40));
   add_seed_flag(sub, opts->seed);
-  opts->q_opt = sub->add_option("--q", opts->q, "Your own query vector, D comma-separated numbers (with --k)");
-  opts->k_opt = sub->add_option("--k", opts->k, "Your own key vector, D comma-separated numbers (with --q)");
+  opts->q_opt = sub->add_option("--q", opts->q, tr("Your own query vector, D comma-separated numbers (with --k)"));
+  opts->k_opt = sub->add_option("--k", opts->k, tr("Your own key vector, D comma-separated numbers (with --q)"));
   add_rope_flags(sub, opts->rope);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig);
-  set_examples(sub, {"tfx rope relative --dim 64 --len 16            # spreads: RoPE ~1e-7, additive PE ~1",
-                     "tfx rope relative --dim 64 --len 64 --png      # both heatmaps side by side",
-                     "tfx rope relative --dim 32 --len 32 --scaling xpos --format json",
-                     "tfx rope relative --dim 64 --len 16 --layout half --seed 3",
-                     "tfx rope relative --q 1,0,0.5,-1 --k 0,1,1,0.25 --len 8   # your own q and k"});
+  set_examples(sub, {tr("tfx rope relative --dim 64 --len 16            # spreads: RoPE ~1e-7, additive PE ~1"),
+                     tr("tfx rope relative --dim 64 --len 64 --png      # both heatmaps side by side"),
+                     tr("tfx rope relative --dim 32 --len 32 --scaling xpos --format json"),
+                     tr("tfx rope relative --dim 64 --len 16 --layout half --seed 3"),
+                     tr("tfx rope relative --q 1,0,0.5,-1 --k 0,1,1,0.25 --len 8   # your own q and k")});
   sub->callback([opts] { run_rope_relative(*opts); });
 }
 

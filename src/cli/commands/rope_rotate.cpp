@@ -169,26 +169,26 @@ void run_rope_rotate(const RopeRotateOptions& o) {
 
 void register_rope_rotate(CLI::App* rope) {
   auto opts = std::make_shared<RopeRotateOptions>();
-  CLI::App* sub = rope->add_subcommand("rotate", "One vector before and after rotation R_pos, pair by pair; norms; --complex form");
-  sub->group("Subcommands");
-  sub->add_option("--dim", opts->dim, "Head dimension D (even; default: the --vector's length, else 8)")
+  CLI::App* sub = rope->add_subcommand("rotate", tr("One vector before and after rotation R_pos, pair by pair; norms; --complex form"));
+  sub->group(tr("Subcommands"));
+  sub->add_option("--dim", opts->dim, tr("Head dimension D (even; default: the --vector's length, else 8)"))
       ->check(whole_number(1, std::int64_t{1} << 16));  // one table row per pair: 2^24 took 10 GB
-  sub->add_option("--pos", opts->pos, "Position pos of the vector")->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
-  opts->vector_opt = sub->add_option("--vector", opts->vector, "The vector, D comma-separated numbers, e.g. 1,0,0,1");
-  auto* seed = add_seed_flag(sub, opts->seed, "Seed of a random vector uniform in [-1, 1) (when no --vector)");
+  sub->add_option("--pos", opts->pos, tr("Position pos of the vector"))->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
+  opts->vector_opt = sub->add_option("--vector", opts->vector, tr("The vector, D comma-separated numbers, e.g. 1,0,0,1"));
+  auto* seed = add_seed_flag(sub, opts->seed, tr("Seed of a random vector uniform in [-1, 1) (when no --vector)"));
   opts->vector_opt->excludes(seed);
-  sub->add_flag("--complex", opts->complex, "Also compute the rotation as complex multiplication and print the difference");
-  sub->add_flag("--key", opts->key, "XPos: treat the vector as a key (scaled by zeta^(-pos/B) instead of zeta^(pos/B))");
+  sub->add_flag("--complex", opts->complex, tr("Also compute the rotation as complex multiplication and print the difference"));
+  sub->add_flag("--key", opts->key, tr("XPos: treat the vector as a key (scaled by zeta^(-pos/B) instead of zeta^(pos/B))"));
   add_rope_flags(sub, opts->rope);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);
-  add_gif_flags(sub, opts->gif, "x at positions m and m + pos for m = 0 … --frames − 1: the pairs turn, their angle stays");
-  set_examples(sub, {"tfx rope rotate --dim 2 --pos 1 --vector 1,0       # (cos 1, sin 1)",
-                     "tfx rope rotate --dim 8 --pos 3 --seed 7 --gif     # the pairs turning with m, the angle pos·ω fixed",
-                     "tfx rope rotate --dim 8 --pos 3 --png               # each pair's arrows on the unit circle",
-                     "tfx rope rotate --dim 4 --pos 3 --vector 1,0,0,1 --complex",
-                     "tfx rope rotate --dim 8 --pos 5 --seed 7 --layout half",
-                     "tfx rope rotate --dim 8 --pos 100 --scaling yarn --factor 4 --original-max-pos 64"});
+  add_gif_flags(sub, opts->gif, tr("x at positions m and m + pos for m = 0 … --frames − 1: the pairs turn, their angle stays"));
+  set_examples(sub, {tr("tfx rope rotate --dim 2 --pos 1 --vector 1,0       # (cos 1, sin 1)"),
+                     tr("tfx rope rotate --dim 8 --pos 3 --seed 7 --gif     # the pairs turning with m, the angle pos·ω fixed"),
+                     tr("tfx rope rotate --dim 8 --pos 3 --png               # each pair's arrows on the unit circle"),
+                     tr("tfx rope rotate --dim 4 --pos 3 --vector 1,0,0,1 --complex"),
+                     tr("tfx rope rotate --dim 8 --pos 5 --seed 7 --layout half"),
+                     tr("tfx rope rotate --dim 8 --pos 100 --scaling yarn --factor 4 --original-max-pos 64")});
   sub->callback([opts] { run_rope_rotate(*opts); });
 }
 

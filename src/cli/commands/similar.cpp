@@ -75,19 +75,19 @@ void run_similar(const SimilarOptions& o) {
 
 void register_similar(CLI::App& app) {
   auto o = std::make_shared<SimilarOptions>();
-  CLI::App* cmd = app.add_subcommand("similar", "Nearest neighbours of a word by cosine similarity (gensim most_similar)");
-  cmd->group("Word embeddings");
-  cmd->add_option("words", o->words, "WORD (several: the mean of their unit vectors)")->required()->check(non_empty_word());
-  cmd->add_option("-k,--top", o->k, "Number of neighbours")->capture_default_str()->check(whole_number(1, 1000000));
-  cmd->add_option("--negative", o->negative, "Words to subtract (comma-separated; gensim's negative=[…])")->check(comma_list("words", "dog,cat,car"));
+  CLI::App* cmd = app.add_subcommand("similar", tr("Nearest neighbours of a word by cosine similarity (gensim most_similar)"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("words", o->words, tr("WORD (several: the mean of their unit vectors)"))->required()->check(non_empty_word());
+  cmd->add_option("-k,--top", o->k, tr("Number of neighbours"))->capture_default_str()->check(whole_number(1, 1000000));
+  cmd->add_option("--negative", o->negative, tr("Words to subtract (comma-separated; gensim's negative=[…])"))->check(comma_list("words", "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx similar king                              # built-in teaching embedding",
-                     "tfx similar king --png                        # bars of the neighbours' cosines",
-                     "tfx similar king -k 10 --embeddings glove.6B.100d.txt",
-                     "tfx similar king woman --negative man -k 3       # = tfx analogy king man woman",
-                     "tfx similar paris --format json"});
+  set_examples(cmd, {tr("tfx similar king                              # built-in teaching embedding"),
+                     tr("tfx similar king --png                        # bars of the neighbours' cosines"),
+                     tr("tfx similar king -k 10 --embeddings glove.6B.100d.txt"),
+                     tr("tfx similar king woman --negative man -k 3       # = tfx analogy king man woman"),
+                     tr("tfx similar paris --format json")});
   cmd->callback([o] { run_similar(*o); });
 }
 

@@ -119,17 +119,17 @@ void run_softmax(const SoftmaxOptions& o) {
 
 void register_softmax(CLI::App& app) {
   auto o = std::make_shared<SoftmaxOptions>();
-  CLI::App* cmd = app.add_subcommand("softmax", "Softmax by hand: x, x/T, the exponentials, their sum and the probabilities, at one or more temperatures");
-  cmd->group("Attention");
-  cmd->add_option("VALUES", o->values, "Scores, comma-separated (e.g. the lecture's 1,1,0.8,0.7)")->required();
-  cmd->add_option("--temperature,-T", o->temperatures, "Temperatures T, comma-separated: softmax(x/T) (T = √d_k is attention's scaling)")
+  CLI::App* cmd = app.add_subcommand("softmax", tr("Softmax by hand: x, x/T, the exponentials, their sum and the probabilities, at one or more temperatures"));
+  cmd->group(tr("Attention"));
+  cmd->add_option("VALUES", o->values, tr("Scores, comma-separated (e.g. the lecture's 1,1,0.8,0.7)"))->required();
+  cmd->add_option("--temperature,-T", o->temperatures, tr("Temperatures T, comma-separated: softmax(x/T) (T = √d_k is attention's scaling)"))
       ->capture_default_str();
-  cmd->add_option("--labels", o->labels, "Names of the entries, comma-separated (default 1, 2, …)");
+  cmd->add_option("--labels", o->labels, tr("Names of the entries, comma-separated (default 1, 2, …)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx softmax 1,1,0.8,0.7                      # the lecture's scores: 0.281 0.281 0.230 0.208",
-                     "tfx softmax 0,-11,7 --temperature 1,10 --png  # standard deviation 10: peaked, and divided by √d_k = 10",
-                     "tfx softmax 2,1,0.1 --labels cat,dog,car --format json"});
+  set_examples(cmd, {tr("tfx softmax 1,1,0.8,0.7                      # the lecture's scores: 0.281 0.281 0.230 0.208"),
+                     tr("tfx softmax 0,-11,7 --temperature 1,10 --png  # standard deviation 10: peaked, and divided by √d_k = 10"),
+                     tr("tfx softmax 2,1,0.1 --labels cat,dog,car --format json")});
   cmd->callback([o] { run_softmax(*o); });
 }
 

@@ -116,27 +116,27 @@ void run_tokenize(const TokenizeOptions& o) {
 
 void register_tokenize(CLI::App& app) {
   auto o = std::make_shared<TokenizeOptions>();
-  CLI::App* cmd = app.add_subcommand("tokenize", "Text → tokens → ids: word, character or WordPiece subword tokenization");
-  cmd->group("Word embeddings");
-  cmd->add_option("TEXT", o->text, "The text to tokenize (quote it)")->required();
-  cmd->add_option("--mode", o->mode, fmt::format("Tokenization: {}", choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
+  CLI::App* cmd = app.add_subcommand("tokenize", tr("Text → tokens → ids: word, character or WordPiece subword tokenization"));
+  cmd->group(tr("Word embeddings"));
+  cmd->add_option("TEXT", o->text, tr("The text to tokenize (quote it)"))->required();
+  cmd->add_option("--mode", o->mode, trf("Tokenization: {}", choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
       ->capture_default_str()
       ->check(one_of<TokenizerMode>(kTokenizerModeChoices));
-  cmd->add_option("--vocab", o->vocab, "A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary")
+  cmd->add_option("--vocab", o->vocab, tr("A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary"))
       ->check(non_empty_path("give a BERT vocab.txt"))
       ->type_name("FILE");
   cmd->add_flag("--lower", o->lower,
-                "As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
-                "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo");
+                tr("As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
+                   "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo"));
   cmd->add_flag("--translator", o->translator,
-                "The teaching translator's tokenizer and vocabulary (tfx translate): split at spaces; ids are the rows "
-                "tfx lookup --translator shows");
+                tr("The teaching translator's tokenizer and vocabulary (tfx translate): split at spaces; ids are the rows "
+                   "tfx lookup --translator shows"));
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {"tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball .",
-                     "tfx tokenize \"I love playing football.\" --mode word",
-                     "tfx tokenize \"나는 학생 이다\" --mode char",
-                     "tfx tokenize \"나는 학생 이다\" --translator              # ids = rows of tfx lookup --translator",
-                     "tfx tokenize \"Transformers are great\" --vocab bert-base-uncased/vocab.txt --lower"});
+  set_examples(cmd, {tr("tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball ."),
+                     tr("tfx tokenize \"I love playing football.\" --mode word"),
+                     tr("tfx tokenize \"나는 학생 이다\" --mode char"),
+                     tr("tfx tokenize \"나는 학생 이다\" --translator              # ids = rows of tfx lookup --translator"),
+                     tr("tfx tokenize \"Transformers are great\" --vocab bert-base-uncased/vocab.txt --lower")});
   cmd->callback([o] { run_tokenize(*o); });
 }
 

@@ -320,21 +320,21 @@ void run_trace(const TraceOptions& o) {
 void register_trace(CLI::App& app) {
   auto o = std::make_shared<TraceOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "trace", "The whole Transformer step by step on the teaching translator: tokens → … → the next token, every shape");
-  cmd->group("Attention");
-  cmd->add_option("TEXT", o->text, "A Korean sentence of the translator's domain (\"나는 학생 이다\")")->required();
+      "trace", tr("The whole Transformer step by step on the teaching translator: tokens → … → the next token, every shape"));
+  cmd->group(tr("Attention"));
+  cmd->add_option("TEXT", o->text, tr("A Korean sentence of the translator's domain (\"나는 학생 이다\")"))->required();
   o->target_opt = cmd->add_option("--target", o->target,
-                                  "The decoder's input after <bos> (English words; \"\" = <bos> alone); default: the model's "
-                                  "translation without its last word, so the trace ends by predicting it");
-  cmd->add_option("--head", o->head, "The head the poster draws (0-based)")->capture_default_str()->check(whole_number(0, 64));
-  cmd->add_option("--show", o->show, "Matrices to print in the table output, by the steps' names (comma-separated, or all)");
+                                  tr("The decoder's input after <bos> (English words; \"\" = <bos> alone); default: the model's "
+                                     "translation without its last word, so the trace ends by predicting it"));
+  cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
+  cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {"tfx trace \"나는 학생 이다\"                          # … <bos> I am a → student",
-                     "tfx trace \"나는 학생 이다\" --show enc1.self.weights",
-                     "tfx trace \"나는 학생 이다\" --target \"I am\"            # → a",
-                     "tfx trace \"나는 학생 이다\" --png --scale 2           # the poster, for a projector",
-                     "tfx trace \"그녀는 커피를 마셨다\" --format json"});
+  set_examples(cmd, {tr("tfx trace \"나는 학생 이다\"                          # … <bos> I am a → student"),
+                     tr("tfx trace \"나는 학생 이다\" --show enc1.self.weights"),
+                     tr("tfx trace \"나는 학생 이다\" --target \"I am\"            # → a"),
+                     tr("tfx trace \"나는 학생 이다\" --png --scale 2           # the poster, for a projector"),
+                     tr("tfx trace \"그녀는 커피를 마셨다\" --format json")});
   cmd->callback([o] { run_trace(*o); });
 }
 

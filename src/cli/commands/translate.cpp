@@ -139,22 +139,22 @@ void run_translate(const TranslateOptions& o) {
 void register_translate(CLI::App& app) {
   auto o = std::make_shared<TranslateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "translate", "Korean → English with the built-in teaching translator: greedy steps and cross-attention");
-  cmd->group("Attention");
-  cmd->add_option("TEXT", o->text, "A Korean sentence of the lecture's domain, words split at spaces (\"나는 학생 이다\")");
-  cmd->add_flag("--list-vocab", o->list_vocab, "List the tokens the model knows (id = embedding row) and exit");
-  cmd->add_option("--max-tokens", o->max_tokens, "Stop after this many output tokens if <eos> has not come")
+      "translate", tr("Korean → English with the built-in teaching translator: greedy steps and cross-attention"));
+  cmd->group(tr("Attention"));
+  cmd->add_option("TEXT", o->text, tr("A Korean sentence of the lecture's domain, words split at spaces (\"나는 학생 이다\")"));
+  cmd->add_flag("--list-vocab", o->list_vocab, tr("List the tokens the model knows (id = embedding row) and exit"));
+  cmd->add_option("--max-tokens", o->max_tokens, tr("Stop after this many output tokens if <eos> has not come"))
       ->capture_default_str()
       ->check(whole_number(1, 64));
-  cmd->add_option("--layer", o->layer, "Decoder layer whose cross-attention is shown (1-based; default: the last)")
+  cmd->add_option("--layer", o->layer, tr("Decoder layer whose cross-attention is shown (1-based; default: the last)"))
       ->check(whole_number(1, 64));
-  cmd->add_flag("--per-head", o->per_head, "Figure: one panel per head instead of their mean");
+  cmd->add_flag("--per-head", o->per_head, tr("Figure: one panel per head instead of their mean"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
-  set_examples(cmd, {"tfx translate \"나는 학생 이다\"                # I am a student",
-                     "tfx translate \"그녀는 커피를 마셨다\" --png     # the verb looks back past the object",
-                     "tfx translate \"우리는 의사 이었다\" --format json",
-                     "tfx translate --list-vocab"});
+  set_examples(cmd, {tr("tfx translate \"나는 학생 이다\"                # I am a student"),
+                     tr("tfx translate \"그녀는 커피를 마셨다\" --png     # the verb looks back past the object"),
+                     tr("tfx translate \"우리는 의사 이었다\" --format json"),
+                     tr("tfx translate --list-vocab")});
   cmd->callback([o] { run_translate(*o); });
 }
 

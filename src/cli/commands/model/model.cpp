@@ -7,11 +7,11 @@ namespace tfx::cli {
 
 void register_model(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "model", "A Hugging Face checkpoint folder (BERT, GPT-2, Llama family), offline: tokens, attention, hidden states, predictions");
-  cmd->group("Models");
+      "model", tr("A Hugging Face checkpoint folder (BERT, GPT-2, Llama family), offline: tokens, attention, hidden states, predictions"));
+  cmd->group(tr("Models"));
   cmd->require_subcommand(1);
-  set_examples(cmd, {"tfx model info gpt2/                          # a folder as `git clone https://huggingface.co/gpt2` leaves it",
-                     "tfx model tokenize bert-base-uncased/ \"The cat sat on the mat.\""});
+  set_examples(cmd, {tr("tfx model info gpt2/                          # a folder as `git clone https://huggingface.co/gpt2` leaves it"),
+                     tr("tfx model tokenize bert-base-uncased/ \"The cat sat on the mat.\"")});
   register_model_forward(*cmd);
   register_model_tokenize(*cmd);
 }

@@ -34,12 +34,12 @@ struct LoadedInput {
 };
 
 void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true) {
-  cmd->add_option("DIR", in.dir, "Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files")->required();
+  cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
   if (!text) return;
-  cmd->add_option("TEXT", in.text, "The text the model reads (through the checkpoint's own tokenizer)");
-  cmd->add_option("--ids", in.ids, "Token ids instead of TEXT, comma-separated (no tokenizer needed)")
+  cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
+  cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
       ->check(comma_list("ids", "15496,11,616"));
-  cmd->add_flag("--no-special", in.no_special, "Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)");
+  cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
 }
 
 LoadedInput load_input(const ModelInput& in) {
@@ -487,59 +487,59 @@ void run_fill(const PredictOptions& o) {
 void register_model_forward(CLI::App& model) {
   {
     auto o = std::make_shared<InfoOptions>();
-    CLI::App* cmd = model.add_subcommand("info", "What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer");
+    CLI::App* cmd = model.add_subcommand("info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"));
     add_model_input(cmd, o->in, false);
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {"tfx model info gpt2/", "tfx model info Llama-3.2-1B/ --format json"});
+    set_examples(cmd, {tr("tfx model info gpt2/"), tr("tfx model info Llama-3.2-1B/ --format json")});
     cmd->callback([o] { run_info(*o); });
   }
   {
     auto o = std::make_shared<AttentionOptions2>();
-    CLI::App* cmd = model.add_subcommand("attention", "Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures");
+    CLI::App* cmd = model.add_subcommand("attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"));
     add_model_input(cmd, o->in);
-    cmd->add_option("--layer", o->layer, "Layer, from 0, or all")->capture_default_str();
-    cmd->add_option("--head", o->head, "Head, from 0, or all")->capture_default_str();
+    cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
+    cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
     add_output_flags(cmd, o->out);
     add_figure_flags(cmd, o->fig);
     add_html_flag(cmd, o->html);
-    set_examples(cmd, {"tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png",
-                       "tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head",
-                       "tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32",
-                       "tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline"});
+    set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
+                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
+                       tr("tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"),
+                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline")});
     cmd->callback([o] { run_attention(*o); });
   }
   {
     auto o = std::make_shared<TensorOptions>();
-    CLI::App* cmd = model.add_subcommand("hidden", "Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms");
+    CLI::App* cmd = model.add_subcommand("hidden", tr("Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms"));
     add_model_input(cmd, o->in);
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {"tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy"});
+    set_examples(cmd, {tr("tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy")});
     cmd->callback([o] { run_hidden(*o); });
   }
   {
     auto o = std::make_shared<TensorOptions>();
-    CLI::App* cmd = model.add_subcommand("logits", "Logits (T, vocabulary) of the LM or MLM head");
+    CLI::App* cmd = model.add_subcommand("logits", tr("Logits (T, vocabulary) of the LM or MLM head"));
     add_model_input(cmd, o->in);
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {"tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy"});
+    set_examples(cmd, {tr("tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy")});
     cmd->callback([o] { run_logits(*o); });
   }
   {
     auto o = std::make_shared<PredictOptions>();
-    CLI::App* cmd = model.add_subcommand("next", "The next token's top-k with probabilities (GPT-2, Llama family)");
+    CLI::App* cmd = model.add_subcommand("next", tr("The next token's top-k with probabilities (GPT-2, Llama family)"));
     add_model_input(cmd, o->in);
-    cmd->add_option("-k,--top", o->k, "How many tokens")->capture_default_str()->check(whole_number(1, 1000));
+    cmd->add_option("-k,--top", o->k, tr("How many tokens"))->capture_default_str()->check(whole_number(1, 1000));
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {"tfx model next gpt2/ \"The capital of France is\" -k 5"});
+    set_examples(cmd, {tr("tfx model next gpt2/ \"The capital of France is\" -k 5")});
     cmd->callback([o] { run_next(*o); });
   }
   {
     auto o = std::make_shared<PredictOptions>();
-    CLI::App* cmd = model.add_subcommand("fill", "Masked-LM top-k for each [MASK] (BERT with its MLM head)");
+    CLI::App* cmd = model.add_subcommand("fill", tr("Masked-LM top-k for each [MASK] (BERT with its MLM head)"));
     add_model_input(cmd, o->in);
-    cmd->add_option("-k,--top", o->k, "How many tokens per mask")->capture_default_str()->check(whole_number(1, 1000));
+    cmd->add_option("-k,--top", o->k, tr("How many tokens per mask"))->capture_default_str()->check(whole_number(1, 1000));
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {"tfx model fill bert-base-uncased/ \"the [MASK] sat on the mat.\" -k 10"});
+    set_examples(cmd, {tr("tfx model fill bert-base-uncased/ \"the [MASK] sat on the mat.\" -k 10")});
     cmd->callback([o] { run_fill(*o); });
   }
 }

@@ -1,0 +1,44 @@
+// One encoder per output format behind one interface (the shape of hyperfine's export/): each
+// format's serialize() turns what a command produced — its Result and, for the figure formats, its
+// Figure — into the bytes of the file; writing them is emit()'s (tfx/io/format.hpp), the same for
+// every format. The formats themselves (names, extensions, binary or not, figure or data) are the
+// tables of tfx/io/format.hpp.
+//
+// Adding a format: its enumerator and rows in kFormatChoices and kFormatTraits, a serialize
+// function in its own file under src/io/, and its row in kEncoders (src/io/encoders.cpp).
+#pragma once
+#include <string>
+
+#include "tfx/figure/figure.hpp"
+#include "tfx/io/format.hpp"
+
+namespace tfx {
+
+// What an encoder serializes: the command's Result (data formats) and the Figure it drew (figure
+// formats; null when the command draws none).
+struct Output {
+  const Result* result = nullptr;
+  const Figure* figure = nullptr;
+};
+
+using Serialize = std::string (*)(const Output& out, const OutputOptions& o);
+
+struct Encoder {
+  Format format;
+  Serialize serialize;
+};
+
+// The encoder of `f`.
+const Encoder& encoder_for(Format f);
+// o.format's bytes of `out`; a figure format without a figure, or a data format without a
+// Result, is a usage error naming the format.
+std::string serialize(const Output& out, const OutputOptions& o);
+
+// The figure formats' serializers (src/io/encode_png.cpp, encode_svg.cpp), also used directly for
+// --png/--svg files: the PNG is drawn at o.scale.
+std::string serialize_png(const Output& out, const OutputOptions& o);
+std::string serialize_svg(const Output& out, const OutputOptions& o);
+// Width and height of a PNG from its header (0, 0 when `png` is not one).
+std::pair<int, int> png_size(const std::string& png);
+
+}  // namespace tfx
