@@ -163,6 +163,15 @@ def english_left(text, vocab, allowed):
     return bad
 
 
+def run_ok(p, label, failures):
+    """Records a failed run, and every "tfx: untranslated:" report of a run; False when it failed."""
+    if p.returncode != 0:
+        failures.append(f"{label}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+        return False
+    failures.extend(f"{label}: {line}" for line in p.stderr.splitlines() if line.startswith("tfx: untranslated:"))
+    return True
+
+
 def main():
     tfx = os.path.abspath(sys.argv[1])
     root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -181,12 +190,8 @@ def main():
             for extra in variants:
                 p = subprocess.run([tfx, *args, "--lang", "ko", *extra], cwd=root, env=env, capture_output=True, text=True)
                 runs += 1
-                if p.returncode != 0:
-                    failures.append(f"{cmd} {' '.join(extra)}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+                if not run_ok(p, f"{cmd} {' '.join(extra)}", failures):
                     continue
-                for line in p.stderr.splitlines():
-                    if line.startswith("tfx: untranslated:"):
-                        failures.append(f"{cmd}: {line}")
                 if figure:
                     outputs.append("\n".join(svg_texts(open(svg, encoding="utf-8").read())))
                 else:
@@ -227,12 +232,8 @@ def main():
         for path, p in pages:
             runs += 1
             label = " ".join(["tfx", *path, "--help"])
-            if p.returncode != 0:
-                failures.append(f"{label}: exit {p.returncode}")
+            if not run_ok(p, label, failures):
                 continue
-            for line in p.stderr.splitlines():
-                if line.startswith("tfx: untranslated:"):
-                    failures.append(f"{label}: {line}")
             # example command lines stay as typed: only their comments are prose, and the words the
             # examples type (king, dogs, the sentence) are data wherever the page mentions them
             text = "\n".join(l.split("#", 1)[1] if is_example(l) and "#" in l else ("" if is_example(l) else l)
