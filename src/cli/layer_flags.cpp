@@ -264,6 +264,28 @@ void add_shown(Result& r, const std::vector<std::string>& show, const std::strin
   if (shows(show, name) && !t.empty()) r.blocks.push_back(layer_matrix(prefix + name, t, tokens, {}, col_axis));
 }
 
+void ShownLayer::attention(const SublayerSteps& block, const MultiHeadAttention& a, const std::vector<std::string>& keys,
+                           const char* norm, const char* weights, const char* attn, const char* sum, const char* out,
+                           bool qkv) const {
+  put(norm, block.normed);
+  if (qkv) {
+    put("q", a.q);
+    put("k", a.k);
+    put("v", a.v);
+  }
+  if (shows(show, weights)) r.blocks.push_back(head_weights_matrix(prefix + weights, a, tokens, keys));
+  put(attn, a.output);
+  put(sum, block.sum);
+  put(out, block.output);
+}
+
+void ShownLayer::feed_forward(const SublayerSteps& block, const FeedForwardSteps& ffn, const char* norm, const char* sum) const {
+  put(norm, block.normed);
+  put("hidden", ffn.hidden, N_("unit"));
+  put("ffn", ffn.output);
+  put(sum, block.sum);
+}
+
 Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
                     const std::string& col_axis) {
   Matrix m;

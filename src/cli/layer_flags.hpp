@@ -107,6 +107,23 @@ bool shows(const std::vector<std::string>& chosen, const std::string& name);
 void add_shown(Result& r, const std::vector<std::string>& show, const std::string& prefix, const std::string& name, const Tensor& t,
                const std::vector<std::string>& tokens, const std::string& col_axis = "dim");
 
+// One layer's matrices chosen by --show, appended as "<prefix><name>" in the notes' order.
+struct ShownLayer {
+  Result& r;
+  const std::vector<std::string>& show;
+  const std::string& prefix;
+  const std::vector<std::string>& tokens;  // the rows: the layer's own tokens
+  void put(const std::string& name, const Tensor& t, const std::string& axis = "dim") const {
+    add_shown(r, show, prefix, name, t, tokens, axis);
+  }
+  // An attention block: its LayerNorm input (pre-LN), Q, K and V when `qkv`, the per-head weights
+  // over `keys`, the attention output, the residual sum (post-LN) and the block's output.
+  void attention(const SublayerSteps& block, const MultiHeadAttention& a, const std::vector<std::string>& keys, const char* norm,
+                 const char* weights, const char* attn, const char* sum, const char* out, bool qkv = false) const;
+  // The feed-forward block: LayerNorm input, hidden units, FFN output, residual sum, output.
+  void feed_forward(const SublayerSteps& block, const FeedForwardSteps& ffn, const char* norm, const char* sum) const;
+};
+
 // A matrix block with token row labels and its shape in the name ("layer 1 H [5, 16]").
 Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows,
                     const std::vector<std::string>& cols = {}, const std::string& col_axis = "dim");

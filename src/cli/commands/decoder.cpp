@@ -24,26 +24,11 @@ const std::vector<std::string> kDecoderShow = {"x",      "memory", "self_weights
 
 void add_decoder_blocks(Result& r, const DecoderLayerSteps& s, const std::vector<std::string>& show, const std::string& prefix,
                         const std::vector<std::string>& tokens, const std::vector<std::string>& memory_tokens) {
-  auto put = [&](const std::string& name, const Tensor& t, const std::string& axis = "dim") {
-    add_shown(r, show, prefix, name, t, tokens, axis);
-  };
-  put("x", s.self_block.input);
-  put("norm1", s.self_block.normed);
-  if (shows(show, "self_weights"))
-    r.blocks.push_back(head_weights_matrix(prefix + "self_weights", s.self_attention, tokens, tokens));
-  put("self_attn", s.self_attention.output);
-  put("sum1", s.self_block.sum);
-  put("h1", s.self_block.output);
-  put("norm2", s.cross_block.normed);
-  if (shows(show, "cross_weights"))
-    r.blocks.push_back(head_weights_matrix(prefix + "cross_weights", s.cross_attention, tokens, memory_tokens));
-  put("cross_attn", s.cross_attention.output);
-  put("sum2", s.cross_block.sum);
-  put("h2", s.cross_block.output);
-  put("norm3", s.ffn_block.normed);
-  put("hidden", s.ffn.hidden, N_("unit"));
-  put("ffn", s.ffn.output);
-  put("sum3", s.ffn_block.sum);
+  const ShownLayer shown{r, show, prefix, tokens};
+  shown.put("x", s.self_block.input);
+  shown.attention(s.self_block, s.self_attention, tokens, "norm1", "self_weights", "self_attn", "sum1", "h1");
+  shown.attention(s.cross_block, s.cross_attention, memory_tokens, "norm2", "cross_weights", "cross_attn", "sum2", "h2");
+  shown.feed_forward(s.ffn_block, s.ffn, "norm3", "sum3");
 }
 
 void run_decoder(const DecoderOptions& o) {

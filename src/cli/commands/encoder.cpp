@@ -22,22 +22,10 @@ const std::vector<std::string> kEncoderShow = {"x", "q", "k", "v", "weights", "a
 // The matrices of one layer chosen by --show, named "<prefix><name>".
 void add_encoder_blocks(Result& r, const EncoderLayerSteps& s, const std::vector<std::string>& show, const std::string& prefix,
                         const std::vector<std::string>& tokens) {
-  auto put = [&](const std::string& name, const Tensor& t, const std::string& axis = "dim") {
-    add_shown(r, show, prefix, name, t, tokens, axis);
-  };
-  put("x", s.attn_block.input);
-  put("norm1", s.attn_block.normed);
-  put("q", s.attention.q);
-  put("k", s.attention.k);
-  put("v", s.attention.v);
-  if (shows(show, "weights")) r.blocks.push_back(head_weights_matrix(prefix + "weights", s.attention, tokens, tokens));
-  put("attn", s.attention.output);
-  put("sum1", s.attn_block.sum);
-  put("h", s.attn_block.output);
-  put("norm2", s.ffn_block.normed);
-  put("hidden", s.ffn.hidden, N_("unit"));
-  put("ffn", s.ffn.output);
-  put("sum2", s.ffn_block.sum);
+  const ShownLayer shown{r, show, prefix, tokens};
+  shown.put("x", s.attn_block.input);
+  shown.attention(s.attn_block, s.attention, tokens, "norm1", "weights", "attn", "sum1", "h", true);
+  shown.feed_forward(s.ffn_block, s.ffn, "norm2", "sum2");
 }
 
 void run_encoder(const EncoderOptions& o) {
