@@ -70,6 +70,24 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
     throw usage_error(fmt::format("temperature {} must be a positive number", o.temperature), {"temperature"});
   const std::size_t T = q.rows(), S = k.rows();
   AttentionSteps st;
+  if (!o.keep_steps) {
+    // the same arithmetic in one T×S buffer: scores, scaled in place (the same float products as
+    // scale()), softmax, Z
+    Tensor s = matmul_bt(q, k, o.threads);
+    st.divisor = attention_divisor(q.cols(), o);
+    const auto inv = static_cast<float>(1.0 / st.divisor);
+    for (float& x : s.values()) x *= inv;
+    for (std::size_t c = 0; c < s.size(); ++c)
+      if (!std::isfinite(s[c]))
+        throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}",
+                                c / S, c % S, st.divisor, s[c], q.shape_str(), k.shape_str(),
+                                o.temperature < 1 ? " or raise temperature" : ""),
+                    Error::Kind::data, {"temperature"});
+    st.keep = attention_mask(T, S, o);
+    st.weights = softmax_rows(std::move(s), st.keep.empty() ? nullptr : &st.keep);
+    st.output = matmul(st.weights, v, o.threads);
+    return st;
+  }
   // 1. raw scores: s_ij = q_i · k_j
   st.scores = matmul_bt(q, k, o.threads);
   // 2. scale by 1/(√d_k·τ) so the scores keep unit variance whatever d_k is

@@ -33,7 +33,15 @@ void present(const Result& r, const OutputFlags& flags) {
                                     static_cast<double>(n), kMaxTextNumbers));
   }
   // "--format npy -o -: refusing to write binary output to a terminal" names the flag the user gave
-  emit(encode(r, o), o.path, is_binary(o.format), is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o");
+  const std::string flag = is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o";
+  if (o.format == Format::npy) {
+    // the matrix goes out from its own memory after the header: no copy of a 64 MB PE·PEᵀ
+    const Tensor& t = npy_tensor(r);
+    const std::string header = npy_header(t);
+    emit({std::string_view(header), npy_data(t)}, o.path, true, flag);
+    return;
+  }
+  emit(encode(r, o), o.path, is_binary(o.format), flag);
 }
 
 namespace {

@@ -48,12 +48,10 @@ Tensor scale(const Tensor& a, float s) {
 }
 
 // softmax(x)_j = exp(x_j − max) / Σ_k exp(x_k − max) over the kept entries of each row.
-Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask) {
-  require_rank2(x, "softmax_rows", "x");
-  if (mask && mask->size() != x.size())
-    throw Error(fmt::format("softmax_rows: mask has {} entries, x has shape {}", mask->size(), x.shape_str()));
+namespace {
+// softmax of each row of x into y, which may be x itself (each entry is read before it is written)
+void softmax_rows_into(const Tensor& x, Tensor& y, const std::vector<unsigned char>* mask) {
   const std::size_t M = x.rows(), N = x.cols();
-  Tensor y({M, N});
   for (std::size_t i = 0; i < M; ++i) {
     auto keep = [&](std::size_t j) { return !mask || (*mask)[i * N + j] != 0; };
     // 1. the row max over kept entries (subtracting it keeps exp() from overflowing)
@@ -75,7 +73,26 @@ Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask) {
     // 3. normalise
     for (std::size_t j = 0; j < N; ++j) y(i, j) = static_cast<float>(y(i, j) / sum);
   }
+}
+
+void require_softmax_input(const Tensor& x, const std::vector<unsigned char>* mask) {
+  require_rank2(x, "softmax_rows", "x");
+  if (mask && mask->size() != x.size())
+    throw Error(fmt::format("softmax_rows: mask has {} entries, x has shape {}", mask->size(), x.shape_str()));
+}
+}  // namespace
+
+Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask) {
+  require_softmax_input(x, mask);
+  Tensor y({x.rows(), x.cols()});
+  softmax_rows_into(x, y, mask);
   return y;
+}
+
+Tensor softmax_rows(Tensor&& x, const std::vector<unsigned char>* mask) {
+  require_softmax_input(x, mask);
+  softmax_rows_into(x, x, mask);
+  return std::move(x);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps) {

@@ -181,6 +181,23 @@ std::string encode_csv(const Result& r, const OutputOptions& o) {
 }
 
 std::string encode_npy(const Tensor& t) {
+  std::string out = npy_header(t);
+  static_assert(sizeof(float) == 4);
+  out.reserve(out.size() + t.size() * 4);
+  out.append(reinterpret_cast<const char*>(t.data()), t.size() * 4);  // one copy, no zero fill; x86/ARM are little-endian
+  return out;
+}
+
+std::string_view npy_data(const Tensor& t) { return {reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float)}; }
+
+const Tensor& npy_tensor(const Result& r) {
+  const Block* b = primary_block(r);
+  const Matrix* m = b ? std::get_if<Matrix>(b) : nullptr;
+  if (!m) throw usage_error(fmt::format("format npy: '{}' has no numeric matrix; use format csv or json", r.command), {"format"});
+  return m->values;
+}
+
+std::string npy_header(const Tensor& t) {
   // header: magic, version 1.0, little-endian header length, dict padded with spaces to a
   // multiple of 64 bytes in total, ending in '\n'
   std::string shape;
@@ -196,18 +213,10 @@ std::string encode_npy(const Tensor& t) {
   out += static_cast<char>(hlen & 0xff);
   out += static_cast<char>(hlen >> 8);
   out += dict;
-  static_assert(sizeof(float) == 4);
-  out.reserve(out.size() + t.size() * 4);
-  out.append(reinterpret_cast<const char*>(t.data()), t.size() * 4);  // one copy, no zero fill; x86/ARM are little-endian
   return out;
 }
 
-std::string encode_npy(const Result& r) {
-  const Block* b = primary_block(r);
-  const Matrix* m = b ? std::get_if<Matrix>(b) : nullptr;
-  if (!m) throw usage_error(fmt::format("format npy: '{}' has no numeric matrix; use format csv or json", r.command), {"format"});
-  return encode_npy(m->values);
-}
+std::string encode_npy(const Result& r) { return encode_npy(npy_tensor(r)); }
 
 std::string encode(const Result& r, const OutputOptions& o) { return serialize(Output{&r, nullptr}, o); }
 
@@ -264,11 +273,17 @@ std::string write_target(const std::string& path) {
 }  // namespace
 
 void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what) {
+  emit(std::vector<std::string_view>{bytes}, path, binary, what);
+}
+
+void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
   if (path == "-") {
     if (binary && isatty(fileno(stdout)))
       throw usage_error(fmt::format("{} -: refusing to write binary output to a terminal; give a file name or pipe it", what));
-    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
-      throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+    for (std::string_view bytes : pieces)
+      if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
+        throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+    if (std::fflush(stdout) != 0) throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
     return;
   }
   // 1. this process's own stdout/stderr/fd N: written through the descriptor
@@ -276,7 +291,7 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
     if (binary && isatty(fd))
       throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
     std::fflush(stdout);
-    write_descriptor(fd, bytes, what, path);
+    for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
     return;
   }
   // 2. a device or FIFO (/dev/null, /dev/full, a named pipe) is written in place: renaming a
@@ -290,7 +305,7 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
     const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
     try {
-      write_descriptor(fd, bytes, what, path);
+      for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
     } catch (...) {
       ::close(fd);
       throw;
@@ -311,8 +326,9 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
   const std::size_t slash = target.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
   TempFile tmp(dir, ".tfx-", ".tmp", what + " " + path);
-  if (!tmp.write_all(bytes.data(), bytes.size()))
-    throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+  for (std::string_view bytes : pieces)
+    if (!tmp.write_all(bytes.data(), bytes.size()))
+      throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
   if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
     if (::fchown(tmp.fd(), st.st_uid, st.st_gid) != 0) {
       // only root may give a file away: others write it as their own, as cp does

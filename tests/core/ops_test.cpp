@@ -230,3 +230,20 @@ TEST_CASE("top_k: largest first, ties by smaller index, NaN last, k clamped") {
   CHECK(top_k(v, 0).empty());
   CHECK(top_k(std::vector<float>{}, 2).empty());
 }
+
+TEST_CASE("softmax_rows in place (an rvalue) gives the same bits as the copying version, mask included") {
+  Tensor x({3, 5});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = std::sin(static_cast<float>(i) * 1.7f) * 4.0f;
+  std::vector<unsigned char> keep(15, 1);
+  keep[3] = keep[7] = 0;
+  const std::vector<unsigned char>* masks[] = {nullptr, &keep};
+  for (const auto* mask : masks) {
+    const Tensor copy = softmax_rows(x, mask);
+    Tensor moved = x;
+    const float* buffer = moved.data();
+    const Tensor in_place = softmax_rows(std::move(moved), mask);
+    CHECK(in_place.data() == buffer);  // no second buffer
+    REQUIRE(in_place.size() == copy.size());
+    for (std::size_t i = 0; i < copy.size(); ++i) CHECK(in_place[i] == copy[i]);
+  }
+}

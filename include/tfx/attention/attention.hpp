@@ -26,6 +26,8 @@ struct AttentionOptions {
   bool causal = false;       // the decoder's mask: query i sees keys j ≤ i (top-left aligned, as PyTorch)
   std::size_t pad = 0;       // padding mask: the last `pad` key positions are never attended to
   unsigned threads = 1;      // worker threads for the matmuls (0 = all hardware threads)
+  bool keep_steps = true;    // false: only the weights and Z are kept (scores, scaled and masked
+                             // stay empty), so a caller that shows neither skips three T×S copies
 };
 
 // The keep-mask (T·S values, row-major; 1 = attended, 0 = masked) of `o`, or empty when nothing

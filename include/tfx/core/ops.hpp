@@ -34,6 +34,8 @@ Tensor scale(const Tensor& a, float s);
 // get weight exactly 0. Subtracts the row max before exp for stability. A row whose entries are
 // all masked throws tfx::Error (there is no distribution over zero keys).
 Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask = nullptr);
+// The same in x's own memory (no second T×S buffer): the caller gives x up.
+Tensor softmax_rows(Tensor&& x, const std::vector<unsigned char>* mask = nullptr);
 
 // Layer norm over the last axis of x: (M, D): y = gamma ⊙ (x − μ)/sqrt(σ² + eps) + beta with
 // the population variance σ² = mean((x − μ)²). gamma, beta: (D) or empty for 1 and 0.

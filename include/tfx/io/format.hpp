@@ -121,6 +121,12 @@ std::string encode_json(const Result& r, const OutputOptions& o);
 // .npy format 1.0, '<f4', C order, of the primary Matrix (throws if the primary is not numeric).
 std::string encode_npy(const Result& r);
 std::string encode_npy(const Tensor& t);
+// The same in two pieces, so a large matrix is written from its own memory without a copy:
+// the header, and the tensor's bytes as a view (valid while t lives).
+std::string npy_header(const Tensor& t);
+std::string_view npy_data(const Tensor& t);
+// The tensor `--format npy` writes (the primary Matrix; throws when the primary is not numeric).
+const Tensor& npy_tensor(const Result& r);
 // A data format's bytes (o.format's encoder, tfx/io/encoder.hpp); a figure format throws.
 std::string encode(const Result& r, const OutputOptions& o);
 
@@ -129,6 +135,8 @@ std::string encode(const Result& r, const OutputOptions& o);
 // terminal. `what` names the destination in error messages (the command layer passes its flag:
 // "-o", "--png").
 void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what = "output");
+// The same for bytes in pieces (written one after the other, into the same temporary).
+void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what = "output");
 
 // Formats a float the way every encoder does: fixed with `precision` digits, or shortest
 // round-trip when precision < 0.

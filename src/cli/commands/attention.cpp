@@ -105,6 +105,8 @@ void run_attention(const AttentionCliOptions& o) {
   ao.causal = o.causal;
   ao.pad = static_cast<std::size_t>(o.pad);
   ao.threads = 0;  // all cores for the matmuls (each output element is still summed in one fixed order)
+  // scores, scaled and masked are kept only when --show prints them (three T×S copies otherwise)
+  ao.keep_steps = (steps & (kScores | kScaled | kMasked)) != 0;
 
   // 1. the weights (sentence and --x: projections; --q/--k/--v: only W_O for several heads)
   MultiHeadAttention& mh = run.mh;

@@ -192,7 +192,10 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   std::vector<Heatmap> views;
   const std::string what = ao.causal ? tr("masked self-attention") : in.cross ? tr("cross-attention") : tr("self-attention");
   const std::string subtitle = fmt::format("softmax(QKᵀ / {}), T = {}, S = {}{}", divisor_text, T, S, masks);
-  for (std::size_t h = 0; h < H; ++h) {
+  // (each head's T×S weights are copied into a heatmap only when a figure or --view is drawn)
+  const bool drawn = figure_drawn(o.fig, o.out);
+  if (!drawn) views.emplace_back();
+  for (std::size_t h = 0; h < H && drawn; ++h) {
     std::string title = H == 1 ? trf("Attention weights ({})", what) : trf("head {}", h);
     views.push_back(weights_heatmap(mh.heads[h], in, title, H == 1 ? subtitle : "", o.fig));
     views.back().vmax = 1.0;  // weights on 0–1 everywhere (as encoder/decoder), so a flat row looks flat; --vmax changes it
