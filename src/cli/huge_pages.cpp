@@ -28,9 +28,10 @@ constexpr std::size_t kHugeThreshold = kHugePage;  // the GEMM's 2 MB packing pa
 
 void* allocate(std::size_t n, std::size_t align = 0) {
   if (n >= kHugeThreshold && align <= kHugePage) {
-    const std::size_t rounded = (n + kHugePage - 1) / kHugePage * kHugePage;
-    if (void* p = std::aligned_alloc(kHugePage, rounded)) {
-      ::madvise(p, rounded, MADV_HUGEPAGE);
+    // 2 MB-aligned, not rounded up: the last, partial 2 MB of the block stays on small pages
+    // (the mapping ends inside it), so a tensor's resident size stays its own size
+    if (void* p = std::aligned_alloc(kHugePage, n)) {
+      ::madvise(p, n, MADV_HUGEPAGE);
       return p;
     }
     throw std::bad_alloc();

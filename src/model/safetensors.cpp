@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -181,24 +182,33 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
     const unsigned char* p = reinterpret_cast<const unsigned char*>(buffer.data() + e.begin);
     const std::size_t es = e.dtype == "F32" ? 4 : 2, chunk = (std::size_t{2} << 20) / es;  // release every 2 MB read
     const std::size_t base = static_cast<std::size_t>(buffer.data() - b.data() + e.begin);
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (release && i && i % chunk == 0) release(base + (i - chunk) * es, chunk * es);
-      if (e.dtype == "F32") {
-        std::uint32_t u = std::uint32_t(p[4 * i]) | std::uint32_t(p[4 * i + 1]) << 8 | std::uint32_t(p[4 * i + 2]) << 16 |
-                          std::uint32_t(p[4 * i + 3]) << 24;
-        t[i] = std::bit_cast<float>(u);
+    const int kind = e.dtype == "F32" ? 0 : e.dtype == "F16" ? 1 : 2;  // decided once, not per element
+    for (std::size_t start = 0; start < t.size(); start += chunk) {
+      const std::size_t len = std::min(chunk, t.size() - start);
+      float* dst = t.data() + start;
+      const unsigned char* src = p + start * es;
+      if (kind == 0 && std::endian::native == std::endian::little) {
+        std::memcpy(dst, src, len * 4);
+      } else if (kind == 0) {
+        for (std::size_t j = 0; j < len; ++j)
+          dst[j] = std::bit_cast<float>(std::uint32_t(src[4 * j]) | std::uint32_t(src[4 * j + 1]) << 8 |
+                                        std::uint32_t(src[4 * j + 2]) << 16 | std::uint32_t(src[4 * j + 3]) << 24);
       } else {
-        const unsigned short u = static_cast<unsigned short>(p[2 * i] | (p[2 * i + 1] << 8));
-        t[i] = e.dtype == "F16" ? half_to_float(u) : bfloat16_to_float(u);
+        for (std::size_t j = 0; j < len; ++j) {
+          const unsigned short u = static_cast<unsigned short>(src[2 * j] | (src[2 * j + 1] << 8));
+          dst[j] = kind == 1 ? half_to_float(u) : bfloat16_to_float(u);
+        }
       }
-      // a NaN or infinite weight would turn every output into NaN: refused here, by name
-      if (!std::isfinite(t[i]))
-        throw Error(fmt::format("{}: tensor '{}' holds {} at index {}; weights must be finite", where, e.name,
-                                std::isnan(t[i]) ? "NaN" : t[i] > 0 ? "+inf" : "-inf", i));
-    }
-    if (release && t.size()) {
-      const std::size_t done = (t.size() - 1) / chunk * chunk;  // the last, partial chunk
-      release(base + done * es, (t.size() - done) * es);
+      // a NaN or infinite weight would turn every output into NaN: refused here, by name (a
+      // branch-free pass over the chunk first; the index is looked for only when one is there)
+      bool bad = false;
+      for (std::size_t j = 0; j < len; ++j) bad |= !(std::fabs(dst[j]) <= std::numeric_limits<float>::max());
+      if (bad)
+        for (std::size_t j = 0; j < len; ++j)
+          if (!std::isfinite(dst[j]))
+            throw Error(fmt::format("{}: tensor '{}' holds {} at index {}; weights must be finite", where, e.name,
+                                    std::isnan(dst[j]) ? "NaN" : dst[j] > 0 ? "+inf" : "-inf", start + j));
+      if (release) release(base + start * es, len * es);
     }
     out.emplace(e.name, std::move(t));
   }
