@@ -70,45 +70,35 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
     throw usage_error(fmt::format("temperature {} must be a positive number", o.temperature), {"temperature"});
   const std::size_t T = q.rows(), S = k.rows();
   AttentionSteps st;
-  if (!o.keep_steps) {
-    // the same arithmetic in one T×S buffer: scores, scaled in place (the same float products as
-    // scale()), softmax, Z
-    Tensor s = matmul_bt(q, k, o.threads);
-    st.divisor = attention_divisor(q.cols(), o);
-    const auto inv = static_cast<float>(1.0 / st.divisor);
-    for (float& x : s.values()) x *= inv;
-    for (std::size_t c = 0; c < s.size(); ++c)
-      if (!std::isfinite(s[c]))
-        throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}",
-                                c / S, c % S, st.divisor, s[c], q.shape_str(), k.shape_str(),
-                                o.temperature < 1 ? " or raise temperature" : ""),
-                    Error::Kind::data, {"temperature"});
-    st.keep = attention_mask(T, S, o);
-    st.weights = softmax_rows(std::move(s), st.keep.empty() ? nullptr : &st.keep);
-    st.output = matmul(st.weights, v, o.threads);
-    return st;
-  }
+  // one T×S buffer carries the scores through scaling into the softmax; the steps the lecture
+  // shows (scores, scaled, masked) are copies of it, kept only when o.keep_steps asks for them
   // 1. raw scores: s_ij = q_i · k_j
-  st.scores = matmul_bt(q, k, o.threads);
-  // 2. scale by 1/(√d_k·τ) so the scores keep unit variance whatever d_k is
+  Tensor s = matmul_bt(q, k, o.threads);
+  if (o.keep_steps) st.scores = s;
+  // 2. scale by 1/(√d_k·τ) so the scores keep unit variance whatever d_k is (in place: the same
+  //    float products as scale())
   st.divisor = attention_divisor(q.cols(), o);
-  st.scaled = scale(st.scores, static_cast<float>(1.0 / st.divisor));
+  const auto inv = static_cast<float>(1.0 / st.divisor);
+  for (float& x : s.values()) x *= inv;
   //    (float32 overflow — huge inputs or a tiny τ — would turn softmax into NaN: refuse it)
-  for (std::size_t c = 0; c < st.scaled.size(); ++c)
-    if (!std::isfinite(st.scaled[c]))
+  for (std::size_t c = 0; c < s.size(); ++c)
+    if (!std::isfinite(s[c]))
       throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}",
-                              c / S, c % S, st.divisor, st.scaled[c], q.shape_str(), k.shape_str(),
+                              c / S, c % S, st.divisor, s[c], q.shape_str(), k.shape_str(),
                               o.temperature < 1 ? " or raise temperature" : ""),
                   Error::Kind::data, {"temperature"});
   // 3. mask: −∞ where a query may not look (shown as the lecture's masked matrix; softmax_rows
   //    takes the keep-mask itself and gives those cells exactly 0)
   st.keep = attention_mask(T, S, o);
-  st.masked = st.scaled;
-  if (!st.keep.empty())
-    for (std::size_t c = 0; c < st.masked.size(); ++c)
-      if (!st.keep[c]) st.masked[c] = -std::numeric_limits<float>::infinity();
-  // 4. softmax over each row (over the keys)
-  st.weights = softmax_rows(st.scaled, st.keep.empty() ? nullptr : &st.keep);
+  if (o.keep_steps) {
+    st.scaled = s;
+    st.masked = s;
+    if (!st.keep.empty())
+      for (std::size_t c = 0; c < st.masked.size(); ++c)
+        if (!st.keep[c]) st.masked[c] = -std::numeric_limits<float>::infinity();
+  }
+  // 4. softmax over each row (over the keys), in the buffer itself
+  st.weights = softmax_rows(std::move(s), st.keep.empty() ? nullptr : &st.keep);
   // 5. Z = weights · V: each output row is a weighted average of the value rows
   st.output = matmul(st.weights, v, o.threads);
   return st;
