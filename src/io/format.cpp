@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -40,21 +41,13 @@ std::vector<std::string> format_names(bool figures, bool aliases) {
   return out;
 }
 
-std::string format_list(bool figures, std::string_view last) {
-  const std::vector<std::string> names = format_names(figures);
-  std::string s;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    s += (i == 0 ? std::string() : i + 1 == names.size() ? std::string(last) : std::string(", ")) + names[i];
-  return s;
-}
+std::string format_list(bool figures, std::string_view last) { return prose_list(format_names(figures), ", ", last); }
 
 std::optional<Format> extension_format(const std::string& path) {
-  const auto dot = path.find_last_of("./");
-  if (dot == std::string::npos || path[dot] != '.' || dot == 0 || path[dot - 1] == '/') return std::nullopt;
-  std::string ext = path.substr(dot + 1);
+  std::string ext = std::filesystem::path(path).extension().string();  // ".csv"; "" for ".csv" itself
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& t : kFormatTraits)
-    if (*t.extension && ext == t.extension) return t.format;
+    if (*t.extension && ext == std::string(".") + t.extension) return t.format;
   return std::nullopt;
 }
 

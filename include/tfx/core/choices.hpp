@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "tfx/core/error.hpp"
-#include "tfx/core/i18n.hpp"
 
 namespace tfx {
+
+// A table's help in the output language (tfx/core/i18n.hpp, which builds on this header).
+const char* tr(const char* msgid);
 
 enum class Spelling {
   name,    // the value's name: printed, listed in help and messages, accepted
@@ -40,8 +42,17 @@ std::vector<std::string> choice_names(std::span<const Choice<E>> table, bool wit
   return out;
 }
 
-// The values' names as prose: "a, b, c or d" (`sep` between names, `last` before the last one);
-// with_help adds each one's help in parentheses: "a (what a is), b or c".
+// Items as prose: "a, b, c or d" (`sep` between items, `last` before the last one).
+inline std::string prose_list(const std::vector<std::string>& items, std::string_view sep = ", ",
+                              std::string_view last = " or ") {
+  std::string s;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == items.size() ? std::string(last) : std::string(sep)) + items[i];
+  return s;
+}
+
+// The values' names as prose_list; with_help adds each one's help in parentheses:
+// "a (what a is), b or c".
 template <class E>
 std::string choice_list(std::span<const Choice<E>> table, bool with_help = false, std::string_view sep = ", ",
                         std::string_view last = " or ") {
@@ -49,10 +60,7 @@ std::string choice_list(std::span<const Choice<E>> table, bool with_help = false
   for (const auto& c : table)
     if (c.spelling == Spelling::name)
       items.push_back(with_help && *c.help ? fmt::format("{} ({})", c.name, tr(c.help)) : std::string(c.name));
-  std::string s;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    s += (i == 0 ? "" : i + 1 == items.size() ? std::string(last) : std::string(sep)) + items[i];
-  return s;
+  return prose_list(items, sep, last);
 }
 
 // The name of a value (its first Spelling::name entry; "?" when the table lacks it).
