@@ -111,7 +111,8 @@ static std::string take_language_flag(int& argc, char** argv) {
     if (!done && (a == "--lang" || a.rfind("--lang=", 0) == 0)) {
       std::string_view value;
       if (a == "--lang") {
-        if (i + 1 >= argc) return "--lang: expected en (English) or ko (Korean) after it";
+        if (i + 1 >= argc)
+          return fmt::format("--lang: expected {} after it", tfx::choice_list<tfx::Language>(tfx::kLanguageChoices, true));
         value = argv[++i];
       } else {
         value = a.substr(7);
@@ -150,12 +151,13 @@ int tfx::cli::run(int argc, char** argv) {
   app.formatter(tfx::cli::help_formatter(tfx::cli::terminal_size(stdout).columns));
   app.set_version_flag("--version", std::string("tfx ") + TFX_VERSION);
   app.require_subcommand(1);
-  // taken out of argv above (so it may follow the command); declared here for --help, the man
-  // page and the completions
+  // --lang is taken out of argv above (so it may follow the command); declared here and on every
+  // command below for --help, the man page and the completions
   static std::string lang_for_help;
-  app.add_option("--lang", lang_for_help,
-                 tfx::tr("Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES); may follow the command"))
-      ->check(CLI::IsMember({"en", "ko"}));
+  const auto add_lang_option = [](CLI::App* cmd, const char* help) {
+    cmd->add_option("--lang", lang_for_help, help)->check(tfx::cli::one_of<tfx::Language>(tfx::kLanguageChoices));
+  };
+  add_lang_option(&app, tfx::tr("Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES); may follow the command"));
   app.footer(std::string("\n") + tr("Run 'tfx COMMAND --help' for a command's flags and examples."));
 
   // The order here is the order of `tfx --help`.
@@ -188,11 +190,9 @@ int tfx::cli::run(int argc, char** argv) {
     for (CLI::App* sub : cmd->get_subcommands({}))
       if (!sub->get_group().empty()) sub->group(tr("Subcommands"));
 
-  // --lang in every command's --help too (it is taken out of argv before parsing, wherever it stands)
   std::function<void(CLI::App*)> add_lang = [&](CLI::App* cmd) {
     for (CLI::App* sub : cmd->get_subcommands({})) {
-      sub->add_option("--lang", lang_for_help, tfx::tr("Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES)"))
-          ->check(CLI::IsMember({"en", "ko"}));
+      add_lang_option(sub, tfx::tr("Language of figures, tables and notes: en or ko (default: LANG / LC_MESSAGES)"));
       add_lang(sub);
     }
   };

@@ -62,13 +62,13 @@ void report_untranslated(const char* msgid) {
 
 Language language() { return g_language; }
 
-const char* language_code(Language lang) { return lang == Language::ko ? "ko" : "en"; }
+const char* language_code(Language lang) { return choice_name<Language>(kLanguageChoices, lang); }
 
 Language parse_language(std::string_view name, std::string_view what) {
   const std::string n = lower(name);
-  if (n == "en" || n == "english") return Language::en;
-  if (n == "ko" || n == "korean") return Language::ko;
-  throw usage_error(fmt::format("{}: expected en (English) or ko (Korean), got '{}'", what, name));
+  for (const auto& c : kLanguageChoices)
+    if (n == c.name) return c.value;
+  throw usage_error(fmt::format("{}: expected {}, got '{}'", what, choice_list<Language>(kLanguageChoices, true), name));
 }
 
 Language language_from_environment() {

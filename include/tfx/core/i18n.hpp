@@ -14,18 +14,26 @@
 #include <string>
 #include <string_view>
 
+#include "tfx/core/choices.hpp"
+
 #define N_(s) s
 
 namespace tfx {
 
 enum class Language { en, ko };
+inline constexpr Choice<Language> kLanguageChoices[] = {
+    {Language::en, "en", N_("English")},
+    {Language::ko, "ko", N_("Korean")},
+    {Language::en, "english", "", Spelling::hidden},
+    {Language::ko, "korean", "", Spelling::hidden},
+};
 
 // The language output uses; English until set_language() runs.
 Language language();
 // "en" or "ko".
 const char* language_code(Language lang);
-// "en"/"english", "ko"/"korean" (any case) -> Language; anything else throws a usage error
-// naming `what` (the flag or variable) and the languages there are.
+// A name of kLanguageChoices, in any case ("KO", "Korean") -> Language; anything else throws a
+// usage error naming `what` (the flag or variable) and the languages there are.
 Language parse_language(std::string_view name, std::string_view what);
 // The language the environment asks for, as gettext reads it: the locale of messages (LC_ALL,
 // then LC_MESSAGES, then LANG; "C", "POSIX" or unset = English) and, when that locale is set,
