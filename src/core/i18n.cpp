@@ -111,6 +111,10 @@ std::string set_language(Language lang) {
     return "neither the C.UTF-8 nor the ko_KR.UTF-8 locale is available; output stays English";
   ::bindtextdomain(kDomain, dir.c_str());
   ::bind_textdomain_codeset(kDomain, "UTF-8");
+  // LANGUAGE reaches every domain, glibc's own too: its strerror() texts inside tfx's error lines
+  // would turn Korean, and — the C locale's character set being ASCII — print as "?? ????".
+  // Error messages stay English, so libc's catalog is pointed where there is none.
+  ::bindtextdomain("libc", "/nonexistent");
   g_language = lang;
   return {};
 }

@@ -86,6 +86,12 @@ TEST_CASE("i18n: a Korean LANG switches the output, --lang en switches it back; 
   const Run err = run_tfx("pe --dim 0 --lang ko");
   CHECK(err.code == 2);
   CHECK(has(err.err, "--dim"));
+  // the system's reason inside an error line too (glibc's strerror would follow LANGUAGE and,
+  // in the C locale's ASCII, print "?? ????")
+  const Run unwritable = run_tfx("pe --len 2 --dim 2 --lang ko -o /nonexistent-tfx-dir/pe.csv");
+  CHECK(unwritable.code == 1);
+  CHECK(has(unwritable.err, "No such file or directory"));
+  CHECK_FALSE(has(unwritable.err, "??"));
 }
 
 TEST_CASE("i18n: under --lang ko figures and table headers speak the notes' terms, while JSON keys, CSV headers and numbers stay as in English") {
