@@ -99,6 +99,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
     b.data = static_cast<const char*>(m);
     b.size = b.map_size;
     madvise(m, b.map_size, MADV_SEQUENTIAL);
+    b.fd = fd;
   } else {  // a pipe or device: read it all
     char buf[1 << 16];
     for (;;) {
@@ -112,8 +113,8 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
     }
     b.data = b.owned.data();
     b.size = b.owned.size();
+    close(fd);
   }
-  close(fd);
   if (b.size == 0) fail(fmt::format("{}: empty file; expected GloVe, word2vec or fastText vectors", path));
   if (b.size >= 2 && static_cast<unsigned char>(b.data[0]) == 0x1f && static_cast<unsigned char>(b.data[1]) == 0x8b) {
     std::string out;

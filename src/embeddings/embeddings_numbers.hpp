@@ -3,12 +3,14 @@
 // are bit-identical to gensim's float32(float(token)); everything else through strtod.
 // Inline: called 40 million times for a 400,000 × 100 GloVe file.
 #pragma once
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace tfx::numbers {
 
@@ -53,7 +55,7 @@ inline void eat_digits(const char*& q, const char* end, const char* hard_end, st
 // Scans a plain decimal token at q ("-0.24587", "3", "1.5e-3") into sign, mantissa m and
 // exponent e (value = ±m·10^e) when it fits Clinger's fast path (≤ 19 digits, m ≤ 2^53,
 // |e| ≤ 22); returns false (q unchanged) otherwise. The division is done later, a row at a
-// time (see convert_row), so it is off the parser's critical path.
+// time (ScannedRow::convert), so it is off the parser's critical path.
 inline bool scan_decimal(const char*& q0, const char* end, const char* hard_end, std::uint64_t& m, int& e, bool& neg) {
   const char* q = q0;
   neg = q < end && *q == '-';
@@ -149,17 +151,29 @@ inline Num parse_number(const char*& p, const char* end, const char* hard_end, f
   return Num::ok;
 }
 
-// row[j] = ±m_j·10^e_j: one correctly rounded double operation on exact operands (m_j < 2^53,
-// 10^|e_j| ≤ 10^22), then float32 — the same two roundings as float32(float(token)). Written
-// without branches so the compiler vectorises it (the divisions are the expensive part).
-inline void convert_row(const double* m, const int* e, const unsigned char* neg, std::size_t D, float* row) {
-  for (std::size_t j = 0; j < D; ++j) {
-    const int a = e[j] < 0 ? -e[j] : e[j];
-    const double p = kPow10[a];
-    const double v = e[j] < 0 ? m[j] / p : m[j] * p;
-    const float f = static_cast<float>(v);
-    row[j] = neg[j] ? -f : f;
+// The numbers of one row as the scan leaves them, number j = m[j] · mul[j] / div[j]: m signed,
+// |m| < 2^53, and at most one of mul and div a power of ten other than 1 (10^k ≤ 10^22 is exact in
+// double). One array per field, so the conversion vectorises.
+struct ScannedRow {
+  std::vector<double> m, mul, div;
+  explicit ScannedRow(std::size_t D) : m(D), mul(D), div(D) {}
+  // Number j is ±m·10^e: the sign goes into m's sign bit (no branch: signs are random in
+  // embedding files), 10^e into mul or div.
+  void set(std::size_t j, std::uint64_t mant, int e, bool neg) {
+    m[j] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(static_cast<double>(mant)) | (std::uint64_t{neg} << 63));
+    mul[j] = kPow10[e > 0 ? e : 0];
+    div[j] = kPow10[e < 0 ? -e : 0];
   }
-}
+  // row[j] = m·mul/div: one correctly rounded double operation on exact operands (the other one
+  // multiplies or divides by 1), then float32 — the same two roundings as float32(float(token));
+  // rounding to nearest is symmetric, so the sign carried in m changes nothing. No branches and
+  // no table lookups, so the compiler vectorises it (the divisions are the expensive part).
+  void convert(std::size_t D, float* row) const {
+    const double* mp = m.data();
+    const double* up = mul.data();
+    const double* dp = div.data();
+    for (std::size_t j = 0; j < D; ++j) row[j] = static_cast<float>(mp[j] * up[j] / dp[j]);
+  }
+};
 
 }  // namespace tfx::numbers

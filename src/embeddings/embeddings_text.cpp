@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 
 #include "embeddings_numbers.hpp"
@@ -50,13 +51,59 @@ struct PageRelease {
   }
 };
 
-// Number of non-blank lines in [begin, end) of `base`: the rows a text range holds (or fewer,
-// when a line is bad — then parsing stops there with an error anyway).
-std::size_t count_rows(const char* base, std::size_t begin, std::size_t end, bool release) {
-  PageRelease drop(base + begin, release);
+// The bytes [begin, end) of a file, a window of whole lines at a time. A mapped file is read with
+// pread into a 4 MiB buffer: on this kind of machine that runs 3–7 times faster than walking the
+// mapping (no page faults, no TLB misses on 4 KiB pages, no pages to drop again), and the input
+// then takes no memory of the process. Bytes already in memory (a pipe, a gunzipped file) are one
+// window, and so is the rest of a file whose line does not fit in 64 MiB (read from the mapping).
+// f(w, w_end, w_off, hard_end, mapped) sees the whole lines [w, w_end), at file offset w_off;
+// wide loads may read up to hard_end; `mapped` says the window is the mapping itself (so its
+// pages can be dropped as they are done). Stops when f returns false. A short read (the file
+// was cut meanwhile) is an error naming `path`.
+template <class F>
+void for_each_window(const std::string& path, const Bytes& b, std::size_t begin, std::size_t end, F&& f) {
+  constexpr std::size_t kPad = 16;  // spaces after the bytes read, for the wide loads
+  if (b.fd < 0) {
+    f(b.data + begin, b.data + end, std::uint64_t{begin}, b.data + b.size, b.mapped());
+    return;
+  }
+  std::size_t cap = std::size_t{4} << 20;
+  std::vector<char> buf;
+  std::size_t pos = begin;
+  while (pos < end) {
+    const std::size_t want = std::min(cap, end - pos);
+    if (buf.size() < want + kPad) buf.resize(want + kPad);
+    for (std::size_t got = 0; got < want;) {
+      const ssize_t r = pread(b.fd, buf.data() + got, want - got, static_cast<off_t>(pos + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0)
+        fail(fmt::format("{}: the file changed while reading (truncated by another program?); nothing was written", path));
+      got += static_cast<std::size_t>(r);
+    }
+    std::memset(buf.data() + want, ' ', kPad);
+    std::size_t len = want;
+    if (pos + want < end) {
+      const void* nl = memrchr(buf.data(), '\n', want);
+      if (!nl) {  // a line longer than the window
+        if (cap >= (std::size_t{64} << 20)) {
+          f(b.data + pos, b.data + end, std::uint64_t{pos}, b.data + b.size, true);
+          return;
+        }
+        cap *= 2;
+        continue;
+      }
+      len = static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+    }
+    if (!f(buf.data(), buf.data() + len, std::uint64_t{pos}, buf.data() + want + kPad, false)) return;
+    pos += len;
+  }
+}
+
+// Number of non-blank lines in [p, stop): the rows a text range holds (or fewer, when a line is
+// bad — then parsing stops there with an error anyway).
+std::size_t count_rows(const char* p, const char* const stop, bool release) {
+  PageRelease drop(p, release);
   std::size_t rows = 0;
-  const char* p = base + begin;
-  const char* const stop = base + end;
   while (p < stop) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
     const char* le = nl ? nl : stop;
@@ -69,26 +116,22 @@ std::size_t count_rows(const char* base, std::size_t begin, std::size_t end, boo
   return rows;
 }
 
-// Parses lines in [begin, end) of `base` (each a word then D numbers) into `part`, the vectors
-// into out[0, rows·D) (rows = count_rows of the range). Stops at the first bad line, recording
-// its offset and what is wrong. `parsed` counts the bytes done by all threads; `report` (when
-// set) gets (parsed, total) every MB.
-void parse_text_range(const char* base, std::size_t size, std::size_t begin, std::size_t end, std::size_t D,
-                      bool release, float* out, std::size_t rows, std::atomic<std::size_t>& parsed,
+// Parses the lines [w, stop) — file offset w_off — (each a word then D numbers) into `part`, the
+// vectors into out[0, rows·D) after the part's rows so far (rows = count_rows of the whole range).
+// Stops at the first bad line, recording its file offset and what is wrong. `parsed` counts the
+// bytes done by all threads; `report` (when set) gets (parsed, total) every MB.
+void parse_text_range(const char* const w, const char* const stop, std::uint64_t w_off, const char* const hard_end,
+                      std::size_t D, bool release, float* out, std::size_t rows, std::atomic<std::size_t>& parsed,
                       const Progress* report, std::size_t total, Part& part) {
-  const char* const hard_end = base + size;  // wide loads may read up to here
-  const char* p = base + begin;
-  const char* const stop = base + end;
+  const char* p = w;
   PageRelease drop(p, release);
   const char* reported = p;
   std::vector<Token> toks;
   Block* blk = &part.words;
-  std::vector<double> mant(D);
-  std::vector<int> expo(D);
-  std::vector<unsigned char> sign(D);
+  ScannedRow nums(D);
   std::vector<std::pair<std::size_t, float>> slow;  // fields converted by strtod in this row
   auto error = [&](const char* line, std::string msg) {
-    part.error_at = static_cast<std::uint64_t>(line - base);
+    part.error_at = w_off + static_cast<std::uint64_t>(line - w);
     part.error = std::move(msg);
   };
   while (p < stop) {
@@ -117,24 +160,22 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
       while (q < le && is_sep(*q)) ++q;
       bool neg;
       std::uint64_t m;
+      int e;
       float v;
       if (q == le) {
         fast = false;
-      } else if (scan_decimal(q, le, hard_end, m, expo[j], neg)) {
-        mant[j] = static_cast<double>(m);
-        sign[j] = neg;
+      } else if (scan_decimal(q, le, hard_end, m, e, neg)) {
+        nums.set(j, m, e, neg);
       } else if (parse_number(q, le, hard_end, v) == Num::ok) {
         slow.push_back({j, v});  // converted already (strtod)
-        mant[j] = 0;
-        expo[j] = 0;
-        sign[j] = 0;
+        nums.set(j, 0, 0, false);
       } else {
         fast = false;
       }
     }
     if (fast && q != le) fast = false;  // more fields: a word with spaces, or a ragged row
     if (fast) {
-      convert_row(mant.data(), expo.data(), sign.data(), D, row);
+      nums.convert(D, row);
       for (const auto& [j, v] : slow) row[j] = v;
     }
     slow.clear();
@@ -188,7 +229,7 @@ void parse_text_range(const char* base, std::size_t size, std::size_t begin, std
       return;
     }
     blk->words.push({line, static_cast<std::size_t>(word_end - line)});
-    blk->line_offsets.push_back(static_cast<std::uint64_t>(line - base));
+    blk->line_offsets.push_back(w_off + static_cast<std::uint64_t>(line - w));
     ++blk->rows;
     ++part.rows;
     // 3. drop parsed pages of a mapped file from memory; count the bytes done every 1 MB
@@ -238,7 +279,7 @@ bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, st
   Part part;
   std::vector<float> row(D);
   std::atomic<std::size_t> parsed{0};
-  parse_text_range(base, size, off, static_cast<std::size_t>(nl - base), D, false, row.data(), 1, parsed, nullptr, 0, part);
+  parse_text_range(base + off, nl, off, base + size, D, false, row.data(), 1, parsed, nullptr, 0, part);
   if (part.error.empty() && part.rows == 1) return true;
   // Not D numbers — but text all the same (so the error names the ragged row) when the line has
   // no control bytes and ends in a number: float32 bytes almost never manage both.
@@ -304,7 +345,12 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   // 3. rows per range, so every range parses straight into its rows of one matrix (no second
   //    copy of the vectors, no growing buffers)
   std::vector<std::size_t> first(T + 1, 0);
-  parallel_for_threads(T, [&](unsigned t, unsigned) { first[t + 1] = count_rows(b.data, cut[t], cut[t + 1], b.mapped()); });
+  parallel_for_threads(T, [&](unsigned t, unsigned) {
+    for_each_window(path, b, cut[t], cut[t + 1], [&](const char* w, const char* w_end, std::uint64_t, const char*, bool mapped) {
+      first[t + 1] += count_rows(w, w_end, mapped);
+      return true;
+    });
+  });
   for (unsigned t = 0; t < T; ++t) first[t + 1] += first[t];
   Buffer<float> matrix;
   if (!(target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D))) matrix.allocate(first[T] * D);
@@ -313,8 +359,11 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   const std::size_t total_bytes = end - start;
   parallel_for_threads(T, [&](unsigned t, unsigned) {
     // the caller's thread (t = 0) reports the bytes of all threads
-    parse_text_range(b.data, b.size, cut[t], cut[t + 1], D, b.mapped(), matrix.data() + first[t] * D,
-                     first[t + 1] - first[t], parsed, t == 0 && progress ? &progress : nullptr, total_bytes, parts[t]);
+    for_each_window(path, b, cut[t], cut[t + 1], [&](const char* w, const char* w_end, std::uint64_t w_off, const char* hard_end, bool mapped) {
+      parse_text_range(w, w_end, w_off, hard_end, D, mapped, matrix.data() + first[t] * D, first[t + 1] - first[t], parsed,
+                       t == 0 && progress ? &progress : nullptr, total_bytes, parts[t]);
+      return parts[t].error.empty();
+    });
   });
   if (progress) progress(total_bytes, total_bytes);
   // 4. the first error in file order wins

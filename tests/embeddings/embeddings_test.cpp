@@ -8,6 +8,7 @@
 #include <sstream>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "helpers.hpp"
@@ -272,6 +273,72 @@ TEST_CASE("numbers parse exactly like float32(strtod(token)) — gensim's float3
   for (std::size_t j = 0; j < toks.size(); ++j) {
     const float want = static_cast<float>(std::strtod(toks[j].c_str(), nullptr));
     CHECK_MESSAGE(std::memcmp(&e.row(0)[j], &want, 4) == 0, toks[j]);
+  }
+}
+
+TEST_CASE("a big text file is read in windows: rows cut at window ends, rows longer than a window") {
+  // The loader reads a mapped file with pread, 4 MiB at a time cut after the last whole line
+  // (doubled when one line is longer). Every value is checked against float32(strtod(token)),
+  // every word against the file, so a row lost, doubled or split at a window end fails.
+  TempDir dir;
+  std::mt19937 rng(7);
+  auto token = [&](bool long_digits) {
+    std::string t = rng() % 2 ? "-0." : "0.";
+    const int digits = long_digits ? 40 : 5;  // 40 digits: past the fast path, through strtod
+    for (int k = 0; k < digits; ++k) t += static_cast<char>('0' + rng() % 10);
+    return t;
+  };
+  SUBCASE("200,000 short rows: five windows, split between two threads") {
+    const std::size_t n = 200000, d = 10;
+    std::string text;
+    std::vector<std::string> toks;
+    for (std::size_t i = 0; i < n; ++i) {
+      text += "w" + std::to_string(i);
+      for (std::size_t j = 0; j < d; ++j) {
+        toks.push_back(token(false));
+        text += ' ' + toks.back();
+      }
+      text += '\n';
+    }
+    REQUIRE(text.size() > (std::size_t{16} << 20));
+    auto e = load_text(dir, "many.txt", text);
+    REQUIRE(e.size() == n);
+    REQUIRE(e.dim() == d);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      wrong += e.word(i) != "w" + std::to_string(i);
+      for (std::size_t j = 0; j < d; ++j) {
+        const float want = static_cast<float>(std::strtod(toks[i * d + j].c_str(), nullptr));
+        wrong += std::memcmp(&e.row(i)[j], &want, 4) != 0;
+      }
+    }
+    CHECK(wrong == 0);
+  }
+  SUBCASE("three rows of 4.3 MB each: the window grows to hold a row") {
+    const std::size_t n = 3, d = 100000;
+    std::string text;
+    std::vector<std::string> toks;
+    for (std::size_t i = 0; i < n; ++i) {
+      text += "long" + std::to_string(i);
+      for (std::size_t j = 0; j < d; ++j) {
+        toks.push_back(token(true));
+        text += ' ' + toks.back();
+      }
+      text += '\n';
+    }
+    REQUIRE(text.size() / n > (std::size_t{4} << 20));
+    auto e = load_text(dir, "wide.txt", text);
+    REQUIRE(e.size() == n);
+    REQUIRE(e.dim() == d);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      wrong += e.word(i) != "long" + std::to_string(i);
+      for (std::size_t j = 0; j < d; ++j) {
+        const float want = static_cast<float>(std::strtod(toks[i * d + j].c_str(), nullptr));
+        wrong += std::memcmp(&e.row(i)[j], &want, 4) != 0;
+      }
+    }
+    CHECK(wrong == 0);
   }
 }
 
