@@ -89,9 +89,8 @@ void run_encoder(const EncoderOptions& o) {
 }  // namespace
 
 void register_encoder(CLI::App& app) {
-  auto o = std::make_shared<EncoderOptions>();
-  CLI::App* cmd = app.add_subcommand("encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"),
+                              run_encoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "encoder");
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})
@@ -101,7 +100,6 @@ void register_encoder(CLI::App& app) {
                      tr("tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png"),
                      tr("tfx encoder --x x.npy --weights encoder_layer.safetensors --heads 2   # PyTorch's state_dict"),
                      tr("tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors")});
-  cmd->callback([o] { run_encoder(*o); });
 }
 
 }  // namespace tfx::cli

@@ -235,8 +235,8 @@ void run_pe_sim(const PeSimOptions& o) {
 }  // namespace
 
 void register_pe_sim(CLI::App* pe) {
-  auto o = std::make_shared<PeSimOptions>();
-  CLI::App* cmd = pe->add_subcommand("sim", tr("PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset"));
+  auto [cmd, o] = add_command(*pe, "sim", tr("PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset"),
+                              run_pe_sim);
   o->len_opt = cmd->add_option("--len", o->len, tr("Number of positions L (the matrix is L×L; with --model: default all of the table)"))
                    ->capture_default_str()
                    ->check(whole_number(1, std::int64_t{1} << 40));
@@ -258,7 +258,6 @@ void register_pe_sim(CLI::App* pe) {
                      tr("tfx pe sim --len 50 --dim 128 --metric euclidean --png   # equal offsets, equal distances"),
                      tr("tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy"),
                      tr("tfx pe sim --model gpt2/ --png                # GPT-2's learned positions beside the sinusoid")});
-  cmd->callback([o] { run_pe_sim(*o); });
 }
 
 }  // namespace tfx::cli

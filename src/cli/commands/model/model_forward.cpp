@@ -486,16 +486,14 @@ void run_fill(const PredictOptions& o) {
 
 void register_model_forward(CLI::App& model) {
   {
-    auto o = std::make_shared<InfoOptions>();
-    CLI::App* cmd = model.add_subcommand("info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"));
+    auto [cmd, o] = add_command(model, "info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"), run_info);
     add_model_input(cmd, o->in, false);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model info gpt2/"), tr("tfx model info Llama-3.2-1B/ --format json")});
-    cmd->callback([o] { run_info(*o); });
   }
   {
-    auto o = std::make_shared<AttentionOptions2>();
-    CLI::App* cmd = model.add_subcommand("attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"));
+    auto [cmd, o] = add_command(model, "attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"),
+                                run_attention);
     add_model_input(cmd, o->in);
     cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
@@ -506,41 +504,32 @@ void register_model_forward(CLI::App& model) {
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
                        tr("tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline")});
-    cmd->callback([o] { run_attention(*o); });
   }
   {
-    auto o = std::make_shared<TensorOptions>();
-    CLI::App* cmd = model.add_subcommand("hidden", tr("Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms"));
+    auto [cmd, o] = add_command(model, "hidden", tr("Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms"), run_hidden);
     add_model_input(cmd, o->in);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy")});
-    cmd->callback([o] { run_hidden(*o); });
   }
   {
-    auto o = std::make_shared<TensorOptions>();
-    CLI::App* cmd = model.add_subcommand("logits", tr("Logits (T, vocabulary) of the LM or MLM head"));
+    auto [cmd, o] = add_command(model, "logits", tr("Logits (T, vocabulary) of the LM or MLM head"), run_logits);
     add_model_input(cmd, o->in);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy")});
-    cmd->callback([o] { run_logits(*o); });
   }
   {
-    auto o = std::make_shared<PredictOptions>();
-    CLI::App* cmd = model.add_subcommand("next", tr("The next token's top-k with probabilities (GPT-2, Llama family)"));
+    auto [cmd, o] = add_command(model, "next", tr("The next token's top-k with probabilities (GPT-2, Llama family)"), run_next);
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, tr("How many tokens"))->capture_default_str()->check(whole_number(1, 1000));
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model next gpt2/ \"The capital of France is\" -k 5")});
-    cmd->callback([o] { run_next(*o); });
   }
   {
-    auto o = std::make_shared<PredictOptions>();
-    CLI::App* cmd = model.add_subcommand("fill", tr("Masked-LM top-k for each [MASK] (BERT with its MLM head)"));
+    auto [cmd, o] = add_command(model, "fill", tr("Masked-LM top-k for each [MASK] (BERT with its MLM head)"), run_fill);
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, tr("How many tokens per mask"))->capture_default_str()->check(whole_number(1, 1000));
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model fill bert-base-uncased/ \"the [MASK] sat on the mat.\" -k 10")});
-    cmd->callback([o] { run_fill(*o); });
   }
 }
 
