@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/commands/model/model.hpp"
 #include "cli/common.hpp"
@@ -42,21 +43,29 @@ void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true) {
   cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
 }
 
+// A flag's whole number from 0 in decimal digits ("12"); nullopt for "", "-1", "1.5", "x" or a
+// number past unsigned long long.
+std::optional<unsigned long long> model_whole_number(const std::string& s) {
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (s.empty() || pos != s.size() || s[0] == '-') return std::nullopt;
+  return v;
+}
+
 LoadedInput load_input(const ModelInput& in) {
   if (in.text.empty() == in.ids.empty())
     throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both");
   LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}};
   if (!in.ids.empty()) {
     for (const std::string& item : split_items(in.ids)) {
-      std::size_t pos = 0;
-      unsigned long long v = 0;
-      try {
-        v = std::stoull(item, &pos);
-      } catch (const std::exception&) {
-        pos = 0;
-      }
-      if (pos != item.size() || item.empty() || item[0] == '-') throw usage_error(fmt::format("--ids: '{}' is not a token id", item));
-      l.ids.push_back(static_cast<std::size_t>(v));
+      const std::optional<unsigned long long> v = model_whole_number(item);
+      if (!v) throw usage_error(fmt::format("--ids: '{}' is not a token id", item));
+      l.ids.push_back(static_cast<std::size_t>(*v));
     }
     std::error_code ec;
     try {
@@ -196,16 +205,10 @@ struct AttentionOptions2 {
 
 std::optional<std::size_t> pick(const std::string& v, std::size_t n, const char* flag, const char* what) {
   if (v == "all") return std::nullopt;
-  std::size_t pos = 0;
-  unsigned long long k = 0;
-  try {
-    k = std::stoull(v, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  if (v.empty() || pos != v.size() || v[0] == '-') throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
-  if (k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
-  return static_cast<std::size_t>(k);
+  const std::optional<unsigned long long> k = model_whole_number(v);
+  if (!k) throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
+  if (*k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
+  return static_cast<std::size_t>(*k);
 }
 
 Heatmap attention_heatmap(const Tensor& w, const std::vector<std::string>& tokens, const std::string& title, bool labels) {
