@@ -15,11 +15,8 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeShiftOptions {
+struct PeShiftOptions : PeShape {
   std::int64_t k = 1;
-  std::int64_t len = 50;
-  std::int64_t dim = 128;
-  double base = 10000.0;
   bool show = false;
   OutputFlags out;
   FigureFlags fig;

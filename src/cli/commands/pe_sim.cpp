@@ -18,10 +18,7 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeSimOptions {
-  std::int64_t len = 50;
-  std::int64_t dim = 128;
-  double base = 10000.0;
+struct PeSimOptions : PeShape {
   std::string metric = "dot";
   bool profile = false;
   std::string model;  // --model DIR: a checkpoint's learned position table
