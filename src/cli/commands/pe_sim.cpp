@@ -61,6 +61,16 @@ Heatmap similarity_heatmap(const PeSimOptions& o, PeMetric metric) {
   return h;
 }
 
+// The L×L similarity as the data block "sim": rows i, columns j.
+Matrix pe_sim_matrix(Tensor sim) {
+  Matrix m;
+  m.name = N_("sim");
+  m.row_axis = N_("i");
+  m.col_axis = N_("j");
+  m.values = std::move(sim);
+  return m;
+}
+
 // A figure of an L×L similarity too large to form: block means from the closed form (even D).
 void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
@@ -127,12 +137,7 @@ void run_pe_sim_model(const PeSimOptions& o) {
   b.values = sinus;
   figure.panels = {a, b};
   figure.columns = 2;
-  Matrix mm;
-  mm.name = N_("sim");
-  mm.row_axis = N_("i");
-  mm.col_axis = N_("j");
-  mm.values = std::move(learned);
-  r.blocks.push_back(std::move(mm));
+  r.blocks.push_back(pe_sim_matrix(std::move(learned)));
   std::string dir_name = std::filesystem::path(o.model).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.model).parent_path().filename().string();
   present_all(r, o.out, o.fig, &figure, &a, fmt::format("pe_sim_{}_len{}{}.png", name_part({dir_name}), L, t.suffix));
@@ -216,14 +221,7 @@ void run_pe_sim(const PeSimOptions& o) {
     h.values = o.profile ? std::move(sim) : sim;  // a copy only when the matrix is also output
     figure.panels.insert(figure.panels.begin(), std::move(h));
   }
-  if (!o.profile) {
-    Matrix m;
-    m.name = N_("sim");
-    m.row_axis = N_("i");
-    m.col_axis = N_("j");
-    m.values = std::move(sim);
-    r.blocks.push_back(std::move(m));
-  }
+  if (!o.profile) r.blocks.push_back(pe_sim_matrix(std::move(sim)));
   const Heatmap* view = drawing ? &std::get<Heatmap>(figure.panels.front()) : nullptr;
   const std::string name = fmt::format("pe_sim_len{}_dim{}{}{}.png", L, D, t.suffix, o.profile ? "_profile" : "");
   present_all(r, o.out, o.fig, &figure, view, name);
