@@ -116,12 +116,8 @@ void run_decoder(const DecoderOptions& o) {
                       in.tokens, mem.tokens);
     x = s.ffn_block.output;
   }
-  r.blocks.insert(r.blocks.begin() + 5, std::move(steps));
-  r.blocks.push_back(layer_matrix("y", x, in.tokens));
-  r.primary = "y";
-  r.params = layer_params(f, setup);
+  add_layer_output(r, std::move(steps), 5, x, in.tokens, f, setup);
   r.params["memory_tokens"] = mem.tokens;
-  r.summary[N_("output_shape")] = {T, D};
   figure.title = trf("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
 
   if (!f.save_weights.empty())

@@ -74,11 +74,7 @@ void run_encoder(const EncoderOptions& o) {
                       in.tokens, in.tokens);
     x = s.ffn_block.output;
   }
-  r.blocks.insert(r.blocks.begin() + 4, std::move(steps));
-  r.blocks.push_back(layer_matrix("y", x, in.tokens));
-  r.primary = "y";
-  r.params = layer_params(f, setup);
-  r.summary[N_("output_shape")] = {T, D};
+  add_layer_output(r, std::move(steps), 4, x, in.tokens, f, setup);
   figure.title = trf("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
 
   // 4. outputs: --save-weights, the figure, the tables
