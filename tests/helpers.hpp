@@ -1,6 +1,7 @@
 // Test helpers: run the built tfx binary and capture its exit code, stdout and stderr (json_of:
-// its JSON output); a fresh temporary directory per test; the path of ../shared/data (tests that
-// need it skip with a message when it is absent).
+// its JSON output; check_stdout, check_stderr, check_wrote: what a run must have done); a fresh
+// temporary directory per test; matrix CSV cells against a formula; the path of ../shared/data
+// (tests that need it skip with a message when it is absent).
 #pragma once
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -124,6 +125,31 @@ inline nlohmann::json json_of(const Run& r) {
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   return nlohmann::json::parse(r.out);
+}
+
+// A run that exits with `code` and prints `part` on stdout.
+inline void check_stdout(const Run& r, int code, const std::string& part) {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.out.find(part) != std::string::npos);
+}
+// A run that succeeds and leaves `file` behind.
+inline void check_wrote(const Run& r, const std::filesystem::path& file) {
+  CAPTURE(r.err);
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::exists(file));
+}
+// A run that exits with `code` and says `part` on stderr (check_stderr_starts: stderr begins with
+// `prefix`).
+inline void check_stderr(const Run& r, int code, const std::string& part) {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.err.find(part) != std::string::npos);
+}
+inline void check_stderr_starts(const Run& r, int code, const std::string& prefix) {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.err.find(prefix) == 0);
 }
 
 // The conventions' bad-input outcome: exit `code`, stderr exactly one line that starts with

@@ -134,8 +134,7 @@ TEST_CASE("cli: tfx pe sim csv entries match the closed form; --profile json; co
   CHECK(j["summary"]["max_diagonal_spread"].get<double>() < 1e-5);
 
   Run t = run_tfx("pe sim --len 8 --dim 8 --profile");
-  CHECK(t.code == 0);
-  CHECK(t.out.find("depends only on the offset") != std::string::npos);
+  check_stdout(t, 0, "depends only on the offset");
 }
 
 TEST_CASE("cli: tfx pe sim --png draws viridis from the diagonal (max D/2) outwards") {
@@ -218,7 +217,6 @@ TEST_CASE("cli: pe sim / pe shift bad input: one error line, exit code, no file"
   Run k = run_tfx("pe shift --k 50 --len 50", dir.path);
   CHECK(k.err.find("--k 50") != std::string::npos);
   Run ro = run_tfx("pe sim --len 8 --dim 8 --png /proc/tfx-sim.png", dir.path);
-  CHECK(ro.code == 1);
-  CHECK(ro.err.find("/proc/tfx-sim.png") != std::string::npos);
+  check_stderr(ro, 1, "/proc/tfx-sim.png");
   CHECK(std::filesystem::is_empty(dir.path));
 }
