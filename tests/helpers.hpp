@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -111,6 +113,27 @@ inline CsvNumbers read_csv_numbers(const std::string& text) {
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+// The matrix CSV of `tfx ARGS --format csv -o FILE` run in `dir` (the run must succeed).
+inline CsvNumbers csv_of(const TempDir& dir, const std::string& args, const std::string& file) {
+  Run r = run_tfx(args + " --format csv -o " + file, dir.path);
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  return read_csv_numbers(read_file(dir / file));
+}
+
+// The largest |cell − want(pos, j)| of a matrix CSV whose rows are a position and `cols` numbers
+// (each row must have them).
+template <class Want>
+double csv_max_diff(const CsvNumbers& csv, std::size_t cols, Want want) {
+  double m = 0;
+  for (const auto& row : csv.rows) {
+    REQUIRE(row.size() == 1 + cols);
+    const int p = static_cast<int>(row[0]);
+    for (std::size_t j = 0; j < cols; ++j) m = std::max(m, std::abs(row[1 + j] - want(p, static_cast<int>(j))));
+  }
+  return m;
 }
 
 // Number of lines in s.

@@ -110,15 +110,8 @@ TEST_CASE("check_shift: max |PE(p+k) − R(k)·PE(p)| < 1e-5 for positive, negat
 
 TEST_CASE("cli: tfx pe sim csv entries match the closed form; --profile json; cosine") {
   TempDir dir;
-  Run r = run_tfx("pe sim --len 12 --dim 16 --format csv -o sim.csv", dir.path);
-  REQUIRE(r.code == 0);
-  const CsvNumbers csv = read_csv_numbers(read_file(dir / "sim.csv"));
-  double maxdiff = 0;
-  for (const auto& row : csv.rows) {
-    REQUIRE(row.size() == 1 + 12);
-    const int i = static_cast<int>(row[0]);
-    for (int j = 0; j < 12; ++j) maxdiff = std::max(maxdiff, std::abs(row[1 + j] - sum_cos(j - i, 16)));
-  }
+  const CsvNumbers csv = csv_of(dir, "pe sim --len 12 --dim 16", "sim.csv");
+  const double maxdiff = csv_max_diff(csv, 12, [](int i, int j) { return sum_cos(j - i, 16); });
   CHECK(csv.rows.size() == 12);
   CHECK(maxdiff < 1e-5);
 

@@ -47,19 +47,11 @@ TEST_CASE("cli: tfx pe --dim 4 --pos 1 --i 2 prints the worked example") {
 
 TEST_CASE("cli: tfx pe csv and json match the formula to 1e-6") {
   TempDir dir;
-  Run r = run_tfx("pe --len 7 --dim 6 --format csv -o pe.csv", dir.path);
-  REQUIRE(r.code == 0);
-  const CsvNumbers csv = read_csv_numbers(read_file(dir / "pe.csv"));
+  const CsvNumbers csv = csv_of(dir, "pe --len 7 --dim 6", "pe.csv");
   CHECK(csv.header == "pos,0,1,2,3,4,5");
-  double maxdiff = 0;
-  for (const auto& row : csv.rows) {
-    REQUIRE(row.size() == 1 + 6);
-    const int p = static_cast<int>(row[0]);
-    for (int j = 0; j < 6; ++j) {
-      double want = (j % 2 == 0 ? std::sin(p / std::pow(10000.0, (j - j % 2) / 6.0)) : std::cos(p / std::pow(10000.0, (j - j % 2) / 6.0)));
-      maxdiff = std::max(maxdiff, std::abs(row[1 + j] - want));
-    }
-  }
+  const double maxdiff = csv_max_diff(csv, 6, [](int p, int j) {
+    return j % 2 == 0 ? std::sin(p / std::pow(10000.0, (j - j % 2) / 6.0)) : std::cos(p / std::pow(10000.0, (j - j % 2) / 6.0));
+  });
   CHECK(csv.rows.size() == 7);
   CHECK(maxdiff < 1e-6);
 

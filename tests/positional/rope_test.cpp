@@ -372,16 +372,9 @@ TEST_CASE("validate_rope_config names the field in the library's terms and lists
 
 TEST_CASE("cli: tfx rope tables, csv equal to the formula") {
   TempDir dir;
-  Run r = run_tfx("rope --len 6 --dim 8 --what sin --format csv -o sin.csv", dir.path);
-  REQUIRE(r.code == 0);
-  const CsvNumbers csv = read_csv_numbers(read_file(dir / "sin.csv"));
+  const CsvNumbers csv = csv_of(dir, "rope --len 6 --dim 8 --what sin", "sin.csv");
   CHECK(csv.header == "pos,0,1,2,3");
-  double m = 0;
-  for (const auto& row : csv.rows) {
-    REQUIRE(row.size() == 1 + 4);
-    const int p = static_cast<int>(row[0]);
-    for (int j = 0; j < 4; ++j) m = std::max(m, std::abs(row[1 + j] - std::sin(p / std::pow(10000.0, 2.0 * j / 8))));
-  }
+  const double m = csv_max_diff(csv, 4, [](int p, int j) { return std::sin(p / std::pow(10000.0, 2.0 * j / 8)); });
   CHECK(csv.rows.size() == 6);
   CHECK(m < 1e-6);
   Run t = run_tfx("rope --len 4 --dim 4 --what theta");
