@@ -5,12 +5,10 @@
 # hyperfine run; prints the median ratio tfx / numpy and the largest difference between the two Z.
 # Usage: bench/attention.sh [build/tfx] [T] [D]     (default: 2048 tokens, D = 256)
 set -euo pipefail
-TFX=$(realpath "${1:-build/tfx}")
 T=${2:-2048}
 D=${3:-256}
 source "$(dirname "$0")/compare.sh"
-require_peers attention.sh
-enter_temp_dir
+peer_setup attention.sh "${1:-}"
 $PY -c "
 import numpy as np
 np.save('x.npy', np.random.default_rng(42).uniform(-1, 1, ($T, $D)).astype(np.float32))"

@@ -1,6 +1,7 @@
-# Sourced by the peer benchmarks (attention.sh, pe_sim.sh): checks that hyperfine and numpy are
-# there, works in a temporary directory, times tfx and numpy in one hyperfine run, and prints the
-# median ratio tfx / numpy and the largest difference between the two .npy outputs.
+# Sourced by the peer benchmarks (attention.sh, pe_sim.sh): finds the tfx binary, checks that
+# hyperfine and numpy are there, works in a temporary directory, times tfx and numpy in one
+# hyperfine run, and prints the median ratio tfx / numpy and the largest difference between the
+# two .npy outputs.
 PY=/usr/bin/python3  # the interpreter with numpy (not a pyenv shim)
 
 # require_peers NAME: exits with a hint when hyperfine or numpy is missing.
@@ -14,6 +15,14 @@ enter_temp_dir() {
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   cd "$work"
+}
+
+# peer_setup NAME [TFX]: $TFX = TFX's absolute path (default build/tfx), the peers checked
+# (require_peers NAME), then a new temporary directory entered (enter_temp_dir).
+peer_setup() {
+  TFX=$(realpath "${2:-build/tfx}")
+  require_peers "$1"
+  enter_temp_dir
 }
 
 # compare_with_numpy LABEL TFX_CMD TFX_NPY NUMPY_CMD NUMPY_NPY [TARGET]: runs both commands in the

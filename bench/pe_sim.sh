@@ -3,12 +3,10 @@
 # P @ P.T with its BLAS, np.save) measured in the same run with hyperfine; prints the ratio
 # tfx / numpy (target ≤ 2). Usage: bench/pe_sim.sh [build/tfx] [L] [D]
 set -euo pipefail
-TFX=$(realpath "${1:-build/tfx}")
 L=${2:-4096}
 D=${3:-512}
 source "$(dirname "$0")/compare.sh"
-require_peers pe_sim.sh
-enter_temp_dir
+peer_setup pe_sim.sh "${1:-}"
 cat >np_pe_sim.py <<PY
 import sys
 import numpy as np

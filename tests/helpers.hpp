@@ -1,12 +1,15 @@
 // Test helpers: run the built tfx binary and capture its exit code, stdout and stderr (json_of:
-// its JSON output); a fresh temporary directory per test; the path of ../shared/data (tests that
-// need it skip with a message when it is absent).
+// its JSON output; check_stdout, check_stderr, check_wrote: what a run must have done); a fresh
+// temporary directory per test; matrix CSV cells against a formula; the path of ../shared/data
+// (tests that need it skip with a message when it is absent).
 #pragma once
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -112,6 +115,27 @@ inline CsvNumbers read_csv_numbers(const std::string& text) {
   return t;
 }
 
+// The matrix CSV of `tfx ARGS --format csv -o FILE` run in `dir` (the run must succeed).
+inline CsvNumbers csv_of(const TempDir& dir, const std::string& args, const std::string& file) {
+  Run r = run_tfx(args + " --format csv -o " + file, dir.path);
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  return read_csv_numbers(read_file(dir / file));
+}
+
+// The largest |cell − want(pos, j)| of a matrix CSV whose rows are a position and `cols` numbers
+// (each row must have them).
+template <class Want>
+double csv_max_diff(const CsvNumbers& csv, std::size_t cols, Want want) {
+  double m = 0;
+  for (const auto& row : csv.rows) {
+    REQUIRE(row.size() == 1 + cols);
+    const int p = static_cast<int>(row[0]);
+    for (std::size_t j = 0; j < cols; ++j) m = std::max(m, std::abs(row[1 + j] - want(p, static_cast<int>(j))));
+  }
+  return m;
+}
+
 // Number of lines in s.
 inline int count_lines(const std::string& s) {
   int n = 0;
@@ -124,6 +148,31 @@ inline nlohmann::json json_of(const Run& r) {
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   return nlohmann::json::parse(r.out);
+}
+
+// A run that exits with `code` and prints `part` on stdout.
+inline void check_stdout(const Run& r, int code, const std::string& part) {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.out.find(part) != std::string::npos);
+}
+// A run that succeeds and leaves `file` behind.
+inline void check_wrote(const Run& r, const std::filesystem::path& file) {
+  CAPTURE(r.err);
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::exists(file));
+}
+// A run that exits with `code` and says `part` on stderr (check_stderr_starts: stderr begins with
+// `prefix`).
+inline void check_stderr(const Run& r, int code, const std::string& part) {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.err.find(part) != std::string::npos);
+}
+inline void check_stderr_starts(const Run& r, int code, const std::string& prefix) {
+  CAPTURE(r.err);
+  CHECK(r.code == code);
+  CHECK(r.err.find(prefix) == 0);
 }
 
 // The conventions' bad-input outcome: exit `code`, stderr exactly one line that starts with

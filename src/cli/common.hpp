@@ -1,14 +1,17 @@
-// Shared CLI plumbing: the flags every command shares (--format, -o, --precision, --full,
-// --png, --view, --cmap, --seed), each added by one helper (common.cpp), and present(), which
-// hands a Result or a Figure to the presentation layer (present.cpp). Commands never format or
-// write output themselves. The flag value validators are in validators.hpp.
+// Shared CLI plumbing: add_command (a command's subcommand, options and callback), the flags every
+// command shares (--format, -o, --precision, --full, --png, --view, --cmap, --seed), each added by
+// one helper (common.cpp), and present(), which hands a Result or a Figure to the presentation
+// layer (present.cpp). Commands never format or write output themselves. The flag value
+// validators are in validators.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tfx/core/i18n.hpp"
@@ -17,6 +20,20 @@
 #include "validators.hpp"
 
 namespace tfx::cli {
+
+// A command: the subcommand `name` of `parent`, listed under `group` in the parent's --help (empty:
+// no group), with the options its flags fill; once CLI11 has parsed and checked them, its callback
+// calls run(options). The caller adds the flags:
+//   auto [cmd, o] = add_command(app, "softmax", tr("…"), run_softmax, tr("Attention"));
+template <class Options>
+std::pair<CLI::App*, std::shared_ptr<Options>> add_command(CLI::App& parent, const std::string& name, const std::string& help,
+                                                           void (*run)(const Options&), const std::string& group = {}) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = parent.add_subcommand(name, help);
+  if (!group.empty()) cmd->group(group);
+  cmd->callback([options, run] { run(*options); });
+  return {cmd, options};
+}
 
 // --format, -o/--output, --precision, --full (--format png/svg or -o FILE.png/.svg: the figure)
 struct OutputFlags {

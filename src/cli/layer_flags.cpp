@@ -358,6 +358,15 @@ nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup) {
           {"weights", setup.trained ? std::string("teaching translator") : f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
 }
 
+void add_layer_output(Result& r, Records steps, std::size_t notes, const Tensor& y, const std::vector<std::string>& tokens,
+                      const LayerFlags& f, const LayerSetup& setup) {
+  r.blocks.insert(r.blocks.begin() + static_cast<std::ptrdiff_t>(notes), std::move(steps));
+  r.blocks.push_back(layer_matrix("y", y, tokens));
+  r.primary = "y";
+  r.params = layer_params(f, setup);
+  r.summary[N_("output_shape")] = {y.rows(), y.cols()};
+}
+
 std::string joined_tokens(const std::vector<std::string>& tokens) {
   std::string s;
   for (std::size_t i = 0; i < tokens.size() && i < 12; ++i) s += (i ? " " : "") + tokens[i];

@@ -1,7 +1,7 @@
 // Pieces `tfx encoder` and `tfx decoder` share: their flags, the sentence/matrix → X⁽⁰⁾ step
 // (word tokens → a seeded embedding row per token + sinusoidal PE), the layer parameters (seeded,
-// or PyTorch state_dict keys from --weights), --save-weights, and the presentation of one layer's
-// steps (tables chosen by --show, attention heatmaps per head).
+// or PyTorch state_dict keys from --weights), --save-weights, the presentation of one layer's
+// steps (tables chosen by --show, attention heatmaps per head) and of the stack's output.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -144,6 +144,11 @@ std::string dims(std::size_t a, std::size_t b);
 std::string dims(std::size_t a, std::size_t b, std::size_t c);
 // The params every layer command reports: layers, d_model, heads, ffn, norm_first, tokens, weights.
 nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup);
+// A layer command's Result completed: the steps table after its first `notes` blocks (the text
+// lines above it), the stack's output y (T, d_model) as the primary block "y", layer_params, and
+// y's shape as the summary's output_shape.
+void add_layer_output(Result& r, Records steps, std::size_t notes, const Tensor& y, const std::vector<std::string>& tokens,
+                      const LayerFlags& f, const LayerSetup& setup);
 
 // "I love playing football ." for messages (first 12 tokens).
 std::string joined_tokens(const std::vector<std::string>& tokens);

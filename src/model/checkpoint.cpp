@@ -44,6 +44,37 @@ double number_field(const json& j, const char* key, const std::string& where, do
   return j[key].get<double>();
 }
 
+// The config.json keys of a LayerNorm + GELU family (HF's BertConfig, GPT2Config) and their
+// defaults; ffn_per_d_model: the FFN width's default as a multiple of d_model (0: none, required).
+// `activation` defaults to the first of the two GELUs tfx runs.
+struct GeluFamilyKeys {
+  const char *d_model, *layers, *heads, *ffn;
+  std::size_t ffn_per_d_model;
+  const char* max_positions;
+  std::size_t max_positions_default;
+  const char* eps;
+  double eps_default;
+  const char* activation;
+  const char* gelus[2];
+};
+constexpr GeluFamilyKeys kBertKeys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", 0,
+                                      "max_position_embeddings", 512, "layer_norm_eps", 1e-12, "hidden_act", {"gelu", "gelu_new"}};
+constexpr GeluFamilyKeys kGpt2Keys = {"n_embd", "n_layer", "n_head", "n_inner", 4,
+                                      "n_positions", 1024, "layer_norm_epsilon", 1e-5, "activation_function", {"gelu_new", "gelu"}};
+
+void read_gelu_family(const json& j, const GeluFamilyKeys& k, const std::string& where, ModelConfig& c) {
+  c.d_model = whole_field(j, k.d_model, where);
+  c.layers = whole_field(j, k.layers, where);
+  c.heads = whole_field(j, k.heads, where);
+  c.ffn = whole_field(j, k.ffn, where, k.ffn_per_d_model ? std::optional<std::size_t>(k.ffn_per_d_model * c.d_model) : std::nullopt);
+  c.vocab = whole_field(j, "vocab_size", where);
+  c.max_positions = whole_field(j, k.max_positions, where, k.max_positions_default);
+  c.eps = number_field(j, k.eps, where, k.eps_default);
+  c.activation = json_string(j, k.activation, k.gelus[0], where);
+  if (c.activation != k.gelus[0] && c.activation != k.gelus[1])
+    bad(where, fmt::format("{} \"{}\" is not supported for {} ({}, {})", k.activation, c.activation, c.model_type, k.gelus[0], k.gelus[1]));
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(const std::string& text, const std::string& where) {
@@ -58,27 +89,9 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
   ModelConfig c;
   c.model_type = j["model_type"].get<std::string>();
   if (c.model_type == "bert") {
-    c.d_model = whole_field(j, "hidden_size", where);
-    c.layers = whole_field(j, "num_hidden_layers", where);
-    c.heads = whole_field(j, "num_attention_heads", where);
-    c.ffn = whole_field(j, "intermediate_size", where);
-    c.vocab = whole_field(j, "vocab_size", where);
-    c.max_positions = whole_field(j, "max_position_embeddings", where, 512);
-    c.eps = number_field(j, "layer_norm_eps", where, 1e-12);
-    c.activation = json_string(j, "hidden_act", "gelu", where);
-    if (c.activation != "gelu" && c.activation != "gelu_new")
-      bad(where, fmt::format("hidden_act \"{}\" is not supported for bert (gelu, gelu_new)", c.activation));
+    read_gelu_family(j, kBertKeys, where, c);
   } else if (c.model_type == "gpt2") {
-    c.d_model = whole_field(j, "n_embd", where);
-    c.layers = whole_field(j, "n_layer", where);
-    c.heads = whole_field(j, "n_head", where);
-    c.ffn = whole_field(j, "n_inner", where, 4 * c.d_model);
-    c.vocab = whole_field(j, "vocab_size", where);
-    c.max_positions = whole_field(j, "n_positions", where, 1024);
-    c.eps = number_field(j, "layer_norm_epsilon", where, 1e-5);
-    c.activation = json_string(j, "activation_function", "gelu_new", where);
-    if (c.activation != "gelu_new" && c.activation != "gelu")
-      bad(where, fmt::format("activation_function \"{}\" is not supported for gpt2 (gelu_new, gelu)", c.activation));
+    read_gelu_family(j, kGpt2Keys, where, c);
   } else if (c.model_type == "llama" || c.model_type == "qwen2" || c.model_type == "mistral") {
     c.d_model = whole_field(j, "hidden_size", where);
     c.layers = whole_field(j, "num_hidden_layers", where);

@@ -44,8 +44,7 @@ TEST_CASE("a command that draws no figure offers no png/svg in --help and refuse
     CHECK(line.find("svg") == std::string::npos);
   }
   Run r = run_tfx("tokenize hello --format png");
-  CHECK(r.code == 2);
-  CHECK(r.err.find("draws no figure") != std::string::npos);
+  check_stderr(r, 2, "draws no figure");
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   // a command that draws keeps them
   const std::string pe = run_tfx("pe --help").out;

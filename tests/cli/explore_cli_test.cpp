@@ -34,6 +34,11 @@ struct Geo {
     emb = " --no-cache --embeddings " + shell_quote((dir / "geo.txt").string());
   }
   std::string path(const std::string& name) const { return shell_quote((dir / name).string()); }
+  // `tfx COMMAND NAME` with the geometry embedding, the file NAME written with `text` first.
+  Run run_on(const std::string& command, const std::string& name, const std::string& text) const {
+    write_file(dir / name, text);
+    return run_tfx(command + " " + path(name) + emb);
+  }
 };
 
 json run_json(const std::string& args) {
@@ -105,8 +110,7 @@ TEST_CASE("cli lookup: two id lists give shape [2, 3, D] and the rows") {
   CHECK(w["shape"] == json::array({2, 5}));
   CHECK(w["rows"] == json::array({"king", "queen"}));
   Run t = run_tfx("lookup --ids 0,2,5 --ids 1,3,7" + g.emb);
-  CHECK(t.code == 0);
-  CHECK(t.out.find("[2, 3, 5]") != std::string::npos);
+  check_stdout(t, 0, "[2, 3, 5]");
 }
 
 TEST_CASE("cli lookup: built-in embedding works with no file") {
@@ -167,8 +171,7 @@ TEST_CASE("cli direction: the lecture's plural probe on the built-in embedding")
 TEST_CASE("cli direction: bad input") {
   Geo g;
   Run r = run_tfx("direction --from apple,king --to apples" + g.emb);
-  CHECK(r.code == 2);
-  CHECK(r.err.find("same number") != std::string::npos);
+  check_stderr(r, 2, "same number");
   Run oov = run_tfx("direction --from apple --to pears" + g.emb);
   CHECK(oov.code != 0);
   CHECK(oov.err.find("--to") != std::string::npos);
@@ -222,8 +225,7 @@ TEST_CASE("cli eval-analogies: accuracy per section, total, OOV and errors on kn
   CHECK(err[0]["predicted"] == "queen");
   // table output: the total line; no progress bar when stderr is not a terminal
   Run t = run_tfx("eval-analogies " + g.path("q.txt") + g.emb);
-  CHECK(t.code == 0);
-  CHECK(t.out.find("Total accuracy: 75.0% (3/4)") != std::string::npos);
+  check_stdout(t, 0, "Total accuracy: 75.0% (3/4)");
   CHECK(count_lines(t.err) == 1);  // only the skipped question's report (tests/batch_test.cpp)
   CHECK(t.err.rfind("tfx: skipped ", 0) == 0);
   // 3CosMul gives the same answers here; --restrict-vocab 4 leaves only man, woman, king, queen
@@ -254,45 +256,33 @@ TEST_CASE("cli eval-analogies: blank lines, Windows line ends and case are accep
   write_file(g.dir / "upper.txt", ": s\nMAN Woman KING queen\n");
   CHECK(run_json("eval-analogies " + g.path("upper.txt") + g.emb)["summary"]["correct"] == 1);
   Run cs = run_tfx("eval-analogies " + g.path("upper.txt") + " --case-sensitive --format json" + g.emb);
-  CHECK(cs.code == 1);  // its only question is out of vocabulary: none could be answered
-  CHECK(cs.err.find("none of the 1 questions could be answered (line 2: 'MAN' is not among the first") != std::string::npos);
+  check_stderr(cs, 1, "none of the 1 questions could be answered (line 2: 'MAN' is not among the first");  // its only question is out of vocabulary: none could be answered
 }
 
 TEST_CASE("cli eval-analogies: bad files and flags") {
   Geo g;
-  write_file(g.dir / "three.txt", ": s\nman woman king\n");
-  Run three = run_tfx("eval-analogies " + g.path("three.txt") + g.emb);
-  CHECK(three.code == 1);
-  CHECK(three.err.find("three.txt:2: expected a question of 4 words") != std::string::npos);
+  Run three = g.run_on("eval-analogies", "three.txt", ": s\nman woman king\n");
+  check_stderr(three, 1, "three.txt:2: expected a question of 4 words");
   CHECK(three.out.empty());
   Run skip = run_tfx("eval-analogies " + g.path("three.txt") + " --skip-invalid" + g.emb);
   CHECK(skip.code == 1);  // nothing left to evaluate
-  write_file(g.dir / "nosec.txt", "man woman king queen\n");
-  Run nosec = run_tfx("eval-analogies " + g.path("nosec.txt") + g.emb);
-  CHECK(nosec.code == 1);
-  CHECK(nosec.err.find("nosec.txt:1: question before the first section") != std::string::npos);
-  write_file(g.dir / "empty.txt", "");
-  Run empty = run_tfx("eval-analogies " + g.path("empty.txt") + g.emb);
-  CHECK(empty.code == 1);
-  CHECK(empty.err.find("no analogy questions") != std::string::npos);
+  Run nosec = g.run_on("eval-analogies", "nosec.txt", "man woman king queen\n");
+  check_stderr(nosec, 1, "nosec.txt:1: question before the first section");
+  Run empty = g.run_on("eval-analogies", "empty.txt", "");
+  check_stderr(empty, 1, "no analogy questions");
   Run missing = run_tfx("eval-analogies " + g.path("nope.txt") + g.emb);
-  CHECK(missing.code == 1);
-  CHECK(missing.err.find("no such analogy file") != std::string::npos);
+  check_stderr(missing, 1, "no such analogy file");
   Run dir = run_tfx("eval-analogies " + shell_quote(g.dir.path.string()) + g.emb);
-  CHECK(dir.code == 1);
-  CHECK(dir.err.find("is a directory") != std::string::npos);
+  check_stderr(dir, 1, "is a directory");
   write_file(g.dir / "q.txt", kQuestions);
   Run zero = run_tfx("eval-analogies " + g.path("q.txt") + " --restrict-vocab 0" + g.emb);
-  CHECK(zero.code == 2);
-  CHECK(zero.err.find("--restrict-vocab") != std::string::npos);
+  check_stderr(zero, 2, "--restrict-vocab");
   Run meth = run_tfx("eval-analogies " + g.path("q.txt") + " --method cos" + g.emb);
   CHECK(meth.code == 2);
   Run ic = run_tfx("eval-analogies " + g.path("q.txt") + " --ignore-case" + g.emb);
   CHECK(ic.code == 2);  // case folding is on by default here; --case-sensitive turns it off
-  write_file(g.dir / "alloov.txt", ": s\na b c d\n");
-  Run oov = run_tfx("eval-analogies " + g.path("alloov.txt") + g.emb);  // nothing answered: an error, not "n/a"
-  CHECK(oov.code == 1);
-  CHECK(oov.err.find("none of the 1 questions could be answered") != std::string::npos);
+  Run oov = g.run_on("eval-analogies", "alloov.txt", ": s\na b c d\n");  // nothing answered: an error, not "n/a"
+  check_stderr(oov, 1, "none of the 1 questions could be answered");
   CHECK(oov.out.empty());
 }
 
@@ -325,18 +315,12 @@ TEST_CASE("cli eval-similarity: correlations and OOV ratio on known geometry") {
 
 TEST_CASE("cli eval-similarity: bad files") {
   Geo g;
-  write_file(g.dir / "bad.tsv", "king\tqueen\tvery\n");
-  Run bad = run_tfx("eval-similarity " + g.path("bad.tsv") + g.emb);
-  CHECK(bad.code == 1);
-  CHECK(bad.err.find("bad.tsv:1: score \"very\" is not a number") != std::string::npos);
-  write_file(g.dir / "two.tsv", "king\tqueen\n");
-  Run two = run_tfx("eval-similarity " + g.path("two.tsv") + g.emb);
-  CHECK(two.code == 1);
-  CHECK(two.err.find("two.tsv:1:") != std::string::npos);
-  write_file(g.dir / "oov.tsv", "cat\tdog\t5\n");
-  Run oov = run_tfx("eval-similarity " + g.path("oov.tsv") + g.emb);
-  CHECK(oov.code == 1);
-  CHECK(oov.err.find("none of the 1 pairs") != std::string::npos);
+  Run bad = g.run_on("eval-similarity", "bad.tsv", "king\tqueen\tvery\n");
+  check_stderr(bad, 1, "bad.tsv:1: score \"very\" is not a number");
+  Run two = g.run_on("eval-similarity", "two.tsv", "king\tqueen\n");
+  check_stderr(two, 1, "two.tsv:1:");
+  Run oov = g.run_on("eval-similarity", "oov.tsv", "cat\tdog\t5\n");
+  check_stderr(oov, 1, "none of the 1 pairs");
   Run zero = run_tfx("eval-similarity " + g.path("bad.tsv") + " --restrict-vocab 0" + g.emb);
   CHECK(zero.code == 2);
 }
@@ -361,8 +345,7 @@ TEST_CASE("cli project: PCA axes of king, queen, man, woman are gender then roya
   CHECK(std::abs(off[0]["d_pc1"].get<double>()) == doctest::Approx(2.0).epsilon(1e-5));
   CHECK(off[0]["d_pc2"].get<double>() == doctest::Approx(0.0).scale(1));
   Run png = run_tfx("project king queen man woman --pairs king:queen,man:woman --png" + g.emb, g.dir.path);
-  CHECK(png.code == 0);
-  CHECK(png.out.find("wrote project_king_queen_man_woman.png") != std::string::npos);
+  check_stdout(png, 0, "wrote project_king_queen_man_woman.png");
   CHECK(read_file(g.dir / "project_king_queen_man_woman.png").starts_with("\x89PNG"));
   Run csv = run_tfx("project king queen man woman --format csv" + g.emb);
   CHECK(csv.out.starts_with("word,pc1,pc2\nking,"));

@@ -31,8 +31,7 @@ TEST_CASE("library notes: a summarized table names `full`, the CLI names --full"
   CHECK(encode_table(r, o).find("prints all") == std::string::npos);  // nothing elided
 
   const Run cli = run_tfx("pe --len 30 --dim 20", {}, "-u COLUMNS NO_COLOR=1");
-  CHECK(cli.code == 0);
-  CHECK(cli.out.find("(… = not shown: 16 of 30 rows, 10 of 20 columns shown; --full prints all)") != std::string::npos);
+  check_stdout(cli, 0, "(… = not shown: 16 of 30 rows, 10 of 20 columns shown; --full prints all)");
 }
 
 TEST_CASE("library notes: a view without heatmaps names encode_png, or the caller's word for it") {

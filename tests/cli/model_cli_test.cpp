@@ -131,8 +131,7 @@ TEST_CASE("model commands: bad input is a one-line error") {
                        "18 tokens are more than the model's 16 positions");
   check_one_line_error(run_tfx("model logits " + qdir("gpt2") + " --ids 1,2,999"), 1, "token id 999 is past the embedding's 272 rows");
   const Run w = run_tfx("model hidden " + qdir("mistral") + " --ids 1,2,3,4,5,6");
-  CHECK(w.code == 0);
-  CHECK(w.err.find("sliding window of 4") != std::string::npos);
+  check_stderr(w, 0, "sliding window of 4");
 }
 
 TEST_CASE("--embeddings DIR: a checkpoint's token embedding as word vectors; GPT-2's Ġcat is 'cat', its inner piece 'at' is '##at'") {
@@ -151,8 +150,7 @@ TEST_CASE("--embeddings DIR: a checkpoint's token embedding as word vectors; GPT
   REQUIRE(p.code == 0);
   CHECK(std::fabs(json_of(p)["summary"]["cosine"].get<double>() - cosine(260, 261)) < 1e-5);
   const Run s = run_tfx("similar cat --embeddings " + qdir("bert") + " -k 3");
-  CHECK(s.code == 0);
-  CHECK(s.out.find("embeddings.word_embeddings.weight") != std::string::npos);
+  check_stdout(s, 0, "embeddings.word_embeddings.weight");
   CHECK(s.out.find("constructed for teaching") == std::string::npos);
 }
 

@@ -20,14 +20,19 @@ using namespace tfx::test;
 namespace {
 
 // Loads `text` written to a temp file (no cache).
-Embeddings load_text(const TempDir& dir, const std::string& name, const std::string& text,
-                     EmbeddingFormat f = EmbeddingFormat::detect) {
-  write_file(dir / name, text);
+// The file at `p` read without the cache, as format `f`.
+Embeddings load_uncached(const std::filesystem::path& p, EmbeddingFormat f = EmbeddingFormat::detect) {
   EmbeddingSource s;
-  s.path = (dir / name).string();
+  s.path = p.string();
   s.format = f;
   s.use_cache = false;
   return load_embeddings(s);
+}
+
+Embeddings load_text(const TempDir& dir, const std::string& name, const std::string& text,
+                     EmbeddingFormat f = EmbeddingFormat::detect) {
+  write_file(dir / name, text);
+  return load_uncached(dir / name, f);
 }
 
 }  // namespace
@@ -398,10 +403,7 @@ TEST_CASE("tfx table written by write_embedding_table and text/binary writers ro
                  EmbeddingFormat::word2vec_bin, EmbeddingFormat::fasttext}) {
     const std::string out = (dir / (std::string("out.") + embedding_format_name(f))).string();
     write_embedding_file(e, out, f);
-    EmbeddingSource s;
-    s.path = out;
-    s.use_cache = false;
-    auto back = load_embeddings(s);
+    auto back = load_uncached(out);
     check_known(back);
     CHECK(back.info().format == f);
   }
@@ -446,30 +448,34 @@ TEST_CASE("bad files: one error naming the file and line") {
   TempDir dir;
   auto err = [&](const std::string& name, const std::string& text) -> std::string {
     write_file(dir / name, text);
-    EmbeddingSource s;
-    s.path = (dir / name).string();
-    s.use_cache = false;
     try {
-      load_embeddings(s);
+      load_uncached(dir / name);
     } catch (const Error& e) {
       return e.what();
     }
     return "no error";
   };
-  CHECK(err("empty.txt", "").find("empty") != std::string::npos);
-  CHECK(err("h.txt", "3 2\na 1 2\nb 3 4\n").find("h.txt:4: the header (line 1) says 3 words, but the file ends after 2") != std::string::npos);
-  CHECK(err("more.txt", "1 2\na 1 2\nb 3 4\n").find("more.txt:3: more rows") != std::string::npos);
-  // a header whose D disagrees with the rows: still text, so the error names the row
-  CHECK(err("hd.txt", "2 3\na 1 2\nb 3 4\n").find("hd.txt:2: the row for 'a' has 2 numbers, expected 3") != std::string::npos);
-  CHECK(err("z.txt", "2 0\n").find("z.txt:1:") != std::string::npos);
-  CHECK(err("neg.txt", "2 -5\n").find("neg.txt:1:") != std::string::npos);
-  CHECK(err("r.txt", "a 1 2 3\nb 1 2\n").find("r.txt:2: the row for 'b' has 2 numbers, expected 3") != std::string::npos);
-  CHECK(err("r2.txt", "a 1 2 3\nb 1 2 3 4\n").find("r2.txt:2:") != std::string::npos);
-  CHECK(err("n.txt", "a 1 2\nb 0.1.2 3\n").find("n.txt:2: '0.1.2'") != std::string::npos);
-  CHECK(err("abc.txt", "a 1 2\nb 1 abc\n").find("abc.txt:2: 'abc'") != std::string::npos);
-  CHECK(err("nan.txt", "a 1 2\nb nan 1\n").find("nan.txt:2: 'nan'") != std::string::npos);
-  CHECK(err("inf.txt", "a 1 2\nb 1 -inf\n").find("NaN and infinite") != std::string::npos);
-  CHECK(err("big.txt", "a 1 2\nb 1 1e39\n").find("out of float32 range") != std::string::npos);
+  // text files: the name, the contents, a part of the error
+  const std::vector<std::array<std::string, 3>> text_cases = {
+      {"empty.txt", "", "empty"},
+      {"h.txt", "3 2\na 1 2\nb 3 4\n", "h.txt:4: the header (line 1) says 3 words, but the file ends after 2"},
+      {"more.txt", "1 2\na 1 2\nb 3 4\n", "more.txt:3: more rows"},
+      // a header whose D disagrees with the rows: still text, so the error names the row
+      {"hd.txt", "2 3\na 1 2\nb 3 4\n", "hd.txt:2: the row for 'a' has 2 numbers, expected 3"},
+      {"z.txt", "2 0\n", "z.txt:1:"},
+      {"neg.txt", "2 -5\n", "neg.txt:1:"},
+      {"r.txt", "a 1 2 3\nb 1 2\n", "r.txt:2: the row for 'b' has 2 numbers, expected 3"},
+      {"r2.txt", "a 1 2 3\nb 1 2 3 4\n", "r2.txt:2:"},
+      {"n.txt", "a 1 2\nb 0.1.2 3\n", "n.txt:2: '0.1.2'"},
+      {"abc.txt", "a 1 2\nb 1 abc\n", "abc.txt:2: 'abc'"},
+      {"nan.txt", "a 1 2\nb nan 1\n", "nan.txt:2: 'nan'"},
+      {"inf.txt", "a 1 2\nb 1 -inf\n", "NaN and infinite"},
+      {"big.txt", "a 1 2\nb 1 1e39\n", "out of float32 range"},
+  };
+  for (const auto& [name, text, part] : text_cases) {
+    CAPTURE(name);
+    CHECK(err(name, text).find(part) != std::string::npos);
+  }
   std::string bin = binary_rows(false);
   CHECK(err("t.bin", bin.substr(0, bin.size() - 7)).find("truncated") != std::string::npos);
   CHECK(err("huge.bin", "1000000000000 10\nw " + std::string(40, '\0')).find("huge.bin:1: the header says 1000000000000 words") != std::string::npos);
@@ -537,19 +543,21 @@ std::vector<std::pair<std::size_t, double>> reference_analogy(const RefTable& t,
   return all;
 }
 
-void check_against_reference(const std::filesystem::path& p, bool header, const std::vector<std::array<const char*, 3>>& queries) {
-  const RefTable ref = read_text_reference(p, header);
-  EmbeddingSource s;
-  s.path = p.string();
-  s.use_cache = false;
-  const Embeddings e = load_embeddings(s);
+// Words and values of e that differ from the reference's (e must have its number of words).
+std::size_t reference_mismatches(const Embeddings& e, const RefTable& ref) {
   REQUIRE(e.size() == ref.words.size());
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < e.size(); ++i) {
-    if (std::string(e.word(i)) != ref.words[i]) ++mismatches;
+    mismatches += std::string(e.word(i)) != ref.words[i];
     for (std::size_t j = 0; j < e.dim(); ++j) mismatches += static_cast<double>(e.row(i)[j]) != ref.rows[i][j];
   }
-  CHECK(mismatches == 0);
+  return mismatches;
+}
+
+void check_against_reference(const std::filesystem::path& p, bool header, const std::vector<std::array<const char*, 3>>& queries) {
+  const RefTable ref = read_text_reference(p, header);
+  const Embeddings e = load_uncached(p);
+  CHECK(reference_mismatches(e, ref) == 0);
   for (const auto& q : queries) {
     const std::size_t a = *e.find(q[0]), b = *e.find(q[1]), c = *e.find(q[2]);
     for (bool mul : {false, true}) {
@@ -582,17 +590,7 @@ TEST_CASE("real word2vec / fastText files (shared data): text with header, %f an
     if (p.empty()) continue;
     CAPTURE(f);
     const RefTable ref = read_text_reference(p, true);
-    EmbeddingSource s;
-    s.path = p.string();
-    s.use_cache = false;
-    const Embeddings e = load_embeddings(s);
-    REQUIRE(e.size() == ref.words.size());
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < e.size(); ++i) {
-      mismatches += std::string(e.word(i)) != ref.words[i];
-      for (std::size_t j = 0; j < e.dim(); ++j) mismatches += static_cast<double>(e.row(i)[j]) != ref.rows[i][j];
-    }
-    CHECK(mismatches == 0);
+    CHECK(reference_mismatches(load_uncached(p), ref) == 0);
   }
 }
 

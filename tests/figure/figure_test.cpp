@@ -283,8 +283,7 @@ TEST_CASE("cli: --view colors: --color always, never, NO_COLOR, width 10") {
   Run never = run_tfx("pe --len 8 --dim 8 --view --width 40 --color never");
   CHECK(never.out.find('\x1b') == std::string::npos);
   Run narrow = run_tfx("pe --len 8 --dim 8 --view --width 10");
-  CHECK(narrow.code == 2);
-  CHECK(narrow.err.find("--width 10") != std::string::npos);
+  check_stderr(narrow, 2, "--width 10");
   CHECK(count_lines(narrow.err) == 1);
   Run env = run_tfx("pe --len 8 --dim 8 --view", {}, "COLUMNS=10");
   CHECK(env.code == 2);
@@ -304,8 +303,7 @@ TEST_CASE("cli: --png and -o naming the same file is a usage error, nothing writ
   TempDir dir;
   for (const char* args : {"pe --len 3 --dim 4 --png x -o x --format csv", "pe --len 3 --dim 4 --png x -o ./x"}) {
     Run r = run_tfx(args, dir.path);
-    CHECK(r.code == 2);
-    CHECK(r.err.find("name the same file") != std::string::npos);
+    check_stderr(r, 2, "name the same file");
     CHECK(count_lines(r.err) == 1);
   }
   // a .png name for CSV output is refused before the names are compared

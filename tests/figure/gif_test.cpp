@@ -128,7 +128,6 @@ TEST_CASE("gif: rope rotate --gif and pe shift --gif write N looping frames that
   CHECK(read_file(tmp.path / "blocks.csv").starts_with("m,omega"));
   // an animation too big is refused before it is drawn whole, and names the flags to change
   const tfx::test::Run big = run_tfx("rope rotate --dim 8 --gif b.gif --frames 240 --scale 8", tmp.path);
-  CHECK(big.code == 2);
-  CHECK(big.err.find("--frames") != std::string::npos);
+  check_stderr(big, 2, "--frames");
   CHECK(!std::filesystem::exists(tmp.path / "b.gif"));
 }

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 
+from report import report
+
 
 def parse_po(path):
     entries = {}
@@ -110,10 +112,7 @@ def main():
                     failures.append(f"{lang}.po: mixes {{}} and {{0}} fields: {msgstr!r}")
                 elif a != b:
                     failures.append(f"{lang}.po: placeholders {b} differ from the original's {a}: {msgid!r} -> {msgstr!r}")
-    for f in failures:
-        print("FAIL", f)
-    print(f"check_catalog: {len(marked)} marked strings, {len(langs)} catalog(s), {len(failures)} failures")
-    return 1 if failures else 0
+    return report("check_catalog", f"{len(marked)} marked strings, {len(langs)} catalog(s)", failures)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from report import report
+
 # Terms the Korean notes themselves write in Latin letters (or that are code/formula names).
 KEPT = {
     "softmax", "rope", "layernorm", "relu", "gelu", "silu", "pca", "ntk", "yarn", "llama", "llama3",
@@ -244,10 +246,7 @@ def main():
             bad = english_left(text, vocab, values | typed | KEPT_HELP)
             if bad:
                 failures.append(f"{label}: English left: {', '.join(sorted(bad))}")
-    for f in failures:
-        print("FAIL", f)
-    print(f"check_korean: {runs} runs, {len(failures)} failures")
-    return 1 if failures else 0
+    return report("check_korean", f"{runs} runs", failures)
 
 
 if __name__ == "__main__":

@@ -110,15 +110,8 @@ TEST_CASE("check_shift: max |PE(p+k) − R(k)·PE(p)| < 1e-5 for positive, negat
 
 TEST_CASE("cli: tfx pe sim csv entries match the closed form; --profile json; cosine") {
   TempDir dir;
-  Run r = run_tfx("pe sim --len 12 --dim 16 --format csv -o sim.csv", dir.path);
-  REQUIRE(r.code == 0);
-  const CsvNumbers csv = read_csv_numbers(read_file(dir / "sim.csv"));
-  double maxdiff = 0;
-  for (const auto& row : csv.rows) {
-    REQUIRE(row.size() == 1 + 12);
-    const int i = static_cast<int>(row[0]);
-    for (int j = 0; j < 12; ++j) maxdiff = std::max(maxdiff, std::abs(row[1 + j] - sum_cos(j - i, 16)));
-  }
+  const CsvNumbers csv = csv_of(dir, "pe sim --len 12 --dim 16", "sim.csv");
+  const double maxdiff = csv_max_diff(csv, 12, [](int i, int j) { return sum_cos(j - i, 16); });
   CHECK(csv.rows.size() == 12);
   CHECK(maxdiff < 1e-5);
 
@@ -134,8 +127,7 @@ TEST_CASE("cli: tfx pe sim csv entries match the closed form; --profile json; co
   CHECK(j["summary"]["max_diagonal_spread"].get<double>() < 1e-5);
 
   Run t = run_tfx("pe sim --len 8 --dim 8 --profile");
-  CHECK(t.code == 0);
-  CHECK(t.out.find("depends only on the offset") != std::string::npos);
+  check_stdout(t, 0, "depends only on the offset");
 }
 
 TEST_CASE("cli: tfx pe sim --png draws viridis from the diagonal (max D/2) outwards") {
@@ -218,7 +210,6 @@ TEST_CASE("cli: pe sim / pe shift bad input: one error line, exit code, no file"
   Run k = run_tfx("pe shift --k 50 --len 50", dir.path);
   CHECK(k.err.find("--k 50") != std::string::npos);
   Run ro = run_tfx("pe sim --len 8 --dim 8 --png /proc/tfx-sim.png", dir.path);
-  CHECK(ro.code == 1);
-  CHECK(ro.err.find("/proc/tfx-sim.png") != std::string::npos);
+  check_stderr(ro, 1, "/proc/tfx-sim.png");
   CHECK(std::filesystem::is_empty(dir.path));
 }

@@ -41,26 +41,17 @@ TEST_CASE("odd dim: last column is a sine") {
 
 TEST_CASE("cli: tfx pe --dim 4 --pos 1 --i 2 prints the worked example") {
   Run r = run_tfx("pe --dim 4 --pos 1 --i 2");
-  CHECK(r.code == 0);
-  CHECK(r.out.find("sin(1 / 100)") != std::string::npos);
+  check_stdout(r, 0, "sin(1 / 100)");
   CHECK(r.out.find("0.00999983") != std::string::npos);
 }
 
 TEST_CASE("cli: tfx pe csv and json match the formula to 1e-6") {
   TempDir dir;
-  Run r = run_tfx("pe --len 7 --dim 6 --format csv -o pe.csv", dir.path);
-  REQUIRE(r.code == 0);
-  const CsvNumbers csv = read_csv_numbers(read_file(dir / "pe.csv"));
+  const CsvNumbers csv = csv_of(dir, "pe --len 7 --dim 6", "pe.csv");
   CHECK(csv.header == "pos,0,1,2,3,4,5");
-  double maxdiff = 0;
-  for (const auto& row : csv.rows) {
-    REQUIRE(row.size() == 1 + 6);
-    const int p = static_cast<int>(row[0]);
-    for (int j = 0; j < 6; ++j) {
-      double want = (j % 2 == 0 ? std::sin(p / std::pow(10000.0, (j - j % 2) / 6.0)) : std::cos(p / std::pow(10000.0, (j - j % 2) / 6.0)));
-      maxdiff = std::max(maxdiff, std::abs(row[1 + j] - want));
-    }
-  }
+  const double maxdiff = csv_max_diff(csv, 6, [](int p, int j) {
+    return j % 2 == 0 ? std::sin(p / std::pow(10000.0, (j - j % 2) / 6.0)) : std::cos(p / std::pow(10000.0, (j - j % 2) / 6.0));
+  });
   CHECK(csv.rows.size() == 7);
   CHECK(maxdiff < 1e-6);
 
@@ -92,8 +83,7 @@ TEST_CASE("cli: tfx pe npy is a valid numpy 1.0 float32 file") {
 TEST_CASE("cli: tfx pe --png writes the default-named figure and says where") {
   TempDir dir;
   Run r = run_tfx("pe --len 50 --dim 128 --png", dir.path);
-  CHECK(r.code == 0);
-  CHECK(std::filesystem::exists(dir / "pe_len50_dim128.png"));
+  check_wrote(r, dir / "pe_len50_dim128.png");
   CHECK(r.out.find("pe_len50_dim128.png") != std::string::npos);
 }
 
@@ -106,12 +96,10 @@ TEST_CASE("cli: tfx pe bad input gives one error line and exit 2, no file") {
     check_one_line_error(run_tfx(args, dir.path), 2);
   }
   Run r = run_tfx("pe --len 4 --dim 4 --format csv -o /nonexistent/dir/x.csv", dir.path);
-  CHECK(r.code == 1);
-  CHECK(r.err.find("/nonexistent/dir/x.csv") != std::string::npos);
+  check_stderr(r, 1, "/nonexistent/dir/x.csv");
   // unwritable even for root: /proc does not take new files
   Run ro = run_tfx("pe --len 4 --dim 4 --png /proc/tfx-test.png", dir.path);
-  CHECK(ro.code == 1);
-  CHECK(ro.err.find("/proc/tfx-test.png") != std::string::npos);
+  check_stderr(ro, 1, "/proc/tfx-test.png");
   CHECK(std::filesystem::is_empty(dir.path));  // no output, no .tmp left behind
 }
 
@@ -189,8 +177,7 @@ TEST_CASE("cli: tfx pe unwritable outputs: exit 1, path named, nothing left, old
   TempDir dir;
   std::filesystem::create_directory(dir / "sub");
   Run d = run_tfx("pe --len 4 --dim 4 -o sub", dir.path);  // a directory, not a file
-  CHECK(d.code == 1);
-  CHECK(d.err.find("sub") != std::string::npos);
+  check_stderr(d, 1, "sub");
   CHECK(count_lines(d.err) == 1);
 
   write_file(dir / "old.csv", "keep me\n");
@@ -204,8 +191,7 @@ TEST_CASE("cli: tfx pe unwritable outputs: exit 1, path named, nothing left, old
   REQUIRE(chmod((dir / "ro").c_str(), 0555) == 0);
   Run ro = run_tfx("pe --len 4 --dim 4 --png ro/pe.png", dir.path);
   if (geteuid() != 0) {
-    CHECK(ro.code == 1);
-    CHECK(ro.err.find("ro/pe.png") != std::string::npos);
+    check_stderr(ro, 1, "ro/pe.png");
     CHECK(count_lines(ro.err) == 1);
     CHECK(std::filesystem::is_empty(dir / "ro"));
   }

@@ -372,27 +372,17 @@ TEST_CASE("validate_rope_config names the field in the library's terms and lists
 
 TEST_CASE("cli: tfx rope tables, csv equal to the formula") {
   TempDir dir;
-  Run r = run_tfx("rope --len 6 --dim 8 --what sin --format csv -o sin.csv", dir.path);
-  REQUIRE(r.code == 0);
-  const CsvNumbers csv = read_csv_numbers(read_file(dir / "sin.csv"));
+  const CsvNumbers csv = csv_of(dir, "rope --len 6 --dim 8 --what sin", "sin.csv");
   CHECK(csv.header == "pos,0,1,2,3");
-  double m = 0;
-  for (const auto& row : csv.rows) {
-    REQUIRE(row.size() == 1 + 4);
-    const int p = static_cast<int>(row[0]);
-    for (int j = 0; j < 4; ++j) m = std::max(m, std::abs(row[1 + j] - std::sin(p / std::pow(10000.0, 2.0 * j / 8))));
-  }
+  const double m = csv_max_diff(csv, 4, [](int p, int j) { return std::sin(p / std::pow(10000.0, 2.0 * j / 8)); });
   CHECK(csv.rows.size() == 6);
   CHECK(m < 1e-6);
   Run t = run_tfx("rope --len 4 --dim 4 --what theta");
-  CHECK(t.code == 0);
-  CHECK(t.out.find("theta [4, 2]") != std::string::npos);
+  check_stdout(t, 0, "theta [4, 2]");
   Run p = run_tfx("rope --len 50 --dim 128 --png", dir.path);
-  CHECK(p.code == 0);
-  CHECK(std::filesystem::exists(dir / "rope_cos_len50_dim128.png"));
+  check_wrote(p, dir / "rope_cos_len50_dim128.png");
   Run h = run_tfx("rope --help");
-  CHECK(h.code == 0);
-  CHECK(h.out.find("Example") != std::string::npos);
+  check_stdout(h, 0, "Example");
   CHECK(h.out.find("rotate") != std::string::npos);
   Run top = run_tfx("--help");
   CHECK(top.out.find("Positional encodings") != std::string::npos);
@@ -410,8 +400,7 @@ TEST_CASE("cli: tfx rope rotate prints (cos 1, sin 1), norms, complex difference
   REQUIRE(at != std::string::npos);
   CHECK(std::stod(r.out.substr(at + 13)) == doctest::Approx(1.0).epsilon(1e-6));
   Run t = run_tfx("rope rotate --dim 8 --pos 5 --seed 7 --layout half");
-  CHECK(t.code == 0);
-  CHECK(t.out.find("norm_before") != std::string::npos);
+  check_stdout(t, 0, "norm_before");
   CHECK(t.out.find("(0,4)") != std::string::npos);  // half layout pairs x_0 with x_4
   Run s1 = run_tfx("rope rotate --dim 8 --pos 5 --seed 7"), s2 = run_tfx("rope rotate --dim 8 --pos 5 --seed 7");
   CHECK(s1.out == s2.out);
@@ -436,8 +425,7 @@ TEST_CASE("cli: tfx rope relative: RoPE spread < 1e-5, additive PE spread large;
   CHECK(value("rope_max_diagonal_spread") < 1e-5);
   CHECK(value("additive_pe_max_diagonal_spread") > 0.1);
   Run p = run_tfx("rope relative --dim 32 --len 16 --png", dir.path);
-  CHECK(p.code == 0);
-  CHECK(std::filesystem::exists(dir / "rope_relative_len16_dim32.png"));
+  check_wrote(p, dir / "rope_relative_len16_dim32.png");
   CHECK(run_tfx("rope relative --help").out.find("Example") != std::string::npos);
 }
 
@@ -449,14 +437,12 @@ TEST_CASE("cli: tfx rope freqs and decay") {
   CHECK(f.out.find("\n0,1,6.2831855,0.5,12.566371\n") != std::string::npos);
   Run all = run_tfx("rope freqs --dim 128 --scaling linear,ntk,dynamic,yarn,llama3,xpos --factor 8 --original-max-pos 8192 --png",
                     dir.path);
-  CHECK(all.code == 0);
-  CHECK(std::filesystem::exists(dir / "rope_freqs_dim128_linear_ntk_dynamic_yarn_llama3_xpos.png"));
+  check_wrote(all, dir / "rope_freqs_dim128_linear_ntk_dynamic_yarn_llama3_xpos.png");
   Run d = run_tfx("rope decay --dim 128 --len 64 --format csv");
   REQUIRE(d.code == 0);
   CHECK(d.out.find("\n0,32.5\n") != std::string::npos);
   Run dp = run_tfx("rope decay --dim 64 --len 512 --scaling linear,xpos --factor 4 --png", dir.path);
-  CHECK(dp.code == 0);
-  CHECK(std::filesystem::exists(dir / "rope_decay_len512_dim64_linear_xpos.png"));
+  check_wrote(dp, dir / "rope_decay_len512_dim64_linear_xpos.png");
   CHECK(run_tfx("rope freqs --help").out.find("Example") != std::string::npos);
   CHECK(run_tfx("rope decay --help").out.find("Example") != std::string::npos);
 }
@@ -494,23 +480,19 @@ TEST_CASE("cli: tfx rope bad input gives one error line and exit 2, no file") {
 TEST_CASE("cli: rope rotate refuses a rotation that overflows float32 and a --dim with a multi-GB pair table") {
   // x = (3e38, 3e38) at pos 1: x'_b = 3e38·(sin 1 + cos 1) ≈ 4.1e38 > FLT_MAX ≈ 3.4e38
   Run big = run_tfx("rope rotate --vector 3e38,3e38 --complex");
-  CHECK(big.code == 2);
-  CHECK(big.err.find("tfx: error: the rotated vector at --pos 1 overflows float32") == 0);
+  check_stderr_starts(big, 2, "tfx: error: the rotated vector at --pos 1 overflows float32");
   CHECK(big.out.find("inf") == std::string::npos);
   // XPos key scale zeta^(-pos/B) with zeta_0 = 0.4/1.4, B = 512: at pos 1e5 it is (3.5)^195 > FLT_MAX
   Run key = run_tfx("rope rotate --scaling xpos --key --pos 100000 --dim 4");
-  CHECK(key.code == 2);
-  CHECK(key.err.find("or a smaller --pos") != std::string::npos);
+  check_stderr(key, 2, "or a smaller --pos");
   Run dim = run_tfx("rope rotate --dim 16777216");
-  CHECK(dim.code == 2);
-  CHECK(dim.err.find("--dim: expected a whole number in 1…65536, got '16777216'") != std::string::npos);
+  check_stderr(dim, 2, "--dim: expected a whole number in 1…65536, got '16777216'");
 }
 
 TEST_CASE("cli: --factor or --original-max-pos without --scaling is a usage error (was silently ignored)") {
   for (const char* args : {"rope --factor 2", "rope freqs --factor 2", "rope rotate --original-max-pos 10"}) {
     Run r = run_tfx(args);
-    CHECK(r.code == 2);
-    CHECK(r.err.find("does nothing without --scaling") != std::string::npos);
+    check_stderr(r, 2, "does nothing without --scaling");
     CHECK(count_lines(r.err) == 1);
   }
   CHECK(run_tfx("rope --len 4 --dim 4 --scaling linear --factor 2").code == 0);

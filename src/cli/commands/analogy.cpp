@@ -181,11 +181,8 @@ void run_analogy(const AnalogyOptions& o) {
 }  // namespace
 
 void register_analogy(CLI::App& app) {
-  auto o = std::make_shared<AnalogyOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "analogy",
-      tr("Word analogy A − B + C: the words nearest to king − man + woman (≈ queen)"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "analogy", tr("Word analogy A − B + C: the words nearest to king − man + woman (≈ queen)"),
+                              run_analogy, tr("Word embeddings"));
   cmd->add_option("words", o->words, tr("A B C: computes A − B + C (king man woman), fastText's `analogies` order; the same query as gensim's "
                      "most_similar(positive=[A, C], negative=[B]) (--method mul: most_similar_cosmul)"))
       ->expected(3)
@@ -208,7 +205,6 @@ void register_analogy(CLI::App& app) {
                      tr("tfx analogy king man woman --embeddings glove.6B.100d.txt --method mul"),
                      tr("tfx analogy king man woman --keep-inputs    # king itself is usually nearest"),
                      tr("printf 'king man woman\\nwalked walk go\\n' | tfx analogy --batch - --format json")});
-  cmd->callback([o] { run_analogy(*o); });
 }
 
 }  // namespace tfx::cli

@@ -198,9 +198,8 @@ void run_masks(const MaskOptions& o) {
 }  // namespace
 
 void register_attention_masks(CLI::App* attention) {
-  auto o = std::make_shared<MaskOptions>();
-  CLI::App* cmd = attention->add_subcommand(
-      "masks", tr("One mask in every convention: MultiheadAttention bool (True = blocked), SDPA bool (True = attend), additive −inf, HF attention_mask"));
+  auto [cmd, o] = add_command(*attention, "masks", tr("One mask in every convention: MultiheadAttention bool (True = blocked), SDPA bool (True = attend), additive −inf, HF attention_mask"),
+                              run_masks);
   cmd->add_option("--len", o->len, tr("Tokens T (queries = keys)"))->capture_default_str()->check(whole_number(1, 64));
   cmd->add_option("--pad", o->pad, tr("The last N keys are padding"))->capture_default_str()->check(whole_number(0, 63));
   cmd->add_flag("--no-causal", o->no_causal, tr("Padding only, no causal mask"));
@@ -210,7 +209,6 @@ void register_attention_masks(CLI::App* attention) {
   set_examples(cmd, {tr("tfx attention masks                       # causal, T = 4: the three conventions and their weights"),
                      tr("tfx attention masks --len 5 --pad 2 --png # causal and padding; HF's attention_mask too"),
                      tr("tfx attention masks --no-causal --pad 1 --format json")});
-  cmd->callback([o] { run_masks(*o); });
 }
 
 }  // namespace tfx::cli

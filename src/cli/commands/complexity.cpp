@@ -81,9 +81,8 @@ void run_complexity(const ComplexityOptions& o) {
 }  // namespace
 
 void register_complexity(CLI::App& app) {
-  auto o = std::make_shared<ComplexityOptions>();
-  CLI::App* cmd = app.add_subcommand("complexity", tr("Self-attention vs recurrent vs convolutional layers: cost, sequential steps, path length"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "complexity", tr("Self-attention vs recurrent vs convolutional layers: cost, sequential steps, path length"),
+                              run_complexity, tr("Attention"));
   const auto big = std::int64_t{1} << 30;
   cmd->add_option("--n", o->n, tr("Sequence length n"))->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--d", o->d, tr("Representation width d"))->capture_default_str()->check(whole_number(1, big));
@@ -93,7 +92,6 @@ void register_complexity(CLI::App& app) {
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx complexity                      # n = 512, d = 768: self-attention is cheaper (n < d)"),
                      tr("tfx complexity --n 4096 --d 512   # long sequences: n²·d dominates"), tr("tfx complexity --png")});
-  cmd->callback([o] { run_complexity(*o); });
 }
 
 }  // namespace tfx::cli

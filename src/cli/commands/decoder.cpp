@@ -116,12 +116,8 @@ void run_decoder(const DecoderOptions& o) {
                       in.tokens, mem.tokens);
     x = s.ffn_block.output;
   }
-  r.blocks.insert(r.blocks.begin() + 5, std::move(steps));
-  r.blocks.push_back(layer_matrix("y", x, in.tokens));
-  r.primary = "y";
-  r.params = layer_params(f, setup);
+  add_layer_output(r, std::move(steps), 5, x, in.tokens, f, setup);
   r.params["memory_tokens"] = mem.tokens;
-  r.summary[N_("output_shape")] = {T, D};
   figure.title = trf("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
 
   if (!f.save_weights.empty())
@@ -132,9 +128,8 @@ void run_decoder(const DecoderOptions& o) {
 }  // namespace
 
 void register_decoder(CLI::App& app) {
-  auto o = std::make_shared<DecoderOptions>();
-  CLI::App* cmd = app.add_subcommand("decoder", tr("One Transformer decoder layer step by step: masked self-attention, cross-attention, FFN"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "decoder", tr("One Transformer decoder layer step by step: masked self-attention, cross-attention, FFN"),
+                              run_decoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "decoder");
   o->memory_opt = cmd->add_option("--memory", o->memory, tr("The source sentence the encoder read: Z = a seeded encoder over it"))->group(tr("Input"));
   cmd->add_option("--memory-x", o->memory_x, tr("The encoder's output Z as a matrix file (S×d_model), e.g. from tfx encoder --format npy"))
@@ -142,7 +137,6 @@ void register_decoder(CLI::App& app) {
   set_examples(cmd, {tr("tfx decoder --sentence \"I am a student\" --memory \"나는 학생 이다\""),
                      tr("tfx decoder --sentence \"I am a student\" --memory \"나는 학생 이다\" --png"),
                      tr("tfx decoder --x x.npy --memory-x z.npy --weights decoder_layer.safetensors --heads 2")});
-  cmd->callback([o] { run_decoder(*o); });
 }
 
 }  // namespace tfx::cli

@@ -102,10 +102,8 @@ void run_direction(const DirectionOptions& o) {
 }  // namespace
 
 void register_direction(CLI::App& app) {
-  auto o = std::make_shared<DirectionOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "direction", tr("A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "direction", tr("A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words"),
+                              run_direction, tr("Word embeddings"));
   cmd->add_option("--from", o->from, tr("Words the pairs start from, comma-separated (dog,cat,car)"))->required()->check(comma_list("words", "dog,cat,car"));
   cmd->add_option("--to", o->to, tr("Words the pairs go to, in the same order (dogs,cats,cars)"))->required()->check(comma_list("words", "dog,cat,car"));
   cmd->add_option("--words", o->words, tr("Words to score, comma-separated (default: the pairs' words)"))->check(comma_list("words", "dog,cat,car"));
@@ -118,7 +116,6 @@ void register_direction(CLI::App& app) {
   set_examples(cmd, {tr("tfx direction --from dog,cat,car --to dogs,cats,cars --words dog,dogs,apple,apples"),
                      tr("tfx direction --from man,boy --to woman,girl --top 10"),
                      tr("tfx direction --from dog,cat --to dogs,cats --format json")});
-  cmd->callback([o] { run_direction(*o); });
 }
 
 }  // namespace tfx::cli

@@ -41,9 +41,10 @@ std::string format_text(const LoadInfo& info) {
   return std::string(embedding_format_name(info.format)) + (info.gzip ? " (gzip)" : "");
 }
 
-void run_info(InfoOptions o) {
-  if (!o.file.empty()) o.emb.path = o.file;
-  const Embeddings e = load_embeddings(o.emb);
+void run_info(const InfoOptions& o) {
+  EmbeddingFlags emb = o.emb;
+  if (!o.file.empty()) emb.path = o.file;
+  const Embeddings e = load_embeddings(emb);
   const LoadInfo& info = e.info();
   const bool builtin = info.format == EmbeddingFormat::builtin;
   Result r;
@@ -109,12 +110,13 @@ EmbeddingFormat target_format(const ConvertOptions& o) {
   return parse_choice<EmbeddingFormat>(kEmbeddingWriteChoices, o.to, "to");
 }
 
-void run_convert(ConvertOptions o) {
-  o.emb.path = o.in;
+void run_convert(const ConvertOptions& o) {
+  EmbeddingFlags emb = o.emb;
+  emb.path = o.in;
   const EmbeddingFormat to = target_format(o);
   if (o.in == o.out_path) throw usage_error(fmt::format("convert: OUT must differ from IN ({})", o.in));
-  o.emb.no_cache = true;  // convert reads the file itself; the cache is not needed
-  const Embeddings e = load_embeddings(o.emb);
+  emb.no_cache = true;  // convert reads the file itself; the cache is not needed
+  const Embeddings e = load_embeddings(emb);
   write_embedding_file(e, o.out_path, to);
   struct stat st{};
   const double bytes = stat(o.out_path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0.0;
@@ -140,10 +142,10 @@ void register_embeddings(CLI::App& app) {
                      tr("tfx embeddings info glove.6B.100d.txt          # format, words, dimension, cache state"),
                      tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx")});
 
-  auto io = std::make_shared<InfoOptions>();
-  CLI::App* info = cmd->add_subcommand("info", tr("Format, words, dimension and cache state of FILE (default: --embeddings, "
-                                                  "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)"));
-  info->group(tr("Subcommands"));
+  auto [info, io] = add_command(*cmd, "info",
+                                tr("Format, words, dimension and cache state of FILE (default: --embeddings, "
+                                   "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)"),
+                                run_info, tr("Subcommands"));
   info->add_option("file", io->file, tr("Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)"))
       ->check(non_empty_path("leave FILE out for the default"));
   add_embedding_flags(info, io->emb);
@@ -151,11 +153,9 @@ void register_embeddings(CLI::App& app) {
   set_examples(info, {tr("tfx embeddings info                       # the built-in embedding and its named axes"),
                       tr("tfx embeddings info glove.6B.100d.txt     # loads (and caches) the file"),
                       tr("tfx embeddings info vectors.bin --format json")});
-  info->callback([io] { run_info(*io); });
 
-  auto co = std::make_shared<ConvertOptions>();
-  CLI::App* conv = cmd->add_subcommand("convert", tr("Write IN as a tfx table (memory-mapped, instant loads) or another format"));
-  conv->group(tr("Subcommands"));
+  auto [conv, co] = add_command(*cmd, "convert", tr("Write IN as a tfx table (memory-mapped, instant loads) or another format"),
+                                run_convert, tr("Subcommands"));
   conv->add_option("in", co->in, tr("Input embedding file (any format tfx reads)"))->required()->check(non_empty_path("give a file"));
   conv->add_option("out", co->out_path, tr("Output file (written to OUT.tmp.PID, then renamed)"))
       ->required()
@@ -182,7 +182,6 @@ void register_embeddings(CLI::App& app) {
   set_examples(conv, {tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx"),
                       tr("tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000"),
                       tr("tfx embeddings convert vectors.bin vectors.txt --to word2vec")});
-  conv->callback([co] { run_convert(*co); });
 }
 
 }  // namespace tfx::cli

@@ -74,11 +74,7 @@ void run_encoder(const EncoderOptions& o) {
                       in.tokens, in.tokens);
     x = s.ffn_block.output;
   }
-  r.blocks.insert(r.blocks.begin() + 4, std::move(steps));
-  r.blocks.push_back(layer_matrix("y", x, in.tokens));
-  r.primary = "y";
-  r.params = layer_params(f, setup);
-  r.summary[N_("output_shape")] = {T, D};
+  add_layer_output(r, std::move(steps), 4, x, in.tokens, f, setup);
   figure.title = trf("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
 
   // 4. outputs: --save-weights, the figure, the tables
@@ -89,9 +85,8 @@ void run_encoder(const EncoderOptions& o) {
 }  // namespace
 
 void register_encoder(CLI::App& app) {
-  auto o = std::make_shared<EncoderOptions>();
-  CLI::App* cmd = app.add_subcommand("encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"),
+                              run_encoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "encoder");
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})
@@ -101,7 +96,6 @@ void register_encoder(CLI::App& app) {
                      tr("tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png"),
                      tr("tfx encoder --x x.npy --weights encoder_layer.safetensors --heads 2   # PyTorch's state_dict"),
                      tr("tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors")});
-  cmd->callback([o] { run_encoder(*o); });
 }
 
 }  // namespace tfx::cli

@@ -130,11 +130,8 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
 }  // namespace
 
 void register_eval_analogies(CLI::App& app) {
-  auto o = std::make_shared<EvalAnalogiesOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "eval-analogies",
-      tr("Analogy-set accuracy per section and total (questions-words.txt), as gensim\'s evaluate_word_analogies"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "eval-analogies", tr("Analogy-set accuracy per section and total (questions-words.txt), as gensim\'s evaluate_word_analogies"),
+                              run_eval_analogies, tr("Word embeddings"));
   cmd->add_option("file", o->file, tr("Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)"))
       ->required()
       ->check(non_empty_path("give an analogy file such as questions-words.txt"));
@@ -160,7 +157,6 @@ void register_eval_analogies(CLI::App& app) {
   set_examples(cmd, {tr("tfx eval-analogies questions-words.txt --embeddings glove.6B.100d.txt"),
                      tr("tfx eval-analogies questions-words.txt --embeddings vectors.bin --restrict-vocab 30000 --errors 20"),
                      tr("tfx eval-analogies questions-words.txt --method mul --format json")});
-  cmd->callback([o] { run_eval_analogies(*o); });
 }
 
 }  // namespace tfx::cli

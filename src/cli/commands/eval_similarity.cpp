@@ -113,11 +113,8 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
 }  // namespace
 
 void register_eval_similarity(CLI::App& app) {
-  auto o = std::make_shared<EvalSimilarityOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "eval-similarity",
-      tr("Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "eval-similarity", tr("Pearson/Spearman vs human word-pair scores (WordSim353, SimLex-999), as gensim\'s evaluate_word_pairs"),
+                              run_eval_similarity, tr("Word embeddings"));
   cmd->add_option("file", o->file, tr("Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments"))
       ->required()
       ->check(non_empty_path("give a word-pair file such as wordsim353.tsv"));
@@ -138,7 +135,6 @@ void register_eval_similarity(CLI::App& app) {
   set_examples(cmd, {tr("tfx eval-similarity wordsim353.tsv --embeddings glove.6B.100d.txt"),
                      tr("tfx eval-similarity simlex999.txt --embeddings glove.6B.100d.txt --list --format csv"),
                      tr("tfx eval-similarity wordsim353.tsv --embeddings glove.6B.100d.txt --png")});
-  cmd->callback([o] { run_eval_similarity(*o); });
 }
 
 }  // namespace tfx::cli

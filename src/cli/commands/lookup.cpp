@@ -180,9 +180,8 @@ void run_lookup(const LookupOptions& o) {
 }  // namespace
 
 void register_lookup(CLI::App& app) {
-  auto o = std::make_shared<LookupOptions>();
-  CLI::App* cmd = app.add_subcommand("lookup", tr("Embedding-table lookup (nn.Embedding): ids or words -> rows; prints the output shape"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "lookup", tr("Embedding-table lookup (nn.Embedding): ids or words -> rows; prints the output shape"),
+                              run_lookup, tr("Word embeddings"));
   cmd->add_option("--ids", o->ids, tr("Row ids, comma-separated; repeat for a batch (--ids 0,2,5 --ids 0,99,24 -> [2, 3, D])"))
       ->expected(1, -1)
       ->allow_extra_args(false)
@@ -200,7 +199,6 @@ void register_lookup(CLI::App& app) {
                      tr("tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch"),
                      tr("tfx lookup --words king queen"),
                      tr("tfx lookup --ids 0,1 --format npy -o rows.npy")});
-  cmd->callback([o] { run_lookup(*o); });
 }
 
 }  // namespace tfx::cli

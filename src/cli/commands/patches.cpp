@@ -114,9 +114,8 @@ void run_patches(const PatchesOptions& o) {
 }  // namespace
 
 void register_patches(CLI::App& app) {
-  auto o = std::make_shared<PatchesOptions>();
-  CLI::App* cmd = app.add_subcommand("patches", tr("ViT patch embedding: image → patches → tokens, shapes of the Conv2d and unfold routes"));
-  cmd->group(tr("Vision"));
+  auto [cmd, o] = add_command(app, "patches", tr("ViT patch embedding: image → patches → tokens, shapes of the Conv2d and unfold routes"),
+                              run_patches, tr("Vision"));
   const auto big = std::int64_t{1} << 24;
   cmd->add_option_function<std::string>(
          "--image",
@@ -149,7 +148,6 @@ void register_patches(CLI::App& app) {
                      tr("tfx patches --image cat.jpg -o patches.npy # the [196, 768] rows the Linear layer reads"),
                      tr("tfx patches --image 384 --patch 32 --d-model 1024"),
                      tr("tfx patches --height 224 --width 320 --format json")});
-  cmd->callback([o] { run_patches(*o); });
 }
 
 }  // namespace tfx::cli

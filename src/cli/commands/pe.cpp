@@ -13,10 +13,7 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeOptions {
-  std::int64_t len = 50;
-  std::int64_t dim = 128;
-  double base = 10000.0;
+struct PeOptions : PeShape {
   std::optional<std::int64_t> pos;
   std::optional<std::int64_t> i;
   bool len_given = false;

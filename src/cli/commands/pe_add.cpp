@@ -115,8 +115,7 @@ void run_pe_add(const PeAddOptions& o) {
 }  // namespace
 
 void register_pe_add(CLI::App* pe) {
-  auto o = std::make_shared<PeAddOptions>();
-  CLI::App* cmd = pe->add_subcommand("add", tr("e′ = e + p: each token's embedding, its PE row and their sum, with ‖e‖, ‖p‖ and √d_model scaling"));
+  auto [cmd, o] = add_command(*pe, "add", tr("e′ = e + p: each token's embedding, its PE row and their sum, with ‖e‖, ‖p‖ and √d_model scaling"), run_pe_add);
   cmd->add_option("--sentence", o->sentence, tr("The words (looked up lower-cased in the embedding)"))->capture_default_str();
   cmd->add_flag("--scale-embedding", o->scale, tr("Multiply e by √d_model before adding p, as the original Transformer does"));
   o->source = add_sentence_source_flags(cmd);
@@ -125,7 +124,6 @@ void register_pe_add(CLI::App* pe) {
   set_examples(cmd, {tr("tfx pe add --sentence \"I love you\"                 # e, p, e + p and their norms"),
                      tr("tfx pe add --sentence \"I love you\" --png"),
                      tr("tfx pe add --sentence \"the cat sat\" --scale-embedding   # e·√d_model + p, as in the paper")});
-  cmd->callback([o] { run_pe_add(*o); });
 }
 
 }  // namespace tfx::cli

@@ -84,8 +84,8 @@ void run_pe_curves(const PeCurvesOptions& o) {
 }  // namespace
 
 void register_pe_curves(CLI::App* pe) {
-  auto o = std::make_shared<PeCurvesOptions>();
-  CLI::App* cmd = pe->add_subcommand("curves", tr("Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)"));
+  auto [cmd, o] = add_command(*pe, "curves", tr("Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)"),
+                              run_pe_curves);
   cmd->add_option("--len", o->len, tr("Positions 0 … L−1"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
   cmd->add_option("--dims", o->dims_text, tr("Columns of the PE matrix to draw, comma-separated (0 … D−1)"))
@@ -98,7 +98,6 @@ void register_pe_curves(CLI::App* pe) {
   set_examples(cmd, {tr("tfx pe curves --len 100 --dim 20 --dims 4,5,6,7 --png   # the Annotated Transformer's figure"),
                      tr("tfx pe curves --dim 128 --dims 0,2,20,60 --len 200 --png   # fast and slow sines"),
                      tr("tfx pe curves --dims 4,5 --format csv")});
-  cmd->callback([o] { run_pe_curves(*o); });
 }
 
 }  // namespace tfx::cli

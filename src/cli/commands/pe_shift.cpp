@@ -15,11 +15,8 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeShiftOptions {
+struct PeShiftOptions : PeShape {
   std::int64_t k = 1;
-  std::int64_t len = 50;
-  std::int64_t dim = 128;
-  double base = 10000.0;
   bool show = false;
   OutputFlags out;
   FigureFlags fig;
@@ -124,8 +121,7 @@ void run_pe_shift(const PeShiftOptions& o) {
 }  // namespace
 
 void register_pe_shift(CLI::App* pe) {
-  auto o = std::make_shared<PeShiftOptions>();
-  CLI::App* cmd = pe->add_subcommand("shift", tr("PE(p+k) = R(k)·PE(p): build the rotation R(k), apply it, report the max error"));
+  auto [cmd, o] = add_command(*pe, "shift", tr("PE(p+k) = R(k)·PE(p): build the rotation R(k), apply it, report the max error"), run_pe_shift);
   cmd->add_option("--k", o->k, tr("Offset k in positions (negative = backwards); |k| < --len"))
       ->capture_default_str()
       ->check(whole_number(-(std::int64_t{1} << 40) + 1, (std::int64_t{1} << 40) - 1));
@@ -140,7 +136,6 @@ void register_pe_shift(CLI::App* pe) {
                      tr("tfx pe shift --k 3 --dim 8 --gif           # the pairs turning with p, the angle kω fixed"),
                      tr("tfx pe shift --k -5 --dim 128 --len 50"),
                      tr("tfx pe shift --k 3 --dim 16 --png")});
-  cmd->callback([o] { run_pe_shift(*o); });
 }
 
 }  // namespace tfx::cli

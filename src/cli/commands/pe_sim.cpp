@@ -18,10 +18,7 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeSimOptions {
-  std::int64_t len = 50;
-  std::int64_t dim = 128;
-  double base = 10000.0;
+struct PeSimOptions : PeShape {
   std::string metric = "dot";
   bool profile = false;
   std::string model;  // --model DIR: a checkpoint's learned position table
@@ -62,6 +59,16 @@ Heatmap similarity_heatmap(const PeSimOptions& o, PeMetric metric) {
   h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   if (is_diverging(h.cmap)) h.symmetric = true;
   return h;
+}
+
+// The L×L similarity as the data block "sim": rows i, columns j.
+Matrix pe_sim_matrix(Tensor sim) {
+  Matrix m;
+  m.name = N_("sim");
+  m.row_axis = N_("i");
+  m.col_axis = N_("j");
+  m.values = std::move(sim);
+  return m;
 }
 
 // A figure of an L×L similarity too large to form: block means from the closed form (even D).
@@ -130,12 +137,7 @@ void run_pe_sim_model(const PeSimOptions& o) {
   b.values = sinus;
   figure.panels = {a, b};
   figure.columns = 2;
-  Matrix mm;
-  mm.name = N_("sim");
-  mm.row_axis = N_("i");
-  mm.col_axis = N_("j");
-  mm.values = std::move(learned);
-  r.blocks.push_back(std::move(mm));
+  r.blocks.push_back(pe_sim_matrix(std::move(learned)));
   std::string dir_name = std::filesystem::path(o.model).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.model).parent_path().filename().string();
   present_all(r, o.out, o.fig, &figure, &a, fmt::format("pe_sim_{}_len{}{}.png", name_part({dir_name}), L, t.suffix));
@@ -219,14 +221,7 @@ void run_pe_sim(const PeSimOptions& o) {
     h.values = o.profile ? std::move(sim) : sim;  // a copy only when the matrix is also output
     figure.panels.insert(figure.panels.begin(), std::move(h));
   }
-  if (!o.profile) {
-    Matrix m;
-    m.name = N_("sim");
-    m.row_axis = N_("i");
-    m.col_axis = N_("j");
-    m.values = std::move(sim);
-    r.blocks.push_back(std::move(m));
-  }
+  if (!o.profile) r.blocks.push_back(pe_sim_matrix(std::move(sim)));
   const Heatmap* view = drawing ? &std::get<Heatmap>(figure.panels.front()) : nullptr;
   const std::string name = fmt::format("pe_sim_len{}_dim{}{}{}.png", L, D, t.suffix, o.profile ? "_profile" : "");
   present_all(r, o.out, o.fig, &figure, view, name);
@@ -235,8 +230,8 @@ void run_pe_sim(const PeSimOptions& o) {
 }  // namespace
 
 void register_pe_sim(CLI::App* pe) {
-  auto o = std::make_shared<PeSimOptions>();
-  CLI::App* cmd = pe->add_subcommand("sim", tr("PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset"));
+  auto [cmd, o] = add_command(*pe, "sim", tr("PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset"),
+                              run_pe_sim);
   o->len_opt = cmd->add_option("--len", o->len, tr("Number of positions L (the matrix is L×L; with --model: default all of the table)"))
                    ->capture_default_str()
                    ->check(whole_number(1, std::int64_t{1} << 40));
@@ -258,7 +253,6 @@ void register_pe_sim(CLI::App* pe) {
                      tr("tfx pe sim --len 50 --dim 128 --metric euclidean --png   # equal offsets, equal distances"),
                      tr("tfx pe sim --len 4096 --dim 512 --format npy -o sim.npy"),
                      tr("tfx pe sim --model gpt2/ --png                # GPT-2's learned positions beside the sinusoid")});
-  cmd->callback([o] { run_pe_sim(*o); });
 }
 
 }  // namespace tfx::cli

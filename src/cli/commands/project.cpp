@@ -209,9 +209,8 @@ void run_project(const ProjectOptions& o) {
 }  // namespace
 
 void register_project(CLI::App& app) {
-  auto o = std::make_shared<ProjectOptions>();
-  CLI::App* cmd = app.add_subcommand("project", tr("PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "project", tr("PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance"),
+                              run_project, tr("Word embeddings"));
   cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --pairs words)"))->check(comma_list("words", "dog,cat,car"));
   cmd->add_option("--pairs", o->pairs, tr("Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too"))
       ->check(comma_list("pairs", "king:queen,man:woman"));
@@ -234,7 +233,6 @@ void register_project(CLI::App& app) {
                      tr("tfx project paris france berlin germany rome italy --pairs france:paris,germany:berlin,italy:rome --png"),
                      tr("tfx project king queen man woman prince princess --format csv"),
                      tr("tfx project king queen man woman kings queens --dims 3 --azimuth -60,30 --png   # a 3-D view from two angles")});
-  cmd->callback([o] { run_project(*o); });
 }
 
 }  // namespace tfx::cli

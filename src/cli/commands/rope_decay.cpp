@@ -72,9 +72,8 @@ void run_rope_decay(const RopeDecayOptions& o) {
 }  // namespace
 
 void register_rope_decay(CLI::App* rope) {
-  auto opts = std::make_shared<RopeDecayOptions>();
-  CLI::App* sub = rope->add_subcommand("decay", tr("RoFormer long-term decay curve against relative distance, per scaling"));
-  sub->group(tr("Subcommands"));
+  auto [sub, opts] = add_command(*rope, "decay", tr("RoFormer long-term decay curve against relative distance, per scaling"),
+                                 run_rope_decay, tr("Subcommands"));
   sub->add_option("--dim", opts->dim, tr("Head dimension D (even)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   sub->add_option("--len", opts->len, tr("Relative distances 0..L-1"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   add_rope_flags(sub, opts->rope, true);
@@ -83,7 +82,6 @@ void register_rope_decay(CLI::App* rope) {
   set_examples(sub, {tr("tfx rope decay --dim 128 --len 4096 --png          # the RoFormer paper's figure"),
                      tr("tfx rope decay --dim 128 --len 4096 --scaling linear,xpos --factor 4 --png"),
                      tr("tfx rope decay --dim 64 --len 512 --format csv -o decay.csv")});
-  sub->callback([opts] { run_rope_decay(*opts); });
 }
 
 }  // namespace tfx::cli

@@ -155,9 +155,8 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
 }  // namespace
 
 void register_rope_freqs(CLI::App* rope) {
-  auto opts = std::make_shared<RopeFreqsOptions>();
-  CLI::App* sub = rope->add_subcommand("freqs", tr("Per-pair inverse frequency and wavelength under each scaling, side by side"));
-  sub->group(tr("Subcommands"));
+  auto [sub, opts] = add_command(*rope, "freqs", tr("Per-pair inverse frequency and wavelength under each scaling, side by side"),
+                                 run_rope_freqs, tr("Subcommands"));
   sub->add_option("--dim", opts->dim, tr("Head dimension D (even)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   sub->add_option("--len", opts->len, tr("Dynamic NTK: current sequence length (default: factor * original-max-pos)"))
       ->check(whole_number(1, std::int64_t{1} << 40));
@@ -173,7 +172,6 @@ void register_rope_freqs(CLI::App* rope) {
                      tr("tfx rope freqs --dim 128 --base 500000 --scaling llama3 --factor 8 --original-max-pos 8192"),
                      tr("tfx rope freqs --dim 64 --scaling yarn --factor 4 --original-max-pos 4096 --format csv -o yarn.csv"),
                      tr("tfx rope freqs --dim 16")});
-  sub->callback([opts] { run_rope_freqs(*opts); });
 }
 
 }  // namespace tfx::cli

@@ -112,9 +112,8 @@ void run_rope_relative(const RopeRelativeOptions& o) {
 }  // namespace
 
 void register_rope_relative(CLI::App* rope) {
-  auto opts = std::make_shared<RopeRelativeOptions>();
-  CLI::App* sub = rope->add_subcommand("relative", tr("Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not"));
-  sub->group(tr("Subcommands"));
+  auto [sub, opts] = add_command(*rope, "relative", tr("Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not"),
+                                 run_rope_relative, tr("Subcommands"));
   opts->dim_opt = sub->add_option("--dim", opts->dim, tr("Head dimension D (even; with --q/--k: their length)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   sub->add_option("--len", opts->len, tr("Number of positions L (the tables are L x L)"))
       ->capture_default_str()
@@ -130,7 +129,6 @@ void register_rope_relative(CLI::App* rope) {
                      tr("tfx rope relative --dim 32 --len 32 --scaling xpos --format json"),
                      tr("tfx rope relative --dim 64 --len 16 --layout half --seed 3"),
                      tr("tfx rope relative --q 1,0,0.5,-1 --k 0,1,1,0.25 --len 8   # your own q and k")});
-  sub->callback([opts] { run_rope_relative(*opts); });
 }
 
 }  // namespace tfx::cli

@@ -168,9 +168,8 @@ void run_rope_rotate(const RopeRotateOptions& o) {
 }  // namespace
 
 void register_rope_rotate(CLI::App* rope) {
-  auto opts = std::make_shared<RopeRotateOptions>();
-  CLI::App* sub = rope->add_subcommand("rotate", tr("One vector before and after rotation R_pos, pair by pair; norms; --complex form"));
-  sub->group(tr("Subcommands"));
+  auto [sub, opts] = add_command(*rope, "rotate", tr("One vector before and after rotation R_pos, pair by pair; norms; --complex form"),
+                                 run_rope_rotate, tr("Subcommands"));
   sub->add_option("--dim", opts->dim, tr("Head dimension D (even; default: the --vector's length, else 8)"))
       ->check(whole_number(1, std::int64_t{1} << 16));  // one table row per pair: 2^24 took 10 GB
   sub->add_option("--pos", opts->pos, tr("Position pos of the vector"))->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
@@ -189,7 +188,6 @@ void register_rope_rotate(CLI::App* rope) {
                      tr("tfx rope rotate --dim 4 --pos 3 --vector 1,0,0,1 --complex"),
                      tr("tfx rope rotate --dim 8 --pos 5 --seed 7 --layout half"),
                      tr("tfx rope rotate --dim 8 --pos 100 --scaling yarn --factor 4 --original-max-pos 64")});
-  sub->callback([opts] { run_rope_rotate(*opts); });
 }
 
 }  // namespace tfx::cli

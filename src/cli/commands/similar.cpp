@@ -74,9 +74,8 @@ void run_similar(const SimilarOptions& o) {
 }  // namespace
 
 void register_similar(CLI::App& app) {
-  auto o = std::make_shared<SimilarOptions>();
-  CLI::App* cmd = app.add_subcommand("similar", tr("Nearest neighbours of a word by cosine similarity (gensim most_similar)"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "similar", tr("Nearest neighbours of a word by cosine similarity (gensim most_similar)"),
+                              run_similar, tr("Word embeddings"));
   cmd->add_option("words", o->words, tr("WORD (several: the mean of their unit vectors)"))->required()->check(non_empty_word());
   cmd->add_option("-k,--top", o->k, tr("Number of neighbours"))->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_option("--negative", o->negative, tr("Words to subtract (comma-separated; gensim's negative=[…])"))->check(comma_list("words", "dog,cat,car"));
@@ -88,7 +87,6 @@ void register_similar(CLI::App& app) {
                      tr("tfx similar king -k 10 --embeddings glove.6B.100d.txt"),
                      tr("tfx similar king woman --negative man -k 3       # = tfx analogy king man woman"),
                      tr("tfx similar paris --format json")});
-  cmd->callback([o] { run_similar(*o); });
 }
 
 }  // namespace tfx::cli

@@ -51,15 +51,13 @@ void run_similarity(const SimilarityOptions& o) {
 }  // namespace
 
 void register_similarity(CLI::App& app) {
-  auto o = std::make_shared<SimilarityOptions>();
-  CLI::App* cmd = app.add_subcommand("similarity", tr("Cosine, dot product and Euclidean distance of two words' vectors, with their norms"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "similarity", tr("Cosine, dot product and Euclidean distance of two words' vectors, with their norms"),
+                              run_similarity, tr("Word embeddings"));
   cmd->add_option("words", o->words, tr("W1 W2"))->required()->expected(2)->check(non_empty_word());
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
   set_examples(cmd, {tr("tfx similarity king queen"),
                      tr("tfx similarity cat dog --embeddings glove.6B.100d.txt --format json")});
-  cmd->callback([o] { run_similarity(*o); });
 }
 
 }  // namespace tfx::cli

@@ -118,9 +118,8 @@ void run_softmax(const SoftmaxOptions& o) {
 }  // namespace
 
 void register_softmax(CLI::App& app) {
-  auto o = std::make_shared<SoftmaxOptions>();
-  CLI::App* cmd = app.add_subcommand("softmax", tr("Softmax by hand: x, x/T, the exponentials, their sum and the probabilities, at one or more temperatures"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "softmax", tr("Softmax by hand: x, x/T, the exponentials, their sum and the probabilities, at one or more temperatures"),
+                              run_softmax, tr("Attention"));
   cmd->add_option("VALUES", o->values, tr("Scores, comma-separated (e.g. the lecture's 1,1,0.8,0.7)"))->required();
   cmd->add_option("--temperature,-T", o->temperatures, tr("Temperatures T, comma-separated: softmax(x/T) (T = √d_k is attention's scaling)"))
       ->capture_default_str();
@@ -130,7 +129,6 @@ void register_softmax(CLI::App& app) {
   set_examples(cmd, {tr("tfx softmax 1,1,0.8,0.7                      # the lecture's scores: 0.281 0.281 0.230 0.208"),
                      tr("tfx softmax 0,-11,7 --temperature 1,10 --png  # standard deviation 10: peaked, and divided by √d_k = 10"),
                      tr("tfx softmax 2,1,0.1 --labels cat,dog,car --format json")});
-  cmd->callback([o] { run_softmax(*o); });
 }
 
 }  // namespace tfx::cli

@@ -115,9 +115,8 @@ void run_tokenize(const TokenizeOptions& o) {
 }  // namespace
 
 void register_tokenize(CLI::App& app) {
-  auto o = std::make_shared<TokenizeOptions>();
-  CLI::App* cmd = app.add_subcommand("tokenize", tr("Text → tokens → ids: word, character or WordPiece subword tokenization"));
-  cmd->group(tr("Word embeddings"));
+  auto [cmd, o] = add_command(app, "tokenize", tr("Text → tokens → ids: word, character or WordPiece subword tokenization"),
+                              run_tokenize, tr("Word embeddings"));
   cmd->add_option("TEXT", o->text, tr("The text to tokenize (quote it)"))->required();
   cmd->add_option("--mode", o->mode, trf("Tokenization: {}", choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
       ->capture_default_str()
@@ -137,7 +136,6 @@ void register_tokenize(CLI::App& app) {
                      tr("tfx tokenize \"나는 학생 이다\" --mode char"),
                      tr("tfx tokenize \"나는 학생 이다\" --translator              # ids = rows of tfx lookup --translator"),
                      tr("tfx tokenize \"Transformers are great\" --vocab bert-base-uncased/vocab.txt --lower")});
-  cmd->callback([o] { run_tokenize(*o); });
 }
 
 }  // namespace tfx::cli

@@ -318,10 +318,8 @@ void run_trace(const TraceOptions& o) {
 }  // namespace
 
 void register_trace(CLI::App& app) {
-  auto o = std::make_shared<TraceOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "trace", tr("The whole Transformer step by step on the teaching translator: tokens → … → the next token, every shape"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "trace", tr("The whole Transformer step by step on the teaching translator: tokens → … → the next token, every shape"),
+                              run_trace, tr("Attention"));
   cmd->add_option("TEXT", o->text, tr("A Korean sentence of the translator's domain (\"나는 학생 이다\")"))->required();
   o->target_opt = cmd->add_option("--target", o->target,
                                   tr("The decoder's input after <bos> (English words; \"\" = <bos> alone); default: the model's "
@@ -335,7 +333,6 @@ void register_trace(CLI::App& app) {
                      tr("tfx trace \"나는 학생 이다\" --target \"I am\"            # → a"),
                      tr("tfx trace \"나는 학생 이다\" --png --scale 2           # the poster, for a projector"),
                      tr("tfx trace \"그녀는 커피를 마셨다\" --format json")});
-  cmd->callback([o] { run_trace(*o); });
 }
 
 }  // namespace tfx::cli

@@ -137,10 +137,8 @@ void run_translate(const TranslateOptions& o) {
 }  // namespace
 
 void register_translate(CLI::App& app) {
-  auto o = std::make_shared<TranslateOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "translate", tr("Korean → English with the built-in teaching translator: greedy steps and cross-attention"));
-  cmd->group(tr("Attention"));
+  auto [cmd, o] = add_command(app, "translate", tr("Korean → English with the built-in teaching translator: greedy steps and cross-attention"),
+                              run_translate, tr("Attention"));
   cmd->add_option("TEXT", o->text, tr("A Korean sentence of the lecture's domain, words split at spaces (\"나는 학생 이다\")"));
   cmd->add_flag("--list-vocab", o->list_vocab, tr("List the tokens the model knows (id = embedding row) and exit"));
   cmd->add_option("--max-tokens", o->max_tokens, tr("Stop after this many output tokens if <eos> has not come"))
@@ -155,7 +153,6 @@ void register_translate(CLI::App& app) {
                      tr("tfx translate \"그녀는 커피를 마셨다\" --png     # the verb looks back past the object"),
                      tr("tfx translate \"우리는 의사 이었다\" --format json"),
                      tr("tfx translate --list-vocab")});
-  cmd->callback([o] { run_translate(*o); });
 }
 
 }  // namespace tfx::cli

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/commands/model/model.hpp"
 #include "cli/common.hpp"
@@ -42,21 +43,29 @@ void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true) {
   cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
 }
 
+// A flag's whole number from 0 in decimal digits ("12"); nullopt for "", "-1", "1.5", "x" or a
+// number past unsigned long long.
+std::optional<unsigned long long> model_whole_number(const std::string& s) {
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (s.empty() || pos != s.size() || s[0] == '-') return std::nullopt;
+  return v;
+}
+
 LoadedInput load_input(const ModelInput& in) {
   if (in.text.empty() == in.ids.empty())
     throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both");
   LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}};
   if (!in.ids.empty()) {
     for (const std::string& item : split_items(in.ids)) {
-      std::size_t pos = 0;
-      unsigned long long v = 0;
-      try {
-        v = std::stoull(item, &pos);
-      } catch (const std::exception&) {
-        pos = 0;
-      }
-      if (pos != item.size() || item.empty() || item[0] == '-') throw usage_error(fmt::format("--ids: '{}' is not a token id", item));
-      l.ids.push_back(static_cast<std::size_t>(v));
+      const std::optional<unsigned long long> v = model_whole_number(item);
+      if (!v) throw usage_error(fmt::format("--ids: '{}' is not a token id", item));
+      l.ids.push_back(static_cast<std::size_t>(*v));
     }
     std::error_code ec;
     try {
@@ -196,16 +205,10 @@ struct AttentionOptions2 {
 
 std::optional<std::size_t> pick(const std::string& v, std::size_t n, const char* flag, const char* what) {
   if (v == "all") return std::nullopt;
-  std::size_t pos = 0;
-  unsigned long long k = 0;
-  try {
-    k = std::stoull(v, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  if (v.empty() || pos != v.size() || v[0] == '-') throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
-  if (k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
-  return static_cast<std::size_t>(k);
+  const std::optional<unsigned long long> k = model_whole_number(v);
+  if (!k) throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
+  if (*k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
+  return static_cast<std::size_t>(*k);
 }
 
 Heatmap attention_heatmap(const Tensor& w, const std::vector<std::string>& tokens, const std::string& title, bool labels) {
@@ -486,16 +489,14 @@ void run_fill(const PredictOptions& o) {
 
 void register_model_forward(CLI::App& model) {
   {
-    auto o = std::make_shared<InfoOptions>();
-    CLI::App* cmd = model.add_subcommand("info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"));
+    auto [cmd, o] = add_command(model, "info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"), run_info);
     add_model_input(cmd, o->in, false);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model info gpt2/"), tr("tfx model info Llama-3.2-1B/ --format json")});
-    cmd->callback([o] { run_info(*o); });
   }
   {
-    auto o = std::make_shared<AttentionOptions2>();
-    CLI::App* cmd = model.add_subcommand("attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"));
+    auto [cmd, o] = add_command(model, "attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"),
+                                run_attention);
     add_model_input(cmd, o->in);
     cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
@@ -506,41 +507,32 @@ void register_model_forward(CLI::App& model) {
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
                        tr("tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline")});
-    cmd->callback([o] { run_attention(*o); });
   }
   {
-    auto o = std::make_shared<TensorOptions>();
-    CLI::App* cmd = model.add_subcommand("hidden", tr("Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms"));
+    auto [cmd, o] = add_command(model, "hidden", tr("Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms"), run_hidden);
     add_model_input(cmd, o->in);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy")});
-    cmd->callback([o] { run_hidden(*o); });
   }
   {
-    auto o = std::make_shared<TensorOptions>();
-    CLI::App* cmd = model.add_subcommand("logits", tr("Logits (T, vocabulary) of the LM or MLM head"));
+    auto [cmd, o] = add_command(model, "logits", tr("Logits (T, vocabulary) of the LM or MLM head"), run_logits);
     add_model_input(cmd, o->in);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy")});
-    cmd->callback([o] { run_logits(*o); });
   }
   {
-    auto o = std::make_shared<PredictOptions>();
-    CLI::App* cmd = model.add_subcommand("next", tr("The next token's top-k with probabilities (GPT-2, Llama family)"));
+    auto [cmd, o] = add_command(model, "next", tr("The next token's top-k with probabilities (GPT-2, Llama family)"), run_next);
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, tr("How many tokens"))->capture_default_str()->check(whole_number(1, 1000));
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model next gpt2/ \"The capital of France is\" -k 5")});
-    cmd->callback([o] { run_next(*o); });
   }
   {
-    auto o = std::make_shared<PredictOptions>();
-    CLI::App* cmd = model.add_subcommand("fill", tr("Masked-LM top-k for each [MASK] (BERT with its MLM head)"));
+    auto [cmd, o] = add_command(model, "fill", tr("Masked-LM top-k for each [MASK] (BERT with its MLM head)"), run_fill);
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, tr("How many tokens per mask"))->capture_default_str()->check(whole_number(1, 1000));
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model fill bert-base-uncased/ \"the [MASK] sat on the mat.\" -k 10")});
-    cmd->callback([o] { run_fill(*o); });
   }
 }
 

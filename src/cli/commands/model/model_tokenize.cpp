@@ -44,15 +44,13 @@ void run_model_tokenize(const ModelTokenizeOptions& o) {
 }  // namespace
 
 void register_model_tokenize(CLI::App& model) {
-  auto o = std::make_shared<ModelTokenizeOptions>();
-  CLI::App* cmd = model.add_subcommand("tokenize", tr("The checkpoint's own tokenizer: tokens and ids as Hugging Face gives them"));
+  auto [cmd, o] = add_command(model, "tokenize", tr("The checkpoint's own tokenizer: tokens and ids as Hugging Face gives them"), run_model_tokenize);
   cmd->add_option("DIR", o->dir, tr("Checkpoint folder with tokenizer.json (or vocab.txt, or vocab.json + merges.txt)"))->required();
   cmd->add_option("TEXT", o->text, tr("The text to tokenize"))->required();
   cmd->add_flag("--no-special", o->no_special, tr("Leave out the tokens the post-processor adds ([CLS] … [SEP], <s>)"));
   add_output_flags(cmd, o->out, false);
   set_examples(cmd, {tr("tfx model tokenize gpt2/ \"Hello, my dog is cute\"          # 15496 11 616 3290 318 13779"),
                      tr("tfx model tokenize bert-base-uncased/ \"Hello, my dog is cute\" --format json")});
-  cmd->callback([o] { run_model_tokenize(*o); });
 }
 
 }  // namespace tfx::cli
