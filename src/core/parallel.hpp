@@ -1,5 +1,5 @@
 // Private to the library: the one way it runs work on several threads. parallel_for_threads
-// starts T − 1 threads and runs share 0 on the caller; worker_threads and hardware_threads say
+// runs shares 1 … T−1 on persistent worker threads (parallel.cpp) and share 0 on the caller; worker_threads and hardware_threads say
 // how many to use. Used by the matmul kernel, the embedding loaders and queries, and the analogy
 // evaluation.
 #pragma once
@@ -22,16 +22,25 @@ inline unsigned worker_threads(std::size_t work) {
   return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
-// Runs f(t, T) for t = 0 … T−1, share 0 on the calling thread and the others on threads of
-// their own; returns when all are done and rethrows the first exception (in share order). A
-// share whose thread cannot be started (no more threads to be had) is run by the caller.
+namespace detail {
+// The library's persistent workers (parallel.cpp): runs job(ctx, t, T) for t = 1 … T−1 on
+// threads kept from one call to the next (starting a thread costs tens of microseconds, as much as
+// a 256×256 product on one core), while the caller runs t = 0; returns when all are done. False
+// (nothing run) when the workers are busy with another call or this is one of them (a nested
+// call), or when no thread can be started: the caller then starts threads of its own.
+bool run_on_workers(unsigned T, void (*job)(void*, unsigned, unsigned), void* ctx);
+}  // namespace detail
+
+// Runs f(t, T) for t = 0 … T−1, share 0 on the calling thread and the others on the library's
+// persistent worker threads (or, when those are busy, on threads of their own); returns when all
+// are done and rethrows the first exception (in share order). A share whose thread cannot be
+// started (no more threads to be had) is run by the caller.
 template <class F>
 void parallel_for_threads(unsigned T, F&& f) {
   if (T <= 1) {
     f(0u, 1u);
     return;
   }
-  std::vector<std::thread> pool;
   std::vector<std::exception_ptr> errors(T);
   auto run = [&](unsigned t) {
     try {
@@ -40,14 +49,18 @@ void parallel_for_threads(unsigned T, F&& f) {
       errors[t] = std::current_exception();
     }
   };
-  unsigned started = 1;
-  try {
-    for (; started < T; ++started) pool.emplace_back(run, started);
-  } catch (const std::system_error&) {
+  auto job = [](void* ctx, unsigned t, unsigned) { (*static_cast<decltype(run)*>(ctx))(t); };
+  if (!detail::run_on_workers(T, job, &run)) {
+    std::vector<std::thread> pool;
+    unsigned started = 1;
+    try {
+      for (; started < T; ++started) pool.emplace_back(run, started);
+    } catch (const std::system_error&) {
+    }
+    for (unsigned t = started; t < T; ++t) run(t);
+    run(0);
+    for (auto& th : pool) th.join();
   }
-  for (unsigned t = started; t < T; ++t) run(t);
-  run(0);
-  for (auto& th : pool) th.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }

@@ -133,7 +133,7 @@ def gpt2_weights(c, g):
     return w
 
 
-def gpt2_forward(c, w, ids):
+def gpt2_forward(c, w, ids, logits=True):
     D, H, eps = c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
     hd, T = D // H, len(ids)
     x = w["transformer.wte.weight"][ids] + w["transformer.wpe.weight"][:T]
@@ -155,7 +155,7 @@ def gpt2_forward(c, w, ids):
         x = x + F.gelu(f, approximate="tanh") @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
     x = F.layer_norm(x, (D,), w["transformer.ln_f.weight"], w["transformer.ln_f.bias"], eps)
     hidden.append(x)
-    return hidden, attns, x @ w["transformer.wte.weight"].T
+    return hidden, attns, (x @ w["transformer.wte.weight"].T if logits else None)
 
 
 # ---------------------------------------------------------------- Llama family (modeling_llama.py)
