@@ -84,11 +84,7 @@ void compute_norms(Embeddings::Store& s) {
   const float* v = s.vectors;
   const std::size_t n = s.n, d = s.d;
   parallel_for_threads(worker_threads(n * d), [&](unsigned t, unsigned T) {
-    for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) {
-      double ss = 0;
-      for (std::size_t j = 0; j < d; ++j) ss += static_cast<double>(v[i * d + j]) * v[i * d + j];
-      out[i] = static_cast<float>(std::sqrt(ss));
-    }
+    for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) out[i] = row_norm(v + i * d, d);
   });
   s.norms = out;
 }

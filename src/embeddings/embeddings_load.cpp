@@ -58,7 +58,7 @@ std::size_t line_of(const char* base, std::uint64_t off) {
 // Assembles parsed blocks into a store, dropping duplicate words (first kept). `where(i)` says
 // where row i (in parse order) came from, for the duplicate warning.
 std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Block*>& blocks, std::size_t D,
-                                            const RowPlace& where) {
+                                            const RowPlace& where, Buffer<float>* norms) {
   auto s = std::make_shared<Embeddings::Store>();
   WordList all;
   std::size_t total = 0, chars = 0;
@@ -79,14 +79,22 @@ std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Bl
         if (s->info.duplicates++ == 0) s->info.first_duplicate = fmt::format("'{}' ({})", show_token(all[g]), where(b, i));
         continue;
       }
-      if (dst != g) std::memmove(v + dst * D, v + g * D, D * sizeof(float));
+      if (dst != g) {
+        std::memmove(v + dst * D, v + g * D, D * sizeof(float));
+        if (norms) norms->data()[dst] = norms->data()[g];
+      }
       ++dst;
     }
   // 2. the matrix is the store's (peak memory: one copy of the vectors)
   s->own_vectors = std::move(matrix);
   s->vectors = s->own_vectors.data();
   s->info.file_rows = total;
-  compute_norms(*s);
+  if (norms) {
+    s->own_norms = std::move(*norms);
+    s->norms = s->own_norms.data();
+  } else {
+    compute_norms(*s);
+  }
   return s;
 }
 

@@ -57,9 +57,10 @@ using RowPlace = std::function<std::string(const Block*, std::size_t)>;
 // Assembles parsed rows into a store: `matrix` (rows of all blocks, in block order, D floats
 // each) becomes the store's vectors without a copy; duplicate words are dropped (the first kept)
 // by moving the later rows up. `where(i)` says where row i of a block came from, for the
-// duplicate warning.
+// duplicate warning. `norms`, when the parser computed them (row_norm of each row, in the same
+// order), become the store's norms the same way; otherwise compute_norms reads the matrix again.
 std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Block*>& blocks, std::size_t D,
-                                            const RowPlace& where);
+                                            const RowPlace& where, Buffer<float>* norms = nullptr);
 
 // Text formats (embeddings_text.cpp): GloVe (start = 0 or after a BOM, no header) and
 // word2vec/fastText text (start after the header). D numbers per row; `limit` rows at most (0 = all).

@@ -2,6 +2,7 @@
 // built-in data, or a memory-mapped cache file), the word hash table, and the helpers the
 // loaders, the cache and the queries share.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -191,7 +192,15 @@ struct WordList {
 // keep[i] = 1 when word i is the first of its spelling. Returns the number of kept words.
 std::size_t build_word_table(Embeddings::Store& s, const WordList& words, std::vector<unsigned char>& keep);
 
-// Fills s.own_norms with ‖row i‖ (computed in double) and points s.norms at it. Parallel.
+// ‖v‖ of d floats, summed in double in index order: how every norm of a store is computed, by
+// compute_norms or by a parser while the row is still in cache.
+inline float row_norm(const float* v, std::size_t d) {
+  double ss = 0;
+  for (std::size_t j = 0; j < d; ++j) ss += static_cast<double>(v[j]) * v[j];
+  return static_cast<float>(std::sqrt(ss));
+}
+
+// Fills s.own_norms with ‖row i‖ (row_norm) and points s.norms at it. Parallel.
 void compute_norms(Embeddings::Store& s);
 // Refuses a table with a row whose length overflows float32 (a GloVe row "big 3e38 3e38"): its
 // cosines would print as NaN or -inf. The error names `path`, the word and the row.

@@ -117,12 +117,13 @@ std::size_t count_rows(const char* p, const char* const stop, bool release) {
 }
 
 // Parses the lines [w, stop) — file offset w_off — (each a word then D numbers) into `part`, the
-// vectors into out[0, rows·D) after the part's rows so far (rows = count_rows of the whole range).
+// vectors into out[0, rows·D) after the part's rows so far (rows = count_rows of the whole range),
+// and, when `norms` is set, each row's row_norm into norms[0, rows) while the row is in cache.
 // Stops at the first bad line, recording its file offset and what is wrong. `parsed` counts the
 // bytes done by all threads; `report` (when set) gets (parsed, total) every MB.
 void parse_text_range(const char* const w, const char* const stop, std::uint64_t w_off, const char* const hard_end,
-                      std::size_t D, bool release, float* out, std::size_t rows, std::atomic<std::size_t>& parsed,
-                      const Progress* report, std::size_t total, Part& part) {
+                      std::size_t D, bool release, float* out, float* norms, std::size_t rows,
+                      std::atomic<std::size_t>& parsed, const Progress* report, std::size_t total, Part& part) {
   const char* p = w;
   PageRelease drop(p, release);
   const char* reported = p;
@@ -228,6 +229,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
                               kMaxWordBytes, D));
       return;
     }
+    if (norms) norms[blk->rows] = row_norm(row, D);
     blk->words.push({line, static_cast<std::size_t>(word_end - line)});
     blk->line_offsets.push_back(w_off + static_cast<std::uint64_t>(line - w));
     ++blk->rows;
@@ -279,7 +281,7 @@ bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, st
   Part part;
   std::vector<float> row(D);
   std::atomic<std::size_t> parsed{0};
-  parse_text_range(base + off, nl, off, base + size, D, false, row.data(), 1, parsed, nullptr, 0, part);
+  parse_text_range(base + off, nl, off, base + size, D, false, row.data(), nullptr, 1, parsed, nullptr, 0, part);
   if (part.error.empty() && part.rows == 1) return true;
   // Not D numbers — but text all the same (so the error names the ragged row) when the line has
   // no control bytes and ends in a number: float32 bytes almost never manage both.
@@ -354,14 +356,16 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   for (unsigned t = 0; t < T; ++t) first[t + 1] += first[t];
   Buffer<float> matrix;
   if (!(target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D))) matrix.allocate(first[T] * D);
+  Buffer<float> norms;  // each row's norm, computed while the row is in cache (not in a pass of its own)
+  norms.allocate(first[T]);
   std::vector<Part> parts(T);
   std::atomic<std::size_t> parsed{0};
   const std::size_t total_bytes = end - start;
   parallel_for_threads(T, [&](unsigned t, unsigned) {
     // the caller's thread (t = 0) reports the bytes of all threads
     for_each_window(path, b, cut[t], cut[t + 1], [&](const char* w, const char* w_end, std::uint64_t w_off, const char* hard_end, bool mapped) {
-      parse_text_range(w, w_end, w_off, hard_end, D, mapped, matrix.data() + first[t] * D, first[t + 1] - first[t], parsed,
-                       t == 0 && progress ? &progress : nullptr, total_bytes, parts[t]);
+      parse_text_range(w, w_end, w_off, hard_end, D, mapped, matrix.data() + first[t] * D, norms.data() + first[t],
+                       first[t + 1] - first[t], parsed, t == 0 && progress ? &progress : nullptr, total_bytes, parts[t]);
       return parts[t].error.empty();
     });
   });
@@ -391,9 +395,9 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   }
   std::vector<Block*> blocks;
   for (auto& part : parts) blocks.push_back(&part.words);
-  return assemble(std::move(matrix), blocks, D, [&](const Block* blk, std::size_t i) {
-    return fmt::format("line {}", line_of(b.data, blk->line_offsets[i]));
-  });
+  return assemble(
+      std::move(matrix), blocks, D,
+      [&](const Block* blk, std::size_t i) { return fmt::format("line {}", line_of(b.data, blk->line_offsets[i])); }, &norms);
 }
 
 }  // namespace tfx

@@ -210,6 +210,15 @@ TEST_CASE("real-file quirks: CRLF, BOM, trailing spaces, words with spaces, non-
     CHECK(e.find("\xED\x95\x9C").has_value());  // 한
     CHECK(e.find("bad\xff\xfe").has_value());
   }
+  SUBCASE("a duplicate dropped mid-file: the later rows and their lengths move up together") {
+    auto e = load_text(dir, "dn.txt", "a 3 4 0 0\nb 1 0 0 0\na 0 0 0 1\nc 0 6 8 0\nd 0 0 0 2\n");
+    REQUIRE(e.size() == 4);
+    const std::vector<std::pair<std::string, float>> want = {{"a", 5}, {"b", 1}, {"c", 10}, {"d", 2}};
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      CHECK(e.word(i) == want[i].first);
+      CHECK(e.norm(i) == want[i].second);
+    }
+  }
   SUBCASE("duplicate words: the first is kept, the rest counted") {
     auto e = load_text(dir, "d.txt", text_rows() + "king 9 9 9 9\nman 8 8 8 8\nking 7 7 7 7\n");
     check_known(e);
