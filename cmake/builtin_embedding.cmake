@@ -13,3 +13,4 @@ add_custom_command(
   COMMENT "Generating the built-in teaching embedding from samples/teaching_embedding.tsv"
   VERBATIM)
 target_sources(tfxcore PRIVATE ${TFX_BUILTIN_CPP})
+set_source_files_properties(${TFX_BUILTIN_CPP} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

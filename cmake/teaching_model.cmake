@@ -16,4 +16,5 @@ foreach(part model.safetensors:teaching_model_weights vocab.txt:teaching_model_v
     COMMENT "Embedding data/teaching_model/${file}"
     VERBATIM)
   target_sources(tfxcore PRIVATE ${out})
+  set_source_files_properties(${out} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # each defines its own kBytes
 endforeach()

@@ -57,7 +57,7 @@ std::size_t line_of(const char* base, std::uint64_t off) {
 
 // Assembles parsed blocks into a store, dropping duplicate words (first kept). `where(i)` says
 // where row i (in parse order) came from, for the duplicate warning.
-std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Block*>& blocks, std::size_t D,
+std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<RowWords*>& blocks, std::size_t D,
                                             const RowPlace& where, Buffer<float>* norms) {
   auto s = std::make_shared<Embeddings::Store>();
   WordList all;
@@ -175,7 +175,7 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
     fail(fmt::format("{}:1: the header says {} words of {} dimensions (at least {} bytes), but only {} bytes follow; "
                      "truncated or not word2vec binary",
                      path, h.n, D, static_cast<double>(want) * static_cast<double>(min_row), avail));
-  Block blk;
+  RowWords blk;
   Buffer<float> matrix;
   matrix.allocate(want * D);
   const char* p = b.data + h.data_begin;
@@ -206,8 +206,8 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
     blk.line_offsets.push_back(r);
     ++blk.rows;
   }
-  std::vector<Block*> blocks{&blk};
-  return assemble(std::move(matrix), blocks, D, [](const Block*, std::size_t i) { return fmt::format("row {}", i + 1); });
+  std::vector<RowWords*> blocks{&blk};
+  return assemble(std::move(matrix), blocks, D, [](const RowWords*, std::size_t i) { return fmt::format("row {}", i + 1); });
 }
 
 

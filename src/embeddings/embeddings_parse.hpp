@@ -21,7 +21,7 @@ constexpr std::size_t kMaxWordBytes = 100000;  // longer "words" mean the file i
 
 // The words of the rows parsed by one thread, in file order (their vectors go straight into the
 // table's matrix).
-struct Block {
+struct RowWords {
   std::size_t rows = 0;
   WordList words;
   std::vector<std::uint64_t> line_offsets;  // byte offset of each row's line
@@ -52,14 +52,14 @@ struct Header {
 Header read_header(const std::string& path, const char* base, std::size_t start, std::size_t size, bool required);
 
 // Where row i of a block came from ("line 12", "row 3"), for the duplicate-word warning.
-using RowPlace = std::function<std::string(const Block*, std::size_t)>;
+using RowPlace = std::function<std::string(const RowWords*, std::size_t)>;
 
 // Assembles parsed rows into a store: `matrix` (rows of all blocks, in block order, D floats
 // each) becomes the store's vectors without a copy; duplicate words are dropped (the first kept)
 // by moving the later rows up. `where(i)` says where row i of a block came from, for the
 // duplicate warning. `norms`, when the parser computed them (row_norm of each row, in the same
 // order), become the store's norms the same way; otherwise compute_norms reads the matrix again.
-std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Block*>& blocks, std::size_t D,
+std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<RowWords*>& blocks, std::size_t D,
                                             const RowPlace& where, Buffer<float>* norms = nullptr);
 
 // Text formats (embeddings_text.cpp): GloVe (start = 0 or after a BOM, no header) and

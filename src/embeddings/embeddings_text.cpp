@@ -23,7 +23,7 @@ using namespace numbers;
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
 
 struct Part {
-  Block words;                          // the rows' words and line offsets
+  RowWords words;                          // the rows' words and line offsets
   std::uint64_t error_at = UINT64_MAX;  // byte offset of the first bad line
   std::string error;                    // message without the "FILE:LINE: " prefix
   std::size_t rows = 0;
@@ -128,7 +128,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
   PageRelease drop(p, release);
   const char* reported = p;
   std::vector<Token> toks;
-  Block* blk = &part.words;
+  RowWords* blk = &part.words;
   ScannedRow nums(D);
   std::vector<std::pair<std::size_t, float>> slow;  // fields converted by strtod in this row
   auto error = [&](const char* line, std::string msg) {
@@ -385,7 +385,7 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
     if (rows > promised) {
       std::size_t seen = 0;
       for (auto& part : parts) {
-        const Block& blk = part.words;
+        const RowWords& blk = part.words;
         if (seen + blk.rows > promised)
           fail(fmt::format("{}:{}: more rows than the header (line 1) says ({} words)", path,
                            line_of(b.data, blk.line_offsets[promised - seen]), promised));
@@ -393,11 +393,11 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
       }
     }
   }
-  std::vector<Block*> blocks;
+  std::vector<RowWords*> blocks;
   for (auto& part : parts) blocks.push_back(&part.words);
   return assemble(
       std::move(matrix), blocks, D,
-      [&](const Block* blk, std::size_t i) { return fmt::format("line {}", line_of(b.data, blk->line_offsets[i])); }, &norms);
+      [&](const RowWords* blk, std::size_t i) { return fmt::format("line {}", line_of(b.data, blk->line_offsets[i])); }, &norms);
 }
 
 }  // namespace tfx
