@@ -1,6 +1,7 @@
-// Text embedding files (GloVe, word2vec text, fastText .vec): rows "word v1 … vD" parsed on all
-// cores with the exact float parser of embeddings_numbers.hpp (bit-identical to gensim's
-// float32(float(token))); words containing spaces, ragged rows, CRLF and trailing spaces; GloVe's
+// Text embedding files (GloVe, word2vec text, fastText .vec): rows "word v1 … vD" read in windows
+// of whole lines (pread) and parsed on all cores with the exact float parser of
+// embeddings_numbers.hpp (bit-identical to gensim's float32(float(token))), each row's norm taken
+// while it is in cache; words containing spaces, ragged rows, CRLF and trailing spaces; GloVe's
 // dimension from the most common field count; the header's word count checked.
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -23,7 +24,7 @@ using namespace numbers;
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
 
 struct Part {
-  RowWords words;                          // the rows' words and line offsets
+  RowWords words;                       // the rows' words and line offsets
   std::uint64_t error_at = UINT64_MAX;  // byte offset of the first bad line
   std::string error;                    // message without the "FILE:LINE: " prefix
   std::size_t rows = 0;
