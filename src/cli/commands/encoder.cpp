@@ -90,7 +90,7 @@ void register_encoder(CLI::App& app) {
   add_layer_flags(cmd, o->f, "encoder");
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})
-    cmd->add_option_function<std::string>(flag, [o, flag](const std::string&) { o->memory = flag; })->group("");
+    cmd->add_option_function<std::string>(flag, [opts = o, flag](const std::string&) { opts->memory = flag; })->group("");  // init-capture: clang 14 cannot capture a structured binding
   set_examples(cmd, {tr("tfx encoder --sentence \"I love playing football.\""),
                      tr("tfx encoder --sentence \"나는 학생 이다\" --show all"),
                      tr("tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png"),

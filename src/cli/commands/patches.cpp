@@ -119,16 +119,16 @@ void register_patches(CLI::App& app) {
   const auto big = std::int64_t{1} << 24;
   cmd->add_option_function<std::string>(
          "--image",
-         [o, big](const std::string& v) {
+         [opts = o, big](const std::string& v) {  // (clang 14 cannot capture a structured binding by name)
            // a number (or what was meant as one: -3, 2.5, 1e3) is a side; anything else a file
            const bool number = !v.empty() && v.find_first_not_of("0123456789+-.eE") == std::string::npos &&
                                v.find_first_of("0123456789") != std::string::npos;
            if (number) {
              if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoll(v) < 1 || std::stoll(v) > big)
                throw usage_error(fmt::format("--image: expected a side from 1 to {} pixels or a picture file, got '{}'", big, v), {"image"});
-             o->image = std::stoll(v);
+             opts->image = std::stoll(v);
            } else {
-             o->picture = v;
+             opts->picture = v;
            }
          },
          tr("Image side (height = width) in pixels, or a picture (PNG, JPEG, …) to resize to 224×224 (or --height × --width) "
