@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -71,6 +72,20 @@ TEST_CASE("parallel_for_threads: the first exception in share order is rethrown,
 }
 
 TEST_CASE("parallel_for_threads: a forked child runs parallel calls without the parent's workers") {
+  // Under AddressSanitizer a child forked from a process with threads can inherit ASan's
+  // allocator locked by one of them (seen: the child's first thread waits for ever in
+  // pthread_getattr_np → realloc); glibc's own malloc is fork-safe, so the Release suite runs it.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool asan = true;
+#elif defined(__has_feature)
+  constexpr bool asan = __has_feature(address_sanitizer);
+#else
+  constexpr bool asan = false;
+#endif
+  if (asan) {
+    std::cout << "TFX-SKIP: a forked child of a threaded process can deadlock in AddressSanitizer's allocator\n";
+    return;
+  }
   CHECK(run_calls(16) == 0);  // the parent's workers exist
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
