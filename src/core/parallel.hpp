@@ -1,7 +1,7 @@
 // Private to the library: the one way it runs work on several threads. parallel_for_threads
-// runs shares 1 … T−1 on persistent worker threads (parallel.cpp) and share 0 on the caller; worker_threads and hardware_threads say
-// how many to use. Used by the matmul kernel, the embedding loaders and queries, and the analogy
-// evaluation.
+// runs shares 1 … T−1 on persistent worker threads (parallel.cpp) and share 0 on the caller;
+// worker_threads and hardware_threads say how many to use. Used by the matmul kernel, the
+// embedding loaders and queries, and the analogy evaluation.
 #pragma once
 #include <algorithm>
 #include <cstddef>

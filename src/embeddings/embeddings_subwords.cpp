@@ -83,12 +83,8 @@ std::optional<std::size_t> Embeddings::subword_row(std::string_view w) const {
     const float* b = s.buckets + static_cast<std::size_t>(h) * s.d;
     for (std::size_t j = 0; j < s.d; ++j) r.v[j] += b[j];
   }
-  double ss = 0;
-  for (auto& x : r.v) {
-    x /= static_cast<float>(hs.size());
-    ss += static_cast<double>(x) * x;
-  }
-  r.norm = static_cast<float>(std::sqrt(ss));
+  for (auto& x : r.v) x /= static_cast<float>(hs.size());
+  r.norm = row_norm(r.v.data(), r.v.size());
   // the buckets are finite (checked at load), but their sum can still overflow float32
   if (!std::isfinite(r.norm))
     throw Error(fmt::format("{}: the subword vector of '{}' (the mean of {} n-gram rows) overflows float32: the model's "
