@@ -3,6 +3,7 @@
 // are bit-identical to gensim's float32(float(token)); everything else through strtod.
 // Inline: called 40 million times for a 400,000 × 100 GloVe file.
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -11,6 +12,10 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tfx::numbers {
 
@@ -151,29 +156,137 @@ inline Num parse_number(const char*& p, const char* end, const char* hard_end, f
   return Num::ok;
 }
 
-// The numbers of one row as the scan leaves them, number j = m[j] · mul[j] / div[j]: m signed,
-// |m| < 2^53, and at most one of mul and div a power of ten other than 1 (10^k ≤ 10^22 is exact in
-// double). One array per field, so the conversion vectorises.
+// The numbers of one row as the scan leaves them, number j = m[j] / div[j]: m a signed double that
+// is exact (|m| < 2^53) or already the one rounding of m·10^e for e > 0, div 1 or a power of ten
+// ≤ 10^22 (exact in double). One array per field, so the conversion vectorises. `starts` is
+// scan_row's list of where the fields begin.
 struct ScannedRow {
-  std::vector<double> m, mul, div;
-  explicit ScannedRow(std::size_t D) : m(D), mul(D), div(D) {}
-  // Number j is ±m·10^e: the sign goes into m's sign bit (no branch: signs are random in
-  // embedding files), 10^e into mul or div.
+  std::vector<double> m, div;
+  std::vector<const char*> starts;
+  explicit ScannedRow(std::size_t D) : m(D), div(D), starts(D + 64) {}
+  // Number j is ±mant·10^e: the sign goes into m's sign bit (no branch: signs are random in
+  // embedding files), 10^-e into div, or m·10^e (one rounding) into m.
   void set(std::size_t j, std::uint64_t mant, int e, bool neg) {
-    m[j] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(static_cast<double>(mant)) | (std::uint64_t{neg} << 63));
-    mul[j] = kPow10[e > 0 ? e : 0];
+    double v = static_cast<double>(mant);
+    if (e > 0) v *= kPow10[e];
+    m[j] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | (std::uint64_t{neg} << 63));
     div[j] = kPow10[e < 0 ? -e : 0];
   }
-  // row[j] = m·mul/div: one correctly rounded double operation on exact operands (the other one
-  // multiplies or divides by 1), then float32 — the same two roundings as float32(float(token));
-  // rounding to nearest is symmetric, so the sign carried in m changes nothing. No branches and
-  // no table lookups, so the compiler vectorises it (the divisions are the expensive part).
+  // row[j] = m/div: one correctly rounded double operation (or a division by 1 of an already
+  // rounded product), then float32 — the same two roundings as float32(float(token)); rounding to
+  // nearest is symmetric, so the sign carried in m changes nothing. No branches and no table
+  // lookups, so the compiler vectorises it (the divisions are the expensive part).
   void convert(std::size_t D, float* row) const {
     const double* mp = m.data();
-    const double* up = mul.data();
     const double* dp = div.data();
-    for (std::size_t j = 0; j < D; ++j) row[j] = static_cast<float>(mp[j] * up[j] / dp[j]);
+    for (std::size_t j = 0; j < D; ++j) row[j] = static_cast<float>(mp[j] / dp[j]);
   }
 };
+
+// Field j of a row, at t, in any form parse_number reads, when scan_row's common case does not
+// apply: a plain decimal into nums, anything else converted now and listed in `slow`. False when
+// it is not a number or does not end at a separator or le. Kept out of line, so that the common
+// case's loop stays small.
+[[gnu::noinline]] inline bool scan_field(std::size_t j, const char* t, const char* le, const char* hard_end, ScannedRow& nums,
+                                         std::vector<std::pair<std::size_t, float>>& slow) {
+  const char* r = t;
+  std::uint64_t m;
+  int e;
+  bool neg;
+  if (scan_decimal(r, le, hard_end, m, e, neg) && (r == le || is_sep(*r))) {
+    nums.set(j, m, e, neg);
+    return true;
+  }
+  r = t;
+  float v;
+  if (parse_number(r, le, hard_end, v) == Num::ok && (r == le || is_sep(*r))) {
+    slow.push_back({j, v});  // converted already (strtod)
+    nums.set(j, 0, 0, false);
+    return true;
+  }
+  return false;
+}
+
+// Bit i set when c[i] is a space or a tab, for the 64 bytes at c (those at or after hard_end
+// count as separators; the caller masks off what is past its line).
+inline std::uint64_t sep_mask64(const char* c, const char* hard_end) {
+#if defined(__SSE2__)
+  if (hard_end - c >= 64) {
+    const __m128i sp = _mm_set1_epi8(' ');
+    const __m128i tab = _mm_set1_epi8('\t');
+    std::uint64_t mask = 0;
+    for (int i = 0; i < 4; ++i) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 16 * i));
+      const __m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab));
+      mask |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(s)) & 0xFFFFu) << (16 * i);
+    }
+    return mask;
+  }
+#endif
+  std::uint64_t mask = ~std::uint64_t{0};
+  const std::ptrdiff_t n = std::min<std::ptrdiff_t>(64, hard_end - c);
+  for (std::ptrdiff_t i = 0; i < n; ++i)
+    if (!is_sep(c[i])) mask &= ~(std::uint64_t{1} << i);
+  return mask;
+}
+
+// Scans the D numbers after a row's word: [q, le) — q at the separator after the word — must be
+// exactly D fields, each after one or more spaces or tabs. Plain decimals are left in `nums`
+// (convert them with nums.convert); the others that parse_number reads are converted here and
+// listed in `slow` (nums gets 0 for them). False when the rest of the line is anything else (fewer
+// or more fields, a word with spaces, a field that is not a number): the caller then splits the
+// line the slow way, which also finds the error.
+// Two passes, so that no field waits for the one before it: first where every field starts
+// (separator bitmasks, 64 bytes at a time), then each field on its own — the common one of
+// embedding files, [-]d.ddd… with 1–8 digits after the point, with one 8-byte load and no loop.
+inline bool scan_row(const char* q, const char* le, const char* hard_end, std::size_t D, ScannedRow& nums,
+                     std::vector<std::pair<std::size_t, float>>& slow) {
+  if (q == le || !is_sep(*q)) return false;
+  // 1. field starts: a byte that is not a separator right after one that is
+  const char** starts = nums.starts.data();
+  std::size_t k = 0;
+  std::uint64_t carry = 0;  // the byte before the chunk was a separator (q is one: no start there)
+  for (const char* c = q; c < le; c += 64) {
+    const std::uint64_t sep = sep_mask64(c, hard_end);
+    const auto left = static_cast<std::size_t>(le - c);
+    const std::uint64_t in = left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
+    std::uint64_t st = ~sep & in & ((sep << 1) | carry);
+    carry = sep >> 63;
+    while (st) {  // at most 32 starts in 64 bytes: starts has room for them past D
+      starts[k++] = c + std::countr_zero(st);
+      st &= st - 1;
+    }
+    if (k > D) return false;
+  }
+  if (k != D) return false;
+  // 2. each field; a field must end at a separator or the line's end. The common field is taken
+  //    when it is followed by exactly one separator and then the next field (or is the last one),
+  //    which comparing its end with the next start says at once.
+  starts[D] = le + 1;
+  const bool wide = hard_end - le >= 16;  // every field's 8-byte load stays before hard_end
+  double* mp = nums.m.data();
+  double* dp = nums.div.data();
+  for (std::size_t j = 0; j < D; ++j) {
+    const char* t = starts[j];
+    const bool neg = *t == '-';
+    t += neg;
+    if (wide && is_digit(t[0]) && t[1] == '.') {
+      std::uint64_t x;
+      std::memcpy(&x, t + 2, 8);
+      const std::uint64_t a = x ^ 0x3030303030303030ull;  // digit bytes become 0..9
+      const std::uint64_t flags = (((a & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull) | a) & 0x8080808080808080ull;
+      const unsigned n = static_cast<unsigned>(std::countr_zero(flags)) >> 3;  // digits after the point (8: 8 or more)
+      if (n - 1 < 8u && t + 3 + n == starts[j + 1]) {
+        const std::uint64_t mant = static_cast<std::uint64_t>(t[0] - '0') * kPow10u[n] + swar8(a << (8 * (8 - n)));
+        mp[j] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(mant))) |
+                                      (std::uint64_t{neg} << 63));
+        dp[j] = kPow10[n];
+        continue;
+      }
+    }
+    if (!scan_field(j, starts[j], le, hard_end, nums, slow)) return false;
+  }
+  return true;
+}
 
 }  // namespace tfx::numbers

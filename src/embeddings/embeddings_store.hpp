@@ -192,12 +192,18 @@ struct WordList {
 // keep[i] = 1 when word i is the first of its spelling. Returns the number of kept words.
 std::size_t build_word_table(Embeddings::Store& s, const WordList& words, std::vector<unsigned char>& keep);
 
-// ‖v‖ of d floats, summed in double in index order: how every norm of a store is computed, by
-// compute_norms or by a parser while the row is still in cache.
+// ‖v‖ of d floats, summed in double in four interleaved partial sums (element j into sum j mod 4,
+// then (s0 + s1) + (s2 + s3)): how every norm of a store is computed, by compute_norms or by a
+// parser while the row is still in cache. Four sums, not one, so the additions do not wait on
+// each other (a 300-dimensional row: 75 dependent additions instead of 300); the order is fixed,
+// so the result is the same on every machine.
 inline float row_norm(const float* v, std::size_t d) {
-  double ss = 0;
-  for (std::size_t j = 0; j < d; ++j) ss += static_cast<double>(v[j]) * v[j];
-  return static_cast<float>(std::sqrt(ss));
+  double s[4] = {0, 0, 0, 0};
+  std::size_t j = 0;
+  for (; j + 4 <= d; j += 4)
+    for (std::size_t k = 0; k < 4; ++k) s[k] += static_cast<double>(v[j + k]) * v[j + k];
+  for (; j < d; ++j) s[j % 4] += static_cast<double>(v[j]) * v[j];
+  return static_cast<float>(std::sqrt((s[0] + s[1]) + (s[2] + s[3])));
 }
 
 // Fills s.own_norms with ‖row i‖ (row_norm) and points s.norms at it. Parallel.

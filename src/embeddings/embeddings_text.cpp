@@ -153,29 +153,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
     const char* q = line;
     while (q < le && !is_sep(*q)) ++q;
     const char* word_end = q;
-    bool fast = word_end > line;
-    for (std::size_t j = 0; fast && j < D; ++j) {
-      if (q == le || !is_sep(*q)) {
-        fast = false;
-        break;
-      }
-      while (q < le && is_sep(*q)) ++q;
-      bool neg;
-      std::uint64_t m;
-      int e;
-      float v;
-      if (q == le) {
-        fast = false;
-      } else if (scan_decimal(q, le, hard_end, m, e, neg)) {
-        nums.set(j, m, e, neg);
-      } else if (parse_number(q, le, hard_end, v) == Num::ok) {
-        slow.push_back({j, v});  // converted already (strtod)
-        nums.set(j, 0, 0, false);
-      } else {
-        fast = false;
-      }
-    }
-    if (fast && q != le) fast = false;  // more fields: a word with spaces, or a ragged row
+    const bool fast = word_end > line && scan_row(word_end, le, hard_end, D, nums, slow);
     if (fast) {
       nums.convert(D, row);
       for (const auto& [j, v] : slow) row[j] = v;

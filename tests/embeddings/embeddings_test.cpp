@@ -290,6 +290,62 @@ TEST_CASE("numbers parse exactly like float32(strtod(token)) — gensim's float3
   }
 }
 
+TEST_CASE("every shape of field and separator parses like float32(strtod), plain and gzip (rows past 64-byte chunks)") {
+  // The parser finds where a row's fields start from separator bitmasks 64 bytes at a time, takes
+  // "[-]d.ddd…" with 1–8 digits after the point and one separator after it in one step, and every
+  // other field the long way. Random fields of every shape around those limits (0–3 digits before
+  // the point, 0–11 after, signs, exponents) and 1–3 spaces or tabs between them, in rows of 70
+  // fields (three or more chunks), checked value by value against float32(strtod(token)); the
+  // gzip copy is read from memory, where the last row has no padding after it.
+  TempDir dir;
+  std::mt19937 rng(11);
+  auto digits = [&](int n) {
+    std::string d;
+    for (int k = 0; k < n; ++k) d += static_cast<char>('0' + rng() % 10);
+    return d;
+  };
+  auto token = [&] {
+    const unsigned shape = rng() % 10;
+    std::string t = rng() % 3 == 0 ? "-" : (rng() % 17 == 0 ? "+" : "");
+    if (shape < 6) return t + digits(1) + "." + digits(static_cast<int>(rng() % 10) + 1);  // the common field and its edges
+    if (shape == 6) return t + digits(static_cast<int>(rng() % 3) + 2) + "." + digits(static_cast<int>(rng() % 6));
+    if (shape == 7) return t + digits(static_cast<int>(rng() % 3) + 1);                                           // whole numbers
+    if (shape == 8) return t + digits(1) + "." + digits(static_cast<int>(rng() % 8) + 1) + (rng() % 2 ? "e-0" : "E+") + digits(1);
+    return t + "." + digits(static_cast<int>(rng() % 4) + 1);                                                        // ".5"
+  };
+  auto sep = [&] {
+    static const char* const seps[] = {" ", " ", " ", " ", "\t", "  ", " \t", "   "};
+    return std::string(seps[rng() % 8]);
+  };
+  const std::size_t n = 3000, d = 70;
+  std::string text;
+  std::vector<std::string> toks;
+  for (std::size_t i = 0; i < n; ++i) {
+    text += "w" + std::to_string(i);
+    for (std::size_t j = 0; j < d; ++j) {
+      toks.push_back(token());
+      text += sep() + toks.back();
+    }
+    text += i + 1 < n ? (rng() % 4 ? "\n" : " \r\n") : "";  // the last row: no newline
+  }
+  write_file(dir / "shapes.txt", text);
+  REQUIRE(std::system(("gzip -k " + shell_quote((dir / "shapes.txt").string())).c_str()) == 0);
+  for (const char* name : {"shapes.txt", "shapes.txt.gz"}) {
+    CAPTURE(name);
+    auto e = load_uncached(dir / name);
+    REQUIRE(e.size() == n);
+    REQUIRE(e.dim() == d);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < d; ++j) {
+        const float want = static_cast<float>(std::strtod(toks[i * d + j].c_str(), nullptr));
+        if (std::memcmp(&e.row(i)[j], &want, 4) != 0 && ++wrong <= 5)
+          MESSAGE("row ", i, " field ", j, ": '", toks[i * d + j], "' read as ", e.row(i)[j], ", expected ", want);
+      }
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("a big text file is read in windows: rows cut at window ends, rows longer than a window") {
   // The loader reads a mapped file with pread, 4 MiB at a time cut after the last whole line
   // (doubled when one line is longer). Every value is checked against float32(strtod(token)),
