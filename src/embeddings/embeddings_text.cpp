@@ -3,6 +3,7 @@
 // embeddings_numbers.hpp (bit-identical to gensim's float32(float(token))), each row's norm taken
 // while it is in cache; words containing spaces, ragged rows, CRLF and trailing spaces; GloVe's
 // dimension from the most common field count; the header's word count checked.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -60,9 +61,10 @@ struct PageRelease {
 // f(w, w_end, w_off, hard_end, mapped) sees the whole lines [w, w_end), at file offset w_off;
 // wide loads may read up to hard_end; `mapped` says the window is the mapping itself (so its
 // pages can be dropped as they are done). Stops when f returns false. A short read (the file
-// was cut meanwhile) is an error naming `path`.
+// was cut meanwhile) is an error naming `path`. `drop_read`: each window read with pread leaves
+// the page cache once parsed (POSIX_FADV_DONTNEED) — see parse_text.
 template <class F>
-void for_each_window(const std::string& path, const Bytes& b, std::size_t begin, std::size_t end, F&& f) {
+void for_each_window(const std::string& path, const Bytes& b, std::size_t begin, std::size_t end, bool drop_read, F&& f) {
   constexpr std::size_t kPad = 16;  // spaces after the bytes read, for the wide loads
   if (b.fd < 0) {
     f(b.data + begin, b.data + end, std::uint64_t{begin}, b.data + b.size, b.mapped());
@@ -71,6 +73,8 @@ void for_each_window(const std::string& path, const Bytes& b, std::size_t begin,
   std::size_t cap = std::size_t{4} << 20;
   std::vector<char> buf;
   std::size_t pos = begin;
+  constexpr std::size_t kFolio = std::size_t{2} << 20;
+  std::size_t dropped = (begin + kFolio - 1) / kFolio * kFolio;  // not the folio the range before ends in
   while (pos < end) {
     const std::size_t want = std::min(cap, end - pos);
     if (buf.size() < want + kPad) buf.resize(want + kPad);
@@ -97,6 +101,13 @@ void for_each_window(const std::string& path, const Bytes& b, std::size_t begin,
     }
     if (!f(buf.data(), buf.data() + len, std::uint64_t{pos}, buf.data() + want + kPad, false)) return;
     pos += len;
+    // what is done leaves the page cache, in 2 MiB-aligned steps: the kernel drops only whole
+    // folios, and a file's page cache may hold 2 MiB ones
+    const std::size_t upto = pos == end ? end : pos / kFolio * kFolio;
+    if (drop_read && upto > dropped) {
+      posix_fadvise(b.fd, static_cast<off_t>(dropped), static_cast<off_t>(upto - dropped), POSIX_FADV_DONTNEED);
+      dropped = upto;
+    }
   }
 }
 
@@ -327,7 +338,7 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   //    copy of the vectors, no growing buffers)
   std::vector<std::size_t> first(T + 1, 0);
   parallel_for_threads(T, [&](unsigned t, unsigned) {
-    for_each_window(path, b, cut[t], cut[t + 1], [&](const char* w, const char* w_end, std::uint64_t, const char*, bool mapped) {
+    for_each_window(path, b, cut[t], cut[t + 1], false, [&](const char* w, const char* w_end, std::uint64_t, const char*, bool mapped) {
       first[t + 1] += count_rows(w, w_end, mapped);
       return true;
     });
@@ -339,10 +350,16 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   norms.allocate(first[T]);
   std::vector<Part> parts(T);
   std::atomic<std::size_t> parsed{0};
+  // When this load writes the cache, the text is not read again (later loads map the cache), so
+  // each window leaves the page cache once parsed, as `dd iflag=nocache` reads: a 5 GB file does
+  // not push other programs' data out, and the cache's new pages come from the text's just-freed
+  // ones. Fresh memory is the slow part of a first load on a virtual machine whose host takes
+  // freed memory back (docs/bench.md, "The big case"): 2.4 GB of it cost 4–5 s there.
+  const bool drop_read = target != nullptr;
   const std::size_t total_bytes = end - start;
   parallel_for_threads(T, [&](unsigned t, unsigned) {
     // the caller's thread (t = 0) reports the bytes of all threads
-    for_each_window(path, b, cut[t], cut[t + 1], [&](const char* w, const char* w_end, std::uint64_t w_off, const char* hard_end, bool mapped) {
+    for_each_window(path, b, cut[t], cut[t + 1], drop_read, [&](const char* w, const char* w_end, std::uint64_t w_off, const char* hard_end, bool mapped) {
       parse_text_range(w, w_end, w_off, hard_end, D, mapped, matrix.data() + first[t] * D, norms.data() + first[t],
                        first[t + 1] - first[t], parsed, t == 0 && progress ? &progress : nullptr, total_bytes, parts[t]);
       return parts[t].error.empty();

@@ -2,12 +2,16 @@
 // teaching embedding, most_similar/cosmul against values computed here in double precision from
 // the file's own numbers, close spellings; and `tfx analogy` / `tfx embeddings` end to end.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <sstream>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <vector>
 
@@ -441,6 +445,65 @@ TEST_CASE("cache: written on first load, mapped later, rebuilt when stale or cor
     CHECK_THROWS_AS(load_embeddings(bad), Error);
     CHECK(!std::filesystem::exists(cache_path_for(bad.path, bad.cache_dir)));
   }
+}
+
+TEST_CASE("a first load that writes the cache drops the text from the page cache; a load without the cache keeps it") {
+  // Share of `p`'s pages in the page cache (mincore), after reading the whole file into it.
+  auto resident = [](const std::filesystem::path& p) {
+    const int fd = ::open(p.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    const auto size = static_cast<std::size_t>(std::filesystem::file_size(p));
+    void* m = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    REQUIRE(m != MAP_FAILED);
+    const std::size_t pages = (size + 4095) / 4096;
+    std::vector<unsigned char> in(pages);
+    REQUIRE(mincore(m, size, in.data()) == 0);
+    munmap(m, size);
+    ::close(fd);
+    std::size_t n = 0;
+    for (unsigned char c : in) n += c & 1;
+    return static_cast<double>(n) / static_cast<double>(pages);
+  };
+  auto read_all = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::vector<char> buf(1 << 20);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    }
+  };
+  TempDir dir;
+  // 24 MB of rows: several 4 MiB windows on each thread
+  std::string text;
+  for (int i = 0; text.size() < (std::size_t{24} << 20); ++i) {
+    text += "w" + std::to_string(i);
+    for (int j = 0; j < 50; ++j) text += j % 2 ? " -0.12345" : " 0.54321";
+    text += '\n';
+  }
+  write_file(dir / "big.txt", text);
+  // Whether this file system drops clean pages when asked (tmpfs keeps them: they are the file);
+  // written to disk first, as a downloaded file long since is (dirty pages cannot be dropped)
+  {
+    const int fd = ::open((dir / "big.txt").c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    fsync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  }
+  if (resident(dir / "big.txt") > 0.5) {
+    std::cout << "TFX-SKIP: " << dir.path.string() << " keeps a file's pages in memory after POSIX_FADV_DONTNEED (tmpfs?)\n";
+    return;
+  }
+  read_all(dir / "big.txt");
+  REQUIRE(resident(dir / "big.txt") > 0.9);
+  EmbeddingSource s;
+  s.path = (dir / "big.txt").string();
+  s.use_cache = false;
+  CHECK(load_embeddings(s).dim() == 50);
+  CHECK(resident(dir / "big.txt") > 0.9);  // no cache written: the next load reads the text again
+  auto src = cached_source(dir / "big.txt", dir / "cache");
+  auto e = load_embeddings(src);
+  CHECK(e.info().cache_state == "written");
+  CHECK(resident(dir / "big.txt") < 0.3);  // at most the folios at the two threads' seam and ends
+  CHECK(e.row(3)[1] == -0.12345f);
 }
 
 TEST_CASE("tfx table written by write_embedding_table and text/binary writers round-trip") {
