@@ -345,7 +345,8 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   });
   for (unsigned t = 0; t < T; ++t) first[t + 1] += first[t];
   Buffer<float> matrix;
-  if (!(target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D))) matrix.allocate(first[T] * D);
+  const bool into_cache = target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D);
+  if (!into_cache) matrix.allocate(first[T] * D);
   Buffer<float> norms;  // each row's norm, computed while the row is in cache (not in a pass of its own)
   norms.allocate(first[T]);
   std::vector<Part> parts(T);
@@ -355,7 +356,7 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   // not push other programs' data out, and the cache's new pages come from the text's just-freed
   // ones. Fresh memory is the slow part of a first load on a virtual machine whose host takes
   // freed memory back (docs/bench.md, "The big case"): 2.4 GB of it cost 4–5 s there.
-  const bool drop_read = target != nullptr;
+  const bool drop_read = into_cache;
   const std::size_t total_bytes = end - start;
   parallel_for_threads(T, [&](unsigned t, unsigned) {
     // the caller's thread (t = 0) reports the bytes of all threads
