@@ -63,10 +63,12 @@ gensim_out=$(cat "$WORK/out.txt")
 rm -rf "$WORK"/first-cache-*
 t_first=""
 for ((k = 1; k <= 3; k++)); do
+  cat "$FILE" > /dev/null  # back into the page cache: a first load drops the text from it as it parses
   r=$(measure env "XDG_CACHE_HOME=$WORK/first-cache-$k" "$TFX" embeddings info "$FILE" --format csv)
   if [[ -z $t_first ]] || awk -v a="${r% *}" -v b="${t_first% *}" 'BEGIN { exit !(a < b) }'; then t_first=$r; fi
 done
 rm -rf "$WORK"/first-cache-*
+cat "$FILE" > /dev/null
 t_nocache=$(best_of 3 "$TFX" analogy king man woman --embeddings "$FILE" --no-cache --format csv)
 "$TFX" embeddings info "$FILE" > /dev/null  # make sure the cache exists
 t_cached=$(best_of 5 "$TFX" analogy king man woman --embeddings "$FILE" --format csv)
