@@ -181,8 +181,8 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
       }
       const std::size_t nt = toks.size();
       if (nt < D + 1) {
-        error(line, nt <= 1 ? fmt::format("expected a word and {} numbers, found {} field", D, nt)
-                            : fmt::format("the row for '{}' has {} numbers, expected {}", show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, D));
+        error(line, nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
+                            : fmt::format("the row for '{}' has {} number{}, expected {}", show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, nt == 2 ? "" : "s", D));
         return;
       }
       // extra fields that are all numbers make a ragged row, not a word with spaces
@@ -193,7 +193,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
       }
       if (nt > D + 1 && !word_has_text) {
-        error(line, fmt::format("the row for '{}' has {} numbers, expected {}",
+        error(line, fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
                                 show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, D));
         return;
       }
