@@ -138,8 +138,12 @@ Embeddings load_embeddings(const EmbeddingFlags& f) {
     return Embeddings::from_rows(m.vocab.tokens, m.embedding, tr("the teaching translator's trained embedding"));
   }
   EmbeddingSource src = embedding_source(f);
-  // a big file takes seconds to parse the first time: a bar on stderr (only on a terminal)
-  ProgressBar bar(trf("loading {}", std::filesystem::path(src.path).filename().string()), "B");
+  // a big file takes seconds to parse the first time: a bar on stderr (only on a terminal); a
+  // text file is read once before, to count its rows (at the disk's speed when it is not cached)
+  const std::string name = std::filesystem::path(src.path).filename().string();
+  ProgressBar count_bar(trf("counting the rows of {}", name), "B");
+  ProgressBar bar(trf("loading {}", name), "B");
+  src.count_progress = count_bar.callback();
   src.progress = bar.callback();
   Embeddings e = tfx::load_embeddings(src);
   bar.finish();

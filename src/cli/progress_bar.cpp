@@ -37,6 +37,10 @@ Progress ProgressBar::callback() {
 void ProgressBar::update(std::size_t done, std::size_t total) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
+  if (!reported_) {  // the step's clock starts with its first report (another step may come first)
+    start_ = now;
+    reported_ = true;
+  }
   state_.done = done;
   state_.total = total;
   state_.elapsed = std::chrono::duration<double>(now - start_).count();

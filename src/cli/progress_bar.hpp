@@ -1,6 +1,8 @@
 // The command layer's progress bar: draws the library's Progress reports (progress.hpp) on
 // stderr as one tqdm-like line, only when stderr is a terminal, first after a short delay (quick
-// steps stay silent), at most ten times a second, and erases it when the step ends.
+// steps stay silent), at most ten times a second, and erases it when the step ends. Its clock
+// (elapsed time, rate, the delay) starts with the first report, so two bars made together can
+// show two steps one after the other.
 #pragma once
 #include <chrono>
 #include <string>
@@ -29,6 +31,7 @@ class ProgressBar {
   ProgressState state_;
   bool enabled_;
   bool drawn_ = false;
+  bool reported_ = false;
   std::size_t drawn_width_ = 0;
   std::chrono::steady_clock::time_point start_, last_draw_{};
   double delay_;  // seconds before the first draw

@@ -300,9 +300,9 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
     if (fmt == EmbeddingFormat::word2vec_bin) {
       s = parse_binary(path, b, h, src.limit);
     } else if (fmt == EmbeddingFormat::glove) {
-      s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress, target);
+      s = parse_text(path, b, start, h, glove_dimension(path, b, start), src.limit, src.progress, target, src.count_progress);
     } else {
-      s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress, target);
+      s = parse_text(path, b, h.data_begin, h, static_cast<std::size_t>(h.d), src.limit, src.progress, target, src.count_progress);
     }
   } catch (const Error&) {
     // another kind of file given as word vectors: say what it looks like instead of its first bad number

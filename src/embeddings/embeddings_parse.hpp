@@ -64,11 +64,11 @@ std::shared_ptr<Embeddings::Store> assemble(Buffer<float> matrix, std::vector<Ro
 
 // Text formats (embeddings_text.cpp): GloVe (start = 0 or after a BOM, no header) and
 // word2vec/fastText text (start after the header). D numbers per row; `limit` rows at most (0 = all).
-// `progress` gets (bytes parsed, bytes to parse).
-// `target`: parse straight into the cache file being written (see CacheTarget).
+// `progress` gets (bytes parsed, bytes to parse); `count_progress` the same for the pass before,
+// which counts the rows. `target`: parse straight into the cache file being written (see CacheTarget).
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start, const Header& h,
                                               std::size_t D, std::size_t limit, const Progress& progress = {},
-                                              const CacheTarget* target = nullptr);
+                                              const CacheTarget* target = nullptr, const Progress& count_progress = {});
 
 // True when the line at `off` reads as text: a word and D numbers (format detection).
 bool looks_like_text_row(const char* base, std::size_t off, std::size_t size, std::size_t D);

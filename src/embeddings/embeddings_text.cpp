@@ -318,7 +318,8 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
 
 std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Bytes& b, std::size_t start,
                                               const Header& h, std::size_t D, std::size_t limit,
-                                              const Progress& progress, const CacheTarget* target) {
+                                              const Progress& progress, const CacheTarget* target,
+                                              const Progress& count_progress) {
   // 1. the rows to read: all, the header's N, or --limit
   std::size_t end = b.size;
   std::size_t want = h.present ? static_cast<std::size_t>(h.n) : 0;
@@ -336,13 +337,20 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   }
   // 3. rows per range, so every range parses straight into its rows of one matrix (no second
   //    copy of the vectors, no growing buffers)
+  //    (the caller's thread reports the bytes counted by all threads, a window at a time)
   std::vector<std::size_t> first(T + 1, 0);
+  const std::size_t total_bytes = end - start;
+  std::atomic<std::size_t> counted{0};
+  if (count_progress) count_progress(0, total_bytes);  // the pass starts (a bar's clock with it)
   parallel_for_threads(T, [&](unsigned t, unsigned) {
     for_each_window(path, b, cut[t], cut[t + 1], false, [&](const char* w, const char* w_end, std::uint64_t, const char*, bool mapped) {
       first[t + 1] += count_rows(w, w_end, mapped);
+      const std::size_t now = counted += static_cast<std::size_t>(w_end - w);
+      if (t == 0 && count_progress) count_progress(std::min(now, total_bytes), total_bytes);
       return true;
     });
   });
+  if (count_progress) count_progress(total_bytes, total_bytes);
   for (unsigned t = 0; t < T; ++t) first[t + 1] += first[t];
   Buffer<float> matrix;
   const bool into_cache = target && matrix.map_file(target->fd, kTableVectorsOffset, first[T] * D);
@@ -357,7 +365,7 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
   // ones. Fresh memory is the slow part of a first load on a virtual machine whose host takes
   // freed memory back (docs/bench.md, "The big case"): 2.4 GB of it cost 4–5 s there.
   const bool drop_read = into_cache;
-  const std::size_t total_bytes = end - start;
+  if (progress) progress(0, total_bytes);
   parallel_for_threads(T, [&](unsigned t, unsigned) {
     // the caller's thread (t = 0) reports the bytes of all threads
     for_each_window(path, b, cut[t], cut[t + 1], drop_read, [&](const char* w, const char* w_end, std::uint64_t w_off, const char* hard_end, bool mapped) {

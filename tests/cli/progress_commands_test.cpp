@@ -58,3 +58,37 @@ TEST_CASE("progress: tfx eval-similarity draws a bar over the vocabulary and the
   CHECK(quiet.code == 0);
   CHECK(!has(quiet.screen, "words+pairs/s]"));
 }
+
+TEST_CASE("progress: a first load of a big text file shows its row count pass, then its parse, each bar with its own clock") {
+  // The rows are counted in a pass of their own before they are parsed: for a big file that is
+  // not in the page cache, that pass is the disk read, so it has its own bar.
+  TempDir t;
+  std::string text;
+  for (int i = 0; text.size() < (std::size_t{12} << 20); ++i) {  // 12 MB: several 4 MiB windows
+    text += "w" + std::to_string(i);
+    for (int j = 0; j < 50; ++j) text += j % 2 ? " -0.12345" : " 0.54321";
+    text += '\n';
+  }
+  write_file(t / "big.txt", text);
+  for (const char* lang : {"en", "ko"}) {
+    CAPTURE(lang);
+    const std::string xdg = "XDG_CACHE_HOME=" + (t / lang).string();
+    PtyRun r = run_in_pty({"embeddings", "info", (t / "big.txt").string(), "--lang", lang}, 100, 24,
+                          {"TFX_PROGRESS_DELAY=0", xdg}, true, true);
+    if (!r.ok) {
+      std::cout << "TFX-SKIP: no pseudo-terminal available\n";
+      return;
+    }
+    const std::string counting = std::string(lang) == "en" ? "\rcounting the rows of big.txt" : "\rbig.txt의 행 세는 중";
+    const std::string loading = std::string(lang) == "en" ? "\rloading big.txt" : "\rbig.txt 로드 중";
+    CAPTURE(r.screen.substr(0, 3000));
+    CHECK(r.code == 0);
+    const std::size_t c = r.screen.find(counting), l = r.screen.find(loading);
+    REQUIRE(c != std::string::npos);
+    REQUIRE(l != std::string::npos);
+    CHECK(c < l);
+    CHECK(r.screen.find(counting, l) == std::string::npos);  // counted once, before the parse
+    CHECK(has(r.screen, "/12.58 MB ["));  // bytes of the file
+    CHECK(r.screen.substr(r.screen.size() - 2) == " \r");  // the last bar erased
+  }
+}

@@ -79,6 +79,9 @@ struct EmbeddingSource {
   // Called from the calling thread while a text file or a fastText .bin is parsed, with (bytes
   // done, bytes in all); unset = no reports.
   Progress progress;
+  // The same for the pass before a text file is parsed, which reads it once to count its rows
+  // (seconds for a big file that is not in the page cache yet).
+  Progress count_progress;
 };
 
 // What happened while loading (for `tfx embeddings info` and warnings).
