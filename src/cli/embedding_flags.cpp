@@ -142,7 +142,7 @@ Embeddings load_embeddings(const EmbeddingFlags& f) {
   // text file is read once before, to count its rows (at the disk's speed when it is not cached)
   const std::string name = std::filesystem::path(src.path).filename().string();
   ProgressBar count_bar(trf("counting the rows of {}", name), "B");
-  ProgressBar bar(trf("loading {}", name), "B");
+  ProgressBar bar(trf("loading {}", name), "B", true, ProgressBar::Clock::at_first_report);
   src.count_progress = count_bar.callback();
   src.progress = bar.callback();
   Embeddings e = tfx::load_embeddings(src);

@@ -21,8 +21,8 @@ double first_draw_delay() {
 }
 }  // namespace
 
-ProgressBar::ProgressBar(std::string label, std::string unit, bool enabled)
-    : enabled_(enabled && is_terminal(stderr)), start_(std::chrono::steady_clock::now()), delay_(first_draw_delay()) {
+ProgressBar::ProgressBar(std::string label, std::string unit, bool enabled, Clock clock)
+    : enabled_(enabled && is_terminal(stderr)), clock_(clock), start_(std::chrono::steady_clock::now()), delay_(first_draw_delay()) {
   state_.label = std::move(label);
   state_.unit = std::move(unit);
 }
@@ -37,10 +37,8 @@ Progress ProgressBar::callback() {
 void ProgressBar::update(std::size_t done, std::size_t total) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (!reported_) {  // the step's clock starts with its first report (another step may come first)
-    start_ = now;
-    reported_ = true;
-  }
+  if (!reported_ && clock_ == Clock::at_first_report) start_ = now;  // another step came first
+  reported_ = true;
   state_.done = done;
   state_.total = total;
   state_.elapsed = std::chrono::duration<double>(now - start_).count();
