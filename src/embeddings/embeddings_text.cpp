@@ -147,6 +147,16 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
     part.error_at = w_off + static_cast<std::uint64_t>(line - w);
     part.error = std::move(msg);
   };
+  // a row whose fields do not add up: a carriage return inside it is the likelier cause (a file
+  // with old Mac line ends is one long line), so say that instead of counting its fields
+  // (`first` is the row's first field, shown as its word)
+  auto field_error = [&](const char* line, const char* le, const Token& first, std::string msg) {
+    if (std::memchr(line, '\r', static_cast<std::size_t>(le - line)))
+      msg = fmt::format("the row for '{}' has a carriage return (\\r) inside it, where a word and {} number{} were expected; "
+                        "lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW converts them)",
+                        show_token({first.b, static_cast<std::size_t>(first.e - first.b)}), D, D == 1 ? "" : "s");
+    error(line, std::move(msg));
+  };
   while (p < stop) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
     const char* line = p;
@@ -181,7 +191,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
       }
       const std::size_t nt = toks.size();
       if (nt < D + 1) {
-        error(line, nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
+        field_error(line, le, toks[0], nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
                             : fmt::format("the row for '{}' has {} number{}, expected {}", show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, nt == 2 ? "" : "s", D));
         return;
       }
@@ -193,7 +203,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
       }
       if (nt > D + 1 && !word_has_text) {
-        error(line, fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
+        field_error(line, le, toks[0], fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
                                 show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, D));
         return;
       }
@@ -204,7 +214,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         if (st != Num::ok || r != t.e) {
           const std::string tok = show_token({t.b, static_cast<std::size_t>(t.e - t.b)});
           const std::string w(line, toks[nt - D - 1].e);
-          error(line, st == Num::non_finite
+          field_error(line, le, toks[0], st == Num::non_finite
                           ? fmt::format("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed", tok, show_token(w), j + 1, D)
                       : st == Num::out_of_range
                           ? fmt::format("'{}' in the row for '{}' (number {} of {}) is out of float32 range", tok, show_token(w), j + 1, D)
