@@ -40,6 +40,21 @@ inline void write_file(const std::filesystem::path& p, const std::string& text) 
   f << text;
 }
 
+// A GloVe file of `n` words (w0, w1, …) × `d` dimensions (values from a fixed integer sequence,
+// "-123e-3"), about 380 bytes a row for d = 50: the big file of tests that need several windows.
+inline void write_glove(const std::filesystem::path& p, int n, int d) {
+  std::ofstream f(p);
+  unsigned x = 12345;
+  for (int i = 0; i < n; ++i) {
+    f << "w" << i;
+    for (int j = 0; j < d; ++j) {
+      x = x * 1103515245u + 12345u;
+      f << ' ' << static_cast<int>((x >> 16) % 2001) - 1000 << "e-3";
+    }
+    f << '\n';
+  }
+}
+
 // A temporary directory removed at scope exit.
 struct TempDir {
   std::filesystem::path path;

@@ -36,6 +36,9 @@ struct Token {
   const char* e;
 };
 
+// A field as an error message shows it (show_token).
+std::string show(const Token& t) { return show_token({t.b, static_cast<std::size_t>(t.e - t.b)}); }
+
 // Drops the pages of a mapped file before `upto` from this process's memory once 4 MB have been
 // read (they stay in the page cache), so a 5 GB file does not count 5 GB against peak memory.
 struct PageRelease {
@@ -149,12 +152,12 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
   };
   // a row whose fields do not add up: a carriage return inside it is the likelier cause (a file
   // with old Mac line ends is one long line), so say that instead of counting its fields
-  // (`first` is the row's first field, shown as its word)
-  auto field_error = [&](const char* line, const char* le, const Token& first, std::string msg) {
+  // (the slow path's fields are in toks: the first is shown as the row's word)
+  auto field_error = [&](const char* line, const char* le, std::string msg) {
     if (std::memchr(line, '\r', static_cast<std::size_t>(le - line)))
       msg = fmt::format("the row for '{}' has a carriage return (\\r) inside it, where a word and {} number{} were expected; "
                         "lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW converts them)",
-                        show_token({first.b, static_cast<std::size_t>(first.e - first.b)}), D, D == 1 ? "" : "s");
+                        show(toks[0]), D, D == 1 ? "" : "s");
     error(line, std::move(msg));
   };
   while (p < stop) {
@@ -191,8 +194,8 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
       }
       const std::size_t nt = toks.size();
       if (nt < D + 1) {
-        field_error(line, le, toks[0], nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
-                            : fmt::format("the row for '{}' has {} number{}, expected {}", show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, nt == 2 ? "" : "s", D));
+        field_error(line, le, nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
+                            : fmt::format("the row for '{}' has {} number{}, expected {}", show(toks[0]), nt - 1, nt == 2 ? "" : "s", D));
         return;
       }
       // extra fields that are all numbers make a ragged row, not a word with spaces
@@ -203,8 +206,8 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
       }
       if (nt > D + 1 && !word_has_text) {
-        field_error(line, le, toks[0], fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
-                                show_token({toks[0].b, static_cast<std::size_t>(toks[0].e - toks[0].b)}), nt - 1, D));
+        field_error(line, le, fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
+                                show(toks[0]), nt - 1, D));
         return;
       }
       for (std::size_t j = 0; j < D; ++j) {
@@ -212,9 +215,9 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         const char* r = t.b;
         const Num st = parse_number(r, t.e, hard_end, row[j]);
         if (st != Num::ok || r != t.e) {
-          const std::string tok = show_token({t.b, static_cast<std::size_t>(t.e - t.b)});
+          const std::string tok = show(t);
           const std::string w(line, toks[nt - D - 1].e);
-          field_error(line, le, toks[0], st == Num::non_finite
+          field_error(line, le, st == Num::non_finite
                           ? fmt::format("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed", tok, show_token(w), j + 1, D)
                       : st == Num::out_of_range
                           ? fmt::format("'{}' in the row for '{}' (number {} of {}) is out of float32 range", tok, show_token(w), j + 1, D)

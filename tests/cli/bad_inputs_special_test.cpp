@@ -30,20 +30,6 @@ std::vector<std::string> entries(const fs::path& dir) {
   return names;
 }
 
-// A GloVe file of `n` words × `d` dimensions (values from a fixed integer sequence).
-void write_glove(const fs::path& p, int n, int d) {
-  std::ofstream f(p);
-  unsigned x = 12345;
-  for (int i = 0; i < n; ++i) {
-    f << "w" << i;
-    for (int j = 0; j < d; ++j) {
-      x = x * 1103515245u + 12345u;
-      f << ' ' << static_cast<int>((x >> 16) % 2001) - 1000 << "e-3";
-    }
-    f << '\n';
-  }
-}
-
 }  // namespace
 
 TEST_CASE("bad situations: a closed pipe (tfx pe --len 5000 --dim 512 | head -1) ends tfx quietly") {
