@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TfxError", "Figure", "Matrix", "Text", "Translation", "Trace", "vector", "doesnt_match", "npy", "json", "table", "show", "run", "binary", "version", "commands",
+__all__ = ["TfxError", "Figure", "Matrix", "Text", "Translation", "Trace", "AttentionView", "vector", "doesnt_match", "head_view", "model_view", "npy", "json", "table", "show", "run", "binary", "version", "commands",
            "pe", "rope", "tokenize", "analogy", "embeddings", "similar", "similarity", "lookup", "direction",
            "project", "eval_analogies", "eval_similarity", "attention", "encoder", "decoder", "complexity",
            "patches", "layernorm", "lr"]
@@ -1228,3 +1228,153 @@ def doesnt_match(words, **flags):
     mean /= np.linalg.norm(mean)
     dists = unit @ mean
     return sorted(zip(dists.tolist(), words))[0][1]
+
+
+# ---- BertViz's head view and model view, inline and offline ----
+#
+# The page is tfx's own --html page (src/figure/attention_html.cpp: the same script and style), with
+# the weights and tokens of the call put in its data block, shown in an <iframe srcdoc>: every view
+# has its own document, so its element ids, style and script cannot collide with another view's or
+# the notebook's, and nothing is fetched from the network.
+
+_page_template = {}
+_view_count = [0]
+
+
+def _template():
+    """tfx's --html page for a tiny input, whose data block the views replace (cached per binary)."""
+    b = binary()
+    if b not in _page_template:
+        out, _ = _run(["attention", "--sentence", "I love playing football", "--html", "-"])
+        page = out.decode("utf-8")
+        if 'id="tfx-data">' not in page:
+            raise TfxError("this tfx's --html page has no data block (tfx too old for tfx.head_view)", 1, [b])
+        _page_template[b] = page
+    return _page_template[b]
+
+
+def _script_safe(obj):
+    text = _json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _view_weights(attention, tokens, queries, keys, part):
+    """(weights (L, H, T, S) float64, queries, keys, layer names, head names, what) from a tfx result
+    or an array."""
+    what = "attention"
+    if isinstance(attention, Trace):
+        parts = {"encoder": ("enc{}.self.weights", "encoder self-attention"),
+                 "decoder": ("dec{}.self.weights", "decoder masked self-attention"),
+                 "cross": ("dec{}.cross.weights", "decoder cross-attention (queries: English so far, keys: Korean source)")}
+        if part not in parts:
+            raise ValueError(f"part={part!r}: a trace has 'encoder', 'decoder' and 'cross' attention")
+        pattern, what = parts[part]
+        layers = []
+        while pattern.format(len(layers) + 1) in attention.matrices:
+            layers.append(attention.matrices[pattern.format(len(layers) + 1)])
+        first = layers[0]
+        return (np.stack([np.asarray(m, dtype=np.float64) for m in layers]), queries or first.rows, keys or first.cols,
+                [f"layer {i + 1}" for i in range(len(layers))], None, what)
+    if isinstance(attention, Translation):
+        attention, what = attention.cross_attention, "cross-attention (mean over the heads of the last decoder layer)"
+    m = attention
+    w = np.asarray(m, dtype=np.float64)
+    if w.ndim < 2 or w.ndim > 4:
+        raise ValueError(f"attention of shape {w.shape}: expected (T, S), (heads, T, S) or (layers, heads, T, S)")
+    w = w.reshape((1,) * (4 - w.ndim) + w.shape)
+    rows = getattr(m, "rows", None) if isinstance(m, Matrix) else None
+    cols = getattr(m, "cols", None) if isinstance(m, Matrix) else None
+    queries = list(queries or tokens or rows or range(w.shape[2]))
+    keys = list(keys or tokens or cols or range(w.shape[3]))
+    return w, queries, keys, None, None, what
+
+
+def _view_page(attention, tokens, queries, keys, part, contrast, layer, head, title, hide):
+    w, queries, keys, layer_names, head_names, what = _view_weights(attention, tokens, queries, keys, part)
+    L, H, T, S = w.shape
+    queries, keys = [str(q) for q in queries], [str(k) for k in keys]
+    if len(queries) != T or len(keys) != S:
+        raise ValueError(f"{len(queries)} query and {len(keys)} key tokens for weights of {T} queries × {S} keys")
+    if not np.all(np.isfinite(w)) or w.min() < 0:
+        raise ValueError("attention weights must be finite and ≥ 0")
+    if L * H * T * S > (1 << 24):
+        raise ValueError(f"{L}×{H}×{T}×{S} weights are too many for one view; pick layers or heads first")
+    if contrast not in ("fixed", "head"):
+        raise ValueError(f"contrast={contrast!r}: 'fixed' (0 … 1, the weights as they are) or 'head' (each head ÷ its maximum)")
+    if contrast == "head":  # BertViz-like per-head contrast: each (layer, head) divided by its own maximum
+        peak = w.max(axis=(2, 3), keepdims=True)
+        w = np.divide(w, peak, out=np.zeros_like(w), where=peak > 0)
+        scale = "Scale: per-head contrast — each head's weights divided by that head's maximum (lines, thumbnails and the numbers on hover are w ÷ max)."
+    else:
+        scale = "Scale: fixed 0 … 1 — line opacity and thumbnail colour are the attention weights themselves."
+    if w.max() > 1 + 1e-6:
+        raise ValueError("attention weights above 1: pass softmax weights (or contrast='head' to scale each head)")
+    data = {"queries": queries, "keys": keys,
+            "layers": layer_names or [f"layer {i}" for i in range(L)], "heads": head_names or [str(h) for h in range(H)],
+            "layer": int(layer) if layer is not None and 0 <= int(layer) < L else 0,
+            "head": int(head) if head is not None and 0 <= int(head) < H else None,
+            "query_side": "query (attends)", "key_side": "key (attended to)",
+            "w": [[[round(float(x), 4) for x in w[l, h].reshape(-1)] for h in range(H)] for l in range(L)]}
+    import html
+    page = _template()
+    a = page.index('id="tfx-data">') + len('id="tfx-data">')
+    b = page.index("</script>", a)
+    page = page[:a] + _script_safe(data) + page[b:]
+    heading = title or f"{what}: {L} layer{'s' * (L != 1)} × {H} head{'s' * (H != 1)}, {T} × {S} tokens"
+    page = re.sub(r"<h1>.*?</h1>", lambda _: f"<h1>{html.escape(heading)}</h1>", page, count=1, flags=re.S)
+    page = re.sub(r'<p class="sub">.*?</p>\n?', "", page, count=1, flags=re.S)
+    page = page.replace("</h1>\n", f'</h1>\n<p class="sub" id="tfx-scale">{html.escape(scale)}</p>\n', 1)
+    page = re.sub(r"<footer>.*?</footer>", "<footer>made by tfx.head_view (python/tfx.py)</footer>", page, count=1, flags=re.S)
+    extra = "body{margin:.4em .6em;max-width:none}" + (f"#{hide}{{display:none}}" if hide else "")
+    page = page.replace("</head>", f"<style>{extra}</style>\n</head>", 1)
+    height = 130 + 22 * (len(heading) // 70) + (0 if hide == "headview" else 230 + 24 * max(T, S)) + \
+        (0 if hide == "modelview" else 150 + 84 * L)
+    return page, heading, scale, height
+
+
+class AttentionView:
+    """An inline head view / model view (tfx.head_view, tfx.model_view): Jupyter, nbconvert's HTML
+    and VS Code draw it from ``_repr_html_`` (an <iframe srcdoc> holding the whole page, with its
+    own element ids, style and script; no network). ``.html`` is the page, ``.save(path)`` writes
+    it; ``.scale`` says which scale is shown."""
+
+    def __init__(self, page, title, scale, height):
+        import hashlib
+        _view_count[0] += 1
+        self.html, self.title, self.scale, self.height = page, title, scale, height
+        self.id = f"tfx-view-{_view_count[0]}-{hashlib.sha1(page.encode()).hexdigest()[:8]}"
+
+    def _repr_html_(self):
+        import html
+        return (f'<div class="tfx-view" id="{self.id}">'
+                f'<iframe id="{self.id}-frame" title="{html.escape(self.title)}" sandbox="allow-scripts" '
+                f'style="width:100%;max-width:1000px;height:{self.height}px;border:1px solid #d8d8de;border-radius:4px" '
+                f'srcdoc="{html.escape(self.html, quote=True)}"></iframe></div>')
+
+    def save(self, path):
+        Path(path).write_text(self.html, encoding="utf-8")
+        return path
+
+    def __repr__(self):
+        return f"<tfx.AttentionView {self.title!r}; {self.scale}>"
+
+
+def head_view(attention, tokens=None, *, queries=None, keys=None, part="encoder", contrast="fixed", layer=None,
+              head=None, title=None):
+    """BertViz's head view, inline and offline: lines from each query token (left) to each key token
+    (right), opacity = weight, colour = head; hover a token, pick the layer and heads.
+
+    attention: a tfx result (tfx.model.attention(...), tfx.attention(...), tfx.translate(...): its
+    cross-attention, tfx.trace(...): part="encoder" / "decoder" / "cross") or any array of weights
+    (T, S), (heads, T, S) or (layers, heads, T, S) — with tokens=[…] (or queries=, keys= when they
+    differ), like BertViz's head_view(attention, tokens). contrast="head" divides each head by its
+    maximum (near-uniform heads stay visible); the view says which scale it shows."""
+    page, heading, scale, height = _view_page(attention, tokens, queries, keys, part, contrast, layer, head, title, "modelview")
+    return AttentionView(page, heading, scale, height)
+
+
+def model_view(attention, tokens=None, *, queries=None, keys=None, part="encoder", contrast="fixed", title=None):
+    """BertViz's model view, inline and offline: every layer × head as a small heatmap (click one to
+    open it in the head view below it). Arguments as tfx.head_view."""
+    page, heading, scale, height = _view_page(attention, tokens, queries, keys, part, contrast, None, None, title, None)
+    return AttentionView(page, heading, scale, height)

@@ -34,6 +34,8 @@ function(tfx_python_test name)
 endfunction()
 
 tfx_python_test(python_helper ${CMAKE_SOURCE_DIR}/tests/python/test_helper.py)
+# python_views: tfx.head_view / tfx.model_view (their data, scale, ids; two views inline in headless Chromium)
+tfx_python_test(python_views ${CMAKE_SOURCE_DIR}/tests/python/test_views.py)
 tfx_python_test(notebook_lecture ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py
                 ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb)
 tfx_python_test(notebook_lecture_ko ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py
