@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TfxError", "Figure", "Matrix", "Text", "Translation", "Trace", "AttentionView", "vector", "doesnt_match", "head_view", "model_view", "npy", "json", "table", "show", "run", "binary", "version", "commands",
+__all__ = ["TfxError", "Figure", "Matrix", "Text", "Translation", "Trace", "AttentionView", "vector", "doesnt_match", "head_view", "model_view", "sample_model", "npy", "json", "table", "show", "run", "binary", "version", "commands",
            "pe", "rope", "tokenize", "analogy", "embeddings", "similar", "similarity", "lookup", "direction",
            "project", "eval_analogies", "eval_similarity", "attention", "encoder", "decoder", "complexity",
            "patches", "layernorm", "lr"]
@@ -115,6 +115,23 @@ def binary():
         return found
     raise TfxError("cannot find the tfx binary: set TFX_BINARY or tfx.BINARY, build the checkout "
                    "(cmake --build build) or put tfx on PATH", 1, [])
+
+
+def sample_model(name="bert"):
+    """The folder of a tiny sample checkpoint the notebooks use ("bert": random weights, Hugging Face
+    layout): tests/data/hf_models/NAME of the checkout this file sits in, else share/tfx/models/NAME
+    under the prefix pip or cmake --install put it in. FileNotFoundError says where it looked."""
+    here = Path(__file__).resolve().parent
+    places = []
+    if here.name == "python":
+        places.append(here.parent / "tests" / "data" / "hf_models" / name)
+    places += [up / "share" / "tfx" / "models" / name for up in list(here.parents)[:5]]
+    places.append(Path(sys.prefix) / "share" / "tfx" / "models" / name)
+    for p in places:
+        if (p / "config.json").is_file():
+            return str(p)
+    raise FileNotFoundError(f"no sample model {name!r}: looked in {', '.join(str(p) for p in places)} "
+                            "(pip install the tfx checkout, or use a checkout)")
 
 
 def _words(command):

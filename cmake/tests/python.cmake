@@ -34,6 +34,9 @@ function(tfx_python_test name)
 endfunction()
 
 tfx_python_test(python_helper ${CMAKE_SOURCE_DIR}/tests/python/test_helper.py)
+# python_pip_install: pip install . (pyproject.toml) offline into a fresh venv, with and without build
+# isolation, and with --prefix; the installed helper runs the installed binary
+tfx_python_test(python_pip_install ${CMAKE_SOURCE_DIR}/tests/python/test_pip_install.py)
 # python_views: tfx.head_view / tfx.model_view (their data, scale, ids; two views inline in headless Chromium)
 tfx_python_test(python_views ${CMAKE_SOURCE_DIR}/tests/python/test_views.py)
 tfx_python_test(notebook_lecture ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py
