@@ -556,8 +556,16 @@ class Matrix(np.ndarray):
         names = ", ".join(a or "·" for a in self._axes)
         return f"tfx.Matrix {self.shape} {self.dtype}" + (f", axes ({names})" if any(self._axes) else "")
 
+    def _labelled(self):
+        return any(lab is not None for lab in self._labels)
+
+    def __str__(self):  # print(m): numpy's numbers, with the labels when it has any
+        return self.__repr__() if self._labelled() else str(np.asarray(self))
+
     def __repr__(self):
         a = np.asarray(self)
+        if not self._labelled():
+            return np.ndarray.__repr__(self)
         if self.ndim == 2 and (self.rows or self.cols):
             return self._header() + "\n" + _text_table(a, self.rows, self.cols, self.row_axis, self.col_axis)
         lines = [self._header(), np.array2string(a, precision=4, threshold=200)]
@@ -565,8 +573,6 @@ class Matrix(np.ndarray):
             if lab is not None:
                 lines.append(f"{self._axes[axis] or 'axis ' + str(axis)}: {_short_list(lab)}")
         return "\n".join(lines)
-
-    __str__ = __repr__
 
     def _repr_html_(self):
         return _html_matrix(self)
@@ -1392,6 +1398,6 @@ def head_view(attention, tokens=None, *, queries=None, keys=None, part="encoder"
 
 def model_view(attention, tokens=None, *, queries=None, keys=None, part="encoder", contrast="fixed", title=None):
     """BertViz's model view, inline and offline: every layer × head as a small heatmap (click one to
-    open it in the head view below it). Arguments as tfx.head_view."""
+    open it in the head view above). Arguments as tfx.head_view."""
     page, heading, scale, height = _view_page(attention, tokens, queries, keys, part, contrast, None, None, title, None)
     return AttentionView(page, heading, scale, height)

@@ -8,6 +8,7 @@ CLI's numbers; a --prefix install does the same; a checkout whose only binary is
 build-native/tfx puts that one in the wheel. ctest entry python_pip_install.
 """
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -128,6 +129,46 @@ class PipInstall(unittest.TestCase):
             self.assertEqual(z.read(binary[0]), Path(TFX).read_bytes())
             self.assertIn("tfx.py", names)
         self.assertNotIn("none-any", wheel.name)  # it carries a binary: a platform wheel
+
+    def test_5_notebooks_alone_in_an_empty_folder(self):
+        """samples/*.ipynb copied alone into an empty folder run with the installed tfx: the tiny BERT
+        comes from the installed package data, the GloVe cell says it skipped."""
+        probe = subprocess.run([str(self.venv / "bin" / "python"), "-c", "import nbclient, ipykernel"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest("no nbclient/ipykernel (Debian: jupyter-nbconvert, python3-ipykernel)")
+        alone = self.root / "alone"
+        alone.mkdir()
+        for name in ("lecture.ipynb", "head_view.ipynb"):
+            shutil.copy(SRC / "samples" / name, alone / name)
+        script = """
+import json, sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": sys.argv[2]}}).execute()
+text = []
+for c in nb.cells:
+    for o in c.get("outputs", []):
+        if o.get("output_type") == "error":
+            text.append("ERROR " + o["ename"] + ": " + o["evalue"])
+        text.append(o.get("text", "") if isinstance(o.get("text", ""), str) else "".join(o["text"]))
+        text.append(o.get("data", {}).get("text/html", "")[:200] if "data" in o else "")
+print(json.dumps(text))
+"""
+        env = clean_env()
+        env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+        # the venv's own Jupyter kernel (as docs/python.md says), so the notebooks run the venv's python
+        run([str(self.venv / "bin" / "python"), "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3"], env=env)
+        lecture = "\n".join(json.loads(run([str(self.venv / "bin" / "python"), "-c", script, str(alone / "lecture.ipynb"),
+                                              str(alone)], cwd=alone, env=env)))
+        self.assertNotIn("ERROR", lecture)
+        self.assertIn("('layer', 'head', 'query', 'key')", lecture)  # the BERT cell ran on the installed sample
+        self.assertIn("skipped:", lecture)  # the GloVe file is not beside this folder: it says so
+        views = "\n".join(json.loads(run([str(self.venv / "bin" / "python"), "-c", script, str(alone / "head_view.ipynb"),
+                                            str(alone)], cwd=alone, env=env)))
+        self.assertNotIn("ERROR", views)
+        self.assertNotIn("skipped:", views)
+        self.assertIn("(2, 4, 8, 8)", views)
+        self.assertIn("<iframe", views)
 
 
 if __name__ == "__main__":
