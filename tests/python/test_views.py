@@ -125,6 +125,57 @@ class Data(unittest.TestCase):
         self.assertEqual(page_data(hostile)["queries"], ["</script><b>x", "&amp;", "'\""])
 
 
+def cli_page_data(*args):
+    proc = subprocess.run([TFX, *args, "--html", "-"], capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    page = proc.stdout.decode()
+    m = re.search(r'<script type="application/json" id="tfx-data">(.*?)</script>', page, re.S)
+    return json.loads(m.group(1)), page
+
+
+class CommandLinePages(unittest.TestCase):
+    """tfx translate --html (cross, encoder, decoder attention) and tfx encoder --html: every layer
+    and head, checked against the same weights from tfx trace / tfx encoder's JSON."""
+
+    def test_translate_cross_attention_page(self):
+        d, page = cli_page_data("translate", "나는 학생 이다")
+        self.assertIn("cross-attention", page)
+        w = np.asarray(d["w"])  # (layers, heads, T·S)
+        self.assertEqual(w.shape[:2], (2, 4))
+        self.assertEqual(d["queries"], ["I", "am", "a", "student", "<eos>"])
+        self.assertEqual(d["keys"], ["나는", "학생", "이다"])
+        # the table's cross-attention is the mean over the heads of the last layer
+        table = np.asarray(cli_json("translate", "나는 학생 이다")["matrices"]["cross_attention"]["data"])
+        self.assertTrue(np.allclose(w[-1].reshape(4, 5, 3).mean(axis=0), table, atol=1e-4))
+        self.assertTrue(np.allclose(w.reshape(2, 4, 5, 3).sum(axis=-1), 1.0, atol=5e-4))  # softmax rows
+
+    def test_translate_encoder_and_decoder_pages_match_the_trace(self):
+        trace = cli_json("trace", "나는 학생 이다")["matrices"]
+        enc, _ = cli_page_data("translate", "나는 학생 이다", "--html-attention", "encoder")
+        dec, _ = cli_page_data("translate", "나는 학생 이다", "--html-attention", "decoder")
+        self.assertEqual(enc["queries"], ["나는", "학생", "이다"])
+        self.assertEqual(dec["queries"], ["<bos>", "I", "am", "a", "student"])
+        for layer in (1, 2):
+            ref = np.asarray(trace[f"enc{layer}.self.weights"]["data"])
+            self.assertTrue(np.allclose(np.asarray(enc["w"][layer - 1]).reshape(ref.shape), ref, atol=5e-5))
+            # the trace's decoder input is <bos> I am a: causal, so it is the first 4 × 4 of the page's
+            ref = np.asarray(trace[f"dec{layer}.self.weights"]["data"])
+            got = np.asarray(dec["w"][layer - 1]).reshape(4, 5, 5)[:, :4, :4]
+            self.assertTrue(np.allclose(got, ref, atol=5e-5))
+        bad = subprocess.run([TFX, "translate", "나는 학생 이다", "--html", "-", "--html-attention", "everything"], capture_output=True)
+        self.assertEqual(bad.returncode, 2)
+        self.assertTrue(bad.stderr.decode().startswith("tfx: error: --html-attention"))
+
+    def test_encoder_page(self):
+        d, page = cli_page_data("encoder", "--sentence", "I am a student", "--layers", "2")
+        want = cli_json("encoder", "--sentence", "I am a student", "--layers", "2")["matrices"]
+        self.assertIn("seeded", page)  # random weights say so
+        self.assertEqual(d["queries"], ["I", "am", "a", "student"])
+        for layer in (1, 2):
+            ref = np.asarray(want[f"layer{layer}.weights"]["data"])
+            self.assertTrue(np.allclose(np.asarray(d["w"][layer - 1]).reshape(ref.shape), ref, atol=5e-5))
+
+
 CHROMIUM = next((c for c in (os.environ.get("TFX_CHROMIUM"), shutil.which("chromium"), shutil.which("chromium-browser")) if c), None)
 
 REPORTER = ("<script>window.addEventListener('load', () => parent.postMessage({title: document.querySelector('h1').textContent, "
