@@ -605,10 +605,10 @@ def _plain(x):
 
 # numpy functions that keep a Matrix (their implementations index, transpose, sort or reduce it,
 # which move or drop the labels as they should); every other numpy function sees plain arrays
-_LABEL_SAFE = {np.transpose, np.swapaxes, np.moveaxis, np.flip, np.fliplr, np.flipud, np.rot90, np.sort,
-               np.partition, np.copy, np.around, np.round_, np.clip, np.sum, np.mean, np.std, np.var,
-               np.amax, np.amin, np.prod, np.cumsum, np.cumprod, np.nansum, np.nanmean, np.nanmax, np.nanmin}
-_LABEL_SAFE.add(getattr(np, "round", np.around))
+_LABEL_SAFE = {getattr(np, name) for name in (
+    "transpose", "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "rot90", "sort", "partition", "copy", "around",
+    "round", "clip", "sum", "mean", "std", "var", "amax", "amin", "max", "min", "prod", "cumsum", "cumprod", "nansum",
+    "nanmean", "nanmax", "nanmin") if hasattr(np, name)}  # (np.round_ is gone in numpy 2)
 
 
 def _wrap_ufunc(result, method, inputs, kwargs):
