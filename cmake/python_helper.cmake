@@ -7,3 +7,6 @@ set(TFX_PYTHON_DIR "" CACHE STRING
 install(CODE "set(TFX_PYTHON_DIR [==[${TFX_PYTHON_DIR}]==])
 set(TFX_PYTHON_SOURCE [==[${CMAKE_SOURCE_DIR}/python/tfx.py]==])")
 install(SCRIPT ${CMAKE_SOURCE_DIR}/cmake/install/python_helper.cmake)
+# the tiny random-weight BERT the notebooks open (tfx.sample_model("bert") finds it under the prefix)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/hf_models/bert/ DESTINATION share/tfx/models/bert
+        PATTERN "reference.safetensors" EXCLUDE)

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TfxError", "Figure", "Matrix", "Text", "npy", "json", "table", "show", "run", "binary", "version", "commands",
+__all__ = ["TfxError", "Figure", "Matrix", "Text", "Translation", "Trace", "AttentionView", "vector", "doesnt_match", "head_view", "model_view", "sample_model", "npy", "json", "table", "show", "run", "binary", "version", "commands",
            "pe", "rope", "tokenize", "analogy", "embeddings", "similar", "similarity", "lookup", "direction",
            "project", "eval_analogies", "eval_similarity", "attention", "encoder", "decoder", "complexity",
            "patches", "layernorm", "lr"]
@@ -117,6 +117,23 @@ def binary():
                    "(cmake --build build) or put tfx on PATH", 1, [])
 
 
+def sample_model(name="bert"):
+    """The folder of a tiny sample checkpoint the notebooks use ("bert": random weights, Hugging Face
+    layout): tests/data/hf_models/NAME of the checkout this file sits in, else share/tfx/models/NAME
+    under the prefix pip or cmake --install put it in. FileNotFoundError says where it looked."""
+    here = Path(__file__).resolve().parent
+    places = []
+    if here.name == "python":
+        places.append(here.parent / "tests" / "data" / "hf_models" / name)
+    places += [up / "share" / "tfx" / "models" / name for up in list(here.parents)[:5]]
+    places.append(Path(sys.prefix) / "share" / "tfx" / "models" / name)
+    for p in places:
+        if (p / "config.json").is_file():
+            return str(p)
+    raise FileNotFoundError(f"no sample model {name!r}: looked in {', '.join(str(p) for p in places)} "
+                            "(pip install the tfx checkout, or use a checkout)")
+
+
 def _words(command):
     if isinstance(command, Command) or hasattr(command, "words"):
         return list(command.words)
@@ -169,8 +186,20 @@ def _arg(prefix, v):
     return prefix + _value(v)
 
 
+def _positional(args):
+    """Positional arguments; a list or tuple of words is several words (tfx.analogy(["king", "man",
+    "woman"]) is tfx.analogy("king", "man", "woman"))."""
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)) and not _nested(a):
+            out += [_value(x) for x in a]
+        else:
+            out.append(_arg("", a))
+    return out
+
+
 def _argv(words, args, flags):
-    argv = list(words) + [_arg("", a) for a in args]
+    argv = list(words) + _positional(args)
     for name, v in flags.items():
         if v is None or v is False:
             continue
@@ -251,6 +280,13 @@ def _call(command, args, flags, extra):
     return _run(_argv(words, args, flags) + extra, stdin)
 
 
+def _spec(words):
+    try:
+        return commands().get(" ".join(words))
+    except TfxError:
+        return None
+
+
 def _has_option(words, name):
     try:
         spec = commands().get(" ".join(words))
@@ -259,8 +295,25 @@ def _has_option(words, name):
     return bool(spec) and any(o["name"] == name for o in spec.get("options", []))
 
 
+def _short_traceback(fn):
+    """Re-raises a TfxError from the public call with the frames inside this module cut off, so a
+    notebook's traceback shows the user's line and tfx's message (IPython also hides this frame:
+    __tracebackhide__)."""
+    import functools
+
+    @functools.wraps(fn)
+    def public(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841 (IPython, pytest)
+        try:
+            return fn(*args, **kwargs)
+        except TfxError as e:
+            raise e.with_traceback(None) from None
+    return public
+
+
 # ---- one function per output kind ----
 
+@_short_traceback
 def run(command, *args, **flags):
     """Runs `tfx COMMAND ARGS --FLAGS` as given and returns stdout as bytes (errors raise TfxError)."""
     stdin = flags.pop("stdin", None)
@@ -269,6 +322,7 @@ def run(command, *args, **flags):
     return out
 
 
+@_short_traceback
 def npy(command, *args, **flags):
     """The command's main matrix as a numpy array (tfx … --format npy, read from stdout)."""
     out, err = _call(command, args, flags, ["--format", "npy"])
@@ -276,6 +330,7 @@ def npy(command, *args, **flags):
     return np.load(io.BytesIO(out), allow_pickle=False)
 
 
+@_short_traceback
 def json(command, *args, **flags):
     """The whole result as a dict (tfx … --format json): params, data, rows/columns, matrices,
     tables, notes, summary — see docs/formats.md."""
@@ -284,6 +339,7 @@ def json(command, *args, **flags):
     return _json.loads(out)
 
 
+@_short_traceback
 def table(command, *args, **flags):
     """The table tfx prints in a terminal, as text."""
     out, err = _call(command, args, flags, ["--format", "table"])
@@ -291,6 +347,7 @@ def table(command, *args, **flags):
     return Text(out.decode("utf-8"))
 
 
+@_short_traceback
 def show(command, *args, fmt="png", **flags):
     """The command's figure, shown inline when it is the last expression of a Jupyter cell
     (elsewhere in a cell: display(tfx.show(...))). PNG by default (compact in a notebook);
@@ -299,6 +356,11 @@ def show(command, *args, fmt="png", **flags):
     words = _words(command)
     if fmt not in ("auto", "png", "svg"):
         raise ValueError(f"fmt={fmt!r}: expected 'auto', 'png' or 'svg'")
+    spec = _spec(words)
+    if spec is not None and not any(o["name"] == "png" for o in spec.get("options", [])):
+        drawing = sorted(c for c, sp in commands().items() if any(o["name"] == "png" for o in sp.get("options", [])))
+        raise TfxError(f"tfx {' '.join(words)} draws no figure (it has no --png); use tfx.{'.'.join(words).replace('-', '_')}(…) "
+                       f"for its numbers. Commands that draw: {', '.join(drawing)}", 2, [binary(), *words])
     if fmt == "svg" or (fmt == "auto" and _has_flag(words, "--svg")):
         try:
             out, err = _call(words, args, dict(flags), ["--svg=-"])
@@ -321,61 +383,541 @@ def version():
 # ---- what a command returns ----
 
 class Matrix(np.ndarray):
-    """A matrix result: a float32 numpy array that keeps tfx's labels.
+    """A matrix result: a float32 numpy array that keeps tfx's labels, per axis.
 
-    ``.rows`` / ``.cols`` are the row and column labels (tokens, words, steps, or None when the
-    axis is just 0, 1, 2 …), ``.row_axis`` / ``.col_axis`` their names ("pos", "i", "query",
-    "key" …), ``.notes`` tfx's notes, ``.params`` the parameters used, ``.matrices`` the other named
-    matrices of the result (attention's q, k, v, scores … with ``show="all"``), each a Matrix.
-    ``.to_pandas()`` gives a labelled DataFrame (pandas, Debian python3-pandas)."""
+    ``.axes`` names every axis (``("layer", "head", "query", "key")`` for a model's attention,
+    ``("query", "key")`` for one head; None for an axis tfx does not name) and ``.labels`` gives
+    each axis's labels (tokens, words, steps; None when the axis is just 0, 1, 2 …). ``.rows`` /
+    ``.cols`` are the labels of the last two axes (of axis 0 for a vector), ``.row_axis`` /
+    ``.col_axis`` their names. ``.notes`` tfx's notes, ``.params`` the parameters used,
+    ``.matrices`` the other named matrices of the result (attention's q, k, v, scores … with
+    ``show="all"``), each a Matrix. ``.to_pandas()`` gives a labelled DataFrame (Series for a
+    vector).
 
-    def __new__(cls, values, rows=None, cols=None, row_axis=None, col_axis=None, notes=(), params=None):
+    Labels never lie: indexing moves them with the numbers (``w[::-1]``, ``w[[3, 2, 1, 0]]``,
+    ``w[1:]``, ``w[w.sum(1) > 0]``), an integer index drops its axis, transposes (``w.T``,
+    ``np.transpose``, ``np.moveaxis``, ``swapaxes``) swap labels and names, sorting drops the sorted
+    axis's labels, a reduction drops the reduced axis, elementwise arithmetic keeps them when
+    every labelled operand agrees, and any other numpy function returns plain numbers."""
+
+    def __new__(cls, values, rows=None, cols=None, row_axis=None, col_axis=None, notes=(), params=None,
+                labels=None, axes=None):
         obj = np.asarray(values, dtype=np.float32).view(cls)
-        obj.rows, obj.cols = rows, cols
-        obj.row_axis, obj.col_axis = row_axis, col_axis
+        n = obj.ndim
+        obj._labels = [None] * n
+        obj._axes = [None] * n
+        for i, lab in enumerate(labels or ()):
+            obj._set_labels(i, lab)
+        for i, name in enumerate(axes or ()):
+            if i < n:
+                obj._axes[i] = name
+        if rows is not None:
+            obj.rows = rows
+        if cols is not None:
+            obj.cols = cols
+        if row_axis is not None:
+            obj.row_axis = row_axis
+        if col_axis is not None:
+            obj.col_axis = col_axis
         obj.notes, obj.params, obj.matrices = list(notes), dict(params or {}), {}
         return obj
 
     def __array_finalize__(self, obj):
-        # a slice or a computed array is a plain array of numbers: labels only survive unchanged shapes
-        same = obj is not None and getattr(obj, "shape", None) == self.shape
-        for name in ("rows", "cols", "row_axis", "col_axis"):
-            setattr(self, name, getattr(obj, name, None) if same else None)
-        self.notes = getattr(obj, "notes", []) if same else []
-        self.params = getattr(obj, "params", {}) if same else {}
-        self.matrices = getattr(obj, "matrices", {}) if same else {}
+        # a view or copy of the same shape (w.copy(), w.astype, w * 2) keeps the labels; anything
+        # whose shape changed starts unlabelled (indexing and transposes relabel it themselves)
+        same = obj is not None and getattr(obj, "shape", None) == self.shape and hasattr(obj, "_labels")
+        self._labels = list(obj._labels) if same else [None] * self.ndim
+        self._axes = list(obj._axes) if same else [None] * self.ndim
+        self.notes = list(getattr(obj, "notes", [])) if same else []
+        self.params = dict(getattr(obj, "params", {})) if same else {}
+        self.matrices = dict(getattr(obj, "matrices", {})) if same else {}
 
     def __reduce__(self):  # pickles (multiprocessing, joblib) as a plain array
         return np.asarray(self).__reduce__()
 
+    # ---- labels per axis ----
+    def _set_labels(self, axis, values):
+        if values is None:
+            self._labels[axis] = None
+            return
+        values = [str(v) for v in values]
+        if len(values) != self.shape[axis]:
+            raise ValueError(f"{len(values)} labels for axis {axis} of length {self.shape[axis]}")
+        self._labels[axis] = values
+
+    def _row_index(self):
+        return self.ndim - 2 if self.ndim >= 2 else (0 if self.ndim == 1 else None)
+
+    def _col_index(self):
+        return self.ndim - 1 if self.ndim >= 2 else None
+
+    def _get(self, which, axis):
+        return None if axis is None else (self._labels if which == "labels" else self._axes)[axis]
+
+    def _put(self, which, axis, value):
+        if axis is None:
+            if value is not None:
+                raise ValueError(f"a {self.ndim}-D array has no such axis")
+            return
+        if which == "labels":
+            self._set_labels(axis, value)
+        else:
+            self._axes[axis] = value
+
+    rows = property(lambda self: self._get("labels", self._row_index()),
+                    lambda self, v: self._put("labels", self._row_index(), v))
+    cols = property(lambda self: self._get("labels", self._col_index()),
+                    lambda self, v: self._put("labels", self._col_index(), v))
+    row_axis = property(lambda self: self._get("axes", self._row_index()),
+                        lambda self, v: self._put("axes", self._row_index(), v))
+    col_axis = property(lambda self: self._get("axes", self._col_index()),
+                        lambda self, v: self._put("axes", self._col_index(), v))
+
+    @property
+    def axes(self):
+        """The name of every axis (None for an unnamed one)."""
+        return tuple(self._axes)
+
+    @property
+    def labels(self):
+        """The labels of every axis (a list of strings, or None)."""
+        return tuple(None if lab is None else list(lab) for lab in self._labels)
+
+    def _relabel(self, labels, axes):
+        if labels is None or len(labels) != self.ndim:
+            labels, axes = [None] * self.ndim, [None] * self.ndim
+        self._labels, self._axes = list(labels), list(axes)
+        return self
+
+    # ---- operations that move labels ----
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        if not isinstance(out, Matrix):
+            return out
+        labels, axes = _index_labels(self, key)
+        return out._relabel(labels, axes)
+
+    def transpose(self, *order):
+        if len(order) == 1 and (order[0] is None or isinstance(order[0], (tuple, list))):
+            order = order[0]
+        perm = list(range(self.ndim))[::-1] if not order else [int(a) % self.ndim for a in order]
+        out = super().transpose(perm)
+        return out._relabel([self._labels[p] for p in perm], [self._axes[p] for p in perm])
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def swapaxes(self, a, b):
+        perm = list(range(self.ndim))
+        a, b = a % self.ndim, b % self.ndim
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        super().sort(axis=axis, kind=kind, order=order)
+        self._labels[axis % self.ndim] = None  # each line sorted on its own: that axis's labels are gone
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        super().partition(kth, axis=axis, kind=kind, order=order)
+        self._labels[axis % self.ndim] = None
+
+    def argsort(self, *args, **kwargs):
+        return np.asarray(self).argsort(*args, **kwargs)
+
+    def argpartition(self, *args, **kwargs):
+        return np.asarray(self).argpartition(*args, **kwargs)
+
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        if axis is None or out is not None or mode != "raise":
+            return np.asarray(self).take(indices, axis=axis, out=out, mode=mode)
+        key = [slice(None)] * self.ndim
+        key[axis % self.ndim] = indices
+        return self[tuple(key)]
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        plain = [np.asarray(x) if isinstance(x, Matrix) else x for x in inputs]
+        if out is not None:
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, Matrix) else o for o in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if out is not None:  # written in place: the out arrays keep their own labels
+            return out[0] if len(out) == 1 else out
+        if isinstance(result, tuple):
+            return tuple(_wrap_ufunc(r, method, inputs, kwargs) for r in result)
+        return _wrap_ufunc(result, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in _LABEL_SAFE:
+            return super().__array_function__(func, types, args, kwargs)
+        return func(*_plain(args), **_plain(kwargs))  # anything else: plain numbers, no labels
+
+    # ---- showing it ----
+    def _header(self):
+        names = ", ".join(a or "·" for a in self._axes)
+        return f"tfx.Matrix {self.shape} {self.dtype}" + (f", axes ({names})" if any(self._axes) else "")
+
+    def _labelled(self):
+        return any(lab is not None for lab in self._labels)
+
+    def __str__(self):  # print(m): numpy's numbers, with the labels when it has any
+        return self.__repr__() if self._labelled() else str(np.asarray(self))
+
+    def __repr__(self):
+        a = np.asarray(self)
+        if not self._labelled():
+            return np.ndarray.__repr__(self)
+        if self.ndim == 2 and (self.rows or self.cols):
+            return self._header() + "\n" + _text_table(a, self.rows, self.cols, self.row_axis, self.col_axis)
+        lines = [self._header(), np.array2string(a, precision=4, threshold=200)]
+        for axis, lab in enumerate(self._labels):
+            if lab is not None:
+                lines.append(f"{self._axes[axis] or 'axis ' + str(axis)}: {_short_list(lab)}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        return _html_matrix(self)
+
     def to_pandas(self):
-        """The matrix as a pandas DataFrame with the row and column labels (2-D results only)."""
+        """The matrix as a pandas DataFrame with the row and column labels and axis names (a Series
+        for a vector; a 3-D or larger result has no table form: index it first)."""
         import pandas as pd
+        if self.ndim == 1:
+            s = pd.Series(np.asarray(self), index=self.rows)
+            s.index.name = self.row_axis
+            return s
         if self.ndim != 2:
-            raise ValueError(f"to_pandas(): a {self.ndim}-D result has no table form; index it first")
+            raise ValueError(f"to_pandas(): a {self.ndim}-D result {self.axes} has no table form; index it first "
+                             f"(e.g. m[0, 1] for layer 0, head 1)")
         frame = pd.DataFrame(np.asarray(self), index=self.rows, columns=self.cols)
         frame.index.name, frame.columns.name = self.row_axis, self.col_axis
         return frame
+
+
+def _plain(x):
+    if isinstance(x, Matrix):
+        return np.asarray(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+# numpy functions that keep a Matrix (their implementations index, transpose, sort or reduce it,
+# which move or drop the labels as they should); every other numpy function sees plain arrays
+_LABEL_SAFE = {getattr(np, name) for name in (
+    "transpose", "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "rot90", "sort", "partition", "copy", "around",
+    "round", "clip", "sum", "mean", "std", "var", "amax", "amin", "max", "min", "prod", "cumsum", "cumprod", "nansum",
+    "nanmean", "nanmax", "nanmin") if hasattr(np, name)}  # (np.round_ is gone in numpy 2)
+
+
+def _wrap_ufunc(result, method, inputs, kwargs):
+    if not isinstance(result, np.ndarray) or result.ndim == 0:
+        return result
+    mats = [x for x in inputs if isinstance(x, Matrix)]
+    out = result.view(Matrix)
+    if method in ("__call__", "accumulate"):
+        # elementwise: the labels hold when every Matrix operand has the result's shape and the
+        # same labels (w * 2, np.exp(w), w - w.max(1, keepdims=True) keep them; w + w[::-1] does not)
+        if mats and all(m.shape == result.shape for m in mats) and \
+                all(m._labels == mats[0]._labels and m._axes == mats[0]._axes for m in mats):
+            out._relabel(list(mats[0]._labels), list(mats[0]._axes))
+            out.notes, out.params = list(mats[0].notes), dict(mats[0].params)
+        elif mats and mats[0].shape == result.shape and all(
+                m is mats[0] or m.ndim == 0 or all(lab is None for lab in m._labels) for m in mats):
+            out._relabel(list(mats[0]._labels), list(mats[0]._axes))
+    elif method == "reduce" and len(mats) == 1 and inputs[0] is mats[0]:
+        m = mats[0]
+        axis = kwargs.get("axis", 0)
+        axes = tuple(range(m.ndim)) if axis is None else tuple(a % m.ndim for a in np.atleast_1d(axis))
+        if kwargs.get("keepdims"):
+            labels = [None if i in axes else m._labels[i] for i in range(m.ndim)]
+            names = [None if i in axes else m._axes[i] for i in range(m.ndim)]
+        else:
+            labels = [m._labels[i] for i in range(m.ndim) if i not in axes]
+            names = [m._axes[i] for i in range(m.ndim) if i not in axes]
+        out._relabel(labels, names)
+    return out
+
+
+def _index_labels(m, key):
+    """The labels and axis names of m[key]: (labels, names), or (None, None) when they cannot be
+    followed (several advanced indices broadcast together, a multi-dimensional index)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    def is_array(k):
+        return isinstance(k, (list, np.ndarray)) and not isinstance(k, Matrix) or isinstance(k, Matrix)
+    arrays = [k for k in key if is_array(k)]
+    if len(arrays) > 1:
+        return None, None
+    def consumed(k):
+        if k is None or k is Ellipsis:
+            return 0
+        if is_array(k):
+            a = np.asarray(k)
+            return a.ndim if a.dtype == bool else 1
+        return 1
+    used = sum(consumed(k) for k in key)
+    labels, names, axis = [], [], 0
+    for k in key:
+        if k is None:
+            labels.append(None)
+            names.append(None)
+        elif k is Ellipsis:
+            for _ in range(m.ndim - used):
+                labels.append(m._labels[axis])
+                names.append(m._axes[axis])
+                axis += 1
+        elif isinstance(k, slice):
+            lab = m._labels[axis]
+            labels.append(None if lab is None else lab[k])
+            names.append(m._axes[axis])
+            axis += 1
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            axis += 1
+        elif is_array(k):
+            a = np.asarray(k)
+            if a.ndim != 1 or not (a.dtype == bool or np.issubdtype(a.dtype, np.integer)) or (a.size == 0 and a.dtype != bool):
+                return None, None
+            lab = m._labels[axis]
+            if lab is not None:
+                lab = [lab[i] for i in np.flatnonzero(a)] if a.dtype == bool else [lab[int(i)] for i in a]
+            labels.append(lab)
+            names.append(m._axes[axis])
+            axis += 1
+        else:
+            return None, None
+    while axis < m.ndim:
+        labels.append(m._labels[axis])
+        names.append(m._axes[axis])
+        axis += 1
+    return labels, names
+
+
+def _short_list(values, limit=12):
+    if len(values) <= limit:
+        return "[" + ", ".join(values) + "]"
+    return "[" + ", ".join(values[:limit // 2]) + ", …, " + ", ".join(values[-limit // 2:]) + f"] ({len(values)})"
+
+
+def _cell(x):
+    return "nan" if not np.isfinite(x) else f"{x:.4g}"
+
+
+def _text_table(a, rows, cols, row_axis, col_axis, max_rows=24, max_cols=12):
+    r_idx = list(range(a.shape[0])) if a.shape[0] <= max_rows else \
+        list(range(max_rows // 2)) + [None] + list(range(a.shape[0] - max_rows // 2, a.shape[0]))
+    c_idx = list(range(a.shape[1])) if a.shape[1] <= max_cols else \
+        list(range(max_cols // 2)) + [None] + list(range(a.shape[1] - max_cols // 2, a.shape[1]))
+    corner = f"{row_axis or ''}\\{col_axis or ''}" if (row_axis or col_axis) else ""
+    head = [corner] + ["…" if j is None else (cols[j] if cols else str(j)) for j in c_idx]
+    body = [["…" if i is None else (rows[i] if rows else str(i))] +
+            ["…" if (i is None or j is None) else _cell(a[i, j]) for j in c_idx] for i in r_idx]
+    table = [head] + body
+    widths = [max(_width(r[c]) for r in table) for c in range(len(head))]
+
+    def pad(text, c):
+        fill = " " * (widths[c] - _width(text))
+        return text + fill if c == 0 else fill + text
+    return "\n".join("  ".join(pad(r[c], c) for c in range(len(r))).rstrip() for r in table)
+
+
+def _width(text):
+    """Display width in a terminal: Hangul and CJK take two columns."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _is_weights(m):
+    a = np.asarray(m)
+    return a.size > 0 and bool(np.all(np.isfinite(a))) and float(a.min()) >= 0 and float(a.max()) <= 1 and \
+        any(name in ("key", "source", "keys") for name in m._axes)
+
+
+def _html_escape(s):
+    import html
+    return html.escape(str(s), quote=True)
+
+
+def _html_table(a, rows, cols, row_axis, col_axis, weights, max_rows=40, max_cols=30):
+    r_idx = list(range(min(a.shape[0], max_rows)))
+    c_idx = list(range(min(a.shape[1], max_cols)))
+    corner = f"{_html_escape(row_axis or '')} \\ {_html_escape(col_axis or '')}" if (row_axis or col_axis) else ""
+    out = ['<table style="border-collapse:collapse;font:12px monospace">',
+           f'<tr><th style="padding:2px 6px;text-align:left">{corner}</th>']
+    out += [f'<th style="padding:2px 6px">{_html_escape(cols[j] if cols else j)}</th>' for j in c_idx]
+    if len(c_idx) < a.shape[1]:
+        out.append(f'<th>… {a.shape[1] - len(c_idx)} more</th>')
+    out.append("</tr>")
+    for i in r_idx:
+        out.append(f'<tr><th style="padding:2px 6px;text-align:left">{_html_escape(rows[i] if rows else i)}</th>')
+        for j in c_idx:
+            v = float(a[i, j])
+            style = "padding:2px 6px;text-align:right"
+            if weights:  # white (0) to dark blue (1), white text on the dark half
+                style += f";background:rgba(8,48,107,{v:.3f});color:{'#fff' if v > 0.5 else '#000'}"
+            out.append(f'<td style="{style}">{_cell(v)}</td>')
+        out.append("</tr>")
+    if len(r_idx) < a.shape[0]:
+        out.append(f'<tr><th>… {a.shape[0] - len(r_idx)} more rows</th></tr>')
+    out.append("</table>")
+    return "".join(out)
+
+
+def _html_matrix(m, max_slices=8):
+    a = np.asarray(m)
+    weights = _is_weights(m)
+    head = _html_escape(m._header()) + (" — weights, coloured 0 (white) … 1 (blue)" if weights else "")
+    parts = [f'<div class="tfx-matrix"><div style="font:12px sans-serif;margin:2px 0">{head}</div>']
+    if m.ndim == 0:
+        parts.append(_html_escape(_cell(float(a))))
+    elif m.ndim == 1:
+        parts.append(_html_table(a[None, :], None, m.rows, None, m.row_axis, weights))
+    elif m.ndim == 2:
+        parts.append(_html_table(a, m.rows, m.cols, m.row_axis, m.col_axis, weights))
+    else:
+        lead = list(np.ndindex(*a.shape[:-2]))
+        for idx in lead[:max_slices]:
+            name = ", ".join(f"{m._axes[k] or 'axis ' + str(k)} {i}" for k, i in enumerate(idx))
+            parts.append(f'<div style="font:12px sans-serif;margin:6px 0 2px">[{_html_escape(name)}]</div>')
+            parts.append(_html_table(a[idx], m.rows, m.cols, m.row_axis, m.col_axis, weights))
+        if len(lead) > max_slices:
+            parts.append(f'<div style="font:12px sans-serif">… {len(lead) - max_slices} more slices not shown</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _matrix(d):
+    data = np.asarray(d["data"], dtype=np.float32)
+    for shape in ((d.get("summary") or {}).get("shape"), d.get("shape")):
+        if isinstance(shape, list) and len(shape) != data.ndim and int(np.prod(shape)) == data.size:
+            data = data.reshape(shape)  # tfx's JSON flattens (layers, heads, T, T) to (layers·heads, T, T)
+            break
+    n = data.ndim
+    names = [None] * n
+    labels = [None] * n
+    params = d.get("params") or {}
+    if n >= 2:
+        names[n - 2], names[n - 1] = d.get("row_axis"), d.get("col_axis")
+        labels[n - 2] = _labels(d.get("rows"), data.shape[n - 2])
+        labels[n - 1] = _labels(d.get("columns"), data.shape[n - 1])
+        lead = [a for a in ("layer", "head") if params.get(a) == "all"]
+        if len(lead) == n - 2:
+            names[:n - 2] = lead
+    elif n == 1:
+        names[0] = d.get("row_axis") or d.get("col_axis")
+        labels[0] = _labels(d.get("rows"), data.shape[0]) or _labels(d.get("columns"), data.shape[0])
+    return Matrix(data, notes=d.get("notes", ()), params=params, labels=labels, axes=names)
 
 
 def _labels(values, n):
     return [str(v) for v in values] if isinstance(values, list) and len(values) == n else None
 
 
-def _matrix(d):
-    data = np.asarray(d["data"], dtype=np.float32)
-    rows = _labels(d.get("rows"), data.shape[0]) if data.ndim >= 1 else None
-    cols = _labels(d.get("columns"), data.shape[-1]) if data.ndim >= 2 else None
-    return Matrix(data, rows, cols, d.get("row_axis"), d.get("col_axis"), d.get("notes", ()), d.get("params"))
+_INDEX_COLUMNS = ("position", "step", "rank", "#")
 
 
-def _table(records):
-    """A table: a pandas DataFrame when pandas is installed, else a list of dicts."""
+def _table(records, columns=None):
+    """A table: a pandas DataFrame when pandas is installed (columns in tfx's order, indexed by its
+    position / step / rank column when it has one), else a list of dicts in tfx's column order."""
+    if columns and records and all(set(columns) == set(r) for r in records):
+        records = [{c: r[c] for c in columns} for r in records]
     try:
         import pandas as pd
     except ImportError:
         return records
-    return pd.DataFrame.from_records(records)
+    frame = pd.DataFrame.from_records(records, columns=columns if columns and records else None)
+    for c in _INDEX_COLUMNS:
+        if c in frame.columns and frame[c].is_unique:
+            frame = frame.set_index(c)
+            break
+    return frame
+
+
+def _matrices(d):
+    out = {}
+    for name, sub in (d.get("matrices") or {}).items():
+        if isinstance(sub, dict) and _is_numeric_matrix(sub.get("data")):
+            out[name] = m = _matrix(sub)
+            if m.ndim == 3 and m._axes[0] is None and re.search(r"\.(self|cross)\.", name):
+                m._axes[0] = "head"  # trace's per-head q, k, v, scores, weights
+    return out
+
+
+class Translation:
+    """tfx.translate(text): the teaching translator's greedy translation.
+
+    ``.translation`` the English sentence, ``.source`` the Korean tokens, ``.tokens`` the English
+    ones, ``.steps`` the greedy steps (DataFrame indexed by step, the CLI's columns: token,
+    probability, the runners-up), ``.cross_attention`` the decoder's cross-attention (a Matrix:
+    rows = generated tokens, columns = source words), ``.notes``, ``.json`` the whole result."""
+
+    def __init__(self, d):
+        self.json = d
+        summary = d.get("summary", {})
+        self.translation = summary.get("translation", "")
+        self.source = list(summary.get("source_tokens", []))
+        self.tokens = list(summary.get("tokens", []))
+        self.finished = summary.get("finished")
+        self.steps = _table(d.get("data", []), d.get("columns"))
+        self.matrices = _matrices(d)
+        self.cross_attention = self.matrices.get("cross_attention")
+        self.notes = list(d.get("notes", []))
+
+    def __str__(self):
+        return self.translation
+
+    def __repr__(self):
+        return f"<tfx.Translation {' '.join(self.source)} → {self.translation!r}: .steps, .cross_attention>"
+
+    def _repr_html_(self):
+        import html
+        parts = [f"<div><b>{html.escape(' '.join(self.source))}</b> → <b>{html.escape(self.translation)}</b></div>"]
+        steps = self.steps
+        parts.append(steps.to_html() if hasattr(steps, "to_html") else html.escape(str(steps)))
+        if self.cross_attention is not None:
+            parts.append(self.cross_attention._repr_html_())
+        return "".join(parts)
+
+
+class Trace:
+    """tfx.trace(text): the whole Transformer step by step on the teaching translator.
+
+    ``.steps`` the table of steps (DataFrame indexed by #: part, step, shape, name),
+    ``.matrices`` every step's matrix by its name (``trace["enc1.self.weights"]``: a Matrix, heads
+    first), ``for step in trace``: (number, part, what, shape, name, matrix) per step,
+    ``.translation``, ``.next_token``, ``.next_probability``, ``.json`` the whole result."""
+
+    def __init__(self, d):
+        self.json = d
+        summary = d.get("summary", {})
+        self.translation = summary.get("translation")
+        self.next_token = summary.get("next_token")
+        self.next_probability = summary.get("next_probability")
+        self.records = list(d.get("data", []))
+        self.steps = _table(self.records, d.get("columns"))
+        self.matrices = _matrices(d)
+        self.notes = list(d.get("notes", []))
+
+    def __getitem__(self, name):
+        return self.matrices[name]
+
+    def __iter__(self):
+        import collections
+        Step = collections.namedtuple("Step", "number part what shape name matrix")
+        for r in self.records:
+            yield Step(r.get("#"), r.get("part"), r.get("step"), r.get("shape"), r.get("name"),
+                       self.matrices.get(r.get("name")))
+
+    def __len__(self):
+        return len(self.records)
+
+    def __repr__(self):
+        return (f"<tfx.Trace {len(self.records)} steps, {len(self.matrices)} matrices; next token "
+                f"{self.next_token!r} ({self.next_probability}): .steps, trace[name]>")
+
+    def _repr_html_(self):
+        return self.steps.to_html() if hasattr(self.steps, "to_html") else None
 
 
 def _is_numeric_matrix(data):
@@ -398,21 +940,23 @@ def _ranking(records):
 # → float; a ranking → [(word, score)]; a table → DataFrame / list of dicts; everything else → dict.
 def _result(command, d, flags):
     data = d.get("data")
+    if command == "translate" and isinstance(data, list) and "translation" in d.get("summary", {}):
+        return Translation(d)
+    if command == "trace" and isinstance(data, list) and "matrices" in d:
+        return Trace(d)
     if command == "similarity" and "cosine" in d.get("summary", {}):
         return float(d["summary"]["cosine"])  # like gensim's similarity()
     if data is None and "value" in d.get("summary", {}):
         return float(d["summary"]["value"])  # tfx.pe(dim=4, pos=1, i=2) → 0.00999983
     if _is_numeric_matrix(data):
         m = _matrix(d)
-        for name, sub in (d.get("matrices") or {}).items():
-            if isinstance(sub, dict) and _is_numeric_matrix(sub.get("data")):
-                m.matrices[name] = _matrix(sub)
+        m.matrices.update(_matrices(d))
         return m
     if command in ("similar", "analogy") and isinstance(data, list) and data and isinstance(data[0], dict) \
             and "word" in data[0] and not flags.get("batch"):
         return _ranking(data)
     if isinstance(data, list) and data and all(isinstance(r, dict) for r in data):
-        return _table(data)
+        return _table(data, d.get("columns"))
     return d
 
 
@@ -457,6 +1001,11 @@ def _py_default(option):
         return False
     if text == "":
         return None
+    if option.get("repeats") and text.startswith("[") and text.endswith("]"):
+        try:
+            return _json.loads(text)  # lr's warmup: [4000], not '[4000]'
+        except ValueError:
+            return [x.strip() for x in text[1:-1].split(",") if x.strip()]
     try:
         if kind in ("INT", "UINT"):
             return int(text)
@@ -465,6 +1014,12 @@ def _py_default(option):
     except ValueError:
         pass
     return text
+
+
+def _short_name(option):
+    """k for an option spelt -k/--top (analogy, similar: tfx.similar("king", k=3)); None otherwise."""
+    short = [f[1:] for f in option["flags"] if len(f) == 2 and f[0] == "-" and f[1].isalpha()]
+    return short[0] if short and option["name"] != "help" else None
 
 
 def _options(spec):
@@ -476,15 +1031,20 @@ def _signature(spec):
     params, seen = [], set()
     for o in _options(spec):
         if o["positional"]:
-            kind = inspect.Parameter.VAR_POSITIONAL if o["repeats"] else inspect.Parameter.POSITIONAL_ONLY
+            several = o["repeats"] or o["name"] == "words"  # analogy's A B C, similarity's W1 W2
+            kind = inspect.Parameter.VAR_POSITIONAL if several else inspect.Parameter.POSITIONAL_ONLY
             if kind == inspect.Parameter.VAR_POSITIONAL:
                 params.append(inspect.Parameter(_py_name(o), kind))
             else:
                 default = inspect.Parameter.empty if o["required"] else None
                 params.append(inspect.Parameter(_py_name(o), kind, default=default))
     params.sort(key=lambda p: p.kind)
+    if sum(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params) > 1:
+        params = [p for p in params if p.kind != inspect.Parameter.VAR_POSITIONAL] + \
+            [next(p for p in params if p.kind == inspect.Parameter.VAR_POSITIONAL)]
+        params.sort(key=lambda p: p.kind)
     for o in _options(spec):
-        name = _py_name(o)
+        name = _short_name(o) or _py_name(o)
         if o["positional"] or name in seen:
             continue
         seen.add(name)
@@ -538,7 +1098,7 @@ def _wrap(text, width):
 
 
 def _check_flags(command, spec, flags):
-    known = {_py_name(o) for o in _options(spec)} | {"stdin"}
+    known = {_py_name(o) for o in _options(spec)} | {"stdin"} | set(_GENSIM.get(command, ()))
     known |= {f[1:] for o in _options(spec) for f in o["flags"] if len(f) == 2}  # k= for -k
     for name in flags:
         if name not in known and name.rstrip("_").replace("_", "-") not in {o["name"] for o in _options(spec)}:
@@ -549,6 +1109,36 @@ def _check_flags(command, spec, flags):
                 hint = "; the helper chooses the output: use tfx.npy / tfx.json / tfx.table / tfx.show"
             raise TypeError(f"tfx.{command.replace(' ', '.').replace('-', '_')}() got an unexpected keyword "
                             f"'{name}'{hint}")
+
+
+# gensim's keywords, accepted beside tfx's own flags (KeyedVectors.most_similar(positive, negative, topn))
+_GENSIM = {"similar": ("positive", "topn"), "analogy": ("positive", "negative", "topn")}
+
+
+def _gensim_arguments(command, args, flags):
+    """similar(positive=["king", "woman"], negative=["man"], topn=5) → tfx similar king woman
+    --negative man -k 5; analogy(positive=[A, C], negative=[B]) → tfx analogy A B C (gensim's order)."""
+    if command not in _GENSIM:
+        return args, flags
+    flags = dict(flags)
+    topn = flags.pop("topn", None)
+    if topn is not None:
+        if flags.get("k") is not None or flags.get("top") is not None:
+            raise TypeError(f"tfx.{command}(): give topn= or k=, not both")
+        flags["k"] = topn
+    positive = flags.pop("positive", None)
+    positive = [positive] if isinstance(positive, str) else list(positive or [])
+    if command == "similar":
+        return tuple(positive) + tuple(args), flags
+    negative = flags.get("negative") if command == "analogy" else None
+    if positive or negative is not None:
+        flags.pop("negative", None)
+        negative = [negative] if isinstance(negative, str) else list(negative or [])
+        if args or len(positive) != 2 or len(negative) != 1:
+            raise TypeError("tfx.analogy(positive=[A, C], negative=[B]) takes two positive words and one negative "
+                            "(A − B + C); for other sums use tfx.similar(positive=[…], negative=[…])")
+        return (positive[0], negative[0], positive[1]), flags
+    return args, flags
 
 
 class Command:
@@ -581,14 +1171,27 @@ def _command(*words):
         return Command(*words)
 
     def call(*args, **flags):
+        __tracebackhide__ = True  # noqa: F841
         _check_flags(command, spec, flags)
-        return _result(command, json(words, *args, **flags), flags)
+        args, flags = _gensim_arguments(command, args, flags)
+        try:
+            return _result(command, json(words, *args, **flags), flags)
+        except TfxError as e:  # the user's line and tfx's message, not the frames in here
+            raise e.with_traceback(None) from None
 
     call.__name__ = words[-1].replace("-", "_")
     call.__qualname__ = ".".join(w.replace("-", "_") for w in words)
     call.__module__ = __name__
     call.__doc__ = _docstring(command, spec)
     call.__signature__ = _signature(spec)
+    if command in _GENSIM:
+        import inspect
+        sig = call.__signature__
+        extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in _GENSIM[command]]
+        params = list(sig.parameters.values())
+        call.__signature__ = sig.replace(parameters=params[:-1] + extra + params[-1:])
+        call.__doc__ += ("\n\ngensim's spelling works too: positive=[…] (the words to add), negative=[…] "
+                         "(to subtract), topn=N (= k=N); a list of words counts as several words.")
     call.words, call.command = words, command
     for sub in spec.get("subcommands", []):
         setattr(call, sub.replace("-", "_"), _command(*words, sub))
@@ -619,3 +1222,182 @@ def __dir__():
     except TfxError:
         names = []
     return sorted(set(globals()) | set(names))
+
+
+# ---- gensim's KeyedVectors habits, on tfx's embeddings ----
+
+@_short_traceback
+def vector(word, **flags):
+    """The word's vector, shape (d,) like gensim's kv["king"] / get_vector("king") (tfx lookup --words
+    WORD; embeddings=, limit=, ignore_case= … as for tfx.lookup). A labelled tfx.Matrix: the built-in
+    embedding names its dimensions."""
+    if not isinstance(word, str) or not word or any(c.isspace() or c == "," for c in word):
+        raise ValueError(f"tfx.vector({word!r}): one word (for several, tfx.lookup(words=[…]))")
+    m = _command("lookup")(words=word, **flags)
+    return m[0] if m.ndim == 2 else m.reshape(-1)
+
+
+@_short_traceback
+def doesnt_match(words, **flags):
+    """The word that fits least with the others, as gensim's doesnt_match: the word whose unit vector
+    has the smallest dot product with the normalised mean of all the unit vectors (vectors from tfx
+    lookup; embeddings= … as for tfx.lookup)."""
+    words = words.split() if isinstance(words, str) else [str(w) for w in words]
+    if len(words) < 2:
+        raise ValueError("tfx.doesnt_match(words): give at least two words")
+    m = np.asarray(_command("lookup")(words=words, **flags), dtype=np.float32).reshape(len(words), -1)
+    unit = m / np.linalg.norm(m, axis=1, keepdims=True)
+    mean = unit.mean(axis=0)
+    mean /= np.linalg.norm(mean)
+    dists = unit @ mean
+    return sorted(zip(dists.tolist(), words))[0][1]
+
+
+# ---- BertViz's head view and model view, inline and offline ----
+#
+# The page is tfx's own --html page (src/figure/attention_html.cpp: the same script and style), with
+# the weights and tokens of the call put in its data block, shown in an <iframe srcdoc>: every view
+# has its own document, so its element ids, style and script cannot collide with another view's or
+# the notebook's, and nothing is fetched from the network.
+
+_page_template = {}
+_view_count = [0]
+
+
+def _template():
+    """tfx's --html page for a tiny input, whose data block the views replace (cached per binary)."""
+    b = binary()
+    if b not in _page_template:
+        out, _ = _run(["attention", "--sentence", "I love playing football", "--html", "-"])
+        page = out.decode("utf-8")
+        if 'id="tfx-data">' not in page:
+            raise TfxError("this tfx's --html page has no data block (tfx too old for tfx.head_view)", 1, [b])
+        _page_template[b] = page
+    return _page_template[b]
+
+
+def _script_safe(obj):
+    text = _json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _view_weights(attention, tokens, queries, keys, part):
+    """(weights (L, H, T, S) float64, queries, keys, layer names, head names, what) from a tfx result
+    or an array."""
+    what = "attention"
+    if isinstance(attention, Trace):
+        parts = {"encoder": ("enc{}.self.weights", "encoder self-attention"),
+                 "decoder": ("dec{}.self.weights", "decoder masked self-attention"),
+                 "cross": ("dec{}.cross.weights", "decoder cross-attention (queries: English so far, keys: Korean source)")}
+        if part not in parts:
+            raise ValueError(f"part={part!r}: a trace has 'encoder', 'decoder' and 'cross' attention")
+        pattern, what = parts[part]
+        layers = []
+        while pattern.format(len(layers) + 1) in attention.matrices:
+            layers.append(attention.matrices[pattern.format(len(layers) + 1)])
+        first = layers[0]
+        return (np.stack([np.asarray(m, dtype=np.float64) for m in layers]), queries or first.rows, keys or first.cols,
+                [f"layer {i + 1}" for i in range(len(layers))], None, what)
+    if isinstance(attention, Translation):
+        attention, what = attention.cross_attention, "cross-attention (mean over the heads of the last decoder layer)"
+    m = attention
+    w = np.asarray(m, dtype=np.float64)
+    if w.ndim < 2 or w.ndim > 4:
+        raise ValueError(f"attention of shape {w.shape}: expected (T, S), (heads, T, S) or (layers, heads, T, S)")
+    w = w.reshape((1,) * (4 - w.ndim) + w.shape)
+    rows = getattr(m, "rows", None) if isinstance(m, Matrix) else None
+    cols = getattr(m, "cols", None) if isinstance(m, Matrix) else None
+    queries = list(queries or tokens or rows or range(w.shape[2]))
+    keys = list(keys or tokens or cols or range(w.shape[3]))
+    return w, queries, keys, None, None, what
+
+
+def _view_page(attention, tokens, queries, keys, part, contrast, layer, head, title, hide):
+    w, queries, keys, layer_names, head_names, what = _view_weights(attention, tokens, queries, keys, part)
+    L, H, T, S = w.shape
+    queries, keys = [str(q) for q in queries], [str(k) for k in keys]
+    if len(queries) != T or len(keys) != S:
+        raise ValueError(f"{len(queries)} query and {len(keys)} key tokens for weights of {T} queries × {S} keys")
+    if not np.all(np.isfinite(w)) or w.min() < 0:
+        raise ValueError("attention weights must be finite and ≥ 0")
+    if L * H * T * S > (1 << 24):
+        raise ValueError(f"{L}×{H}×{T}×{S} weights are too many for one view; pick layers or heads first")
+    if contrast not in ("fixed", "head"):
+        raise ValueError(f"contrast={contrast!r}: 'fixed' (0 … 1, the weights as they are) or 'head' (each head ÷ its maximum)")
+    if contrast == "head":  # BertViz-like per-head contrast: each (layer, head) divided by its own maximum
+        peak = w.max(axis=(2, 3), keepdims=True)
+        w = np.divide(w, peak, out=np.zeros_like(w), where=peak > 0)
+        scale = "Scale: per-head contrast — each head's weights divided by that head's maximum (lines, thumbnails and the numbers on hover are w ÷ max)."
+    else:
+        scale = "Scale: fixed 0 … 1 — line opacity and thumbnail colour are the attention weights themselves."
+    if w.max() > 1 + 1e-6:
+        raise ValueError("attention weights above 1: pass softmax weights (or contrast='head' to scale each head)")
+    data = {"queries": queries, "keys": keys,
+            "layers": layer_names or [f"layer {i}" for i in range(L)], "heads": head_names or [str(h) for h in range(H)],
+            "layer": int(layer) if layer is not None and 0 <= int(layer) < L else 0,
+            "head": int(head) if head is not None and 0 <= int(head) < H else None,
+            "query_side": "query (attends)", "key_side": "key (attended to)",
+            "w": [[[round(float(x), 4) for x in w[l, h].reshape(-1)] for h in range(H)] for l in range(L)]}
+    import html
+    page = _template()
+    a = page.index('id="tfx-data">') + len('id="tfx-data">')
+    b = page.index("</script>", a)
+    page = page[:a] + _script_safe(data) + page[b:]
+    heading = title or f"{what}: {L} layer{'s' * (L != 1)} × {H} head{'s' * (H != 1)}, {T} × {S} tokens"
+    page = re.sub(r"<h1>.*?</h1>", lambda _: f"<h1>{html.escape(heading)}</h1>", page, count=1, flags=re.S)
+    page = re.sub(r'<p class="sub">.*?</p>\n?', "", page, count=1, flags=re.S)
+    page = page.replace("</h1>\n", f'</h1>\n<p class="sub" id="tfx-scale">{html.escape(scale)}</p>\n', 1)
+    page = re.sub(r"<footer>.*?</footer>", "<footer>made by tfx.head_view (python/tfx.py)</footer>", page, count=1, flags=re.S)
+    extra = "body{margin:.4em .6em;max-width:none}" + (f"#{hide}{{display:none}}" if hide else "")
+    page = page.replace("</head>", f"<style>{extra}</style>\n</head>", 1)
+    height = 130 + 22 * (len(heading) // 70) + (0 if hide == "headview" else 230 + 24 * max(T, S)) + \
+        (0 if hide == "modelview" else 150 + 84 * L)
+    return page, heading, scale, height
+
+
+class AttentionView:
+    """An inline head view / model view (tfx.head_view, tfx.model_view): Jupyter, nbconvert's HTML
+    and VS Code draw it from ``_repr_html_`` (an <iframe srcdoc> holding the whole page, with its
+    own element ids, style and script; no network). ``.html`` is the page, ``.save(path)`` writes
+    it; ``.scale`` says which scale is shown."""
+
+    def __init__(self, page, title, scale, height):
+        import hashlib
+        _view_count[0] += 1
+        self.html, self.title, self.scale, self.height = page, title, scale, height
+        self.id = f"tfx-view-{_view_count[0]}-{hashlib.sha1(page.encode()).hexdigest()[:8]}"
+
+    def _repr_html_(self):
+        import html
+        return (f'<div class="tfx-view" id="{self.id}">'
+                f'<iframe id="{self.id}-frame" title="{html.escape(self.title)}" sandbox="allow-scripts" '
+                f'style="width:100%;max-width:1000px;height:{self.height}px;border:1px solid #d8d8de;border-radius:4px" '
+                f'srcdoc="{html.escape(self.html, quote=True)}"></iframe></div>')
+
+    def save(self, path):
+        Path(path).write_text(self.html, encoding="utf-8")
+        return path
+
+    def __repr__(self):
+        return f"<tfx.AttentionView {self.title!r}; {self.scale}>"
+
+
+def head_view(attention, tokens=None, *, queries=None, keys=None, part="encoder", contrast="fixed", layer=None,
+              head=None, title=None):
+    """BertViz's head view, inline and offline: lines from each query token (left) to each key token
+    (right), opacity = weight, colour = head; hover a token, pick the layer and heads.
+
+    attention: a tfx result (tfx.model.attention(...), tfx.attention(...), tfx.translate(...): its
+    cross-attention, tfx.trace(...): part="encoder" / "decoder" / "cross") or any array of weights
+    (T, S), (heads, T, S) or (layers, heads, T, S) — with tokens=[…] (or queries=, keys= when they
+    differ), like BertViz's head_view(attention, tokens). contrast="head" divides each head by its
+    maximum (near-uniform heads stay visible); the view says which scale it shows."""
+    page, heading, scale, height = _view_page(attention, tokens, queries, keys, part, contrast, layer, head, title, "modelview")
+    return AttentionView(page, heading, scale, height)
+
+
+def model_view(attention, tokens=None, *, queries=None, keys=None, part="encoder", contrast="fixed", title=None):
+    """BertViz's model view, inline and offline: every layer × head as a small heatmap (click one to
+    open it in the head view above). Arguments as tfx.head_view."""
+    page, heading, scale, height = _view_page(attention, tokens, queries, keys, part, contrast, None, None, title, None)
+    return AttentionView(page, heading, scale, height)

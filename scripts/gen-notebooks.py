@@ -1,7 +1,8 @@
 """Writes samples/lecture.ipynb (English) and samples/lecture.ko.ipynb (Korean) from the one cell
-list below, executed, with their outputs (figures as PNG), so a student can read them without
-building tfx. Both notebooks run the same code cells; only the text differs, and lecture.ko asks
-tfx for Korean output (tfx.LANG = "ko") where the tfx it runs has --lang.
+list below, and samples/head_view.ipynb (the inline attention views) from its own list, executed,
+with their outputs (figures as PNG), so a student can read them without building tfx. Both
+lecture notebooks run the same code cells; only the text differs, and lecture.ko asks tfx for
+Korean output (tfx.LANG = "ko") where the tfx it runs has --lang.
 
     /usr/bin/python3 scripts/gen-notebooks.py [OUTPUT_DIR]     (default: samples/)
 
@@ -24,22 +25,24 @@ cells = [
 This notebook walks the lecture in order — sinusoidal positional encoding, RoPE, word embeddings,
 attention, layer norm and the warm-up schedule — with one short call of tfx's Python helper per
 step. The helper runs the `tfx` binary, so every number here is what the command line prints;
-matrices arrive as numpy arrays (read as `.npy` from tfx's stdout), other results as dicts (tfx's
-JSON), and figures are shown inline. Where a result can be computed independently, a few lines
-of numpy check it.
+matrices arrive as numpy arrays that carry their labels (`tfx.Matrix`: tokens, positions, axis
+names), tables as pandas DataFrames, single numbers as floats, and figures are shown inline.
+Where a result can be computed independently, a few lines of numpy check it.
 
 Run it from `samples/` in a checkout (after `cmake --build build`), or anywhere after
-`cmake --install build`.""",
+`pip install .` (or `cmake --install build`) — the notebook alone in any folder is enough; a
+cell whose data file is missing says so and moves on.""",
 """# tfx로 따라가는 트랜스포머 강의
 
 이 노트북은 강의 순서대로 — sinusoidal positional encoding, RoPE, 단어 임베딩, attention, layer norm,
 warm-up 학습률 — 각 단계를 tfx Python 헬퍼 호출 한 번으로 보여 줍니다. 헬퍼는 `tfx` 실행 파일을
-그대로 실행하므로 여기 나오는 숫자는 명령줄에서 보는 숫자와 같습니다. 행렬은 numpy 배열로
-(tfx의 stdout에서 `.npy`로 읽음), 나머지 결과는 dict로 (tfx의 JSON), 그림은 노트북 안에 바로
-표시됩니다. 독립적으로 계산할 수 있는 결과는 numpy 몇 줄로 검산합니다.
+그대로 실행하므로 여기 나오는 숫자는 명령줄에서 보는 숫자와 같습니다. 행렬은 라벨(토큰, 위치, 축
+이름)을 지닌 numpy 배열(`tfx.Matrix`)로, 표는 pandas DataFrame으로, 값 하나는 float로 돌아오고,
+그림은 노트북 안에 바로 표시됩니다. 독립적으로 계산할 수 있는 결과는 numpy 몇 줄로 검산합니다.
 
-체크아웃의 `samples/`에서 (`cmake --build build` 후) 실행하거나, `cmake --install build` 후
-어디서든 실행할 수 있습니다."""),
+체크아웃의 `samples/`에서 (`cmake --build build` 후) 실행하거나, `pip install .`
+(또는 `cmake --install build`) 후 어디서든 실행할 수 있습니다 — 노트북 파일 하나만 있으면 되고,
+데이터 파일이 없는 셀은 그렇다고 알리고 넘어갑니다."""),
 (C, """import sys
 from pathlib import Path
 import numpy as np
@@ -308,19 +311,28 @@ tfx opens a checkpoint folder as Hugging Face saves it (config.json, model.safet
 tokenizer files) offline, on its own tensor core: BERT, GPT-2 and the Llama family
 (docs/models.md). After `git clone https://huggingface.co/bert-base-uncased`, give that folder to
 the same call to see BERT's own heads. Here a tiny BERT in exactly that layout (random weights,
-made by tests/reference/gen_hf_models.py) shows the mechanics: WordPiece tokens with [CLS] and
-[SEP], and one head's weights as a labelled matrix:""",
+made by tests/reference/gen_hf_models.py; `tfx.sample_model("bert")` finds it in a checkout or
+where `pip install` put it) shows the mechanics: WordPiece tokens with [CLS] and [SEP], and one
+head's weights as a labelled matrix (all layers and heads: shape (layers, heads, T, T)):""",
 """### Hugging Face 체크포인트 안에서: `tfx model`
 
 tfx는 Hugging Face가 저장한 체크포인트 폴더(config.json, model.safetensors, 토크나이저 파일)를
 오프라인으로, 자체 텐서 코어에서 엽니다: BERT, GPT-2, Llama 계열(docs/models.md).
 `git clone https://huggingface.co/bert-base-uncased` 한 뒤 그 폴더를 같은 호출에 주면 BERT의 실제
 헤드를 볼 수 있습니다. 여기서는 같은 구조의 아주 작은 BERT(무작위 가중치,
-tests/reference/gen_hf_models.py로 생성)로 동작 방식을 봅니다: [CLS]와 [SEP]가 붙은 WordPiece
-토큰, 그리고 헤드 하나의 가중치를 라벨이 붙은 행렬로:"""),
-(C, """a = tfx.model.attention("../tests/data/hf_models/bert", "the cat sat on the mat", layer=0, head=1)
-print(a.shape, a.rows)
-tfx.show("model attention", "../tests/data/hf_models/bert", "the cat sat on the mat", layer=0, head=1)"""),
+tests/reference/gen_hf_models.py로 생성; `tfx.sample_model("bert")`가 체크아웃이나 `pip install`한
+위치에서 찾음)로 동작 방식을 봅니다: [CLS]와 [SEP]가 붙은 WordPiece 토큰, 그리고 헤드 하나의 가중치를
+라벨이 붙은 행렬로 (모든 층과 헤드는 (layers, heads, T, T) 모양):"""),
+(C, """try:
+    bert = tfx.sample_model("bert")
+except FileNotFoundError as missing:
+    bert = None
+    print("skipped:", missing)
+if bert:
+    print(tfx.model.attention(bert, "the cat sat on the mat").axes)
+    a = tfx.model.attention(bert, "the cat sat on the mat", layer=0, head=1)
+    print(a.shape, a.rows)
+    display(tfx.show("model attention", bert, "the cat sat on the mat", layer=0, head=1))"""),
 
 (M, """## 5. Layer normalization
 
@@ -369,16 +381,90 @@ except tfx.TfxError as error:
 ]
 
 
+HEAD_VIEW = [
+(M, """# Attention inline: `tfx.head_view` and `tfx.model_view`
+
+BertViz's habit, offline: `tfx.head_view(attention, tokens)` draws the head view (each query token
+on the left joined to each key token on the right, opacity = weight, colour = head; hover a token,
+pick the layer and heads) and `tfx.model_view(...)` every layer × head as a small heatmap. They take
+a tfx result or any numpy array of weights with its tokens. Each view is tfx's own offline page
+(the one `--html` writes) inside the notebook: no network, its own element ids, so any number of
+views live in one notebook. It draws in Jupyter, in nbconvert's HTML and in VS Code; GitHub's
+preview does not run scripts, so there the frames stay blank."""),
+(C, """import sys
+from pathlib import Path
+import numpy as np
+
+try:
+    import tfx
+except ImportError:  # running from a checkout without installing: use its python/ folder
+    sys.path.insert(0, str(Path("..", "python").resolve()))
+    import tfx
+
+print(tfx.version())"""),
+(M, """## A tiny BERT (random weights)
+
+`tfx.model.attention` gives every layer and head: shape (layers, heads, T, T) with the axes named.
+The sample BERT has random weights, so its heads are not meaningful — only the mechanics are. With a
+real checkout folder (`git clone https://huggingface.co/bert-base-uncased`) the same calls show
+BERT's own heads."""),
+(C, """try:
+    bert = tfx.sample_model("bert")
+except FileNotFoundError as missing:
+    bert = None
+    print("skipped:", missing)
+if bert:
+    a = tfx.model.attention(bert, "the cat sat on the mat")
+    print(a.shape, a.axes)
+    display(tfx.head_view(a))"""),
+(M, """The model view: click a thumbnail to open that layer and head in the view's own head view. Random
+heads are nearly uniform, so on the fixed 0 … 1 scale the thumbnails are dark; `contrast="head"`
+divides each head by its own maximum (BertViz-like per-head contrast), and the view says which scale
+it shows:"""),
+(C, """if bert:
+    display(tfx.model_view(a))
+    display(tfx.model_view(a, contrast="head"))"""),
+(M, """## The teaching translator: encoder, decoder and cross-attention
+
+`tfx.trace` runs the built-in translator step by step and keeps every matrix; its three kinds of
+attention each get a view (queries on the left). Its weights are trained, so the cross-attention
+points at the Korean word each English word translates."""),
+(C, """t = tfx.trace("나는 학생 이다")
+print(t.translation, "| next token:", t.next_token)
+tfx.head_view(t, part="encoder")"""),
+(C, """tfx.head_view(t, part="decoder")"""),
+(C, """tfx.head_view(t, part="cross")"""),
+(M, """`tfx.translate` returns the translation, its greedy steps as a table and the cross-attention as a
+labelled matrix (shown as a heat-coloured table); `head_view` of it draws that matrix:"""),
+(C, """tr = tfx.translate("그녀는 커피를 마셨다")
+print(tr.translation)
+display(tr.steps[["token", "probability"]])
+tr.cross_attention"""),
+(C, """tfx.head_view(tr)"""),
+(M, """## Any array of weights
+
+Like BertViz's `head_view(attention, tokens)`: a (T, S), (heads, T, S) or (layers, heads, T, S) array
+of softmax weights and the tokens (or `queries=` and `keys=` when they differ). Here two heads made
+by hand — one looking at the previous token, one spreading evenly over the past:"""),
+(C, """tokens = ["I", "love", "playing", "football"]
+T = len(tokens)
+previous = np.eye(T, k=-1)
+previous[0, 0] = 1.0
+causal_mean = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
+tfx.head_view(np.stack([previous, causal_mean]), tokens=tokens)"""),
+]
+
+
 def source(text):
     lines = text.split("\n")
     return [ln + "\n" for ln in lines[:-1]] + [lines[-1]]
 
 
-def notebook(lang):
+def notebook(lang, cell_list=None):
     out = []
-    for cell in cells:
+    for cell in cell_list or cells:
         if cell[0] == M:
-            text = cell[1] if lang == "en" else cell[2]
+            text = cell[1] if lang == "en" or len(cell) < 3 else cell[2]
             out.append({"cell_type": "markdown", "metadata": {}, "source": source(text)})
         else:
             out.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
@@ -392,8 +478,13 @@ def notebook(lang):
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def stripped(lang):
+def stripped(lang, name=None):
     """The notebook as written, before execution (what notebooks_committed compares cell by cell)."""
+    if name == "head_view.ipynb":
+        nb = notebook(lang, HEAD_VIEW)
+        for i, c in enumerate(nb["cells"]):
+            c["id"] = f"hv-{i:02d}"
+        return nb
     nb = notebook(lang)
     if lang == "ko":  # Korean figures and tables where this tfx speaks Korean
         nb["cells"].insert(2, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
@@ -446,10 +537,10 @@ def dump(nb):
     return json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-NOTEBOOKS = (("en", "lecture.ipynb"), ("ko", "lecture.ko.ipynb"))
+NOTEBOOKS = (("en", "lecture.ipynb"), ("ko", "lecture.ko.ipynb"), ("en", "head_view.ipynb"))
 
 if __name__ == "__main__":
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "samples"
     for lang, name in NOTEBOOKS:
-        (out / name).write_text(dump(execute(stripped(lang), ROOT / "samples")), encoding="utf-8")
+        (out / name).write_text(dump(execute(stripped(lang, name), ROOT / "samples")), encoding="utf-8")
         print(f"wrote {out / name}")

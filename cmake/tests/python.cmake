@@ -1,11 +1,13 @@
 # ctest entries for the Python helper and the sample notebooks, run with Debian's /usr/bin/python3
 # (not a pyenv python3 earlier on PATH) against the built tfx and the checkout's python/tfx.py:
 #   python_helper              tests/python/test_helper.py (arrays = the CLI's npy, errors, install)
-#   notebook_lecture[_ko]      executes samples/lecture[.ko].ipynb afresh (as scripts/gen-notebooks.py
+#   notebook_lecture[_ko], notebook_head_view
+#                              executes samples/lecture[.ko].ipynb / head_view.ipynb afresh (as scripts/gen-notebooks.py
 #                              does); fails on any error and on any output that differs from the
 #                              committed one (the notebooks are committed executed)
 #   notebooks_committed        the committed notebooks' cells are what scripts/gen-notebooks.py
-#                              writes (English and Korean share the code)
+#                              writes (English and Korean share the code), and their sizes are the
+#                              ones docs/python.md states
 #   tutorial_output            tests/python/check_tutorial.py: every `$ tfx` command of
 #                              docs/tutorial.md (attention, positional, vision, translate, models) prints the lines shown
 #   teaching_model_reproducible  20 steps of scripts/train_teaching_model.py from its seed give the
@@ -21,7 +23,8 @@ set(tfx_python /usr/bin/python3)
 # Korean); the Korean checks pass --lang ko themselves
 set(tfx_python_env "LC_ALL=C.UTF-8" "LANGUAGE=" "TFX_BINARY=$<TARGET_FILE:tfx>" "PYTHONPATH=${CMAKE_SOURCE_DIR}/python"
     "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache" "TFX_BUILD_DIR=${CMAKE_BINARY_DIR}")
-set(tfx_notebooks ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb)
+set(tfx_notebooks ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb
+    ${CMAKE_SOURCE_DIR}/samples/head_view.ipynb)
 
 function(tfx_python_test name)
   if(EXISTS ${tfx_python})
@@ -34,10 +37,17 @@ function(tfx_python_test name)
 endfunction()
 
 tfx_python_test(python_helper ${CMAKE_SOURCE_DIR}/tests/python/test_helper.py)
+# python_pip_install: pip install . (pyproject.toml) offline into a fresh venv, with and without build
+# isolation, and with --prefix; the installed helper runs the installed binary
+tfx_python_test(python_pip_install ${CMAKE_SOURCE_DIR}/tests/python/test_pip_install.py)
+# python_views: tfx.head_view / tfx.model_view (their data, scale, ids; two views inline in headless Chromium)
+tfx_python_test(python_views ${CMAKE_SOURCE_DIR}/tests/python/test_views.py)
 tfx_python_test(notebook_lecture ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py
                 ${CMAKE_SOURCE_DIR}/samples/lecture.ipynb)
 tfx_python_test(notebook_lecture_ko ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py
                 ${CMAKE_SOURCE_DIR}/samples/lecture.ko.ipynb)
+tfx_python_test(notebook_head_view ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py
+                ${CMAKE_SOURCE_DIR}/samples/head_view.ipynb)
 tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_notebook.py --committed
                 ${CMAKE_SOURCE_DIR}/scripts/gen-notebooks.py ${tfx_notebooks})
 tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md

@@ -150,6 +150,7 @@ std::string encode_json(const Result& r, const OutputOptions& o) {
       const Records& rec = std::get<Records>(*primary);
       j["name"] = rec.name;
       j["shape"] = {rec.rows.size(), rec.columns.size()};
+      j["columns"] = rec.columns;  // the table's column order (each row object's keys are sorted)
       j["data"] = records_json(rec, o.precision);
     }
   }

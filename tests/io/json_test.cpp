@@ -126,3 +126,15 @@ TEST_CASE("cli: eval ratios: accuracy a fraction, the out-of-vocabulary share na
   CHECK(acc == doctest::Approx(j["summary"]["correct"].get<double>() / j["summary"]["answered"].get<double>()));
   CHECK(acc <= 1.0);
 }
+
+TEST_CASE("json: a record table's column order at the top level (the row objects' keys are sorted)") {
+  Result r;
+  r.command = "test";
+  r.blocks.push_back(Records{"steps", {"step", "token", "probability"}, {{1LL, std::string("I"), 0.5}}});
+  const std::string text = encode_json(r, {Format::json});
+  CAPTURE(text);
+  const auto j = nlohmann::json::parse(text);
+  CHECK(j["columns"] == nlohmann::json::parse(R"(["step","token","probability"])"));  // as --format csv/table print them
+  CHECK(j["data"][0]["token"] == "I");
+  CHECK(has(text, R"("data":[{"probability":0.5,"step":1,"token":"I"}])"));  // the objects themselves unchanged
+}

@@ -46,12 +46,28 @@ def check_committed(generator, paths):
         for path in paths:
             if Path(path).name == name:
                 committed = json.loads(Path(path).read_text(encoding="utf-8"))
-                if cells_only(committed) != cells_only(gen.stripped(lang)):
+                if cells_only(committed) != cells_only(gen.stripped(lang, name)):
                     bad.append(f"{path}: its cells differ from {generator}'s (edit the generator and rerun it)")
+    bad += check_sizes(generator, paths)
     for line in bad:
         print(line, file=sys.stderr)
     print(f"{len(paths)} notebooks checked: {len(bad)} problems")
     return 1 if bad else 0
+
+
+def check_sizes(generator, paths):
+    """docs/python.md's table of the committed notebooks' sizes ("| samples/NAME | 0.6 MB |") holds
+    for each notebook, to the 0.1 MB it is written in."""
+    docs = Path(generator).resolve().parent.parent / "docs" / "python.md"
+    stated = dict(re.findall(r"\|\s*\[?`?samples/([\w.]+\.ipynb)`?\]?(?:\([^)]*\))?\s*\|\s*([0-9.]+) MB", docs.read_text(encoding="utf-8")))
+    bad = []
+    for path in paths:
+        name, size = Path(path).name, Path(path).stat().st_size / 1e6
+        if name not in stated:
+            bad.append(f"{docs}: no size stated for samples/{name} ({size:.2f} MB)")
+        elif abs(float(stated[name]) - size) > 0.05 + 1e-9:
+            bad.append(f"{docs} says samples/{name} is {stated[name]} MB; it is {size:.2f} MB")
+    return bad
 
 
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
@@ -107,7 +123,7 @@ def execute(generator, path):
     lang = next(lang for lang, n in gen.NOTEBOOKS if n == name)
     committed = json.loads(Path(path).read_text(encoding="utf-8"))
     try:
-        fresh = gen.execute(gen.stripped(lang), Path(path).resolve().parent)
+        fresh = gen.execute(gen.stripped(lang, name), Path(path).resolve().parent)
     except Exception as e:  # nbclient's CellExecutionError names the cell and shows its traceback
         sys.stderr.write(f"{e}\n")
         print(f"FAILED: {path} did not execute cleanly")

@@ -144,8 +144,8 @@ class ReturnTypes(unittest.TestCase):
         self.assertTrue(set(want["matrices"]) <= set(a.matrices), a.matrices.keys())
         for name, sub in a.matrices.items():
             self.assertTrue(np.array_equal(sub, np.asarray(want["matrices"][name]["data"], dtype=np.float32)), name)
-        # a slice is plain numbers: labels only where the shape is unchanged
-        self.assertIsNone(a[:2].rows)
+        # a slice keeps the labels of what it kept; arithmetic keeps them
+        self.assertEqual(a[:2].rows, want["rows"][:2])
         self.assertEqual((a * 2).cols, a.cols)
 
     def test_to_pandas(self):
@@ -162,12 +162,12 @@ class ReturnTypes(unittest.TestCase):
     def test_tables(self):
         want = json.loads(cli("tokenize", "I love playing football", "--format", "json").stdout)["data"]
         got = tfx.tokenize("I love playing football")
-        self.assertEqual(records(got), want)
         try:
             import pandas as pd
             self.assertIsInstance(got, pd.DataFrame)
+            self.assertEqual(got.reset_index().to_dict("records"), want)
         except ImportError:
-            self.assertIsInstance(got, list)
+            self.assertEqual(got, want)
 
     def test_tables_without_pandas_are_lists_of_dicts(self):
         saved = sys.modules.get("pandas")
@@ -222,7 +222,9 @@ class HelpAndSignatures(unittest.TestCase):
             for flag in flags - {"--help", "--format", "--output", "--png", "--svg", "--view"}:
                 self.assertIn(flag, doc, f"help(tfx.{spec['command']}) lacks {flag}")
                 name = flag[2:].replace("-", "_")
-                self.assertTrue(name in params or name + "_" in params, f"{spec['command']}: no keyword {name}")
+                short = re.search(r"(?m)^\s+-(\w)," + re.escape(flag) + r"\b", help_text)  # -k,--top: k=
+                self.assertTrue(name in params or name + "_" in params or (short and short.group(1) in params),
+                                f"{spec['command']}: no keyword {name}")
             if "Example" in help_text:
                 first = help_text.split("Example", 1)[1].splitlines()[1].strip()
                 self.assertIn(first, doc)
@@ -294,6 +296,262 @@ class Errors(unittest.TestCase):
         finally:
             tfx.BINARY = old_binary
         self.assertEqual(tfx.binary(), TFX)
+
+
+REPO = Path(__file__).resolve().parents[2]
+BERT = str(REPO / "tests" / "data" / "hf_models" / "bert")
+SENTENCE = "I love playing football"
+
+
+def cli_json(*args):
+    proc = cli(*args, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+try:
+    import pandas  # noqa: F401
+    HAVE_PANDAS = True
+except ImportError:
+    HAVE_PANDAS = False
+
+
+def need_pandas(case):
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        case.skipTest("pandas is not installed (Debian: python3-pandas)")
+
+
+class LabelsNeverLie(unittest.TestCase):
+    """Issue 38: a result's shape is the CLI's, and its labels follow the numbers through indexing,
+    transposes, sorting and numpy functions (or are dropped), checked against the CLI's own rows."""
+
+    def setUp(self):
+        self.w = tfx.attention(sentence=SENTENCE, causal=True)
+        self.want = cli_json("attention", "--sentence", SENTENCE, "--causal")
+        self.by_token = {t: np.asarray(row, dtype=np.float32) for t, row in zip(self.want["rows"], self.want["data"])}
+
+    def check_rows(self, m):
+        """every labelled row of m is the CLI's row of that token"""
+        self.assertIsNotNone(m.rows)
+        for label, row in zip(m.rows, np.asarray(m)):
+            self.assertTrue(np.array_equal(row, self.by_token[label]), f"row {label!r} holds another token's weights")
+
+    def test_model_attention_has_the_clis_4d_shape_and_axis_names(self):
+        for sentence in ("the cat sat", "the cat sat on the mat the cat"):
+            a = tfx.model.attention(BERT, sentence)
+            npy = cli_npy("model", "attention", BERT, sentence)
+            self.assertEqual(npy.ndim, 4)
+            self.assertEqual(a.shape, npy.shape)  # (layers, heads, T, T)
+            self.assertTrue(np.array_equal(a, npy))
+            self.assertEqual(a.axes, ("layer", "head", "query", "key"))
+            tokens = cli_json("model", "attention", BERT, sentence)["params"]["tokens"]
+            self.assertEqual(a.labels, (None, None, tokens, tokens))
+            self.assertEqual(a[1, 2].rows, tokens)
+            self.assertEqual(a[1, 2].axes, ("query", "key"))
+            one = cli_npy("model", "attention", BERT, sentence, "--layer", "1", "--head", "2")
+            self.assertTrue(np.array_equal(a[1, 2], one))
+        self.assertEqual(tfx.model.attention(BERT, "the cat sat", layer=0).axes, ("head", "query", "key"))
+
+    def test_reversed_and_fancy_indexing_move_the_labels(self):
+        for m in (self.w[::-1], self.w[[3, 2, 1, 0]], self.w[[0, 2]], self.w[1:], self.w[np.array([False, True, True, False])],
+                  np.flip(self.w, 0), self.w.take([2, 0], axis=0)):
+            self.check_rows(m)
+        self.assertEqual(self.w[::-1].rows, ["football", "playing", "love", "I"])
+        self.assertEqual(self.w[:, ::-1].cols, ["football", "playing", "love", "I"])
+        self.assertEqual(self.w[:, [1, 0]].cols, ["love", "I"])
+        need = cli_json("attention", "--sentence", SENTENCE, "--causal")
+        frame = self.w[::-1].to_pandas() if hasattr(self.w, "to_pandas") else None
+        try:
+            import pandas  # noqa: F401
+            self.assertAlmostEqual(float(frame.loc["I", "I"]), need["data"][0][0])  # row I: 1, 0, 0, 0
+            self.assertEqual(float(frame.loc["I", "love"]), 0.0)
+        except ImportError:
+            pass
+        row = self.w[1]  # an integer index drops its axis; the key labels stay
+        self.assertEqual(row.axes, ("key",))
+        self.assertEqual(row.rows, need["columns"])
+
+    def test_transposes_swap_labels_and_axis_names(self):
+        for t in (self.w.T, np.transpose(self.w), self.w.swapaxes(0, 1), np.moveaxis(self.w, 0, 1), self.w.transpose(1, 0)):
+            self.assertEqual(t.row_axis, "key")
+            self.assertEqual(t.col_axis, "query")
+            self.assertEqual(t.rows, self.want["columns"])
+            for label, col in zip(t.cols, np.asarray(t).T):
+                self.assertTrue(np.array_equal(col, self.by_token[label]))
+        a = tfx.model.attention(BERT, "the cat sat")
+        self.assertEqual(np.moveaxis(a, 1, 0).axes, ("head", "layer", "query", "key"))
+
+    def test_sorting_and_reordering_functions_drop_the_labels(self):
+        s = np.sort(self.w, 1)
+        self.assertIsNone(s.cols)  # each row sorted on its own: no column is a key any more
+        self.assertEqual(s.rows, self.want["rows"])  # rows still are the queries
+        self.assertIsNone(np.sort(self.w, 0).rows)
+        c = self.w.copy()
+        c.sort(axis=0)
+        self.assertIsNone(c.rows)
+        for plain in (np.roll(self.w, 1, axis=0), np.random.default_rng(0).permutation(np.asarray(self.w)),
+                      np.concatenate([self.w, self.w])):
+            self.assertIsNone(getattr(plain, "rows", None))
+        self.assertNotIsInstance(self.w.argsort(1), tfx.Matrix)
+        self.assertIsNone((self.w + self.w[::-1]).rows)  # operands whose labels differ: no labels
+        self.assertEqual(np.exp(self.w).rows, self.want["rows"])
+        self.assertEqual(self.w.sum(axis=1).rows, self.want["rows"])  # reduced over keys: per query
+        self.assertEqual(self.w.max(axis=0).axes, ("key",))
+        self.assertTrue(np.allclose(self.w.sum(axis=1), 1.0))
+
+    def test_printing_shows_the_labels(self):
+        text = repr(self.w)
+        self.assertIn("football", text)
+        self.assertIn("query", text)
+        self.assertIn("(4, 4)", text)
+        first = [ln for ln in text.splitlines() if ln.startswith("love")][0].split()
+        self.assertAlmostEqual(float(first[1]), self.want["data"][1][0], places=3)
+        html = self.w._repr_html_()
+        self.assertIn("<table", html)
+        self.assertEqual(html.count("<th"), 1 + 4 + 4)  # corner, 4 keys, 4 queries
+        self.assertIn("background:rgba(8,48,107,1.000)", html)  # row I attends only to I: full colour
+        pe = tfx.pe(len=3, dim=4)
+        self.assertNotIn("background", pe._repr_html_())  # not weights: no heat colour
+        a = tfx.model.attention(BERT, "the cat sat")
+        self.assertTrue("layer 1, head 3" in a._repr_html_())
+        hostile = tfx.Matrix(np.eye(2), rows=["<b>x</b>", "&"], cols=["a", "b"])
+        self.assertNotIn("<b>x</b>", hostile._repr_html_())
+
+    def test_tables_in_the_clis_column_order_with_an_index(self):
+        need_pandas(self)
+        t = tfx.tokenize(SENTENCE)
+        header = cli("tokenize", SENTENCE, "--format", "csv").stdout.decode().splitlines()[0].split(",")
+        self.assertEqual([t.index.name] + list(t.columns), header)  # position, token, id
+        self.assertEqual(t.index.name, "position")
+        steps = tfx.translate("나는 학생 이다").steps
+        header = cli("translate", "나는 학생 이다", "--format", "csv").stdout.decode().splitlines()[0].split(",")
+        self.assertEqual([steps.index.name] + list(steps.columns), header)
+        self.assertEqual(list(steps["token"]), ["I", "am", "a", "student", "<eos>"])
+
+
+def unit(v):
+    v = np.asarray(v, dtype=np.float64)
+    return v / np.linalg.norm(v)
+
+
+class GensimHabits(unittest.TestCase):
+    """Issue 38: gensim's spellings (positive/negative/topn, vector, doesnt_match, word lists) and
+    signatures that bind as gensim's calls do."""
+
+    def test_similar_with_positive_negative_topn(self):
+        got = tfx.similar(positive=["king", "woman"], negative=["man"], topn=5)
+        want = cli_json("similar", "king", "woman", "--negative", "man", "-k", "5")["data"]
+        self.assertEqual(got, [(r["word"], r["cosine"]) for r in want])
+        self.assertEqual(len(got), 5)
+        # gensim's most_similar: cosine of the word with the normalised mean of the (signed) unit vectors
+        v = cli_npy("lookup", "--words", "king,woman,man," + got[0][0]).astype(np.float64)
+        mean = unit(np.mean([unit(v[0]), unit(v[1]), -unit(v[2])], axis=0))
+        self.assertAlmostEqual(got[0][1], float(unit(v[3]) @ mean), places=5)
+        self.assertEqual(tfx.similar(["king", "woman"], k=3), tfx.similar("king", "woman", k=3))  # a list = several words
+        self.assertEqual([w for w, _ in tfx.similar(["king", "woman"], k=3)],
+                         [r["word"] for r in cli_json("similar", "king", "woman", "-k", "3")["data"]])
+
+    def test_analogy_takes_a_list_and_gensims_keywords(self):
+        want = [(r["word"], r["cosine"]) for r in cli_json("analogy", "king", "man", "woman", "-k", "3")["data"]]
+        self.assertEqual(tfx.analogy(["king", "man", "woman"], k=3), want)
+        self.assertEqual(tfx.analogy(positive=["king", "woman"], negative=["man"], topn=3), want)
+        self.assertEqual(want[0][0], "queen")
+        with self.assertRaises(TypeError):
+            tfx.analogy(positive=["king"], negative=["man"])
+
+    def test_vector_and_doesnt_match(self):
+        v = tfx.vector("king")
+        dims = cli_json("embeddings", "info")
+        row = cli_npy("lookup", "--words", "king")
+        self.assertEqual(v.shape, (row.shape[-1],))
+        self.assertEqual(v.ndim, 1)
+        self.assertTrue(np.array_equal(v, row.reshape(-1)))
+        self.assertIn("64", json.dumps(dims))
+        words = ["king", "queen", "prince", "banana"]
+        self.assertEqual(tfx.doesnt_match(words), "banana")
+        m = cli_npy("lookup", "--words", ",".join(words)).astype(np.float64)
+        u = np.array([unit(r) for r in m])
+        self.assertEqual(tfx.doesnt_match(words), words[int(np.argmin(u @ unit(u.mean(0))))])
+        with self.assertRaises(tfx.TfxError):
+            tfx.vector("notaword_xyz")
+
+    def test_signatures_bind_like_gensim(self):
+        import inspect
+        inspect.signature(tfx.analogy).bind("king", "man", "woman")
+        inspect.signature(tfx.similarity).bind("king", "queen")
+        inspect.signature(tfx.similar).bind("king", "woman", negative=["man"], topn=5)
+        p = inspect.signature(tfx.similar).parameters
+        self.assertIn("k", p)
+        self.assertIn("topn", p)
+        self.assertEqual(inspect.signature(tfx.analogy).parameters["k"].default, 5)
+        self.assertEqual(inspect.signature(tfx.lr).parameters["warmup"].default, [4000])  # a list, not '[4000]'
+        for spec in json.loads(cli("--generate", "python").stdout)["commands"]:
+            fn = tfx
+            for w in spec["command"].split():
+                fn = getattr(fn, w.replace("-", "_"))
+            for name, param in inspect.signature(fn).parameters.items():
+                self.assertFalse(isinstance(param.default, str) and param.default.startswith("["),
+                                 f"{spec['command']} {name}={param.default!r}")
+
+
+class ResultObjects(unittest.TestCase):
+    def test_translate(self):
+        t = tfx.translate("나는 학생 이다")
+        want = cli_json("translate", "나는 학생 이다")
+        self.assertEqual(t.translation, "I am a student")
+        self.assertEqual(t.translation, want["summary"]["translation"])
+        self.assertEqual(t.source, ["나는", "학생", "이다"])
+        ca = t.cross_attention
+        self.assertIsInstance(ca, tfx.Matrix)
+        self.assertEqual(ca.axes, ("generated", "source"))
+        self.assertEqual(ca.rows, ["I", "am", "a", "student", "<eos>"])
+        self.assertEqual(ca.cols, ["나는", "학생", "이다"])
+        self.assertTrue(np.allclose(ca.sum(axis=1), 1.0, atol=1e-5))  # each row a softmax (mean over heads)
+        self.assertTrue(np.array_equal(ca, np.asarray(want["matrices"]["cross_attention"]["data"], dtype=np.float32)))
+        self.assertEqual(int(np.argmax(ca.to_pandas().loc["student"])), 1) if HAVE_PANDAS else None
+        self.assertIn("I am a student", t._repr_html_())
+
+    def test_trace_steps_with_their_matrices(self):
+        tr = tfx.trace("나는 학생 이다")
+        want = cli_json("trace", "나는 학생 이다")
+        self.assertEqual(len(tr), want["summary"]["steps"])
+        self.assertEqual(tr.next_token, "student")
+        w = tr["enc1.self.weights"]
+        self.assertEqual(w.axes, ("head", "query", "key"))
+        self.assertEqual(w.shape, (4, 3, 3))
+        self.assertTrue(np.allclose(w.sum(axis=-1), 1.0, atol=1e-5))
+        steps = list(tr)
+        named = [s for s in steps if s.name == "enc1.self.weights"]
+        self.assertEqual(len(named), 1)
+        self.assertIs(named[0].matrix, w)
+        self.assertEqual(named[0].shape, str(list(w.shape)).replace(" ", " "))
+
+    def test_show_says_the_command_draws_no_figure(self):
+        with self.assertRaises(tfx.TfxError) as caught:
+            tfx.show("similarity", "king", "queen")
+        self.assertIn("tfx similarity draws no figure", str(caught.exception))
+        self.assertNotIn("--lang", str(caught.exception))
+        self.assertEqual(caught.exception.exit_code, 2)
+
+    def test_error_traceback_is_the_users_line(self):
+        import traceback
+        try:
+            tfx.analogy("king", "man", "wmoan")  # THE USER'S LINE
+        except tfx.TfxError as e:
+            frames = traceback.extract_tb(e.__traceback__)
+            text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        self.assertIn('tfx.analogy("king", "man", "wmoan")', frames[0].line)
+        self.assertEqual(frames[0].filename, __file__)
+        inside = [f for f in frames if f.filename.endswith("tfx.py")]
+        self.assertLessEqual(len(inside), 1, text)  # one frame: the re-raise (IPython hides it: __tracebackhide__)
+        self.assertIn("'wmoan'", text.splitlines()[-1])
+        for call in (lambda: tfx.npy("pe", len=0), lambda: tfx.show("pe", len=0), lambda: tfx.vector("notaword_xyz")):
+            try:
+                call()
+            except tfx.TfxError as e:
+                self.assertLessEqual(len([f for f in traceback.extract_tb(e.__traceback__) if f.filename.endswith("tfx.py")]), 1)
 
 
 @unittest.skipUnless(os.environ.get("TFX_BUILD_DIR"), "TFX_BUILD_DIR not set")

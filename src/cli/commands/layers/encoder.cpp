@@ -4,6 +4,7 @@
 // --save-weights writes back out.
 #include <fmt/format.h>
 
+#include "cli/attention_page.hpp"
 #include "cli/commands.hpp"
 #include "tfx/core/memory.hpp"
 #include "cli/layer_flags.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 struct EncoderOptions {
   LayerFlags f;
+  std::string html;    // --html FILE: every layer × head of the self-attention, offline page
   std::string memory;  // --memory or --memory-x given: only to say that they belong to the decoder
 };
 
@@ -32,6 +34,7 @@ void run_encoder(const EncoderOptions& o) {
   const LayerFlags& f = o.f;
   if (!o.memory.empty()) throw usage_error(o.memory + " goes with tfx decoder (the encoder attends to its own input only)");
   const std::vector<std::string> show = parse_layer_show(f.show, kEncoderShow, {"weights"});
+  const bool html_only = !o.html.empty() && check_html_target(o.html, f.out, f.fig);
 
   // 1. weights file, input, widths; 2. parameters per layer (the file's, or seeded)
   const LayerSetup setup = layer_setup(f, "I love playing football.");
@@ -60,8 +63,10 @@ void run_encoder(const EncoderOptions& o) {
   Records steps = layer_steps_table(f, in, D);
   Tensor x = in.x;
   Figure figure;
+  std::vector<MultiHeadAttention> attentions;  // for --html
   for (std::size_t i = 0; i < shape.layers; ++i) {
     const EncoderLayerSteps s = encoder_layer(x, params[i], shape.heads, f.norm_first);
+    if (!o.html.empty()) attentions.push_back(s.attention);
     const auto L = static_cast<long long>(i + 1);
     steps.rows.push_back({L, trf("Q, K, V = X·W_Q,K,Vᵀ + b, {} heads of d_k = {}", shape.heads, D / shape.heads), dims(T, D)});
     steps.rows.push_back({L, std::string(tr("weights = softmax(QKᵀ/√d_k) per head")), dims(shape.heads, T, T)});
@@ -79,7 +84,23 @@ void run_encoder(const EncoderOptions& o) {
 
   // 4. outputs: --save-weights, the figure, the tables
   if (!f.save_weights.empty()) save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerEncoderLayer" : "TransformerEncoder", shape.heads);
+  std::string page;
+  if (!o.html.empty()) {
+    std::vector<const MultiHeadAttention*> layers_of;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < attentions.size(); ++i) {
+      layers_of.push_back(&attentions[i]);
+      names.push_back(trf("layer {}", i + 1));
+    }
+    page = attention_html(layers_page(trf("Encoder self-attention: “{}”", joined_tokens(in.tokens)), weights_note(f, setup), in.tokens,
+                                      in.tokens, names, layers_of, "made by tfx encoder"));
+    if (html_only) {
+      write_html(page, o.html, f.out, f.fig);
+      return;
+    }
+  }
   present_all(r, f.out, f.fig, &figure, nullptr, fmt::format("encoder_{}x{}_h{}.png", T, D, shape.heads));
+  if (!page.empty()) write_html(page, o.html, f.out, f.fig);
 }
 
 }  // namespace
@@ -88,6 +109,7 @@ void register_encoder(CLI::App& app) {
   auto [cmd, o] = add_command(app, "encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"),
                               run_encoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "encoder");
+  add_html_flag(cmd, o->html);
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})
     cmd->add_option_function<std::string>(flag, [opts = o, flag](const std::string&) { opts->memory = flag; })->group("");  // init-capture: clang 14 cannot capture a structured binding
@@ -95,7 +117,8 @@ void register_encoder(CLI::App& app) {
                      tr("tfx encoder --sentence \"나는 학생 이다\" --show all"),
                      tr("tfx encoder --sentence \"I am a student\" --layers 2 --norm-first --png"),
                      tr("tfx encoder --x x.npy --weights encoder_layer.safetensors --heads 2   # PyTorch's state_dict"),
-                     tr("tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors")});
+                     tr("tfx encoder --sentence \"I am a student\" --save-weights enc.safetensors"),
+                     tr("tfx encoder --sentence \"I am a student\" --layers 2 --html encoder.html   # head view + model view, offline")});
 }
 
 }  // namespace tfx::cli

@@ -4,6 +4,7 @@
 // tokens) as a table and a figure. --list-vocab lists the words the model knows.
 #include <fmt/format.h>
 
+#include "cli/attention_page.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
@@ -19,6 +20,8 @@ struct TranslateOptions {
   int max_tokens = 20;
   int layer = 0;  // 1-based decoder layer of the cross-attention shown; 0 = the last
   bool per_head = false;
+  std::string html;                    // --html FILE: the offline head view / model view page
+  std::string html_attention = "cross";  // which attention the page shows: cross, encoder or decoder
   OutputFlags out;
   FigureFlags fig;
 };
@@ -53,6 +56,7 @@ void run_translate(const TranslateOptions& o) {
   if (o.layer > static_cast<int>(layers))
     throw usage_error(fmt::format("--layer {}: the model has {} decoder layers (1 … {})", o.layer, layers, layers));
   const std::size_t layer = o.layer == 0 ? layers - 1 : static_cast<std::size_t>(o.layer - 1);
+  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   const Translation t = translate(m, o.text, static_cast<std::size_t>(o.max_tokens), "TEXT");
 
   std::string english;
@@ -131,7 +135,38 @@ void run_translate(const TranslateOptions& o) {
     }
     figure.title = trf("Cross-attention: {} → {}", o.text, english);
   }
+  std::string page;
+  if (!o.html.empty()) {
+    // every layer × head of one of the three attentions (the table's cross-attention is their mean)
+    std::vector<const MultiHeadAttention*> layers_of;
+    std::vector<std::string> names, queries = rows, keys = t.source.tokens;
+    std::string what;
+    if (o.html_attention == "encoder") {
+      for (const auto& l : t.encoder.layers) layers_of.push_back(&l.attention);
+      queries = keys = t.source.tokens;
+      what = tr("encoder self-attention");
+    } else if (o.html_attention == "decoder") {
+      for (const auto& l : t.decoder.layers) layers_of.push_back(&l.self_attention);
+      queries = {"<bos>"};
+      for (const auto& w : t.output) queries.push_back(w);
+      queries.resize(std::min(queries.size(), t.decoder.layers.front().self_attention.heads.front().weights.rows()));
+      keys = queries;
+      what = tr("decoder masked self-attention");
+    } else {
+      for (const auto& l : t.decoder.layers) layers_of.push_back(&l.cross_attention);
+      what = tr("decoder cross-attention (rows: the step that chose each English word)");
+    }
+    for (std::size_t l = 0; l < layers_of.size(); ++l)
+      names.push_back(trf("{} layer {}", o.html_attention == "encoder" ? tr("encoder") : tr("decoder"), l + 1));
+    page = attention_html(layers_page(trf("Teaching translator: {}", what), fmt::format("{}  →  {}", o.text, english), queries, keys,
+                                      names, layers_of, "made by tfx translate"));
+    if (html_only) {
+      write_html(page, o.html, o.out, o.fig);
+      return;
+    }
+  }
   present_all(r, o.out, o.fig, &figure, nullptr, default_figure_name("translate", o.text));
+  if (!page.empty()) write_html(page, o.html, o.out, o.fig);
 }
 
 }  // namespace
@@ -149,10 +184,17 @@ void register_translate(CLI::App& app) {
   cmd->add_flag("--per-head", o->per_head, tr("Figure: one panel per head instead of their mean"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
+  add_html_flag(cmd, o->html);
+  cmd->add_option("--html-attention", o->html_attention,
+                  tr("Which attention the --html page shows, every layer and head: cross, encoder or decoder"))
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cross", "encoder", "decoder"}))
+      ->group(tr("Figures"));
   set_examples(cmd, {tr("tfx translate \"나는 학생 이다\"                # I am a student"),
                      tr("tfx translate \"그녀는 커피를 마셨다\" --png     # the verb looks back past the object"),
                      tr("tfx translate \"우리는 의사 이었다\" --format json"),
-                     tr("tfx translate --list-vocab")});
+                     tr("tfx translate --list-vocab"),
+                     tr("tfx translate \"나는 학생 이다\" --html cross.html --html-attention cross   # head view + model view, offline")});
 }
 
 }  // namespace tfx::cli

@@ -1,0 +1,163 @@
+"""The PEP 517 build backend of pyproject.toml: `pip install .` (with or without build isolation,
+offline: it needs nothing but the standard library) makes a wheel holding
+
+  tfx.py                                  the helper (python/tfx.py)
+  tfx-V.data/scripts/tfx                  the tfx binary -> <venv or prefix>/bin/tfx, where tfx.py looks
+  tfx-V.data/data/share/tfx/models/bert   the tiny random-weight BERT of tests/data (notebooks' samples)
+
+The binary is, in order: $TFX_BINARY; build/tfx, then any build-*/tfx of the checkout (the presets'
+folders, newest first, the sanitizer build last); else the checkout is built with CMake
+(cmake -S . -B build -DCMAKE_BUILD_TYPE=Release; cmake --build build --target tfx), which needs the
+Debian packages setup.sh lists. TFX_PIP_NO_BINARY=1 makes a wheel of the helper alone (tfx on PATH).
+"""
+import base64
+import hashlib
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "tfx"
+
+
+def _version():
+    text = (ROOT / "CMakeLists.txt").read_text(encoding="utf-8")
+    m = re.search(r"project\(\s*tfx\b[^)]*\bVERSION\s+([0-9][0-9.]*)", text, re.S)
+    return m.group(1) if m else "0.0.0"
+
+
+def _candidates(root):
+    found = [root / "build" / "tfx"]
+    others = sorted((p for p in root.glob("build-*/tfx") if p.is_file()), key=lambda p: -p.stat().st_mtime)
+    return found + [p for p in others if "asan" not in p.parent.name] + [p for p in others if "asan" in p.parent.name]
+
+
+def find_binary(root=ROOT, build=True, log=sys.stderr):
+    """The tfx binary the wheel carries: $TFX_BINARY, build/tfx, build-*/tfx, or one CMake builds."""
+    env = os.environ.get("TFX_BINARY")
+    if env:
+        if not Path(env).is_file():
+            raise RuntimeError(f"TFX_BINARY={env}: no such file")
+        return Path(env)
+    for p in _candidates(root):
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    if not build:
+        return None
+    cmake = shutil.which("cmake")
+    if not cmake or not (root / "CMakeLists.txt").is_file():
+        raise RuntimeError("no tfx binary in build/ or build-*/ and no cmake to build one: build tfx first "
+                           "(cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build --target tfx), "
+                           "or set TFX_BINARY, or TFX_PIP_NO_BINARY=1 to install the helper alone")
+    print("tfx: no built binary found; building it with CMake (build/)", file=log)
+    subprocess.run([cmake, "-S", str(root), "-B", str(root / "build"), "-DCMAKE_BUILD_TYPE=Release"], check=True,
+                   stdout=log, stderr=log)
+    subprocess.run([cmake, "--build", str(root / "build"), "--target", "tfx", "-j", str(min(4, os.cpu_count() or 1))],
+                   check=True, stdout=log, stderr=log)
+    return root / "build" / "tfx"
+
+
+def _platform_tag():
+    return re.sub(r"[^A-Za-z0-9]", "_", sysconfig.get_platform())
+
+
+def _record_line(arcname, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{arcname},sha256={digest},{len(data)}"
+
+
+def _metadata(version):
+    return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {version}\n"
+            "Summary: tfx from Python: the transformer building-block calculator's commands as functions (notebook helper)\n"
+            "Requires-Python: >=3.8\nRequires-Dist: numpy\n")
+
+
+def _write_wheel(directory, files, tag, editable=False):
+    version = _version()
+    dist = f"{NAME}-{version}"
+    wheel = f"{dist}-{tag}.whl"
+    info = f"{dist}.dist-info"
+    files = dict(files)
+    files[f"{info}/METADATA"] = _metadata(version).encode()
+    files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: tfx_build\nRoot-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
+                              f"Tag: {tag}\n").encode()
+    files[f"{info}/top_level.txt"] = b"tfx\n"
+    record = [_record_line(name, data) for name, data in files.items()] + [f"{info}/RECORD,,"]
+    files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    path = Path(directory) / wheel
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            zi = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = (stat.S_IFREG | (0o755 if name.endswith("/scripts/tfx") else 0o644)) << 16
+            z.writestr(zi, data)
+    return wheel
+
+
+def _sample_files(version):
+    out = {}
+    bert = ROOT / "tests" / "data" / "hf_models" / "bert"
+    if bert.is_dir():
+        for f in sorted(bert.iterdir()):
+            if f.is_file() and f.name != "reference.safetensors":
+                out[f"{NAME}-{version}.data/data/share/tfx/models/bert/{f.name}"] = f.read_bytes()
+    return out
+
+
+# ---- PEP 517 hooks ----
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    version = _version()
+    files = {"tfx.py": (ROOT / "python" / "tfx.py").read_bytes()}
+    files.update(_sample_files(version))
+    tag = "py3-none-any"
+    if os.environ.get("TFX_PIP_NO_BINARY") != "1":
+        binary = find_binary()
+        files[f"{NAME}-{version}.data/scripts/tfx"] = Path(binary).read_bytes()
+        tag = f"py3-none-{_platform_tag()}"
+    return _write_wheel(wheel_directory, files, tag)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """pip install -e .: a .pth file putting python/ on sys.path; tfx.py then runs the checkout's build/tfx."""
+    version = _version()
+    files = {"tfx_checkout.pth": (str(ROOT / "python") + "\n").encode()}
+    files.update(_sample_files(version))
+    return _write_wheel(wheel_directory, files, "py3-none-any", editable=True)
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    import tarfile
+    version = _version()
+    name = f"{NAME}-{version}"
+    path = Path(sdist_directory) / f"{name}.tar.gz"
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True)
+    names = tracked.stdout.split() if tracked.returncode == 0 else ["pyproject.toml", "CMakeLists.txt", "python/tfx.py"]
+    with tarfile.open(path, "w:gz") as tar:
+        for n in names:
+            if (ROOT / n).is_file():
+                tar.add(ROOT / n, arcname=f"{name}/{n}")
+        pkg = _metadata(version).encode()
+        import io
+        ti = tarfile.TarInfo(f"{name}/PKG-INFO")
+        ti.size = len(pkg)
+        tar.addfile(ti, io.BytesIO(pkg))
+    return path.name
