@@ -21,6 +21,13 @@ namespace tfx::cli {
 
 namespace {
 
+// A checkpoint folder by its last name ("bert-tiny", also for "…/bert-tiny/").
+std::string model_folder_name(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().empty() ? dir : p.filename().string();
+}
+
 // DIR TEXT and what they give: the checkpoint, its tokenizer, the tokens of TEXT.
 struct ModelInput {
   std::string dir, text, ids;  // --ids: token ids instead of TEXT
@@ -255,7 +262,8 @@ std::string attention_page(const AttentionOptions2& o, const LoadedInput& l, con
     p.first_layer = layer.value_or(0);
     p.first_head = head;
   }
-  p.footer = trf("made by tfx model attention {} ({} {})", o.in.dir, c.model_type,
+  // the checkpoint folder by its name: a page that is shared must not carry the maker's directories
+  p.footer = trf("made by tfx model attention {} ({} {})", model_folder_name(o.in.dir), c.model_type,
                  o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
   return attention_html(p);
 }
