@@ -56,3 +56,15 @@ TEST_CASE("small wording: --ignore-case named as a flag, Korean pe shift header 
   REQUIRE(tr.code == 0);
   CHECK(has(tr.out, "인코더 층 2개 + 디코더 층 2개"));
 }
+
+TEST_CASE("model attention: the model view's grid names the checkpoint and the sentence, and labels the first panel with tokens") {
+  const std::string dir = std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/gpt2";
+  const Run r = run_tfx("model attention " + dir + " 'The cat sat' --format svg -o -");
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "Model view of gpt2:"));
+  CHECK_FALSE(has(r.out, std::string(TFX_SOURCE_DIR) + "/tests"));  // the folder's name, not its path
+  // the first panel's tick labels: the tokens, as the table's rows name them
+  const Run t = run_tfx("model attention " + dir + " 'The cat sat' --layer 0 --head 0 --format json");
+  REQUIRE(t.code == 0);
+  for (const auto& tok : json_of(t)["rows"]) CHECK(has(r.out, ">" + tok.get<std::string>() + "<"));
+}

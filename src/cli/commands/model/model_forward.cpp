@@ -341,14 +341,16 @@ void run_attention(const AttentionOptions2& o) {
             one_w, l.tokens,
             one ? trf("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
                 : fmt::format("L{} H{}", li, hi),
-            !thumbnails);
+            // the model view's thumbnails are too small for labels: the first one carries them
+            !thumbnails || fig.panels.empty());
         if (thumbnails) h.annotate = false;
         fig.panels.push_back(h);
         if (!view) view = h;
       }
     fig.columns = static_cast<int>(heads.size());
     fig.title = one ? ""
-                    : thumbnails ? trf("Model view: {} layers (rows) × {} heads (columns)", layers.size(), heads.size())
+                    : thumbnails ? trf("Model view of {}: “{}”, {} layers (rows) × {} heads (columns); tokens on the first panel",
+                                       model_folder_name(o.in.dir), fmt::join(l.tokens, " "), layers.size(), heads.size())
                                  : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
                                                       : trf("Head {} in {} layers", heads[0], layers.size());
   }
