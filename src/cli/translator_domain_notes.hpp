@@ -32,9 +32,9 @@ inline void warn_outside_domain(const DomainCheck& c) {
 
 // JSON: in_domain, domain (train/test/new/outside), domain_reasons.
 inline void add_domain_summary(Result& r, const DomainCheck& c) {
-  r.summary["in_domain"] = c.in_domain;
-  r.summary["domain"] = !c.in_domain ? "outside" : c.seen.empty() ? "new" : c.seen;
-  r.summary["domain_reasons"] = c.reasons;
+  r.summary[N_("in_domain")] = c.in_domain;
+  r.summary[N_("domain")] = !c.in_domain ? "outside" : c.seen.empty() ? "new" : c.seen;
+  r.summary[N_("domain_reasons")] = c.reasons;
 }
 
 // The figure title's suffix: " — outside the training domain" (its reasons go in a subtitle).
