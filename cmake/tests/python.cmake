@@ -53,6 +53,9 @@ tfx_python_test(notebooks_committed ${CMAKE_SOURCE_DIR}/tests/python/run_noteboo
 tfx_python_test(tutorial_output ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md
                 ${CMAKE_SOURCE_DIR}/docs/attention.md ${CMAKE_SOURCE_DIR}/docs/positional.md ${CMAKE_SOURCE_DIR}/docs/vision.md
                 ${CMAKE_SOURCE_DIR}/docs/translate.md ${CMAKE_SOURCE_DIR}/docs/models.md ${CMAKE_SOURCE_DIR}/docs/korean.md)
+# tutorial_table: docs/tutorial.md's table of the notes' examples shows every registered command,
+# names only flags that exist, and every command in it runs
+tfx_python_test(tutorial_table ${CMAKE_SOURCE_DIR}/tests/python/check_tutorial_table.py ${CMAKE_SOURCE_DIR}/docs/tutorial.md)
 tfx_python_test(teaching_model_reproducible ${CMAKE_SOURCE_DIR}/tests/python/check_teaching_model.py)
 tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_unicode_tables.py)
 # attention_html_chromium: tests/python/check_attention_html.py opens --html pages (BERT, GPT-2, the

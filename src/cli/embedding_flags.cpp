@@ -122,7 +122,15 @@ Embeddings load_embeddings(const EmbeddingFlags& f) {
 }
 
 std::size_t lookup_word(const Embeddings& e, const std::string& word, const EmbeddingFlags& f) {
-  return require_word(e, word, f.ignore_case);
+  try {
+    return require_word(e, word, f.ignore_case);
+  } catch (const Error& err) {
+    // the library names its parameter; the command line has the flag
+    std::string msg = err.what();
+    const std::string param = "use ignore_case)";
+    if (const auto at = msg.find(param); at != std::string::npos) msg.replace(at, param.size(), "add --ignore-case)");
+    throw Error(msg, err.kind(), err.params());
+  }
 }
 
 }  // namespace tfx::cli

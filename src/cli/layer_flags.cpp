@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <sstream>
 
@@ -237,6 +239,12 @@ std::string weights_note(const LayerFlags& f, const LayerSetup& setup) {
   return trf("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0{}", f.seed,
                      setup.seeded_reason.empty() || setup.seeded_reason == "--random" ? ""
                                                                                         : tr(" (not the trained translator: ") + setup.seeded_reason + ")");
+}
+
+std::string weights_label(const LayerFlags& f, const LayerSetup& setup) {
+  if (setup.trained) return tr("trained teaching translator");
+  if (!f.weights.empty()) return trf("weights: {}", std::filesystem::path(f.weights).filename().string());
+  return trf("random weights, seed {}", f.seed);
 }
 
 std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }

@@ -97,6 +97,9 @@ std::vector<Params> layer_stack_params(const LayerFlags& f, const LayerSetup& s,
 
 // "weights: FILE (PyTorch state_dict keys); heads from …" or the seeded initialisation, for the notes.
 std::string weights_note(const LayerFlags& f, const LayerSetup& setup);
+// The same in a few words for a figure's title: "trained teaching translator", "random weights,
+// seed 42" or "weights: FILE" (the file's name, never its directories).
+std::string weights_label(const LayerFlags& f, const LayerSetup& setup);
 
 // --show: which matrices to print. `names` lists every one the command knows, in order.
 std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,

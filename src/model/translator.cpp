@@ -2,6 +2,7 @@
 // decoder passes (transformer.hpp's layers), greedy decoding.
 #include "tfx/attention/attention.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/model/translator_domain.hpp"
 
 #include <fmt/format.h>
 
@@ -130,10 +131,7 @@ TokenIds translator_tokens(const Translator& m, const std::string& text, const s
     }
     t.ids.push_back(*id);
   }
-  if (!unknown.empty())
-    throw usage_error(fmt::format("{}: {} not in the vocabulary of {} (words are split at spaces; a Korean word keeps its "
-                                  "particle, e.g. 커피를); tfx translate --list-vocab lists the {} words it knows",
-                                  flag, fmt::format("'{}'", fmt::join(unknown, "', '")), m.name, m.vocab.size() - 4));
+  if (!unknown.empty()) throw usage_error(unknown_words_message(m, t.tokens, unknown, flag));
   return t;
 }
 

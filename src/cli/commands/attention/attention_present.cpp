@@ -3,6 +3,8 @@
 // figure name built from the parameters.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -48,6 +50,17 @@ Heatmap weights_heatmap(const AttentionSteps& st, const AttentionInputs& in, con
 
 }  // namespace
 
+// What the weights are, for the titles and the header: "trained teaching translator", "random
+// weights, seed 42", the --weights file's name (never its directories), identity; "" for Q, K, V
+// given as files with one head (no weights at all).
+std::string attention_weights_label(const AttentionCliOptions& o, const AttentionInputs& in, std::size_t heads) {
+  if (!in.trained_prefix.empty()) return tr("trained teaching translator");
+  if (!o.weights.empty()) return trf("weights: {}", std::filesystem::path(o.weights).filename().string());
+  if (in.mode == "qkv" && heads == 1) return "";
+  if (o.identity) return tr("identity weights (W = I)");
+  return trf("random weights, seed {}", o.seed);
+}
+
 void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const AttentionRun& run) {
   const MultiHeadAttention& mh = run.mh;
   const AttentionOptions& ao = run.options;
@@ -89,7 +102,9 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
                                         : fmt::format("√{}·{:g} = {:.6g}", dk, ao.temperature, first.divisor))
                : (ao.temperature == 1.0 ? std::string("1 (--no-scale)")
                                         : fmt::format("{:g} (--no-scale, --temperature)", ao.temperature));
-  r.blocks.push_back(Text{in.description});
+  const std::string weights_label = attention_weights_label(o, in, H);
+  const std::string label_suffix = weights_label.empty() ? std::string() : " — " + weights_label;
+  r.blocks.push_back(Text{in.description + label_suffix});
   r.blocks.push_back(Text{projection});
   std::string masks;
   if (ao.causal) masks += run.causal_note.empty() ? tr("; causal mask (query i sees keys j ≤ i)") : "; " + run.causal_note;
@@ -196,12 +211,12 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   const bool drawn = figure_drawn(o.fig, o.out);
   if (!drawn) views.emplace_back();
   for (std::size_t h = 0; h < H && drawn; ++h) {
-    std::string title = H == 1 ? trf("Attention weights ({})", what) : trf("head {}", h);
+    std::string title = H == 1 ? trf("Attention weights ({})", what) + label_suffix : trf("head {}", h);
     views.push_back(weights_heatmap(mh.heads[h], in, title, H == 1 ? subtitle : "", o.fig));
     views.back().vmax = 1.0;  // weights on 0–1 everywhere (as encoder/decoder), so a flat row looks flat; --vmax changes it
     figure.panels.push_back(views.back());
   }
-  if (H > 1) figure.title = trf("Attention weights ({}), {} heads: {}", what, H, subtitle);
+  if (H > 1) figure.title = trf("Attention weights ({}), {} heads: {}", what, H, subtitle) + label_suffix;
   // default file names from the lower-cased tokens, as the words were looked up
   const auto lower = [](const std::vector<std::string>& v) {
     std::vector<std::string> out;
@@ -225,7 +240,7 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
   if (!o.html.empty()) {
     AttentionPage p;
     p.title = trf("Attention weights ({})", what);
-    p.subtitle = in.description + " — " + subtitle;
+    p.subtitle = in.description + label_suffix + " — " + subtitle;
     p.queries = in.query_labels;
     p.keys = in.key_labels;
     for (std::size_t i = 0; p.queries.size() < T; ++i) p.queries.push_back(std::to_string(i));

@@ -118,7 +118,7 @@ void run_decoder(const DecoderOptions& o) {
   }
   add_layer_output(r, std::move(steps), 5, x, in.tokens, f, setup);
   r.params["memory_tokens"] = mem.tokens;
-  figure.title = trf("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens));
+  figure.title = trf("Decoder attention weights: “{}” over memory “{}”", joined_tokens(in.tokens), joined_tokens(mem.tokens)) + " — " + weights_label(f, setup);
 
   if (!f.save_weights.empty())
     save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerDecoderLayer" : "TransformerDecoder", shape.heads);

@@ -80,7 +80,7 @@ void run_encoder(const EncoderOptions& o) {
     x = s.ffn_block.output;
   }
   add_layer_output(r, std::move(steps), 4, x, in.tokens, f, setup);
-  figure.title = trf("Encoder self-attention weights: “{}”", joined_tokens(in.tokens));
+  figure.title = trf("Encoder self-attention weights: “{}”", joined_tokens(in.tokens)) + " — " + weights_label(f, setup);
 
   // 4. outputs: --save-weights, the figure, the tables
   if (!f.save_weights.empty()) save_weights(used, f.save_weights, shape.layers == 1 ? "TransformerEncoderLayer" : "TransformerEncoder", shape.heads);

@@ -166,6 +166,14 @@ void run_layernorm(const LayerNormOptions& o) {
   r.blocks.push_back(std::move(stats));
   r.blocks.push_back(matrix(N_("normalized"), normalized));
   r.blocks.push_back(matrix("y", y));
+  // the lecture's own numbers for this example are partly illustrative: say which differ and why
+  const LayerNormOptions lecture;
+  if (o.x == lecture.x && o.gamma == lecture.gamma && o.beta == lecture.beta)
+    r.blocks.push_back(Text{trf("note: the lecture prints μ = 2.5 for thinking, but its values 4, 2, 3, 5 average {:.4g} (a slip); "
+                                "σ = 1.11 and 2.06 are the values above, rounded. The lecture's normalized table (0.65, −0.85, "
+                                "−1.35, 1.25 for thinking) and its γ·x̂+β table are illustrative: they are not this formula's "
+                                "output (that column's mean is {:.4g}, not 0), so the tables above differ from them.",
+                                steps.mean[0], (0.65 - 0.85 - 1.35 + 1.25) / 4)});
   r.primary = "y";
   const Figure figure = figure_of(x, normalized, y, tokens, features, steps.mean, steps.stddev);
   present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("layernorm_{}x{}.png", T, D));

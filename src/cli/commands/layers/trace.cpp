@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
 #include "tfx/model/translator.hpp"
 
@@ -175,6 +176,8 @@ void run_trace(const TraceOptions& o) {
   // the source through the encoder; the target prefix: --target, else the model's own
   // translation without its last word (so the trace ends by predicting that word)
   const Translation full = translate(m, o.text, 20, "TEXT");
+  const DomainCheck domain = check_domain(teaching_domain(), full.source.tokens);
+  warn_outside_domain(domain);
   TokenIds target;
   if (o.target_opt->count()) {
     if (!o.target.empty()) target = translator_tokens(m, o.target, "--target");
@@ -241,6 +244,9 @@ void run_trace(const TraceOptions& o) {
                                       "post-LN): source “{}”, decoder input “{}” → next token “{}”",
                                       tr_runtime(m.name), D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
                                       fmt::format("{}", fmt::join(tgt, " ")), next)});
+  r.blocks.push_back(Text{domain_line(domain)});
+  if (!full.finished)
+    r.blocks.push_back(Text{tr("the model's own translation stopped at the limit of 20 tokens without <eos>")});
   r.blocks.push_back(tc.steps);
   Records top;
   top.name = N_("next");
@@ -270,6 +276,7 @@ void run_trace(const TraceOptions& o) {
   r.summary[N_("next_probability")] = prob[order[0]];
   r.summary[N_("translation")] = fmt::format("{}", fmt::join(full.output, " "));
   r.summary[N_("steps")] = tc.number;
+  add_domain_summary(r, domain);
 
   Figure figure;
   if (figure_drawn(o.fig, o.out)) {
@@ -310,7 +317,9 @@ void run_trace(const TraceOptions& o) {
     }
     figure.panels.push_back(std::move(b));
     figure.columns = 4;
-    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next);
+    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next) + domain_title_suffix(domain);
+    if (!domain.in_domain)
+      if (auto* first = std::get_if<Heatmap>(&figure.panels.front())) first->subtitle = domain.reasons.front();
   }
   present_all(r, o.out, o.fig, &figure, nullptr, default_figure_name("trace", o.text));
 }

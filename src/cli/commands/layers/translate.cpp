@@ -7,6 +7,7 @@
 #include "cli/attention_page.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
 #include "tfx/model/translator.hpp"
 
@@ -25,6 +26,16 @@ struct TranslateOptions {
   OutputFlags out;
   FigureFlags fig;
 };
+
+// Greedy decoding that ran into --max-tokens: says so, and names the token it kept repeating.
+std::string length_limit_note(const std::vector<std::string>& output, int max_tokens) {
+  std::size_t run = 0;
+  while (run < output.size() && output[output.size() - 1 - run] == output.back()) ++run;
+  if (run >= 3)
+    return trf("greedy decoding stopped at the limit (--max-tokens {}) without <eos>: it repeated '{}' {} times at the end",
+               max_tokens, output.back(), run);
+  return trf("greedy decoding stopped at the limit (--max-tokens {}) without <eos>", max_tokens);
+}
 
 bool hangul(const std::string& w) { return !w.empty() && static_cast<unsigned char>(w[0]) >= 0xEA; }
 
@@ -58,6 +69,12 @@ void run_translate(const TranslateOptions& o) {
   const std::size_t layer = o.layer == 0 ? layers - 1 : static_cast<std::size_t>(o.layer - 1);
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   const Translation t = translate(m, o.text, static_cast<std::size_t>(o.max_tokens), "TEXT");
+  // outside what the model was trained on it still translates (watching it fail is a lesson),
+  // and says so everywhere the answer shows
+  const DomainCheck domain = check_domain(teaching_domain(), t.source.tokens);
+  warn_outside_domain(domain);
+  const std::string limit_note = t.finished ? std::string() : length_limit_note(t.output, o.max_tokens);
+  if (!limit_note.empty()) std::fprintf(stderr, "%s\n", trf("tfx: warning: {}", limit_note).c_str());
 
   std::string english;
   for (const auto& w : t.output) english += (english.empty() ? "" : " ") + w;
@@ -68,8 +85,8 @@ void run_translate(const TranslateOptions& o) {
   r.blocks.push_back(Text{trf("{}: d_model {}, {} heads, {} encoder + {} decoder layers (post-LN), {} tokens; greedy "
                                       "decoding from <bos>: each step takes the most probable next token",
                                       tr_runtime(m.name), m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.vocab.size())});
-  if (!t.finished)
-    r.blocks.push_back(Text{trf("stopped after --max-tokens {} without <eos>", o.max_tokens)});
+  r.blocks.insert(r.blocks.begin() + 1, Text{domain_line(domain)});
+  if (!limit_note.empty()) r.blocks.push_back(Text{limit_note});
 
   Records steps;
   steps.name = N_("steps");
@@ -109,6 +126,7 @@ void run_translate(const TranslateOptions& o) {
   r.summary[N_("source_tokens")] = t.source.tokens;
   r.summary[N_("source_ids")] = t.source.ids;
   r.summary[N_("finished")] = t.finished;
+  add_domain_summary(r, domain);
 
   Figure figure;
   auto panel = [&](const Tensor& w, const std::string& title) {
@@ -123,6 +141,7 @@ void run_translate(const TranslateOptions& o) {
     h.vmin = 0.0;
     h.vmax = 1.0;
     h.value_label = tr("weight");
+    if (!domain.in_domain) h.subtitle = domain.reasons.front();
     figure.panels.push_back(std::move(h));
   };
   if (figure_drawn(o.fig, o.out)) {
@@ -133,7 +152,7 @@ void run_translate(const TranslateOptions& o) {
     } else {
       panel(mean, trf("decoder layer {}, mean of {} heads", layer + 1, m.heads));
     }
-    figure.title = trf("Cross-attention: {} → {}", o.text, english);
+    figure.title = trf("Cross-attention: {} → {}", o.text, english) + domain_title_suffix(domain);
   }
   std::string page;
   if (!o.html.empty()) {

@@ -14,6 +14,13 @@ namespace tfx::cli {
 
 namespace {
 
+// A checkpoint folder by its last name ("bert-tiny", also for "…/bert-tiny/").
+std::string model_folder_name(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().empty() ? dir : p.filename().string();
+}
+
 std::vector<std::string> model_words_of(const std::string& text) {
   std::vector<std::string> out;
   std::string w;
@@ -89,7 +96,8 @@ std::string attention_page(const ModelAttentionOptions& o, const LoadedInput& l,
     p.first_layer = layer.value_or(0);
     p.first_head = head;
   }
-  p.footer = trf("made by tfx model attention {} ({} {})", o.in.dir, c.model_type,
+  // the checkpoint folder by its name: a page that is shared must not carry the maker's directories
+  p.footer = trf("made by tfx model attention {} ({} {})", model_folder_name(o.in.dir), c.model_type,
                  o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
   return attention_html(p);
 }
@@ -167,14 +175,16 @@ void run_model_attention(const ModelAttentionOptions& o) {
             one_w, l.tokens,
             one ? trf("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
                 : fmt::format("L{} H{}", li, hi),
-            !thumbnails);
+            // the model view's thumbnails are too small for labels: the first one carries them
+            !thumbnails || fig.panels.empty());
         if (thumbnails) h.annotate = false;
         fig.panels.push_back(h);
         if (!view) view = h;
       }
     fig.columns = static_cast<int>(heads.size());
     fig.title = one ? ""
-                    : thumbnails ? trf("Model view: {} layers (rows) × {} heads (columns)", layers.size(), heads.size())
+                    : thumbnails ? trf("Model view of {}: “{}”, {} layers (rows) × {} heads (columns); tokens on the first panel",
+                                       model_folder_name(o.in.dir), fmt::join(l.tokens, " "), layers.size(), heads.size())
                                  : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
                                                       : trf("Head {} in {} layers", heads[0], layers.size());
   }
