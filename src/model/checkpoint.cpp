@@ -230,6 +230,11 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   if (!c.uses_rope() && ids.size() > c.max_positions)
     throw usage_error(fmt::format("{} tokens are more than the model's {} positions (max_position_embeddings); shorten the text",
                                   ids.size(), c.max_positions));
+  // what the pass keeps: every layer's (heads, T, T) weights, the hidden states, the logits
+  const double T = static_cast<double>(ids.size());
+  check_memory(4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
+                      (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
+               fmt::format("the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
   ForwardPass f = c.family->forward(m, ids, want_logits);
   check_finite(f, m.dir);
   return f;

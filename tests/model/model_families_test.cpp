@@ -165,3 +165,14 @@ TEST_CASE("model families: weights that overflow float32 are an error naming the
   // the untouched file runs
   CHECK_NOTHROW(model_forward(load_checkpoint(family_model_dir("gpt2")), {1, 2, 3}));
 }
+
+TEST_CASE("model families: the forward pass's attention weights are checked against the memory budget before it runs") {
+  const Checkpoint m = load_checkpoint(family_model_dir("gpt2"));
+  const std::vector<std::size_t> ids(12, 1);
+  // 2 layers × 4 heads × 12² float weights alone are 4 608 bytes
+  const std::size_t before = memory_budget();
+  set_memory_budget(4000, "TFX_MEMORY_LIMIT");
+  CHECK_THROWS_WITH_AS(model_forward(m, ids, false), doctest::Contains("the forward pass of 2 layers × 4 heads over 12 tokens"), Error);
+  set_memory_budget(before, "TFX_MEMORY_LIMIT");
+  CHECK(model_forward(m, ids, false).attentions.size() == 2);
+}
