@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -176,8 +177,8 @@ Checkpoint load_checkpoint(const std::string& dir) {
     }
     std::vector<std::size_t> want = s.shape;
     const bool any_rows = want.size() == 2 && want[0] == 0;  // e.g. token types: any number of rows from 1
-    if (any_rows && it->second.rank() == 2 && it->second.dim(0) > 0) want[0] = it->second.dim(0);
-    if (it->second.shape() != want)
+    if (any_rows && it->second.rank() == 2 && it->second.dim(0) > 0) want[0] = it->second.dim(0);  // (0 rows stays a mismatch)
+    if (it->second.shape() != want || (any_rows && want[0] == 0))
       bad(dir, fmt::format("tensor '{}' is {}, expected {}{} (from config.json)", s.name, it->second.shape_str(),
                            any_rows ? "[rows ≥ 1, " + std::to_string(want[1]) + "]" : shape_string(want), ""));
     *s.slot = std::move(it->second);
@@ -190,6 +191,34 @@ Checkpoint load_checkpoint(const std::string& dir) {
   return m;
 }
 
+namespace {
+
+// The first non-finite value of `t` as (row, column) of its last two axes, or nullopt.
+std::optional<std::pair<std::size_t, std::size_t>> first_non_finite(const Tensor& t) {
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (!std::isfinite(t[i])) return std::pair<std::size_t, std::size_t>{i / t.cols(), i % t.cols()};
+  return std::nullopt;
+}
+
+// Weights that overflow float32 give inf/NaN activations: name the first layer and step that made one.
+void check_finite(const ForwardPass& f, const std::string& dir) {
+  auto fail = [&](const std::string& step, std::size_t token) {
+    throw Error(fmt::format("{}: the forward pass overflowed: {} has a non-finite value (inf or NaN) at token {} (weights too large "
+                            "for float32?)", dir, step, token));
+  };
+  for (std::size_t l = 0; l < f.hidden.size(); ++l) {
+    // attentions[l − 1] are computed before hidden[l]: report the earlier step first
+    if (l >= 1 && l - 1 < f.attentions.size())
+      if (const auto at = first_non_finite(f.attentions[l - 1]))
+        fail(fmt::format("the attention weights of layer {}", l - 1), at->first % f.attentions[l - 1].dim(1));
+    if (const auto at = first_non_finite(f.hidden[l]))
+      fail(l == 0 ? std::string("the embedding output") : fmt::format("the output of layer {}", l - 1), at->first);
+  }
+  if (const auto at = first_non_finite(f.logits)) fail("the logits", at->first);
+}
+
+}  // namespace
+
 // The forward pass of the checkpoint's family, after the checks every family shares.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
   const ModelConfig& c = m.config;
@@ -201,7 +230,14 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   if (!c.uses_rope() && ids.size() > c.max_positions)
     throw usage_error(fmt::format("{} tokens are more than the model's {} positions (max_position_embeddings); shorten the text",
                                   ids.size(), c.max_positions));
-  return c.family->forward(m, ids, want_logits);
+  // what the pass keeps: every layer's (heads, T, T) weights, the hidden states, the logits
+  const double T = static_cast<double>(ids.size());
+  check_memory(4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
+                      (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
+               fmt::format("the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
+  ForwardPass f = c.family->forward(m, ids, want_logits);
+  check_finite(f, m.dir);
+  return f;
 }
 
 // p_i = e^(x_i − max) / Σ_j e^(x_j − max)

@@ -115,45 +115,10 @@ OutputHead llama_output_head(const Checkpoint& m) {
   return m.config.tied_head && std::get<LlamaWeights>(m.weights).lm_head.empty() ? OutputHead::tied : OutputHead::untied;
 }
 
-// RoPE tables for positions 0 … T−1: θ(t, j) = t·inv_freq_j, cos and sin times the attention
-// factor (YaRN); (T, hd/2) each
-struct LlamaRopeTables {
-  std::vector<float> cos, sin;
-};
-LlamaRopeTables llama_rope_tables(const ModelConfig& c, std::size_t T) {
-  const std::size_t P = c.head_dim / 2;
-  RopeConfig rope = c.rope;
-  rope.seq_len = T;
-  const std::vector<double> inv = rope_inv_freq(rope);
-  const double factor = rope_attention_factor(rope);
-  LlamaRopeTables r{std::vector<float>(T * P), std::vector<float>(T * P)};
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t j = 0; j < P; ++j) {
-      const float angle = static_cast<float>(t) * static_cast<float>(inv[j]);  // float32, as HF computes it
-      r.cos[t * P + j] = static_cast<float>(std::cos(angle) * factor);
-      r.sin[t * P + j] = static_cast<float>(std::sin(angle) * factor);
-    }
-  return r;
-}
-
-// rotate-half layout: pair j of each head is (j, j + hd/2).  x: (T, heads·hd)
-void llama_rotate(Tensor& x, std::size_t heads, std::size_t hd, const LlamaRopeTables& r) {
-  const std::size_t T = x.rows(), P = hd / 2;
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t h = 0; h < heads; ++h) {
-      float* v = x.data() + t * x.cols() + h * hd;
-      for (std::size_t j = 0; j < P; ++j) {
-        const float a = v[j], b = v[j + P], cs = r.cos[t * P + j], sn = r.sin[t * P + j];
-        v[j] = a * cs - b * sn;
-        v[j + P] = b * cs + a * sn;
-      }
-    }
-}
-
 ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
   const ModelConfig& c = m.config;
   const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
-  const LlamaRopeTables rope = llama_rope_tables(c, ids.size());
+  const RopeTables rope = rope_tables(ids.size(), c.rope);
   ForwardPass out;
   Tensor x = embedding_rows(w.embed, ids);
   for (const LlamaLayerWeights& l : w.layers) {
@@ -163,8 +128,8 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     Tensor q = linear(a, l.q_w, l.q_b, kLlamaThreads);
     Tensor k = linear(a, l.k_w, l.k_b, kLlamaThreads);
     const Tensor v = linear(a, l.v_w, l.v_b, kLlamaThreads);
-    llama_rotate(q, c.heads, c.head_dim, rope);
-    llama_rotate(k, c.kv_heads, c.head_dim, rope);
+    rope_rotate_heads(q, c.heads, rope, RopeLayout::half);
+    rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
     GroupedAttention att = grouped_query_attention(q, k, v, c.heads, c.kv_heads, c.head_dim, true);
     out.attentions.push_back(std::move(att.weights));
     add_inplace(x, linear(att.output, l.o_w, Tensor(), kLlamaThreads));

@@ -173,4 +173,20 @@ std::vector<double> rope_decay_curve(std::size_t len, const RopeConfig& c);
 // identical on every platform).
 std::vector<float> rope_random_vector(std::size_t dim, std::uint64_t seed);
 
+// ---- RoPE on a model's activations (the checkpoint families' op, both layouts)
+
+// cos and sin of θ(t, j) = t·inv_freq_j for positions t = 0 … T−1, each times the attention factor
+// (YaRN), in float32 as Hugging Face computes them (the angle rounded to float before cos/sin).
+// Uses c.seq_len = T (dynamic scaling). cos, sin: (T, P) row-major, P = c.dim / 2.
+struct RopeTables {
+  std::size_t len = 0, pairs = 0;
+  std::vector<float> cos, sin;
+};
+RopeTables rope_tables(std::size_t len, const RopeConfig& c);
+
+// Rotates every head of x in place: x (T, heads·hd) with hd = 2·t.pairs, row t by position t; pair
+// j of a head is (2j, 2j+1) for RopeLayout::interleaved, (j, j + hd/2) for RopeLayout::half (HF's
+// rotate_half): x'_a = x_a·cos − x_b·sin, x'_b = x_b·cos + x_a·sin.
+void rope_rotate_heads(Tensor& x, std::size_t heads, const RopeTables& t, RopeLayout layout);
+
 }  // namespace tfx

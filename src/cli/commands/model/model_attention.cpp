@@ -8,6 +8,7 @@
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
+#include "tfx/core/memory.hpp"
 #include "tfx/figure/attention_html.hpp"
 
 namespace tfx::cli {
@@ -165,6 +166,9 @@ void run_model_attention(const ModelAttentionOptions& o) {
   Figure fig;
   std::optional<Heatmap> view;
   if (figure_drawn(o.fig, o.out)) {
+    // each panel holds its own T×T copy, and the renderer another: checked before any is built
+    check_memory(2.0 * static_cast<double>(layers.size() * heads.size()) * static_cast<double>(T * T) * sizeof(float),
+                 fmt::format("the attention figure of {} layers × {} heads over {} tokens", layers.size(), heads.size(), T));
     const bool one = layers.size() == 1 && heads.size() == 1;
     const bool thumbnails = layers.size() > 1 && heads.size() > 1;
     for (std::size_t li : layers)
