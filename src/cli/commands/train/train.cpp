@@ -113,7 +113,8 @@ void run_train(const TrainCommandOptions& o) {
   std::size_t loss_n = 0;
   Records curve;
   curve.name = N_("curve");
-  curve.columns = {N_("step"), N_("loss"), N_("learning_rate"), N_("held_out_exact"), N_("alignment")};
+  curve.columns = {N_("step"), N_("loss"), N_("learning_rate"), N_("held_out_exact")};
+  if (has_alignment) curve.columns.push_back(N_("alignment"));
   auto on_step = [&](const TrainStepReport& r) {
     tokens += r.tokens;
     loss_sum += r.loss;
@@ -125,8 +126,8 @@ void run_train(const TrainCommandOptions& o) {
     }
     if (r.step % static_cast<std::size_t>(o.every) == 0 || r.step == to.steps) {
       const HeldOutScore s = score_held_out(c, params, data.test, align_layer, to.threads);
-      curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), r.learning_rate, s.exact_fraction(),
-                            has_alignment ? s.alignment_fraction() : NAN});
+      curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), r.learning_rate, s.exact_fraction()});
+      if (has_alignment) curve.rows.back().push_back(s.alignment_fraction());
       if (!bar_wanted && !o.no_progress)
         std::fprintf(stderr, "%s\n",
                      trf("step {}/{}: loss {:.4f}, lr {:.2e}, held-out exact {:.1f} %, {:.0f} tokens/s", r.step, to.steps,
