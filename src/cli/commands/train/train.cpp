@@ -30,6 +30,7 @@ struct TrainCommandOptions {
   std::string pairs;
   std::string model;  // -o FILE.safetensors
   OutputFlags out;
+  FigureFlags fig;
 };
 
 bool tc_ends_with(const std::string& s, const std::string& tail) {
@@ -115,7 +116,13 @@ void run_train(const TrainCommandOptions& o) {
   curve.name = N_("curve");
   curve.columns = {N_("step"), N_("loss"), N_("learning_rate"), N_("held_out_exact")};
   if (has_alignment) curve.columns.push_back(N_("alignment"));
+  Series step_loss, exact_series, align_series;
+  step_loss.name = tr("training loss (each step)");
+  exact_series.name = tr("held-out exact match");
+  align_series.name = tr("alignment (decoder layer 2)");
   auto on_step = [&](const TrainStepReport& r) {
+    step_loss.x.push_back(double(r.step));
+    step_loss.y.push_back(r.loss);
     tokens += r.tokens;
     loss_sum += r.loss;
     ++loss_n;
@@ -128,6 +135,10 @@ void run_train(const TrainCommandOptions& o) {
       const HeldOutScore s = score_held_out(c, params, data.test, align_layer, to.threads);
       curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), r.learning_rate, s.exact_fraction()});
       if (has_alignment) curve.rows.back().push_back(s.alignment_fraction());
+      exact_series.x.push_back(double(r.step));
+      exact_series.y.push_back(s.exact_fraction());
+      align_series.x.push_back(double(r.step));
+      align_series.y.push_back(s.alignment_fraction());
       if (!bar_wanted && !o.no_progress)
         std::fprintf(stderr, "%s\n",
                      trf("step {}/{}: loss {:.4f}, lr {:.2e}, held-out exact {:.1f} %, {:.0f} tokens/s", r.step, to.steps,
@@ -208,7 +219,38 @@ void run_train(const TrainCommandOptions& o) {
     emit(encode_safetensors(params, meta), model_path, true, "model");
     r.blocks.push_back(Text{trf("wrote {} and {}", model_path, model_vocab_path(model_path))});
   }
-  present(r, o.out);
+  Figure figure;
+  if (figure_drawn(o.fig, o.out)) {
+    // loss against steps with the warm-up peak marked; held-out accuracy against steps
+    LineChart loss;
+    loss.title = tr("Training loss");
+    loss.subtitle = trf("lr = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5), peak at step {:g}", o.warmup);
+    loss.x_label = tr("training step");
+    loss.y_label = tr("loss (label-smoothed cross-entropy)");
+    double top = 0;
+    for (double v : step_loss.y) top = std::max(top, v);
+    loss.series.push_back(step_loss);
+    if (o.warmup <= double(o.steps)) {
+      Series peak;
+      peak.name = trf("warm-up peak (step {:g})", o.warmup);
+      peak.x = {o.warmup, o.warmup};
+      peak.y = {0.0, top};
+      peak.reference = true;
+      loss.series.push_back(peak);
+    }
+    figure.panels.push_back(std::move(loss));
+    LineChart acc;
+    acc.title = tr("Held-out accuracy");
+    acc.subtitle = trf("{} pairs never seen in training", data.test.size());
+    acc.x_label = tr("training step");
+    acc.y_label = tr("fraction");
+    acc.series.push_back(exact_series);
+    if (has_alignment) acc.series.push_back(align_series);
+    figure.panels.push_back(std::move(acc));
+    figure.columns = 2;
+    figure.title = trf("tfx train: {} steps of {} pairs", o.steps, o.batch);
+  }
+  present_all(r, o.out, o.fig, &figure, nullptr, "train.png");
 }
 
 }  // namespace
@@ -216,7 +258,7 @@ void run_train(const TrainCommandOptions& o) {
 void register_train(CLI::App& app) {
   auto [cmd, o] = add_command(app, "train",
                               tr("Train the teaching translator's Transformer in tfx (hand-written backward pass, Adam, warm-up)"),
-                              run_train, tr("Attention"));
+                              run_train, tr("Training"));
   cmd->add_option("--steps", o->steps, tr("Optimizer steps"))->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_option("--batch", o->batch, tr("Pairs per step"))->capture_default_str()->check(whole_number(1, 4096));
   cmd->add_option("--d-model", o->d_model, tr("Model width d_model"))->capture_default_str()->check(whole_number(2, 1024));
@@ -245,7 +287,8 @@ void register_train(CLI::App& app) {
       ->capture_default_str()
       ->check(whole_number(1, 1000000));
   cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar or progress lines on stderr"));
-  add_output_flags(cmd, o->out, false);
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
   // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
   o->out.output_opt->transform(CLI::Validator(
       [opts = o](std::string& path) {
