@@ -364,7 +364,9 @@ std::vector<std::string> train_parameter_names(const TrainConfig& c) {
 TensorMap init_train_parameters(const TrainConfig& c, std::uint64_t seed) {
   Generator gen(seed);
   TensorMap m;
-  for (const auto& [name, shape] : tr_parameter_shapes(c)) {
+  for (const auto& entry : tr_parameter_shapes(c)) {
+    const std::string& name = entry.first;
+    const std::vector<std::size_t>& shape = entry.second;
     Tensor t(shape);
     const auto ends = [&](const char* suffix) {
       const std::string s(suffix);

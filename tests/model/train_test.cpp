@@ -174,7 +174,7 @@ TEST_CASE("train: the result does not depend on the thread count") {
   const double l1 = train_loss(c, params, ref_batch(2), &g1, 1);
   const double l2 = train_loss(c, params, ref_batch(2), &g2, 2);
   CHECK(l1 == l2);
-  for (const auto& [name, t] : g1) CHECK(t.values() == g2.at(name).values());
+  for (const auto& kv : g1) CHECK(kv.second.values() == g2.at(kv.first).values());
 }
 
 TEST_CASE("train: make_train_batch pads with <pad> and shifts the target by <bos>/<eos>") {
