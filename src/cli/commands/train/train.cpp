@@ -162,7 +162,10 @@ void run_train(const TrainCommandOptions& o) {
   r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
                               "({}), FFN {}, {} parameters; {} steps of {} pairs",
                               data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers,
-                              o.layers, o.pre_ln ? "pre-LN" : "post-LN", o.ffn,
+                              o.layers,
+                              std::string(o.pre_ln ? "pre-LN" : "post-LN") + (o.no_pe ? ", no PE" : "") +
+                                  (o.no_scale ? ", no 1/√d_k" : ""),
+                              o.ffn,
                               [&] {
                                 std::size_t n = 0;
                                 for (const auto& [k, t] : params) n += t.size();
