@@ -1198,6 +1198,20 @@ def _command(*words):
     return call
 
 
+def train(model="tfx_train.safetensors", **flags):
+    """Watch it learn: runs `tfx train` (flags as the command's, e.g. steps=600, no_pe=True,
+    pairs="my.tsv", every=50) and returns (curve, model_path): the held-out curve — step, loss,
+    learning_rate, held_out_exact (and alignment on the built-in corpus) — as a table (pandas
+    DataFrame when installed, else a list of dicts) and the path of the model it wrote (with
+    model_path minus .safetensors + .vocab.txt beside it), for tfx.translate(..., model=path)."""
+    path = str(model)
+    if not path.endswith(".safetensors"):
+        raise ValueError("model: expected a file name ending in .safetensors, got %r" % path)
+    flags.setdefault("no_progress", True)
+    out, err = _call("train", (), flags, ["--format", "json", "-o", path])
+    _pass_stderr(err)
+    return _table(_json.loads(out)["data"]), path
+
 _command_cache = {}
 
 

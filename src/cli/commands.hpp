@@ -28,5 +28,6 @@ void register_patches(CLI::App& app);
 void register_translate(CLI::App& app);
 void register_trace(CLI::App& app);
 void register_model(CLI::App& app);
+void register_train(CLI::App& app);
 
 }  // namespace tfx::cli

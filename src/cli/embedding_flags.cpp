@@ -13,6 +13,8 @@
 #include "flag_names.hpp"
 #include "tfx/model/checkpoint_embeddings.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/text/hf_tokenizer.hpp"
+#include "cli/commands/train/model_flag.hpp"
 
 namespace tfx::cli {
 
@@ -85,7 +87,7 @@ Embeddings load_embeddings(const EmbeddingFlags& f) {
   if (checkpoint_folder(f.path)) return checkpoint_embeddings(f.path);
   if (f.translator) {
     if (!f.path.empty()) throw usage_error("give one table: --translator or --embeddings FILE (not both)");
-    const Translator& m = teaching_translator();
+    const Translator& m = cli_translator();
     return Embeddings::from_rows(m.vocab.tokens, m.embedding, tr("the teaching translator's trained embedding"));
   }
   EmbeddingSource src = embedding_source(f);

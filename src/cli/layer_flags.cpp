@@ -16,6 +16,7 @@
 #include "tfx/positional/positional.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
+#include "cli/commands/train/model_flag.hpp"
 
 namespace tfx::cli {
 
@@ -144,7 +145,7 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const Tens
 }
 
 std::vector<std::string> words_outside_translator(const std::string& sentence) {
-  const Translator& m = teaching_translator();
+  const Translator& m = cli_translator();
   std::vector<std::string> missing;
   std::istringstream in(sentence);
   for (std::string w; in >> w;) {
@@ -176,7 +177,7 @@ std::string seeded_reason(const LayerFlags& f) {
 TensorMap translator_stack(const std::string& stack) {
   TensorMap m;
   const std::string prefix = stack + ".";
-  for (const auto& [name, t] : teaching_translator().tensors)
+  for (const auto& [name, t] : cli_translator().tensors)
     if (name.rfind(prefix + "layers.", 0) == 0) m.emplace(name.substr(prefix.size()), t);
   return m;
 }
@@ -187,7 +188,7 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
   if (f.sentence_opt->count() && f.x_file.empty() && f.weights.empty()) {
     const std::string reason = seeded_reason(f);
     if (reason.empty()) {
-      const Translator& m = teaching_translator();
+      const Translator& m = cli_translator();
       LayerSetup s;
       s.trained = true;
       s.file = translator_stack(f.what);

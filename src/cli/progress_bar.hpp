@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "tfx/core/progress.hpp"
 
@@ -25,6 +26,8 @@ class ProgressBar {
   // the library skips the calls.
   Progress callback();
   void update(std::size_t done, std::size_t total);
+  // Replaces the label (e.g. with the latest loss); drawn with the next update.
+  void set_label(std::string label) { state_.label = std::move(label); }
   // Erases the line now.
   void finish();
 

@@ -25,6 +25,7 @@
 #include "parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/gemm.hpp"
+#include "tfx/core/gemm_view.hpp"
 #include "tfx/core/ops.hpp"
 
 namespace tfx {
@@ -165,6 +166,12 @@ Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads) {
   Tensor c({M, N});
   gemm({a.data(), K, 1}, {b.data(), 1, K}, c.data(), N, M, N, K, threads);
   return c;
+}
+
+// C = A·B on strided views (gemm_view.hpp)
+void gemm_view(const float* a, std::size_t a_rs, std::size_t a_cs, const float* b, std::size_t b_rs, std::size_t b_cs,
+               float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
+  gemm({a, a_rs, a_cs}, {b, b_rs, b_cs}, c, ldc, m, n, k, threads);
 }
 
 }  // namespace tfx

@@ -12,6 +12,7 @@
 #include "tfx/positional/rope.hpp"
 #include "cli/commands.hpp"
 #include "cli/weights_heads.hpp"
+#include "cli/commands/train/model_flag.hpp"
 #include "tfx/attention/transformer.hpp"
 #include "tfx/model/translator.hpp"
 
@@ -114,7 +115,7 @@ void run_attention(const AttentionCliOptions& o) {
   std::size_t& d_model = run.d_model;
   if (!in.trained_prefix.empty()) {
     // the teaching translator's trained projections (nn.MultiheadAttention's parameters)
-    const Translator& m = teaching_translator();
+    const Translator& m = cli_translator();
     H = m.heads;
     d_model = m.d_model;
     const MhaParams p = mha_params(m.tensors, in.trained_prefix, d_model, "the teaching translator");
@@ -293,6 +294,7 @@ void register_attention(CLI::App& app) {
                   tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
                      "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))
       ->group(tr("Output"));
+  add_model_flag(cmd);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   add_html_flag(cmd, o->html);

@@ -5,6 +5,7 @@
 
 #include "cli/attention_command.hpp"
 #include "cli/layer_flags.hpp"
+#include "cli/commands/train/model_flag.hpp"
 #include "tfx/io/matrix_io.hpp"
 #include "tfx/model/translator.hpp"
 
@@ -62,8 +63,8 @@ std::string seeded_reason(const AttentionCliOptions& o) {
   if (o.identity_given) return tr("--identity given");
   if (o.dk || o.dv) return o.dk ? tr("--dk given") : tr("--dv given");
   if (o.seed_given) return tr("--seed given");
-  if (o.heads_given && o.heads != static_cast<std::int64_t>(teaching_translator().heads))
-    return trf("--heads {} given (the translator has {})", o.heads, teaching_translator().heads);
+  if (o.heads_given && o.heads != static_cast<std::int64_t>(cli_translator().heads))
+    return trf("--heads {} given (the translator has {})", o.heads, cli_translator().heads);
   if (std::string why = sentence_source_choice(*o.source); !why.empty()) return why;
   return "";
 }
@@ -73,7 +74,7 @@ std::string seeded_reason(const AttentionCliOptions& o) {
 // p), and for --cross the decoder's first cross-attention, whose queries are that layer's H₁ and
 // whose keys and values are the encoder's output (memory), exactly as in translation.
 AttentionInputs trained_inputs(const AttentionCliOptions& o) {
-  const Translator& m = teaching_translator();
+  const Translator& m = cli_translator();
   AttentionInputs in;
   in.mode = "sentence";
   const bool pe = !o.no_pe;

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
+#include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
 
@@ -34,7 +35,7 @@ struct TokenizeOptions {
 // --translator: the teaching translator's tokenizer (split at spaces) and vocabulary, whose ids
 // are the rows of its embedding (tfx lookup --translator --ids …).
 void run_tokenize_translator(const TokenizeOptions& o) {
-  const Translator& m = teaching_translator();
+  const Translator& m = cli_translator();
   Result r;
   r.command = "tokenize";
   r.params = {{"text", o.text}, {"vocab", "teaching translator"}};

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "tfx/core/memory.hpp"
 #include "cli/layer_flags.hpp"
+#include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
@@ -52,7 +53,7 @@ void run_decoder(const DecoderOptions& o) {
     memory_note = trf("memory Z from --memory-x {} {}, used as given", o.memory_x, mem.x.shape_str());
   } else if (setup.trained && o.memory.find_first_not_of(" \t\n\r") != std::string::npos) {
     // Z = the teaching translator's trained encoder over the source sentence
-    const Translator& m = teaching_translator();
+    const Translator& m = cli_translator();
     const TokenIds src = translator_tokens(m, o.memory, "--memory");
     const EncoderPass enc = translator_encode(m, src.ids);
     mem.x = enc.memory;
@@ -131,6 +132,7 @@ void register_decoder(CLI::App& app) {
   auto [cmd, o] = add_command(app, "decoder", tr("One Transformer decoder layer step by step: masked self-attention, cross-attention, FFN"),
                               run_decoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "decoder");
+  add_model_flag(cmd);
   o->memory_opt = cmd->add_option("--memory", o->memory, tr("The source sentence the encoder read: Z = a seeded encoder over it"))->group(tr("Input"));
   cmd->add_option("--memory-x", o->memory_x, tr("The encoder's output Z as a matrix file (S×d_model), e.g. from tfx encoder --format npy"))
       ->group(tr("Input"));

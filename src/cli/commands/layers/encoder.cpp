@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "tfx/core/memory.hpp"
 #include "cli/layer_flags.hpp"
+#include "cli/commands/train/model_flag.hpp"
 
 namespace tfx::cli {
 
@@ -110,6 +111,7 @@ void register_encoder(CLI::App& app) {
                               run_encoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "encoder");
   add_html_flag(cmd, o->html);
+  add_model_flag(cmd);
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})
     cmd->add_option_function<std::string>(flag, [opts = o, flag](const std::string&) { opts->memory = flag; })->group("");  // init-capture: clang 14 cannot capture a structured binding

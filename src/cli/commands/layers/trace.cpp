@@ -15,6 +15,7 @@
 #include "cli/common.hpp"
 #include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
+#include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
@@ -168,7 +169,7 @@ Heatmap panel(const Matrix& m, const std::string& title, std::size_t head = 0, b
 }
 
 void run_trace(const TraceOptions& o) {
-  const Translator& m = teaching_translator();
+  const Translator& m = cli_translator();
   const std::size_t H = m.heads, D = m.d_model, d_k = D / H;
   if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format("--head {}: the model has {} heads (0 … {})", o.head, H, H - 1));
   const auto head = static_cast<std::size_t>(o.head);
@@ -335,6 +336,7 @@ void register_trace(CLI::App& app) {
                                      "translation without its last word, so the trace ends by predicting it"));
   cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
   cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));
+  add_model_flag(cmd);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx trace \"나는 학생 이다\"                          # … <bos> I am a → student"),

@@ -9,6 +9,7 @@
 #include "cli/common.hpp"
 #include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
+#include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 
 namespace tfx::cli {
@@ -40,7 +41,7 @@ std::string length_limit_note(const std::vector<std::string>& output, int max_to
 bool hangul(const std::string& w) { return !w.empty() && static_cast<unsigned char>(w[0]) >= 0xEA; }
 
 void run_list_vocab(const TranslateOptions& o) {
-  const Translator& m = teaching_translator();
+  const Translator& m = cli_translator();
   Result r;
   r.command = "translate";
   r.params = {{"list_vocab", true}};
@@ -62,7 +63,7 @@ void run_list_vocab(const TranslateOptions& o) {
 void run_translate(const TranslateOptions& o) {
   if (o.list_vocab) return run_list_vocab(o);
   if (o.text.empty()) throw usage_error("give the Korean sentence: tfx translate \"나는 학생 이다\" (or --list-vocab)");
-  const Translator& m = teaching_translator();
+  const Translator& m = cli_translator();
   const std::size_t layers = m.decoder.size();
   if (o.layer > static_cast<int>(layers))
     throw usage_error(fmt::format("--layer {}: the model has {} decoder layers (1 … {})", o.layer, layers, layers));
@@ -201,6 +202,7 @@ void register_translate(CLI::App& app) {
   cmd->add_option("--layer", o->layer, tr("Decoder layer whose cross-attention is shown (1-based; default: the last)"))
       ->check(whole_number(1, 64));
   cmd->add_flag("--per-head", o->per_head, tr("Figure: one panel per head instead of their mean"));
+  add_model_flag(cmd);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   add_html_flag(cmd, o->html);

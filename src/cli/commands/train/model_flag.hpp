@@ -1,0 +1,20 @@
+// --model FILE of the translator commands (translate, trace, attention, encoder, decoder): a model
+// written by `tfx train -o FILE.safetensors` (vocabulary in FILE.vocab.txt beside it) used instead
+// of the built-in teaching translator. The flag only records the path; the model is loaded, checked
+// and kept on first use.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "tfx/model/translator.hpp"
+
+namespace tfx::cli {
+
+// Adds --model FILE to a command.
+void add_model_flag(CLI::App* cmd);
+// The --model translator when one was given, else the built-in teaching translator.
+const Translator& cli_translator();
+// The vocabulary file beside a model: FILE.safetensors → FILE.vocab.txt (else FILE + ".vocab.txt").
+std::string model_vocab_path(const std::string& model);
+
+}  // namespace tfx::cli

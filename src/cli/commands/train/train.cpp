@@ -1,0 +1,311 @@
+// `tfx train`: trains the teaching translator's architecture on tfx's own tensor core
+// (model/train.hpp) — by default on the built-in corpus's training split, or on --pairs FILE.tsv —
+// and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
+// FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/commands/train/model_flag.hpp"
+#include "cli/common.hpp"
+#include "cli/progress_bar.hpp"
+#include "cli/terminal.hpp"
+#include "tfx/io/text_file.hpp"
+#include "tfx/model/train.hpp"
+#include "tfx/model/translator.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+struct TrainCommandOptions {
+  std::int64_t steps = 3000, batch = 32, d_model = 64, heads = 4, layers = 2, ffn = 256, threads = 0, every = 250;
+  std::uint64_t seed = 20261125;
+  double warmup = 200, label_smoothing = 0.05, test_fraction = 0.17;
+  bool no_pe = false, no_scale = false, pre_ln = false, no_progress = false;
+  std::string pairs;
+  std::string model;  // -o FILE.safetensors
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+bool tc_ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::vector<std::string> tc_words(const std::string& text) {
+  std::vector<std::string> w;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t start = text.find_first_not_of(' ', i);
+    if (start == std::string::npos) break;
+    const std::size_t end = std::min(text.find(' ', start), text.size());
+    w.push_back(text.substr(start, end - start));
+    i = end;
+  }
+  return w;
+}
+
+std::string tc_join(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+void run_train(const TrainCommandOptions& o) {
+  // the data: the built-in corpus (its own split and alignments) or --pairs
+  std::vector<TextPair> pairs;
+  std::vector<std::string> vocab;
+  std::string data_name;
+  if (o.pairs.empty()) {
+    for (const TranslationPair& p : teaching_corpus()) {
+      TextPair t;
+      t.source = tc_words(p.korean);
+      t.target = tc_words(p.english);
+      t.alignment = p.alignment;
+      t.test = p.split == "test";
+      pairs.push_back(std::move(t));
+    }
+    vocab = teaching_translator().vocab.tokens;
+    data_name = tr("the built-in corpus");
+  } else {
+    pairs = parse_pair_lines(read_text_input(o.pairs, "--pairs"), o.pairs);
+    split_pairs(pairs, o.test_fraction, o.seed);
+    vocab = pair_vocabulary(pairs);
+    data_name = o.pairs;
+  }
+  const IdPairs data = pair_ids(pairs, vocab);
+  if (data.train.empty()) throw usage_error("--test-fraction leaves no training pairs");
+
+  TrainConfig c;
+  c.vocab = vocab.size();
+  c.d_model = static_cast<std::size_t>(o.d_model);
+  c.heads = static_cast<std::size_t>(o.heads);
+  c.layers = static_cast<std::size_t>(o.layers);
+  c.ffn = static_cast<std::size_t>(o.ffn);
+  c.positional_encoding = !o.no_pe;
+  c.scale_scores = !o.no_scale;
+  c.pre_ln = o.pre_ln;
+  c.label_smoothing = o.label_smoothing;
+  if (c.d_model % c.heads != 0)
+    throw usage_error(fmt::format("--heads {} does not divide --d-model {}; expected a divisor such as 4", o.heads, o.d_model));
+  const std::string& model_path = o.model;
+  TrainOptions to;
+  to.steps = static_cast<std::size_t>(o.steps);
+  to.batch = static_cast<std::size_t>(o.batch);
+  to.warmup = o.warmup;
+  to.seed = o.seed;
+  to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+
+  TensorMap params = init_train_parameters(c, o.seed);
+  const std::size_t align_layer = c.layers >= 2 ? 1 : 0;  // decoder layer 2, as the translator docs
+  const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
+
+  // progress: a bar at a terminal, else a line every --every steps on stderr
+  const bool bar_wanted = !o.no_progress && is_terminal(stderr);
+  ProgressBar bar(tr("training"), tr("steps"), bar_wanted);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t tokens = 0;
+  double loss_sum = 0;
+  std::size_t loss_n = 0;
+  Records curve;
+  curve.name = N_("curve");
+  curve.columns = {N_("step"), N_("loss"), N_("learning_rate"), N_("held_out_exact")};
+  if (has_alignment) curve.columns.push_back(N_("alignment"));
+  Series step_loss, exact_series, align_series;
+  step_loss.name = tr("training loss (each step)");
+  exact_series.name = tr("held-out exact match");
+  align_series.name = tr("alignment (decoder layer 2)");
+  auto on_step = [&](const TrainStepReport& r) {
+    step_loss.x.push_back(double(r.step));
+    step_loss.y.push_back(r.loss);
+    tokens += r.tokens;
+    loss_sum += r.loss;
+    ++loss_n;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (bar_wanted) {
+      bar.set_label(trf("training: loss {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.loss, r.learning_rate, tokens / std::max(seconds, 1e-9)));
+      bar.update(r.step, to.steps);
+    }
+    if (r.step % static_cast<std::size_t>(o.every) == 0 || r.step == to.steps) {
+      const HeldOutScore s = score_held_out(c, params, data.test, align_layer, to.threads);
+      curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), r.learning_rate, s.exact_fraction()});
+      if (has_alignment) curve.rows.back().push_back(s.alignment_fraction());
+      exact_series.x.push_back(double(r.step));
+      exact_series.y.push_back(s.exact_fraction());
+      align_series.x.push_back(double(r.step));
+      align_series.y.push_back(s.alignment_fraction());
+      if (!bar_wanted && !o.no_progress)
+        std::fprintf(stderr, "%s\n",
+                     trf("step {}/{}: loss {:.4f}, lr {:.2e}, held-out exact {:.1f} %, {:.0f} tokens/s", r.step, to.steps,
+                         loss_sum / double(loss_n), r.learning_rate, 100 * s.exact_fraction(), tokens / std::max(seconds, 1e-9))
+                         .c_str());
+      loss_sum = 0;
+      loss_n = 0;
+    }
+    return true;
+  };
+  train_model(c, params, data.train, to, on_step);
+  bar.finish();
+
+  const HeldOutScore score = score_held_out(c, params, data.test, align_layer, to.threads);
+  Result r;
+  r.command = "train";
+  r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
+              {"ffn", o.ffn}, {"seed", o.seed}, {"warmup", o.warmup}, {"label_smoothing", o.label_smoothing},
+              {"pe", !o.no_pe}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"threads", to.threads},
+              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}};
+  r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
+                              "({}), FFN {}, {} parameters; {} steps of {} pairs",
+                              data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers,
+                              o.layers,
+                              std::string(o.pre_ln ? "pre-LN" : "post-LN") + (o.no_pe ? ", no PE" : "") +
+                                  (o.no_scale ? ", no 1/√d_k" : ""),
+                              o.ffn,
+                              [&] {
+                                std::size_t n = 0;
+                                for (const auto& [k, t] : params) n += t.size();
+                                return n;
+                              }(),
+                              o.steps, o.batch)});
+  r.blocks.push_back(Text{trf("held-out exact match: {}/{} = {:.1f} %", score.exact, score.pairs, 100 * score.exact_fraction())});
+  r.summary[N_("held_out_exact")] = score.exact_fraction();
+  r.summary[N_("held_out_pairs")] = score.pairs;
+  if (has_alignment) {
+    r.blocks.push_back(Text{trf("cross-attention alignment (decoder layer {}, mean of heads, argmax = gold source word): "
+                                "{}/{} = {:.1f} %",
+                                align_layer + 1, score.aligned_hits, score.aligned_total, 100 * score.alignment_fraction())});
+    r.summary[N_("alignment")] = score.alignment_fraction();
+  }
+  // the lecture's sentence, when its words are known; else the first held-out pair
+  std::vector<std::string> probe = {"나는", "학생", "이다"};
+  std::unordered_map<std::string, std::size_t> ids;
+  for (std::size_t i = 0; i < vocab.size(); ++i) ids.emplace(vocab[i], i);
+  bool known = true;
+  for (const auto& w : probe) known = known && ids.count(w);
+  if (!known) {
+    const TextPair* first = nullptr;
+    for (const TextPair& p : pairs)
+      if (p.test || !first) first = &p;
+    probe = first->source;
+  }
+  std::vector<std::size_t> probe_ids;
+  for (const auto& w : probe) probe_ids.push_back(ids.count(w) ? ids.at(w) : 3);
+  std::vector<std::string> out_words;
+  for (std::size_t id : train_greedy(c, params, probe_ids)) out_words.push_back(vocab[id]);
+  r.blocks.push_back(Text{fmt::format("{}  →  {}", tc_join(probe), tc_join(out_words))});
+  r.summary[N_("probe")] = tc_join(probe);
+  r.summary[N_("translation")] = tc_join(out_words);
+  if (!curve.rows.empty()) r.summary[N_("final_loss")] = std::get<double>(curve.rows.back()[1]);
+  r.blocks.push_back(std::move(curve));
+  r.primary = "curve";
+
+  if (!model_path.empty()) {
+    TensorMetadata meta{{"format", "pt"},
+                        {"module", "tfx teaching translator (tfx train)"},
+                        {"d_model", std::to_string(o.d_model)},
+                        {"nhead", std::to_string(o.heads)},
+                        {"layers", std::to_string(o.layers)},
+                        {"dim_feedforward", std::to_string(o.ffn)},
+                        {"norm_first", o.pre_ln ? "true" : "false"},
+                        {"positional_encoding", o.no_pe ? "none" : "sinusoidal"},
+                        {"scale_scores", o.no_scale ? "false" : "true"},
+                        {"seed", std::to_string(o.seed)},
+                        {"steps", std::to_string(o.steps)}};
+    std::string vocab_text;
+    for (const auto& w : vocab) vocab_text += w + "\n";
+    emit(vocab_text, model_vocab_path(model_path), false, "vocabulary");
+    emit(encode_safetensors(params, meta), model_path, true, "model");
+    r.blocks.push_back(Text{trf("wrote {} and {}", model_path, model_vocab_path(model_path))});
+  }
+  Figure figure;
+  if (figure_drawn(o.fig, o.out)) {
+    // loss against steps with the warm-up peak marked; held-out accuracy against steps
+    LineChart loss;
+    loss.title = tr("Training loss");
+    loss.subtitle = trf("lr = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5), peak at step {:g}", o.warmup);
+    loss.x_label = tr("training step");
+    loss.y_label = tr("loss (label-smoothed cross-entropy)");
+    double top = 0;
+    for (double v : step_loss.y) top = std::max(top, v);
+    loss.series.push_back(step_loss);
+    if (o.warmup <= double(o.steps)) {
+      Series peak;
+      peak.name = trf("warm-up peak (step {:g})", o.warmup);
+      peak.x = {o.warmup, o.warmup};
+      peak.y = {0.0, top};
+      peak.reference = true;
+      loss.series.push_back(peak);
+    }
+    figure.panels.push_back(std::move(loss));
+    LineChart acc;
+    acc.title = tr("Held-out accuracy");
+    acc.subtitle = trf("{} pairs never seen in training", data.test.size());
+    acc.x_label = tr("training step");
+    acc.y_label = tr("fraction");
+    acc.series.push_back(exact_series);
+    if (has_alignment) acc.series.push_back(align_series);
+    figure.panels.push_back(std::move(acc));
+    figure.columns = 2;
+    figure.title = trf("tfx train: {} steps of {} pairs", o.steps, o.batch);
+  }
+  present_all(r, o.out, o.fig, &figure, nullptr, "train.png");
+}
+
+}  // namespace
+
+void register_train(CLI::App& app) {
+  auto [cmd, o] = add_command(app, "train",
+                              tr("Train the teaching translator's Transformer in tfx (hand-written backward pass, Adam, warm-up)"),
+                              run_train, tr("Training"));
+  cmd->add_option("--steps", o->steps, tr("Optimizer steps"))->capture_default_str()->check(whole_number(1, 1000000));
+  cmd->add_option("--batch", o->batch, tr("Pairs per step"))->capture_default_str()->check(whole_number(1, 4096));
+  cmd->add_option("--d-model", o->d_model, tr("Model width d_model"))->capture_default_str()->check(whole_number(2, 1024));
+  cmd->add_option("--heads", o->heads, tr("Attention heads (must divide --d-model)"))->capture_default_str()->check(whole_number(1, 64));
+  cmd->add_option("--layers", o->layers, tr("Encoder layers (and as many decoder layers)"))->capture_default_str()->check(whole_number(1, 12));
+  cmd->add_option("--ffn", o->ffn, tr("Feed-forward width"))->capture_default_str()->check(whole_number(1, 8192));
+  add_seed_flag(cmd, o->seed, tr("Seed of the initial weights, the batch order and the held-out split"))->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, tr("Warm-up steps of the learning-rate schedule (tfx lr)"))
+      ->capture_default_str()
+      ->check(positive_number());
+  cmd->add_option("--label-smoothing", o->label_smoothing, tr("Label smoothing ε of the cross-entropy"))
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
+  cmd->add_option("--threads", o->threads, tr("Worker threads (0 = every core, at most 8); the result depends only on this number"))
+      ->capture_default_str()
+      ->check(whole_number(0, 64));
+  cmd->add_flag("--no-pe", o->no_pe, tr("Experiment: no positional encoding (X = Embedding(ids))"));
+  cmd->add_flag("--no-scale", o->no_scale, tr("Experiment: attention scores without 1/√d_k"));
+  cmd->add_flag("--pre-ln", o->pre_ln, tr("Experiment: pre-LN layers, x + f(LayerNorm(x)), instead of post-LN"));
+  cmd->add_option("--pairs", o->pairs, tr("Your own pairs: a UTF-8 file of source<TAB>target lines (default: the built-in corpus)"))
+      ->check(non_empty_path("a .tsv file"));
+  cmd->add_option("--test-fraction", o->test_fraction, tr("With --pairs: the fraction of pairs held out for testing"))
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
+  cmd->add_option("--every", o->every, tr("Held-out accuracy (and, when piped, a progress line) every N steps"))
+      ->capture_default_str()
+      ->check(whole_number(1, 1000000));
+  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar or progress lines on stderr"));
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
+  // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
+  o->out.output_opt->transform(CLI::Validator(
+      [opts = o](std::string& path) {
+        if (tc_ends_with(path, ".safetensors")) {
+          opts->model = path;
+          path = "-";
+        }
+        return std::string();
+      },
+      ""));
+  set_examples(cmd, {tr("tfx train                                   # the built-in corpus, about a minute"),
+                     tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
+                     tr("tfx train --no-pe --steps 1500             # what is lost without word order?"),
+                     tr("tfx train --pairs my_pairs.tsv --test-fraction 0.2")});
+}
+
+}  // namespace tfx::cli
