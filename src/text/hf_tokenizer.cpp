@@ -444,15 +444,23 @@ void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEnco
     std::string word;
     auto emit_word = [&] {
       if (word.empty()) return;
-      std::size_t probes = 0;
-      const std::vector<std::string> pieces = wordpiece(word, wordpiece_vocab, max_word_chars, &probes);
-      g_work += probes + 1;
-      for (const std::string& piece : pieces) {
-        std::optional<std::size_t> id = piece == "[UNK]" ? unk : find(piece);
-        if (!id) id = unk;
-        if (!id) throw Error(fmt::format("{}: '{}' has no token and there is no unknown token", source, word));
-        out.ids.push_back(*id);
-        out.tokens.push_back(id_to_token[*id]);
+      auto it = cache.find(word);
+      if (it == cache.end()) {
+        std::size_t probes = 0;
+        std::vector<std::uint32_t> ids;
+        for (const std::string& piece : wordpiece(word, wordpiece_vocab, max_word_chars, &probes)) {
+          std::optional<std::size_t> id = piece == "[UNK]" ? unk : find(piece);
+          if (!id) id = unk;
+          if (!id) throw Error(fmt::format("{}: '{}' has no token and there is no unknown token", source, word));
+          ids.push_back(static_cast<std::uint32_t>(*id));
+        }
+        g_work += probes + 1;
+        if (cache.size() >= 1u << 18) cache.clear();  // bounded memory: start over
+        it = cache.emplace(word, std::move(ids)).first;
+      }
+      for (const std::uint32_t id : it->second) {
+        out.ids.push_back(id);
+        out.tokens.push_back(id_to_token[id]);
         out.special.push_back(false);
       }
       word.clear();
@@ -985,7 +993,15 @@ std::vector<std::size_t> safe_cuts(std::string_view s, std::size_t chunk) {
 
 HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, bool with_readable, const Progress& progress) const {
   const Impl& t = *impl_;
-  decode_utf8(text, "TEXT");  // invalid UTF-8 is a usage error before anything runs
+  for (std::size_t i = 0; i < text.size();) {  // invalid UTF-8 is a usage error before anything runs
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = unicode::utf8_decode(text, i);
+    if (n == 0) throw usage_error(fmt::format("TEXT: invalid UTF-8 at byte {}", i));
+    i += n;
+  }
   // 1. split out added tokens: ordinary stretches of text between them (a job each) and the tokens
   struct Job {
     std::size_t begin, end;

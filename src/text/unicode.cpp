@@ -3,6 +3,7 @@
 #include "tfx/text/unicode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 
@@ -157,6 +158,15 @@ char32_t lower_sigma(std::u32string_view s, std::size_t i) {
 }  // namespace
 
 unsigned char_flags(char32_t cp) {
+  static const std::array<std::uint16_t, 128> ascii = [] {  // the common case without a search
+    std::array<std::uint16_t, 128> a{};
+    for (char32_t c = 0; c < 128; ++c) {
+      const CharFlagRange* r = find_range(kCharFlags, c);
+      a[c] = r ? r->flags : 0;
+    }
+    return a;
+  }();
+  if (cp < 128) return ascii[cp];
   const CharFlagRange* r = find_range(kCharFlags, cp);
   return r ? r->flags : 0;
 }
