@@ -256,5 +256,21 @@ out += "inline constexpr std::uint32_t kHfTokenizerIds[] = {\n";
 for (let i = 0; i < ids_out.length; i += 16) out += "    " + ids_out.slice(i, i + 16).join(", ") + ",\n";
 out += "};\n";
 out += "inline constexpr HfTokenizerCase kHfTokenizerCases[] = {\n" + cases + "};\n";
+// a big text, for the path that cuts a text of 1 MiB or more and encodes its parts on all cores:
+// the 230 sentences joined by "\n", over and over until 1,200,000 bytes or more; its ids' count
+// and FNV-1a 64 hash (over each id as 4 little-endian bytes) under each real tokenizer
+let big = "";
+while (Buffer.byteLength(big, "utf8") < 1200000) big += sentences.join("\n") + "\n";
+out += "// {kind, ids, FNV-1a 64 of the ids}: HF's encode of the big text (see big_text() in the test)\n";
+out += "struct HfBigCase { const char* kind; std::size_t count; std::uint64_t hash; };\n";
+out += "inline constexpr HfBigCase kHfBigCases[] = {\n";
+for (const [kind, json] of kinds.filter(([k]) => ["gpt2", "bert", "llama3_real", "qwen3"].includes(k))) {
+  const ids = (await Tokenizer.fromString(JSON.stringify(json)).encode(big)).getIds();
+  let h = 0xcbf29ce484222325n;
+  for (const id of ids)
+    for (let b = 0; b < 4; ++b) h = ((h ^ BigInt((id >>> (8 * b)) & 255)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  out += `    {"${kind}", ${ids.length}, 0x${h.toString(16)}ull},\n`;
+}
+out += "};\n";
 fs.writeFileSync(path.join(here, "hf_tokenizer_reference.inc"), out);
 console.log(`${n} cases, ${sentences.length} sentences, ${hostile.length} hostile texts`);

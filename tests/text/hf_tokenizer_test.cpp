@@ -96,6 +96,42 @@ TEST_CASE("hf tokenizer: the real Llama 3 and Qwen3 (NFC) tokenizer.json give Hu
   CHECK(check_kind(HfTokenizer::load((dir / "qwen3").string()), "qwen3") >= 500);
 }
 
+// The reference script's big text: the 230 sentences (the first 230 "gpt2" cases) joined by "\n",
+// repeated until 1,200,000 bytes or more — big enough for encode to cut it and use every core.
+static std::string big_text() {
+  std::string one;
+  std::size_t n = 0;
+  for (const HfTokenizerCase& c : kHfTokenizerCases)
+    if (std::string_view(c.kind) == "gpt2" && n++ < 230) one += std::string(c.text) + "\n";
+  std::string big;
+  while (big.size() < 1200000) big += one;
+  return big;
+}
+
+static std::uint64_t fnv1a_ids(const std::vector<std::size_t>& ids) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t id : ids)
+    for (int b = 0; b < 4; ++b) h = (h ^ ((id >> (8 * b)) & 255)) * 0x100000001b3ull;
+  return h;
+}
+
+TEST_CASE("hf tokenizer: a 1.2 MB text (cut and encoded on all cores) gives Hugging Face's ids under the real tokenizers") {
+  const auto dir = shared_data("tokenizers");
+  if (dir.empty()) return;
+  const std::string big = big_text();
+  const std::pair<const char*, const char*> folders[] = {
+      {"gpt2", "gpt2"}, {"bert", "bert-base-uncased"}, {"llama3_real", "llama3"}, {"qwen3", "qwen3"}};
+  for (const auto& [kind, folder] : folders) {
+    CAPTURE(kind);
+    const HfEncoding e = HfTokenizer::load((dir / folder).string()).encode(big, true, false);
+    for (const HfBigCase& c : kHfBigCases)
+      if (std::string_view(c.kind) == kind) {
+        CHECK(e.ids.size() == c.count);
+        CHECK(fnv1a_ids(e.ids) == c.hash);
+      }
+  }
+}
+
 TEST_CASE("hf tokenizer: BERT uncased behind NFKC, NFD and NFKD normalizers gives Hugging Face's ids on hostile texts") {
   const auto file = shared_data("tokenizers/bert-base-uncased/tokenizer.json");
   if (file.empty()) return;

@@ -10,6 +10,11 @@
 #include "cli/tokenize_input.hpp"
 #include "cli/validators.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
+#include "tfx/text/unicode.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
 
 namespace tfx::cli {
 
@@ -17,10 +22,98 @@ namespace {
 
 struct ModelTokenizeOptions {
   std::string dir, text, file;
-  bool no_special = false, lines = false;
+  bool no_special = false, lines = false, stats = false;
   OutputFlags out;
   CLI::Option* text_opt = nullptr;
 };
+
+// The script a code point counts under in --stats.
+enum Script { kHangul, kLatin, kHan, kOther };
+Script script_of(char32_t c) {
+  if ((c >= 0xAC00 && c <= 0xD7A3) || (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F)) return kHangul;
+  if (unicode::is_cjk_ideograph(c)) return kHan;
+  if ((c >= U'A' && c <= U'Z') || (c >= U'a' && c <= U'z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7)) return kLatin;
+  return kOther;
+}
+
+// --stats: what the text costs in this tokenizer — characters, bytes and words per script (a word's
+// script is that of its first Hangul, Latin or Han character), tokens per word and per character,
+// the share of [UNK] / byte-fallback tokens and of tokens that hold only part of a character (byte-
+// level BPE), and the most frequent tokens. Special tokens are left out of the counts.
+void add_stats(Result& r, const std::string& text, const std::vector<HfEncoding>& encs, const HfTokenizer& tok) {
+  std::size_t chars[4] = {}, bytes[4] = {}, words[4] = {};
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t c = 0;
+    const std::size_t n = std::max<std::size_t>(1, unicode::utf8_decode(text, i, &c));
+    const Script sc = script_of(c);
+    ++chars[sc], bytes[sc] += n;
+    if (unicode::is_white_space(c)) {
+      in_word = false;
+    } else if (!in_word) {
+      in_word = true;
+      // the word's script: its first Hangul, Latin or Han character
+      Script ws = kOther;
+      for (std::size_t k = i; k < text.size();) {
+        char32_t d = 0;
+        const std::size_t m = std::max<std::size_t>(1, unicode::utf8_decode(text, k, &d));
+        if (unicode::is_white_space(d)) break;
+        if (script_of(d) != kOther) {
+          ws = script_of(d);
+          break;
+        }
+        k += m;
+      }
+      ++words[ws];
+    }
+    i += n;
+  }
+  std::optional<std::size_t> unk = tok.token_to_id("[UNK]");
+  if (!unk) unk = tok.token_to_id("<unk>");
+  std::size_t tokens = 0, unknown = 0, byte_tokens = 0, partial = 0;
+  std::unordered_map<std::size_t, std::size_t> freq;
+  for (const HfEncoding& e : encs)
+    for (std::size_t k = 0; k < e.ids.size(); ++k) {
+      if (e.special[k]) continue;
+      ++tokens;
+      ++freq[e.ids[k]];
+      if (unk && e.ids[k] == *unk) ++unknown;
+      const std::string& t = e.tokens[k];
+      if (t.size() == 6 && t.starts_with("<0x") && t.back() == '>') ++byte_tokens;
+      if (!e.readable.empty() && e.readable[k].find('/') != std::string::npos && e.readable[k].back() == ')') ++partial;
+    }
+  const std::size_t all_words = words[0] + words[1] + words[2] + words[3], all_chars = chars[0] + chars[1] + chars[2] + chars[3];
+  Records rec;
+  rec.name = N_("stats");
+  rec.columns = {N_("script"), N_("characters"), N_("bytes"), N_("words")};
+  const char* names[4] = {N_("Hangul"), N_("Latin"), N_("Han"), N_("other")};
+  nlohmann::json per = nlohmann::json::object();
+  for (int k = 0; k < 4; ++k) {
+    rec.rows.push_back({std::string(tr_runtime(names[k])), static_cast<long long>(chars[k]), static_cast<long long>(bytes[k]),
+                        static_cast<long long>(words[k])});
+    per[names[k]] = {{"characters", chars[k]}, {"bytes", bytes[k]}, {"words", words[k]}};
+  }
+  const double per_word = all_words ? static_cast<double>(tokens) / static_cast<double>(all_words) : 0.0;
+  const double per_char = all_chars ? static_cast<double>(tokens) / static_cast<double>(all_chars) : 0.0;
+  std::vector<std::pair<std::size_t, std::size_t>> top(freq.begin(), freq.end());
+  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  if (top.size() > 10) top.resize(10);
+  std::vector<std::string> shown;
+  nlohmann::json top_json = nlohmann::json::array();
+  for (const auto& [id, n] : top) {
+    shown.push_back(fmt::format("{} ×{}", tok.readable(id), n));
+    top_json.push_back({{"id", id}, {"token", tok.id_to_token(id)}, {"readable", tok.readable(id)}, {"count", n}});
+  }
+  r.blocks.push_back(Text{trf("stats: {} tokens (specials left out) for {} words, {} characters, {} bytes: {:.2f} tokens per word, {:.3f} "
+                              "per character; [UNK] {}, byte-fallback tokens {}, tokens holding part of a character {}",
+                              tokens, all_words, all_chars, text.size(), per_word, per_char, unknown, byte_tokens, partial)});
+  r.blocks.push_back(std::move(rec));
+  r.blocks.push_back(Text{trf("most frequent tokens: {}", fmt::join(shown, ", "))});
+  r.summary["stats"] = {{"tokens", tokens},           {"words", all_words},           {"characters", all_chars},
+                        {"bytes", text.size()},       {"tokens_per_word", per_word},  {"tokens_per_character", per_char},
+                        {"unknown", unknown},         {"byte_fallback", byte_tokens}, {"partial_character", partial},
+                        {"scripts", per},             {"most_frequent", top_json}};
+}
 
 void run_model_tokenize(const ModelTokenizeOptions& o) {
   const HfTokenizer tok = HfTokenizer::load(o.dir);
@@ -37,7 +130,7 @@ void run_model_tokenize(const ModelTokenizeOptions& o) {
     std::size_t done = 0;
     for (std::string_view s : seqs) {
       const Progress p = bar.callback() ? Progress([&](std::size_t d, std::size_t) { bar.update(done + d, text.size()); }) : Progress{};
-      encs.push_back(tok.encode(s, !o.no_special, !npy, p));
+      encs.push_back(tok.encode(s, !o.no_special, !npy || o.stats, p));
       done += s.size() + 1;
     }
   }
@@ -52,6 +145,7 @@ void run_model_tokenize(const ModelTokenizeOptions& o) {
                                   : tr("the whole text one sequence, as Hugging Face's encode sees it (--lines: each line its own)");
   r.blocks.push_back(Text{trf("{} tokens; {} tokenizer from {} (vocabulary {}){}; {}", count, tok.kind(), tok.source(), tok.vocab_size(),
                               o.no_special ? tr("; no special tokens (--no-special)") : "", how)});
+  if (o.stats) add_stats(r, text, encs, tok);
   if (npy) {
     // the ids as float32 (exact below 2^24, above every vocabulary's size)
     Matrix m;
@@ -110,6 +204,9 @@ void register_model_tokenize(CLI::App& model) {
                      "Hugging Face's encode sees it"))
       ->type_name("FILE");
   cmd->add_flag("--lines", o->lines, tr("Each line its own sequence (as Hugging Face's encode_batch), special tokens around each"));
+  cmd->add_flag("--stats", o->stats,
+                tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens per word "
+                   "and per character, [UNK] / byte-fallback share, the most frequent tokens"));
   cmd->add_flag("--no-special", o->no_special, tr("Leave out the tokens the post-processor adds ([CLS] … [SEP], <s>)"));
   add_output_flags(cmd, o->out, false);
   set_examples(cmd, {tr("tfx model tokenize gpt2/ \"Hello, my dog is cute\"          # 15496 11 616 3290 318 13779"),
