@@ -59,3 +59,25 @@ TEST_CASE("model tokenize --file: GPT-2 on a document, --lines as encode_batch, 
   CHECK(v[1] == 11.0f);
   check_one_line_error(run_tfx("model tokenize " + g + " --file bad.txt", d.path), 1, "no such file");
 }
+
+TEST_CASE("model tokenize --stats: counts per script, tokens per word, partial-character tokens (GPT-2 on Korean)") {
+  const auto dir = shared_data("tokenizers/gpt2");
+  if (dir.empty()) return;
+  // 7 words (I am a student. | 나는 학생 이다.), 11 Latin letters, 6 Hangul syllables (18 bytes), 6
+  // spaces and 2 full stops; Hugging Face's GPT-2 gives 23 tokens (tests/reference, the same text)
+  const auto j = json_of(run_tfx("model tokenize " + shell_quote(dir.string()) + " 'I am a student. 나는 학생 이다.' --stats --format json"));
+  const auto& s = j["summary"]["stats"];
+  CHECK(s["tokens"] == 23);
+  CHECK(s["words"] == 7);
+  CHECK(s["characters"] == 25);
+  CHECK(s["bytes"] == 37);
+  CHECK(s["scripts"]["Hangul"]["characters"] == 6);
+  CHECK(s["scripts"]["Hangul"]["bytes"] == 18);
+  CHECK(s["scripts"]["Hangul"]["words"] == 3);
+  CHECK(s["scripts"]["Latin"]["characters"] == 11);
+  CHECK(s["scripts"]["Latin"]["words"] == 4);
+  CHECK(s["scripts"]["other"]["characters"] == 8);
+  CHECK(s["tokens_per_word"].get<double>() == doctest::Approx(23.0 / 7.0));
+  CHECK(s["partial_character"].get<int>() > 0);  // byte pieces of Hangul syllables
+  CHECK(s["unknown"] == 0);
+}
