@@ -116,8 +116,8 @@ void add_stats(Result& r, const std::string& text, const std::vector<HfEncoding>
 }
 
 void run_model_tokenize(const ModelTokenizeOptions& o) {
+  const std::string text = document_text(o.text, o.text_opt->count() > 0, o.file);  // a usage error first
   const HfTokenizer tok = HfTokenizer::load(o.dir);
-  const std::string text = document_text(o.text, o.text_opt->count() > 0, o.file);
   const bool npy = output_options(o.out).format == Format::npy;
   // the sequences: the whole text, or each line
   std::vector<std::string_view> seqs;
