@@ -9,7 +9,8 @@ Tables (each sorted by first code point, spans never overlap):
   kCharFlags   {first, last, flags}: BERT's classes (punctuation, whitespace, dropped control
                characters), categories Mn, L* and N* (the byte-level BPE split patterns' \p{L},
                \p{N}), and the two properties of str.lower's final-sigma rule
-               (cased, case-ignorable), measured from str.lower itself.
+               (cased, case-ignorable), measured from str.lower itself, and category M*
+               (what Hugging Face's strip-accents drops).
   kLowerRanges {first, last, delta, stride}: str.lower of one code point, cp → cp + delta for
                cp = first, first + stride, … ≤ last (the one-to-many mapping U+0130 → i̇ is
                in kLowerSpecial).
@@ -17,6 +18,12 @@ Tables (each sorted by first code point, spans never overlap):
                applied recursively it gives NFD. Hangul syllables are decomposed by the
                algorithm of Unicode §3.12 in the C++ code, not listed.
   kCombiningClasses {first, last, ccc}: canonical combining class ≠ 0 (NFD's reordering).
+  kCompatDecompositions {cp, offset, length} into kCompatData: the full compatibility
+               decomposition (NFKD) of each code point whose NFKD differs from its NFD (ﬁ → f i,
+               ① → 1, Ｈ → H), for the NFKC / NFKD normalizers of Hugging Face tokenizers.
+  kCompositions {a, b, c}: the primary composites (canonical pairs a b → c not excluded from
+               composition), sorted by (a, b): NFC's and NFKC's composition step. Hangul is
+               composed by arithmetic in the C++ code.
 """
 import sys
 import unicodedata
@@ -41,7 +48,7 @@ def bert_is_punctuation(ch):
     return unicodedata.category(ch).startswith("P")
 
 
-MN, PUNCT, SPACE, DROPPED, CASED, IGNORABLE, LETTER, NUMBER = 1, 2, 4, 8, 16, 32, 64, 128
+MN, PUNCT, SPACE, DROPPED, CASED, IGNORABLE, LETTER, NUMBER, MARK = 1, 2, 4, 8, 16, 32, 64, 128, 256
 
 
 def flags_of(cp):
@@ -64,6 +71,8 @@ def flags_of(cp):
         f |= LETTER
     if unicodedata.category(ch).startswith("N"):
         f |= NUMBER
+    if unicodedata.category(ch).startswith("M"):
+        f |= MARK  # Hugging Face's StripAccents drops every mark (is_combining_mark: Mn, Mc, Me)
     if cased:
         f |= CASED
     if ignorable:
@@ -143,6 +152,32 @@ def main():
 
     ccc = ranges(lambda cp: unicodedata.combining(chr(cp)))
     emit("kCombiningClasses", "CombiningRange", [("0x{:X}".format(a), "0x{:X}".format(b), str(v)) for a, b, v in ccc], 5)
+
+    compat, data = [], []
+    for cp in CODE_POINTS:
+        if 0xAC00 <= cp <= 0xD7A3:
+            continue
+        k = unicodedata.normalize("NFKD", chr(cp))
+        if k != unicodedata.normalize("NFD", chr(cp)):
+            compat.append(("0x{:X}".format(cp), str(len(data)), str(len(k))))
+            data.extend(ord(c) for c in k)
+    emit("kCompatDecompositions", "CompatDecomposition", compat, 5)
+    w("constexpr char32_t kCompatData[] = {\n")
+    for i in range(0, len(data), 10):
+        w("    " + " ".join("0x{:X},".format(x) for x in data[i:i + 10]) + "\n")
+    w("};\n\n")
+
+    comp = []
+    for cp in CODE_POINTS:
+        d = unicodedata.decomposition(chr(cp))
+        if not d or d.startswith("<"):
+            continue
+        parts = [int(x, 16) for x in d.split()]
+        # a primary composite: a canonical pair that NFC composes back (not a composition exclusion)
+        if len(parts) == 2 and unicodedata.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(cp):
+            comp.append((parts[0], parts[1], cp))
+    comp.sort()
+    emit("kCompositions", "Composition", [("0x{:X}".format(a), "0x{:X}".format(b), "0x{:X}".format(c)) for a, b, c in comp], 5)
 
 
 if __name__ == "__main__":

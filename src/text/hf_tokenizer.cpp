@@ -6,12 +6,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <iterator>
+#include <array>
+#include <cstdint>
 #include <queue>
 #include <tuple>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/io/json_fields.hpp"
 #include "tfx/io/text_file.hpp"
@@ -22,12 +27,22 @@ namespace tfx {
 
 namespace {
 
+thread_local std::uint64_t g_work = 0;  // see encode_work()
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 enum class Model { bpe, wordpiece };
 enum class Split { none, gpt2, llama3, qwen2 };  // the byte-level split pattern
 enum class Prepend { never, first, always };
+
+// A Unicode normalizer step of tokenizer.json, applied in the file's order.
+enum class Norm { nfc, nfd, nfkc, nfkd, bert, lowercase, strip_accents };
+struct NormStep {
+  Norm kind = Norm::nfc;
+  // BertNormalizer's switches
+  bool clean_text = true, chinese = true, strip = true, lower = true;
+};
 
 struct AddedToken {
   std::string content;
@@ -40,6 +55,89 @@ struct TemplatePiece {
   bool sequence = false;
   std::vector<std::size_t> ids;
   std::vector<std::string> tokens;
+};
+
+// Leftmost-longest matching of the added tokens in O(text + tokens): an Aho–Corasick automaton over
+// the reversed tokens, run from the text's end to its start, gives at each byte the longest token
+// starting there (the reversed text read so far ends with a reversed token exactly when that token
+// starts at the current byte); the longest terminal suffix of each state is precomputed.
+class AddedMatcher {
+ public:
+  void build(const std::vector<AddedToken>& added) {
+    nodes_.assign(1, Node{});
+    edges_.clear();
+    root_.fill(0);
+    for (std::size_t k = 0; k < added.size(); ++k) {
+      std::uint32_t v = 0;
+      const std::string& s = added[k].content;
+      for (std::size_t j = s.size(); j-- > 0;) {
+        const auto c = static_cast<unsigned char>(s[j]);
+        std::uint32_t next = child(v, c);
+        if (!next) {
+          next = static_cast<std::uint32_t>(nodes_.size());
+          nodes_.push_back(Node{});
+          nodes_.back().depth = nodes_[v].depth + 1;
+          if (v == 0) root_[c] = next;
+          else edges_.emplace(key(v, c), next);
+          children_.resize(nodes_.size());
+          children_[v].push_back({c, next});
+        }
+        v = next;
+      }
+      if (!nodes_[v].term) nodes_[v].term = static_cast<std::uint32_t>(k + 1);  // `added` is longest first: first wins
+    }
+    children_.resize(nodes_.size());
+    // breadth first: fail links and the longest terminal suffix
+    std::vector<std::uint32_t> queue;
+    for (const auto& [c, v] : children_[0]) queue.push_back(v), nodes_[v].out = nodes_[v].term;
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      const std::uint32_t u = queue[q];
+      for (const auto& [c, v] : children_[u]) {
+        std::uint32_t f = nodes_[u].fail;
+        while (f && !child(f, c)) f = nodes_[f].fail;
+        const std::uint32_t g = child(f, c);
+        nodes_[v].fail = g != v ? g : 0;
+        nodes_[v].out = nodes_[v].term ? nodes_[v].term : nodes_[nodes_[v].fail].out;
+        queue.push_back(v);
+      }
+    }
+    children_.clear();
+    children_.shrink_to_fit();
+  }
+  bool empty() const { return nodes_.size() <= 1; }
+  // best[i] = 1 + the index in `added` of the longest token starting at byte i, or 0; `steps`
+  // counts automaton steps (at most 2 per byte).
+  void scan(std::string_view text, std::vector<std::uint32_t>& best, std::uint64_t& steps) const {
+    best.assign(text.size(), 0);
+    std::uint32_t state = 0;
+    for (std::size_t i = text.size(); i-- > 0;) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      std::uint32_t next = child(state, c);
+      while (!next && state) {
+        ++steps;
+        state = nodes_[state].fail;
+        next = child(state, c);
+      }
+      ++steps;
+      state = next;
+      best[i] = nodes_[state].out;
+    }
+  }
+
+ private:
+  struct Node {
+    std::uint32_t fail = 0, term = 0, out = 0, depth = 0;
+  };
+  static std::uint64_t key(std::uint32_t v, unsigned char c) { return (static_cast<std::uint64_t>(v) << 8) | c; }
+  std::uint32_t child(std::uint32_t v, unsigned char c) const {
+    if (v == 0) return root_[c];
+    const auto it = edges_.find(key(v, c));
+    return it == edges_.end() ? 0 : it->second;
+  }
+  std::vector<Node> nodes_{1};
+  std::array<std::uint32_t, 256> root_{};
+  std::unordered_map<std::uint64_t, std::uint32_t> edges_;
+  std::vector<std::vector<std::pair<unsigned char, std::uint32_t>>> children_;
 };
 
 }  // namespace
@@ -60,12 +158,14 @@ struct HfTokenizer::Impl {
   bool metaspace_split = false;  // Metaspace pre-tokenizer with split: words start at each ▁
   bool byte_fallback = false, fuse_unk = false, ignore_merges = false;
   std::optional<std::size_t> unk;
+  std::vector<NormStep> norms;  // Unicode normalizers, in order
   // WordPiece
   bool lowercase = false;
   Vocabulary wordpiece_vocab;
   std::string continuing_prefix = "##";
   std::size_t max_word_chars = 100;
   std::vector<AddedToken> added;         // longest first
+  AddedMatcher added_matcher;            // over `added`
   std::vector<TemplatePiece> single;     // post-processor template (empty: none)
 
   std::optional<std::size_t> find(std::string_view t) const {
@@ -73,7 +173,11 @@ struct HfTokenizer::Impl {
     if (it == token_to_id.end()) return std::nullopt;
     return it->second;
   }
-  void encode_segment(std::string_view text, bool first, HfEncoding& out) const;
+  // BPE's merges of each distinct word, kept for one encode call (a document repeats its words)
+  using WordCache = std::unordered_map<std::string, std::vector<std::uint32_t>>;
+  void encode_segment(std::string_view text, bool first, HfEncoding& out, WordCache& cache) const;
+  void bpe_cached(const std::string& word, HfEncoding& out, WordCache& cache) const;
+  std::u32string normalize(std::u32string s) const;
   void bpe_word(const std::vector<std::size_t>& symbols, HfEncoding& out) const;
   std::vector<std::size_t> symbols_of(const std::string& word) const;
 };
@@ -251,6 +355,7 @@ void HfTokenizer::Impl::bpe_word(const std::vector<std::size_t>& symbols, HfEnco
   while (!heap.empty()) {
     const auto [rank, i, left, right] = heap.top();
     heap.pop();
+    ++g_work;
     // stale: the symbol was merged away, changed, or its right neighbour changed
     if (!alive[i] || id[i] != left || next[i] < 0 || id[static_cast<std::size_t>(next[i])] != right) continue;
     const std::size_t r = static_cast<std::size_t>(next[i]);
@@ -269,18 +374,112 @@ void HfTokenizer::Impl::bpe_word(const std::vector<std::size_t>& symbols, HfEnco
     }
 }
 
-void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEncoding& out) const {
+// Hugging Face's BertNormalizer: clean_text drops U+0000, U+FFFD and the controls (Cc, Cf, Co, but
+// not \t \n \r) and turns whitespace into ' '; CJK ideographs get a space on each side; strip_accents
+// is NFD with every mark (M*) dropped; lowercase maps each character alone (Σ → σ, no final-sigma rule).
+std::u32string HfTokenizer::Impl::normalize(std::u32string s) const {
+  auto drop_marks = [](std::u32string& x) { std::erase_if(x, [](char32_t c) { return c >= 0x300 && (unicode::char_flags(c) & unicode::kMark); }); };
+  for (const NormStep& n : norms) {
+    switch (n.kind) {
+      case Norm::nfc: s = unicode::nfc(s); break;
+      case Norm::nfd: s = unicode::nfd(s); break;
+      case Norm::nfkc: s = unicode::nfkc(s); break;
+      case Norm::nfkd: s = unicode::nfkd(s); break;
+      case Norm::lowercase: s = unicode::lower(s, false); break;
+      case Norm::strip_accents: drop_marks(s); break;
+      case Norm::bert: {
+        std::u32string o;
+        o.reserve(s.size());
+        for (char32_t c : s) {
+          if (n.clean_text) {
+            const bool keep = c == U'\t' || c == U'\n' || c == U'\r';
+            if (!keep && ((unicode::char_flags(c) & unicode::kDropped) || unicode::is_private_use(c))) continue;
+            if (keep || unicode::is_white_space(c)) c = U' ';
+          }
+          if (n.chinese && unicode::is_cjk_ideograph(c)) {
+            o += U' ';
+            o += c;
+            o += U' ';
+          } else {
+            o += c;
+          }
+        }
+        if (n.strip) {
+          o = unicode::nfd(o);
+          drop_marks(o);
+        }
+        if (n.lower) o = unicode::lower(o, false);
+        s = std::move(o);
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+void HfTokenizer::Impl::bpe_cached(const std::string& word, HfEncoding& out, WordCache& cache) const {
+  auto it = cache.find(word);
+  if (it == cache.end()) {
+    HfEncoding e;
+    bpe_word(symbols_of(word), e);
+    if (cache.size() >= 1u << 18) cache.clear();  // bounded memory: start over
+    std::vector<std::uint32_t> ids(e.ids.begin(), e.ids.end());
+    it = cache.emplace(word, std::move(ids)).first;
+  }
+  for (const std::uint32_t id : it->second) {
+    out.ids.push_back(id);
+    out.tokens.push_back(id_to_token[id]);
+    out.special.push_back(false);
+  }
+}
+
+void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEncoding& out, WordCache& cache) const {
+  std::string normalized;
+  if (!norms.empty()) {
+    normalized = utf8(normalize(decode_utf8(text, "TEXT")));
+    text = normalized;
+  }
   if (model == Model::wordpiece) {
-    const Casing casing = lowercase ? Casing::bert_uncased : Casing::keep;
-    for (const std::string& word : word_tokens(text, casing))
-      for (const std::string& piece : wordpiece(word, wordpiece_vocab, max_word_chars)) {
-        std::optional<std::size_t> id = piece == "[UNK]" ? unk : find(piece);
-        if (!id) id = unk;
-        if (!id) throw Error(fmt::format("{}: '{}' has no token and there is no unknown token", source, word));
-        out.ids.push_back(*id);
-        out.tokens.push_back(id_to_token[*id]);
+    // BertPreTokenizer: words end at whitespace; each punctuation character is a word of its own
+    std::string word;
+    auto emit_word = [&] {
+      if (word.empty()) return;
+      auto it = cache.find(word);
+      if (it == cache.end()) {
+        std::size_t probes = 0;
+        std::vector<std::uint32_t> ids;
+        for (const std::string& piece : wordpiece(word, wordpiece_vocab, max_word_chars, &probes)) {
+          std::optional<std::size_t> id = piece == "[UNK]" ? unk : find(piece);
+          if (!id) id = unk;
+          if (!id) throw Error(fmt::format("{}: '{}' has no token and there is no unknown token", source, word));
+          ids.push_back(static_cast<std::uint32_t>(*id));
+        }
+        g_work += probes + 1;
+        if (cache.size() >= 1u << 18) cache.clear();  // bounded memory: start over
+        it = cache.emplace(word, std::move(ids)).first;
+      }
+      for (const std::uint32_t id : it->second) {
+        out.ids.push_back(id);
+        out.tokens.push_back(id_to_token[id]);
         out.special.push_back(false);
       }
+      word.clear();
+    };
+    for (std::size_t i = 0; i < text.size();) {
+      char32_t c = 0;
+      const std::size_t n = std::max<std::size_t>(1, unicode::utf8_decode(text, i, &c));
+      if (unicode::is_white_space(c)) {
+        emit_word();
+      } else if (unicode::char_flags(c) & unicode::kPunctuation) {
+        emit_word();
+        word.assign(text.substr(i, n));
+        emit_word();
+      } else {
+        word.append(text.substr(i, n));
+      }
+      i += n;
+    }
+    emit_word();
     return;
   }
   if (byte_level) {
@@ -297,7 +496,7 @@ void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEnco
           out.special.push_back(false);
           continue;
         }
-      bpe_word(symbols_of(mapped), out);
+      bpe_cached(mapped, out, cache);
     }
     return;
   }
@@ -328,7 +527,7 @@ void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEnco
         out.special.push_back(false);
         continue;
       }
-    bpe_word(symbols_of(w), out);
+    bpe_cached(w, out, cache);
   }
 }
 
@@ -425,9 +624,17 @@ void read_normalizer(HfTokenizer::Impl& t, const json& n, const std::string& whe
   if (type == "Sequence") {
     for (const json& m : member(n, "normalizers", where, "a list of normalizers")) read_normalizer(t, m, where);
   } else if (type == "BertNormalizer") {
-    t.lowercase = json_bool(n, "lowercase", true, where);
+    NormStep b;
+    b.kind = Norm::bert;
+    b.clean_text = json_bool(n, "clean_text", true, where);
+    b.chinese = json_bool(n, "handle_chinese_chars", true, where);
+    b.lower = json_bool(n, "lowercase", true, where);
+    b.strip = n.contains("strip_accents") && !n["strip_accents"].is_null() ? json_bool(n, "strip_accents", b.lower, where) : b.lower;
+    t.lowercase = b.lower;
+    t.norms.push_back(b);
   } else if (type == "Lowercase") {
     t.lowercase = true;
+    t.norms.push_back({Norm::lowercase});
   } else if (type == "Prepend") {
     if (json_string(n, "prepend", "", where) != "\xE2\x96\x81") bad(where, "normalizer Prepend: only \"▁\" is supported");
     t.prepend = Prepend::always;
@@ -436,11 +643,15 @@ void read_normalizer(HfTokenizer::Impl& t, const json& n, const std::string& whe
     if (!(pat.is_object() && json_string(pat, "String", "", where) == " " && json_string(n, "content", "", where) == "\xE2\x96\x81"))
       bad(where, "normalizer Replace: only \" \" → \"▁\" is supported");
     t.metaspace = true;
-  } else if (type == "NFC" || type == "NFKC" || type == "StripAccents" || type == "NFD") {
-    // NFC: text as typed is (almost always) already composed; tfx leaves it as it is
-    if (type == "NFD" || type == "StripAccents") t.lowercase = t.lowercase;  // only under BertNormalizer
+  } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD" || type == "StripAccents") {
+    t.norms.push_back({type == "NFC"    ? Norm::nfc
+                       : type == "NFD"  ? Norm::nfd
+                       : type == "NFKC" ? Norm::nfkc
+                       : type == "NFKD" ? Norm::nfkd
+                                        : Norm::strip_accents});
   } else {
-    bad(where, fmt::format("normalizer {} is not supported (supported: BertNormalizer, Lowercase, Prepend, Replace, NFC)", type));
+    bad(where, fmt::format("normalizer {} is not supported (supported: BertNormalizer, Lowercase, NFC, NFD, NFKC, NFKD, "
+                           "StripAccents, Prepend, Replace)", type));
   }
 }
 
@@ -505,6 +716,7 @@ void read_post_processor(HfTokenizer::Impl& t, const json& p, const std::string&
 
 void sort_added(HfTokenizer::Impl& t) {
   std::stable_sort(t.added.begin(), t.added.end(), [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
+  t.added_matcher.build(t.added);
 }
 
 std::string read_text(const fs::path& p) { return read_text_input(p.string(), p.filename().string()); }
@@ -561,7 +773,10 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
     t->wordpiece_vocab.name = where;
     t->wordpiece_vocab.tokens = t->id_to_token;
     for (std::size_t i = 0; i < t->id_to_token.size(); ++i)
-      if (!t->id_to_token[i].empty()) t->wordpiece_vocab.ids.emplace(t->id_to_token[i], i);
+      if (!t->id_to_token[i].empty()) {
+        t->wordpiece_vocab.ids.emplace(t->id_to_token[i], i);
+        t->wordpiece_vocab.longest = std::max(t->wordpiece_vocab.longest, t->id_to_token[i].size());
+      }
     t->kind = "WordPiece";
   } else if (t->byte_level) {
     t->kind = "byte-level BPE";
@@ -619,6 +834,10 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
       }
       t->lowercase = json_bool(c, "do_lower_case", true, config);
     }
+    NormStep b;  // what BertTokenizerFast builds from vocab.txt
+    b.kind = Norm::bert;
+    b.lower = b.strip = t->lowercase;
+    t->norms.push_back(b);
     t->unk = t->find("[UNK]");
     for (const char* s : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
       if (const auto id = t->find(s)) t->added.push_back({s, *id, true});
@@ -656,6 +875,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
     t->byte_level = true;
     t->split = Split::gpt2;
     if (const auto id = t->find("<|endoftext|>")) t->added.push_back({"<|endoftext|>", *id, true});
+    sort_added(*t);
     t->kind = "byte-level BPE";
   } else {
     throw Error(fmt::format("{}: no tokenizer.json, vocab.txt or vocab.json + merges.txt (the tokenizer files a checkpoint folder needs)", dir));
@@ -723,11 +943,11 @@ std::vector<std::string> readable_tokens(const HfEncoding& e, bool byte_level, b
     std::vector<std::size_t> start;
     while (j < n && has_bytes[j]) start.push_back(all.size()), all += bytes[j], ++j;
     start.push_back(all.size());
+    std::size_t a = 0;  // moves forward only: a run of n tokens costs O(n + bytes)
     for (std::size_t k = 0; k < all.size();) {
       const std::size_t len = unicode::utf8_decode(all, k);
       const std::size_t step = len ? len : 1;
       // the tokens [a, b] this character's bytes lie in
-      std::size_t a = 0;
       while (start[a + 1] <= k) ++a;
       std::size_t b = a;
       while (start[b + 1] < k + step) ++b;
@@ -743,38 +963,81 @@ std::vector<std::string> readable_tokens(const HfEncoding& e, bool byte_level, b
 
 }  // namespace
 
-HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens) const {
+namespace {
+
+// Where a long stretch of ordinary text may be cut so that its parts tokenize, one by one, to what
+// the whole gives: after a lone '\n' between visible ASCII (a letter after it). In every split
+// pattern tfx knows (GPT-2's, Llama 3's, Qwen2's) a piece holding that newline ends with it (a
+// one-character whitespace run before a letter, or punctuation with its newlines), also at the end
+// of the part alone, and a letter piece may not start with a newline;
+// BERT splits at every whitespace; no normalizer tfx applies joins a newline to a letter. Cuts
+// every ~`chunk` bytes.
+std::vector<std::size_t> safe_cuts(std::string_view s, std::size_t chunk) {
+  std::vector<std::size_t> cuts{0};
+  for (std::size_t p = chunk; p < s.size();) {
+    const std::size_t nl = s.find('\n', p);
+    if (nl == std::string_view::npos || nl + 1 >= s.size()) break;
+    const auto c = static_cast<unsigned char>(s[nl + 1]), b = static_cast<unsigned char>(nl ? s[nl - 1] : ' ');
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z' && b > 0x20 && b < 0x7F) {
+      cuts.push_back(nl + 1);
+      p = nl + 1 + chunk;
+    } else {
+      p = nl + 1;
+    }
+  }
+  cuts.push_back(s.size());
+  return cuts;
+}
+
+}  // namespace
+
+HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, bool with_readable, const Progress& progress) const {
   const Impl& t = *impl_;
-  decode_utf8(text, "TEXT");  // invalid UTF-8 is a usage error before anything runs
-  HfEncoding seq;
-  // 1. split out added tokens (longest first at each position), with their lstrip/rstrip spaces
+  for (std::size_t i = 0; i < text.size();) {  // invalid UTF-8 is a usage error before anything runs
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = unicode::utf8_decode(text, i);
+    if (n == 0) throw usage_error(fmt::format("TEXT: invalid UTF-8 at byte {}", i));
+    i += n;
+  }
+  // 1. split out added tokens: ordinary stretches of text between them (a job each) and the tokens
+  struct Job {
+    std::size_t begin, end;
+    bool first;
+    const AddedToken* token;  // an added token instead of text
+  };
+  std::vector<Job> jobs;
   std::size_t begin = 0;
   bool first = true;
   auto flush = [&](std::size_t end) {
-    if (end > begin) t.encode_segment(text.substr(begin, end - begin), first, seq);
+    if (end > begin) jobs.push_back({begin, end, first, nullptr});
     first = false;
   };
+  // leftmost-longest matches, as Hugging Face's AddedVocabulary: a match a single_word token may not
+  // take (a word character beside it) stays ordinary text, and matching resumes after it
+  std::vector<std::uint32_t> best;
+  if (!t.added_matcher.empty()) t.added_matcher.scan(text, best, g_work);
   std::size_t i = 0;
-  while (i < text.size()) {
-    const AddedToken* hit = nullptr;
-    for (const AddedToken& a : t.added)
-      if (text.compare(i, a.content.size(), a.content) == 0) {
-        if (a.single_word) {
-          char32_t before = 0, after = 0;
-          if (i > 0) {
-            std::size_t k = i - 1;
-            while (k > 0 && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80) --k;
-            unicode::utf8_decode(text, k, &before);
-          }
-          if (i + a.content.size() < text.size()) unicode::utf8_decode(text, i + a.content.size(), &after);
-          if ((before && word_char(before)) || (after && word_char(after))) continue;
-        }
-        hit = &a;
-        break;
-      }
-    if (!hit) {
-      i += std::max<std::size_t>(1, unicode::utf8_decode(text, i));
+  while (i < best.size()) {
+    if (!best[i]) {
+      ++i;
       continue;
+    }
+    const AddedToken* hit = &t.added[best[i] - 1];
+    if (hit->single_word) {
+      char32_t before = 0, after = 0;
+      if (i > 0) {
+        std::size_t k = i - 1;
+        while (k > 0 && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80) --k;
+        unicode::utf8_decode(text, k, &before);
+      }
+      if (i + hit->content.size() < text.size()) unicode::utf8_decode(text, i + hit->content.size(), &after);
+      if ((before && word_char(before)) || (after && word_char(after))) {
+        i += hit->content.size();
+        continue;
+      }
     }
     std::size_t left = i, right = i + hit->content.size();
     if (hit->lstrip)
@@ -782,12 +1045,69 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens) c
     if (hit->rstrip)
       while (right < text.size() && (text[right] == ' ' || text[right] == '\t' || text[right] == '\n' || text[right] == '\r')) ++right;
     flush(left);
-    seq.ids.push_back(hit->id);
-    seq.tokens.push_back(hit->content);
-    seq.special.push_back(hit->special);
+    jobs.push_back({left, left, false, hit});
     begin = i = right;
   }
   flush(text.size());
+  // 2. a big text on all cores: long stretches cut where cutting changes nothing (safe_cuts), the
+  // parts encoded on the library's threads, each with its own word cache, joined in order
+  const unsigned threads = worker_threads(text.size());
+  const bool cuttable = t.model == Model::wordpiece || (t.byte_level && t.split != Split::none && !t.add_prefix_space);
+  if (threads > 1 && cuttable) {
+    const std::size_t chunk = std::max<std::size_t>(1u << 16, text.size() / (8 * threads));
+    std::vector<Job> cut;
+    for (const Job& j : jobs) {
+      if (j.token || j.end - j.begin < 2 * chunk) {
+        cut.push_back(j);
+        continue;
+      }
+      const std::vector<std::size_t> at = safe_cuts(text.substr(j.begin, j.end - j.begin), chunk);
+      for (std::size_t k = 0; k + 1 < at.size(); ++k) cut.push_back({j.begin + at[k], j.begin + at[k + 1], j.first && k == 0, nullptr});
+    }
+    jobs = std::move(cut);
+  }
+  std::vector<HfEncoding> parts(jobs.size());
+  auto run = [&](std::size_t k, Impl::WordCache& cache) {
+    const Job& j = jobs[k];
+    if (j.token) {
+      parts[k].ids.push_back(j.token->id);
+      parts[k].tokens.push_back(j.token->content);
+      parts[k].special.push_back(j.token->special);
+    } else {
+      t.encode_segment(text.substr(j.begin, j.end - j.begin), j.first, parts[k], cache);
+    }
+  };
+  // progress in bytes of text, reported by the calling thread only (share 0)
+  std::atomic<std::size_t> done_bytes{0};
+  ProgressTicker tick(progress, text.size(), 200);
+  if (threads > 1 && jobs.size() > 1) {
+    std::atomic<std::size_t> next{0};
+    parallel_for_threads(threads, [&](unsigned share, unsigned) {
+      Impl::WordCache cache;
+      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+        run(k, cache);
+        const std::size_t d = done_bytes.fetch_add(jobs[k].end - jobs[k].begin) + (jobs[k].end - jobs[k].begin);
+        if (share == 0) tick(d);
+      }
+    });
+  } else {
+    Impl::WordCache cache;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      run(k, cache);
+      tick(done_bytes += jobs[k].end - jobs[k].begin);
+    }
+  }
+  tick(text.size());
+  HfEncoding seq;
+  std::size_t total = 0;
+  for (const HfEncoding& p : parts) total += p.ids.size();
+  seq.ids.reserve(total), seq.tokens.reserve(total), seq.special.reserve(total);
+  for (HfEncoding& p : parts) {
+    seq.ids.insert(seq.ids.end(), p.ids.begin(), p.ids.end());
+    std::move(p.tokens.begin(), p.tokens.end(), std::back_inserter(seq.tokens));
+    seq.special.insert(seq.special.end(), p.special.begin(), p.special.end());
+    p = HfEncoding{};
+  }
   // 2. the post-processor's template
   HfEncoding out;
   if (add_special_tokens && !t.single.empty()) {
@@ -805,9 +1125,11 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens) c
   } else {
     out = std::move(seq);
   }
-  out.readable = readable_tokens(out, t.byte_level, t.byte_fallback);
+  if (with_readable) out.readable = readable_tokens(out, t.byte_level, t.byte_fallback);
   return out;
 }
+
+std::uint64_t HfTokenizer::encode_work() { return g_work; }
 
 std::size_t HfTokenizer::vocab_size() const { return impl_->id_to_token.size(); }
 

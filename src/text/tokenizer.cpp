@@ -78,6 +78,7 @@ Vocabulary parse_vocab(std::string_view text, const std::string& where) {
       i += n;
     }
     std::string token(line);
+    v.longest = std::max(v.longest, token.size());
     auto [it, fresh] = v.ids.emplace(token, v.tokens.size());
     if (!fresh)
       throw Error(fmt::format("{}:{}: duplicate token '{}' (first on line {})", where, line_no, token, it->second + 1));
@@ -176,32 +177,47 @@ std::vector<std::string> word_tokens(std::string_view text, Casing casing) {
   return out;
 }
 
-std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vocab, std::size_t max_chars) {
-  const std::vector<std::string> chars = utf8_characters(word);
-  if (chars.size() > max_chars) return {"[UNK]"};
+std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vocab, std::size_t max_chars, std::size_t* probes) {
+  // byte offsets of the code points, and the end
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < word.size();) {
+    const std::size_t n = utf8_decode(word, i);
+    if (n == 0) throw usage_error(fmt::format("invalid UTF-8 at byte {} of '{}'", i, printable(word)));
+    at.push_back(i);
+    i += n;
+  }
+  const std::size_t chars = at.size();
+  at.push_back(word.size());
+  if (chars > max_chars) return {"[UNK]"};
+  const std::size_t longest = vocab.longest ? vocab.longest : word.size() + 2;
   std::vector<std::string> pieces;
+  std::string piece;
   std::size_t start = 0;
-  while (start < chars.size()) {
-    // longest chars[start, end) in the vocabulary ("##" before it unless it starts the word)
-    std::size_t end = chars.size();
-    std::string found;
-    while (end > start) {
-      std::string piece = start > 0 ? "##" : "";
-      for (std::size_t i = start; i < end; ++i) piece += chars[i];
-      if (vocab.find(piece)) {
-        found = std::move(piece);
+  while (start < chars) {
+    // longest chars[start, end) in the vocabulary ("##" before it unless it starts the word),
+    // trying only ends within `longest` bytes
+    const std::size_t prefix = start > 0 ? 2 : 0;
+    if (longest <= prefix) return {"[UNK]"};
+    std::size_t end = static_cast<std::size_t>(std::upper_bound(at.begin() + static_cast<std::ptrdiff_t>(start), at.end(),
+                                                                at[start] + longest - prefix) - at.begin()) - 1;
+    bool found = false;
+    for (; end > start; --end) {
+      if (probes) ++*probes;
+      piece.assign(prefix ? "##" : "");
+      piece.append(word, at[start], at[end] - at[start]);
+      if (vocab.ids.count(piece)) {
+        found = true;
         break;
       }
-      --end;
     }
-    if (found.empty()) return {"[UNK]"};
-    pieces.push_back(std::move(found));
+    if (!found) return {"[UNK]"};
+    pieces.push_back(piece);
     start = end;
   }
   return pieces;
 }
 
-Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, Casing casing) {
+Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, Casing casing, bool allow_empty) {
   utf8_characters(text);  // rejects invalid UTF-8 up front
   Tokenized t;
   const std::optional<std::size_t> unk = vocab.find("[UNK]");
@@ -229,8 +245,10 @@ Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& 
       }
     }
   }
-  if (t.tokens.empty()) throw usage_error(fmt::format("text '{}' has no tokens; expected e.g. \"I love playing football.\"", printable(text)));
+  if (t.tokens.empty() && !allow_empty)
+    throw usage_error(fmt::format("text '{}' has no tokens; expected e.g. \"I love playing football.\"", printable(text)));
   return t;
+
 }
 
 }  // namespace tfx

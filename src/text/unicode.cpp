@@ -3,6 +3,7 @@
 #include "tfx/text/unicode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 
@@ -12,7 +13,7 @@ namespace {
 
 struct CharFlagRange {
   char32_t first, last;
-  std::uint8_t flags;
+  std::uint16_t flags;
 };
 struct LowerRange {
   char32_t first, last;
@@ -29,6 +30,13 @@ struct Decomposition {
 struct CombiningRange {
   char32_t first, last;
   std::uint8_t ccc;
+};
+struct CompatDecomposition {
+  char32_t cp;
+  std::uint32_t offset, length;
+};
+struct Composition {
+  char32_t a, b, c;
 };
 
 #include "unicode_tables.inc"
@@ -51,7 +59,19 @@ unsigned combining_class(char32_t cp) {
 constexpr char32_t kSBase = 0xAC00, kLBase = 0x1100, kVBase = 0x1161, kTBase = 0x11A7;
 constexpr char32_t kVCount = 21, kTCount = 28, kSCount = 19 * kVCount * kTCount;
 
-void decompose(char32_t cp, std::u32string& out) {
+void decompose(char32_t cp, std::u32string& out, bool compat = false) {
+  if (cp < 0xA0) {  // nothing below U+00A0 decomposes
+    out += cp;
+    return;
+  }
+  if (compat) {
+    auto c = std::lower_bound(std::begin(kCompatDecompositions), std::end(kCompatDecompositions), cp,
+                              [](const CompatDecomposition& d, char32_t x) { return d.cp < x; });
+    if (c != std::end(kCompatDecompositions) && c->cp == cp) {  // already the full NFKD
+      out.append(kCompatData + c->offset, c->length);
+      return;
+    }
+  }
   if (cp >= kSBase && cp < kSBase + kSCount) {
     const char32_t s = cp - kSBase;
     out += kLBase + s / (kVCount * kTCount);
@@ -65,8 +85,64 @@ void decompose(char32_t cp, std::u32string& out) {
     out += cp;
     return;
   }
-  decompose(it->a, out);  // one level per table entry; the parts decompose further
-  if (it->b) decompose(it->b, out);
+  decompose(it->a, out, compat);  // one level per table entry; the parts decompose further
+  if (it->b) decompose(it->b, out, compat);
+}
+
+// The primary composite of a b, or 0.
+char32_t compose_pair(char32_t a, char32_t b) {
+  constexpr char32_t kLCount = 19, kNCount = kVCount * kTCount;
+  if (a >= kLBase && a < kLBase + kLCount && b >= kVBase && b < kVBase + kVCount)
+    return kSBase + ((a - kLBase) * kVCount + (b - kVBase)) * kTCount;
+  if (a >= kSBase && a < kSBase + kSCount && (a - kSBase) % kTCount == 0 && b > kTBase && b < kTBase + kTCount)
+    return a + (b - kTBase);
+  (void)kNCount;
+  auto it = std::lower_bound(std::begin(kCompositions), std::end(kCompositions), std::pair<char32_t, char32_t>{a, b},
+                             [](const Composition& c, const std::pair<char32_t, char32_t>& x) {
+                               return c.a != x.first ? c.a < x.first : c.b < x.second;
+                             });
+  return it != std::end(kCompositions) && it->a == a && it->b == b ? it->c : 0;
+}
+
+// The canonical ordering of a decomposed text, in place: each run of marks (class ≠ 0) sorted by
+// class, stably.
+void canonical_order(std::u32string& out) {
+  for (std::size_t i = 0; i < out.size();) {
+    if (out[i] < 0x300 || combining_class(out[i]) == 0) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < out.size() && combining_class(out[j]) != 0) ++j;
+    if (j - i > 1)
+      std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
+                       [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
+    i = j;
+  }
+}
+
+// Canonical composition of a decomposed, ordered text (UAX #15 §1.3).
+std::u32string compose(const std::u32string& d) {
+  std::u32string out;
+  out.reserve(d.size());
+  std::size_t starter = std::u32string::npos;  // index in out of the last starter
+  unsigned last_ccc = 0;                       // class of the last character kept in out
+  for (char32_t c : d) {
+    const unsigned ccc = c < 0x300 ? 0 : combining_class(c);
+    if (starter != std::u32string::npos) {
+      const bool adjacent = starter + 1 == out.size();
+      if (adjacent || (last_ccc != 0 && last_ccc < ccc)) {
+        if (const char32_t p = compose_pair(out[starter], c)) {
+          out[starter] = p;
+          continue;
+        }
+      }
+    }
+    if (ccc == 0) starter = out.size();
+    last_ccc = ccc;
+    out += c;
+  }
+  return out;
 }
 
 // Σ's lower case at position i of s: CPython's handle_capital_sigma.
@@ -82,6 +158,15 @@ char32_t lower_sigma(std::u32string_view s, std::size_t i) {
 }  // namespace
 
 unsigned char_flags(char32_t cp) {
+  static const std::array<std::uint16_t, 128> ascii = [] {  // the common case without a search
+    std::array<std::uint16_t, 128> a{};
+    for (char32_t c = 0; c < 128; ++c) {
+      const CharFlagRange* r = find_range(kCharFlags, c);
+      a[c] = r ? r->flags : 0;
+    }
+    return a;
+  }();
+  if (cp < 128) return ascii[cp];
   const CharFlagRange* r = find_range(kCharFlags, cp);
   return r ? r->flags : 0;
 }
@@ -170,12 +255,16 @@ std::string to_utf8(std::u32string_view s) {
   return out;
 }
 
-std::u32string lower(std::u32string_view s) {
+std::u32string lower(std::u32string_view s, bool final_sigma) {
   std::u32string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char32_t c = s[i];
-    if (c == U'Σ') {
+    if (c < 0x80) {
+      out += c >= U'A' && c <= U'Z' ? c + 32 : c;
+      continue;
+    }
+    if (c == U'Σ' && final_sigma) {
       out += lower_sigma(s, i);
       continue;
     }
@@ -192,23 +281,27 @@ std::u32string lower(std::u32string_view s) {
 }
 
 std::u32string nfd(std::u32string_view s) {
-  // 1. full canonical decomposition of each code point
+  // 1. full canonical decomposition of each code point, 2. canonical ordering of the marks
   std::u32string out;
   out.reserve(s.size());
   for (char32_t c : s) decompose(c, out);
-  // 2. canonical ordering: each run of marks with combining class ≠ 0 sorted by class, stably
-  for (std::size_t i = 0; i < out.size();) {
-    if (combining_class(out[i]) == 0) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < out.size() && combining_class(out[j]) != 0) ++j;
-    std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
-                     [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
-    i = j;
-  }
+  canonical_order(out);
   return out;
+}
+
+std::u32string nfkd(std::u32string_view s) {
+  std::u32string out;
+  out.reserve(s.size());
+  for (char32_t c : s) decompose(c, out, true);
+  canonical_order(out);
+  return out;
+}
+
+std::u32string nfc(std::u32string_view s) { return compose(nfd(s)); }
+std::u32string nfkc(std::u32string_view s) { return compose(nfkd(s)); }
+
+bool is_private_use(char32_t cp) {
+  return (cp >= 0xE000 && cp <= 0xF8FF) || (cp >= 0xF0000 && cp <= 0xFFFFD) || (cp >= 0x100000 && cp <= 0x10FFFD);
 }
 
 std::u32string strip_accents(std::u32string_view s) {

@@ -1,12 +1,16 @@
-// Hugging Face tokenizers against Hugging Face's own JavaScript port (npm @huggingface/tokenizers):
+// Hugging Face tokenizers against Hugging Face's Rust engine (its Node binding, npm `tokenizers`):
 // every id of 230 sentences (English, Korean, mixed scripts, emoji, whitespace runs, numbers,
-// special tokens inside text) under the real GPT-2 and BERT uncased tokenizer.json, Llama 3's and
+// special tokens inside text) and 320 hostile texts (final sigma, private-use characters,
+// decomposed and compatibility forms, controls, every space, long runs) under the real GPT-2, BERT
+// uncased, Llama 3 and Qwen3 (NFC) tokenizer.json, BERT behind NFKC / NFD / NFKD, Llama 3's and
 // Qwen2's split patterns and RobertaProcessing over GPT-2's vocabulary, and a small Llama-2-style
 // ▁-BPE with byte fallback (tests/reference/gen_tokenizer_reference.mjs wrote the constants).
 // Also the known answers the data's README prints, and the vocab.txt / vocab.json + merges.txt
 // fallbacks giving the tokenizer.json's ids.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,8 +63,10 @@ std::size_t check_kind(const HfTokenizer& tok, const std::string& kind) {
   for (const HfTokenizerCase& c : kHfTokenizerCases) {
     if (c.kind != kind) continue;
     CAPTURE(kind);
-    CAPTURE(c.text);
-    CHECK(tok.encode(c.text).ids == c.ids);
+    const std::string text(c.text);
+    CAPTURE(text);
+    const std::vector<std::size_t> want(kHfTokenizerIds + c.first, kHfTokenizerIds + c.first + c.count);
+    CHECK(tok.encode(c.text).ids == want);
     ++n;
   }
   return n;
@@ -68,19 +74,75 @@ std::size_t check_kind(const HfTokenizer& tok, const std::string& kind) {
 
 }  // namespace
 
-TEST_CASE("hf tokenizer: GPT-2 and BERT uncased give Hugging Face's ids on 230 sentences, specials inside text included") {
+TEST_CASE("hf tokenizer: GPT-2 and BERT uncased give Hugging Face's ids on 230 sentences and 320 hostile texts, specials inside text included") {
   const auto dir = shared_data("tokenizers");
   if (dir.empty()) return;
   const HfTokenizer gpt2 = HfTokenizer::load((dir / "gpt2").string());
   const HfTokenizer bert = HfTokenizer::load((dir / "bert-base-uncased").string());
-  CHECK(check_kind(gpt2, "gpt2") >= 200);
-  CHECK(check_kind(bert, "bert") >= 200);
+  CHECK(check_kind(gpt2, "gpt2") >= 500);
+  CHECK(check_kind(bert, "bert") >= 500);
   // the data README's checks
   CHECK(gpt2.encode("Hello, my dog is cute").ids == std::vector<std::size_t>{15496, 11, 616, 3290, 318, 13779});
   CHECK(bert.encode("Hello, my dog is cute").ids == std::vector<std::size_t>{101, 7592, 1010, 2026, 3899, 2003, 10140, 102});
   CHECK(gpt2.kind() == "byte-level BPE");
   CHECK(bert.kind() == "WordPiece");
   CHECK(bert.mask_token() == "[MASK]");
+}
+
+TEST_CASE("hf tokenizer: the real Llama 3 and Qwen3 (NFC) tokenizer.json give Hugging Face's ids on sentences and hostile texts") {
+  const auto dir = shared_data("tokenizers");
+  if (dir.empty()) return;
+  CHECK(check_kind(HfTokenizer::load((dir / "llama3").string()), "llama3_real") >= 500);
+  CHECK(check_kind(HfTokenizer::load((dir / "qwen3").string()), "qwen3") >= 500);
+}
+
+// The reference script's big text: the 230 sentences (the first 230 "gpt2" cases) joined by "\n",
+// repeated until 1,200,000 bytes or more — big enough for encode to cut it and use every core.
+static std::string big_text() {
+  std::string one;
+  std::size_t n = 0;
+  for (const HfTokenizerCase& c : kHfTokenizerCases)
+    if (std::string_view(c.kind) == "gpt2" && n++ < 230) one += std::string(c.text) + "\n";
+  std::string big;
+  while (big.size() < 1200000) big += one;
+  return big;
+}
+
+static std::uint64_t fnv1a_ids(const std::vector<std::size_t>& ids) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t id : ids)
+    for (int b = 0; b < 4; ++b) h = (h ^ ((id >> (8 * b)) & 255)) * 0x100000001b3ull;
+  return h;
+}
+
+TEST_CASE("hf tokenizer: a 1.2 MB text (cut and encoded on all cores) gives Hugging Face's ids under the real tokenizers") {
+  const auto dir = shared_data("tokenizers");
+  if (dir.empty()) return;
+  const std::string big = big_text();
+  const std::pair<const char*, const char*> folders[] = {
+      {"gpt2", "gpt2"}, {"bert", "bert-base-uncased"}, {"llama3_real", "llama3"}, {"qwen3", "qwen3"}};
+  for (const auto& [kind, folder] : folders) {
+    CAPTURE(kind);
+    const HfEncoding e = HfTokenizer::load((dir / folder).string()).encode(big, true, false);
+    for (const HfBigCase& c : kHfBigCases)
+      if (std::string_view(c.kind) == kind) {
+        CHECK(e.ids.size() == c.count);
+        CHECK(fnv1a_ids(e.ids) == c.hash);
+      }
+  }
+}
+
+TEST_CASE("hf tokenizer: BERT uncased behind NFKC, NFD and NFKD normalizers gives Hugging Face's ids on hostile texts") {
+  const auto file = shared_data("tokenizers/bert-base-uncased/tokenizer.json");
+  if (file.empty()) return;
+  const nlohmann::json bert = nlohmann::json::parse(slurp(file));
+  for (const char* form : {"NFKC", "NFD", "NFKD"}) {
+    nlohmann::json t = bert;
+    t["normalizer"] = {{"type", "Sequence"}, {"normalizers", {{{"type", form}}, bert["normalizer"]}}};
+    std::string kind = std::string("bert_") + form;
+    std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    CHECK(check_kind(HfTokenizer::from_json(t.dump(), kind), kind) >= 300);
+  }
 }
 
 TEST_CASE("hf tokenizer: Llama 3 and Qwen2 split patterns, RobertaProcessing (over GPT-2's vocabulary) give Hugging Face's ids") {

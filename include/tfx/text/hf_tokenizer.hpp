@@ -9,6 +9,7 @@
 // only together form a character shown as that character with their part ("나 1/3").
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +17,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "tfx/core/progress.hpp"
 
 namespace tfx {
 
@@ -35,10 +38,19 @@ class HfTokenizer {
   // The same from the text of a tokenizer.json (`where` names it in errors).
   static HfTokenizer from_json(std::string_view json, const std::string& where);
 
-  // Tokens and ids of `text` (valid UTF-8; invalid bytes throw a usage error naming the offset);
-  // with `add_special_tokens` the post-processor's tokens ([CLS] … [SEP], <s> …) as Hugging
-  // Face adds them by default.
-  HfEncoding encode(std::string_view text, bool add_special_tokens = true) const;
+  // Tokens and ids of `text` (valid UTF-8; invalid bytes throw a usage error naming the offset),
+  // the whole text one sequence as Hugging Face's `encode` sees it; with `add_special_tokens` the
+  // post-processor's tokens ([CLS] … [SEP], <s> …) as Hugging Face adds them by default; without
+  // `with_readable`, HfEncoding::readable stays empty. Linear in the text; a text of 1 MiB or more
+  // is cut where cutting changes no token (before a newline that follows a letter) and its parts
+  // are encoded on all cores.
+  // `progress`, when set, hears (bytes done, text bytes) on the calling thread.
+  HfEncoding encode(std::string_view text, bool add_special_tokens = true, bool with_readable = true,
+                    const Progress& progress = {}) const;
+
+  // Steps of work this thread's encode calls did so far (added-token automaton steps, WordPiece
+  // probes, BPE merges and heap pops): what the linear-time tests count instead of timing.
+  static std::uint64_t encode_work();
 
   std::size_t vocab_size() const;  // the largest id + 1
   std::optional<std::size_t> token_to_id(std::string_view token) const;

@@ -30,6 +30,8 @@ struct Vocabulary {
   std::string name;                                   // file path or "built-in vocabulary"
   std::vector<std::string> tokens;                    // id → token
   std::unordered_map<std::string, std::size_t> ids;   // token → id
+  std::size_t longest = 0;                            // bytes of the longest token (bounds WordPiece's
+                                                      // match; 0: unknown, no bound)
   std::optional<std::size_t> find(const std::string& token) const;
   std::size_t size() const { return tokens.size(); }
 };
@@ -74,8 +76,11 @@ std::vector<std::string> word_tokens(std::string_view text, Casing casing = Casi
 
 // WordPiece of one word against `vocab`: longest prefix in the vocabulary, then the longest
 // "##"-piece of the rest, …; the whole word is "[UNK]" when a remainder has no piece, or when
-// the word is longer than `max_chars` code points.
-std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vocab, std::size_t max_chars = 100);
+// the word is longer than `max_chars` code points. A piece is never longer than vocab.longest
+// bytes, so a word of n characters costs O(n · longest) probes, not O(n²) (`probes`, when given,
+// counts the dictionary probes: what the linear-time test counts).
+std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vocab, std::size_t max_chars = 100,
+                                   std::size_t* probes = nullptr);
 
 struct Tokenized {
   std::vector<std::string> tokens;
@@ -84,8 +89,9 @@ struct Tokenized {
 };
 
 // Tokenizes `text` in `mode` after `casing` (character mode: the cased text's code points);
-// word and subword ids come from `vocab`. Throws a usage error for invalid UTF-8 and when no
-// token results (empty or blank text).
-Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, Casing casing);
+// word and subword ids come from `vocab`. Throws a usage error for invalid UTF-8, and when no
+// token results (empty or blank text) unless `allow_empty` (then no tokens, as Hugging Face gives
+// no ids for such a text).
+Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& vocab, Casing casing, bool allow_empty = false);
 
 }  // namespace tfx

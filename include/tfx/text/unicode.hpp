@@ -19,6 +19,7 @@ enum : unsigned {
   kCaseIgnorable = 32,  // case-ignorable (skipped by that context)
   kLetter = 64,         // general category L* (\p{L} of the byte-level BPE split patterns)
   kNumber = 128,        // general category N* (\p{N})
+  kMark = 256,          // general category M* (Mn, Mc, Me: what Hugging Face's StripAccents drops)
 };
 unsigned char_flags(char32_t cp);
 
@@ -38,12 +39,24 @@ std::string escape_invalid_utf8(std::string_view s, std::size_t* bad = nullptr);
 std::string to_utf8(std::u32string_view s);
 
 // Python's str.lower: the full lower-case mapping (U+0130 İ → i + U+0307) and Σ → ς at the end
-// of a word (after a cased letter, not before one, case-ignorable characters skipped).
-std::u32string lower(std::u32string_view s);
+// of a word (after a cased letter, not before one, case-ignorable characters skipped). Without
+// `final_sigma` each character is lower-cased alone (Σ → σ always), as Rust's char::to_lowercase
+// and so Hugging Face's BertNormalizer and Lowercase normalizers do.
+std::u32string lower(std::u32string_view s, bool final_sigma = true);
+
+// Private use (category Co): U+E000–U+F8FF and planes 15–16 (Hugging Face's clean_text drops them).
+bool is_private_use(char32_t cp);
 
 // Unicode normalization form D: canonical decomposition (Hangul syllables into jamo) and the
 // canonical ordering of combining marks.
 std::u32string nfd(std::u32string_view s);
+// Form KD: compatibility decomposition (ﬁ → f i, ① → 1, Ｈ → H, ㎏ → k g) then canonical ordering.
+std::u32string nfkd(std::u32string_view s);
+// Forms C and KC: NFD / NFKD, then canonical composition (UAX #15: a mark composes with the last
+// starter unless a character of the same or a higher class, or a starter, lies between them;
+// Hangul L V (T) by arithmetic). O(n) in the text, O(k log k) per run of k marks.
+std::u32string nfc(std::u32string_view s);
+std::u32string nfkc(std::u32string_view s);
 
 // BERT's _run_strip_accents: NFD, then every Mn code point removed (é → e, Ü → U, が → か).
 std::u32string strip_accents(std::u32string_view s);

@@ -5,6 +5,7 @@
 #include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/tokenize_input.hpp"
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
@@ -24,7 +25,8 @@ bool has_hangul_syllable(const std::string& s) {
 }
 
 struct TokenizeOptions {
-  std::string text;
+  std::string text, file;
+  CLI::Option* text_opt = nullptr;
   std::string mode = "subword";
   std::string vocab;
   bool lower = false;
@@ -68,7 +70,9 @@ void run_tokenize_translator(const TokenizeOptions& o) {
   present(r, o.out);
 }
 
-void run_tokenize(const TokenizeOptions& o) {
+void run_tokenize(const TokenizeOptions& given) {
+  TokenizeOptions o = given;
+  o.text = document_text(given.text, given.text_opt->count() > 0, given.file);
   if (o.translator) {
     if (!o.vocab.empty()) throw usage_error("give one vocabulary: --translator or --vocab FILE (not both)");
     return run_tokenize_translator(o);
@@ -79,13 +83,13 @@ void run_tokenize(const TokenizeOptions& o) {
   const Vocabulary& vocab = o.vocab.empty() ? builtin_vocab() : file_vocab;
   Tokenized t;
   try {
-    t = tokenize(o.text, mode, vocab, o.lower ? Casing::bert_uncased : Casing::keep);
+    t = tokenize(o.text, mode, vocab, o.lower ? Casing::bert_uncased : Casing::keep, true);
   } catch (const Error& e) {
     throw usage_error(fmt::format("TEXT: {}", e.what()));
   }
   Result r;
   r.command = "tokenize";
-  r.params = {{"text", o.text}, {"mode", o.mode}, {"vocab", vocab.name}, {"lower", o.lower}};
+  r.params = {{"text", o.file.empty() ? o.text : std::string()}, {"file", o.file}, {"mode", o.mode}, {"vocab", vocab.name}, {"lower", o.lower}};
   const char* how = mode == TokenizerMode::word        ? tr("word level: split at spaces, punctuation as its own token")
                     : mode == TokenizerMode::character ? tr("character level: one token per Unicode code point; id = code point")
                                                        : tr("WordPiece subwords: greedy longest match, ## marks a continuation");
@@ -118,7 +122,8 @@ void run_tokenize(const TokenizeOptions& o) {
 void register_tokenize(CLI::App& app) {
   auto [cmd, o] = add_command(app, "tokenize", tr("Text → tokens → ids: word, character or WordPiece subword tokenization"),
                               run_tokenize, tr("Word embeddings"));
-  cmd->add_option("TEXT", o->text, tr("The text to tokenize (quote it)"))->required();
+  o->text_opt = cmd->add_option("TEXT", o->text, tr("The text to tokenize (quote it), or --file"));
+  cmd->add_option("--file", o->file, tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT"))->type_name("FILE");
   cmd->add_option("--mode", o->mode, trf("Tokenization: {}", choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
       ->capture_default_str()
       ->check(one_of<TokenizerMode>(kTokenizerModeChoices));
