@@ -34,13 +34,13 @@ std::size_t whole_field(const json& j, const char* key, const std::string& where
     bad(where, fmt::format("no \"{}\" (a whole number)", key));
   }
   if (!j[key].is_number_unsigned() || j[key].get<std::uint64_t>() == 0 || j[key].get<std::uint64_t>() > (1u << 24))
-    bad(where, fmt::format("\"{}\" should be a whole number from 1 to 2^24, got {}", key, j[key].dump()));
+    bad(where, fmt::format("\"{}\" should be a whole number from 1 to 2^24, got {}", key, json_excerpt(j[key])));
   return j[key].get<std::size_t>();
 }
 
 double number_field(const json& j, const char* key, const std::string& where, double fallback) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
-  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format("\"{}\" should be a positive number, got {}", key, j[key].dump()));
+  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format("\"{}\" should be a positive number, got {}", key, json_excerpt(j[key])));
   return j[key].get<double>();
 }
 
@@ -80,7 +80,7 @@ void read_gelu_family(const json& j, const GeluFamilyKeys& k, const std::string&
 ModelConfig parse_model_config(const std::string& text, const std::string& where) {
   json j;
   try {
-    j = json::parse(text);
+    j = parse_json(text, where);
   } catch (const json::exception& e) {
     bad(where, fmt::format("not valid JSON ({})", e.what()));
   }
@@ -300,7 +300,7 @@ Checkpoint load_checkpoint(const std::string& dir) {
   } else if (fs::exists(index, ec)) {
     json j;
     try {
-      j = json::parse(read_text_input(index.string(), "model.safetensors.index.json"));
+      j = parse_json(read_text_input(index.string(), "model.safetensors.index.json"), index.string());
     } catch (const json::exception& e) {
       bad(index.string(), fmt::format("not valid JSON ({})", e.what()));
     }
