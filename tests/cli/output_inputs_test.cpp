@@ -8,6 +8,7 @@
 
 #include "helpers.hpp"
 #include "pty.hpp"
+#include "xml_check.hpp"
 
 using namespace tfx::test;
 namespace fs = std::filesystem;
@@ -104,4 +105,36 @@ TEST_CASE("output safety: -o /dev/tty is refused for binary output like -o - on 
   const PtyRun csv = run_in_pty({"pe", "--len", "2", "--dim", "2", "--format", "csv", "-o", "/dev/tty"}, 80, 24, {}, false, true);
   CHECK(csv.code == 0);
   CHECK(has(csv.screen, "pos,"));
+}
+
+TEST_CASE("output safety: --svg with a title and labels that are not UTF-8 (Latin-1, cut sequences, controls) is well-formed XML") {
+  TempDir t;
+  // Latin-1 é, a lone continuation byte, a cut 3-byte sequence, a C0 control, markup, U+FFFE
+  const std::string title = "caf\xe9 \x80 \xe4\xb8 \x01 <b>&\"x\" \xef\xbf\xbe end";
+  const Run r = run_tfx("pe --len 3 --dim 4 --svg t.svg --title " + shell_quote(title), t.path);
+  REQUIRE(r.code == 0);
+  const std::string doc = read_file(t / "t.svg");
+  std::vector<XmlElement> elements;
+  CHECK_NOTHROW(elements = parse_xml(doc));
+  // every byte sequence of the document is valid UTF-8 (XML 1.0 documents are, by default)
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < doc.size();) {
+    const unsigned char c = static_cast<unsigned char>(doc[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > doc.size()) {
+      ++bad, ++i;
+      continue;
+    }
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(doc[i + k]) & 0xC0) != 0x80) ++bad;
+    i += n;
+  }
+  CHECK(bad == 0);
+  CHECK(doc.find('\x01') == std::string::npos);
+  CHECK(doc.find("\xef\xbf\xbe") == std::string::npos);
+  // the readable parts of the title survive, the bad bytes as U+FFFD
+  bool found = false;
+  for (const XmlElement& e : elements)
+    if (has(e.text, "caf\xef\xbf\xbd") && has(e.text, "<b>&\"x\"") && has(e.text, "end")) found = true;
+  CHECK(found);
 }
