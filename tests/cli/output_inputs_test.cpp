@@ -4,7 +4,11 @@
 // a symlinked output is written through (docs/formats.md: the link stays, the file it names is
 // replaced by a new file, so a hard link to the old file keeps the old bytes); `-o /dev/tty`
 // does not get around the refusal to write binary output to a terminal.
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include "helpers.hpp"
 #include "pty.hpp"
@@ -137,4 +141,72 @@ TEST_CASE("output safety: --svg with a title and labels that are not UTF-8 (Lati
   for (const XmlElement& e : elements)
     if (has(e.text, "caf\xef\xbf\xbd") && has(e.text, "<b>&\"x\"") && has(e.text, "end")) found = true;
   CHECK(found);
+}
+
+TEST_CASE("signals: a file-size limit (SIGXFSZ) during -o kills tfx by that signal and leaves no temporary") {
+  TempDir t;
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(t.path.c_str()) != 0) _exit(126);
+    rlimit fsize{1 << 20, 1 << 20};  // 1 MiB; the .npy is 36 MB
+    setrlimit(RLIMIT_FSIZE, &fsize);
+    signal(SIGXFSZ, SIG_DFL);
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    execl(TFX_BINARY, "tfx", "pe", "--len", "3000", "--dim", "3000", "-o", "big.npy", nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGXFSZ);
+  CHECK(temporaries(t.path).empty());
+  CHECK(!fs::exists(t / "big.npy"));
+}
+
+TEST_CASE("signals: SIGQUIT, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2 and SIGPIPE during a first cache load remove the temporary") {
+  TempDir t;
+  {  // a 60,000 × 100 GloVe file: its first load takes long enough to be interrupted
+    std::string text;
+    text.reserve(60000 * 700);
+    for (int w = 0; w < 60000; ++w) {
+      text += "w" + std::to_string(w);
+      for (int j = 0; j < 100; ++j) text += j % 2 ? " 0.123456" : " -0.654321";
+      text += '\n';
+    }
+    write_file(t / "big.txt", text);
+  }
+  const fs::path cache = t / "cache";
+  int interrupted = 0;
+  for (int sig : {SIGQUIT, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2, SIGPIPE}) {
+    CAPTURE(sig);
+    fs::remove_all(cache);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      rlimit core{0, 0};  // SIGQUIT and SIGXCPU dump core by default: not here
+      setrlimit(RLIMIT_CORE, &core);
+      setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+      std::freopen("/dev/null", "w", stdout);
+      std::freopen("/dev/null", "w", stderr);
+      execl(TFX_BINARY, "tfx", "similar", "w7", "--embeddings", (t / "big.txt").c_str(), nullptr);
+      _exit(127);
+    }
+    bool seen = false;
+    for (int i = 0; i < 20000 && !seen; ++i) {
+      seen = !temporaries(cache).empty();
+      if (!seen) usleep(100);
+    }
+    if (seen) kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (seen && WIFSIGNALED(status)) {
+      ++interrupted;
+      CHECK(WTERMSIG(status) == sig);
+      CHECK(temporaries(cache).empty());
+    }
+  }
+  MESSAGE(interrupted << " of 6 loads interrupted by their signal");
+  CHECK(interrupted >= 1);
 }
