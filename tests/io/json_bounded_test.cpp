@@ -51,7 +51,7 @@ TEST_CASE("parse_json: 100,000 levels (as a config value, an array or objects) a
 TEST_CASE("parse_json: syntax errors name line and column without nlohmann's prefix; 1e999 is named with its line") {
   const std::string e1 = error_of([] { parse_json("{\n  \"a\": NaN\n}", "x.json"); });
   CHECK(has(e1, "x.json: not valid JSON at line 2, column 8"));
-  CHECK(has(e1, "(read 'N')"));
+  CHECK(has(e1, "invalid literal (read '"));
   CHECK(!has(e1, "json.exception"));
   CHECK(!has(e1, "parse_error"));
   const std::string e2 = error_of([] { parse_json("[1,\n2,\n3e999]", "y.json"); });
