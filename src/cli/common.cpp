@@ -31,6 +31,25 @@ bool is_output_option(const CLI::Option* o) {
   return o->check_name("--output") || o->check_name("--png") || o->check_name("--svg") || o->check_name("--html");
 }
 
+// The files a flag's or argument's value makes the command read: the value itself when it is a
+// file, and for a folder (a checkpoint: model hidden DIR, pe sim --model DIR, rope freqs --config
+// DIR) every file in it a checkpoint holds — weights, index, config, tokenizer, vocabulary, merges.
+std::vector<std::string> files_read_from(const std::string& value) {
+  std::error_code ec;
+  if (value.empty()) return {};
+  if (std::filesystem::is_regular_file(value, ec)) return {value};
+  std::vector<std::string> out;
+  if (!std::filesystem::is_directory(value, ec)) return out;
+  std::size_t seen = 0;
+  for (auto it = std::filesystem::directory_iterator(value, ec); !ec && it != std::filesystem::directory_iterator() && seen < 4096;
+       it.increment(ec), ++seen) {
+    const std::string ext = it->path().extension().string();
+    if ((ext == ".safetensors" || ext == ".json" || ext == ".txt" || ext == ".model" || ext == ".bin") && it->is_regular_file(ec))
+      out.push_back(it->path().string());
+  }
+  return out;
+}
+
 void refuse_output_over_input(const CLI::App* app) {
   const auto options = app->get_options();
   for (const CLI::Option* out : options) {
@@ -40,11 +59,15 @@ void refuse_output_over_input(const CLI::App* app) {
       for (const CLI::Option* in : options) {
         if (in == out || in->count() == 0 || is_output_option(in)) continue;
         for (const std::string& value : in->results()) {
-          std::error_code ec;
-          if (!value.empty() && std::filesystem::is_regular_file(value, ec) && std::filesystem::equivalent(value, path, ec))
+          for (const std::string& file : files_read_from(value)) {
+            std::error_code ec;
+            if (!std::filesystem::equivalent(file, path, ec)) continue;
+            const std::string input = file == value ? value : fmt::format("{} (in {})", file, value);
+            const std::string name = in->get_name().empty() ? std::string("argument") : in->get_name();
             throw usage_error(fmt::format("{} {} is also the input {} {}; writing there would replace the input, so give "
                                           "another output file",
-                                          out->check_name("--output") ? "-o" : out->get_name(), path, in->get_name(), value));
+                                          out->check_name("--output") ? "-o" : out->get_name(), path, name, input));
+          }
         }
       }
     }

@@ -31,9 +31,13 @@
 
 namespace {
 
+// The one error line: every control character, escape sequence or invalid byte a message carries
+// from a file (a newline that would forge a second "tfx: error:" line, ESC/OSC, a NUL in a shard
+// name that would cut the line) is written escaped.
 int fail(const std::string& message, int code) {
   std::fflush(stdout);
-  std::fprintf(stderr, "tfx: error: %s\n", message.c_str());
+  const std::string line = "tfx: error: " + tfx::escape_for_message(message, std::string::npos) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
   return code;
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "figure_font.hpp"
+#include "figure_font_check.hpp"
 #include "figure_fontconfig.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/figure/figure.hpp"
@@ -48,12 +50,22 @@ namespace tfx {
 
 namespace {
 
-// One font file, loaded.
+// One font file, loaded and checked (figure_font_check.hpp): stb_truetype reads only checked
+// tables, and a glyph only once glyph_readable passed it.
 struct FontFile {
   std::string path;
   std::vector<unsigned char> data;
   stbtt_fontinfo info{};
+  font::FontLayout layout;
+  mutable std::map<int, bool> readable;  // glyph_readable's answers
 };
+
+// The glyph of cp in f, 0 (.notdef) when f has none or its outline is damaged.
+int glyph_index(const FontFile& f, char32_t cp) {
+  const int g = stbtt_FindGlyphIndex(&f.info, static_cast<int>(cp));
+  if (g <= 0 || static_cast<unsigned>(g) >= f.layout.num_glyphs) return 0;
+  return font::glyph_readable(f.data.data(), f.layout, g, f.readable) ? g : 0;
+}
 
 // A family: its regular file and, when one exists, its bold file.
 struct Face {
@@ -62,15 +74,33 @@ struct Face {
   const FontFile& get(bool b) const { return b && bold ? *bold : *regular; }
 };
 
+// The largest font file read (Noto Sans CJK's collection is about 20 MB).
+constexpr std::uintmax_t kMaxFontBytes = std::uintmax_t{256} << 20;
+
 std::unique_ptr<FontFile> load_font(const std::string& path, int index = 0) {
+  // a directory, /dev/zero or a FIFO is refused before reading (no endless read, no
+  // basic_filebuf::underflow), as is a file larger than any font
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) throw Error(fmt::format("{}: cannot read the font file: no such file", escape_for_message(path)));
+  if (std::filesystem::is_directory(st)) throw Error(fmt::format("{}: is a directory, expected a TrueType or OpenType font file", escape_for_message(path)));
+  if (!std::filesystem::is_regular_file(st)) throw Error(fmt::format("{}: not a regular file, expected a TrueType or OpenType font file", escape_for_message(path)));
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(fmt::format("{}: cannot read the font file", escape_for_message(path)));
+  if (bytes > kMaxFontBytes) throw Error(fmt::format("{}: {} bytes; a font file has at most {} MB", escape_for_message(path), bytes, kMaxFontBytes >> 20));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot read the font file", path));
+  if (!in) throw Error(fmt::format("{}: cannot read the font file", escape_for_message(path)));
   auto f = std::make_unique<FontFile>();
   f->path = path;
-  f->data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  const int offset = f->data.size() >= 12 ? stbtt_GetFontOffsetForIndex(f->data.data(), index) : -1;
-  if (offset < 0 || !stbtt_InitFont(&f->info, f->data.data(), offset))
-    throw Error(fmt::format("{}: not a TrueType or OpenType font", path));
+  f->data.resize(static_cast<std::size_t>(bytes));
+  in.read(reinterpret_cast<char*>(f->data.data()), static_cast<std::streamsize>(bytes));
+  f->data.resize(static_cast<std::size_t>(in.gcount()));
+  // stbtt_GetFontOffsetForIndex reads the 4-byte tag, and a collection's first offset at 12
+  const int offset = f->data.size() >= 16 ? stbtt_GetFontOffsetForIndex(f->data.data(), index) : -1;
+  if (offset < 0) throw Error(fmt::format("{}: not a TrueType or OpenType font", escape_for_message(path)));
+  f->layout = font::check_font_file(f->data.data(), f->data.size(), offset, path);
+  if (!stbtt_InitFont(&f->info, f->data.data(), offset)) throw Error(fmt::format("{}: not a TrueType or OpenType font", escape_for_message(path)));
+  if (!font::glyph_readable(f->data.data(), f->layout, 0, f->readable)) throw Error(fmt::format("{}: damaged font: glyph 0 (.notdef) cannot be read", escape_for_message(path)));
   return f;
 }
 
@@ -159,7 +189,7 @@ class FontSet {
     if (auto it = picks_.find(cp); it != picks_.end()) return it->second;
     Pick p;
     for (std::size_t i = 0; i < faces_.size() && p.face < 0; ++i)
-      if (int g = stbtt_FindGlyphIndex(&faces_[i].regular->info, static_cast<int>(cp)); g != 0) p = {static_cast<int>(i), g};
+      if (int g = glyph_index(*faces_[i].regular, cp); g != 0) p = {static_cast<int>(i), g};
     if (p.face < 0 && system_ && !faces_.empty() && cp > 0x20) {
       const std::string path = fontconfig::file_for(cp);
       if (readable(path) && !loaded(path)) {
@@ -167,7 +197,7 @@ class FontSet {
           Face f;
           f.regular = load_font(path);
           f.family = family_of(*f.regular);
-          if (int g = stbtt_FindGlyphIndex(&f.regular->info, static_cast<int>(cp)); g != 0) {
+          if (int g = glyph_index(*f.regular, cp); g != 0) {
             faces_.push_back(std::move(f));
             p = {static_cast<int>(faces_.size() - 1), g};
           }
@@ -243,7 +273,7 @@ struct Placed {
 Placed place(FontSet& fs, const Pick& p, char32_t cp, bool bold) {
   const Face& f = fs.face(p.face);
   if (bold && f.bold && p.glyph)
-    if (int g = stbtt_FindGlyphIndex(&f.bold->info, static_cast<int>(cp)); g != 0) return {f.bold.get(), g};
+    if (int g = glyph_index(*f.bold, cp); g != 0) return {f.bold.get(), g};
   return {f.regular.get(), p.glyph};
 }
 

@@ -297,6 +297,10 @@ void emit(const std::vector<std::string_view>& pieces, const std::string& path, 
   if (exists && !S_ISREG(st.st_mode)) {
     const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    if (binary && isatty(fd)) {  // -o /dev/tty (or a pts) is the terminal as much as stdout is
+      ::close(fd);
+      throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
+    }
     try {
       for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
     } catch (...) {

@@ -17,6 +17,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tfx/io/json_fields.hpp"
+
 #include "embeddings/embeddings_parse.hpp"  // show_token: one way to quote junk bytes in messages
 #include "matrix_parse.hpp"
 
@@ -86,17 +88,7 @@ std::vector<std::string> json_labels(const nlohmann::json& obj, const char* key,
 }  // namespace
 
 LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    // a syntax error (parse_error) or a number beyond double's range such as 1e999 (out_of_range,
-    // found by fuzzing: it escaped as a foreign exception without the file's name)
-    std::string msg = e.what();
-    // drop nlohmann's "[json.exception.parse_error.101] " prefix
-    if (auto p = msg.find("] "); p != std::string::npos && msg.rfind("[json.exception", 0) == 0) msg = msg.substr(p + 2);
-    throw Error(fmt::format("{}: not valid JSON: {}", where, msg));
-  }
+  const nlohmann::json j = parse_json(text, where);  // bounded depth, one-line errors
   LoadedMatrix m;
   const nlohmann::json* data = &j;
   if (j.is_object()) {

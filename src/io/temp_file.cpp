@@ -147,7 +147,12 @@ void install_temp_file_cleanup() {
   struct sigaction sa {};
   sa.sa_handler = remove_temporaries_and_die;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  // every signal whose default action ends the process and that a handler may catch (SIGBUS has
+  // its own handler; SIGSEGV/SIGABRT/SIGILL/SIGFPE/SIGTRAP are bugs, left to the sanitizers): a
+  // file-size limit (SIGXFSZ) or CPU limit (SIGXCPU), Ctrl-backslash (SIGQUIT), an alarm or a stray SIGUSR1 during
+  // a write leaves no .tfx-*.tmp behind either
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ, SIGXCPU, SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2,
+                  SIGPOLL, SIGSYS}) {
     struct sigaction old {};
     sigaction(sig, nullptr, &old);
     if (old.sa_handler == SIG_IGN) continue;  // `nohup tfx …` keeps ignoring SIGHUP

@@ -75,10 +75,12 @@ std::set<std::string> header_dtypes(std::string_view bytes) {
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
   if (n > bytes.size() - 8) return out;
   try {
+    check_json_depth(bytes.substr(8, n), "");  // too deep: parse_safetensors says so; the parse would overflow the stack
     const json h = json::parse(bytes.substr(8, n));
     for (const auto& [k, v] : h.items())
       if (k != "__metadata__" && v.is_object() && v.contains("dtype") && v["dtype"].is_string()) out.insert(v["dtype"].get<std::string>());
   } catch (const json::exception&) {
+  } catch (const Error&) {
   }
   return out;
 }
@@ -117,7 +119,7 @@ Checkpoint load_checkpoint(const std::string& dir) {
   } else if (fs::exists(index, ec)) {
     json j;
     try {
-      j = json::parse(read_text_input(index.string(), "model.safetensors.index.json"));
+      j = parse_json(read_text_input(index.string(), "model.safetensors.index.json"), index.string());
     } catch (const json::exception& e) {
       bad(index.string(), fmt::format("not valid JSON ({})", e.what()));
     }

@@ -39,13 +39,13 @@ std::size_t whole_field(const nlohmann::json& j, const char* key, const std::str
     bad(where, fmt::format("no \"{}\" (a whole number)", key));
   }
   if (!j[key].is_number_unsigned() || j[key].get<std::uint64_t>() == 0 || j[key].get<std::uint64_t>() > (1u << 24))
-    bad(where, fmt::format("\"{}\" should be a whole number from 1 to 2^24, got {}", key, j[key].dump()));
+    bad(where, fmt::format("\"{}\" should be a whole number from 1 to 2^24, got {}", key, json_excerpt(j[key])));
   return j[key].get<std::size_t>();
 }
 
 double number_field(const nlohmann::json& j, const char* key, const std::string& where, double fallback) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
-  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format("\"{}\" should be a positive number, got {}", key, j[key].dump()));
+  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format("\"{}\" should be a positive number, got {}", key, json_excerpt(j[key])));
   return j[key].get<double>();
 }
 
@@ -72,7 +72,7 @@ GeluForm gelu_form(const ModelConfig& c) { return c.activation == "gelu_new" ? G
 ModelConfig parse_model_config(const std::string& text, const std::string& where) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json(text, where);
   } catch (const nlohmann::json::exception& e) {
     family_files::bad(where, fmt::format("not valid JSON ({})", e.what()));
   }

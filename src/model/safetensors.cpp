@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tfx/io/json_fields.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -43,7 +45,7 @@ std::uint64_t read_u64_le(std::string_view b) {
 std::uint64_t whole(const nlohmann::json& v, const std::string& what) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  throw Error(fmt::format("{}: expected a whole number ≥ 0, got {}", what, v.dump()));
+  throw Error(fmt::format("{}: expected a whole number ≥ 0, got {}", what, json_excerpt(v)));
 }
 
 std::string read_all(const std::string& path, const std::string& what) {
@@ -103,6 +105,7 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
       duplicate = parsed.get<std::string>();
     return true;
   };
+  check_json_depth(header, where);  // dump/copy recurse per level: 100k levels overflow the stack
   nlohmann::json j = nlohmann::json::parse(header, cb, false);
   if (j.is_discarded()) throw Error(fmt::format("{}: the {}-byte header is not valid JSON", where, n));
   if (!duplicate.empty()) throw Error(fmt::format("{}: tensor '{}' is named twice in the header", where, duplicate));
@@ -133,7 +136,7 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
     if (t["shape"].size() > 8) throw Error(fmt::format("{}: rank {} (tfx reads up to rank 8)", at, t["shape"].size()));
     for (const auto& d : t["shape"]) {
       const std::uint64_t v = whole(d, at + " shape");
-      if (v > kMaxElements) throw Error(fmt::format("{}: shape {} is larger than any tensor tfx reads", at, t["shape"].dump()));
+      if (v > kMaxElements) throw Error(fmt::format("{}: shape {} is larger than any tensor tfx reads", at, json_excerpt(t["shape"])));
       e.shape.push_back(static_cast<std::size_t>(v));
     }
     e.begin = whole(t["data_offsets"][0], at + " data_offsets[0]");

@@ -793,7 +793,7 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
 HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& where) {
   json j;
   try {
-    j = json::parse(text);
+    j = parse_json(text, where);
   } catch (const json::exception& e) {
     bad(where, fmt::format("not valid JSON ({})", e.what()));
   }
@@ -828,7 +828,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
       const std::string config = (d / "tokenizer_config.json").string();
       json c;
       try {
-        c = json::parse(read_text(d / "tokenizer_config.json"));
+        c = parse_json(read_text(d / "tokenizer_config.json"), config);
       } catch (const json::exception& e) {
         bad(config, fmt::format("not valid JSON ({})", e.what()));
       }
@@ -854,7 +854,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
     t->source = (d / "vocab.json").string() + " + merges.txt";
     json v;
     try {
-      v = json::parse(read_text(d / "vocab.json"));
+      v = parse_json(read_text(d / "vocab.json"), (d / "vocab.json").string());
     } catch (const json::exception& e) {
       bad((d / "vocab.json").string(), fmt::format("not valid JSON ({})", e.what()));
     }

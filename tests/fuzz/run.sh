@@ -36,7 +36,10 @@ run_one() {
   # -rss_limit_mb: the loaders refuse sizes they cannot have, so 2 GiB means a bug;
   # -close_fd_mask=3: tfx's own stdout/stderr go nowhere (libFuzzer keeps its report stream)
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}" \
-  "$BUILD_DIR/fuzz_$t" "$dir/corpus" "$PWD/tests/fuzz/corpus/$t" -max_total_time="$SECONDS_EACH" -max_len=8192 \
+  # the JSON readers take tests/fuzz/dict/json.dict (tokens and deep nesting)
+  local dict=()
+  case $t in matrix_json | safetensors | hf_tokenizer | model_config) dict=(-dict="$PWD/tests/fuzz/dict/json.dict") ;; esac
+  "$BUILD_DIR/fuzz_$t" "$dir/corpus" "$PWD/tests/fuzz/corpus/$t" "${dict[@]}" -max_total_time="$SECONDS_EACH" -max_len=8192 \
     -rss_limit_mb=2048 -timeout=60 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$dir/" \
     $([ "$KEEP_GOING" = 1 ] && echo -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1) \
     >"$dir/log" 2>&1

@@ -6,8 +6,10 @@
 // (src/cli/flag_names.hpp). kind selects the exit code in main: usage (2) for bad parameter
 // values, data (1) for the rest.
 #pragma once
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,5 +33,13 @@ class Error : public std::runtime_error {
 inline Error usage_error(const std::string& message, std::vector<std::string> params = {}) {
   return Error(message, Error::Kind::usage, std::move(params));
 }
+
+// A value taken from a file (or any other outside source) as it may stand in a message: every
+// control character (C0 such as newline and ESC, DEL, C1 such as U+0085/U+009B) as \n, \t, \r,
+// \0 or \xNN / \u0085, every byte that is not part of valid UTF-8 as \xNN, so the value can
+// neither forge a second "tfx: error:" line nor send escape sequences (OSC, CSI) to a terminal;
+// longer than `max_bytes`: cut at a character boundary with "…" appended. main's one error
+// line passes the whole message through it once more (unlimited), so no site can miss it.
+std::string escape_for_message(std::string_view value, std::size_t max_bytes = 80);
 
 }  // namespace tfx

@@ -113,6 +113,18 @@ void run_layernorm(const LayerNormOptions& o) {
   std::vector<float> flat;
   for (auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
   Tensor x = Tensor::from({T, D}, flat);
+  // the lecture's γ and β have 4 values: for --x of another width, a default left in place is
+  // named as the default (the user gave no --gamma to blame), after a given flag's own check
+  const bool default_gamma = o.gamma == LayerNormOptions{}.gamma, default_beta = o.beta == LayerNormOptions{}.beta;
+  if (D != 4 && (default_gamma || default_beta)) {
+    if (!default_gamma && !o.gamma.empty()) (void)vector_flag(o.gamma, "--gamma", D);
+    if (!default_beta && !o.beta.empty()) (void)vector_flag(o.beta, "--beta", D);
+    throw usage_error(fmt::format("--x has {} features per token, but the lecture's default {} has 4 values; give {} with {} values "
+                                  "(\"\" for {})",
+                                  D, default_gamma ? "--gamma " + LayerNormOptions{}.gamma : "--beta " + LayerNormOptions{}.beta,
+                                  default_gamma && default_beta ? "--gamma and --beta" : default_gamma ? "--gamma" : "--beta", D,
+                                  default_gamma && default_beta ? "γ = 1, β = 0" : default_gamma ? "γ = 1" : "β = 0"));
+  }
   Tensor gamma = o.gamma.empty() ? Tensor() : vector_flag(o.gamma, "--gamma", D);
   Tensor beta = o.beta.empty() ? Tensor() : vector_flag(o.beta, "--beta", D);
   std::vector<std::string> tokens = o.tokens;

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <utility>
 
 #include <cmath>
 #include <numbers>
@@ -30,13 +33,42 @@ struct RopeFreqsOptions {
 
 void run_rope_freqs(const RopeFreqsOptions& given);
 
+// A RoPE error of config.json's values (the library names its parameters: dim, base, factor …)
+// as the file's: its keys (head_dim, rope_theta, rope_scaling.factor …), exit 1, no flag named.
+[[noreturn]] void rope_config_error(const Error& e, const std::string& path) {
+    static const std::pair<const char*, const char*> kKeys[] = {
+        {"dim", "head_dim"}, {"base", "rope_theta"}, {"factor", "rope_scaling.factor"},
+        {"original_max_pos", "rope_scaling.original_max_position_embeddings"}, {"beta_fast", "rope_scaling.beta_fast"},
+        {"beta_slow", "rope_scaling.beta_slow"}, {"low_freq_factor", "rope_scaling.low_freq_factor"},
+        {"high_freq_factor", "rope_scaling.high_freq_factor"}, {"scaling", "rope_scaling.rope_type"}};
+    std::string m = e.what();
+    for (const auto& [param, key] : kKeys) {
+      const std::string p = param;
+      for (std::size_t at = m.find(p); at != std::string::npos; at = m.find(p, at + 1)) {
+        const bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(m[at - 1])) || m[at - 1] == '_' || m[at - 1] == '.');
+        const bool ends = at + p.size() == m.size() || !(std::isalnum(static_cast<unsigned char>(m[at + p.size()])) || m[at + p.size()] == '_');
+        if (starts && ends) {
+          m.replace(at, p.size(), key);
+          at += std::string_view(key).size() - 1;
+        }
+      }
+    }
+  throw Error(fmt::format("--config {}: {}", path, m));
+}
+
 // --config FILE: the model's own RoPE (head_dim, rope_theta, rope_scaling), drawn beside the
 // unscaled frequencies of the same base.
 RopeFreqsOptions from_config(const RopeFreqsOptions& o) {
   std::error_code ec;
   std::string path = o.config;
   if (std::filesystem::is_directory(path, ec)) path = (std::filesystem::path(path) / "config.json").string();
-  const ModelConfig c = parse_model_config(read_text_input(path, "--config"), path);
+  ModelConfig c;
+  try {
+    c = parse_model_config(read_text_input(path, "--config"), path);
+  } catch (const Error& e) {
+    if (e.kind() != Error::Kind::usage) throw;  // the file's own errors already name it
+    rope_config_error(e, path);
+  }
   if (!c.uses_rope())
     throw usage_error(fmt::format("--config {}: {} uses learned positions, not RoPE; see tfx pe sim --model DIR", path, c.model_type));
   RopeFreqsOptions r = o;
@@ -51,6 +83,16 @@ RopeFreqsOptions from_config(const RopeFreqsOptions& o) {
   r.rope.low_freq_factor = c.rope.low_freq_factor;
   r.rope.high_freq_factor = c.rope.high_freq_factor;
   r.config.clear();
+  // checked here, so a bad value is the file's (its key, exit 1), not a flag never given
+  try {
+    std::size_t len = 0;
+    if (r.rope.factor && r.rope.original_max_pos && *r.rope.factor > 0)
+      len = static_cast<std::size_t>(std::llround(*r.rope.factor * static_cast<double>(*r.rope.original_max_pos)));
+    for (RopeScaling s : scaling_list(r.rope)) (void)rope_config(r.rope, r.dim, s, std::max<std::size_t>(len, 1));
+  } catch (const Error& e) {
+    if (e.kind() != Error::Kind::usage) throw;
+    rope_config_error(e, path);
+  }
   return r;
 }
 

@@ -1,0 +1,296 @@
+// Font files checked against what stb_truetype reads (figure_font_check.hpp). Offsets are
+// absolute in the file and compared in 64 bits; the rule for each table follows the code of
+// stb_truetype.h that reads it.
+#include "figure_font_check.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "tfx/core/error.hpp"
+
+namespace tfx::font {
+
+namespace {
+
+struct FcReader {
+  const unsigned char* d;
+  std::uint64_t n;
+  bool has(std::uint64_t off, std::uint64_t len) const { return off <= n && len <= n - off; }
+  unsigned u8(std::uint64_t off) const { return off < n ? d[off] : 0; }
+  unsigned u16(std::uint64_t off) const { return has(off, 2) ? (unsigned{d[off]} << 8) | d[off + 1] : 0; }
+  std::uint32_t u32(std::uint64_t off) const {
+    return has(off, 4) ? (std::uint32_t{d[off]} << 24) | (std::uint32_t{d[off + 1]} << 16) | (std::uint32_t{d[off + 2]} << 8) | d[off + 3] : 0;
+  }
+  int s16(std::uint64_t off) const { return static_cast<std::int16_t>(static_cast<std::uint16_t>(u16(off))); }
+};
+
+[[noreturn]] void fc_damaged(const std::string& path, const std::string& what) {
+  throw Error(fmt::format("{}: damaged font: {}", escape_for_message(path), what));
+}
+
+// GPOS as stbtt__GetGlyphGPOSInfoAdvance walks it: the lookup list, every lookup's subtable
+// offsets, and for pair adjustment (type 2) with valueFormat1 4 / valueFormat2 0 the coverage
+// table, the pair sets or the class definitions and the class matrix.
+bool fc_coverage_ok(const FcReader& r, std::uint64_t cov, std::uint64_t* max_index) {
+  const unsigned format = r.u16(cov), count = r.u16(cov + 2);
+  *max_index = 0;
+  if (format == 1) {
+    *max_index = count;  // indices 0…count−1
+    return r.has(cov + 4, 2ull * count);
+  }
+  if (format == 2) {
+    if (!r.has(cov + 4, 6ull * count)) return false;
+    for (unsigned k = 0; k < count; ++k) {
+      const std::uint64_t rec = cov + 4 + 6ull * k;
+      const unsigned start = r.u16(rec), end = r.u16(rec + 2), first = r.u16(rec + 4);
+      if (end >= start) *max_index = std::max<std::uint64_t>(*max_index, std::uint64_t{first} + (end - start) + 1);
+    }
+    return true;
+  }
+  return r.has(cov, 2);  // other formats: stb reads the format and returns −1
+}
+
+bool fc_classdef_ok(const FcReader& r, std::uint64_t cd) {
+  const unsigned format = r.u16(cd);
+  if (format == 1) return r.has(cd, 6) && r.has(cd + 6, 2ull * r.u16(cd + 4));
+  if (format == 2) return r.has(cd, 4) && r.has(cd + 4, 6ull * r.u16(cd + 2));
+  return r.has(cd, 2);
+}
+
+bool fc_gpos_ok(const FcReader& r, std::uint64_t gpos) {
+  if (!r.has(gpos, 10)) return false;
+  if (r.u16(gpos) != 1 || r.u16(gpos + 2) != 0) return true;  // stb reads nothing more
+  const std::uint64_t list = gpos + r.u16(gpos + 8);
+  if (!r.has(list, 2)) return false;
+  const unsigned lookups = r.u16(list);
+  if (!r.has(list + 2, 2ull * lookups)) return false;
+  for (unsigned i = 0; i < lookups; ++i) {
+    const std::uint64_t lookup = list + r.u16(list + 2 + 2ull * i);
+    if (!r.has(lookup, 6)) return false;
+    const unsigned type = r.u16(lookup), subtables = r.u16(lookup + 4);
+    if (type != 2) continue;
+    if (!r.has(lookup + 6, 2ull * subtables)) return false;
+    for (unsigned s = 0; s < subtables; ++s) {
+      const std::uint64_t t = lookup + r.u16(lookup + 6 + 2ull * s);
+      if (!r.has(t, 8)) return false;
+      std::uint64_t max_index = 0;
+      if (!fc_coverage_ok(r, t + r.u16(t + 2), &max_index)) return false;
+      const unsigned pos_format = r.u16(t), vf1 = r.u16(t + 4), vf2 = r.u16(t + 6);
+      if (vf1 != 4 || vf2 != 0) continue;
+      if (pos_format == 1) {
+        // stb reads the pair set offset of any coverage index before comparing it with the count
+        if (!r.has(t + 8, 2) || !r.has(t + 10, 2 * max_index)) return false;
+        const unsigned sets = r.u16(t + 8);
+        if (!r.has(t + 10, 2ull * sets)) return false;
+        for (std::uint64_t k = 0; k < max_index; ++k) {
+          const std::uint64_t pv = t + r.u16(t + 10 + 2 * k);
+          if (!r.has(pv, 2) || !r.has(pv + 2, 4ull * r.u16(pv))) return false;
+        }
+      } else if (pos_format == 2) {
+        if (!r.has(t, 16)) return false;
+        if (!fc_classdef_ok(r, t + r.u16(t + 8)) || !fc_classdef_ok(r, t + r.u16(t + 10))) return false;
+        if (!r.has(t + 16, 2ull * r.u16(t + 12) * r.u16(t + 14))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The cmap subtable stbtt_InitFont picks (the last Microsoft Unicode or Unicode-platform
+// record), checked for what stbtt_FindGlyphIndex reads of its format.
+void fc_check_cmap(const FcReader& r, std::uint64_t cmap, const std::string& path) {
+  if (!r.has(cmap, 4)) fc_damaged(path, "the cmap table runs past the end of the file");
+  const unsigned records = r.u16(cmap + 2);
+  if (!r.has(cmap + 4, 8ull * records)) fc_damaged(path, "the cmap records run past the end of the file");
+  std::uint64_t map = 0;
+  for (unsigned i = 0; i < records; ++i) {
+    const std::uint64_t rec = cmap + 4 + 8ull * i;
+    const unsigned platform = r.u16(rec), encoding = r.u16(rec + 2);
+    if ((platform == 3 && (encoding == 1 || encoding == 10)) || platform == 0) map = cmap + r.u32(rec + 4);
+  }
+  if (map == 0) return;  // stbtt_InitFont refuses the font
+  if (map > 0xFFFFFFFFull || !r.has(map, 4)) fc_damaged(path, "the cmap subtable is outside the file");
+  const unsigned format = r.u16(map);
+  switch (format) {
+    case 0:
+      if (!r.has(map, r.u16(map + 2))) fc_damaged(path, "the format 0 cmap runs past the end of the file");
+      return;
+    case 6:
+      if (!r.has(map, 10) || !r.has(map + 10, 2ull * r.u16(map + 8))) fc_damaged(path, "the format 6 cmap runs past the end of the file");
+      return;
+    case 12:
+    case 13:
+      if (!r.has(map, 16) || !r.has(map + 16, 12ull * r.u32(map + 12))) fc_damaged(path, fmt::format("the format {} cmap runs past the end of the file", format));
+      return;
+    case 4: {
+      const std::uint64_t seg = r.u16(map + 6) >> 1, range = r.u16(map + 8) >> 1, shift = r.u16(map + 12) >> 1;
+      // the binary search never looks past segment range + shift − 1: keep that inside the segments
+      if (seg == 0 || range + shift > seg) fc_damaged(path, "the format 4 cmap's search fields do not match its segment count");
+      if (!r.has(map, 16 + 8 * seg)) fc_damaged(path, "the format 4 cmap's segments run past the end of the file");
+      for (std::uint64_t k = 0; k < seg; ++k) {
+        const unsigned end = r.u16(map + 14 + 2 * k), start = r.u16(map + 16 + 2 * seg + 2 * k);
+        const unsigned offset = r.u16(map + 16 + 6 * seg + 2 * k);
+        if (offset == 0 || start > end) continue;
+        const std::uint64_t last = map + 16 + 6 * seg + 2 * k + offset + 2ull * (end - start);
+        if (!r.has(last, 2)) fc_damaged(path, "a format 4 cmap segment's glyph array runs past the end of the file");
+      }
+      return;
+    }
+    default:
+      fc_damaged(path, fmt::format("cmap format {} (tfx reads formats 0, 4, 6, 12 and 13)", format));
+  }
+}
+
+}  // namespace
+
+FontLayout check_font_file(const unsigned char* data, std::size_t size, long fontstart, const std::string& path) {
+  const FcReader r{data, size};
+  if (fontstart < 0 || !r.has(static_cast<std::uint64_t>(fontstart), 12)) fc_damaged(path, "the font's offset is outside the file");
+  const std::uint64_t fs = static_cast<std::uint64_t>(fontstart);
+  const unsigned tables = r.u16(fs + 4);
+  if (!r.has(fs + 12, 16ull * tables)) fc_damaged(path, fmt::format("the directory of {} tables runs past the end of the file", tables));
+  // the first entry of each tag, as stbtt__find_table; every entry inside the file
+  auto find = [&](std::string_view tag) -> std::pair<std::uint64_t, std::uint64_t> {
+    for (unsigned i = 0; i < tables; ++i) {
+      const std::uint64_t e = fs + 12 + 16ull * i;
+      if (std::string_view(reinterpret_cast<const char*>(data + e), 4) == tag) return {r.u32(e + 8), r.u32(e + 12)};
+    }
+    return {0, 0};
+  };
+  for (std::string_view tag : {"cmap", "loca", "head", "glyf", "hhea", "hmtx", "kern", "GPOS", "maxp", "name", "CFF "}) {
+    const auto [off, len] = find(tag);
+    if (off != 0 && (off > 0x7FFFFFFFull || !r.has(off, len)))
+      fc_damaged(path, fmt::format("table '{}' (offset {}, {} bytes) runs past the end of the file ({} bytes)", tag, off, len, size));
+  }
+  FontLayout f;
+  f.size = size;
+  const std::uint64_t cmap = find("cmap").first, head = find("head").first, hhea = find("hhea").first, hmtx = find("hmtx").first,
+                      maxp = find("maxp").first, loca = find("loca").first, glyf = find("glyf").first;
+  if (!cmap || !head || !hhea || !hmtx || !maxp) fc_damaged(path, "a cmap, head, hhea, hmtx or maxp table is missing");
+  if (!r.has(head, 54)) fc_damaged(path, "the head table is shorter than 54 bytes");
+  if (!r.has(hhea, 36)) fc_damaged(path, "the hhea table is shorter than 36 bytes");
+  if (!r.has(maxp, 6)) fc_damaged(path, "the maxp table is shorter than 6 bytes");
+  f.head = head, f.hmtx = hmtx, f.loca = loca, f.glyf = glyf;
+  f.num_glyphs = r.u16(maxp + 4);
+  f.units_per_em = r.u16(head + 18);
+  f.loca_format = r.s16(head + 50);
+  f.long_metrics = r.u16(hhea + 34);
+  f.truetype = glyf != 0;
+  if (f.num_glyphs == 0) fc_damaged(path, "maxp says the font has no glyphs");
+  if (f.units_per_em < 16 || f.units_per_em > 16384) fc_damaged(path, fmt::format("units per em {} (16…16384)", f.units_per_em));
+  if (f.long_metrics == 0) fc_damaged(path, "hhea gives no horizontal metrics");
+  const std::uint64_t metrics = 4ull * f.long_metrics + (f.num_glyphs > f.long_metrics ? 2ull * (f.num_glyphs - f.long_metrics) : 0);
+  if (!r.has(hmtx, metrics)) fc_damaged(path, fmt::format("the hmtx table is shorter than its {} glyphs need", f.num_glyphs));
+  if (f.truetype) {
+    if (!loca) fc_damaged(path, "glyf without loca");
+    if (f.loca_format != 0 && f.loca_format != 1) fc_damaged(path, fmt::format("indexToLocFormat {} (0 or 1)", f.loca_format));
+    if (!r.has(loca, (f.num_glyphs + 1ull) * (f.loca_format ? 4 : 2))) fc_damaged(path, fmt::format("the loca table is shorter than its {} glyphs need", f.num_glyphs));
+  }
+  fc_check_cmap(r, cmap, path);
+  if (const std::uint64_t kern = find("kern").first; kern) {
+    if (!r.has(kern, 12)) fc_damaged(path, "the kern table is shorter than its header");
+    if (r.u16(kern + 2) >= 1 && r.u16(kern + 8) == 1 && !r.has(kern + 18, 6ull * r.u16(kern + 10)))
+      fc_damaged(path, "the kern pairs run past the end of the file");
+  }
+  if (const std::uint64_t gpos = find("GPOS").first; gpos && !fc_gpos_ok(r, gpos)) fc_damaged(path, "the GPOS kerning tables run past the end of the file");
+  if (const std::uint64_t name = find("name").first; name) {
+    if (!r.has(name, 6)) fc_damaged(path, "the name table is shorter than its header");
+    const unsigned count = r.u16(name + 2);
+    const std::uint64_t strings = name + r.u16(name + 4);
+    if (!r.has(name + 6, 12ull * count)) fc_damaged(path, "the name records run past the end of the file");
+    for (unsigned i = 0; i < count; ++i) {
+      const std::uint64_t rec = name + 6 + 12ull * i;
+      if (!r.has(strings + r.u16(rec + 10), r.u16(rec + 8))) fc_damaged(path, "a name string runs past the end of the file");
+    }
+  }
+  return f;
+}
+
+namespace {
+
+// Glyph g as stbtt__GetGlyfOffset finds it: [begin, end) in the file, or begin == end (empty).
+bool fc_glyph_range(const FcReader& r, const FontLayout& f, unsigned g, std::uint64_t& begin, std::uint64_t& end) {
+  if (g >= f.num_glyphs) return false;
+  if (f.loca_format == 0) begin = f.glyf + 2ull * r.u16(f.loca + 2ull * g), end = f.glyf + 2ull * r.u16(f.loca + 2ull * g + 2);
+  else begin = f.glyf + r.u32(f.loca + 4ull * g), end = f.glyf + r.u32(f.loca + 4ull * g + 4);
+  return begin <= end && end <= r.n && end <= 0x7FFFFFFFull;
+}
+
+bool fc_glyph_ok(const FcReader& r, const FontLayout& f, unsigned g, int depth, std::map<int, bool>& memo) {
+  if (g >= f.num_glyphs) return true;  // stb returns no outline for it
+  if (const auto it = memo.find(static_cast<int>(g)); it != memo.end()) return it->second;
+  if (depth > 8) return false;  // a composite nested deeper than fonts do, or a cycle
+  std::uint64_t b = 0, e = 0;
+  if (!fc_glyph_range(r, f, g, b, e)) return memo[static_cast<int>(g)] = false;
+  if (b == e) return memo[static_cast<int>(g)] = true;
+  const FcReader gr{r.d, e};  // reads bounded by the glyph's end
+  bool ok = gr.has(b, 10);
+  const int contours = r.s16(b);
+  const int x0 = r.s16(b + 2), y0 = r.s16(b + 4), x1 = r.s16(b + 6), y1 = r.s16(b + 8);
+  const long em16 = 16L * f.units_per_em;
+  if (ok && (x1 < x0 || y1 < y0 || x1 - x0 > em16 || y1 - y0 > em16)) ok = false;
+  if (ok && contours > 0) {
+    const std::uint64_t ends = b + 10;
+    ok = gr.has(ends, 2ull * contours + 2);
+    unsigned prev_end = 0;
+    for (int c = 0; ok && c < contours; ++c) {
+      const unsigned pe = gr.u16(ends + 2ull * c);
+      if (c > 0 && pe <= prev_end) ok = false;  // contours end in increasing order
+      prev_end = pe;
+    }
+    if (ok) {
+      const std::uint64_t n = prev_end + 1ull;
+      std::uint64_t p = ends + 2ull * contours + 2 + gr.u16(ends + 2ull * contours);
+      std::string flags;
+      flags.reserve(n);
+      while (ok && flags.size() < n) {
+        if (!gr.has(p, 1)) ok = false;
+        const unsigned char fl = static_cast<unsigned char>(gr.u8(p++));
+        std::uint64_t repeat = 0;
+        if (fl & 8) {
+          if (!gr.has(p, 1)) ok = false;
+          repeat = gr.u8(p++);
+        }
+        for (std::uint64_t k = 0; k <= repeat && flags.size() < n; ++k) flags += static_cast<char>(fl);
+      }
+      std::uint64_t bytes = 0;
+      for (char c : flags) {
+        const unsigned fl = static_cast<unsigned char>(c);
+        bytes += (fl & 2) ? 1 : (fl & 16) ? 0 : 2;
+        bytes += (fl & 4) ? 1 : (fl & 32) ? 0 : 2;
+      }
+      if (ok && !gr.has(p, bytes)) ok = false;
+      // a last contour of one off-curve point makes stb read the point after the last
+      if (ok && (contours == 1 ? n == 1 : prev_end == gr.u16(ends + 2ull * (contours - 2)) + 1u) && !(static_cast<unsigned char>(flags.back()) & 1)) ok = false;
+    }
+  } else if (ok && contours < 0) {
+    std::uint64_t p = b + 10;
+    for (bool more = true; ok && more;) {
+      if (!gr.has(p, 4)) {
+        ok = false;
+        break;
+      }
+      const unsigned fl = gr.u16(p), child = gr.u16(p + 2);
+      p += 4;
+      if (!(fl & 2)) ok = false;  // point matching: stb asserts
+      p += (fl & 1) ? 4 : 2;
+      p += (fl & 8) ? 2 : (fl & 64) ? 4 : (fl & 128) ? 8 : 0;
+      if (ok && p > e) ok = false;
+      if (ok) ok = fc_glyph_ok(r, f, child, depth + 1, memo);
+      more = fl & 32;
+    }
+  }
+  return memo[static_cast<int>(g)] = ok;
+}
+
+}  // namespace
+
+bool glyph_readable(const unsigned char* data, const FontLayout& f, int g, std::map<int, bool>& memo) {
+  if (g < 0) return false;
+  if (!f.truetype) return true;  // CFF outlines: stb reads them through its own bounded buffers
+  return fc_glyph_ok(FcReader{data, f.size}, f, static_cast<unsigned>(g), 0, memo);
+}
+
+}  // namespace tfx::font
