@@ -14,6 +14,7 @@ void register_model(CLI::App& app) {
                      tr("tfx model tokenize bert-base-uncased/ \"The cat sat on the mat.\"")});
   register_model_forward(*cmd);
   register_model_tokenize(*cmd);
+  register_model_generate(*cmd);
 }
 
 }  // namespace tfx::cli

@@ -2,6 +2,7 @@
 // files) opened offline. Each subcommand registers itself from its own file in this folder:
 //   model_tokenize.cpp  tfx model tokenize DIR TEXT        (the checkpoint's real tokenizer)
 //   model_forward.cpp   tfx model info | attention | hidden | logits | next | fill
+//   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -9,5 +10,6 @@ namespace tfx::cli {
 
 void register_model_tokenize(CLI::App& model);
 void register_model_forward(CLI::App& model);
+void register_model_generate(CLI::App& model);
 
 }  // namespace tfx::cli
