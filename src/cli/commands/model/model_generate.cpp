@@ -250,7 +250,10 @@ void run_generate(const GenerateCliOptions& o) {
       const auto top = best.sorted();
       fig.columns = static_cast<int>(std::min<std::size_t>(gens.size(), 3));
       fig.title = trf("the next token after \"{}\" at temperatures {}", prompt_text, fmt::join(temps, ", "));
-      for (std::size_t k = 0; k < temps.size(); ++k) {
+      // one probability axis for every panel, up to the largest bar (so the flattening is seen)
+      double top_p = 0;
+      for (double t : temps)
+        for (const auto& e : top) top_p = std::max(top_p, softmax_at_temperature(logits, t)[e.first]);
         const std::vector<double> p = softmax_at_temperature(logits, temps[k]);
         Bars b;
         b.title = trf("T = {:g}", temps[k]);
@@ -262,7 +265,7 @@ void run_generate(const GenerateCliOptions& o) {
         }
         b.subtitle = trf("entropy {:.2f} nats; these {} tokens hold {:.1f} %", entropy_nats(p), top.size(), 100 * shown_mass);
         b.vmin = 0;
-        b.vmax = 1;
+        b.vmax = std::min(1.0, std::ceil(top_p * 10 + 1e-9) / 10);
         b.annotate = true;
         b.horizontal = true;
         b.color = static_cast<int>(k);
@@ -277,6 +280,8 @@ void run_generate(const GenerateCliOptions& o) {
       fig.columns = static_cast<int>(std::min<std::size_t>(shown_steps, 4));
       fig.title = trf("generating after \"{}\": each step's most likely next tokens{}", prompt_text,
                       g.steps.size() > shown_steps ? trf(" (the first {} of {} steps)", shown_steps, g.steps.size()) : std::string());
+      double top_p = 0;  // one probability axis for every step
+      for (std::size_t i = 0; i < shown_steps; ++i) top_p = std::max(top_p, g.steps[i].top.front().p);
       for (std::size_t i = 0; i < shown_steps; ++i) {
         const GenerationStep& s = g.steps[i];
         Bars b;
@@ -287,7 +292,7 @@ void run_generate(const GenerateCliOptions& o) {
           b.values.push_back(t.p);
         }
         b.vmin = 0;
-        b.vmax = 1;
+        b.vmax = std::min(1.0, std::ceil(top_p * 10 + 1e-9) / 10);
         b.annotate = true;
         b.horizontal = true;
         b.color = 0;
