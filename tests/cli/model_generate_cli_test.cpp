@@ -3,7 +3,7 @@
 // the prompt plus the first token; JSON carries every step; a seeded sampled run reproduces
 // itself; several temperatures draw the flattening figure; the bad inputs of the issue are one-line
 // errors (prompt longer than the positions, -n 0, temperature 0 or negative, top-p outside (0, 1],
-// an empty prompt with a BOS-less tokenizer, an encoder).
+// an empty prompt with a BOS-less tokenizer, an encoder, a memory budget below the mapped weights).
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -63,6 +63,9 @@ TEST_CASE("model generate: bad inputs are one-line errors") {
   check_one_line_error(run_tfx("model generate " + gdir("gpt2") + " 'the cat sat on the mat and the dog sat on the log'"), 2,
                        "positions");
   check_one_line_error(run_tfx("model generate " + gdir("bert") + " 'the cat'"), 2, "encoder");
+  // the budget counts the mapped weights (143 KB here) with the cache (1.5 KB) before allocating
+  check_one_line_error(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3", {}, "TFX_MEMORY_LIMIT=100K"), 1, "the mapped weights and the KV cache");
+  CHECK(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3 --format csv", {}, "TFX_MEMORY_LIMIT=200K").code == 0);
   // a BOS-less tokenizer and an empty prompt: nothing to start from
   TempDir d;
   const std::filesystem::path m = d.path / "m";

@@ -110,7 +110,8 @@ TEST_CASE("stored: matmul and matmul_bt on F16/BF16 weights are bit-identical to
     CAPTURE(kernel);
     StoredForceKernel force(kernel);
     for (StoredType type : {StoredType::f16, StoredType::bf16}) {
-      CAPTURE(stored_type_name(type));
+      const std::string type_name = stored_type_name(type);
+      CAPTURE(type_name);
       for (const auto& mkn : sizes) {
         const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];
         CAPTURE(M);

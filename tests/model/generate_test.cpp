@@ -39,7 +39,7 @@ std::vector<std::size_t> gen_ids(const Tensor& t) {
 }  // namespace
 
 TEST_CASE("generate: greedy tokens and every step's logits match the reference's whole-prefix forward") {
-  for (const char* name : {"gpt2", "gpt2_bf16", "llama", "llama_llama3", "qwen2"}) {
+  for (const std::string name : {"gpt2", "gpt2_bf16", "llama", "llama_llama3", "qwen2"}) {
     CAPTURE(name);
     const GenModel m(name);
     const TensorMap ref = read_safetensors(gen_model_dir(name) + "/generation.safetensors");
@@ -82,11 +82,11 @@ TEST_CASE("generate: greedy tokens and every step's logits match the reference's
 }
 
 TEST_CASE("generate: the cache changes nothing — prefill in one go equals token by token, and tfx's own full forward") {
-  for (const char* name : {"gpt2", "llama", "mistral", "llama_yarn"}) {
+  for (const std::string name : {"gpt2", "llama", "mistral", "llama_yarn"}) {
     CAPTURE(name);
     const Checkpoint m = load_checkpoint(gen_model_dir(name));
     const MappedWeights w = MappedWeights::open(gen_model_dir(name));
-    const std::vector<std::size_t> ids = std::string(name) == "gpt2" ? std::vector<std::size_t>{256, 105, 72, 259, 262, 7, 265}
+    const std::vector<std::size_t> ids = name == "gpt2" ? std::vector<std::size_t>{256, 105, 72, 259, 262, 7, 265}
                                                                      : std::vector<std::size_t>{1, 259, 311, 361, 259, 340, 344};
     KvDecoder one(m.config, w, ids.size()), each(m.config, w, ids.size());
     const std::vector<float> a = one.feed(ids);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "tfx/core/error.hpp"
 #include "tfx/core/random.hpp"
 #include "tfx/model/sampling.hpp"
 
@@ -142,7 +143,7 @@ TEST_CASE("sampling: a seeded sampler reproduces itself and its frequencies foll
 TEST_CASE("sampling: temperature ≤ 0 and top-p outside (0, 1] are usage errors naming the option") {
   SamplingOptions o;
   o.greedy = false;
-  for (double t : {0.0, -1.0, NAN, INFINITY}) {
+  for (double t : {0.0, -1.0, double(NAN), double(INFINITY)}) {
     o.temperature = t;
     try {
       check_sampling_options(o);
@@ -153,7 +154,7 @@ TEST_CASE("sampling: temperature ≤ 0 and top-p outside (0, 1] are usage errors
     }
   }
   o.temperature = 1;
-  for (double p : {0.0, -0.5, 1.5, NAN}) {
+  for (double p : {0.0, -0.5, 1.5, double(NAN)}) {
     o.top_p = p;
     CHECK_THROWS_WITH_AS(check_sampling_options(o), doctest::Contains("top_p must be in (0, 1]"), Error);
   }
