@@ -28,11 +28,6 @@ Tensor repeat_row(const Tensor& b, std::size_t N) {
   return r;
 }
 
-Tensor relu(Tensor x) {
-  for (float& v : x.values()) v = std::max(v, 0.0f);
-  return x;
-}
-
 LayerNormParams norm_params(const TensorMap& m, const std::string& name, std::size_t D, const std::string& where) {
   return {expect_tensor(m, name + ".weight", {D}, where), expect_tensor(m, name + ".bias", {D}, where)};
 }
@@ -179,14 +174,6 @@ DecoderLayerParams seeded_decoder_layer(std::size_t D, std::size_t F, Generator&
   p.ffn = seeded_ffn(D, F, gen);
   p.norm1 = p.norm2 = p.norm3 = unit_norm(D);
   return p;
-}
-
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
-  Tensor y = matmul_bt(x, w);
-  if (b.empty()) return y;
-  if (b.size() != y.cols())
-    throw Error(fmt::format("linear: bias {} does not match the output width {} of weight {}", b.shape_str(), y.cols(), w.shape_str()));
-  return add(y, repeat_row(b, y.rows()));
 }
 
 MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const MhaParams& p, std::size_t heads,

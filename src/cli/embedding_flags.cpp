@@ -11,9 +11,8 @@
 #include <filesystem>
 
 #include "flag_names.hpp"
-#include "tfx/model/checkpoint.hpp"
+#include "tfx/model/checkpoint_embeddings.hpp"
 #include "tfx/model/translator.hpp"
-#include "tfx/text/hf_tokenizer.hpp"
 
 namespace tfx::cli {
 
@@ -81,54 +80,6 @@ EmbeddingSource embedding_source(const EmbeddingFlags& f) {
   s.use_cache = !f.no_cache;
   return s;
 }
-
-namespace {
-
-// A Hugging Face checkpoint folder as word vectors: its token embedding table, rows named so that
-// a word finds its word-initial token: GPT-2's "Ġking" and Llama's "▁king" are listed as "king",
-// a piece inside a word ("king" without the mark) as "##king" (BERT's own spelling of pieces).
-Embeddings checkpoint_embeddings(const std::string& dir) {
-  const Checkpoint m = load_checkpoint(dir);
-  const std::string name = m.config.model_type == "bert" ? "embeddings.word_embeddings.weight"
-                           : m.config.model_type == "gpt2" ? "wte.weight"
-                                                          : "embed_tokens.weight";
-  const Tensor& table = m.tensors.at(name);
-  std::optional<HfTokenizer> tok;
-  try {
-    tok = HfTokenizer::load(dir);
-  } catch (const Error&) {
-  }
-  const bool marks = tok && (tok->kind() == "byte-level BPE" || tok->kind().find("▁") != std::string::npos);
-  std::vector<std::string> words;
-  for (std::size_t id = 0; id < table.rows(); ++id) {
-    std::string t = tok ? tok->id_to_token(id) : "";
-    if (t.empty()) {
-      words.push_back(fmt::format("<id {}>", id));
-      continue;
-    }
-    const bool byte_token = t.size() == 6 && t.rfind("<0x", 0) == 0;
-    if (marks && !byte_token) {
-      const std::string readable = tok->readable(id);
-      if (readable.rfind("␣", 0) == 0 && readable.size() > 3) t = readable.substr(3);  // word-initial: the word itself
-      else if (readable.find('(') == std::string::npos && readable.find("<0x") == std::string::npos && readable != "␣" &&
-               !tok->special_id(t))
-        t = "##" + readable;  // a piece inside a word
-      else
-        t = readable;
-    }
-    words.push_back(t);
-  }
-  return Embeddings::from_rows(std::move(words), table,
-                               fmt::format("{} ({}, {} × {}{})", dir, name, table.rows(), table.cols(),
-                                           marks ? "; a word is its word-initial token (Ġword / ▁word), ##piece a piece inside a word" : ""));
-}
-
-bool checkpoint_folder(const std::string& path) {
-  std::error_code ec;
-  return !path.empty() && std::filesystem::is_directory(path, ec) && std::filesystem::exists(std::filesystem::path(path) / "config.json", ec);
-}
-
-}  // namespace
 
 Embeddings load_embeddings(const EmbeddingFlags& f) {
   if (checkpoint_folder(f.path)) return checkpoint_embeddings(f.path);

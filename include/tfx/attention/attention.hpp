@@ -144,4 +144,15 @@ struct DotProductStats {
 std::vector<DotProductStats> dot_product_variance(const std::vector<std::size_t>& d_ks, std::size_t samples, std::size_t keys,
                                                   std::uint64_t seed, UnitDistribution dist = UnitDistribution::normal);
 
+// Scaled dot-product attention over heads laid side by side in the columns, with grouped-query
+// attention (Llama, Qwen2, Mistral: KV < H; KV = H is ordinary multi-head attention):
+// q: (T, H·hd), k, v: (T, KV·hd); head h reads key/value head h / (H/KV). Per head:
+// softmax(q_h·k_hᵀ / √hd, causal mask when `causal`)·v_h. Returns the output (T, H·hd) and the
+// weights after softmax (H, T, T).
+struct GroupedAttention {
+  Tensor output, weights;
+};
+GroupedAttention grouped_query_attention(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t H, std::size_t KV,
+                                         std::size_t hd, bool causal);
+
 }  // namespace tfx

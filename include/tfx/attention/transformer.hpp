@@ -74,8 +74,7 @@ DecoderLayerParams seeded_decoder_layer(std::size_t D, std::size_t F, Generator&
 
 // ---- forward ----
 
-// x: (N, K), w: (M, K), b: (M) or empty -> x·wᵀ + b (N, M), nn.Linear.
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b);
+// nn.Linear is tfx::linear (tfx/core/ops.hpp).
 
 // nn.MultiheadAttention forward: Q = x_q·W_Qᵀ + b_Q, K = x_kv·W_Kᵀ + b_K, V = x_kv·W_Vᵀ + b_V,
 // heads = attend_heads(Q, K, V), output = Concat·W_Oᵀ + b_O. x_q: (T, D), x_kv: (S, D).

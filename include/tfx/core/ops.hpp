@@ -101,4 +101,31 @@ class TopK {
 // is deterministic, NaN last. k is clamped to values.size().
 std::vector<std::pair<std::size_t, float>> top_k(std::span<const float> values, std::size_t k);
 
+// ---- the layer ops of the checkpoint families, the translator and the encoder/decoder layers.
+// X: (N, K) rows of activations; W, b as PyTorch stores them.
+
+// nn.Linear: y = x·Wᵀ + b.  x: (N, K), W: (M, K) (out, in), b: (M) or empty (no bias) -> (N, M)
+Tensor linear(const Tensor& x, const Tensor& W, const Tensor& b = Tensor(), unsigned threads = 1);
+// GPT-2's Conv1D: y = x·W + b.  x: (N, K), W: (K, M) (in, out), b: (M) -> (N, M)
+Tensor linear_in_out(const Tensor& x, const Tensor& W, const Tensor& b, unsigned threads = 1);
+
+// GELU in place, the two forms Hugging Face uses (elementwise, any shape):
+//   erf   (hidden_act "gelu"):      0.5·x·(1 + erf(x/√2))
+//   tanh  (HF's "gelu_new"):        0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+enum class GeluForm { erf, tanh };
+void gelu_inplace(Tensor& x, GeluForm form);
+// ReLU: max(x, 0), elementwise, any shape.
+Tensor relu(Tensor x);
+// SwiGLU's gate: SiLU(g)·u = g/(1 + e^−g)·u.  g, u: the same shape -> that shape
+Tensor swiglu(const Tensor& g, const Tensor& u);
+// RMSNorm over each row (Llama): x / √(mean(x²) + ε) · w, the mean accumulated in double.
+// x: (N, D), w: (D) -> (N, D)
+Tensor rms_norm(const Tensor& x, const Tensor& w, double eps);
+// Rows of an embedding table.  table: (V, D), ids < V -> (T, D)
+Tensor embedding_rows(const Tensor& table, const std::vector<std::size_t>& ids);
+// x += table rows first_row … first_row + N − 1 (learned positions).  x: (N, D), table: (≥ first_row + N, D)
+void add_table_rows(Tensor& x, const Tensor& table, std::size_t first_row);
+// x += y elementwise (the residual connection); same size.
+void add_inplace(Tensor& x, const Tensor& y);
+
 }  // namespace tfx

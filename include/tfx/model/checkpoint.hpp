@@ -10,15 +10,23 @@
 //            query attention, tied or untied lm_head
 //   qwen2    llama with q/k/v biases;   mistral   llama (a sliding window is reported, not applied)
 // Tensor names are accepted with or without the prefixes bert. / transformer. / model., and with
-// the legacy LayerNorm names gamma / beta; tensors a family does not use are ignored. F32, F16
-// and BF16 are read as float32.
+// the legacy LayerNorm names gamma / beta; tensors a family does not use are dropped. F32, F16
+// and BF16 are read as float32. Each family lives in one file (src/model/bert.cpp, gpt2.cpp,
+// llama.cpp): its config keys, tensor names, typed weights (tfx/model/<family>.hpp) and forward
+// pass; tfx/model/family.hpp is the table that picks one by model_type.
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "tfx/core/tensor.hpp"
+#include "tfx/model/bert.hpp"
+#include "tfx/model/family.hpp"
+#include "tfx/model/gpt2.hpp"
+#include "tfx/model/llama.hpp"
 #include "tfx/model/safetensors.hpp"
 #include "tfx/positional/rope.hpp"
 
@@ -26,6 +34,7 @@ namespace tfx {
 
 struct ModelConfig {
   std::string model_type;  // as config.json says it: bert, gpt2, llama, qwen2, mistral
+  const Family* family = nullptr;  // its row of the family table (set by parse_model_config)
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0;
   double eps = 1e-5;
   std::string activation;  // gelu (erf), gelu_new (tanh), silu
@@ -33,8 +42,8 @@ struct ModelConfig {
   bool qkv_bias = false;   // qwen2
   std::optional<std::size_t> sliding_window;  // mistral
   RopeConfig rope;         // llama family: dim = head_dim, half layout, base = rope_theta, scaling
-  bool uses_rope() const { return model_type != "bert" && model_type != "gpt2"; }
-  bool decoder() const { return model_type != "bert"; }
+  bool uses_rope() const { return family->rope; }
+  bool decoder() const { return family->decoder; }
 };
 
 // config.json's text → ModelConfig. An unknown model_type names the supported ones; a missing or
@@ -44,12 +53,16 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 struct Checkpoint {
   std::string dir;
   ModelConfig config;
-  TensorMap tensors;          // by the family's names without prefixes (gamma/beta renamed)
+  // the family's typed weights, filled once at load (the alternative is config.family's)
+  std::variant<BertWeights, Gpt2Weights, LlamaWeights> weights;
   std::string dtype;          // of the weights in the file(s): F32, F16, BF16 (or "mixed")
   std::size_t file_bytes = 0; // of the safetensors file(s)
   std::vector<std::string> files;
+  OutputHead head = OutputHead::none;
   bool has_lm_head = false;   // BERT: the MLM head is in the file; others: always (tied or not)
-  std::size_t parameter_count() const;
+  std::size_t parameters = 0, block_parameters = 0;  // of the tensors the family needs; of block 0
+  std::size_t parameter_count() const { return parameters; }
+  const Tensor& token_embedding() const { return config.family->token_embedding(*this); }
 };
 
 // Opens `dir`: config.json, then model.safetensors or model.safetensors.index.json and its shards.
@@ -70,7 +83,16 @@ struct ForwardPass {
 // tokens than max_position_embeddings (learned positions) throw a usage error saying so.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits = true);
 
-// Parameters of one block (layer) and of the rest (embeddings, final norm, untied head).
-std::size_t block_parameter_count(const Checkpoint& m);
+// The k most probable tokens of one position: softmax over the row of logits (in double, the
+// row max subtracted), then the k largest (top_k's order: ties by the smaller id).
+struct TokenProbability {
+  std::size_t id;
+  double probability;
+  float logit;
+};
+std::vector<TokenProbability> top_probabilities(std::span<const float> logits, std::size_t k);
+
+// Parameters of one block (layer).
+inline std::size_t block_parameter_count(const Checkpoint& m) { return m.block_parameters; }
 
 }  // namespace tfx

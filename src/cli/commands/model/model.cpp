@@ -12,7 +12,12 @@ void register_model(CLI::App& app) {
   cmd->require_subcommand(1);
   set_examples(cmd, {tr("tfx model info gpt2/                          # a folder as `git clone https://huggingface.co/gpt2` leaves it"),
                      tr("tfx model tokenize bert-base-uncased/ \"The cat sat on the mat.\"")});
-  register_model_forward(*cmd);
+  register_model_info(*cmd);
+  register_model_attention(*cmd);
+  register_model_hidden(*cmd);
+  register_model_logits(*cmd);
+  register_model_next(*cmd);
+  register_model_fill(*cmd);
   register_model_tokenize(*cmd);
   register_model_generate(*cmd);
 }

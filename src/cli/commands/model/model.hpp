@@ -1,7 +1,9 @@
 // `tfx model …`: a local Hugging Face checkpoint folder (config.json, safetensors, tokenizer
 // files) opened offline. Each subcommand registers itself from its own file in this folder:
 //   model_tokenize.cpp  tfx model tokenize DIR TEXT        (the checkpoint's real tokenizer)
-//   model_forward.cpp   tfx model info | attention | hidden | logits | next | fill
+//   model_info.cpp, model_attention.cpp, model_hidden.cpp, model_logits.cpp, model_next.cpp,
+//   model_fill.cpp      tfx model info | attention | hidden | logits | next | fill (what they
+//                       share: model_input.hpp)
 //   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
 #pragma once
 #include <CLI/CLI.hpp>
@@ -9,7 +11,12 @@
 namespace tfx::cli {
 
 void register_model_tokenize(CLI::App& model);
-void register_model_forward(CLI::App& model);
+void register_model_info(CLI::App& model);
+void register_model_attention(CLI::App& model);
+void register_model_hidden(CLI::App& model);
+void register_model_logits(CLI::App& model);
+void register_model_next(CLI::App& model);
+void register_model_fill(CLI::App& model);
 void register_model_generate(CLI::App& model);
 
 }  // namespace tfx::cli

@@ -103,8 +103,8 @@ void run_pe_sim_model(const PeSimOptions& o) {
   if (c.uses_rope())
     throw usage_error(fmt::format("--model {}: {} has no position table (it rotates Q and K by RoPE); see tfx rope freqs --config {}/config.json",
                                   o.model, c.model_type, o.model));
-  const std::string name = c.model_type == "gpt2" ? "wpe.weight" : "embeddings.position_embeddings.weight";
-  const Tensor& table = m.tensors.at(name);
+  const std::string name = c.family->position_table_name;
+  const Tensor& table = *c.family->position_table(m);
   const std::size_t rows = table.rows(), D = table.cols();
   const std::size_t L = o.len_opt && o.len_opt->count() ? static_cast<std::size_t>(o.len) : rows;
   if (L > rows) throw usage_error(fmt::format("--len {}: {} has {} positions", o.len, o.model, rows));

@@ -1,0 +1,209 @@
+// `tfx model attention`: the attention weights of every layer and head (HF's output_attentions) as tables,
+// npy, figures (one head, one layer's heads, or every layer × head as the model view) and --html.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "cli/commands/model/model.hpp"
+#include "cli/commands/model/model_input.hpp"
+#include "cli/common.hpp"
+#include "cli/validators.hpp"
+#include "tfx/figure/attention_html.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+std::vector<std::string> model_words_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char ch : text + " ") {
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == ',') {
+      if (!w.empty()) out.push_back(w);
+      w.clear();
+    } else {
+      w += ch;
+    }
+  }
+  return out;
+}
+
+
+struct ModelAttentionOptions {
+  ModelInput in;
+  std::string layer = "all", head = "all";
+  std::string html;  // --html FILE
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+std::optional<std::size_t> model_pick(const std::string& v, std::size_t n, const char* flag, const char* what) {
+  if (v == "all") return std::nullopt;
+  const std::optional<unsigned long long> k = model_whole_number(v);
+  if (!k) throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
+  if (*k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
+  return static_cast<std::size_t>(*k);
+}
+
+Heatmap model_attention_heatmap(const Tensor& w, const std::vector<std::string>& tokens, const std::string& title, bool labels) {
+  Heatmap h;
+  h.values = w;
+  h.title = title;
+  h.x_label = tr("key");
+  h.y_label = tr("query");
+  if (labels) h.row_labels = h.col_labels = tokens;
+  h.vmin = 0;
+  h.vmax = 1;
+  h.value_label = tr("attention weight");
+  return h;
+}
+
+// The --html page: every layer and head when they fit in one page (it opens on --layer/--head),
+// else only the ones asked for.
+std::string attention_page(const ModelAttentionOptions& o, const LoadedInput& l, const ForwardPass& f, std::optional<std::size_t> layer,
+                           std::optional<std::size_t> head) {
+  const ModelConfig& c = l.model.config;
+  const std::size_t T = l.ids.size();
+  const bool whole = c.layers * c.heads * T * T <= kMaxHtmlWeights;
+  AttentionPage p;
+  std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
+  if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
+  p.title = trf("{} — attention", dir_name);
+  p.subtitle = trf("{}: {} tokens; weights after softmax, layers and heads numbered from 0 as in Hugging Face's outputs{}",
+                           family_name(c), T, c.decoder() ? tr("; causal: a query sees only the keys up to itself") : "");
+  p.queries = p.keys = l.tokens;
+  for (std::size_t li = 0; li < c.layers; ++li) {
+    if (!whole && layer && *layer != li) continue;
+    p.layer_names.push_back(trf("layer {}", li));
+    if (whole || !head) {
+      p.weights.push_back(f.attentions[li]);
+    } else {
+      Tensor one({1, T, T});
+      std::copy_n(f.attentions[li].data() + *head * T * T, T * T, one.data());
+      p.weights.push_back(std::move(one));
+    }
+  }
+  for (std::size_t hi = 0; hi < c.heads; ++hi)
+    if (whole || !head || *head == hi) p.head_names.push_back(std::to_string(hi));
+  if (whole) {
+    p.first_layer = layer.value_or(0);
+    p.first_head = head;
+  }
+  p.footer = trf("made by tfx model attention {} ({} {})", o.in.dir, c.model_type,
+                 o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
+  return attention_html(p);
+}
+
+void run_model_attention(const ModelAttentionOptions& o) {
+  const LoadedInput l = load_input(o.in);
+  const ModelConfig& c = l.model.config;
+  const std::optional<std::size_t> layer = model_pick(o.layer, c.layers, "--layer", "layer");
+  const std::optional<std::size_t> head = model_pick(o.head, c.heads, "--head", "head");
+  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
+  ForwardPass f = model_forward(l.model, l.ids, false);
+  f.hidden.clear();  // not shown here: memory back before the output is encoded
+  const std::size_t T = l.ids.size(), H = c.heads;
+  std::string page;
+  if (!o.html.empty()) {
+    page = attention_page(o, l, f, layer, head);
+    if (html_only) {
+      write_html(page, o.html, o.out, o.fig);
+      return;
+    }
+  }
+  // the requested block of the (layers, heads, T, T) weights
+  std::vector<std::size_t> layers, heads;
+  for (std::size_t i = 0; i < c.layers; ++i)
+    if (!layer || *layer == i) layers.push_back(i);
+  for (std::size_t i = 0; i < H; ++i)
+    if (!head || *head == i) heads.push_back(i);
+  std::vector<std::size_t> shape;
+  if (layers.size() > 1) shape.push_back(layers.size());
+  if (heads.size() > 1) shape.push_back(heads.size());
+  shape.push_back(T);
+  shape.push_back(T);
+  Tensor w(shape);
+  std::size_t k = 0;
+  const bool keep = figure_drawn(o.fig, o.out);  // the figures below read f.attentions again
+  for (std::size_t li : layers) {
+    for (std::size_t hi : heads) {
+      const float* src = f.attentions[li].data() + hi * T * T;
+      std::copy(src, src + T * T, w.data() + k * T * T);
+      ++k;
+    }
+    if (!keep) f.attentions[li] = Tensor();  // one copy of the weights at a time (a 12 × 12 × T² model)
+  }
+  Result r;
+  r.command = "model attention";
+  r.params = model_params(o.in, l);
+  r.params["layer"] = o.layer;
+  r.params["head"] = o.head;
+  r.blocks.push_back(Text{trf("{}: {} tokens; attention weights after softmax{}, layers and heads numbered from 0 as in Hugging "
+                                      "Face's outputs; rows are queries, columns keys",
+                                      family_name(c), T, c.decoder() ? tr(" (causal: row i sees keys 0 … i)") : "")});
+  Matrix m;
+  m.name = N_("attentions");
+  m.row_labels = m.col_labels = l.tokens;
+  m.row_axis = N_("query");
+  m.col_axis = N_("key");
+  const bool npy = o.out.format == "npy" || (o.out.output.size() > 4 && o.out.output.ends_with(".npy"));
+  m.slice_axis = shape.size() == 4 ? N_("layer·heads+head") : layers.size() > 1 ? N_("layer") : N_("head");
+  // npy keeps the 4-D (layers, heads, T, T); a table shows one (T, T) slice per layer and head
+  m.values = shape.size() == 4 && !npy ? w.reshaped({layers.size() * heads.size(), T, T}) : std::move(w);
+  r.blocks.push_back(std::move(m));
+  r.primary = "attentions";
+  r.summary[N_("shape")] = shape;
+  // figures: one head a labelled heatmap; one layer's heads a grid; every layer × head the model view
+  Figure fig;
+  std::optional<Heatmap> view;
+  if (figure_drawn(o.fig, o.out)) {
+    const bool one = layers.size() == 1 && heads.size() == 1;
+    const bool thumbnails = layers.size() > 1 && heads.size() > 1;
+    for (std::size_t li : layers)
+      for (std::size_t hi : heads) {
+        Tensor one_w({T, T});
+        std::copy_n(f.attentions[li].data() + hi * T * T, T * T, one_w.data());
+        Heatmap h = model_attention_heatmap(
+            one_w, l.tokens,
+            one ? trf("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
+                : fmt::format("L{} H{}", li, hi),
+            !thumbnails);
+        if (thumbnails) h.annotate = false;
+        fig.panels.push_back(h);
+        if (!view) view = h;
+      }
+    fig.columns = static_cast<int>(heads.size());
+    fig.title = one ? ""
+                    : thumbnails ? trf("Model view: {} layers (rows) × {} heads (columns)", layers.size(), heads.size())
+                                 : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
+                                                      : trf("Head {} in {} layers", heads[0], layers.size());
+  }
+  std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
+  if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
+  std::vector<std::string> words;
+  for (const std::string& item : model_words_of(o.in.text.empty() ? "ids " + o.in.ids : o.in.text)) words.push_back(item);
+  const std::string name = fmt::format("model_attention_{}_{}_L{}_H{}.png", name_part({dir_name}), name_part(words), o.layer, o.head);
+  present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, view ? &*view : nullptr, name);
+  if (!page.empty()) write_html(page, o.html, o.out, o.fig);
+}
+
+}  // namespace
+
+void register_model_attention(CLI::App& model) {
+  {
+    auto [cmd, o] = add_command(model, "attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"),
+                                run_model_attention);
+    add_model_input(cmd, o->in);
+    cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
+    cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
+    add_output_flags(cmd, o->out);
+    add_figure_flags(cmd, o->fig);
+    add_html_flag(cmd, o->html);
+    set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
+                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
+                       tr("tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"),
+                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline")});
+  }
+}
+
+}  // namespace tfx::cli

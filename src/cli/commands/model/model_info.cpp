@@ -1,0 +1,98 @@
+// `tfx model info`: what a checkpoint is (family, widths, RoPE, parameters, dtype, tokenizer).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "cli/commands/model/model.hpp"
+#include "cli/commands/model/model_input.hpp"
+#include "cli/common.hpp"
+#include "cli/validators.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+std::string model_bytes_text(std::size_t b) {
+  if (b >= (std::size_t{1} << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(b) / (1 << 30));
+  if (b >= (std::size_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
+  return fmt::format("{:.1f} KiB", static_cast<double>(b) / 1024);
+}
+
+
+struct ModelInfoOptions {
+  ModelInput in;
+  OutputFlags out;
+};
+
+void run_model_info(const ModelInfoOptions& o) {
+  const Checkpoint m = load_checkpoint(o.in.dir);
+  const ModelConfig& c = m.config;
+  Result r;
+  r.command = "model info";
+  r.params = {{"model", o.in.dir}};
+  Records rec;
+  rec.name = N_("info");
+  rec.columns = {N_("property"), N_("value")};
+  auto row = [&](const std::string& k, const std::string& v, const nlohmann::json& j) {
+    (void)j;
+    rec.rows.push_back({k, v});
+  };
+  row("family", family_name(c), c.model_type);
+  row("layers", std::to_string(c.layers), c.layers);
+  row("heads", std::to_string(c.heads), c.heads);
+  row("kv_heads", std::to_string(c.kv_heads), c.kv_heads);
+  row("d_model", std::to_string(c.d_model), c.d_model);
+  row("head_dim", std::to_string(c.head_dim), c.head_dim);
+  row("ffn",
+      fmt::format("{} ({})", c.ffn,
+                  c.uses_rope() ? "SwiGLU" : c.activation == "gelu_new" ? tr("GELU, tanh form") : tr("GELU, erf form")),
+      c.ffn);
+  row("vocabulary", std::to_string(c.vocab), c.vocab);
+  row("positions", fmt::format("{} ({})", c.max_positions, c.uses_rope() ? "RoPE" : tr("learned table")), c.max_positions);
+  if (c.uses_rope()) {
+    std::string s = trf("θ = {:g}, rotate-half layout, {} pairs", c.rope.base, c.head_dim / 2);
+    if (c.rope.scaling != RopeScaling::none)
+      s += trf("; scaling {} × {:g} (original {} positions)", rope_scaling_name(c.rope.scaling), c.rope.factor.value_or(1.0),
+               c.rope.original_max_pos.value_or(c.max_positions));
+    row("rope", s, {{"theta", c.rope.base}, {"scaling", rope_scaling_name(c.rope.scaling)}, {"factor", c.rope.factor.value_or(1.0)}});
+  }
+  if (c.sliding_window) row("sliding_window", std::to_string(*c.sliding_window), *c.sliding_window);
+  const std::size_t total = m.parameter_count(), block = block_parameter_count(m);
+  row("parameters_per_block", fmt::format("{} ({:.2f} M)", block, static_cast<double>(block) / 1e6), block);
+  row("parameters", trf("{} ({:.2f} M; {} blocks = {:.1f} %)", total, static_cast<double>(total) / 1e6, c.layers,
+                        100.0 * static_cast<double>(block * c.layers) / static_cast<double>(total)),
+      total);
+  const char* head = m.head == OutputHead::masked_lm ? tr("MLM head (tied to the word embeddings)")
+                     : m.head == OutputHead::none    ? tr("none (BertModel)")
+                     : m.head == OutputHead::tied    ? tr("tied to the token embedding")
+                                                     : tr("lm_head (untied)");
+  row("output_head", head, m.has_lm_head);
+  row("dtype", m.dtype, m.dtype);
+  row("bytes", trnf("{} in {} file", "{} in {} files", m.files.size(), model_bytes_text(m.file_bytes), m.files.size()), m.file_bytes);
+  std::string tok = tr("none (give --ids)");
+  try {
+    const HfTokenizer t = HfTokenizer::load(o.in.dir);
+    tok = trf("{}, {} tokens ({})", t.kind(), t.vocab_size(), std::filesystem::path(t.source()).filename().string());
+    if (t.vocab_size() > c.vocab) tok += trf(" — more ids than the embedding's {} rows!", c.vocab);
+  } catch (const Error& e) {
+    tok = std::string(tr("not readable: ")) + e.what();
+  }
+  row("tokenizer", tok, tok);
+  r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
+  r.blocks.push_back(std::move(rec));
+  r.primary = "info";
+  present(r, o.out);
+}
+
+}  // namespace
+
+void register_model_info(CLI::App& model) {
+  {
+    auto [cmd, o] = add_command(model, "info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"), run_model_info);
+    add_model_input(cmd, o->in, false);
+    add_output_flags(cmd, o->out, false);
+    set_examples(cmd, {tr("tfx model info gpt2/"), tr("tfx model info Llama-3.2-1B/ --format json")});
+  }
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,95 @@
+// The shared part of the `tfx model` subcommands (model_input.hpp).
+#include "cli/commands/model/model_input.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/common.hpp"
+#include "cli/validators.hpp"
+
+namespace tfx::cli {
+
+void add_model_input(CLI::App* cmd, ModelInput& in, bool text) {
+  cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
+  if (!text) return;
+  cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
+  cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
+      ->check(comma_list("ids", "15496,11,616"));
+  cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
+}
+
+std::optional<unsigned long long> model_whole_number(const std::string& s) {
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (s.empty() || pos != s.size() || s[0] == '-') return std::nullopt;
+  return v;
+}
+
+LoadedInput load_input(const ModelInput& in) {
+  if (in.text.empty() == in.ids.empty())
+    throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both");
+  LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}};
+  if (!in.ids.empty()) {
+    for (const std::string& item : split_items(in.ids)) {
+      const std::optional<unsigned long long> v = model_whole_number(item);
+      if (!v) throw usage_error(fmt::format("--ids: '{}' is not a token id", item));
+      l.ids.push_back(static_cast<std::size_t>(*v));
+    }
+    std::error_code ec;
+    try {
+      l.tokenizer = HfTokenizer::load(in.dir);
+    } catch (const Error&) {
+      // ids work without a tokenizer; tokens are then shown by number
+    }
+    for (std::size_t id : l.ids) {
+      const std::string t = l.tokenizer ? l.tokenizer->id_to_token(id) : "";
+      l.tokens.push_back(t.empty() ? std::to_string(id) : t);
+    }
+  } else {
+    l.tokenizer = HfTokenizer::load(in.dir);
+    const HfEncoding e = l.tokenizer->encode(in.text, !in.no_special);
+    if (e.ids.empty()) throw usage_error(fmt::format("TEXT '{}' gives no tokens", in.text));
+    l.ids = e.ids;
+    l.tokens = e.readable;
+  }
+  const ModelConfig& c = l.model.config;
+  if (c.uses_rope() && l.ids.size() > c.max_positions)
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: {} tokens are past max_position_embeddings {}: RoPE runs on, but the model never saw such positions",
+                     l.ids.size(), c.max_positions)
+                     .c_str());
+  if (c.sliding_window && l.ids.size() > *c.sliding_window)
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: {} tokens exceed mistral's sliding window of {}: HF would restrict each query to the last {} keys; "
+                     "tfx attends to all of them",
+                     l.ids.size(), *c.sliding_window, *c.sliding_window)
+                     .c_str());
+  return l;
+}
+
+std::string family_name(const ModelConfig& c) {
+  return trf(c.family->summary, c.model_type, c.kv_heads != c.heads ? tr(", grouped-query attention") : "");
+}
+
+nlohmann::json model_params(const ModelInput& in, const LoadedInput& l) {
+  return {{"model", in.dir}, {"model_type", l.model.config.model_type}, {"tokens", l.tokens}, {"ids", l.ids}};
+}
+
+Records top_records(const LoadedInput& l, std::span<const float> logits, std::size_t k, const std::string& name) {
+  Records rec;
+  rec.name = name;
+  rec.columns = {N_("rank"), N_("token"), N_("id"), N_("probability"), N_("logit")};
+  long long rank = 1;
+  for (const TokenProbability& t : top_probabilities(logits, k))
+    rec.rows.push_back({rank++, l.tokenizer ? l.tokenizer->readable(t.id) : std::to_string(t.id), static_cast<long long>(t.id),
+                        t.probability, static_cast<double>(t.logit)});
+  return rec;
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,44 @@
+// What the `tfx model` subcommands that run a checkpoint share: DIR and TEXT (or --ids), the
+// checkpoint loaded with its tokenizer and the tokens, the family's summary line.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/common.hpp"
+#include "tfx/model/checkpoint.hpp"
+#include "tfx/text/hf_tokenizer.hpp"
+
+namespace tfx::cli {
+
+// DIR TEXT and what they give: the checkpoint, its tokenizer, the tokens of TEXT.
+struct ModelInput {
+  std::string dir, text, ids;  // --ids: token ids instead of TEXT
+  bool no_special = false;
+};
+
+struct LoadedInput {
+  Checkpoint model;
+  std::optional<HfTokenizer> tokenizer;
+  std::vector<std::size_t> ids;
+  std::vector<std::string> tokens;  // readable
+};
+
+// DIR, and TEXT, --ids and --no-special when `text`.
+void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true);
+// A flag's whole number from 0 in decimal digits ("12"); nullopt for "", "-1", "1.5", "x" or a
+// number past unsigned long long.
+std::optional<unsigned long long> model_whole_number(const std::string& s);
+// The checkpoint, its tokenizer and the ids (warnings for RoPE past the trained positions and for
+// Mistral's sliding window go to stderr).
+LoadedInput load_input(const ModelInput& in);
+// The family's one-line summary from the family table ("BERT (encoder, post-LN, learned positions)").
+std::string family_name(const ModelConfig& c);
+// The Result's params every model subcommand shares.
+nlohmann::json model_params(const ModelInput& in, const LoadedInput& l);
+// The k most probable tokens of one position as a table: rank, token, id, probability, logit.
+Records top_records(const LoadedInput& l, std::span<const float> logits, std::size_t k, const std::string& name);
+
+}  // namespace tfx::cli

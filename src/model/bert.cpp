@@ -1,0 +1,122 @@
+// BERT (HF's BertModel / BertForMaskedLM, modeling_bert.py in eval mode): config keys, tensor
+// names, the typed weights and the forward pass, top to bottom. Learned positions, token type 0
+// everywhere, post-LN blocks, GELU (erf unless hidden_act says gelu_new), the MLM head when the
+// file has it (its decoder tied to the word embeddings unless cls.predictions.decoder.weight is
+// stored).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/family_files.hpp"
+#include "tfx/attention/attention.hpp"
+#include "tfx/core/ops.hpp"
+
+namespace tfx::family_files {
+
+namespace {
+
+constexpr unsigned kBertThreads = 0;  // all cores for the matmuls
+constexpr const char* kBertWord = "embeddings.word_embeddings.weight";
+constexpr const char* kBertPosition = "embeddings.position_embeddings.weight";
+constexpr const char* kBertHeadProbe = "cls.predictions.transform.dense.weight";
+
+constexpr GeluFamilyKeys kBertKeys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", 0,
+                                      "max_position_embeddings", 512, "layer_norm_eps", 1e-12, "hidden_act", {"gelu", "gelu_new"}};
+
+void bert_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { read_gelu_family(j, kBertKeys, where, c); }
+
+// Every tensor with its shape and slot; the MLM head when the file has its transform.
+std::vector<TensorSlot> bert_slots(Checkpoint& m, const TensorMap& file) {
+  const ModelConfig& c = m.config;
+  BertWeights& w = m.weights.emplace<BertWeights>();
+  w.layers.resize(c.layers);
+  const std::size_t D = c.d_model, F = c.ffn, V = c.vocab;
+  std::vector<TensorSlot> s = {{kBertWord, {V, D}, &w.word},
+                               {kBertPosition, {c.max_positions, D}, &w.position},
+                               {"embeddings.token_type_embeddings.weight", {0, D}, &w.token_type},  // rows: type_vocab_size ≥ 1
+                               {"embeddings.LayerNorm.weight", {D}, &w.emb_ln_w},
+                               {"embeddings.LayerNorm.bias", {D}, &w.emb_ln_b}};
+  for (std::size_t i = 0; i < c.layers; ++i) {
+    const std::string p = fmt::format("encoder.layer.{}.", i);
+    BertLayerWeights& l = w.layers[i];
+    const std::vector<TensorSlot> layer = {
+        {p + "attention.self.query.weight", {D, D}, &l.q_w},     {p + "attention.self.query.bias", {D}, &l.q_b},
+        {p + "attention.self.key.weight", {D, D}, &l.k_w},       {p + "attention.self.key.bias", {D}, &l.k_b},
+        {p + "attention.self.value.weight", {D, D}, &l.v_w},     {p + "attention.self.value.bias", {D}, &l.v_b},
+        {p + "attention.output.dense.weight", {D, D}, &l.o_w},   {p + "attention.output.dense.bias", {D}, &l.o_b},
+        {p + "attention.output.LayerNorm.weight", {D}, &l.attn_ln_w}, {p + "attention.output.LayerNorm.bias", {D}, &l.attn_ln_b},
+        {p + "intermediate.dense.weight", {F, D}, &l.ffn_in_w},  {p + "intermediate.dense.bias", {F}, &l.ffn_in_b},
+        {p + "output.dense.weight", {D, F}, &l.ffn_out_w},       {p + "output.dense.bias", {D}, &l.ffn_out_b},
+        {p + "output.LayerNorm.weight", {D}, &l.out_ln_w},       {p + "output.LayerNorm.bias", {D}, &l.out_ln_b}};
+    for (TensorSlot t : layer) {
+      t.layer = i;
+      s.push_back(std::move(t));
+    }
+  }
+  if (file.count(kBertHeadProbe)) {
+    s.push_back({kBertHeadProbe, {D, D}, &w.head_w});
+    s.push_back({"cls.predictions.transform.dense.bias", {D}, &w.head_b});
+    s.push_back({"cls.predictions.transform.LayerNorm.weight", {D}, &w.head_ln_w});
+    s.push_back({"cls.predictions.transform.LayerNorm.bias", {D}, &w.head_ln_b});
+    s.push_back({"cls.predictions.bias", {V}, &w.head_bias});
+    s.push_back({"cls.predictions.decoder.weight", {V, D}, &w.head_decoder, true});
+  }
+  return s;
+}
+
+OutputHead bert_output_head(const Checkpoint& m) { return std::get<BertWeights>(m.weights).head_w.empty() ? OutputHead::none : OutputHead::masked_lm; }
+
+ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+  const ModelConfig& c = m.config;
+  const BertWeights& w = std::get<BertWeights>(m.weights);
+  const float eps = static_cast<float>(c.eps);
+  ForwardPass out;
+  // embeddings: word + position + token type 0, then LayerNorm
+  Tensor x = embedding_rows(w.word, ids);
+  add_table_rows(x, w.position, 0);
+  for (std::size_t t = 0; t < x.rows(); ++t)
+    for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += w.token_type(0, j);
+  x = layer_norm(x, w.emb_ln_w, w.emb_ln_b, eps);
+  out.hidden.push_back(x);
+  for (const BertLayerWeights& l : w.layers) {
+    // self-attention (no mask), output dense, Add & Norm
+    const Tensor q = linear(x, l.q_w, l.q_b, kBertThreads);
+    const Tensor k = linear(x, l.k_w, l.k_b, kBertThreads);
+    const Tensor v = linear(x, l.v_w, l.v_b, kBertThreads);
+    GroupedAttention a = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, false);
+    out.attentions.push_back(std::move(a.weights));
+    Tensor o = linear(a.output, l.o_w, l.o_b, kBertThreads);
+    add_inplace(o, x);
+    const Tensor h = layer_norm(o, l.attn_ln_w, l.attn_ln_b, eps);
+    // FFN: dense, GELU, dense, Add & Norm
+    Tensor f = linear(h, l.ffn_in_w, l.ffn_in_b, kBertThreads);
+    gelu_inplace(f, gelu_form(c));
+    Tensor y = linear(f, l.ffn_out_w, l.ffn_out_b, kBertThreads);
+    add_inplace(y, h);
+    x = layer_norm(y, l.out_ln_w, l.out_ln_b, eps);
+    out.hidden.push_back(x);
+  }
+  if (want_logits && !w.head_w.empty()) {
+    // MLM head: dense, GELU, LayerNorm, decoder (tied to the word embeddings) + bias
+    Tensor t = linear(x, w.head_w, w.head_b, kBertThreads);
+    gelu_inplace(t, gelu_form(c));
+    t = layer_norm(t, w.head_ln_w, w.head_ln_b, eps);
+    out.logits = linear(t, w.head_decoder.empty() ? w.word : w.head_decoder, w.head_bias, kBertThreads);
+  }
+  return out;
+}
+
+const Tensor& bert_token_embedding(const Checkpoint& m) { return std::get<BertWeights>(m.weights).word; }
+const Tensor* bert_position_table(const Checkpoint& m) { return &std::get<BertWeights>(m.weights).position; }
+
+}  // namespace
+
+const Family kBert = {"bert",           N_("BERT (encoder, post-LN, learned positions)"),
+                      false,            false,
+                      true,             false,
+                      bert_read_config, bert_slots,
+                      bert_output_head, bert_forward,
+                      bert_token_embedding, kBertWord,
+                      bert_position_table,  kBertPosition};
+
+}  // namespace tfx::family_files

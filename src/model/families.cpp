@@ -1,0 +1,96 @@
+// The family table (tfx/model/family.hpp) and config.json's reading up to the family's own keys:
+// the only place a model_type string is compared.
+#include <fmt/format.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "model/family_files.hpp"
+#include "tfx/attention/attention.hpp"
+#include "tfx/io/json_fields.hpp"
+
+namespace tfx {
+
+namespace {
+
+// the table, in the order messages list the supported types
+const std::array<const Family*, 5> kFamilies = {&family_files::kBert, &family_files::kGpt2, &family_files::kLlama,
+                                                &family_files::kQwen2, &family_files::kMistral};
+
+}  // namespace
+
+const Family* find_family(std::string_view model_type) {
+  for (const Family* f : kFamilies)
+    if (model_type == f->model_type) return f;
+  return nullptr;
+}
+
+std::string supported_model_types() {
+  std::vector<std::string> names;
+  for (const Family* f : kFamilies) names.push_back(f->model_type);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+namespace family_files {
+
+std::size_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::optional<std::size_t> fallback) {
+  if (!j.contains(key) || j[key].is_null()) {
+    if (fallback) return *fallback;
+    bad(where, fmt::format("no \"{}\" (a whole number)", key));
+  }
+  if (!j[key].is_number_unsigned() || j[key].get<std::uint64_t>() == 0 || j[key].get<std::uint64_t>() > (1u << 24))
+    bad(where, fmt::format("\"{}\" should be a whole number from 1 to 2^24, got {}", key, j[key].dump()));
+  return j[key].get<std::size_t>();
+}
+
+double number_field(const nlohmann::json& j, const char* key, const std::string& where, double fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format("\"{}\" should be a positive number, got {}", key, j[key].dump()));
+  return j[key].get<double>();
+}
+
+void read_gelu_family(const nlohmann::json& j, const GeluFamilyKeys& k, const std::string& where, ModelConfig& c) {
+  c.d_model = whole_field(j, k.d_model, where);
+  c.layers = whole_field(j, k.layers, where);
+  c.heads = whole_field(j, k.heads, where);
+  c.ffn = whole_field(j, k.ffn, where, k.ffn_per_d_model ? std::optional<std::size_t>(k.ffn_per_d_model * c.d_model) : std::nullopt);
+  c.vocab = whole_field(j, "vocab_size", where);
+  c.max_positions = whole_field(j, k.max_positions, where, k.max_positions_default);
+  c.eps = number_field(j, k.eps, where, k.eps_default);
+  c.activation = json_string(j, k.activation, k.gelus[0], where);
+  if (c.activation != k.gelus[0] && c.activation != k.gelus[1])
+    bad(where, fmt::format("{} \"{}\" is not supported for {} ({}, {})", k.activation, c.activation, c.model_type, k.gelus[0], k.gelus[1]));
+  c.kv_heads = c.heads;
+  if (!heads_divide(c.heads, c.d_model)) bad(where, fmt::format("{} heads do not divide the width {}", c.heads, c.d_model));
+  c.head_dim = c.d_model / c.heads;
+}
+
+GeluForm gelu_form(const ModelConfig& c) { return c.activation == "gelu_new" ? GeluForm::tanh : GeluForm::erf; }
+
+}  // namespace family_files
+
+ModelConfig parse_model_config(const std::string& text, const std::string& where) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    family_files::bad(where, fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!j.is_object()) family_files::bad(where, "should be a JSON object");
+  if (!j.contains("model_type") || !j["model_type"].is_string())
+  {
+    std::string list = supported_model_types();
+    const std::size_t last = list.rfind(", ");
+    if (last != std::string::npos) list.replace(last, 2, " or ");
+    family_files::bad(where, fmt::format("no \"model_type\" ({})", list));
+  }
+  ModelConfig c;
+  c.model_type = j["model_type"].get<std::string>();
+  c.family = find_family(c.model_type);
+  if (!c.family)
+    family_files::bad(where, fmt::format("model_type \"{}\" is not supported (supported: {})", c.model_type, supported_model_types()));
+  c.family->read_config(j, where, c);
+  return c;
+}
+
+}  // namespace tfx

@@ -1,0 +1,45 @@
+// What the family files (src/model/bert.cpp, gpt2.cpp, llama.cpp) share: config.json field
+// readers with the range checks, and their rows for the family table (families.cpp).
+#pragma once
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/model/checkpoint.hpp"
+
+namespace tfx::family_files {
+
+[[noreturn]] inline void bad(const std::string& where, const std::string& what) { throw Error(fmt::format("{}: {}", where, what)); }
+
+// j[key] as a whole number from 1 to 2^24 (fallback when absent or null; none: required)
+std::size_t whole_field(const nlohmann::json& j, const char* key, const std::string& where,
+                        std::optional<std::size_t> fallback = std::nullopt);
+// j[key] as a positive number (fallback when absent or null)
+double number_field(const nlohmann::json& j, const char* key, const std::string& where, double fallback);
+
+// The config.json keys of a LayerNorm + GELU family (HF's BertConfig, GPT2Config) and their
+// defaults; ffn_per_d_model: the FFN width's default as a multiple of d_model (0: none, required).
+// `activation` defaults to the first of the two GELUs tfx runs.
+struct GeluFamilyKeys {
+  const char *d_model, *layers, *heads, *ffn;
+  std::size_t ffn_per_d_model;
+  const char* max_positions;
+  std::size_t max_positions_default;
+  const char* eps;
+  double eps_default;
+  const char* activation;
+  const char* gelus[2];
+};
+void read_gelu_family(const nlohmann::json& j, const GeluFamilyKeys& k, const std::string& where, ModelConfig& c);
+// "gelu_new" is the tanh form, "gelu" the erf form
+GeluForm gelu_form(const ModelConfig& c);
+
+// The rows each family file contributes to the table.
+extern const Family kBert, kGpt2, kLlama, kQwen2, kMistral;
+
+}  // namespace tfx::family_files

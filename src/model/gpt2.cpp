@@ -1,0 +1,104 @@
+// GPT-2 (HF's GPT2LMHeadModel, modeling_gpt2.py in eval mode): config keys, tensor names, the
+// typed weights and the forward pass, top to bottom. Learned positions (wpe), pre-LN blocks,
+// Conv1D weights stored (in, out), causal attention, GELU (tanh form unless activation_function
+// says gelu), the final ln_f, the head tied to wte unless lm_head.weight is stored.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/family_files.hpp"
+#include "tfx/attention/attention.hpp"
+#include "tfx/core/ops.hpp"
+
+namespace tfx::family_files {
+
+namespace {
+
+constexpr unsigned kGpt2Threads = 0;  // all cores for the matmuls
+constexpr const char* kGpt2Wte = "wte.weight";
+constexpr const char* kGpt2Wpe = "wpe.weight";
+
+constexpr GeluFamilyKeys kGpt2Keys = {"n_embd", "n_layer", "n_head", "n_inner", 4,
+                                      "n_positions", 1024, "layer_norm_epsilon", 1e-5, "activation_function", {"gelu_new", "gelu"}};
+
+void gpt2_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { read_gelu_family(j, kGpt2Keys, where, c); }
+
+std::vector<TensorSlot> gpt2_slots(Checkpoint& m, const TensorMap&) {
+  const ModelConfig& c = m.config;
+  Gpt2Weights& w = m.weights.emplace<Gpt2Weights>();
+  w.layers.resize(c.layers);
+  const std::size_t D = c.d_model, F = c.ffn, V = c.vocab;
+  std::vector<TensorSlot> s = {{kGpt2Wte, {V, D}, &w.wte}, {kGpt2Wpe, {c.max_positions, D}, &w.wpe}};
+  for (std::size_t i = 0; i < c.layers; ++i) {
+    const std::string p = fmt::format("h.{}.", i);
+    Gpt2LayerWeights& l = w.layers[i];
+    const std::vector<TensorSlot> layer = {
+        {p + "ln_1.weight", {D}, &l.ln1_w},              {p + "ln_1.bias", {D}, &l.ln1_b},
+        {p + "attn.c_attn.weight", {D, 3 * D}, &l.qkv_w}, {p + "attn.c_attn.bias", {3 * D}, &l.qkv_b},
+        {p + "attn.c_proj.weight", {D, D}, &l.proj_w},    {p + "attn.c_proj.bias", {D}, &l.proj_b},
+        {p + "ln_2.weight", {D}, &l.ln2_w},              {p + "ln_2.bias", {D}, &l.ln2_b},
+        {p + "mlp.c_fc.weight", {D, F}, &l.fc_w},         {p + "mlp.c_fc.bias", {F}, &l.fc_b},
+        {p + "mlp.c_proj.weight", {F, D}, &l.fc_proj_w},  {p + "mlp.c_proj.bias", {D}, &l.fc_proj_b}};
+    for (TensorSlot t : layer) {
+      t.layer = i;
+      s.push_back(std::move(t));
+    }
+  }
+  s.push_back({"ln_f.weight", {D}, &w.lnf_w});
+  s.push_back({"ln_f.bias", {D}, &w.lnf_b});
+  s.push_back({"lm_head.weight", {V, D}, &w.lm_head, true});
+  return s;
+}
+
+OutputHead gpt2_output_head(const Checkpoint& m) {
+  return std::get<Gpt2Weights>(m.weights).lm_head.empty() ? OutputHead::tied : OutputHead::untied;
+}
+
+ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+  const ModelConfig& c = m.config;
+  const Gpt2Weights& w = std::get<Gpt2Weights>(m.weights);
+  const std::size_t D = c.d_model, T = ids.size();
+  const float eps = static_cast<float>(c.eps);
+  ForwardPass out;
+  // token + position embeddings
+  Tensor x = embedding_rows(w.wte, ids);
+  add_table_rows(x, w.wpe, 0);
+  for (const Gpt2LayerWeights& l : w.layers) {
+    out.hidden.push_back(x);
+    // x + attention(ln_1(x)): q, k, v side by side in c_attn's output
+    const Tensor a = layer_norm(x, l.ln1_w, l.ln1_b, eps);
+    const Tensor qkv = linear_in_out(a, l.qkv_w, l.qkv_b, kGpt2Threads);
+    Tensor q({T, D}), k({T, D}), v({T, D});
+    for (std::size_t t = 0; t < T; ++t) {
+      std::copy_n(qkv.data() + t * 3 * D, D, q.data() + t * D);
+      std::copy_n(qkv.data() + t * 3 * D + D, D, k.data() + t * D);
+      std::copy_n(qkv.data() + t * 3 * D + 2 * D, D, v.data() + t * D);
+    }
+    GroupedAttention att = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, true);
+    out.attentions.push_back(std::move(att.weights));
+    add_inplace(x, linear_in_out(att.output, l.proj_w, l.proj_b, kGpt2Threads));
+    // x + mlp(ln_2(x))
+    Tensor f = linear_in_out(layer_norm(x, l.ln2_w, l.ln2_b, eps), l.fc_w, l.fc_b, kGpt2Threads);
+    gelu_inplace(f, gelu_form(c));
+    add_inplace(x, linear_in_out(f, l.fc_proj_w, l.fc_proj_b, kGpt2Threads));
+  }
+  x = layer_norm(x, w.lnf_w, w.lnf_b, eps);
+  out.hidden.push_back(x);
+  if (want_logits) out.logits = matmul_bt(x, w.lm_head.empty() ? w.wte : w.lm_head, kGpt2Threads);
+  return out;
+}
+
+const Tensor& gpt2_token_embedding(const Checkpoint& m) { return std::get<Gpt2Weights>(m.weights).wte; }
+const Tensor* gpt2_position_table(const Checkpoint& m) { return &std::get<Gpt2Weights>(m.weights).wpe; }
+
+}  // namespace
+
+const Family kGpt2 = {"gpt2",           N_("GPT-2 (decoder, pre-LN, learned positions)"),
+                      true,             false,
+                      false,            true,
+                      gpt2_read_config, gpt2_slots,
+                      gpt2_output_head, gpt2_forward,
+                      gpt2_token_embedding, kGpt2Wte,
+                      gpt2_position_table,  kGpt2Wpe};
+
+}  // namespace tfx::family_files

@@ -1,0 +1,195 @@
+// The Llama family (HF's LlamaForCausalLM, modeling_llama.py in eval mode) with its variants
+// Qwen2 (q/k/v biases, tied head by default) and Mistral (a sliding window, reported and not
+// applied): config keys, tensor names, the typed weights and the forward pass, top to bottom.
+// RMSNorm, RoPE in the rotate-half layout with rope_theta and rope_scaling (linear, dynamic,
+// yarn, llama3: tfx/positional/rope.hpp), grouped-query attention, SwiGLU, tied or untied head.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "model/family_files.hpp"
+#include "tfx/attention/attention.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/io/json_fields.hpp"
+
+namespace tfx::family_files {
+
+namespace {
+
+constexpr unsigned kLlamaThreads = 0;  // all cores for the matmuls
+constexpr const char* kLlamaEmbed = "embed_tokens.weight";
+
+// What the variants change in config.json's reading.
+struct LlamaVariant {
+  bool tied_default;    // tie_word_embeddings when config.json does not say
+  bool qkv_bias;        // q/k/v projections always have biases (else only with attention_bias)
+  bool sliding_window;  // reads sliding_window
+};
+
+void llama_read_variant(const nlohmann::json& j, const std::string& where, ModelConfig& c, const LlamaVariant& var) {
+  c.d_model = whole_field(j, "hidden_size", where);
+  c.layers = whole_field(j, "num_hidden_layers", where);
+  c.heads = whole_field(j, "num_attention_heads", where);
+  c.kv_heads = whole_field(j, "num_key_value_heads", where, c.heads);
+  c.ffn = whole_field(j, "intermediate_size", where);
+  c.vocab = whole_field(j, "vocab_size", where);
+  c.max_positions = whole_field(j, "max_position_embeddings", where, 2048);
+  c.eps = number_field(j, "rms_norm_eps", where, 1e-6);
+  c.activation = json_string(j, "hidden_act", "silu", where);
+  if (c.activation != "silu") bad(where, fmt::format("hidden_act \"{}\" is not supported (silu)", c.activation));
+  c.head_dim = whole_field(j, "head_dim", where, c.d_model / c.heads);
+  c.tied_head = json_bool(j, "tie_word_embeddings", var.tied_default, where);
+  c.qkv_bias = var.qkv_bias || json_bool(j, "attention_bias", false, where);
+  if (var.sliding_window && j.contains("sliding_window") && j["sliding_window"].is_number_unsigned())
+    c.sliding_window = j["sliding_window"].get<std::size_t>();
+  if (c.heads % c.kv_heads != 0) bad(where, fmt::format("num_key_value_heads {} does not divide num_attention_heads {}", c.kv_heads, c.heads));
+  if (c.head_dim % 2) bad(where, fmt::format("head_dim {} is odd (RoPE rotates pairs)", c.head_dim));
+  c.rope.dim = c.head_dim;
+  c.rope.layout = RopeLayout::half;
+  c.rope.base = number_field(j, "rope_theta", where, 10000.0);
+  if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
+    const nlohmann::json& s = j["rope_scaling"];
+    const std::string at = where + " rope_scaling";
+    const std::string type = json_string(s, "rope_type", json_string(s, "type", "default", at), at);
+    if (type == "default") {
+    } else if (type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3") {
+      c.rope.scaling = parse_rope_scaling(type);
+      c.rope.factor = number_field(s, "factor", at, 0.0);
+      if (!(*c.rope.factor > 0)) bad(at, "no \"factor\"");
+      c.rope.original_max_pos = whole_field(s, "original_max_position_embeddings", at, c.max_positions);
+      if (c.rope.scaling == RopeScaling::llama3) {
+        c.rope.low_freq_factor = number_field(s, "low_freq_factor", at, 1.0);
+        c.rope.high_freq_factor = number_field(s, "high_freq_factor", at, 4.0);
+      }
+      if (c.rope.scaling == RopeScaling::yarn) {
+        c.rope.beta_fast = number_field(s, "beta_fast", at, 32.0);
+        c.rope.beta_slow = number_field(s, "beta_slow", at, 1.0);
+      }
+      if (c.rope.scaling == RopeScaling::dynamic) c.rope.original_max_pos = c.max_positions;
+    } else {
+      bad(at, fmt::format("type \"{}\" is not supported (linear, dynamic, yarn, llama3)", type));
+    }
+  }
+  validate_rope_config(c.rope);
+}
+
+void llama_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, false}); }
+void qwen2_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {true, true, false}); }
+void mistral_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, true}); }
+
+std::vector<TensorSlot> llama_slots(Checkpoint& m, const TensorMap&) {
+  const ModelConfig& c = m.config;
+  LlamaWeights& w = m.weights.emplace<LlamaWeights>();
+  w.layers.resize(c.layers);
+  const std::size_t D = c.d_model, F = c.ffn, V = c.vocab, H = c.heads, KV = c.kv_heads, hd = c.head_dim;
+  std::vector<TensorSlot> s = {{kLlamaEmbed, {V, D}, &w.embed}};
+  for (std::size_t i = 0; i < c.layers; ++i) {
+    const std::string p = fmt::format("layers.{}.", i);
+    LlamaLayerWeights& l = w.layers[i];
+    std::vector<TensorSlot> layer = {{p + "input_layernorm.weight", {D}, &l.attn_norm},
+                                     {p + "self_attn.q_proj.weight", {H * hd, D}, &l.q_w},
+                                     {p + "self_attn.k_proj.weight", {KV * hd, D}, &l.k_w},
+                                     {p + "self_attn.v_proj.weight", {KV * hd, D}, &l.v_w}};
+    if (c.qkv_bias) {
+      layer.push_back({p + "self_attn.q_proj.bias", {H * hd}, &l.q_b});
+      layer.push_back({p + "self_attn.k_proj.bias", {KV * hd}, &l.k_b});
+      layer.push_back({p + "self_attn.v_proj.bias", {KV * hd}, &l.v_b});
+    }
+    layer.push_back({p + "self_attn.o_proj.weight", {D, H * hd}, &l.o_w});
+    layer.push_back({p + "post_attention_layernorm.weight", {D}, &l.ffn_norm});
+    layer.push_back({p + "mlp.gate_proj.weight", {F, D}, &l.gate});
+    layer.push_back({p + "mlp.up_proj.weight", {F, D}, &l.up});
+    layer.push_back({p + "mlp.down_proj.weight", {D, F}, &l.down});
+    for (TensorSlot& t : layer) {
+      t.layer = i;
+      s.push_back(std::move(t));
+    }
+  }
+  s.push_back({"norm.weight", {D}, &w.norm});
+  s.push_back({"lm_head.weight", {V, D}, &w.lm_head, c.tied_head});  // a tied head may still be stored
+  return s;
+}
+
+OutputHead llama_output_head(const Checkpoint& m) {
+  return m.config.tied_head && std::get<LlamaWeights>(m.weights).lm_head.empty() ? OutputHead::tied : OutputHead::untied;
+}
+
+// RoPE tables for positions 0 … T−1: θ(t, j) = t·inv_freq_j, cos and sin times the attention
+// factor (YaRN); (T, hd/2) each
+struct LlamaRopeTables {
+  std::vector<float> cos, sin;
+};
+LlamaRopeTables llama_rope_tables(const ModelConfig& c, std::size_t T) {
+  const std::size_t P = c.head_dim / 2;
+  RopeConfig rope = c.rope;
+  rope.seq_len = T;
+  const std::vector<double> inv = rope_inv_freq(rope);
+  const double factor = rope_attention_factor(rope);
+  LlamaRopeTables r{std::vector<float>(T * P), std::vector<float>(T * P)};
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t j = 0; j < P; ++j) {
+      const float angle = static_cast<float>(t) * static_cast<float>(inv[j]);  // float32, as HF computes it
+      r.cos[t * P + j] = static_cast<float>(std::cos(angle) * factor);
+      r.sin[t * P + j] = static_cast<float>(std::sin(angle) * factor);
+    }
+  return r;
+}
+
+// rotate-half layout: pair j of each head is (j, j + hd/2).  x: (T, heads·hd)
+void llama_rotate(Tensor& x, std::size_t heads, std::size_t hd, const LlamaRopeTables& r) {
+  const std::size_t T = x.rows(), P = hd / 2;
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t h = 0; h < heads; ++h) {
+      float* v = x.data() + t * x.cols() + h * hd;
+      for (std::size_t j = 0; j < P; ++j) {
+        const float a = v[j], b = v[j + P], cs = r.cos[t * P + j], sn = r.sin[t * P + j];
+        v[j] = a * cs - b * sn;
+        v[j + P] = b * cs + a * sn;
+      }
+    }
+}
+
+ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+  const ModelConfig& c = m.config;
+  const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
+  const LlamaRopeTables rope = llama_rope_tables(c, ids.size());
+  ForwardPass out;
+  Tensor x = embedding_rows(w.embed, ids);
+  for (const LlamaLayerWeights& l : w.layers) {
+    out.hidden.push_back(x);
+    // x + o_proj(attention(RoPE(q), RoPE(k), v)) of RMSNorm(x)
+    const Tensor a = rms_norm(x, l.attn_norm, c.eps);
+    Tensor q = linear(a, l.q_w, l.q_b, kLlamaThreads);
+    Tensor k = linear(a, l.k_w, l.k_b, kLlamaThreads);
+    const Tensor v = linear(a, l.v_w, l.v_b, kLlamaThreads);
+    llama_rotate(q, c.heads, c.head_dim, rope);
+    llama_rotate(k, c.kv_heads, c.head_dim, rope);
+    GroupedAttention att = grouped_query_attention(q, k, v, c.heads, c.kv_heads, c.head_dim, true);
+    out.attentions.push_back(std::move(att.weights));
+    add_inplace(x, linear(att.output, l.o_w, Tensor(), kLlamaThreads));
+    // x + down(SiLU(gate(b))·up(b)) of b = RMSNorm(x)
+    const Tensor b = rms_norm(x, l.ffn_norm, c.eps);
+    const Tensor g = linear(b, l.gate, Tensor(), kLlamaThreads), u = linear(b, l.up, Tensor(), kLlamaThreads);
+    add_inplace(x, linear(swiglu(g, u), l.down, Tensor(), kLlamaThreads));
+  }
+  x = rms_norm(x, w.norm, c.eps);
+  out.hidden.push_back(x);
+  if (want_logits) out.logits = matmul_bt(x, c.tied_head ? w.embed : w.lm_head, kLlamaThreads);
+  return out;
+}
+
+const Tensor& llama_token_embedding(const Checkpoint& m) { return std::get<LlamaWeights>(m.weights).embed; }
+const Tensor* llama_no_position_table(const Checkpoint&) { return nullptr; }
+
+}  // namespace
+
+#define TFX_LLAMA_ROW(type, read)                                                                                             \
+  {type,   N_("{} (decoder, RMSNorm, RoPE{})"), true, true, false, true, read, llama_slots, llama_output_head, llama_forward, \
+   llama_token_embedding, kLlamaEmbed, llama_no_position_table, ""}
+const Family kLlama = TFX_LLAMA_ROW("llama", llama_read_config);
+const Family kQwen2 = TFX_LLAMA_ROW("qwen2", qwen2_read_config);
+const Family kMistral = TFX_LLAMA_ROW("mistral", mistral_read_config);
+#undef TFX_LLAMA_ROW
+
+}  // namespace tfx::family_files
