@@ -330,7 +330,7 @@ Generation generate(const ModelConfig& c, const MappedWeights& w, std::span<cons
     st.token = sampler.next(logits);
     st.p = p[st.token];
     if (!o.sampling.greedy)
-      for (const TokenProbability& t : sampling_distribution(logits, o.sampling))
+      for (const NextToken& t : sampling_distribution(logits, o.sampling))
         if (t.token == st.token) st.p_sampled = t.p;
     g.steps.push_back(st);
     if (on_step) on_step(g.steps.back());

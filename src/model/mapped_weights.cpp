@@ -19,7 +19,7 @@
 
 namespace tfx {
 
-namespace {
+namespace mapped_detail {
 
 // One file mapped read-only for the weights' lifetime.
 struct WeightsMapping {
@@ -52,6 +52,10 @@ struct WeightsMapping {
   WeightsMapping& operator=(const WeightsMapping&) = delete;
 };
 
+}  // namespace mapped_detail
+
+namespace {
+
 std::string mapped_normalized_name(std::string n) {
   for (const char* p : {"bert.", "transformer.", "model."})
     if (n.rfind(p, 0) == 0) return n.substr(std::string(p).size());
@@ -62,7 +66,7 @@ std::string mapped_normalized_name(std::string n) {
 
 struct MappedWeights::Impl {
   std::string dir;
-  std::vector<std::unique_ptr<WeightsMapping>> maps;
+  std::vector<std::unique_ptr<mapped_detail::WeightsMapping>> maps;
   struct View {
     SafetensorsEntry entry;
     std::string file;
@@ -110,8 +114,8 @@ MappedWeights MappedWeights::open(const std::string& dir) {
   Impl& m = *w.impl_;
   m.dir = dir;
   for (const std::string& f : files) {
-    m.maps.push_back(std::make_unique<WeightsMapping>(f));
-    const WeightsMapping& map = *m.maps.back();
+    m.maps.push_back(std::make_unique<mapped_detail::WeightsMapping>(f));
+    const mapped_detail::WeightsMapping& map = *m.maps.back();
     m.bytes += map.size;
     for (SafetensorsEntry& e : safetensors_entries({static_cast<const char*>(map.addr), map.size}, f)) {
       m.dtypes.insert(e.dtype);

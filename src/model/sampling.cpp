@@ -51,7 +51,7 @@ double entropy_nats(std::span<const double> p) {
   return h;
 }
 
-std::vector<TokenProbability> sampling_distribution(std::span<const float> logits, const SamplingOptions& o) {
+std::vector<NextToken> sampling_distribution(std::span<const float> logits, const SamplingOptions& o) {
   if (logits.empty()) throw Error("sampling: no logits (an empty vocabulary)");
   check_sampling_options(o);
   if (o.greedy) {
@@ -81,7 +81,7 @@ std::vector<TokenProbability> sampling_distribution(std::span<const float> logit
   // 2. the most likely first (ties: smaller id)
   std::sort(order.begin(), order.end(), more_likely);
   // 3. top-p: keep while the mass before the token is < p
-  std::vector<TokenProbability> kept;
+  std::vector<NextToken> kept;
   double before = 0;
   for (std::size_t i : order) {
     if (!kept.empty() && before >= o.top_p) break;
@@ -96,7 +96,7 @@ std::vector<TokenProbability> sampling_distribution(std::span<const float> logit
 }
 
 std::size_t sample_token(std::span<const float> logits, const SamplingOptions& o, double u) {
-  const std::vector<TokenProbability> d = sampling_distribution(logits, o);
+  const std::vector<NextToken> d = sampling_distribution(logits, o);
   double cum = 0;
   for (const auto& t : d) {
     cum += t.p;

@@ -59,7 +59,7 @@ struct GenerationStep {
   double p = 0;                         // the model's probability of it (softmax at τ = 1)
   double p_sampled = 1;                 // its probability in what was sampled from (1 if greedy)
   double entropy = 0;                   // of the model's next-token distribution, nats (τ = 1)
-  std::vector<TokenProbability> top;    // the `shown` most likely at τ = 1, most likely first
+  std::vector<NextToken> top;    // the `shown` most likely at τ = 1, most likely first
 };
 
 struct Generation {

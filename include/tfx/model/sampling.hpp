@@ -27,7 +27,7 @@ struct SamplingOptions {
 void check_sampling_options(const SamplingOptions& o);
 
 // One token of the distribution the sampler draws from, in the order it draws (most likely first).
-struct TokenProbability {
+struct NextToken {
   std::size_t token;
   double p;
 };
@@ -39,7 +39,7 @@ struct TokenProbability {
 //   token i while the probability of the tokens before it is < p (so at least one token, and the
 //   one that crosses p is kept). Tokens of probability 0 (logit −inf) are never kept.
 // Greedy: the argmax alone with probability 1. NaN logits throw tfx::Error.
-std::vector<TokenProbability> sampling_distribution(std::span<const float> logits, const SamplingOptions& o);
+std::vector<NextToken> sampling_distribution(std::span<const float> logits, const SamplingOptions& o);
 
 // The token that the uniform draw u ∈ [0, 1) picks from sampling_distribution: the first kept
 // token whose cumulative probability exceeds u (inverse CDF in most-likely-first order). Greedy

@@ -216,8 +216,8 @@ void run_generate(const GenerateCliOptions& o) {
     for (std::size_t i = 0; i < g.steps.size(); ++i) {
       const GenerationStep& s = g.steps[i];
       // the next best: the most likely token other than the chosen one
-      const TokenProbability* other = nullptr;
-      for (const TokenProbability& t : s.top)
+      const NextToken* other = nullptr;
+      for (const NextToken& t : s.top)
         if (t.token != s.token) {
           other = &t;
           break;
@@ -232,7 +232,7 @@ void run_generate(const GenerateCliOptions& o) {
                                s.entropy};
       if (o.out.format == "json") {
         std::string top;
-        for (const TokenProbability& t : s.top) top += fmt::format("{}{}={:.6g}", top.empty() ? "" : " ", gen_readable(tok, t.token), t.p);
+        for (const NextToken& t : s.top) top += fmt::format("{}{}={:.6g}", top.empty() ? "" : " ", gen_readable(tok, t.token), t.p);
         row.push_back(top);
       }
       steps.rows.push_back(std::move(row));
@@ -287,7 +287,7 @@ void run_generate(const GenerateCliOptions& o) {
         Bars b;
         b.title = trf("step {}: {}", i + 1, gen_readable(tok, s.token));
         b.subtitle = trf("p = {:.3f}, entropy {:.2f} nats", s.p, s.entropy);
-        for (const TokenProbability& t : s.top) {
+        for (const NextToken& t : s.top) {
           b.labels.push_back(gen_readable(tok, t.token));
           b.values.push_back(t.p);
         }
