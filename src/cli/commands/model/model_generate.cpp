@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "cli/common.hpp"
 #include "cli/terminal.hpp"
 #include "cli/validators.hpp"
+#include "tfx/core/ops.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/generate.hpp"
