@@ -256,6 +256,7 @@ void run_generate(const GenerateCliOptions& o) {
       double top_p = 0;
       for (double t : temps)
         for (const auto& e : top) top_p = std::max(top_p, softmax_at_temperature(logits, t)[e.first]);
+      for (std::size_t k = 0; k < temps.size(); ++k) {
         const std::vector<double> p = softmax_at_temperature(logits, temps[k]);
         Bars b;
         b.title = trf("T = {:g}", temps[k]);
