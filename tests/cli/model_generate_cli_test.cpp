@@ -50,7 +50,12 @@ TEST_CASE("model generate: a seeded sample reproduces itself; temperatures side 
   CAPTURE(f.err);
   CHECK(f.code == 0);
   CHECK(read_file(d.path / "t.png").rfind("\x89PNG", 0) == 0);
-  CHECK(has(f.out, "0.5"));
+  CHECK(has(f.out, "t.png"));
+  // the texts side by side: one per temperature, steps labelled with theirs
+  const nlohmann::json j = json_of(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3 -T 0.5,1,2 --format json"));
+  CHECK(j["tables"]["texts"].size() == 3);
+  CHECK(j["data"].size() == 9);
+  CHECK(j["data"][0]["temperature"] == "0.5");
 }
 
 TEST_CASE("model generate: bad inputs are one-line errors") {
