@@ -27,11 +27,13 @@
 #include "tfx/core/gemm.hpp"
 #include "tfx/core/gemm_view.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/stored.hpp"
 
 namespace tfx {
 
 namespace {
 
+using gemm_kernels::StoredView;
 using gemm_kernels::View;
 
 // ---- kernel choice ----------------------------------------------------------------------------
@@ -75,7 +77,7 @@ const gemm_kernels::Kernel& active_kernel() {
 // own panels, the calling thread takes the first band. Each entry is computed the same way
 // whatever the split, so the result does not depend on the thread count. (C is written whole:
 // no zeroing needed beforehand.)
-void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
+void gemm(View a, StoredView b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
@@ -85,7 +87,7 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
   if (m * n * k <= gemm_kernels::kSmallWork) return kernel.small(a, b, c, ldc, m, n, k);
   const bool skinny = std::min(m, n) <= gemm_kernels::kSkinny;
   const gemm_kernels::Part run = skinny ? kernel.skinny : kernel.blocked;
-  auto part = [=](View pa, View pb, float* pc, std::size_t pm, std::size_t pn) { run(pa, pb, pc, ldc, pm, pn, k); };
+  auto part = [=](View pa, StoredView pb, float* pc, std::size_t pm, std::size_t pn) { run(pa, pb, pc, ldc, pm, pn, k); };
   if (threads == 0) threads = hardware_threads();
   // Split rows when C is at least as tall as wide, else columns; never below one tile per worker
   // nor below ~2 MFLOP of work per worker (thread start-up costs tens of microseconds).
@@ -100,7 +102,8 @@ void gemm(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t 
     if (by_rows)
       part({a.p + lo * a.rs, a.rs, a.cs}, b, c + lo * ldc, hi - lo, n);
     else
-      part(a, {b.p + lo * b.cs, b.rs, b.cs}, c + lo, m, hi - lo);
+      part(a, {static_cast<const char*>(b.p) + lo * b.cs * gemm_kernels::elem_bytes(b.type), b.rs, b.cs, b.type},
+           c + lo, m, hi - lo);
   };
   const auto bands = static_cast<unsigned>((side + per - 1) / per);
   parallel_for_threads(bands, [&](unsigned t, unsigned) { chunk(t * per); });
@@ -150,7 +153,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, unsigned threads) {
                             b.shape_str(), a.cols(), b.rows()));
   const std::size_t M = a.rows(), K = a.cols(), N = b.cols();
   Tensor c({M, N});
-  gemm({a.data(), K, 1}, {b.data(), N, 1}, c.data(), N, M, N, K, threads);
+  gemm({a.data(), K, 1}, {b.data(), N, 1, gemm_kernels::Elem::f32}, c.data(), N, M, N, K, threads);
   return c;
 }
 
@@ -164,7 +167,42 @@ Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads) {
                             a.shape_str(), b.shape_str()));
   const std::size_t M = a.rows(), K = a.cols(), N = b.rows();
   Tensor c({M, N});
-  gemm({a.data(), K, 1}, {b.data(), 1, K}, c.data(), N, M, N, K, threads);
+  gemm({a.data(), K, 1}, {b.data(), 1, K, gemm_kernels::Elem::f32}, c.data(), N, M, N, K, threads);
+  return c;
+}
+
+namespace {
+gemm_kernels::Elem kernel_elem(StoredType t) {
+  switch (t) {
+    case StoredType::f16: return gemm_kernels::Elem::f16;
+    case StoredType::bf16: return gemm_kernels::Elem::bf16;
+    case StoredType::f32: break;
+  }
+  return gemm_kernels::Elem::f32;
+}
+}  // namespace
+
+// c = a·b with b as stored (widened while packed): a: (M, K), b: (K, N) -> (M, N)
+Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads) {
+  require_matrix(a, "matmul", "a");
+  if (a.cols() != b.rows)
+    throw Error(fmt::format("matmul: shapes {} and {} do not chain (inner sizes {} and {})", a.shape_str(),
+                            shape_string({b.rows, b.cols}), a.cols(), b.rows));
+  const std::size_t M = a.rows(), K = a.cols(), N = b.cols;
+  Tensor c({M, N});
+  gemm({a.data(), K, 1}, {b.data, N, 1, kernel_elem(b.type)}, c.data(), N, M, N, K, threads);
+  return c;
+}
+
+// c = a·bᵀ with b as stored: a: (M, K), b: (N, K) -> (M, N)
+Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
+  require_matrix(a, "matmul_bt", "a");
+  if (a.cols() != b.cols)
+    throw Error(fmt::format("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ",
+                            a.shape_str(), shape_string({b.rows, b.cols})));
+  const std::size_t M = a.rows(), K = a.cols(), N = b.rows;
+  Tensor c({M, N});
+  gemm({a.data(), K, 1}, {b.data, 1, K, kernel_elem(b.type)}, c.data(), N, M, N, K, threads);
   return c;
 }
 

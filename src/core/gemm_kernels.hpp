@@ -3,6 +3,7 @@
 // one at run time and split its work between threads.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace tfx::gemm_kernels {
 
@@ -13,8 +14,22 @@ struct View {
   std::size_t rs, cs;
 };
 
+// The element types B may be stored in (A and C are always float32): the kernels widen F16 and
+// BF16 to float32 while packing B (or while loading it in the unpacked paths), exactly (every
+// F16 and BF16 value is a float32), so the products are the ones of the widened matrix.
+enum class Elem : unsigned char { f32, f16, bf16 };
+constexpr std::size_t elem_bytes(Elem e) { return e == Elem::f32 ? 4 : 2; }
+
+// A strided view of B as stored: element (r, c) is the `type` at element index r * rs + c * cs
+// from p.
+struct StoredView {
+  const void* p;
+  std::size_t rs, cs;
+  Elem type;
+};
+
 // C[0:m, 0:n] (row stride ldc) = A[0:m, 0:k] · B[0:k, 0:n], on the calling thread.
-using Part = void (*)(View a, View b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k);
+using Part = void (*)(View a, StoredView b, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k);
 
 constexpr std::size_t kSmallWork = 4096;  // at most this many multiply-adds: plain loops beat packing
 constexpr std::size_t kSkinny = 4;        // at most this many rows or columns: dot products, no packing

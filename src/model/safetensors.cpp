@@ -82,8 +82,7 @@ float half_to_float(unsigned short h) {
 
 float bfloat16_to_float(unsigned short b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-TensorMap parse_safetensors(std::string_view b, const std::string& where, TensorMetadata* metadata,
-                            const std::function<void(std::size_t, std::size_t)>& release) {
+std::vector<SafetensorsEntry> safetensors_entries(std::string_view b, const std::string& where, TensorMetadata* metadata) {
   if (metadata) metadata->clear();
   // 1. the header length: 8 bytes little-endian, then that many bytes of JSON
   if (b.size() < 8) throw Error(fmt::format("{}: {} bytes; a safetensors file starts with an 8-byte header length", where, b.size()));
@@ -176,15 +175,24 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
   }
   if (pos != buffer.size())
     throw Error(fmt::format("{}: {} bytes after the last tensor belong to no tensor", where, buffer.size() - pos));
+  std::vector<SafetensorsEntry> out;
+  for (auto& e : entries)
+    out.push_back({e.name, e.dtype, e.shape.empty() ? std::vector<std::size_t>{1} : e.shape,
+                   reinterpret_cast<const unsigned char*>(buffer.data() + e.begin), static_cast<std::size_t>(e.end - e.begin)});
+  return out;
+}
 
+TensorMap parse_safetensors(std::string_view b, const std::string& where, TensorMetadata* metadata,
+                            const std::function<void(std::size_t, std::size_t)>& release) {
+  // 1–3. the header and the buffer, validated
+  const std::vector<SafetensorsEntry> entries = safetensors_entries(b, where, metadata);
   // 4. convert to float32 (little-endian in the file)
   TensorMap out;
   for (const auto& e : entries) {
-    std::vector<std::size_t> shape = e.shape.empty() ? std::vector<std::size_t>{1} : e.shape;
-    Tensor t(shape);
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(buffer.data() + e.begin);
+    Tensor t(e.shape);
+    const unsigned char* p = e.data;
     const std::size_t es = e.dtype == "F32" ? 4 : 2, chunk = (std::size_t{2} << 20) / es;  // release every 2 MB read
-    const std::size_t base = static_cast<std::size_t>(buffer.data() - b.data() + e.begin);
+    const std::size_t base = static_cast<std::size_t>(reinterpret_cast<const char*>(e.data) - b.data());
     const int kind = e.dtype == "F32" ? 0 : e.dtype == "F16" ? 1 : 2;  // decided once, not per element
     for (std::size_t start = 0; start < t.size(); start += chunk) {
       const std::size_t len = std::min(chunk, t.size() - start);

@@ -1149,6 +1149,45 @@ std::string HfTokenizer::readable(std::size_t id) const {
   return readable_tokens(e, impl_->byte_level, impl_->byte_fallback)[0];
 }
 
+std::string HfTokenizer::token_bytes(std::size_t id) const {
+  const Impl& t = *impl_;
+  for (const AddedToken& a : t.added)
+    if (a.id == id) return a.special ? std::string() : a.content;
+  const std::string tok = id_to_token(id);
+  if (tok.empty()) return {};
+  if (t.byte_level) {
+    std::string b;
+    for (std::size_t k = 0; k < tok.size();) {
+      char32_t cp = 0;
+      const std::size_t len = unicode::utf8_decode(tok, k, &cp);
+      const auto it = char_to_byte().find(cp);
+      if (!len || it == char_to_byte().end()) return tok;  // not a byte-level spelling: as written
+      b += static_cast<char>(it->second);
+      k += len;
+    }
+    return b;
+  }
+  if (t.byte_fallback && tok.size() == 6 && tok.rfind("<0x", 0) == 0 && tok.back() == '>')
+    return std::string(1, static_cast<char>(std::stoi(tok.substr(3, 2), nullptr, 16)));
+  if (t.metaspace || t.prepend != Prepend::never) {
+    std::string out;
+    for (std::size_t k = 0; k < tok.size();) {
+      if (tok.compare(k, 3, "\xE2\x96\x81") == 0) {
+        out += ' ';
+        k += 3;
+      } else {
+        out += tok[k++];
+      }
+    }
+    return out;
+  }
+  if (t.model == Model::wordpiece) {
+    if (tok.rfind(t.continuing_prefix, 0) == 0) return tok.substr(t.continuing_prefix.size());
+    return " " + tok;
+  }
+  return tok;
+}
+
 std::optional<std::size_t> HfTokenizer::word_id(const std::string& word, std::string* token) const {
   const Impl& t = *impl_;
   std::vector<std::string> candidates;

@@ -36,6 +36,19 @@ using TensorMetadata = std::map<std::string, std::string>;
 TensorMap parse_safetensors(std::string_view bytes, const std::string& where, TensorMetadata* metadata = nullptr,
                             const std::function<void(std::size_t, std::size_t)>& release = nullptr);
 
+// One tensor of a safetensors file as stored: its bytes inside the file's buffer (not converted).
+struct SafetensorsEntry {
+  std::string name, dtype;          // dtype: F32, F16 or BF16
+  std::vector<std::size_t> shape;   // rank 0 as [1]
+  const unsigned char* data = nullptr;
+  std::size_t bytes = 0;
+};
+// The header and buffer of a safetensors file held in `bytes`, validated exactly as
+// parse_safetensors does (same errors), without converting anything: the entries point into
+// `bytes` (a memory-mapped file, used as stored). Values are not checked for NaN/inf.
+std::vector<SafetensorsEntry> safetensors_entries(std::string_view bytes, const std::string& where,
+                                                  TensorMetadata* metadata = nullptr);
+
 // Reads `path` (a missing or unreadable file is a data error naming it).
 TensorMap read_safetensors(const std::string& path, TensorMetadata* metadata = nullptr);
 

@@ -62,6 +62,11 @@ class HfTokenizer {
   // Metaspace), for looking words up in a model's embedding table.
   std::optional<std::size_t> word_id(const std::string& word, std::string* token = nullptr) const;
 
+  // The bytes id stands for in decoded text, as HF's decode(skip_special_tokens=True) joins them:
+  // byte-level characters back to their bytes, ▁ → space, <0xXX> → that byte, WordPiece's ##
+  // joined (other word pieces after a space); "" for a special token or an id no token has.
+  // Several tokens' bytes may be needed to complete one UTF-8 character.
+  std::string token_bytes(std::size_t id) const;
   std::string kind() const;    // "byte-level BPE", "WordPiece", "BPE with byte fallback (▁)"
   std::string source() const;  // the file(s) it was read from
   std::optional<std::size_t> mask_id() const;  // [MASK] / <mask>, when the vocabulary has one

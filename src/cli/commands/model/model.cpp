@@ -19,6 +19,7 @@ void register_model(CLI::App& app) {
   register_model_next(*cmd);
   register_model_fill(*cmd);
   register_model_tokenize(*cmd);
+  register_model_generate(*cmd);
 }
 
 }  // namespace tfx::cli

@@ -4,6 +4,7 @@
 //   model_info.cpp, model_attention.cpp, model_hidden.cpp, model_logits.cpp, model_next.cpp,
 //   model_fill.cpp      tfx model info | attention | hidden | logits | next | fill (what they
 //                       share: model_input.hpp)
+//   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -16,5 +17,6 @@ void register_model_hidden(CLI::App& model);
 void register_model_logits(CLI::App& model);
 void register_model_next(CLI::App& model);
 void register_model_fill(CLI::App& model);
+void register_model_generate(CLI::App& model);
 
 }  // namespace tfx::cli

@@ -1,0 +1,67 @@
+// Weights used as stored: a matrix of F32, F16 or BF16 elements in someone else's memory (a
+// memory-mapped safetensors file), never converted as a whole. The ops here widen elements to
+// float32 where they read them: the GEMM while packing B (AVX-512 / AVX2 / baseline kernels,
+// gemm_kernel.inc), the embedding lookup row by row, the norms their weight vectors. Every F16
+// and BF16 value is exactly a float32, so each op's result is bit-identical to the same op on the
+// widened matrix (the order of operations is unchanged).
+//
+// Shape letters: M, N, K matrix sizes; T rows looked up; D a row's length.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "tfx/core/tensor.hpp"
+
+namespace tfx {
+
+enum class StoredType : unsigned char { f32, f16, bf16 };
+
+// Bytes per element: 4 for f32, 2 for f16 and bf16.
+std::size_t stored_bytes(StoredType t);
+// "F32", "F16", "BF16" (safetensors' names)
+const char* stored_type_name(StoredType t);
+
+// rows × cols elements of `type`, row-major and contiguous at `data` (not owned: the mapping or
+// tensor it points into must outlive it). Default-constructed: 0 × 0 (an absent tensor).
+struct StoredMatrix {
+  const void* data = nullptr;
+  StoredType type = StoredType::f32;
+  std::size_t rows = 0, cols = 0;
+
+  StoredMatrix() = default;
+  StoredMatrix(const void* data_, StoredType type_, std::size_t rows_, std::size_t cols_)
+      : data(data_), type(type_), rows(rows_), cols(cols_) {}
+  // A float32 tensor's own storage (a rank-1 tensor is one row).
+  explicit StoredMatrix(const Tensor& t) : StoredMatrix(t.data(), StoredType::f32, t.rows(), t.cols()) {}
+  std::size_t bytes() const { return rows * cols * stored_bytes(type); }
+};
+
+// bf16 → f32: the 16 bits are the high half of the float32.
+float widen_bf16(std::uint16_t bits);
+// IEEE binary16 → f32, exact for every value (subnormals, ±0, ±Inf, NaN kept a NaN).
+float widen_f16(std::uint16_t bits);
+
+// Row `row` of m widened into out (m.cols floats).
+void widen_row(const StoredMatrix& m, std::size_t row, std::span<float> out);
+// The whole matrix widened: (rows, cols) float32 (for small tensors: norms, biases, tests).
+Tensor widen(const StoredMatrix& m);
+
+// The embedding lookup: rows ids[0..T) of table (V, D) -> (T, D), widened. An id ≥ V throws
+// tfx::Error naming it and V.
+Tensor stored_rows(const StoredMatrix& table, std::span<const std::size_t> ids);
+
+// a: (M, K), b: (K, N) as stored -> a·b (M, N), b widened while packed (GPT-2's Conv1D weights).
+Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads = 1);
+// a: (M, K), b: (N, K) as stored -> a·bᵀ (M, N) (HF Linear weights (out, in), a tied head).
+Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads = 1);
+
+// layer_norm (ops.hpp) with gamma and beta as stored: (D) each, or 0 × 0 for 1 and 0.
+Tensor stored_layer_norm(const Tensor& x, const StoredMatrix& gamma, const StoredMatrix& beta, float eps = 1e-5f);
+
+// Llama's RMSNorm with its weight as stored: x: (M, D), weight: (D) ->
+// y = x / √(mean(x²) + ε) · w (the mean of squares accumulated in double).
+Tensor stored_rms_norm(const Tensor& x, const StoredMatrix& weight, double eps);
+
+}  // namespace tfx

@@ -1,0 +1,45 @@
+// A checkpoint folder's weights used as stored: model.safetensors (or the shards its index names)
+// memory-mapped read-only, each tensor a view (StoredMatrix: F32, F16 or BF16) into the mapping,
+// nothing converted or copied. The ops widen elements as they read them (tfx/core/stored.hpp), so
+// a BF16 model needs about its file's size in memory, not twice it. Pages are read from the page
+// cache as the ops touch them; a file truncated while mapped is an error (mapped_file.hpp).
+#pragma once
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tfx/core/stored.hpp"
+
+namespace tfx {
+
+class MappedWeights {
+ public:
+  // Maps the folder's safetensors file(s) and validates their headers as parse_safetensors does.
+  // A missing folder/file, a malformed header or index: tfx::Error (data) naming the file.
+  static MappedWeights open(const std::string& dir);
+  MappedWeights();
+  ~MappedWeights();
+  MappedWeights(MappedWeights&&) noexcept;
+  MappedWeights& operator=(MappedWeights&&) noexcept;
+
+  // The tensor under its name without the base model's prefix (transformer., model., bert.), as
+  // a matrix: rank 2 as stored, rank 1 as one row (1, n). nullopt when absent.
+  std::optional<StoredMatrix> find(const std::string& name) const;
+  // The same, checked: absent, or a shape other than (rows, cols) — a vector given as rows = 1 —
+  // throws tfx::Error naming the file's tensor and both shapes.
+  StoredMatrix need(const std::string& name, std::size_t rows, std::size_t cols) const;
+
+  std::size_t mapped_bytes() const;  // of all the files
+  std::string dtype() const;         // F32, F16, BF16 or "mixed"
+  const std::string& dir() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tfx

@@ -1,0 +1,139 @@
+// Weights used as stored (stored.hpp): widening F16/BF16 elements to float32 outside the GEMM
+// (which widens in its own kernels, gemm_kernel.inc): the embedding lookup and the norms.
+#include "tfx/core/stored.hpp"
+
+#include <fmt/format.h>
+
+#include <cassert>
+#include <cmath>
+#include <cstring>
+
+#include "tfx/core/error.hpp"
+#include "tfx/core/ops.hpp"
+
+namespace tfx {
+
+std::size_t stored_bytes(StoredType t) { return t == StoredType::f32 ? 4 : 2; }
+
+const char* stored_type_name(StoredType t) {
+  switch (t) {
+    case StoredType::f16: return "F16";
+    case StoredType::bf16: return "BF16";
+    case StoredType::f32: break;
+  }
+  return "F32";
+}
+
+// bf16 → f32: bits << 16
+float widen_bf16(std::uint16_t bits) {
+  const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// f16 → f32 by cases on the 5-bit exponent e and 10-bit mantissa m (sign s):
+//   e = 0:  (−1)^s · m · 2⁻²⁴ (zero or subnormal)     e = 31: ±Inf (m = 0) or NaN
+//   else:   (−1)^s · (1 + m/1024) · 2^(e − 15)
+// (the kernels build the same bits with shifts; this is the definition, written out)
+float widen_f16(std::uint16_t bits) {
+  const bool negative = bits & 0x8000u;
+  const unsigned e = (bits >> 10) & 0x1fu, m = bits & 0x3ffu;
+  float v;
+  if (e == 0) {
+    v = std::ldexp(static_cast<float>(m), -24);
+  } else if (e == 31) {
+    if (m != 0) {  // keep the payload: quiet NaN with m in the top mantissa bits
+      const std::uint32_t u = (negative ? 0x80000000u : 0u) | 0x7f800000u | (m << 13);
+      std::memcpy(&v, &u, sizeof v);
+      return v;
+    }
+    v = INFINITY;
+  } else {
+    v = std::ldexp(1.0f + static_cast<float>(m) / 1024.0f, static_cast<int>(e) - 15);
+  }
+  return negative ? -v : v;
+}
+
+namespace {
+float stored_at(const StoredMatrix& m, std::size_t i) {
+  switch (m.type) {
+    case StoredType::f16: {
+      std::uint16_t h;
+      std::memcpy(&h, static_cast<const char*>(m.data) + 2 * i, 2);
+      return widen_f16(h);
+    }
+    case StoredType::bf16: {
+      std::uint16_t h;
+      std::memcpy(&h, static_cast<const char*>(m.data) + 2 * i, 2);
+      return widen_bf16(h);
+    }
+    case StoredType::f32: break;
+  }
+  float f;
+  std::memcpy(&f, static_cast<const char*>(m.data) + 4 * i, 4);
+  return f;
+}
+}  // namespace
+
+void widen_row(const StoredMatrix& m, std::size_t row, std::span<float> out) {
+  assert(row < m.rows && out.size() == m.cols);
+  const std::size_t base = row * m.cols;
+  if (m.type == StoredType::bf16) {  // the common case, kept a tight loop
+    const auto* p = static_cast<const unsigned char*>(m.data) + 2 * base;
+    for (std::size_t j = 0; j < m.cols; ++j) {
+      const std::uint32_t u = static_cast<std::uint32_t>(p[2 * j] | (p[2 * j + 1] << 8)) << 16;
+      std::memcpy(&out[j], &u, 4);
+    }
+    return;
+  }
+  for (std::size_t j = 0; j < m.cols; ++j) out[j] = stored_at(m, base + j);
+}
+
+Tensor widen(const StoredMatrix& m) {
+  Tensor t({m.rows, m.cols});
+  for (std::size_t i = 0; i < m.rows; ++i) widen_row(m, i, t.row(i));
+  return t;
+}
+
+Tensor stored_rows(const StoredMatrix& table, std::span<const std::size_t> ids) {
+  Tensor out({ids.size(), table.cols});
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] >= table.rows)
+      throw Error(fmt::format("embedding lookup: id {} at position {} is past the table's {} rows", ids[t], t,
+                              table.rows));
+    widen_row(table, ids[t], out.row(t));
+  }
+  return out;
+}
+
+namespace {
+// A weight vector (D) widened, or an empty tensor for an absent (0 × 0) one.
+Tensor stored_vector(const StoredMatrix& v) {
+  if (v.rows * v.cols == 0) return Tensor();
+  return widen(v).reshaped({v.rows * v.cols});
+}
+}  // namespace
+
+Tensor stored_layer_norm(const Tensor& x, const StoredMatrix& gamma, const StoredMatrix& beta, float eps) {
+  return layer_norm(x, stored_vector(gamma), stored_vector(beta), eps);
+}
+
+// y = x / √(mean(x²) + ε) · w
+Tensor stored_rms_norm(const Tensor& x, const StoredMatrix& weight, double eps) {
+  const std::size_t D = x.cols();
+  if (weight.rows * weight.cols != D)
+    throw Error(fmt::format("rms_norm: weight has shape {}, x has shape {} (need {} values)",
+                            shape_string({weight.rows, weight.cols}), x.shape_str(), D));
+  const Tensor w = stored_vector(weight);
+  Tensor y(x.shape());
+  for (std::size_t i = 0; i < x.rows(); ++i) {
+    double s = 0;
+    for (std::size_t j = 0; j < D; ++j) s += static_cast<double>(x(i, j)) * x(i, j);
+    const float r = static_cast<float>(1.0 / std::sqrt(s / static_cast<double>(D) + eps));
+    for (std::size_t j = 0; j < D; ++j) y(i, j) = w[j] * (x(i, j) * r);
+  }
+  return y;
+}
+
+}  // namespace tfx
