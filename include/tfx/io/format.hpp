@@ -96,6 +96,8 @@ std::string format_list(bool figures, std::string_view last = " or ");
 // The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg; any case), if any.
 std::optional<Format> extension_format(const std::string& path);
 
+// The name of a format ("md" for Format::md).
+inline const char* format_name(Format f) { return choice_name<Format>(kFormatChoices, f); }
 // A name of kFormatChoices -> Format; anything else throws a usage error naming `format`.
 Format parse_format(const std::string& name);
 
