@@ -83,7 +83,17 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
                            fmt::format("{{{}}}", fmt::join(format_names(false), ","))))
                        ->group(tr("Output"));
   }
-  f.output_opt = app->add_option("-o,--output", f.output, figures ? tr("Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)") : tr("Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table"))
+  // the extensions from kFormatTraits: ".csv, .json, .npy, .md" (data), ".png or .svg" (figure)
+  const std::string data_exts = prose_list(format_extensions(false), ", ", ", ");
+  const std::string figure_exts = prose_list(format_extensions(true), ", ", tr(" or "));
+  f.output_opt = app->add_option("-o,--output", f.output,
+                                 figures ? trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
+                                               "format: {}; .txt or none = the table; {} = the figure (an extension that "
+                                               "contradicts --format is an error)",
+                                               data_exts, figure_exts)
+                                         : trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
+                                               "format: {}; .txt or none = the table",
+                                               data_exts))
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
@@ -110,9 +120,9 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
       const std::string raw = std::filesystem::path(f.output).extension().string();
       if (ext_format) f.format = *ext_format;
       else if (!raw.empty() && raw != ".txt" && f.output.rfind("/dev/", 0) != 0)
-        throw usage_error(fmt::format("-o {}: '{}' names no output format; use .csv, .json, .npy or .md (.txt or no extension: "
-                                      "the table), .png or .svg (the figure), or choose one with --format",
-                                      f.output, raw));
+        throw usage_error(fmt::format("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
+                                      "figure), or choose one with --format",
+                                      f.output, raw, prose_list(format_extensions(false)), prose_list(format_extensions(true))));
       return;
     }
     // an explicit data format over another data extension wins, as it always did

@@ -22,7 +22,7 @@ constexpr std::size_t kMaxTextNumbers = std::size_t{1} << 25;
 
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);
-  if (!is_binary(o.format) && (o.format == Format::csv || o.format == Format::json || o.full)) {
+  if (!is_binary(o.format) && (format_traits(o.format).every_number || o.full)) {
     std::size_t n = 0;
     for (const Block& b : r.blocks)
       if (const auto* m = std::get_if<Matrix>(&b)) n += m->values.size();
@@ -33,7 +33,7 @@ void present(const Result& r, const OutputFlags& flags) {
                                     static_cast<double>(n), kMaxTextNumbers));
   }
   // "--format npy -o -: refusing to write binary output to a terminal" names the flag the user gave
-  const std::string flag = is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o";
+  const std::string flag = is_binary(o.format) && o.path == "-" ? fmt::format("--format {} -o", format_name(o.format)) : "-o";
   if (o.format == Format::npy) {
     // the matrix goes out from its own memory after the header: no copy of a 64 MB PE·PEᵀ
     const Tensor& t = npy_tensor(r);
