@@ -162,8 +162,13 @@ def notebook_cells():
     tree = ast.parse(src)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "cells" for t in node.targets):
-            cells = ast.literal_eval(node.value)
-            return [c[1] for c in cells if c[0] == "C"]
+            # a list of (M or C, "text") tuples: M and C are names, so read the tuples' parts
+            out = []
+            for elt in node.value.elts:
+                kind, text = elt.elts[0], elt.elts[1]
+                if getattr(kind, "id", "") == "C":
+                    out.append(ast.literal_eval(text))
+            return out
     return []
 
 
