@@ -187,7 +187,8 @@ def record_notebook(tfx, workdir):
     env = env_for(os.path.dirname(tfx))
     env["TFX_BINARY"] = tfx
     env["PYTHONPATH"] = os.path.join(ROOT, "python")
-    r = subprocess.run([sys.executable, script, json.dumps(cells)], cwd=run, env=env, capture_output=True, timeout=1800)
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable  # Debian's, with numpy
+    r = subprocess.run([python, script, json.dumps(cells)], cwd=run, env=env, capture_output=True, timeout=1800)
     results = {}
     try:
         per_cell = json.loads(r.stdout)
