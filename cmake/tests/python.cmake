@@ -63,3 +63,8 @@ tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_
 tfx_python_test(attention_html_chromium ${CMAKE_SOURCE_DIR}/tests/python/check_attention_html.py)
 tfx_python_test(i18n_catalog ${CMAKE_SOURCE_DIR}/tests/i18n/check_catalog.py ${CMAKE_SOURCE_DIR})
 tfx_python_test(i18n_korean_output ${CMAKE_SOURCE_DIR}/tests/i18n/check_korean.py $<TARGET_FILE:tfx> ${CMAKE_SOURCE_DIR})
+# layering: scripts/check-layering.py — no library folder includes one after it in the order
+# docs/architecture.md's "**Layering**" line gives; architecture_files: scripts/check-doc-files.py —
+# every file docs/architecture.md's recipes name exists
+tfx_python_test(layering ${CMAKE_SOURCE_DIR}/scripts/check-layering.py ${CMAKE_SOURCE_DIR})
+tfx_python_test(architecture_files ${CMAKE_SOURCE_DIR}/scripts/check-doc-files.py ${CMAKE_SOURCE_DIR})

@@ -1,5 +1,6 @@
-// The register function of every top-level command. main.cpp calls them from one ordered list,
-// which sets the order `tfx --help` lists them in (not the order here).
+// The register function of every top-level command, defined in src/cli/commands/<family>/.
+// run.cpp calls them from one ordered list, which sets the order `tfx --help` lists them in (not
+// the order here).
 #pragma once
 #include <CLI/CLI.hpp>
 

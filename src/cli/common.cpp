@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 namespace tfx::cli {
@@ -73,22 +74,27 @@ void refuse_output_over_input(const CLI::App* app) {
     }
   }
 }
+
+// --format's callback: the name (checked by the option's validator) parsed into the enum once.
+std::function<void(const std::string&)> set_format(OutputFlags& f) {
+  return [&f](const std::string& name) { f.format = parse_format(name); };
+}
 }  // namespace
 
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   if (figures) {
     std::vector<std::string> figure_formats;
     for (const auto& t : kFormatTraits)
-      if (t.figure) figure_formats.emplace_back(choice_name<Format>(kFormatChoices, t.format));
-    f.format_opt = app->add_option("--format", f.format,
+      if (t.figure) figure_formats.emplace_back(format_name(t.format));
+    f.format_opt = app->add_option_function<std::string>("--format", set_format(f),
                                    trf("Output format: {}; {}: the figure (to -o FILE)", format_list(false, tr(" or ")),
                                        fmt::join(figure_formats, tr(" or "))))
-                       ->capture_default_str()
+                       ->default_str(format_name(Format::table))
                        ->check(CLI::IsMember(format_names(true, true)))
                        ->group(tr("Output"));
   } else {
-    f.format_opt = app->add_option("--format", f.format, tr("Output format: ") + format_list(false, tr(" or ")))
-                       ->capture_default_str()
+    f.format_opt = app->add_option_function<std::string>("--format", set_format(f), tr("Output format: ") + format_list(false, tr(" or ")))
+                       ->default_str(format_name(Format::table))
                        ->check(CLI::Validator(
                            [](std::string& v) -> std::string {
                              for (const std::string& ok : format_names(false, true))
@@ -100,7 +106,17 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
                            fmt::format("{{{}}}", fmt::join(format_names(false), ","))))
                        ->group(tr("Output"));
   }
-  f.output_opt = app->add_option("-o,--output", f.output, figures ? tr("Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table; .png or .svg = the figure (an extension that contradicts --format is an error)") : tr("Write the output to FILE (- = stdout); without --format, its extension picks the format: .csv, .json, .npy, .md; .txt or none = the table"))
+  // the extensions from kFormatTraits: ".csv, .json, .npy, .md" (data), ".png or .svg" (figure)
+  const std::string data_exts = prose_list(format_extensions(false), ", ", ", ");
+  const std::string figure_exts = prose_list(format_extensions(true), ", ", tr(" or "));
+  f.output_opt = app->add_option("-o,--output", f.output,
+                                 figures ? trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
+                                               "format: {}; .txt or none = the table; {} = the figure (an extension that "
+                                               "contradicts --format is an error)",
+                                               data_exts, figure_exts)
+                                         : trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
+                                               "format: {}; .txt or none = the table",
+                                               data_exts))
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
@@ -122,29 +138,28 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
     refuse_output_over_input(app);
     if (f.output_opt->count() == 0) return;
     const std::optional<Format> ext_format = extension_format(f.output);
-    const std::string ext = ext_format ? choice_name<Format>(kFormatChoices, *ext_format) : "";
+    const std::string ext = ext_format ? format_name(*ext_format) : "";
     if (f.format_opt->count() == 0) {
       const std::string raw = std::filesystem::path(f.output).extension().string();
-      if (!ext.empty()) f.format = ext;
+      if (ext_format) f.format = *ext_format;
       else if (!raw.empty() && raw != ".txt" && f.output.rfind("/dev/", 0) != 0)
-        throw usage_error(fmt::format("-o {}: '{}' names no output format; use .csv, .json, .npy or .md (.txt or no extension: "
-                                      "the table), .png or .svg (the figure), or choose one with --format",
-                                      f.output, raw));
+        throw usage_error(fmt::format("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
+                                      "figure), or choose one with --format",
+                                      f.output, raw, prose_list(format_extensions(false)), prose_list(format_extensions(true))));
       return;
     }
     // an explicit data format over another data extension wins, as it always did
-    const Format given_format = parse_format(f.format);
-    const std::string given = choice_name<Format>(kFormatChoices, given_format);
-    if (ext_format && given_format != *ext_format && (is_figure(given_format) || is_figure(*ext_format)))
+    const std::string given = format_name(f.format);
+    if (ext_format && f.format != *ext_format && (is_figure(f.format) || is_figure(*ext_format)))
       throw usage_error(fmt::format("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}", f.output,
-                                    ext, f.format, given == "table" ? "txt" : given, ext));
+                                    ext, given, given == "table" ? "txt" : given, ext));
   });
 }
 
-bool OutputFlags::figure_format() const { return is_figure(parse_format(format)); }
+bool OutputFlags::figure_format() const { return is_figure(format); }
 OutputOptions output_options(const OutputFlags& f) {
   OutputOptions o;
-  o.format = parse_format(f.format);
+  o.format = f.format;
   o.path = f.output;
   o.precision = f.precision;
   o.full = f.full;

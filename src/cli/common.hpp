@@ -37,7 +37,7 @@ std::pair<CLI::App*, std::shared_ptr<Options>> add_command(CLI::App& parent, con
 
 // --format, -o/--output, --precision, --full (--format png/svg or -o FILE.png/.svg: the figure)
 struct OutputFlags {
-  std::string format = "table";
+  Format format = Format::table;  // parsed at the flag: --format NAME (any spelling), else -o FILE's extension
   std::string output = "-";
   int precision = -1;
   bool full = false;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "tfx/core/i18n.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 namespace tfx::cli {
 

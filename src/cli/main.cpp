@@ -1,4 +1,4 @@
-// The process entry point. Everything else lives in tfx::cli::run (main.cpp), which the fuzz
+// The process entry point. Everything else lives in tfx::cli::run (run.cpp), which the fuzz
 // targets in tests/fuzz/ call without this file.
 #include "run.hpp"
 

@@ -22,18 +22,18 @@ constexpr std::size_t kMaxTextNumbers = std::size_t{1} << 25;
 
 void present(const Result& r, const OutputFlags& flags) {
   OutputOptions o = output_options(flags);
-  if (!is_binary(o.format) && (o.format == Format::csv || o.format == Format::json || o.full)) {
+  if (!is_binary(o.format) && (format_traits(o.format).every_number || o.full)) {
     std::size_t n = 0;
     for (const Block& b : r.blocks)
       if (const auto* m = std::get_if<Matrix>(&b)) n += m->values.size();
     if (n > kMaxTextNumbers)
       throw usage_error(fmt::format("{} would write {:.3g} numbers as text, over tfx's limit of {} (2^25); use --format npy "
                                     "(4 bytes each), the summary table (no --full), or smaller values",
-                                    o.full && o.format == Format::table ? "--full" : "--format " + flags.format,
+                                    o.full && o.format == Format::table ? "--full" : std::string("--format ") + format_name(o.format),
                                     static_cast<double>(n), kMaxTextNumbers));
   }
   // "--format npy -o -: refusing to write binary output to a terminal" names the flag the user gave
-  const std::string flag = is_binary(o.format) && o.path == "-" ? "--format npy -o" : "-o";
+  const std::string flag = is_binary(o.format) && o.path == "-" ? fmt::format("--format {} -o", format_name(o.format)) : "-o";
   if (o.format == Format::npy) {
     // the matrix goes out from its own memory after the header: no copy of a 64 MB PE·PEᵀ
     const Tensor& t = npy_tensor(r);
@@ -284,16 +284,16 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says
   if (out.figure_format()) {
-    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use {}", out.format, format_list(false)));
+    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use {}", format_name(out.format), format_list(false)));
     if (out.output == "-" && (fig.view || fig.png_requested()))
-      throw usage_error(fmt::format("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too", out.format));
+      throw usage_error(fmt::format("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too", format_name(out.format)));
     if (out.output != "-")
       for (const FigureTarget& t : figure_targets(fig, default_png))
         if (same_file(t.path, out.output))
           throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.flag(), t.path,
                                         out.output));
     choose_fonts(fig);
-    const Format format = parse_format(out.format);
+    const Format format = out.format;
     write_figure(styled_figure(*figure, fig), {out.output, format}, fig, stderr,
                  out.output == "-" && format == Format::png ? "--format png -o" : "-o");
     if (fig.png_requested()) present_png(*figure, fig, default_png, stderr);

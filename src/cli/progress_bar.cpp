@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "terminal.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 namespace tfx::cli {
 

@@ -1,4 +1,4 @@
-// The whole tfx command line as a function (main.cpp): entry.cpp's main() and the fuzz targets in
+// The whole tfx command line as a function (run.cpp): main.cpp's main() and the fuzz targets in
 // tests/fuzz/ call it.
 #pragma once
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 namespace tfx {
 

@@ -13,6 +13,7 @@
 #include "embeddings_bytes.hpp"
 #include "embeddings_store.hpp"
 #include "tfx/core/progress.hpp"
+#include "tfx/core/show_token.hpp"
 
 namespace tfx {
 
@@ -26,10 +27,6 @@ struct RowWords {
   WordList words;
   std::vector<std::uint64_t> line_offsets;  // byte offset of each row's line
 };
-
-// A word or field for an error message: at most 40 characters, valid UTF-8 kept, control bytes and
-// invalid UTF-8 (binary junk) written as \xNN so one message stays one readable line.
-std::string show_token(std::string_view t);
 
 // 1-based line number of byte offset `off`.
 std::size_t line_of(const char* base, std::uint64_t off);

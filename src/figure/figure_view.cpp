@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "tfx/figure/figure.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 namespace tfx {
 

@@ -5,7 +5,7 @@
 
 #include "format_cells.hpp"
 #include "tfx/core/i18n.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 #include <fmt/format.h>
 

@@ -19,7 +19,7 @@
 
 #include "tfx/io/json_fields.hpp"
 
-#include "embeddings/embeddings_parse.hpp"  // show_token: one way to quote junk bytes in messages
+#include "tfx/core/show_token.hpp"  // junk bytes as \xNN in messages
 #include "matrix_parse.hpp"
 
 namespace tfx {

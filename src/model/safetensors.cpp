@@ -21,7 +21,7 @@
 #include <set>
 #include <sstream>
 
-#include "embeddings/embeddings_parse.hpp"  // show_token: junk bytes as \xNN in messages
+#include "tfx/core/show_token.hpp"  // junk bytes as \xNN in messages
 #include "tfx/io/matrix_io.hpp"
 
 namespace tfx {
@@ -293,26 +293,6 @@ std::string encode_safetensors(const TensorMap& tensors, const TensorMetadata& m
       for (int i = 0; i < 4; ++i) out += static_cast<char>((u >> (8 * i)) & 0xFF);
     }
   return out;
-}
-
-const Tensor& expect_tensor(const TensorMap& m, const std::string& name, const std::vector<std::size_t>& shape,
-                            const std::string& where) {
-  auto it = m.find(name);
-  if (it == m.end()) {
-    std::string have;
-    std::size_t n = 0;
-    for (const auto& [k, t] : m) {
-      if (n++ == 6) {
-        have += ", …";
-        break;
-      }
-      have += (have.empty() ? "" : ", ") + k;
-    }
-    throw Error(fmt::format("{}: no tensor '{}' {} (the file has: {})", where, name, shape_string(shape), have));
-  }
-  if (it->second.shape() != shape)
-    throw Error(fmt::format("{}: tensor '{}' is {}; expected {}", where, name, it->second.shape_str(), shape_string(shape)));
-  return it->second;
 }
 
 }  // namespace tfx

@@ -5,7 +5,7 @@
 #include "helpers.hpp"
 #include "pty.hpp"
 #include "tfx/core/progress.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 using namespace tfx;
 using namespace tfx::test;

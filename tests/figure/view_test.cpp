@@ -10,7 +10,7 @@
 #include "pty.hpp"
 #include "tfx/figure/figure.hpp"
 #include "tfx/positional/positional.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 using namespace tfx;
 using namespace tfx::test;

@@ -6,7 +6,7 @@
 #include "helpers.hpp"
 #include "pty.hpp"
 #include "tfx/io/format.hpp"
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 using namespace tfx;
 using namespace tfx::test;

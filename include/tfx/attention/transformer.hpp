@@ -14,7 +14,7 @@
 
 #include "tfx/attention/attention.hpp"
 #include "tfx/core/random.hpp"
-#include "tfx/model/safetensors.hpp"
+#include "tfx/core/tensor_map.hpp"
 #include "tfx/core/tensor.hpp"
 
 namespace tfx {

@@ -72,18 +72,21 @@ inline constexpr Choice<Format> kFormatChoices[] = {
 };
 
 // What a format is: the file extension that picks it for -o FILE ("" = none; the table is what
-// .txt or no extension gives), whether its bytes are binary (refused on a terminal), and whether
-// it serializes the command's figure rather than its Result.
+// .txt or no extension gives), whether its bytes are binary (refused on a terminal), whether it
+// serializes the command's figure rather than its Result, and whether it writes every number of
+// the Result (csv, json, npy) rather than a summary (table, md without --full).
 struct FormatTraits {
   Format format;
   const char* extension;
   bool binary;
   bool figure;
+  bool every_number;
 };
 inline constexpr FormatTraits kFormatTraits[] = {
-    {Format::table, "", false, false}, {Format::csv, "csv", false, false}, {Format::json, "json", false, false},
-    {Format::npy, "npy", true, false}, {Format::md, "md", false, false},   {Format::png, "png", true, true},
-    {Format::svg, "svg", false, true},
+    {Format::table, "", false, false, false}, {Format::csv, "csv", false, false, true},
+    {Format::json, "json", false, false, true}, {Format::npy, "npy", true, false, true},
+    {Format::md, "md", false, false, false},  {Format::png, "png", true, true, false},
+    {Format::svg, "svg", false, true, false},
 };
 const FormatTraits& format_traits(Format f);
 inline bool is_binary(Format f) { return format_traits(f).binary; }
@@ -93,9 +96,14 @@ inline bool is_figure(Format f) { return format_traits(f).figure; }
 std::vector<std::string> format_names(bool figures, bool aliases = false);
 // The same as prose for help and messages: "table, csv, json, npy or md" (`last` before the last).
 std::string format_list(bool figures, std::string_view last = " or ");
+// The extensions that pick a format for -o FILE, in table order: the data formats' (".csv", ".json",
+// ".npy", ".md"), or with `figures` the figure formats' (".png", ".svg").
+std::vector<std::string> format_extensions(bool figures);
 // The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg; any case), if any.
 std::optional<Format> extension_format(const std::string& path);
 
+// The name of a format ("md" for Format::md).
+inline const char* format_name(Format f) { return choice_name<Format>(kFormatChoices, f); }
 // A name of kFormatChoices -> Format; anything else throws a usage error naming `format`.
 Format parse_format(const std::string& name);
 

@@ -16,11 +16,10 @@
 #include <vector>
 
 #include "tfx/core/tensor.hpp"
+#include "tfx/core/tensor_map.hpp"  // TensorMap, expect_tensor
 
 namespace tfx {
 
-// Named tensors in name order; a tensor keeps its file shape (rank 0 is read as shape [1]).
-using TensorMap = std::map<std::string, Tensor>;
 // A safetensors header's "__metadata__": free-form string pairs (tfx writes format, module, nhead).
 using TensorMetadata = std::map<std::string, std::string>;
 
@@ -72,10 +71,5 @@ std::string encode_safetensors(const TensorMap& tensors, const TensorMetadata& m
 // IEEE half and bfloat16 bit patterns -> float (exact).
 float half_to_float(unsigned short bits);
 float bfloat16_to_float(unsigned short bits);
-
-// The tensor `name` of `m` with shape `shape`; a missing name or another shape throws tfx::Error
-// prefixed with `where` that names the tensor, the expected and the found shape.
-const Tensor& expect_tensor(const TensorMap& m, const std::string& name, const std::vector<std::size_t>& shape,
-                            const std::string& where);
 
 }  // namespace tfx

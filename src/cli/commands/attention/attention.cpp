@@ -7,7 +7,7 @@
 #include <algorithm>
 
 
-#include "cli/attention_command.hpp"
+#include "cli/commands/attention/attention_command.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/rope.hpp"
 #include "cli/commands.hpp"

@@ -3,7 +3,7 @@
 // attention_sentence.cpp.
 #include <fmt/format.h>
 
-#include "cli/attention_command.hpp"
+#include "cli/commands/attention/attention_command.hpp"
 #include "cli/layer_flags.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/io/matrix_io.hpp"

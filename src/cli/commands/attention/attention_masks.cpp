@@ -10,7 +10,7 @@
 #include <cmath>
 #include <algorithm>
 
-#include "cli/attention_command.hpp"
+#include "cli/commands/attention/attention_command.hpp"
 #include "cli/common.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/random.hpp"

@@ -9,7 +9,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "cli/attention_command.hpp"
+#include "cli/commands/attention/attention_command.hpp"
 #include "tfx/figure/attention_html.hpp"
 #include "tfx/text/tokenizer.hpp"
 

@@ -14,7 +14,7 @@
 #include "cli/embedding_flags.hpp"
 #include "cli/flag_names.hpp"
 #include "cli/skipped.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -173,7 +173,7 @@ void run_analogy(const AnalogyOptions& o) {
   if (e.info().format == EmbeddingFormat::builtin)
     r.blocks.push_back(Text{tr("the built-in embedding is constructed for teaching; use real vectors with --embeddings FILE (see tfx embeddings info)")});
   r.blocks.push_back(std::move(rec));
-  if (batch && output_options(o.out).format == Format::json) r.blocks.push_back(skipped_records(skipped));
+  if (batch && o.out.format == Format::json) r.blocks.push_back(skipped_records(skipped));
   r.primary = "analogy";
   present(r, o.out);
 }

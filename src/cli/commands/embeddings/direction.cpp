@@ -11,7 +11,7 @@
 #include "cli/embedding_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "tfx/core/ops.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {
 

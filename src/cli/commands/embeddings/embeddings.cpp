@@ -1,9 +1,9 @@
-// `tfx embeddings info [FILE]` (format, words, dimension, cache state; what the built-in
-// embedding is) and `tfx embeddings convert IN OUT` (write a tfx table or another format).
+// `tfx embeddings` and `tfx embeddings info [FILE]` (format, words, dimension, cache state; what
+// the built-in embedding is); `convert` is in embeddings_convert.cpp.
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include "cli/commands.hpp"
+#include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/text/unicode.hpp"
 #include "cli/embedding_flags.hpp"
@@ -19,15 +19,6 @@ struct InfoOptions {
   OutputFlags out;
 };
 
-struct ConvertOptions {
-  std::string in, out_path;
-  std::string to = "tfx";
-  EmbeddingFlags emb;
-  OutputFlags out;
-};
-
-std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
-
 // LoadInfo::cache_state with the flags in place of the library's names: "disabled (--no-cache)",
 // "not written (--limit reads only part of the file)", "rebuilt (stale: read with another
 // --embeddings-format)".
@@ -35,10 +26,6 @@ std::string cache_state_text(const LoadInfo& info) {
   std::string s = with_flags(info.cache_state, {"use_cache = false", "limit"});
   if (const auto at = s.find("another format"); at != std::string::npos) s.replace(at + 8, 6, "--embeddings-format");
   return s;
-}
-
-std::string format_text(const LoadInfo& info) {
-  return std::string(embedding_format_name(info.format)) + (info.gzip ? " (gzip)" : "");
 }
 
 void run_info(const InfoOptions& o) {
@@ -102,33 +89,7 @@ void run_info(const InfoOptions& o) {
     r.blocks.push_back(std::move(axes));
   }
   r.primary = "info";
-  if (o.out.format != "json") r.summary = nlohmann::json::object();  // the table already says it
-  present(r, o.out);
-}
-
-EmbeddingFormat target_format(const ConvertOptions& o) {
-  return parse_choice<EmbeddingFormat>(kEmbeddingWriteChoices, o.to, "to");
-}
-
-void run_convert(const ConvertOptions& o) {
-  EmbeddingFlags emb = o.emb;
-  emb.path = o.in;
-  const EmbeddingFormat to = target_format(o);
-  if (o.in == o.out_path) throw usage_error(fmt::format("convert: OUT must differ from IN ({})", o.in));
-  emb.no_cache = true;  // convert reads the file itself; the cache is not needed
-  const Embeddings e = load_embeddings(emb);
-  write_embedding_file(e, o.out_path, to);
-  struct stat st{};
-  const double bytes = stat(o.out_path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0.0;
-  Result r;
-  r.command = "embeddings convert";
-  r.params = {{"in", o.in}, {"out", o.out_path}, {"to", o.to}};
-  if (o.out.format == "json") r.summary = {{"words", e.size()}, {"dim", e.dim()}, {"bytes", static_cast<long long>(bytes)}};
-  r.blocks.push_back(Text{trf("wrote {}: {} words × {} dims as {} ({}), read from {} ({})", o.out_path, e.size(),
-                                      e.dim(), o.to == "tfx" ? tr("a tfx table") : o.to, megabytes(bytes), o.in,
-                                      format_text(e.info()))});
-  if (to == EmbeddingFormat::tfx_cache)
-    r.blocks.push_back(Text{trf("use it with --embeddings {} (memory-mapped: loads in milliseconds)", o.out_path)});
+  if (o.out.format != Format::json) r.summary = nlohmann::json::object();  // the table already says it
   present(r, o.out);
 }
 
@@ -154,34 +115,7 @@ void register_embeddings(CLI::App& app) {
                       tr("tfx embeddings info glove.6B.100d.txt     # loads (and caches) the file"),
                       tr("tfx embeddings info vectors.bin --format json")});
 
-  auto [conv, co] = add_command(*cmd, "convert", tr("Write IN as a tfx table (memory-mapped, instant loads) or another format"),
-                                run_convert, tr("Subcommands"));
-  conv->add_option("in", co->in, tr("Input embedding file (any format tfx reads)"))->required()->check(non_empty_path("give a file"));
-  conv->add_option("out", co->out_path, tr("Output file (written to OUT.tmp.PID, then renamed)"))
-      ->required()
-      ->check(CLI::Validator(
-          [](std::string& path) {
-            struct stat st {};
-            if (path.empty()) return std::string("expected a file name, got an empty one");
-            if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-              return fmt::format("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)", path,
-                                 S_ISDIR(st.st_mode) ? "a directory" : "a device or pipe");
-            return std::string();
-          },
-          ""));
-  conv->add_option("--to", co->to, tr("Output format: ") + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
-      ->capture_default_str()
-      ->check(one_of<EmbeddingFormat>(kEmbeddingWriteChoices));
-  conv->add_option("--embeddings-format", co->emb.format, tr("Format of IN: ") + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
-      ->capture_default_str()
-      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
-  conv->add_option("--limit", co->emb.limit, tr("Convert only the first N words; 0 = all"))
-      ->capture_default_str()
-      ->check(whole_number(0, std::int64_t{1} << 40));
-  add_output_flags(conv, co->out, false);
-  set_examples(conv, {tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx"),
-                      tr("tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000"),
-                      tr("tfx embeddings convert vectors.bin vectors.txt --to word2vec")});
+  register_embeddings_convert(cmd);
 }
 
 }  // namespace tfx::cli

@@ -12,7 +12,7 @@
 #include "cli/progress_bar.hpp"
 #include "cli/skipped.hpp"
 #include "tfx/embeddings/evaluation.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -120,7 +120,7 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
                {"questions", ev.questions},
                {"oov", ev.oov},
                {"oov_percent", ev.oov_ratio}};
-  const Format f = output_options(o.out).format;
+  const Format f = o.out.format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();  // the text already says it
   if (f == Format::json && !o.dummy4unknown) r.blocks.push_back(skipped_records(skipped));
   r.primary = "sections";

@@ -12,7 +12,7 @@
 #include "cli/progress_bar.hpp"
 #include "cli/skipped.hpp"
 #include "tfx/embeddings/evaluation.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -90,7 +90,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
   r.summary = {{"pearson", ev.pearson}, {"pearson_p", ev.pearson_p}, {"spearman", ev.spearman},
                {"spearman_p", ev.spearman_p}, {"pairs", ev.pairs}, {"used", used},
                {"oov", ev.oov}, {"oov_percent", ev.oov_ratio}};
-  const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
+  const Format f = o.out.figure_format() ? Format::table : o.out.format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   if (f == Format::json && !o.dummy4unknown) r.blocks.push_back(skipped_records(skipped));
   r.primary = o.list ? "pairs" : "correlation";

@@ -11,7 +11,7 @@
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 #include <sstream>
 
@@ -90,7 +90,7 @@ void run_random_lookup(const LookupOptions& o) {
                                       "call and batch; the {} × {} table ({:.1f} MB of float32) is never formed, only the {} rows looked up",
                                       o.seed, V, D, 4.0 * static_cast<double>(V) * static_cast<double>(D) / 1e6, B * T)});
   r.blocks.push_back(Text{trf("parameters: {} × {} = {}", V, D, V * D)});
-  const Format f = output_options(o.out).format;
+  const Format f = o.out.format;
   if (f != Format::table && f != Format::md) r.summary[N_("shape")] = m.values.shape();
   r.blocks.push_back(std::move(m));
   r.primary = "embedding";
@@ -168,7 +168,7 @@ void run_lookup(const LookupOptions& o) {
     for (std::size_t t = 0; t < T; ++t) m.row_labels.push_back(std::string(e.word(id_lists[0][t])));
     m.row_axis = N_("word");
   }
-  const Format f = output_options(o.out).format;
+  const Format f = o.out.format;
   if (f != Format::table && f != Format::md) r.summary[N_("shape")] = m.values.shape();  // the table's title shows it
   r.blocks.push_back(std::move(m));
   subword_notes(r, e, flat);

@@ -12,7 +12,7 @@
 #include "cli/embedding_flags.hpp"
 #include "cli/progress_bar.hpp"
 #include "tfx/embeddings/explore.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -173,7 +173,7 @@ void run_project(const ProjectOptions& o) {
   builtin_note(r, e);
   r.summary[N_("explained_variance_ratio")] = p.explained_ratio;
   r.summary[N_("variance")] = p.variance;
-  const Format f = o.out.figure_format() ? Format::table : output_options(o.out).format;
+  const Format f = o.out.figure_format() ? Format::table : o.out.format;
   if (f == Format::table || f == Format::md) r.summary = nlohmann::json::object();
   r.primary = "projection";
   auto file_name = [&](const std::string& stem) {

@@ -6,7 +6,7 @@
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
-#include "cli/word_lists.hpp"
+#include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {
 
@@ -44,7 +44,7 @@ void run_similarity(const SimilarityOptions& o) {
   r.summary = {{"cosine", c.cosine}, {"dot", c.dot}, {"euclidean", c.euclidean}, {"angle_degrees", c.angle_degrees},
                {"norm1", c.norm_a}, {"norm2", c.norm_b}};
   r.primary = "similarity";
-  if (output_options(o.out).format == Format::table || output_options(o.out).format == Format::md) r.summary = nlohmann::json::object();
+  if (o.out.format == Format::table || o.out.format == Format::md) r.summary = nlohmann::json::object();
   present(r, o.out);
 }
 

@@ -255,7 +255,7 @@ void run_trace(const TraceOptions& o) {
   for (std::size_t i = 0; i < 5; ++i) top.rows.push_back({static_cast<long long>(i + 1), m.vocab.tokens[order[i]], double(prob[order[i]])});
   r.blocks.push_back(top);
   // matrices: JSON and npy carry every one; tables print the ones --show names
-  const bool machine = output_options(o.out).format == Format::json;
+  const bool machine = o.out.format == Format::json;
   std::vector<std::string> shown;
   if (!o.show.empty()) {
     std::stringstream ss(o.show);

@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/pe_commands.hpp"
+#include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
 
 namespace tfx::cli {
@@ -46,11 +46,10 @@ void run_pe(const PeOptions& o) {
     if (*o.i >= o.dim)
       throw usage_error(fmt::format("--i {} is outside --dim {} (dimensions 0..{})", *o.i, o.dim, o.dim - 1));
     Result r = pe_value_result(o);
-    if (o.out.format == "table" || o.out.format == "md") {
-      OutputFlags f = o.out;
+    if (o.out.format == Format::table || o.out.format == Format::md) {
       Result shown = r;
       shown.summary = nlohmann::json::object();  // the text already ends with the value
-      present(shown, f);
+      present(shown, o.out);
     } else {
       present(r, o.out);
     }
@@ -61,7 +60,7 @@ void run_pe(const PeOptions& o) {
   // (pe --len 1000000000 --dim 1 prints 16 rows in milliseconds instead of filling 4 GB)
   const bool summary_only = !o.out.full && !o.out.figure_format() && !figure_drawn(o.fig, o.out) && L > 24 &&
                             L * D > (std::size_t{1} << 20) &&
-                            (parse_format(o.out.format) == Format::table || parse_format(o.out.format) == Format::md);
+                            (o.out.format == Format::table || o.out.format == Format::md);
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
 
   Matrix m;

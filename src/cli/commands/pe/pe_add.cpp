@@ -11,7 +11,7 @@
 
 #include "cli/attention_sentence.hpp"
 #include "cli/common.hpp"
-#include "cli/pe_commands.hpp"
+#include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
 

@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
-#include "cli/pe_commands.hpp"
+#include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
 
 namespace tfx::cli {

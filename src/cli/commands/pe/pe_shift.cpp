@@ -8,7 +8,7 @@
 
 #include "cli/common.hpp"
 #include "cli/pair_panel.hpp"
-#include "cli/pe_commands.hpp"
+#include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
 
 namespace tfx::cli {

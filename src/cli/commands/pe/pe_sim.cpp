@@ -7,7 +7,7 @@
 
 #include "cli/common.hpp"
 #include "cli/flag_names.hpp"
-#include "cli/pe_commands.hpp"
+#include "cli/commands/pe/pe_commands.hpp"
 #include "cli/progress_bar.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/positional/positional.hpp"

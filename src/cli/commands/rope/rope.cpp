@@ -8,7 +8,7 @@
 #include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/rope_flags.hpp"
+#include "cli/commands/rope/rope_flags.hpp"
 
 namespace tfx::cli {
 

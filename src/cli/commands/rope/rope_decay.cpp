@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
-#include "cli/rope_flags.hpp"
+#include "cli/commands/rope/rope_flags.hpp"
 
 namespace tfx::cli {
 

@@ -12,7 +12,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
-#include "cli/rope_flags.hpp"
+#include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
 

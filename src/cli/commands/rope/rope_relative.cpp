@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "cli/common.hpp"
-#include "cli/rope_flags.hpp"
+#include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/positional/positional.hpp"
 
 namespace tfx::cli {

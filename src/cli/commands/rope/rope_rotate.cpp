@@ -10,7 +10,7 @@
 
 #include "cli/common.hpp"
 #include "cli/pair_panel.hpp"
-#include "cli/rope_flags.hpp"
+#include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/core/ops.hpp"
 
 namespace tfx::cli {

@@ -2,7 +2,7 @@
 // and padding by columns; word wrapping.
 #include <doctest/doctest.h>
 
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 using namespace tfx;
 

@@ -1,6 +1,6 @@
 // Display width of UTF-8 text (see text_width.hpp): wcwidth's wide ranges, decoded by hand so
 // the result does not depend on the C locale.
-#include "tfx/text/text_width.hpp"
+#include "tfx/core/text_width.hpp"
 
 #include <algorithm>
 

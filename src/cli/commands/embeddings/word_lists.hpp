@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common.hpp"
-#include "embedding_flags.hpp"
+#include "cli/common.hpp"
+#include "cli/embedding_flags.hpp"
 #include "tfx/io/format.hpp"
 
 namespace tfx::cli {

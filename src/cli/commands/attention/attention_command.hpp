@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "attention_sentence.hpp"
-#include "common.hpp"
+#include "cli/attention_sentence.hpp"
+#include "cli/common.hpp"
 #include "tfx/attention/attention.hpp"
 
 namespace tfx::cli {

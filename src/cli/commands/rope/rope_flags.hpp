@@ -1,7 +1,7 @@
 // Flags every `tfx rope …` command shares (--base, --layout, --scaling and the scaling
 // parameters), added by one helper, and their translation into a tfx::RopeConfig (rope_flags.cpp).
 // Also the register functions of the nested `rope` subcommands, called by register_rope
-// (rope.cpp): rotate and relative in rope_<sub>.cpp, freqs and decay both in rope_freqs.cpp.
+// (rope.cpp): rotate, relative, freqs and decay, each in rope_<sub>.cpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

@@ -1,14 +1,14 @@
 // The flags every `tfx rope …` command shares (--base, --layout, --scaling and the scaling
 // parameters) and their translation into a tfx::RopeConfig, its params and its descriptions.
-#include "rope_flags.hpp"
+#include "cli/commands/rope/rope_flags.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "common.hpp"
-#include "flag_names.hpp"
+#include "cli/common.hpp"
+#include "cli/flag_names.hpp"
 
 namespace tfx::cli {
 

@@ -1,0 +1,146 @@
+// emit(): the one writer of output files and stdout. A file is written to a unique temporary
+// beside it (TempFile) and renamed into place, so a failed run leaves no partial file; a path that
+// is one of this process's own descriptors (/dev/stdout, /dev/fd/N) is written through it; binary
+// bytes are refused on a terminal.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tfx/core/error.hpp"
+#include "tfx/io/format.hpp"
+#include "tfx/io/temp_file.hpp"
+
+namespace tfx {
+
+namespace {
+
+// The descriptor `path` names when it is one of this process's open files — /dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N — else -1. Such a path is written through the open
+// descriptor: renaming onto it would replace /dev/stdout itself, and reopening it would truncate
+// a file the shell opened for appending.
+int own_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::size_t n = std::strlen(prefix);
+    if (path.size() > n && path.compare(0, n, prefix) == 0 &&
+        path.find_first_not_of("0123456789", n) == std::string::npos && path.size() - n < 9)
+      return std::atoi(path.c_str() + n);
+  }
+  return -1;
+}
+
+void write_descriptor(int fd, std::string_view bytes, const std::string& what, const std::string& path) {
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  while (n) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+// What writing `path` replaces: the file itself, or for a symlink the file it points to (written
+// through, as a shell's `>` does; the link stays), also when that file does not exist yet.
+std::string write_target(const std::string& path) {
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return path;
+  if (char* real = ::realpath(path.c_str(), nullptr)) {
+    std::string target = real;
+    std::free(real);
+    return target;
+  }
+  // a dangling link: the name it holds, relative to the link's directory
+  std::string link(4096, '\0');
+  const ssize_t n = ::readlink(path.c_str(), link.data(), link.size() - 1);
+  if (n <= 0) return path;
+  link.resize(static_cast<std::size_t>(n));
+  if (link[0] == '/') return link;
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? link : path.substr(0, slash + 1) + link;
+}
+
+}  // namespace
+
+void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what) {
+  emit(std::vector<std::string_view>{bytes}, path, binary, what);
+}
+
+void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
+  if (path == "-") {
+    if (binary && isatty(fileno(stdout)))
+      throw usage_error(fmt::format("{} -: refusing to write binary output to a terminal; give a file name or pipe it", what));
+    for (std::string_view bytes : pieces)
+      if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
+        throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+    if (std::fflush(stdout) != 0) throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+    return;
+  }
+  // 1. this process's own stdout/stderr/fd N: written through the descriptor
+  if (const int fd = own_descriptor(path); fd >= 0) {
+    if (binary && isatty(fd))
+      throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
+    std::fflush(stdout);
+    for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
+    return;
+  }
+  // 2. a device or FIFO (/dev/null, /dev/full, a named pipe) is written in place: renaming a
+  //    temporary over it would replace the device with a regular file
+  const std::string target = write_target(path);
+  struct stat st {};
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    throw Error(fmt::format("{} {}: cannot write: it is a directory; give a file name", what, path));
+  if (exists && !S_ISREG(st.st_mode)) {
+    const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    if (binary && isatty(fd)) {  // -o /dev/tty (or a pts) is the terminal as much as stdout is
+      ::close(fd);
+      throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
+    }
+    try {
+      for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    return;
+  }
+  // 3. a regular file: refused when it could not be opened for writing (as cp and a shell's `>`
+  //    refuse a read-only file); else written whole to a unique temporary beside it and renamed
+  //    onto it, keeping its mode (a new file gets 0666 less the umask)
+  mode_t mode = default_file_mode();
+  if (exists) {
+    const int probe = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (probe < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    ::close(probe);
+    mode = st.st_mode & 07777;
+  }
+  const std::size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+  TempFile tmp(dir, ".tfx-", ".tmp", what + " " + path);
+  for (std::string_view bytes : pieces)
+    if (!tmp.write_all(bytes.data(), bytes.size()))
+      throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+  if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
+    if (::fchown(tmp.fd(), st.st_uid, st.st_gid) != 0) {
+      // only root may give a file away: others write it as their own, as cp does
+    }
+  }
+  tmp.commit(target, mode, what);
+}
+
+}  // namespace tfx
