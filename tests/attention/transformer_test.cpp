@@ -4,6 +4,7 @@
 // tests/reference/gen_transformer_reference.py. Plus properties: the seeded layer's shapes, and the
 // round trip of parameters through a state_dict.
 #include "tfx/attention/transformer.hpp"
+#include "tfx/model/safetensors.hpp"
 
 #include <algorithm>
 #include <cmath>

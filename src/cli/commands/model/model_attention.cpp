@@ -155,7 +155,7 @@ void run_model_attention(const ModelAttentionOptions& o) {
   m.row_labels = m.col_labels = l.tokens;
   m.row_axis = N_("query");
   m.col_axis = N_("key");
-  const bool npy = o.out.format == "npy" || (o.out.output.size() > 4 && o.out.output.ends_with(".npy"));
+  const bool npy = o.out.format == Format::npy || (o.out.output.size() > 4 && o.out.output.ends_with(".npy"));
   m.slice_axis = shape.size() == 4 ? N_("layer·heads+head") : layers.size() > 1 ? N_("layer") : N_("head");
   // npy keeps the 4-D (layers, heads, T, T); a table shows one (T, T) slice per layer and head
   m.values = shape.size() == 4 && !npy ? w.reshaped({layers.size() * heads.size(), T, T}) : std::move(w);

@@ -203,7 +203,7 @@ void run_generate(const GenerateCliOptions& o) {
   steps.name = N_("steps");
   steps.columns = {N_("temperature"), N_("step"), N_("token"), N_("id"), N_("probability"), N_("next best"), N_("its probability"),
                    N_("entropy (nats)")};
-  if (o.out.format == "json") steps.columns.push_back(N_("top"));
+  if (o.out.format == Format::json) steps.columns.push_back(N_("top"));
   Figure fig;
   const bool drawing = figure_drawn(o.fig, o.out);
   for (std::size_t k = 0; k < gens.size(); ++k) {
@@ -232,7 +232,7 @@ void run_generate(const GenerateCliOptions& o) {
                                other ? Cell(gen_readable(tok, other->token)) : Cell(std::string("-")),
                                other ? Cell(other->p) : Cell(std::string("-")),
                                s.entropy};
-      if (o.out.format == "json") {
+      if (o.out.format == Format::json) {
         std::string top;
         for (const NextToken& t : s.top) top += fmt::format("{}{}={:.6g}", top.empty() ? "" : " ", gen_readable(tok, t.token), t.p);
         row.push_back(top);
