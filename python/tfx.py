@@ -1192,13 +1192,31 @@ def _command(*words):
         call.__signature__ = sig.replace(parameters=params[:-1] + extra + params[-1:])
         call.__doc__ += ("\n\ngensim's spelling works too: positive=[…] (the words to add), negative=[…] "
                          "(to subtract), topn=N (= k=N); a list of words counts as several words.")
+    if command == "train":  # returns (curve, model_path): _train, with the command's flags and help
+        import inspect
+
+        def train(model="tfx_train.safetensors", **flags):
+            __tracebackhide__ = True  # noqa: F841
+            _check_flags(command, spec, flags)
+            try:
+                return _train(model, **flags)
+            except TfxError as e:
+                raise e.with_traceback(None) from None
+
+        train.__module__ = __name__
+        train.__doc__ = _train.__doc__ + "\n\n" + call.__doc__
+        params = list(call.__signature__.parameters.values())
+        model = inspect.Parameter("model", inspect.Parameter.KEYWORD_ONLY, default="tfx_train.safetensors")
+        at = len(params) - 1 if params and params[-1].kind == inspect.Parameter.VAR_KEYWORD else len(params)
+        train.__signature__ = call.__signature__.replace(parameters=params[:at] + [model] + params[at:])
+        call = train
     call.words, call.command = words, command
     for sub in spec.get("subcommands", []):
         setattr(call, sub.replace("-", "_"), _command(*words, sub))
     return call
 
 
-def train(model="tfx_train.safetensors", **flags):
+def _train(model="tfx_train.safetensors", **flags):
     """Watch it learn: runs `tfx train` (flags as the command's, e.g. steps=600, no_pe=True,
     pairs="my.tsv", every=50) and returns (curve, model_path): the held-out curve — step, loss,
     learning_rate, held_out_exact (and alignment on the built-in corpus) — as a table (pandas

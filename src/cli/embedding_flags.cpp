@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "flag_names.hpp"
-#include "tfx/model/checkpoint_embeddings.hpp"
+#include "tfx/embeddings/checkpoint_embeddings.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "cli/commands/train/model_flag.hpp"

@@ -39,6 +39,8 @@ KEPT = {
     "b_k", "b_v", "tfx", "post", "pre", "txt", "vocab", "api", "generate_square_subsequent_mask", "rad",
     # the paper's schedule formula: lrate = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
     "lrate", "warmup", "z_h", "erf", "float", "unit", "mha_bool", "sdpa_bool", "export", "all",
+    # names: the optimizer, the stream, Hugging Face's encode() and encode_batch()
+    "adam", "stderr", "encode", "encode_batch",
 }
 
 # In --help only: font names, a named work, and parameter or tool names written as in their docs.

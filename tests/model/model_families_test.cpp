@@ -12,7 +12,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/model/checkpoint.hpp"
-#include "tfx/model/checkpoint_embeddings.hpp"
+#include "tfx/embeddings/checkpoint_embeddings.hpp"
 #include "tfx/model/safetensors.hpp"
 
 using namespace tfx;

@@ -1,6 +1,6 @@
-// checkpoint_embeddings (tfx/model/checkpoint_embeddings.hpp): a checkpoint's token embedding
+// checkpoint_embeddings (tfx/embeddings/checkpoint_embeddings.hpp): a checkpoint's token embedding
 // named by its tokenizer.
-#include "tfx/model/checkpoint_embeddings.hpp"
+#include "tfx/embeddings/checkpoint_embeddings.hpp"
 
 #include <fmt/format.h>
 
