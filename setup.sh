@@ -17,8 +17,9 @@ BUILD_DIR="${BUILD_DIR:-build}"
 packages=(g++ make cmake libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev doctest-dev zlib1g-dev libxxhash-dev libsleef-dev
           libfontconfig-dev fonts-dejavu-core fonts-nanum libgif-dev gettext)
 # the Python helper's and the sample notebooks' tests (ctest python_helper, notebook_*) run with these
-# and headless Chromium opens the --html attention page (ctest attention_html_chromium)
-case "$what" in check | test | sanitize) packages+=(python3-numpy python3-pandas jupyter-nbconvert python3-ipykernel chromium) ;; esac
+# and headless Chromium opens the --html attention page (ctest attention_html_chromium); python3-venv,
+# setuptools and wheel let ctest python_pip_install `pip install .` offline in a fresh venv
+case "$what" in check | test | sanitize) packages+=(python3-numpy python3-pandas jupyter-nbconvert python3-ipykernel chromium python3-venv python3-setuptools python3-wheel) ;; esac
 # the sanitizer build and the fuzzers need clang with its runtimes (and llvm-symbolizer for traces)
 case "$what" in test | sanitize) packages+=(clang libclang-rt-14-dev llvm) ;; esac
 missing=()
