@@ -121,7 +121,9 @@ TEST_CASE("hf tokenizer: a 1.2 MB text (cut and encoded on all cores) gives Hugg
   const std::string big = big_text();
   const std::pair<const char*, const char*> folders[] = {
       {"gpt2", "gpt2"}, {"bert", "bert-base-uncased"}, {"llama3_real", "llama3"}, {"qwen3", "qwen3"}};
-  for (const auto& [kind, folder] : folders) {
+  for (const auto& kf : folders) {  // no structured binding: CAPTURE is a lambda, and clang 14 cannot capture one
+    const char* kind = kf.first;
+    const char* folder = kf.second;
     CAPTURE(kind);
     const HfEncoding e = HfTokenizer::load((dir / folder).string()).encode(big, true, false);
     for (const HfBigCase& c : kHfBigCases)

@@ -109,7 +109,9 @@ TEST_CASE("tokenizer linear: GPT-2's BPE on one 64k / 128k-character word does l
   const HfTokenizer t = HfTokenizer::load(dir.string());
   // no space: one word of letters; and a word of Hangul (3 bytes each, merged from byte symbols)
   const std::pair<std::string, std::size_t> cases[] = {{"abcdefghij", 6400}, {"가나다라마바사아자차", 2000}};
-  for (const auto& [unit, reps] : cases) {
+  for (const auto& c : cases) {  // no structured binding: CAPTURE is a lambda, and clang 14 cannot capture one
+    const std::string& unit = c.first;
+    const std::size_t reps = c.second;
     const auto w1 = work_of(t, repeat(unit, reps));
     const auto w2 = work_of(t, repeat(unit, 2 * reps));
     CAPTURE(unit);
