@@ -66,5 +66,6 @@ TEST_CASE("model attention: the model view's grid names the checkpoint and the s
   // the first panel's tick labels: the tokens, as the table's rows name them
   const Run t = run_tfx("model attention " + dir + " 'The cat sat' --layer 0 --head 0 --format json");
   REQUIRE(t.code == 0);
-  for (const auto& tok : json_of(t)["rows"]) CHECK(has(r.out, ">" + tok.get<std::string>() + "<"));
+  const auto j = json_of(t);  // a named value: the loop below must not walk a destroyed temporary
+  for (const auto& tok : j["rows"]) CHECK(has(r.out, ">" + tok.get<std::string>() + "<"));
 }
