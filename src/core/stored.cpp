@@ -125,15 +125,7 @@ Tensor stored_rms_norm(const Tensor& x, const StoredMatrix& weight, double eps) 
   if (weight.rows * weight.cols != D)
     throw Error(fmt::format("rms_norm: weight has shape {}, x has shape {} (need {} values)",
                             shape_string({weight.rows, weight.cols}), x.shape_str(), D));
-  const Tensor w = stored_vector(weight);
-  Tensor y(x.shape());
-  for (std::size_t i = 0; i < x.rows(); ++i) {
-    double s = 0;
-    for (std::size_t j = 0; j < D; ++j) s += static_cast<double>(x(i, j)) * x(i, j);
-    const float r = static_cast<float>(1.0 / std::sqrt(s / static_cast<double>(D) + eps));
-    for (std::size_t j = 0; j < D; ++j) y(i, j) = w[j] * (x(i, j) * r);
-  }
-  return y;
+  return rms_norm(x, stored_vector(weight), eps);  // the weight widened, then the one rms_norm
 }
 
 }  // namespace tfx
