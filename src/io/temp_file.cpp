@@ -155,7 +155,9 @@ void install_temp_file_cleanup() {
                   SIGPOLL, SIGSYS}) {
     struct sigaction old {};
     sigaction(sig, nullptr, &old);
-    if (old.sa_handler == SIG_IGN) continue;  // `nohup tfx …` keeps ignoring SIGHUP
+    // `nohup tfx …` keeps ignoring SIGHUP, and a handler someone else installed first (a host
+    // program, libFuzzer's -timeout alarm) stays theirs: only default actions are replaced
+    if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
     sigaction(sig, &sa, nullptr);
   }
 }
