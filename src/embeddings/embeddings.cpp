@@ -14,6 +14,7 @@
 #include "embeddings_store.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/io/mapped_file.hpp"
+#include "tfx/text/unicode.hpp"
 
 namespace tfx {
 
@@ -374,6 +375,9 @@ std::vector<std::string> close_spellings(const Embeddings& e, std::string_view w
 
 std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore_case) {
   if (auto i = e.find(word, ignore_case)) return *i;
+  // the same word decomposed (NFD: jamo for Hangul, e + U+0301): looked up in form C, as vocabularies store it
+  if (const std::string c = unicode::nfc_utf8(word); c != word)
+    if (auto i = e.find(c, ignore_case)) return *i;
   // a fastText model: the mean of the word's n-gram rows (as the word is typed; case matters to the hash)
   // (show_token: a word of invalid UTF-8 or control bytes is shown as \xNN, so the message stays one line)
   if (const auto sw = e.subwords()) {

@@ -103,6 +103,9 @@ MappedWeights MappedWeights::open(const std::string& dir) {
                             "tokenizer files)", dir));
   std::vector<std::string> files;
   const fs::path single = d / "model.safetensors", index = d / "model.safetensors.index.json";
+  for (const fs::path& p : {single, index})
+    if (fs::is_symlink(p, ec) && !fs::exists(p, ec))  // a dangling link (a moved Hugging Face cache blob)
+      throw Error(fmt::format("{}: a symbolic link to {}, which does not exist", p.string(), fs::read_symlink(p, ec).string()));
   if (fs::exists(single, ec)) {
     files.push_back(single.string());
   } else if (fs::exists(index, ec)) {

@@ -15,6 +15,7 @@
 
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/error.hpp"
+#include "tfx/text/unicode.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
 
@@ -120,7 +121,7 @@ const std::vector<TranslationPair>& teaching_corpus() {
 
 TokenIds translator_tokens(const Translator& m, const std::string& text, const std::string& flag) {
   TokenIds t;
-  t.tokens = split_words(text);
+  t.tokens = split_words(unicode::nfc_utf8(text));  // decomposed (NFD) Hangul is the same words
   if (t.tokens.empty()) throw usage_error(fmt::format("{} is empty; expected a sentence such as \"나는 학생 이다\"", flag));
   std::vector<std::string> unknown;
   for (const std::string& w : t.tokens) {

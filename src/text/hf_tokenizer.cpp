@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <atomic>
 #include <iterator>
 #include <array>
@@ -24,6 +25,20 @@
 #include "tfx/text/unicode.hpp"
 
 namespace tfx {
+
+namespace {
+
+// The byte of a byte-fallback token <0xHH> (two hex digits, either case); nullopt for any other
+// token, <0xZZ> included (a token that only looks like one is an ordinary token).
+std::optional<char> byte_token_value(const std::string& t) {
+  if (t.size() != 6 || t.compare(0, 3, "<0x") != 0 || t[5] != '>') return std::nullopt;
+  unsigned v = 0;
+  const auto [end, ec] = std::from_chars(t.data() + 3, t.data() + 5, v, 16);
+  if (ec != std::errc() || end != t.data() + 5) return std::nullopt;
+  return static_cast<char>(v);
+}
+
+}  // namespace
 
 namespace {
 
@@ -911,8 +926,8 @@ std::vector<std::string> readable_tokens(const HfEncoding& e, bool byte_level, b
         k += len;
       }
       if (ok) bytes[i] = b, has_bytes[i] = true;
-    } else if (byte_tokens && t.size() == 6 && t.rfind("<0x", 0) == 0 && t.back() == '>') {
-      bytes[i] = std::string(1, static_cast<char>(std::stoi(t.substr(3, 2), nullptr, 16)));
+    } else if (const std::optional<char> byte = byte_token_value(t); byte_tokens && byte) {
+      bytes[i] = std::string(1, *byte);
       has_bytes[i] = true;
     }
   }
@@ -1167,8 +1182,7 @@ std::string HfTokenizer::token_bytes(std::size_t id) const {
     }
     return b;
   }
-  if (t.byte_fallback && tok.size() == 6 && tok.rfind("<0x", 0) == 0 && tok.back() == '>')
-    return std::string(1, static_cast<char>(std::stoi(tok.substr(3, 2), nullptr, 16)));
+  if (const std::optional<char> byte = byte_token_value(tok); t.byte_fallback && byte) return std::string(1, *byte);
   if (t.metaspace || t.prepend != Prepend::never) {
     std::string out;
     for (std::size_t k = 0; k < tok.size();) {

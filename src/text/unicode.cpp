@@ -300,6 +300,19 @@ std::u32string nfkd(std::u32string_view s) {
 std::u32string nfc(std::u32string_view s) { return compose(nfd(s)); }
 std::u32string nfkc(std::u32string_view s) { return compose(nfkd(s)); }
 
+std::string nfc_utf8(std::string_view s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return std::string(s);
+  std::u32string cps;
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    const std::size_t len = utf8_decode(s, i, &cp);
+    if (!len) return std::string(s);  // not UTF-8: left as it is (the caller's error shows the bytes)
+    cps.push_back(cp);
+    i += len;
+  }
+  return to_utf8(nfc(cps));
+}
+
 bool is_private_use(char32_t cp) {
   return (cp >= 0xE000 && cp <= 0xF8FF) || (cp >= 0xF0000 && cp <= 0xFFFFD) || (cp >= 0x100000 && cp <= 0x10FFFD);
 }

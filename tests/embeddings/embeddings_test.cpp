@@ -763,3 +763,11 @@ TEST_CASE("nearest, rows, from_rows: the API other commands build on") {
   const std::size_t ex[1] = {0};
   CHECK(nearest(e, q, 1, ex)[0].index == 1);
 }
+
+TEST_CASE("require_word: a decomposed (NFD) word finds its composed (NFC) row; other misses still throw (issue 36)") {
+  const Embeddings e = Embeddings::from_rows({"학생", "caf\xC3\xA9"}, Tensor::from({2, 2}, {1, 0, 0, 1}), "test");
+  // 학생 as jamo ᄒ ᅡ ᆨ ᄉ ᅢ ᆼ, café as e + U+0301
+  CHECK(require_word(e, "\xE1\x84\x92\xE1\x85\xA1\xE1\x86\xA8\xE1\x84\x89\xE1\x85\xA2\xE1\x86\xBC", false) == 0);
+  CHECK(require_word(e, "cafe\xCC\x81", false) == 1);
+  CHECK_THROWS_AS(require_word(e, "cafe", false), Error);
+}

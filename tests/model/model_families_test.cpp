@@ -136,6 +136,16 @@ TEST_CASE("model families: a FIFO in place of model.safetensors is refused, not 
   CHECK_THROWS_WITH_AS(load_checkpoint(d.string()), doctest::Contains("not a regular file"), Error);
 }
 
+TEST_CASE("model families: a dangling model.safetensors link is named with its target, not reported missing (issue 36)") {
+  TempDir tmp;
+  const std::filesystem::path d = tmp.path / "g";
+  std::filesystem::copy(family_model_dir("gpt2"), d);
+  std::filesystem::remove(d / "model.safetensors");
+  std::filesystem::create_symlink("../blobs/4f2a", d / "model.safetensors");
+  CHECK_THROWS_WITH_AS(load_checkpoint(d.string()), doctest::Contains("model.safetensors: a symbolic link to ../blobs/4f2a, which does not exist"),
+                       Error);
+}
+
 TEST_CASE("model families: the memory budget sees the weights before they are mapped; 16-bit weights are not converted (issues 36, 39)") {
   TempDir tmp;
   const std::filesystem::path d = tmp.path / "g";

@@ -94,6 +94,14 @@ TEST_CASE("translator: 나는 학생 이다 → I am a student, greedy, with <eo
   CHECK(joined(translate(teaching_translator(), "그녀는 커피를 마셨다").output) == "she drank coffee");
 }
 
+TEST_CASE("translator: decomposed (NFD) Hangul, as macOS writes it, is the same sentence (issue 36)") {
+  // 나는 학생 이다 spelled in conjoining jamo: ᄂ ᅡ ᄂ ᅳ ᆫ …, composed by hand (Unicode's Hangul arithmetic)
+  const std::string nfd = "\xE1\x84\x82\xE1\x85\xA1\xE1\x84\x82\xE1\x85\xB3\xE1\x86\xAB \xE1\x84\x92\xE1\x85\xA1\xE1\x86\xA8"
+                          "\xE1\x84\x89\xE1\x85\xA2\xE1\x86\xBC \xE1\x84\x8B\xE1\x85\xB5\xE1\x84\x83\xE1\x85\xA1";
+  REQUIRE(nfd != "나는 학생 이다");
+  CHECK(joined(translate(teaching_translator(), nfd).output) == "I am a student");
+}
+
 TEST_CASE("translator: the corpus follows the templates, and the test split holds combinations never seen in training") {
   const auto& pairs = teaching_corpus();
   // 6 subjects × (10 nouns + 14 object–verb pairs) × 2 tenses

@@ -221,3 +221,12 @@ TEST_CASE("hf tokenizer: bad folders and files are one-line errors naming them")
   CHECK_THROWS_WITH_AS(HfTokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 47666666}, "merges": []}})", "t.json"),
                        doctest::Contains("the id 47666666 of 'b' is far past the 2 tokens the file declares"), tfx::Error);
 }
+
+TEST_CASE("hf tokenizer: a token that only looks like a byte token (<0xZZ>, <0x4G>) is an ordinary token, <0x41> is the byte A") {
+  const HfTokenizer t = HfTokenizer::from_json(
+      R"({"model": {"type": "BPE", "vocab": {"<0xZZ>": 0, "<0x4G>": 1, "<0x41>": 2, "a": 3}, "merges": [], "byte_fallback": true}})", "t.json");
+  CHECK(t.token_bytes(0) == "<0xZZ>");
+  CHECK(t.token_bytes(1) == "<0x4G>");
+  CHECK(t.token_bytes(2) == "A");
+  CHECK(t.readable(0) == "<0xZZ>");
+}

@@ -57,6 +57,9 @@ std::u32string nfkd(std::u32string_view s);
 // Hangul L V (T) by arithmetic). O(n) in the text, O(k log k) per run of k marks.
 std::u32string nfc(std::u32string_view s);
 std::u32string nfkc(std::u32string_view s);
+// UTF-8 text in form C (decomposed Hangul jamo composed into syllables, e + U+0301 into é: what
+// macOS file names and some editors write); text that is not valid UTF-8 comes back unchanged.
+std::string nfc_utf8(std::string_view s);
 
 // BERT's _run_strip_accents: NFD, then every Mn code point removed (é → e, Ü → U, が → か).
 std::u32string strip_accents(std::u32string_view s);
