@@ -259,6 +259,25 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
     s->minn = static_cast<std::size_t>(a.minn);
     s->maxn = static_cast<std::size_t>(a.maxn);
   }
+  // the n-grams every word's vector sums (maxn up to 1000 and a long word: 10⁹ of them), bounded
+  // before any is hashed (they are summed as they are hashed: no list is kept)
+  if (subwords) {
+    double total = 0;
+    std::size_t most = 0, longest = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (!keep[i]) continue;
+      const std::size_t k = fasttext_ngram_count(words[i], static_cast<std::size_t>(a.minn), static_cast<std::size_t>(a.maxn));
+      total += static_cast<double>(k);
+      if (k > most) most = k, longest = i;
+    }
+    // ~26 n-grams a word × 2 M words × 300 dims ≈ 1.6·10¹⁰ for cc.en.300.bin; 10× that is a minute
+    constexpr double kMaxNgramAdds = 2e11;
+    if (total * static_cast<double>(D) > kMaxNgramAdds)
+      fail(fmt::format("{}: the character n-grams of its words (minn {}, maxn {}; the longest, '{}…' of {} bytes, has {}) need "
+                       "{:.3g} additions of {}-dimensional rows; expected at most {:.0e} (is maxn or a word corrupt?)",
+                       name, a.minn, a.maxn, show_token(std::string_view(words[longest]).substr(0, 24)), words[longest].size(), most,
+                       total * static_cast<double>(D), D, kMaxNgramAdds));
+  }
   std::vector<std::size_t> dst(words.size());  // row in the store of each kept word
   for (std::size_t i = 0, r = 0; i < words.size(); ++i) dst[i] = keep[i] ? r++ : SIZE_MAX;
   s->own_vectors.allocate(s->n * D);
@@ -284,7 +303,6 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
     progress(static_cast<std::size_t>(static_cast<double>(size) * static_cast<double>(done) / static_cast<double>(words)), size);
   }) : Progress{};
   parallel_for_threads(T, [&](unsigned t, unsigned TT) {
-    std::vector<std::uint32_t> hs;
     const std::size_t begin = W * t / TT;
     ProgressTicker tick(t == 0 ? in_bytes : Progress{}, W);  // thread 0's share, scaled to all words
     for (std::size_t i = begin; i < W * (t + 1) / TT; ++i) {
@@ -295,12 +313,13 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
       for (std::size_t j = 0; j < D; ++j)
         if (!std::isfinite(v[j]) && bad[t].empty()) bad[t] = fmt::format("the row of '{}' (input matrix row {})", show_token(words[i]), i);
       if (!subwords) continue;
-      fasttext_ngram_buckets(words[i], s->minn, s->maxn, B, hs);
-      for (std::uint32_t h : hs) {
+      std::size_t count = 0;
+      for_each_ngram_bucket(words[i], s->minn, s->maxn, B, [&](std::uint32_t h) {
         const float* b = B_rows + static_cast<std::size_t>(h) * D;
         for (std::size_t j = 0; j < D; ++j) v[j] += b[j];
-      }
-      const float k = static_cast<float>(hs.size() + 1);
+        ++count;
+      });
+      const float k = static_cast<float>(count + 1);
       for (std::size_t j = 0; j < D; ++j) v[j] /= k;
     }
   });

@@ -166,9 +166,32 @@ inline std::uint64_t word_hash(std::string_view s) {
 // Row i >= s.n of the store: a word built from subwords (throws when there is no such row).
 const SubwordRow& subword_row_of(const Embeddings::Store& s, std::size_t i);
 
-// fastText's n-gram buckets of `word` into `out` (reused; see fasttext_ngram_buckets in embeddings.hpp).
-void fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn, std::size_t bucket,
-                            std::vector<std::uint32_t>& out);
+// fastText's n-gram buckets of `word`, each given to f(bucket) in fastText's order (see
+// fasttext_ngram_buckets in embeddings.hpp): nothing is stored, so a long word costs no memory.
+template <class F>
+void for_each_ngram_bucket(std::string_view word, std::size_t minn, std::size_t maxn, std::size_t bucket, F&& f) {
+  if (bucket == 0 || maxn == 0) return;
+  // `<word>`: n-grams are counted in characters; a UTF-8 continuation byte (10xxxxxx) never starts
+  // one and always stays with the character before it (Dictionary::computeSubwords)
+  auto at = [&](std::size_t k) { return k == 0 ? '<' : k == word.size() + 1 ? '>' : word[k - 1]; };
+  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  const std::size_t len = word.size() + 2;
+  for (std::size_t i = 0; i < len; ++i) {
+    if (continuation(at(i))) continue;
+    // extend the n-gram one character at a time, updating its hash byte by byte (fasttext_hash)
+    std::uint32_t h = 2166136261u;
+    std::size_t j = i;
+    for (std::size_t n = 1; j < len && n <= maxn; ++n) {
+      do {
+        h ^= static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(at(j))));
+        h *= 16777619u;
+        ++j;
+      } while (j < len && continuation(at(j)));
+      // the 1-grams '<' and '>' alone are not n-grams of the word
+      if (n >= minn && !(n == 1 && (i == 0 || j == len))) f(static_cast<std::uint32_t>(h % bucket));
+    }
+  }
+}
 
 // Smallest power of two >= 2n (at least 16): the slot count of the word hash table.
 std::uint64_t slot_count_for(std::size_t n);

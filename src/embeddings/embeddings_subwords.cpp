@@ -23,40 +23,26 @@ std::uint32_t fasttext_hash(std::string_view bytes) {
   return h;
 }
 
-void fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn, std::size_t bucket,
-                            std::vector<std::uint32_t>& out) {
-  out.clear();
-  if (bucket == 0 || maxn == 0) return;
-  // 1. `<word>`: n-grams are counted in characters; a UTF-8 continuation byte (10xxxxxx) never
-  //    starts one and always stays with the character before it (Dictionary::computeSubwords)
-  std::string w;
-  w.reserve(word.size() + 2);
-  w += '<';
-  w.append(word);
-  w += '>';
-  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
-  const std::size_t len = w.size();
-  for (std::size_t i = 0; i < len; ++i) {
-    if (continuation(w[i])) continue;
-    // 2. extend the n-gram one character at a time, updating its hash byte by byte
-    std::uint32_t h = 2166136261u;
-    std::size_t j = i;
-    for (std::size_t n = 1; j < len && n <= maxn; ++n) {
-      do {
-        h ^= static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(w[j])));
-        h *= 16777619u;
-        ++j;
-      } while (j < len && continuation(w[j]));
-      // 3. the 1-grams '<' and '>' alone are not n-grams of the word
-      if (n >= minn && !(n == 1 && (i == 0 || j == len))) out.push_back(static_cast<std::uint32_t>(h % bucket));
-    }
+// L characters in <word>: a start i gives the lengths n = max(minn, 1) … min(maxn, L − i); the
+// 1-grams '<' (i = 0) and '>' (i = L − 1) are not counted
+std::size_t fasttext_ngram_count(std::string_view word, std::size_t minn, std::size_t maxn) {
+  if (maxn == 0) return 0;
+  std::size_t L = 2;
+  for (char c : word) L += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  const std::size_t lo = std::max<std::size_t>(minn, 1);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < L; ++i) {
+    const std::size_t hi = std::min(maxn, L - i);
+    if (hi >= lo) count += hi - lo + 1;
   }
+  if (lo == 1) count -= 2;  // '<' and '>' alone (L ≥ 2 always)
+  return count;
 }
 
 std::vector<std::uint32_t> fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn,
                                                   std::size_t bucket) {
   std::vector<std::uint32_t> out;
-  fasttext_ngram_buckets(word, minn, maxn, bucket, out);
+  for_each_ngram_bucket(word, minn, maxn, bucket, [&](std::uint32_t h) { out.push_back(h); });
   return out;
 }
 
@@ -72,24 +58,22 @@ std::optional<std::size_t> Embeddings::subword_row(std::string_view w) const {
   for (std::size_t k = 0; k < s.extras.size(); ++k)
     if (s.extras[k].word == w) return s.n + k;
   // v = (1/K) Σ_k bucket[h_k], summed in float in n-gram order (gensim's get_vector)
-  std::vector<std::uint32_t> hs;
-  fasttext_ngram_buckets(w, s.minn, s.maxn, s.bucket_count, hs);
-  if (hs.empty()) return std::nullopt;
   SubwordRow r;
-  r.word = std::string(w);
-  r.ngrams = hs.size();
   r.v.assign(s.d, 0.0f);
-  for (std::uint32_t h : hs) {
+  for_each_ngram_bucket(w, s.minn, s.maxn, s.bucket_count, [&](std::uint32_t h) {
     const float* b = s.buckets + static_cast<std::size_t>(h) * s.d;
     for (std::size_t j = 0; j < s.d; ++j) r.v[j] += b[j];
-  }
-  for (auto& x : r.v) x /= static_cast<float>(hs.size());
+    ++r.ngrams;
+  });
+  if (r.ngrams == 0) return std::nullopt;
+  r.word = std::string(w);
+  for (auto& x : r.v) x /= static_cast<float>(r.ngrams);
   r.norm = row_norm(r.v.data(), r.v.size());
   // the buckets are finite (checked at load), but their sum can still overflow float32
   if (!std::isfinite(r.norm))
     throw Error(fmt::format("{}: the subword vector of '{}' (the mean of {} n-gram rows) overflows float32: the model's "
                             "values are too large",
-                            s.name.empty() ? s.info.path : s.name, show_token(w), hs.size()));
+                            s.name.empty() ? s.info.path : s.name, show_token(w), r.ngrams));
   s.extras.push_back(std::move(r));
   return s.n + s.extras.size() - 1;
 }

@@ -303,7 +303,9 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   h.checksum = table_checksum(h, at(h.off_norms), at(h.off_offsets), at(h.off_slots), at(h.off_chars), at(h.off_strings));
   // 3. tmp file + rename, so a reader never sees half a table
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::create_directories(parent, ec) && ec)  // (false without ec: it exists)
+    throw Error(fmt::format("{}: cannot create the folder: {}", parent.string(), ec.message()));
   // (a unique temporary, O_EXCL: never a planted symlink, never another run's file)
   std::optional<TempFile> own;
   if (!target) {

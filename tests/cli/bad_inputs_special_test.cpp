@@ -80,6 +80,27 @@ TEST_CASE("bad situations: a full disk (a 64 KiB tmpfs, filled) gives one clear 
   for (const auto& name : entries(full)) CHECK((name == "filler" || name == "tfx"));
 }
 
+TEST_CASE("bad situations: a read-only cache folder warns with the real reason (issue 36)") {
+  TempDir t;
+  const fs::path ro = t / "ro";
+  fs::create_directory(ro);
+  if (mount("tmpfs", ro.c_str(), "tmpfs", MS_RDONLY, "size=64k") != 0) {
+    std::cout << "TFX-SKIP: cannot mount a read-only tmpfs (" << std::strerror(errno) << "; needs root or CAP_SYS_ADMIN)\n";
+    return;
+  }
+  struct Unmount {
+    fs::path p;
+    ~Unmount() { umount2(p.c_str(), MNT_DETACH); }
+  } unmount{ro};
+  write_file(t / "e.txt", "king 1 2\nman 1 3\nwoman 2 1\nqueen 2 0\n");
+  const Run r = run_tfx("analogy king man woman --embeddings e.txt --format csv", t.path, "XDG_CACHE_HOME=" + ro.string());
+  CAPTURE(r.err);
+  CHECK(r.code == 0);
+  CHECK(has(r.out, "queen"));
+  CHECK(count_lines(r.err) == 1);
+  CHECK(has(r.err, "ro/tfx: cannot create the folder: Read-only file system"));
+}
+
 TEST_CASE("bad situations: two processes loading the same big embedding file for the first time leave one valid cache") {
   TempDir t;
   write_glove(t / "big.txt", 60000, 50);  // ~25 MB of text

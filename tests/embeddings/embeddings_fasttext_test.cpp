@@ -298,3 +298,23 @@ TEST_CASE("fastText .bin: vectors whose n-gram sum overflows float32 are an erro
   check_one_line_error(r, 1, "m.bin: the subword vector of 'abcdefgh' (the mean of");
   CHECK(has(r.err, "overflows float32"));
 }
+
+TEST_CASE("fastText n-grams: the count from the length alone equals the n-grams hashed, for every minn ≤ maxn and UTF-8 words") {
+  for (const std::string w : std::vector<std::string>{"", "a", "ab", "where", "\xED\x95\x99\xEC\x83\x9D", "caf\xC3\xA9s", std::string(40, 'x')})
+    for (std::size_t minn = 0; minn <= 7; ++minn)
+      for (std::size_t maxn = std::max<std::size_t>(minn, 1); maxn <= 9; ++maxn) {
+        CAPTURE(w);
+        CAPTURE(minn);
+        CAPTURE(maxn);
+        CHECK(fasttext_ngram_count(w, minn, maxn) == fasttext_ngram_buckets(w, minn, maxn, 97).size());
+      }
+}
+
+TEST_CASE("fastText .bin: maxn 1000 and a 100,000-character word is refused by its n-gram count before any is hashed (issue 36)") {
+  TempDir d;
+  Model m;
+  m.dim = 10000;
+  m.maxn = 1000;
+  m.words = {"ab", std::string(100000, 'x')};
+  CHECK(has(load_error(d, model_bytes(m)), "the character n-grams of its words (minn 3, maxn 1000; the longest, 'xxxxxxxxxxxxxxxxxxxxxxxx…' of 100000 bytes"));
+}

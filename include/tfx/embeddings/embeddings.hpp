@@ -206,6 +206,9 @@ std::uint32_t fasttext_hash(std::string_view bytes);
 // order (by start, then length), repeats kept: hash % bucket. Empty when bucket or maxn is 0.
 std::vector<std::uint32_t> fasttext_ngram_buckets(std::string_view word, std::size_t minn, std::size_t maxn,
                                                   std::size_t bucket);
+// How many n-grams fasttext_ngram_buckets gives for `word` (with bucket > 0), counted from the
+// word's length in characters alone, in O(length): the loader's budget asks it before any is hashed.
+std::size_t fasttext_ngram_count(std::string_view word, std::size_t minn, std::size_t maxn);
 
 // ---- similarity queries --------------------------------------------------------------------
 
