@@ -118,8 +118,8 @@ def binary():
 
 
 def sample_model(name="bert"):
-    """The folder of a tiny sample checkpoint the notebooks use ("bert": random weights, Hugging Face
-    layout): tests/data/hf_models/NAME of the checkout this file sits in, else share/tfx/models/NAME
+    """The folder of a tiny sample checkpoint the notebooks use ("bert" or "gpt2": random weights,
+    Hugging Face layout): tests/data/hf_models/NAME of the checkout this file sits in, else share/tfx/models/NAME
     under the prefix pip or cmake --install put it in. FileNotFoundError says where it looked."""
     here = Path(__file__).resolve().parent
     places = []

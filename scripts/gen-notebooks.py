@@ -334,6 +334,28 @@ if bert:
     print(a.shape, a.rows)
     display(tfx.show("model attention", bert, "the cat sat on the mat", layer=0, head=1))"""),
 
+(M, """### Writing on: `tfx model generate`
+
+GPT is the generative decoder: it predicts the next token, appends it, and predicts again, keeping
+each layer's keys and values (the KV cache) so a step costs one pass over the weights. The tiny
+GPT-2 here has **random weights**, so its text is noise; what it shows is the notes' temperature
+lesson on a real vocabulary: dividing the logits by T = 0.5 sharpens the next-token distribution,
+T = 2 flattens it (the entropy column grows with T):""",
+"""### 이어서 쓰기: `tfx model generate`
+
+GPT는 생성하는 디코더입니다: 다음 토큰을 예측해 덧붙이고 다시 예측하며, 각 층의 key와 value(KV 캐시)를
+보관해 한 스텝이 가중치를 한 번 읽는 비용이 되게 합니다. 여기의 아주 작은 GPT-2는 **무작위 가중치**라
+글은 의미가 없습니다. 보여 주는 것은 실제 어휘 위에서의 노트의 temperature 수업입니다: logit을 T = 0.5로
+나누면 다음 토큰 분포가 뾰족해지고, T = 2면 평평해집니다 (entropy 열이 T와 함께 커집니다):"""),
+(C, """try:
+    gpt2 = tfx.sample_model("gpt2")
+except FileNotFoundError as missing:
+    gpt2 = None
+    print("skipped:", missing)
+if gpt2:
+    print(tfx.table("model generate", gpt2, "the cat", max_new_tokens=4, temperature="0.5,1,2", seed=1))
+    display(tfx.show("model generate", gpt2, "the cat", max_new_tokens=4, temperature="0.5,1,2", seed=1))"""),
+
 (M, """## 5. Layer normalization
 
 "thinking" = (4, 2, 3, 5) and "machines" = (2, 1, −3, 2), normalized per token to mean 0 and variance

@@ -102,11 +102,12 @@ def _write_wheel(directory, files, tag, editable=False):
 
 def _sample_files(version):
     out = {}
-    bert = ROOT / "tests" / "data" / "hf_models" / "bert"
-    if bert.is_dir():
-        for f in sorted(bert.iterdir()):
-            if f.is_file() and f.name != "reference.safetensors":
-                out[f"{NAME}-{version}.data/data/share/tfx/models/bert/{f.name}"] = f.read_bytes()
+    for model in ("bert", "gpt2"):  # the notebooks' tiny checkpoints (random weights)
+        folder = ROOT / "tests" / "data" / "hf_models" / model
+        if folder.is_dir():
+            for f in sorted(folder.iterdir()):
+                if f.is_file() and f.name != "reference.safetensors":
+                    out[f"{NAME}-{version}.data/data/share/tfx/models/{model}/{f.name}"] = f.read_bytes()
     return out
 
 
