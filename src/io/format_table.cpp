@@ -149,8 +149,8 @@ std::string render_markdown(const Grid& g) {
 }
 
 // One 2-D slice (offset into values) of a Matrix as a Grid.
-Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_t offset, int precision, bool full,
-                 bool* any_masked) {
+Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_t offset, int precision, bool chosen_precision,
+                 bool full, bool* any_masked) {
   Grid g;
   // tables are for people: axis names, column headers, titles and summary keys in the output
   // language (CSV and JSON keep the English names as keys)
@@ -164,9 +164,11 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
   g.rows = rows, g.cols = cols;
   g.shown_rows = std::min(rows, ri.size() - (ri.size() < rows ? 1 : 0));
   g.shown_cols = std::min(cols, ci.size() - (ci.size() < cols ? 1 : 0));
-  // numpy-style, per column: when a shown value would print as 0 at this precision (YaRN's
-  // inverse frequencies), when every value has fewer than 3 significant digits (all |v| < 0.01
-  // at precision 4), or a value is ≥ 1e8, the column switches to scientific notation
+  // At the default precision, numpy-style per column: when a shown value would print as 0 (YaRN's
+  // smallest inverse frequencies), when every value has fewer than 3 significant digits (all
+  // |v| < 0.01 at precision 4), or a value is ≥ 1e8, the column switches to scientific notation.
+  // With --precision N the reader asked for N decimals: fixed notation, and scientific only for a
+  // value that would print as 0 (or one ≥ 1e8): 0.25, not 2.47e-01, beside a -3.56e-03.
   std::vector<char> sci(cols, 0);
   std::vector<float> col_max(cols, 0.0f);
   for (auto i : ri)
@@ -174,10 +176,10 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
       if (i == SIZE_MAX || j == SIZE_MAX) continue;
       const float v = m.values[offset + at(i) * cols + j];
       if (std::isfinite(v)) col_max[j] = std::max(col_max[j], std::abs(v));
-      sci[j] = sci[j] || too_small(v, precision) || (std::isfinite(v) && std::abs(v) >= 1e8f);
+      sci[j] = sci[j] || (!chosen_precision && too_small(v, precision)) || (std::isfinite(v) && std::abs(v) >= 1e8f);
     }
   for (auto j : ci)
-    if (j != SIZE_MAX && col_max[j] > 0 && precision >= 2 && col_max[j] < static_cast<float>(std::pow(10.0, 2 - precision))) sci[j] = 1;
+    if (j != SIZE_MAX && !chosen_precision && col_max[j] > 0 && precision >= 2 && col_max[j] < static_cast<float>(std::pow(10.0, 2 - precision))) sci[j] = 1;
   g.header.push_back(corner);
   for (auto j : ci) g.header.push_back(j == SIZE_MAX ? kEllipsis : label(m.col_labels, j));
   for (auto i : ri) {
@@ -189,7 +191,8 @@ Grid matrix_grid(const Matrix& m, std::size_t rows, std::size_t cols, std::size_
         continue;
       }
       std::size_t k = offset + at(i) * cols + j;
-      std::string s = sci[j] && std::isfinite(m.values[k]) ? scientific(m.values[k], precision) : number(m.values[k], precision);
+      const bool as_sci = (sci[j] || too_small(m.values[k], precision)) && std::isfinite(m.values[k]);
+      std::string s = as_sci ? scientific(m.values[k], precision) : number(m.values[k], precision);
       if (!m.masked.empty() && m.masked[k]) {
         s += "*";
         *any_masked = true;
@@ -289,7 +292,7 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
       out += markdown ? "**" + title + "**\n\n" : title + "\n";
       for_each_slice(*m, [&](std::size_t rows, std::size_t cols, std::size_t off, const std::string& slice) {
         if (!slice.empty()) out += (markdown ? "\n" : "") + slice + "\n";
-        Grid g = matrix_grid(*m, rows, cols, off, precision, o.full, &any_masked);
+        Grid g = matrix_grid(*m, rows, cols, off, precision, o.precision >= 0, o.full, &any_masked);
         if (!markdown && !o.full && o.width > 0) fit_columns(g, static_cast<std::size_t>(o.width));
         out += markdown ? render_markdown(g) : render_aligned(g);
         if (g.shown_rows < g.rows || g.shown_cols < g.cols)

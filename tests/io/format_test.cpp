@@ -60,6 +60,21 @@ TEST_CASE("table: masked cells are marked, tiny values switch to scientific nota
   CHECK(encode_table(tiny, {}).find("1.2300e-04") != std::string::npos);
 }
 
+TEST_CASE("table: --precision 2 keeps fixed notation; only a value that would print as 0 is scientific (issue 37)") {
+  Result r = sample(2, 2);
+  auto& v = std::get<Matrix>(r.blocks[0]).values;
+  v[0] = 0.247f, v[1] = -0.00356f, v[2] = 0.11f, v[3] = 1.0f;  // column 1: -0.00356 and 1.0
+  OutputOptions o;
+  o.precision = 2;
+  const std::string t = encode_table(r, o);
+  CAPTURE(t);
+  CHECK(t.find("0.25") != std::string::npos);       // not 2.47e-01
+  CHECK(t.find("2.47e-01") == std::string::npos);
+  CHECK(t.find("-3.56e-03") != std::string::npos);  // 0.00 would hide it
+  CHECK(t.find("1.00") != std::string::npos);       // its column neighbour stays fixed
+  CHECK(t.find("1.00e+00") == std::string::npos);
+}
+
 TEST_CASE("csv: header row, labels, quoting; records") {
   Result r = sample(2, 2);
   std::get<Matrix>(r.blocks[0]).row_labels = {"a,b", "say \"hi\""};

@@ -291,7 +291,7 @@ void register_attention(CLI::App& app) {
                    "(by default such a sentence runs on its trained layer-1 attention)"))
       ->group(g);
   cmd->add_option("--show", o->show,
-                  tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, q, k, v "
+                  tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, w (W_Q, W_K, W_V: Q = X·W_Q), q, k, v "
                      "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))
       ->group(tr("Output"));
   add_model_flag(cmd);
