@@ -87,7 +87,7 @@ std::set<std::string> header_dtypes(std::string_view bytes) {
 
 // HF's names without the base model's prefix, the legacy gamma/beta as weight/bias.
 std::string normalized_name(std::string n) {
-  for (const char* p : {"bert.", "transformer.", "model."})
+  for (const char* p : {"bert.", "transformer.", "model."})  // (ViT's "vit." stays: vit.cpp reads it)
     if (n.rfind(p, 0) == 0) {
       n = n.substr(std::string(p).size());
       break;
@@ -183,7 +183,7 @@ Checkpoint load_checkpoint(const std::string& dir) {
     if (it->second.shape() != want || (any_rows && want[0] == 0))
       bad(dir, fmt::format("tensor '{}' is {}, expected {}{} (from config.json)", s.name, it->second.shape_str(),
                            any_rows ? "[rows ≥ 1, " + std::to_string(want[1]) + "]" : shape_string(want), ""));
-    *s.slot = std::move(it->second);
+    *s.slot = s.held.empty() ? std::move(it->second) : it->second.reshaped(s.held);
     file_tensors.erase(it);
     if (!s.optional) m.parameters += s.slot->size();
     if (s.layer == 0) m.block_parameters += s.slot->size();
@@ -238,6 +238,17 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
                       (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
                fmt::format("the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
   ForwardPass f = c.family->forward(m, ids, want_logits);
+  check_finite(f, m.dir);
+  return f;
+}
+
+ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool want_logits) {
+  const ModelConfig& c = m.config;
+  if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop --image)", m.dir, c.model_type));
+  const double T = static_cast<double>(c.max_positions);
+  check_memory(4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model)),
+               fmt::format("the forward pass of {} layers × {} heads over {} patches", c.layers, c.heads, c.max_positions - 1));
+  ForwardPass f = c.family->forward_image(m, pixels, want_logits);
   check_finite(f, m.dir);
   return f;
 }
