@@ -251,6 +251,9 @@ void run_model_attention(const ModelAttentionOptions& o) {
               l, one_w.row(0),
               one ? trf("{} — [CLS] attention, layer {} head {}", model_folder_name(o.in.dir), li, hi) : fmt::format("L{} H{}", li, hi),
               tr("[CLS] attention weight"), one ? 448 : 240));
+          if (one)
+            std::get<Picture>(fig.panels.back()).subtitle = trf("{}, resized to {}×{}; {}×{} patches", std::filesystem::path(o.in.image).filename().string(),
+                                                                c.image_size, c.image_size, c.patch_size, c.patch_size);
           if (!view) view = model_attention_heatmap(one_w, l.tokens, fmt::format("L{} H{}", li, hi), true);
           continue;
         }
