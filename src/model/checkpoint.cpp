@@ -224,6 +224,7 @@ void check_finite(const ForwardPass& f, const std::string& dir) {
 // The forward pass of the checkpoint's family, after the checks every family shares.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
   const ModelConfig& c = m.config;
+  if (c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads a picture, not text (give --image FILE)", m.dir, c.model_type));
   if (ids.empty()) throw usage_error("no tokens to run the model on");
   const std::size_t rows = m.token_embedding().rows();
   for (std::size_t id : ids)

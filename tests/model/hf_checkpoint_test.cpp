@@ -163,7 +163,7 @@ TEST_CASE("hf checkpoint: ViT — PIL-preprocessed pixels, torch/numpy forward w
   }
   // a text model refuses a picture, the ViT refuses text
   CHECK_THROWS_WITH_AS(model_forward_image(load_checkpoint(model_dir("bert")), want_px), doctest::Contains("reads text, not a picture"), Error);
-  CHECK_THROWS_WITH_AS(model_forward(m, {1, 2}), doctest::Contains("a ViT reads a picture, not text"), Error);
+  CHECK_THROWS_WITH_AS(model_forward(m, {1, 2}), doctest::Contains("a vit checkpoint reads a picture, not text"), Error);
 }
 
 TEST_CASE("hf checkpoint: ViT's patch embedding is tfx patches' unfold route: Conv2d = unfolded patches × the flattened kernel") {
