@@ -27,15 +27,15 @@ int main(int argc, char** argv) {
   try {
     const std::string dir = argv[1];
     const std::size_t P = std::stoul(argv[2]), N = std::stoul(argv[3]);
-    const tfx::ModelConfig c = tfx::parse_model_config(tfx::read_text_input(dir + "/config.json", "config.json"), dir + "/config.json");
-    const tfx::MappedWeights w = tfx::MappedWeights::open(dir);
+    const tfx::Checkpoint m = tfx::load_checkpoint(dir);  // the weights mapped as stored
+    const tfx::ModelConfig& c = m.config;
     std::vector<std::size_t> prompt;
     for (std::size_t i = 0; i < P; ++i) prompt.push_back((i * 7919 + 13) % c.vocab);
     using clock = std::chrono::steady_clock;
     double prefill = 1e30;
     std::vector<double> steps;
     for (int r = 0; r < 3; ++r) {
-      tfx::KvDecoder dec(c, w, P + N);
+      tfx::KvDecoder dec(m, P + N);
       const auto t0 = clock::now();
       std::vector<float> logits = dec.feed(prompt);
       prefill = std::min(prefill, std::chrono::duration<double>(clock::now() - t0).count());
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     }
     std::sort(steps.begin(), steps.end());
     std::printf("tfx_prefill_seconds %.6f tfx_token_seconds %.6f weights_bytes %zu\n", prefill, steps[steps.size() / 2],
-                w.mapped_bytes());
+                m.file_bytes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_generate: %s\n", e.what());
     return 1;

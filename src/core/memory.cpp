@@ -26,11 +26,20 @@ void set_memory_budget(std::size_t bytes, const std::string& how_to_change) {
   how = how_to_change;
 }
 
+namespace {
+// 6.0 GiB, 143.6 KiB: the unit that keeps a small budget's numbers readable (the same for both)
+std::string memory_amount(double bytes, double unit_of) {
+  if (unit_of >= double(1u << 30)) return fmt::format("{:.1f} GiB", bytes / (1u << 30));
+  if (unit_of >= double(1u << 20)) return fmt::format("{:.1f} MiB", bytes / (1u << 20));
+  return fmt::format("{:.1f} KiB", bytes / 1024);
+}
+}  // namespace
+
 void check_memory(double bytes, const std::string& what) {
   const double limit = static_cast<double>(memory_budget());
   if (bytes <= limit) return;
-  throw Error(fmt::format("{} needs about {:.1f} GiB, over the memory budget of {:.1f} GiB ({}); use smaller inputs, or {}",
-                          what, bytes / (1u << 30), limit / (1u << 30),
+  throw Error(fmt::format("{} needs about {}, over the memory budget of {} ({}); use smaller inputs, or {}",
+                          what, memory_amount(bytes, limit), memory_amount(limit, limit),
                           budget ? "TFX_MEMORY_LIMIT" : "half of this machine's memory", how));
 }
 

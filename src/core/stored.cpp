@@ -115,6 +115,40 @@ Tensor stored_vector(const StoredMatrix& v) {
 }
 }  // namespace
 
+namespace {
+// y(i, j) += b[j] for every row (b widened once; nothing when b is absent)
+Tensor stored_add_bias(Tensor y, const StoredMatrix& b, const char* op) {
+  if (b.empty()) return y;
+  if (b.size() != y.cols())
+    throw Error(fmt::format("{}: bias of {} values does not match the output width {}", op, b.size(), y.cols()));
+  const Tensor v = stored_vector(b);
+  for (std::size_t i = 0; i < y.rows(); ++i)
+    for (std::size_t j = 0; j < y.cols(); ++j) y(i, j) += v[j];
+  return y;
+}
+}  // namespace
+
+// y = x·Wᵀ + b
+Tensor linear(const Tensor& x, const StoredMatrix& W, const StoredMatrix& b, unsigned threads) {
+  return stored_add_bias(matmul_bt(x, W, threads), b, "linear");
+}
+
+// y = x·W + b
+Tensor linear_in_out(const Tensor& x, const StoredMatrix& W, const StoredMatrix& b, unsigned threads) {
+  return stored_add_bias(matmul(x, W, threads), b, "Conv1D");
+}
+
+// x(t, j) += table(first_row + t, j)
+void add_table_rows(Tensor& x, const StoredMatrix& table, std::size_t first_row) {
+  if (table.cols != x.cols() || first_row + x.rows() > table.rows)
+    throw Error(fmt::format("add_table_rows: rows {} … of {} for x {}", first_row, shape_string({table.rows, table.cols}), x.shape_str()));
+  std::vector<float> row(x.cols());
+  for (std::size_t t = 0; t < x.rows(); ++t) {
+    widen_row(table, first_row + t, row);
+    for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += row[j];
+  }
+}
+
 Tensor stored_layer_norm(const Tensor& x, const StoredMatrix& gamma, const StoredMatrix& beta, float eps) {
   return layer_norm(x, stored_vector(gamma), stored_vector(beta), eps);
 }

@@ -16,7 +16,7 @@ namespace tfx {
 Embeddings checkpoint_embeddings(const std::string& dir) {
   const Checkpoint m = load_checkpoint(dir);
   const std::string name = m.config.family->token_embedding_name;
-  const Tensor& table = m.token_embedding();
+  const Tensor table = widen(m.token_embedding());  // a float32 copy: the rows are searched as vectors
   std::optional<HfTokenizer> tok;
   try {
     tok = HfTokenizer::load(dir);

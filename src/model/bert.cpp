@@ -26,7 +26,7 @@ constexpr GeluFamilyKeys kBertKeys = {"hidden_size", "num_hidden_layers", "num_a
 void bert_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { read_gelu_family(j, kBertKeys, where, c); }
 
 // Every tensor with its shape and slot; the MLM head when the file has its transform.
-std::vector<TensorSlot> bert_slots(Checkpoint& m, const TensorMap& file) {
+std::vector<TensorSlot> bert_slots(Checkpoint& m, const MappedWeights& file) {
   const ModelConfig& c = m.config;
   BertWeights& w = m.weights.emplace<BertWeights>();
   w.layers.resize(c.layers);
@@ -53,7 +53,7 @@ std::vector<TensorSlot> bert_slots(Checkpoint& m, const TensorMap& file) {
       s.push_back(std::move(t));
     }
   }
-  if (file.count(kBertHeadProbe)) {
+  if (file.find(kBertHeadProbe)) {
     s.push_back({kBertHeadProbe, {D, D}, &w.head_w});
     s.push_back({"cls.predictions.transform.dense.bias", {D}, &w.head_b});
     s.push_back({"cls.predictions.transform.LayerNorm.weight", {D}, &w.head_ln_w});
@@ -72,11 +72,12 @@ ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& id
   const float eps = static_cast<float>(c.eps);
   ForwardPass out;
   // embeddings: word + position + token type 0, then LayerNorm
-  Tensor x = embedding_rows(w.word, ids);
+  Tensor x = stored_rows(w.word, ids);
   add_table_rows(x, w.position, 0);
+  const Tensor type0 = stored_rows(w.token_type, std::vector<std::size_t>{0});
   for (std::size_t t = 0; t < x.rows(); ++t)
-    for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += w.token_type(0, j);
-  x = layer_norm(x, w.emb_ln_w, w.emb_ln_b, eps);
+    for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += type0(0, j);
+  x = stored_layer_norm(x, w.emb_ln_w, w.emb_ln_b, eps);
   out.hidden.push_back(x);
   for (const BertLayerWeights& l : w.layers) {
     // self-attention (no mask), output dense, Add & Norm
@@ -87,27 +88,27 @@ ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& id
     out.attentions.push_back(std::move(a.weights));
     Tensor o = linear(a.output, l.o_w, l.o_b, kBertThreads);
     add_inplace(o, x);
-    const Tensor h = layer_norm(o, l.attn_ln_w, l.attn_ln_b, eps);
+    const Tensor h = stored_layer_norm(o, l.attn_ln_w, l.attn_ln_b, eps);
     // FFN: dense, GELU, dense, Add & Norm
     Tensor f = linear(h, l.ffn_in_w, l.ffn_in_b, kBertThreads);
     gelu_inplace(f, gelu_form(c));
     Tensor y = linear(f, l.ffn_out_w, l.ffn_out_b, kBertThreads);
     add_inplace(y, h);
-    x = layer_norm(y, l.out_ln_w, l.out_ln_b, eps);
+    x = stored_layer_norm(y, l.out_ln_w, l.out_ln_b, eps);
     out.hidden.push_back(x);
   }
   if (want_logits && !w.head_w.empty()) {
     // MLM head: dense, GELU, LayerNorm, decoder (tied to the word embeddings) + bias
     Tensor t = linear(x, w.head_w, w.head_b, kBertThreads);
     gelu_inplace(t, gelu_form(c));
-    t = layer_norm(t, w.head_ln_w, w.head_ln_b, eps);
+    t = stored_layer_norm(t, w.head_ln_w, w.head_ln_b, eps);
     out.logits = linear(t, w.head_decoder.empty() ? w.word : w.head_decoder, w.head_bias, kBertThreads);
   }
   return out;
 }
 
-const Tensor& bert_token_embedding(const Checkpoint& m) { return std::get<BertWeights>(m.weights).word; }
-const Tensor* bert_position_table(const Checkpoint& m) { return &std::get<BertWeights>(m.weights).position; }
+const StoredMatrix& bert_token_embedding(const Checkpoint& m) { return std::get<BertWeights>(m.weights).word; }
+const StoredMatrix* bert_position_table(const Checkpoint& m) { return &std::get<BertWeights>(m.weights).position; }
 
 }  // namespace
 

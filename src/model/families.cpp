@@ -65,7 +65,9 @@ void read_gelu_family(const nlohmann::json& j, const GeluFamilyKeys& k, const st
   c.head_dim = c.d_model / c.heads;
 }
 
-GeluForm gelu_form(const ModelConfig& c) { return c.activation == "gelu_new" ? GeluForm::tanh : GeluForm::erf; }
+GeluForm gelu_form(const ModelConfig& c) {
+  return c.activation == "gelu_new" || c.activation == "gelu_pytorch_tanh" ? GeluForm::tanh : GeluForm::erf;
+}
 
 }  // namespace family_files
 

@@ -14,52 +14,13 @@
 #include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/stored.hpp"
-#include "tfx/core/vmath.hpp"
+#include "model/family_files.hpp"
 
 namespace tfx {
 
 namespace {
 
 constexpr unsigned kGenThreads = 0;  // all cores for the weight products
-
-// y += b (b: (N) as stored, or absent)
-void gen_add_bias(Tensor& y, const StoredMatrix& b) {
-  if (b.rows * b.cols == 0) return;
-  const Tensor bw = widen(b);
-  for (std::size_t i = 0; i < y.rows(); ++i)
-    for (std::size_t j = 0; j < y.cols(); ++j) y(i, j) += bw[j];
-}
-
-void gen_add(Tensor& x, const Tensor& y) {
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];
-}
-
-// GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
-void gen_gelu_tanh(Tensor& x) {
-  std::vector<float> t(x.size());
-  float* v = x.data();
-  const float c = std::sqrt(2.0f / static_cast<float>(M_PI));
-  for (std::size_t i = 0; i < x.size(); ++i) t[i] = c * (v[i] + 0.044715f * v[i] * v[i] * v[i]);
-  vmath::tanh_inplace(t.data(), t.size());
-  for (std::size_t i = 0; i < x.size(); ++i) v[i] = 0.5f * v[i] * (1.0f + t[i]);
-}
-
-// GELU, erf form: 0.5·x·(1 + erf(x/√2))
-void gen_gelu_erf(Tensor& x) {
-  std::vector<float> t(x.size());
-  float* v = x.data();
-  for (std::size_t i = 0; i < x.size(); ++i) t[i] = v[i] * static_cast<float>(M_SQRT1_2);
-  vmath::erf_inplace(t.data(), t.size());
-  for (std::size_t i = 0; i < x.size(); ++i) v[i] = 0.5f * v[i] * (1.0f + t[i]);
-}
-
-// SiLU(g)·u = g/(1 + e^−g)·u, in g's memory
-void gen_swiglu(Tensor& g, const Tensor& u) {
-  std::vector<float> e(g.size());
-  for (std::size_t i = 0; i < g.size(); ++i) e[i] = -g[i];
-  vmath::exp_inplace(e.data(), e.size());
-  for (std::size_t i = 0; i < g.size(); ++i) g[i] = g[i] / (1.0f + e[i]) * u[i];
-}
 
 }  // namespace
 
@@ -135,24 +96,17 @@ struct KvDecoder::Impl {
     const GenLayer& w = layers[i];
     const std::size_t T = x.rows();
     const float eps = static_cast<float>(config.eps);
-    Tensor qkv = matmul(stored_layer_norm(x, w.norm1_w, w.norm1_b, eps), w.attn_w, kGenThreads);
-    gen_add_bias(qkv, w.attn_b);
+    const Tensor qkv = linear_in_out(stored_layer_norm(x, w.norm1_w, w.norm1_b, eps), w.attn_w, w.attn_b, kGenThreads);
     Tensor q({T, D}), kn({T, D}), vn({T, D});
     for (std::size_t t = 0; t < T; ++t) {
       std::copy_n(qkv.data() + t * 3 * D, D, q.data() + t * D);
       std::copy_n(qkv.data() + t * 3 * D + D, D, kn.data() + t * D);
       std::copy_n(qkv.data() + t * 3 * D + 2 * D, D, vn.data() + t * D);
     }
-    Tensor a = matmul(attend(i, q, kn, vn), w.proj_w, kGenThreads);
-    gen_add_bias(a, w.proj_b);
-    gen_add(x, a);
-    Tensor f = matmul(stored_layer_norm(x, w.norm2_w, w.norm2_b, eps), w.fc_w, kGenThreads);
-    gen_add_bias(f, w.fc_b);
-    if (config.activation == "gelu_new" || config.activation == "gelu_pytorch_tanh") gen_gelu_tanh(f);
-    else gen_gelu_erf(f);
-    Tensor o = matmul(f, w.fc2_w, kGenThreads);
-    gen_add_bias(o, w.fc2_b);
-    gen_add(x, o);
+    add_inplace(x, linear_in_out(attend(i, q, kn, vn), w.proj_w, w.proj_b, kGenThreads));
+    Tensor f = linear_in_out(stored_layer_norm(x, w.norm2_w, w.norm2_b, eps), w.fc_w, w.fc_b, kGenThreads);
+    gelu_inplace(f, family_files::gelu_form(config));
+    add_inplace(x, linear_in_out(f, w.fc2_w, w.fc2_b, kGenThreads));
     return x;
   }
 
@@ -160,24 +114,21 @@ struct KvDecoder::Impl {
     const GenLayer& w = layers[i];
     const double eps = config.eps;
     const Tensor a = stored_rms_norm(x, w.norm1_w, eps);
-    Tensor q = matmul_bt(a, w.q_w, kGenThreads), kn = matmul_bt(a, w.k_w, kGenThreads), vn = matmul_bt(a, w.v_w, kGenThreads);
-    gen_add_bias(q, w.q_b);
-    gen_add_bias(kn, w.k_b);
-    gen_add_bias(vn, w.v_b);
+    Tensor q = linear(a, w.q_w, w.q_b, kGenThreads), kn = linear(a, w.k_w, w.k_b, kGenThreads);
+    const Tensor vn = linear(a, w.v_w, w.v_b, kGenThreads);
     rotate(q, H, len);
     rotate(kn, KV, len);
-    gen_add(x, matmul_bt(attend(i, q, kn, vn), w.o_w, kGenThreads));
+    add_inplace(x, linear(attend(i, q, kn, vn), w.o_w, {}, kGenThreads));
     const Tensor b = stored_rms_norm(x, w.norm2_w, eps);
-    Tensor g = matmul_bt(b, w.gate_w, kGenThreads);
-    gen_swiglu(g, matmul_bt(b, w.up_w, kGenThreads));
-    gen_add(x, matmul_bt(g, w.down_w, kGenThreads));
+    add_inplace(x, linear(swiglu(linear(b, w.gate_w, {}, kGenThreads), linear(b, w.up_w, {}, kGenThreads)), w.down_w, {}, kGenThreads));
     return x;
   }
 };
 
-KvDecoder::KvDecoder(const ModelConfig& c, const MappedWeights& w, std::size_t capacity) : impl_(std::make_unique<Impl>()) {
+KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
-  if (!c.decoder()) throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text", w.dir(), c.model_type));
+  const ModelConfig& c = m.config;
+  if (!c.decoder()) throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text", m.dir, c.model_type));
   d.config = c;
   d.gpt2 = !c.uses_rope();
   d.L = c.layers;
@@ -185,63 +136,44 @@ KvDecoder::KvDecoder(const ModelConfig& c, const MappedWeights& w, std::size_t c
   d.KV = d.gpt2 ? c.heads : c.kv_heads;
   d.hd = c.head_dim;
   d.D = c.d_model;
+  d.V = c.vocab;
   d.cap = capacity;
-  d.where = w.dir();
+  d.where = m.dir;
   if (capacity == 0) throw usage_error("generation needs room for at least one position");
-  const std::size_t D = d.D, F = c.ffn, V = c.vocab, Q = d.H * d.hd, KVW = d.KV * d.hd;
+  // the family's weights as load_checkpoint checked them: views into the mapped file
   if (d.gpt2) {
-    d.embed = w.need("wte.weight", V, D);
-    d.positions = w.need("wpe.weight", c.max_positions, D);
-    d.final_w = w.need("ln_f.weight", 1, D);
-    d.final_b = w.need("ln_f.bias", 1, D);
-    d.head = w.find("lm_head.weight") ? w.need("lm_head.weight", V, D) : d.embed;
+    const Gpt2Weights& w = std::get<Gpt2Weights>(m.weights);
+    d.embed = w.wte;
+    d.positions = w.wpe;
+    d.final_w = w.lnf_w;
+    d.final_b = w.lnf_b;
+    d.head = w.lm_head.empty() ? w.wte : w.lm_head;
     if (capacity > c.max_positions)
       throw usage_error(fmt::format("{} positions are more than the model's {} (max_position_embeddings)", capacity, c.max_positions));
-  } else {
-    d.embed = w.need("embed_tokens.weight", V, D);
-    d.final_w = w.need("norm.weight", 1, D);
-    d.head = c.tied_head && !w.find("lm_head.weight") ? d.embed : w.need("lm_head.weight", V, D);
-  }
-  d.V = V;
-  for (std::size_t i = 0; i < d.L; ++i) {
-    Impl::GenLayer l;
-    if (d.gpt2) {
-      const std::string p = fmt::format("h.{}.", i);
-      l.norm1_w = w.need(p + "ln_1.weight", 1, D);
-      l.norm1_b = w.need(p + "ln_1.bias", 1, D);
-      l.norm2_w = w.need(p + "ln_2.weight", 1, D);
-      l.norm2_b = w.need(p + "ln_2.bias", 1, D);
-      l.attn_w = w.need(p + "attn.c_attn.weight", D, 3 * D);
-      l.attn_b = w.need(p + "attn.c_attn.bias", 1, 3 * D);
-      l.proj_w = w.need(p + "attn.c_proj.weight", D, D);
-      l.proj_b = w.need(p + "attn.c_proj.bias", 1, D);
-      l.fc_w = w.need(p + "mlp.c_fc.weight", D, F);
-      l.fc_b = w.need(p + "mlp.c_fc.bias", 1, F);
-      l.fc2_w = w.need(p + "mlp.c_proj.weight", F, D);
-      l.fc2_b = w.need(p + "mlp.c_proj.bias", 1, D);
-    } else {
-      const std::string p = fmt::format("layers.{}.", i);
-      l.norm1_w = w.need(p + "input_layernorm.weight", 1, D);
-      l.norm2_w = w.need(p + "post_attention_layernorm.weight", 1, D);
-      l.q_w = w.need(p + "self_attn.q_proj.weight", Q, D);
-      l.k_w = w.need(p + "self_attn.k_proj.weight", KVW, D);
-      l.v_w = w.need(p + "self_attn.v_proj.weight", KVW, D);
-      if (c.qkv_bias || w.find(p + "self_attn.q_proj.bias")) {
-        l.q_b = w.need(p + "self_attn.q_proj.bias", 1, Q);
-        l.k_b = w.need(p + "self_attn.k_proj.bias", 1, KVW);
-        l.v_b = w.need(p + "self_attn.v_proj.bias", 1, KVW);
-      }
-      l.o_w = w.need(p + "self_attn.o_proj.weight", D, Q);
-      l.gate_w = w.need(p + "mlp.gate_proj.weight", F, D);
-      l.up_w = w.need(p + "mlp.up_proj.weight", F, D);
-      l.down_w = w.need(p + "mlp.down_proj.weight", D, F);
+    for (const Gpt2LayerWeights& l : w.layers) {
+      Impl::GenLayer g;
+      g.norm1_w = l.ln1_w, g.norm1_b = l.ln1_b, g.norm2_w = l.ln2_w, g.norm2_b = l.ln2_b;
+      g.attn_w = l.qkv_w, g.attn_b = l.qkv_b, g.proj_w = l.proj_w, g.proj_b = l.proj_b;
+      g.fc_w = l.fc_w, g.fc_b = l.fc_b, g.fc2_w = l.fc_proj_w, g.fc2_b = l.fc_proj_b;
+      d.layers.push_back(g);
     }
-    d.layers.push_back(l);
+  } else {
+    const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
+    d.embed = w.embed;
+    d.final_w = w.norm;
+    d.head = c.tied_head ? w.embed : w.lm_head;
+    for (const LlamaLayerWeights& l : w.layers) {
+      Impl::GenLayer g;
+      g.norm1_w = l.attn_norm, g.norm2_w = l.ffn_norm;
+      g.q_w = l.q_w, g.k_w = l.k_w, g.v_w = l.v_w, g.q_b = l.q_b, g.k_b = l.k_b, g.v_b = l.v_b, g.o_w = l.o_w;
+      g.gate_w = l.gate, g.up_w = l.up, g.down_w = l.down;
+      d.layers.push_back(g);
+    }
   }
   // the cache: 2 × layers × KV × capacity × hd floats, refused before it is allocated when over
   // the budget
   const double bytes = 2.0 * static_cast<double>(d.L) * static_cast<double>(d.KV * capacity * d.hd) * sizeof(float);
-  check_memory(bytes + static_cast<double>(w.mapped_bytes()), fmt::format("the mapped weights and the KV cache for {} positions ({} layers × 2 × {} heads × {} dims)", capacity, d.L, d.KV, d.hd));
+  check_memory(bytes + static_cast<double>(m.file_bytes), fmt::format("the mapped weights and the KV cache for {} positions ({} layers × 2 × {} heads × {} dims)", capacity, d.L, d.KV, d.hd));
   d.k.assign(d.L, std::vector<float>(d.KV * capacity * d.hd));
   d.v.assign(d.L, std::vector<float>(d.KV * capacity * d.hd));
   if (!d.gpt2) {
@@ -299,8 +231,9 @@ std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
   return matmul_bt(last, d.head, kGenThreads).values();
 }
 
-Generation generate(const ModelConfig& c, const MappedWeights& w, std::span<const std::size_t> prompt, const GenerateOptions& o,
+Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, const GenerateOptions& o,
                     const std::function<void(const GenerationStep&)>& on_step) {
+  const ModelConfig& c = m.config;
   if (prompt.empty()) throw usage_error("no prompt tokens to start from");
   if (o.max_new_tokens == 0) throw usage_error("max_new_tokens must be at least 1", {"max_new_tokens"});
   // the sequence (prompt + generated) stays within GPT-2's learned positions
@@ -313,7 +246,7 @@ Generation generate(const ModelConfig& c, const MappedWeights& w, std::span<cons
                                     prompt.size(), c.max_positions));
     if (capacity > c.max_positions) capacity = c.max_positions, limited = true;
   }
-  KvDecoder dec(c, w, capacity);
+  KvDecoder dec(m, capacity);
   Sampler sampler(o.sampling, o.seed);
   Generation g;
   g.prompt.assign(prompt.begin(), prompt.end());

@@ -23,7 +23,7 @@ constexpr GeluFamilyKeys kGpt2Keys = {"n_embd", "n_layer", "n_head", "n_inner", 
 
 void gpt2_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { read_gelu_family(j, kGpt2Keys, where, c); }
 
-std::vector<TensorSlot> gpt2_slots(Checkpoint& m, const TensorMap&) {
+std::vector<TensorSlot> gpt2_slots(Checkpoint& m, const MappedWeights&) {
   const ModelConfig& c = m.config;
   Gpt2Weights& w = m.weights.emplace<Gpt2Weights>();
   w.layers.resize(c.layers);
@@ -61,12 +61,12 @@ ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& id
   const float eps = static_cast<float>(c.eps);
   ForwardPass out;
   // token + position embeddings
-  Tensor x = embedding_rows(w.wte, ids);
+  Tensor x = stored_rows(w.wte, ids);
   add_table_rows(x, w.wpe, 0);
   for (const Gpt2LayerWeights& l : w.layers) {
     out.hidden.push_back(x);
     // x + attention(ln_1(x)): q, k, v side by side in c_attn's output
-    const Tensor a = layer_norm(x, l.ln1_w, l.ln1_b, eps);
+    const Tensor a = stored_layer_norm(x, l.ln1_w, l.ln1_b, eps);
     const Tensor qkv = linear_in_out(a, l.qkv_w, l.qkv_b, kGpt2Threads);
     Tensor q({T, D}), k({T, D}), v({T, D});
     for (std::size_t t = 0; t < T; ++t) {
@@ -78,18 +78,18 @@ ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& id
     out.attentions.push_back(std::move(att.weights));
     add_inplace(x, linear_in_out(att.output, l.proj_w, l.proj_b, kGpt2Threads));
     // x + mlp(ln_2(x))
-    Tensor f = linear_in_out(layer_norm(x, l.ln2_w, l.ln2_b, eps), l.fc_w, l.fc_b, kGpt2Threads);
+    Tensor f = linear_in_out(stored_layer_norm(x, l.ln2_w, l.ln2_b, eps), l.fc_w, l.fc_b, kGpt2Threads);
     gelu_inplace(f, gelu_form(c));
     add_inplace(x, linear_in_out(f, l.fc_proj_w, l.fc_proj_b, kGpt2Threads));
   }
-  x = layer_norm(x, w.lnf_w, w.lnf_b, eps);
+  x = stored_layer_norm(x, w.lnf_w, w.lnf_b, eps);
   out.hidden.push_back(x);
   if (want_logits) out.logits = matmul_bt(x, w.lm_head.empty() ? w.wte : w.lm_head, kGpt2Threads);
   return out;
 }
 
-const Tensor& gpt2_token_embedding(const Checkpoint& m) { return std::get<Gpt2Weights>(m.weights).wte; }
-const Tensor* gpt2_position_table(const Checkpoint& m) { return &std::get<Gpt2Weights>(m.weights).wpe; }
+const StoredMatrix& gpt2_token_embedding(const Checkpoint& m) { return std::get<Gpt2Weights>(m.weights).wte; }
+const StoredMatrix* gpt2_position_table(const Checkpoint& m) { return &std::get<Gpt2Weights>(m.weights).wpe; }
 
 }  // namespace
 

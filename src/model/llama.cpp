@@ -78,7 +78,7 @@ void llama_read_config(const nlohmann::json& j, const std::string& where, ModelC
 void qwen2_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {true, true, false}); }
 void mistral_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, true}); }
 
-std::vector<TensorSlot> llama_slots(Checkpoint& m, const TensorMap&) {
+std::vector<TensorSlot> llama_slots(Checkpoint& m, const MappedWeights&) {
   const ModelConfig& c = m.config;
   LlamaWeights& w = m.weights.emplace<LlamaWeights>();
   w.layers.resize(c.layers);
@@ -120,11 +120,11 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
   const RopeTables rope = rope_tables(ids.size(), c.rope);
   ForwardPass out;
-  Tensor x = embedding_rows(w.embed, ids);
+  Tensor x = stored_rows(w.embed, ids);
   for (const LlamaLayerWeights& l : w.layers) {
     out.hidden.push_back(x);
     // x + o_proj(attention(RoPE(q), RoPE(k), v)) of RMSNorm(x)
-    const Tensor a = rms_norm(x, l.attn_norm, c.eps);
+    const Tensor a = stored_rms_norm(x, l.attn_norm, c.eps);
     Tensor q = linear(a, l.q_w, l.q_b, kLlamaThreads);
     Tensor k = linear(a, l.k_w, l.k_b, kLlamaThreads);
     const Tensor v = linear(a, l.v_w, l.v_b, kLlamaThreads);
@@ -132,20 +132,20 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
     GroupedAttention att = grouped_query_attention(q, k, v, c.heads, c.kv_heads, c.head_dim, true);
     out.attentions.push_back(std::move(att.weights));
-    add_inplace(x, linear(att.output, l.o_w, Tensor(), kLlamaThreads));
+    add_inplace(x, linear(att.output, l.o_w, {}, kLlamaThreads));
     // x + down(SiLU(gate(b))·up(b)) of b = RMSNorm(x)
-    const Tensor b = rms_norm(x, l.ffn_norm, c.eps);
-    const Tensor g = linear(b, l.gate, Tensor(), kLlamaThreads), u = linear(b, l.up, Tensor(), kLlamaThreads);
-    add_inplace(x, linear(swiglu(g, u), l.down, Tensor(), kLlamaThreads));
+    const Tensor b = stored_rms_norm(x, l.ffn_norm, c.eps);
+    const Tensor g = linear(b, l.gate, {}, kLlamaThreads), u = linear(b, l.up, {}, kLlamaThreads);
+    add_inplace(x, linear(swiglu(g, u), l.down, {}, kLlamaThreads));
   }
-  x = rms_norm(x, w.norm, c.eps);
+  x = stored_rms_norm(x, w.norm, c.eps);
   out.hidden.push_back(x);
   if (want_logits) out.logits = matmul_bt(x, c.tied_head ? w.embed : w.lm_head, kLlamaThreads);
   return out;
 }
 
-const Tensor& llama_token_embedding(const Checkpoint& m) { return std::get<LlamaWeights>(m.weights).embed; }
-const Tensor* llama_no_position_table(const Checkpoint&) { return nullptr; }
+const StoredMatrix& llama_token_embedding(const Checkpoint& m) { return std::get<LlamaWeights>(m.weights).embed; }
+const StoredMatrix* llama_no_position_table(const Checkpoint&) { return nullptr; }
 
 }  // namespace
 

@@ -8,11 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <set>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/memory.hpp"
+#include "tfx/io/json_fields.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/safetensors.hpp"
@@ -27,7 +30,8 @@ struct WeightsMapping {
   std::size_t size = 0;
   int watch = -1;
   explicit WeightsMapping(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO in the file's place must not block the open (it is refused below)
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error(fmt::format("{}: cannot open (the weights file)", path));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -56,9 +60,16 @@ struct WeightsMapping {
 
 namespace {
 
+// HF's names without the base model's prefix, the legacy gamma/beta as weight/bias.
 std::string mapped_normalized_name(std::string n) {
   for (const char* p : {"bert.", "transformer.", "model."})
-    if (n.rfind(p, 0) == 0) return n.substr(std::string(p).size());
+    if (n.rfind(p, 0) == 0) {
+      n = n.substr(std::string(p).size());
+      break;
+    }
+  auto ends = [&](const std::string& s) { return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+  if (ends(".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
+  else if (ends(".beta")) n = n.substr(0, n.size() - 5) + ".bias";
   return n;
 }
 
@@ -66,6 +77,7 @@ std::string mapped_normalized_name(std::string n) {
 
 struct MappedWeights::Impl {
   std::string dir;
+  std::vector<std::string> files;
   std::vector<std::unique_ptr<mapped_detail::WeightsMapping>> maps;
   struct View {
     SafetensorsEntry entry;
@@ -86,15 +98,22 @@ MappedWeights MappedWeights::open(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path d(dir);
-  if (!fs::is_directory(d, ec)) throw Error(fmt::format("{}: no such folder (a checkpoint folder)", dir));
+  if (!fs::is_directory(d, ec))
+    throw Error(fmt::format("{}: not a directory (expected a Hugging Face checkpoint folder: config.json, model.safetensors, "
+                            "tokenizer files)", dir));
   std::vector<std::string> files;
   const fs::path single = d / "model.safetensors", index = d / "model.safetensors.index.json";
   if (fs::exists(single, ec)) {
     files.push_back(single.string());
   } else if (fs::exists(index, ec)) {
-    const nlohmann::json j = nlohmann::json::parse(read_text_input(index.string(), "model.safetensors.index.json"), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-      throw Error(fmt::format("{}: not JSON with a \"weight_map\" {{tensor: file}}", index.string()));
+    nlohmann::json j;
+    try {
+      j = parse_json(read_text_input(index.string(), "model.safetensors.index.json"), index.string());
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(fmt::format("{}: not valid JSON ({})", index.string(), e.what()));
+    }
+    if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+      throw Error(fmt::format("{}: no \"weight_map\" {{tensor: file}}", index.string()));
     std::set<std::string> shards;
     for (const auto& [name, file] : j["weight_map"].items()) {
       if (!file.is_string()) throw Error(fmt::format("{}: the file of '{}' should be a string", index.string(), name));
@@ -108,11 +127,19 @@ MappedWeights MappedWeights::open(const std::string& dir) {
       files.push_back((d / f).string());
     }
   } else {
-    throw Error(fmt::format("{}: no model.safetensors or model.safetensors.index.json", dir));
+    throw Error(fmt::format("{}: no model.safetensors or model.safetensors.index.json (tfx reads safetensors weights; convert a "
+                            "pytorch_model.bin with safetensors' convert script)", dir));
   }
+  // the files' bytes against the memory budget before any is mapped (the pages come into memory
+  // as the ops read them)
+  double total = 0;
+  for (const std::string& f : files)
+    if (fs::is_regular_file(f, ec)) total += static_cast<double>(fs::file_size(f, ec));  // (a FIFO is refused by name below)
+  check_memory(total, fmt::format("the weights of {} (mapped as stored)", dir));
   MappedWeights w;
   Impl& m = *w.impl_;
   m.dir = dir;
+  m.files = files;
   for (const std::string& f : files) {
     m.maps.push_back(std::make_unique<mapped_detail::WeightsMapping>(f));
     const mapped_detail::WeightsMapping& map = *m.maps.back();
@@ -121,7 +148,7 @@ MappedWeights MappedWeights::open(const std::string& dir) {
       m.dtypes.insert(e.dtype);
       const std::string name = mapped_normalized_name(e.name);
       const auto [it, fresh] = m.tensors.emplace(name, Impl::View{std::move(e), f, {}});
-      if (!fresh) throw Error(fmt::format("{}: tensor {} is in more than one file", dir, name));
+      if (!fresh) throw Error(fmt::format("{}: tensor {} is stored twice (in two files, or under two names that mean the same)", dir, name));
       // the ops read elements through typed pointers: a tensor at an offset that is not a
       // multiple of its element size (legal in the format, rare in practice) is copied once
       SafetensorsEntry& entry = it->second.entry;
@@ -156,7 +183,30 @@ StoredMatrix MappedWeights::need(const std::string& name, std::size_t rows, std:
   return *m;
 }
 
+std::vector<std::size_t> MappedWeights::shape(const std::string& name) const {
+  const auto it = impl_->tensors.find(name);
+  return it == impl_->tensors.end() ? std::vector<std::size_t>{} : it->second.entry.shape;
+}
+
 std::size_t MappedWeights::mapped_bytes() const { return impl_->bytes; }
+std::size_t MappedWeights::tensor_count() const { return impl_->tensors.size(); }
+const std::vector<std::string>& MappedWeights::files() const { return impl_->files; }
+
+std::string MappedWeights::first_non_finite() const {
+  std::vector<float> row;
+  for (const auto& [name, view] : impl_->tensors) {
+    const StoredMatrix m = *find(name);
+    row.resize(m.cols);
+    for (std::size_t r = 0; r < m.rows; ++r) {
+      widen_row(m, r, row);
+      for (std::size_t j = 0; j < m.cols; ++j)
+        if (!std::isfinite(row[j]))
+          return fmt::format("tensor '{}' holds {} at index {}", view.entry.name, std::isnan(row[j]) ? "NaN" : row[j] > 0 ? "+inf" : "-inf",
+                             r * m.cols + j);
+    }
+  }
+  return "";
+}
 
 std::string MappedWeights::dtype() const {
   if (impl_->dtypes.size() == 1) return *impl_->dtypes.begin();

@@ -67,13 +67,13 @@ void vit_read_config(const nlohmann::json& j, const std::string& where, ModelCon
   c.vocab = std::max<std::size_t>(1, c.labels.size());
 }
 
-std::vector<TensorSlot> vit_slots(Checkpoint& m, const TensorMap& file) {
+std::vector<TensorSlot> vit_slots(Checkpoint& m, const MappedWeights& file) {
   const ModelConfig& c = m.config;
   VitWeights& w = m.weights.emplace<VitWeights>();
   w.layers.resize(c.layers);
   const std::size_t D = c.d_model, F = c.ffn, C = c.channels, P = c.patch_size, T = c.max_positions;
   // ViTForImageClassification stores the base model under vit., a ViTModel file without it
-  const std::string b = file.count(std::string("vit.") + kVitPatch) ? "vit." : "";
+  const std::string b = file.shape(std::string("vit.") + kVitPatch).empty() ? "" : "vit.";
   std::vector<TensorSlot> s = {{b + "embeddings.cls_token", {1, 1, D}, &w.cls},
                                {b + kVitPosition, {1, T, D}, &w.position},
                                {b + kVitPatch, {D, C, P, P}, &w.patch_w},
@@ -81,7 +81,6 @@ std::vector<TensorSlot> vit_slots(Checkpoint& m, const TensorMap& file) {
                                {b + "layernorm.weight", {D}, &w.final_w},
                                {b + "layernorm.bias", {D}, &w.final_b}};
   s[0].held = {1, D};
-  s[1].held = {T, D};
   s[2].held = {D, C * P * P};
   for (std::size_t i = 0; i < c.layers; ++i) {
     const std::string p = fmt::format("{}encoder.layer.{}.", b, i);
@@ -100,7 +99,7 @@ std::vector<TensorSlot> vit_slots(Checkpoint& m, const TensorMap& file) {
       s.push_back(std::move(t));
     }
   }
-  if (file.count("classifier.weight")) {
+  if (!file.shape("classifier.weight").empty()) {
     s.push_back({"classifier.weight", {c.vocab, D}, &w.classifier_w});
     s.push_back({"classifier.bias", {c.vocab}, &w.classifier_b});
   }
@@ -130,7 +129,7 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, bool want_log
   Tensor x({patches.rows() + 1, c.d_model});
   std::copy_n(w.cls.data(), c.d_model, x.data());
   std::copy_n(patches.data(), patches.size(), x.data() + c.d_model);
-  add_table_rows(x, w.position, 0);
+  add_table_rows(x, widen(w.position), 0);
   out.hidden.push_back(x);
   for (const VitLayerWeights& l : w.layers) {
     // pre-LN self-attention (no mask) and its residual
@@ -158,10 +157,10 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, bool want_log
   return out;
 }
 
-const Tensor& vit_token_embedding(const Checkpoint& m) {
+const StoredMatrix& vit_token_embedding(const Checkpoint& m) {
   throw usage_error(fmt::format("{}: a ViT has no token embedding (it embeds picture patches)", m.dir));
 }
-const Tensor* vit_position_table(const Checkpoint& m) { return &std::get<VitWeights>(m.weights).position; }
+const StoredMatrix* vit_position_table(const Checkpoint& m) { return &std::get<VitWeights>(m.weights).position; }
 
 }  // namespace
 

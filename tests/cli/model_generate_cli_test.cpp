@@ -69,7 +69,10 @@ TEST_CASE("model generate: bad inputs are one-line errors") {
                        "positions");
   check_one_line_error(run_tfx("model generate " + gdir("bert") + " 'the cat'"), 2, "encoder");
   // the budget counts the mapped weights (143 KB here) with the cache (1.5 KB) before allocating
-  check_one_line_error(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3", {}, "TFX_MEMORY_LIMIT=100K"), 1, "the mapped weights and the KV cache");
+  check_one_line_error(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3", {}, "TFX_MEMORY_LIMIT=100K"), 1,
+                       "hf_models/gpt2 (mapped as stored) needs about 140.2 KiB, over the memory budget of 100.0 KiB");
+  // 141 KiB holds the file (140.2 KiB) but not the file and the cache
+  check_one_line_error(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3", {}, "TFX_MEMORY_LIMIT=141K"), 1, "the mapped weights and the KV cache");
   CHECK(run_tfx("model generate " + gdir("gpt2") + " 'the cat' -n 3 --format csv", {}, "TFX_MEMORY_LIMIT=200K").code == 0);
   // a BOS-less tokenizer and an empty prompt: nothing to start from
   TempDir d;

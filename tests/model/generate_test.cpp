@@ -22,12 +22,10 @@ namespace {
 
 std::string gen_model_dir(const std::string& name) { return std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/" + name; }
 
-// A tiny checkpoint as generate uses it: the config, and the weights mapped as stored.
+// A tiny checkpoint as generate uses it: its weights mapped as stored.
 struct GenModel {
-  ModelConfig config;
-  MappedWeights weights;
-  explicit GenModel(const std::string& name)
-      : config(load_checkpoint(gen_model_dir(name)).config), weights(MappedWeights::open(gen_model_dir(name))) {}
+  Checkpoint m;
+  explicit GenModel(const std::string& name) : m(load_checkpoint(gen_model_dir(name))) {}
 };
 
 std::vector<std::size_t> gen_ids(const Tensor& t) {
@@ -48,7 +46,7 @@ TEST_CASE("generate: greedy tokens and every step's logits match the reference's
     REQUIRE(logits.dim(0) == want.size());
     const std::size_t V = logits.dim(1);
     // the decoder step by step: the logits it chose each token from
-    KvDecoder dec(m.config, m.weights, prompt.size() + want.size());
+    KvDecoder dec(m.m, prompt.size() + want.size());
     std::vector<float> l = dec.feed(prompt);
     double worst = 0;
     for (std::size_t s = 0; s < want.size(); ++s) {
@@ -68,7 +66,7 @@ TEST_CASE("generate: greedy tokens and every step's logits match the reference's
     // generate() greedy chooses the same, and reports each token's probability and entropy
     GenerateOptions o;
     o.max_new_tokens = want.size();
-    const Generation g = generate(m.config, m.weights, prompt, o);
+    const Generation g = generate(m.m, prompt, o);
     REQUIRE(g.steps.size() == want.size());
     for (std::size_t s = 0; s < want.size(); ++s) {
       CHECK(g.steps[s].token == want[s]);
@@ -85,10 +83,9 @@ TEST_CASE("generate: the cache changes nothing — prefill in one go equals toke
   for (const std::string name : {"gpt2", "llama", "mistral", "llama_yarn"}) {
     CAPTURE(name);
     const Checkpoint m = load_checkpoint(gen_model_dir(name));
-    const MappedWeights w = MappedWeights::open(gen_model_dir(name));
     const std::vector<std::size_t> ids = name == "gpt2" ? std::vector<std::size_t>{256, 105, 72, 259, 262, 7, 265}
                                                                      : std::vector<std::size_t>{1, 259, 311, 361, 259, 340, 344};
-    KvDecoder one(m.config, w, ids.size()), each(m.config, w, ids.size());
+    KvDecoder one(m, ids.size()), each(m, ids.size());
     const std::vector<float> a = one.feed(ids);
     std::vector<float> b;
     for (std::size_t id : ids) b = each.feed(std::vector<std::size_t>{id});
@@ -108,30 +105,30 @@ TEST_CASE("generate: refusals — positions, empty prompts, zero tokens, a full 
   const GenModel gpt2("gpt2");  // 16 positions
   const std::vector<std::size_t> full(16, 5), fifteen(15, 5);
   GenerateOptions o;
-  CHECK_THROWS_WITH_AS(generate(gpt2.config, gpt2.weights, full, o), doctest::Contains("fill the model's 16 positions"), Error);
+  CHECK_THROWS_WITH_AS(generate(gpt2.m, full, o), doctest::Contains("fill the model's 16 positions"), Error);
   // room for one: generation ends at the last position
   o.max_new_tokens = 5;
-  const Generation g = generate(gpt2.config, gpt2.weights, fifteen, o);
+  const Generation g = generate(gpt2.m, fifteen, o);
   CHECK(g.steps.size() == 1);
   CHECK(g.out_of_positions);
   o.max_new_tokens = 0;
-  CHECK_THROWS_WITH_AS(generate(gpt2.config, gpt2.weights, fifteen, o), doctest::Contains("max_new_tokens must be at least 1"), Error);
+  CHECK_THROWS_WITH_AS(generate(gpt2.m, fifteen, o), doctest::Contains("max_new_tokens must be at least 1"), Error);
   o.max_new_tokens = 3;
-  CHECK_THROWS_WITH_AS(generate(gpt2.config, gpt2.weights, std::vector<std::size_t>{}, o), doctest::Contains("no prompt tokens"), Error);
-  KvDecoder dec(gpt2.config, gpt2.weights, 2);
+  CHECK_THROWS_WITH_AS(generate(gpt2.m, std::vector<std::size_t>{}, o), doctest::Contains("no prompt tokens"), Error);
+  KvDecoder dec(gpt2.m, 2);
   dec.feed(std::vector<std::size_t>{1, 2});
   CHECK_THROWS_WITH_AS(dec.feed(std::vector<std::size_t>{3}), doctest::Contains("room for 2 positions"), Error);
-  CHECK_THROWS_WITH_AS(KvDecoder(gpt2.config, gpt2.weights, 4).feed(std::vector<std::size_t>{272}), doctest::Contains("token id 272"), Error);
+  CHECK_THROWS_WITH_AS(KvDecoder(gpt2.m, 4).feed(std::vector<std::size_t>{272}), doctest::Contains("token id 272"), Error);
   const GenModel bert("bert");
-  CHECK_THROWS_WITH_AS(KvDecoder(bert.config, bert.weights, 4), doctest::Contains("encoder"), Error);
+  CHECK_THROWS_WITH_AS(KvDecoder(bert.m, 4), doctest::Contains("encoder"), Error);
   // stop ids end the generation after the token
   const GenModel llama("llama");
   GenerateOptions s;
   s.max_new_tokens = 10;
-  const Generation free_run = generate(llama.config, llama.weights, std::vector<std::size_t>{1, 259, 311}, s);
+  const Generation free_run = generate(llama.m, std::vector<std::size_t>{1, 259, 311}, s);
   REQUIRE(free_run.steps.size() == 10);
   s.stop_ids = {free_run.steps[2].token};
-  const Generation stopped = generate(llama.config, llama.weights, std::vector<std::size_t>{1, 259, 311}, s);
+  const Generation stopped = generate(llama.m, std::vector<std::size_t>{1, 259, 311}, s);
   CHECK(stopped.stopped);
   CHECK(stopped.steps.size() <= 3);
   CHECK(stopped.steps.back().token == free_run.steps[2].token);

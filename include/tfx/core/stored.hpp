@@ -36,6 +36,8 @@ struct StoredMatrix {
   // A float32 tensor's own storage (a rank-1 tensor is one row).
   explicit StoredMatrix(const Tensor& t) : StoredMatrix(t.data(), StoredType::f32, t.rows(), t.cols()) {}
   std::size_t bytes() const { return rows * cols * stored_bytes(type); }
+  std::size_t size() const { return rows * cols; }
+  bool empty() const { return rows * cols == 0; }
 };
 
 // bf16 → f32: the 16 bits are the high half of the float32.
@@ -56,6 +58,14 @@ Tensor stored_rows(const StoredMatrix& table, std::span<const std::size_t> ids);
 Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads = 1);
 // a: (M, K), b: (N, K) as stored -> a·bᵀ (M, N) (HF Linear weights (out, in), a tied head).
 Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads = 1);
+
+// linear (ops.hpp) with W (N, K) and b (N) as stored, b 0 × 0 for none: x (M, K) -> x·Wᵀ + b (M, N)
+// (HF's nn.Linear). Bit-identical to linear on the widened W and b.
+Tensor linear(const Tensor& x, const StoredMatrix& W, const StoredMatrix& b = {}, unsigned threads = 1);
+// GPT-2's Conv1D with W (K, N) and b (N) as stored: x (M, K) -> x·W + b (M, N).
+Tensor linear_in_out(const Tensor& x, const StoredMatrix& W, const StoredMatrix& b, unsigned threads = 1);
+// add_table_rows (ops.hpp) with the table (P, D) as stored: x (T, D) += rows first_row … first_row+T−1.
+void add_table_rows(Tensor& x, const StoredMatrix& table, std::size_t first_row);
 
 // layer_norm (ops.hpp) with gamma and beta as stored: (D) each, or 0 × 0 for 1 and 0.
 Tensor stored_layer_norm(const Tensor& x, const StoredMatrix& gamma, const StoredMatrix& beta, float eps = 1e-5f);

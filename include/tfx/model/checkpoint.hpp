@@ -12,8 +12,9 @@
 //   vit      ViTModel / ViTForImageClassification: a picture (tfx/model/vit.hpp's preprocessing) cut
 //            into Conv2d patches, [CLS], learned positions, pre-LN, erf GELU, the classifier on [CLS]
 // Tensor names are accepted with or without the prefixes bert. / transformer. / model. (vit. for ViT), and with
-// the legacy LayerNorm names gamma / beta; tensors a family does not use are dropped. F32, F16
-// and BF16 are read as float32. Each family lives in one file (src/model/bert.cpp, gpt2.cpp,
+// the legacy LayerNorm names gamma / beta; tensors a family does not use are ignored. F32, F16
+// and BF16 weights are used as stored from the memory-mapped file (tfx/core/stored.hpp: the ops
+// widen what they read), so a checkpoint takes its file's size in memory, not twice it. Each family lives in one file (src/model/bert.cpp, gpt2.cpp,
 // llama.cpp): its config keys, tensor names, typed weights (tfx/model/<family>.hpp) and forward
 // pass; tfx/model/family.hpp is the table that picks one by model_type.
 #pragma once
@@ -29,6 +30,7 @@
 #include "tfx/model/family.hpp"
 #include "tfx/model/gpt2.hpp"
 #include "tfx/model/llama.hpp"
+#include "tfx/model/mapped_weights.hpp"
 #include "tfx/model/safetensors.hpp"
 #include "tfx/model/vit.hpp"
 #include "tfx/positional/rope.hpp"
@@ -58,7 +60,10 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 struct Checkpoint {
   std::string dir;
   ModelConfig config;
-  // the family's typed weights, filled once at load (the alternative is config.family's)
+  // the safetensors file(s), mapped read-only for the checkpoint's lifetime
+  MappedWeights mapped;
+  // the family's typed weights, filled once at load (the alternative is config.family's): views
+  // into `mapped`
   std::variant<BertWeights, Gpt2Weights, LlamaWeights, VitWeights> weights;
   std::string dtype;          // of the weights in the file(s): F32, F16, BF16 (or "mixed")
   std::size_t file_bytes = 0; // of the safetensors file(s)
@@ -67,7 +72,7 @@ struct Checkpoint {
   bool has_lm_head = false;   // BERT: the MLM head is in the file; others: always (tied or not)
   std::size_t parameters = 0, block_parameters = 0;  // of the tensors the family needs; of block 0
   std::size_t parameter_count() const { return parameters; }
-  const Tensor& token_embedding() const { return config.family->token_embedding(*this); }
+  const StoredMatrix& token_embedding() const { return config.family->token_embedding(*this); }
 };
 
 // Opens `dir`: config.json, then model.safetensors or model.safetensors.index.json and its shards.

@@ -15,18 +15,17 @@
 #include <vector>
 
 #include "tfx/model/checkpoint.hpp"
-#include "tfx/model/mapped_weights.hpp"
 #include "tfx/model/sampling.hpp"
 
 namespace tfx {
 
-// A decoder checkpoint — its config and its weights used as stored from the mapped file(s) — with
-// its KV cache: room for `capacity` positions (layers × 2 × capacity × KV·hd floats; the mapped
-// weights plus the cache are checked against the memory budget before the cache is allocated).
-// Every weight the family needs is checked against the config's shapes here. `w` must outlive it.
+// A decoder checkpoint (gpt2 or the llama family, as load_checkpoint opened it: the family's typed
+// weights, used as stored from the mapped file(s)) with its KV cache: room for `capacity`
+// positions (layers × 2 × capacity × KV·hd floats; the mapped weights plus the cache are checked
+// against the memory budget before the cache is allocated). `m` must outlive it.
 class KvDecoder {
  public:
-  KvDecoder(const ModelConfig& c, const MappedWeights& w, std::size_t capacity);
+  KvDecoder(const Checkpoint& m, std::size_t capacity);
   ~KvDecoder();
   KvDecoder(KvDecoder&&) noexcept;
   KvDecoder& operator=(KvDecoder&&) noexcept;
@@ -72,7 +71,7 @@ struct Generation {
 // Generates up to o.max_new_tokens after `prompt` (≥ 1 token). GPT-2's learned positions end at
 // max_position_embeddings: a prompt that fills them is a usage error, and generation stops there
 // (out_of_positions). on_step (optional) sees each step as it is chosen, for streaming.
-Generation generate(const ModelConfig& c, const MappedWeights& w, std::span<const std::size_t> prompt, const GenerateOptions& o,
+Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, const GenerateOptions& o,
                     const std::function<void(const GenerationStep&)>& on_step = {});
 
 }  // namespace tfx

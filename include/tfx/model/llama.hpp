@@ -1,28 +1,29 @@
-// The Llama family's weights as tfx holds them after loading (HF's LlamaForCausalLM names in
+// The Llama family's weights as tfx holds them after loading: views into the memory-mapped file, used as stored (F32,
+// F16 or BF16) (HF's LlamaForCausalLM names in
 // src/model/llama.cpp, the one place they are spelled; Qwen2 and Mistral use the same). Shapes
 // with D = hidden_size, H heads, KV key/value heads, hd = head_dim, F = intermediate_size,
 // V = vocab_size; nn.Linear weights are stored (out, in).
 #pragma once
 #include <vector>
 
-#include "tfx/core/tensor.hpp"
+#include "tfx/core/stored.hpp"
 
 namespace tfx {
 
 struct LlamaLayerWeights {
-  Tensor attn_norm;       // input_layernorm (D)
-  Tensor q_w, k_w, v_w;   // (H·hd, D), (KV·hd, D), (KV·hd, D)
-  Tensor q_b, k_b, v_b;   // (H·hd), (KV·hd), (KV·hd): Qwen2 and attention_bias only, else empty
-  Tensor o_w;             // (D, H·hd)
-  Tensor ffn_norm;        // post_attention_layernorm (D)
-  Tensor gate, up, down;  // (F, D), (F, D), (D, F)
+  StoredMatrix attn_norm;       // input_layernorm (D)
+  StoredMatrix q_w, k_w, v_w;   // (H·hd, D), (KV·hd, D), (KV·hd, D)
+  StoredMatrix q_b, k_b, v_b;   // (H·hd), (KV·hd), (KV·hd): Qwen2 and attention_bias only, else empty
+  StoredMatrix o_w;             // (D, H·hd)
+  StoredMatrix ffn_norm;        // post_attention_layernorm (D)
+  StoredMatrix gate, up, down;  // (F, D), (F, D), (D, F)
 };
 
 struct LlamaWeights {
-  Tensor embed;  // embed_tokens (V, D)
+  StoredMatrix embed;  // embed_tokens (V, D)
   std::vector<LlamaLayerWeights> layers;
-  Tensor norm;     // the final RMSNorm (D)
-  Tensor lm_head;  // (V, D); empty when tied to embed and the file has none
+  StoredMatrix norm;     // the final RMSNorm (D)
+  StoredMatrix lm_head;  // (V, D); empty when tied to embed and the file has none
 };
 
 }  // namespace tfx

@@ -17,7 +17,8 @@ namespace tfx {
 
 class MappedWeights {
  public:
-  // Maps the folder's safetensors file(s) and validates their headers as parse_safetensors does.
+  // Maps the folder's safetensors file(s) — model.safetensors, or the shards
+  // model.safetensors.index.json names — and validates their headers as parse_safetensors does.
   // A missing folder/file, a malformed header or index: tfx::Error (data) naming the file.
   static MappedWeights open(const std::string& dir);
   MappedWeights();
@@ -25,14 +26,22 @@ class MappedWeights {
   MappedWeights(MappedWeights&&) noexcept;
   MappedWeights& operator=(MappedWeights&&) noexcept;
 
-  // The tensor under its name without the base model's prefix (transformer., model., bert.), as
-  // a matrix: rank 2 as stored, rank 1 as one row (1, n). nullopt when absent.
+  // The tensor under its name without the base model's prefix (transformer., model., bert.; the
+  // legacy LayerNorm names gamma / beta read as weight / bias), as a matrix: rank 2 as stored, a
+  // higher rank with its leading axes folded into rows, rank 1 as one row (1, n). nullopt when absent.
   std::optional<StoredMatrix> find(const std::string& name) const;
+  // Its shape as the file stores it (rank 0 as [1]); empty when absent.
+  std::vector<std::size_t> shape(const std::string& name) const;
   // The same, checked: absent, or a shape other than (rows, cols) — a vector given as rows = 1 —
   // throws tfx::Error naming the file's tensor and both shapes.
   StoredMatrix need(const std::string& name, std::size_t rows, std::size_t cols) const;
 
   std::size_t mapped_bytes() const;  // of all the files
+  std::size_t tensor_count() const;
+  const std::vector<std::string>& files() const;
+  // "tensor 'NAME' holds NaN at index I" for the first tensor (in name order) holding a value that
+  // is not finite, or "" — a scan of every weight, for the error after a forward pass overflowed.
+  std::string first_non_finite() const;
   std::string dtype() const;         // F32, F16, BF16 or "mixed"
   const std::string& dir() const;
 

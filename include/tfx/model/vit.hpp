@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tfx/core/stored.hpp"
 #include "tfx/core/tensor.hpp"
 #include "tfx/figure/figure.hpp"
 
@@ -24,9 +25,11 @@ struct VitLayerWeights {
   Tensor ffn_out_w, ffn_out_b;          // output.dense (D, F), (D)
 };
 
+// A ViT is small beside a language model: its weights are float32 copies (Tensor), but for the
+// position table, a view into the mapped file as the other families hold theirs (tfx pe sim --model).
 struct VitWeights {
   Tensor cls;              // embeddings.cls_token, stored (1, 1, D), held (1, D)
-  Tensor position;         // embeddings.position_embeddings, stored (1, N + 1, D), held (N + 1, D)
+  StoredMatrix position;   // embeddings.position_embeddings, stored (1, N + 1, D): a view of (N + 1) × D
   Tensor patch_w, patch_b; // patch_embeddings.projection: Conv2d weight stored (D, C, P, P), held as the
                            // GEMM matrix (D, C·P²) over F.unfold's rows; bias (D)
   std::vector<VitLayerWeights> layers;

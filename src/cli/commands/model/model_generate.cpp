@@ -115,15 +115,12 @@ std::vector<double> gen_temperatures(const std::vector<std::string>& values) {
 
 void run_generate(const GenerateCliOptions& o) {
   const std::vector<double> temps = gen_temperatures(o.temperatures);
-  // the config, and the weights mapped as stored (nothing converted: a BF16 model takes its file's size)
-  const std::string config_path = (std::filesystem::path(o.dir) / "config.json").string();
-  std::error_code ec;
-  if (!std::filesystem::exists(config_path, ec)) throw Error(fmt::format("{}: no config.json (the checkpoint's configuration)", o.dir));
-  const ModelConfig config = parse_model_config(read_text_input(config_path, "config.json"), config_path);
+  // the checkpoint, its weights mapped as stored (nothing converted: a BF16 model takes its file's size)
+  const Checkpoint m = load_checkpoint(o.dir);
+  const ModelConfig& config = m.config;
   if (!config.decoder())
     throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]", o.dir,
                                   config.model_type));
-  const MappedWeights weights = MappedWeights::open(o.dir);
   const HfTokenizer tok = HfTokenizer::load(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
@@ -177,7 +174,7 @@ void run_generate(const GenerateCliOptions& o) {
       std::fputs(prompt_text.c_str(), stdout);
       std::fflush(stdout);
     }
-    gens.push_back(generate(config, weights, prompt, go, on_step));
+    gens.push_back(generate(m, prompt, go, on_step));
     if (stream) {
       std::fputs(gen_valid_text(pending).c_str(), stdout);
       std::fputs("\n\n", stdout);
@@ -244,7 +241,7 @@ void run_generate(const GenerateCliOptions& o) {
     if (gens.size() > 1) {
       // the flattening: the first step's distribution at each temperature, over the tokens most
       // likely at τ = 1 (the same tokens in every panel), on one 0–1 scale
-      KvDecoder dec(config, weights, prompt.size());
+      KvDecoder dec(m, prompt.size());
       const std::vector<float> logits = dec.feed(prompt);
       const std::vector<double> p1 = softmax_at_temperature(logits, 1.0);
       TopK<double> best(static_cast<std::size_t>(std::max<std::int64_t>(o.shown, 8)));

@@ -104,15 +104,15 @@ void run_pe_sim_model(const PeSimOptions& o) {
     throw usage_error(fmt::format("--model {}: {} has no position table (it rotates Q and K by RoPE); see tfx rope freqs --config {}/config.json",
                                   o.model, c.model_type, o.model));
   const std::string name = c.family->position_table_name;
-  const Tensor& table = *c.family->position_table(m);
-  const std::size_t rows = table.rows(), D = table.cols();
+  const StoredMatrix& table = *c.family->position_table(m);
+  const std::size_t rows = table.rows, D = table.cols;
   const std::size_t L = o.len_opt && o.len_opt->count() ? static_cast<std::size_t>(o.len) : rows;
   if (L > rows) throw usage_error(fmt::format("--len {}: {} has {} positions", o.len, o.model, rows));
   checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L)", L));
   const PeMetric metric = parse_pe_metric(o.metric);
   const MetricText t = metric_text(metric);
   Tensor p({L, D});
-  std::copy_n(table.data(), L * D, p.data());
+  for (std::size_t i = 0; i < L; ++i) widen_row(table, i, p.row(i));
   Tensor learned = pe_similarity(p, metric);
   const OffsetProfile prof = offset_profile(learned);
   const Tensor sinus = pe_similarity(sinusoidal_encoding(L, D, o.base), metric);
