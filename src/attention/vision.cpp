@@ -60,6 +60,19 @@ Tensor unfold_patches(const Image& image, int patch) {
   return out;
 }
 
+Tensor unfold_patches(const Tensor& chw, std::size_t patch) {
+  if (chw.rank() != 3 || patch == 0 || patch > chw.dim(1) || patch > chw.dim(2))
+    throw Error(fmt::format("patch side {} does not fit pixel values {} (C, H, W)", patch, chw.shape_str()));
+  const std::size_t C = chw.dim(0), H = chw.dim(1), W = chw.dim(2), gw = W / patch, gh = H / patch, P2 = patch * patch;
+  Tensor out({gw * gh, C * P2});
+  for (std::size_t gy = 0; gy < gh; ++gy)
+    for (std::size_t gx = 0; gx < gw; ++gx)
+      for (std::size_t c = 0; c < C; ++c)
+        for (std::size_t y = 0; y < patch; ++y)
+          std::copy_n(chw.data() + (c * H + gy * patch + y) * W + gx * patch, patch, out.data() + (gy * gw + gx) * C * P2 + c * P2 + y * patch);
+  return out;
+}
+
 Image gradient_picture(int width, int height) {
   Image im;
   im.width = width, im.height = height;

@@ -1,5 +1,6 @@
-// The picture panel (tfx patches --image): a photograph with its patch grid numbered in reading
-// order, or the same patches laid out as the sequence of tokens a ViT reads.
+// The picture panel (tfx patches --image, tfx model attention --image): a photograph with its patch
+// grid numbered in reading order, optionally a heat overlay on the cells with its colorbar, or the
+// same patches laid out as the sequence of tokens a ViT reads.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,15 +35,49 @@ void tag(Canvas& cv, double x, double y, const std::string& s, const Type& t) {
 
 double caption_height(const std::string& caption) { return caption.empty() ? 0 : line_height(kLabelType) + kLabelGap; }
 
+// The picture with each cell's heat blended over it: 35 % picture, 65 % the colormap's colour.
+Image heat_blend(const Picture& p) {
+  Image out = p.image;
+  const std::size_t rows = p.heat.rank() == 2 ? p.heat.rows() : 0, cols = p.heat.cols();
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      const std::size_t r = static_cast<std::size_t>(y / p.cell), c = static_cast<std::size_t>(x / p.cell);
+      if (r >= rows || c >= cols) continue;
+      const double t = p.heat_max > 0 ? std::clamp(static_cast<double>(p.heat(r, c)) / p.heat_max, 0.0, 1.0) : 0.0;
+      const Rgb h = colormap_color(Colormap::viridis, t);
+      std::uint8_t* px = out.rgb.data() + (static_cast<std::size_t>(y) * out.width + x) * 3;
+      px[0] = static_cast<std::uint8_t>(std::lround(0.35 * px[0] + 0.65 * h.r));
+      px[1] = static_cast<std::uint8_t>(std::lround(0.35 * px[1] + 0.65 * h.g));
+      px[2] = static_cast<std::uint8_t>(std::lround(0.35 * px[2] + 0.65 * h.b));
+    }
+  return out;
+}
+
 Scene grid_scene(const Picture& p) {
   const int iw = p.image.width, ih = p.image.height;
   const double W = p.width, H = W * ih / std::max(1, iw), unit = W / std::max(1, iw);
   const double top = title_height(p.title, p.subtitle);
-  const double content_w = std::max({W, text_width(p.caption, kLabelType), text_width(p.title, kTitleType), text_width(p.subtitle, kSubtitleType)});
+  // the heat's colorbar right of the picture: bar, ticks "0" and the maximum, the caption turned up
+  const bool heat = !p.heat.empty() && p.cell > 0;
+  const std::string hi = fmt::format("{:.2g}", p.heat_max);
+  const double bar_gap = 12, bar_w = 14, bar_extra = heat ? bar_gap + bar_w + 4 + std::max(text_width(hi, kTickType), text_width("0", kTickType)) +
+                                                            kLabelGap + line_height(kLabelType)
+                                                      : 0;
+  const double content_w = std::max({W + 2 * bar_extra, text_width(p.caption, kLabelType), text_width(p.title, kTitleType),
+                                     text_width(p.subtitle, kSubtitleType)});
   const double width = content_w + 2 * kPad, x0 = (width - W) / 2;
   Scene cv(width, top + H + caption_height(p.caption) + kPad);
   draw_titles(cv, width, p.title, p.subtitle);
-  cv.picture(x0, top, W, H, p.image);
+  cv.picture(x0, top, W, H, heat ? heat_blend(p) : p.image);
+  if (heat) {
+    const double bx = x0 + W + bar_gap;
+    cv.ramp(bx, top, bar_w, H, Colormap::viridis);
+    cv.frame(bx - 1, top - 1, bar_w + 2, H + 2, kInk);
+    cv.text(bx + bar_w + 4, top + center_baseline(kTickType) + kTickType.size / 2, hi, kTickType, kInk);
+    cv.text(bx + bar_w + 4, top + H + center_baseline(kTickType) - kTickType.size / 2, "0", kTickType, kInk);
+    const double label_x = bx + bar_w + 4 + std::max(text_width(hi, kTickType), text_width("0", kTickType)) + kLabelGap + line_height(kLabelType) / 2;
+    cv.text_up(label_x, top + H / 2, p.heat_label, kLabelType, kInk);
+  }
   if (p.cell > 0) {
     const int cols = iw / p.cell, rows = ih / p.cell;
     const double c = p.cell * unit;

@@ -71,7 +71,7 @@ Checkpoint load_checkpoint(const std::string& dir) {
                            any_rows ? "[rows ≥ 1, " + std::to_string(want[1]) + "]" : shape_string(want)));
     const StoredMatrix view = *m.mapped.find(s.name);
     if (s.stored) *s.stored = view;
-    else *s.slot = widen(view).reshaped(has);
+    else *s.slot = widen(view).reshaped(s.held.empty() ? has : s.held);
     if (!s.optional) m.parameters += view.size();
     if (s.layer == 0) m.block_parameters += view.size();
   }
@@ -113,6 +113,7 @@ void check_finite(const ForwardPass& f, const Checkpoint& m) {
 // The forward pass of the checkpoint's family, after the checks every family shares.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
   const ModelConfig& c = m.config;
+  if (c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads a picture, not text (give --image FILE)", m.dir, c.model_type));
   if (ids.empty()) throw usage_error("no tokens to run the model on");
   const std::size_t rows = m.token_embedding().rows;
   for (std::size_t id : ids)
@@ -129,6 +130,19 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
                           (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
                fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
   ForwardPass f = c.family->forward(m, ids, want_logits);
+  check_finite(f, m);
+  return f;
+}
+
+ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool want_logits) {
+  const ModelConfig& c = m.config;
+  if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop --image)", m.dir, c.model_type));
+  const double T = static_cast<double>(c.max_positions);
+  check_memory(static_cast<double>(m.file_bytes) +
+                   4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model)),
+               fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} patches", c.layers, c.heads,
+                           c.max_positions - 1));
+  ForwardPass f = c.family->forward_image(m, pixels, want_logits);
   check_finite(f, m);
   return f;
 }

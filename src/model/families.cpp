@@ -14,8 +14,8 @@ namespace tfx {
 namespace {
 
 // the table, in the order messages list the supported types
-const std::array<const Family*, 5> kFamilies = {&family_files::kBert, &family_files::kGpt2, &family_files::kLlama,
-                                                &family_files::kQwen2, &family_files::kMistral};
+const std::array<const Family*, 6> kFamilies = {&family_files::kBert, &family_files::kGpt2, &family_files::kLlama,
+                                                &family_files::kQwen2, &family_files::kMistral, &family_files::kVit};
 
 }  // namespace
 

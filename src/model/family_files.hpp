@@ -1,4 +1,4 @@
-// What the family files (src/model/bert.cpp, gpt2.cpp, llama.cpp) share: config.json field
+// What the family files (src/model/bert.cpp, gpt2.cpp, llama.cpp, vit.cpp) share: config.json field
 // readers with the range checks, and their rows for the family table (families.cpp).
 #pragma once
 #include <fmt/format.h>
@@ -40,6 +40,6 @@ void read_gelu_family(const nlohmann::json& j, const GeluFamilyKeys& k, const st
 GeluForm gelu_form(const ModelConfig& c);
 
 // The rows each family file contributes to the table.
-extern const Family kBert, kGpt2, kLlama, kQwen2, kMistral;
+extern const Family kBert, kGpt2, kLlama, kQwen2, kMistral, kVit;
 
 }  // namespace tfx::family_files

@@ -41,6 +41,8 @@ KEPT = {
     "lrate", "warmup", "z_h", "erf", "float", "unit", "mha_bool", "sdpa_bool", "export", "all",
     # names: the optimizer, the stream, Hugging Face's encode() and encode_batch()
     "adam", "stderr", "encode", "encode_batch",
+    # a cited work's authors: attention rollout (Abnar & Zuidema 2020)
+    "abnar", "zuidema",
 }
 
 # In --help only: font names, a named work, and parameter or tool names written as in their docs.

@@ -9,7 +9,12 @@ names, and records what Hugging Face's modeling code computes for them: tests/da
 modeling_llama.py (eval mode), including the RoPE scalings of modeling_rope_utils.py (linear,
 dynamic, yarn, llama3). Deterministic (seeded); rerun only when the set of models changes:
 
-    /usr/bin/python3 tests/reference/gen_hf_models.py
+    /usr/bin/python3 tests/reference/gen_hf_models.py        # every model
+    /usr/bin/python3 tests/reference/gen_hf_models.py vit    # only tests/data/hf_models/vit
+
+ViT (modeling_vit.py, ViTForImageClassification) also gets an independent numpy forward that must
+agree, its picture.png, preprocessor_config.json and the pixel values ViTImageProcessor (PIL's
+bilinear resize) makes of it, and the [CLS] row of the attention rollout.
 """
 import json
 import math
@@ -312,6 +317,170 @@ def write_gpt2_tokenizer(d):
     return len(vocab)
 
 
+# ---------------------------------------------------------------- ViT (modeling_vit.py, image_processing_vit.py)
+VIT_LABELS = ["tabby cat", "golden retriever", "airliner", "volcano", "teapot"]
+
+
+def vit_weights(c, g):
+    D, F_, C, P = c["hidden_size"], c["intermediate_size"], c["num_channels"], c["patch_size"]
+    n = (c["image_size"] // P) ** 2
+    w = {
+        "vit.embeddings.cls_token": rnd(g, 1, 1, D),
+        "vit.embeddings.position_embeddings": rnd(g, 1, n + 1, D),
+        "vit.embeddings.patch_embeddings.projection.weight": rnd(g, D, C, P, P, std=0.1),
+        "vit.embeddings.patch_embeddings.projection.bias": rnd(g, D, std=0.05),
+        "vit.layernorm.weight": 1 + rnd(g, D, std=0.1),
+        "vit.layernorm.bias": rnd(g, D, std=0.1),
+        "classifier.weight": rnd(g, len(c["id2label"]), D),
+        "classifier.bias": rnd(g, len(c["id2label"]), std=0.05),
+    }
+    for i in range(c["num_hidden_layers"]):
+        p = f"vit.encoder.layer.{i}."
+        for m in ("attention.attention.query", "attention.attention.key", "attention.attention.value", "attention.output.dense"):
+            w[p + m + ".weight"], w[p + m + ".bias"] = rnd(g, D, D), rnd(g, D, std=0.05)
+        w[p + "layernorm_before.weight"], w[p + "layernorm_before.bias"] = 1 + rnd(g, D, std=0.1), rnd(g, D, std=0.1)
+        w[p + "layernorm_after.weight"], w[p + "layernorm_after.bias"] = 1 + rnd(g, D, std=0.1), rnd(g, D, std=0.1)
+        w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"] = rnd(g, F_, D), rnd(g, F_, std=0.05)
+        w[p + "output.dense.weight"], w[p + "output.dense.bias"] = rnd(g, D, F_), rnd(g, D, std=0.05)
+    return w
+
+
+def vit_forward(c, w, pixels):
+    """ViTForImageClassification in eval mode: Conv2d patches, [CLS] first, learned positions, pre-LN
+    blocks (layernorm_before → attention → residual, layernorm_after → MLP → residual), erf GELU,
+    vit.layernorm, the classifier on the [CLS] row. hidden_states as output_hidden_states gives
+    them: the embedding output and each block's output (before vit.layernorm)."""
+    D, H = c["hidden_size"], c["num_attention_heads"]
+    hd, eps = D // H, c["layer_norm_eps"]
+    x = F.conv2d(pixels[None], w["vit.embeddings.patch_embeddings.projection.weight"],
+                 w["vit.embeddings.patch_embeddings.projection.bias"], stride=c["patch_size"])
+    x = x.flatten(2).transpose(1, 2)[0]
+    x = torch.cat([w["vit.embeddings.cls_token"][0], x], 0) + w["vit.embeddings.position_embeddings"][0]
+    hidden, attns = [x], []
+    for i in range(c["num_hidden_layers"]):
+        p = f"vit.encoder.layer.{i}."
+        lin = lambda t, m: F.linear(t, w[p + m + ".weight"], w[p + m + ".bias"])
+        h = F.layer_norm(x, (D,), w[p + "layernorm_before.weight"], w[p + "layernorm_before.bias"], eps)
+        T = h.shape[0]
+        q, k, v = (lin(h, "attention.attention." + m).view(T, H, hd).transpose(0, 1) for m in ("query", "key", "value"))
+        a = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd), dim=-1)
+        attns.append(a)
+        ctx = (a @ v).transpose(0, 1).reshape(T, D)
+        x = lin(ctx, "attention.output.dense") + x
+        h = F.layer_norm(x, (D,), w[p + "layernorm_after.weight"], w[p + "layernorm_after.bias"], eps)
+        x = lin(F.gelu(lin(h, "intermediate.dense")), "output.dense") + x
+        hidden.append(x)
+    last = F.layer_norm(x, (D,), w["vit.layernorm.weight"], w["vit.layernorm.bias"], eps)
+    logits = F.linear(last[0:1], w["classifier.weight"], w["classifier.bias"])
+    return hidden, attns, logits
+
+
+def vit_numpy_forward(c, w, pixels):
+    """The same forward again in numpy, written differently (patches cut by reshape and multiplied by
+    the flattened kernel, attention by einsum, GELU by math.erf, float64): a check on vit_forward."""
+    import numpy as np
+    n = {k: v.double().numpy() for k, v in w.items()}
+    D, H, P = c["hidden_size"], c["num_attention_heads"], c["patch_size"]
+    hd, eps, C = D // H, c["layer_norm_eps"], c["num_channels"]
+    px = pixels.double().numpy()
+    g = px.shape[1] // P
+    # (C, g, P, g, P) → (gy, gx, C, P, P) → rows in reading order, columns c·P² + y·P + x
+    patches = px.reshape(C, g, P, g, P).transpose(1, 3, 0, 2, 4).reshape(g * g, C * P * P)
+    emb = patches @ n["vit.embeddings.patch_embeddings.projection.weight"].reshape(D, -1).T + n["vit.embeddings.patch_embeddings.projection.bias"]
+    x = np.concatenate([n["vit.embeddings.cls_token"].reshape(1, D), emb]) + n["vit.embeddings.position_embeddings"][0]
+
+    def ln(t, wt, b):
+        mu = t.mean(-1, keepdims=True)
+        var = ((t - mu) ** 2).mean(-1, keepdims=True)
+        return (t - mu) / np.sqrt(var + eps) * wt + b
+
+    erf = np.vectorize(math.erf)
+    hidden, attns = [x], []
+    for i in range(c["num_hidden_layers"]):
+        p = f"vit.encoder.layer.{i}."
+        L = lambda t, m: t @ n[p + m + ".weight"].T + n[p + m + ".bias"]
+        h = ln(x, n[p + "layernorm_before.weight"], n[p + "layernorm_before.bias"])
+        q, k, v = (L(h, "attention.attention." + m).reshape(-1, H, hd) for m in ("query", "key", "value"))
+        s = np.einsum("qhd,khd->hqk", q, k) / math.sqrt(hd)
+        s = np.exp(s - s.max(-1, keepdims=True))
+        a = s / s.sum(-1, keepdims=True)
+        attns.append(a)
+        x = L(np.einsum("hqk,khd->qhd", a, v).reshape(-1, D), "attention.output.dense") + x
+        f = L(ln(x, n[p + "layernorm_after.weight"], n[p + "layernorm_after.bias"]), "intermediate.dense")
+        x = L(0.5 * f * (1 + erf(f / math.sqrt(2))), "output.dense") + x
+        hidden.append(x)
+    last = ln(x, n["vit.layernorm.weight"], n["vit.layernorm.bias"])
+    logits = last[:1] @ n["classifier.weight"].T + n["classifier.bias"]
+    # attention rollout (Abnar & Zuidema 2020): Â = ½·mean over heads + ½·I, rows normalized,
+    # multiplied from the first layer up; the [CLS] row over the patches
+    roll = np.eye(x.shape[0])
+    for a in attns:
+        ah = 0.5 * a.mean(0) + 0.5 * np.eye(x.shape[0])
+        ah = ah / ah.sum(-1, keepdims=True)
+        roll = ah @ roll
+    return hidden, attns, logits, roll[0]
+
+
+def vit_picture(path):
+    """A small test picture (48 wide, 40 high; not the model's size, so the processor resizes it): a
+    sky ramp, a sun, a ground with stripes; saved as PNG."""
+    from PIL import Image, ImageDraw
+    im = Image.new("RGB", (48, 40))
+    d = ImageDraw.Draw(im)
+    for y in range(26):
+        d.line([(0, y), (47, y)], fill=(40 + 4 * y, 90 + 5 * y, 220 - 2 * y))
+    d.ellipse([30, 4, 42, 16], fill=(250, 210, 40))
+    for x in range(0, 48, 6):
+        d.rectangle([x, 26, x + 2, 39], fill=(40, 150, 60))
+        d.rectangle([x + 3, 26, x + 5, 39], fill=(120, 90, 40))
+    im.save(path, optimize=True)
+
+
+def vit_pixel_values(path, pp):
+    """ViTImageProcessor: PIL resize (resample 2 = bilinear, reducing_gap None) to size, rescale by
+    rescale_factor, normalize by image_mean / image_std; (C, H, W) float32."""
+    import numpy as np
+    from PIL import Image
+    im = Image.open(path).convert("RGB")
+    im = im.resize((pp["size"]["width"], pp["size"]["height"]), resample=pp["resample"], reducing_gap=None)
+    a = np.asarray(im).astype(np.float64) * pp["rescale_factor"]
+    a = a.astype(np.float32)
+    a = (a - np.array(pp["image_mean"], dtype=np.float32)) / np.array(pp["image_std"], dtype=np.float32)
+    return torch.tensor(a.transpose(2, 0, 1).copy(), dtype=torch.float32)
+
+
+def make_vit(name="vit"):
+    import numpy as np
+    d = os.path.join(OUT, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+    config = {"model_type": "vit", "architectures": ["ViTForImageClassification"], "image_size": 32, "patch_size": 8,
+              "num_channels": 3, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64,
+              "hidden_act": "gelu", "layer_norm_eps": 1e-12, "qkv_bias": True,
+              "id2label": {str(i): l for i, l in enumerate(VIT_LABELS)}, "label2id": {l: i for i, l in enumerate(VIT_LABELS)}}
+    pp = {"do_normalize": True, "do_rescale": True, "do_resize": True, "image_mean": [0.485, 0.456, 0.406],
+          "image_processor_type": "ViTImageProcessor", "image_std": [0.229, 0.224, 0.225], "resample": 2,
+          "rescale_factor": 1 / 255, "size": {"height": 32, "width": 32}}
+    w = vit_weights(config, torch.Generator().manual_seed(4321))
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(config, f, indent=1)
+    with open(os.path.join(d, "preprocessor_config.json"), "w") as f:
+        json.dump(pp, f, indent=1)
+    write_safetensors(os.path.join(d, "model.safetensors"), w, {"format": "pt"})
+    picture = os.path.join(d, "picture.png")
+    vit_picture(picture)
+    pixels = vit_pixel_values(picture, pp)
+    hidden, attns, logits = vit_forward(config, w, pixels)
+    nh, na, nl, roll = vit_numpy_forward(config, w, pixels)
+    worst = max([float(np.abs(a.numpy() - b).max()) for a, b in zip(hidden + attns, nh + na)] + [float(np.abs(logits.numpy() - nl).max())])
+    assert worst < 1e-4, f"torch and numpy ViT forwards differ by {worst}"
+    ref = {"pixel_values": pixels, "hidden_states": torch.stack(hidden), "attentions": torch.stack(attns), "logits": logits,
+           "rollout_cls": torch.tensor(roll, dtype=torch.float32)}
+    write_safetensors(os.path.join(d, "reference.safetensors"), {k: v.detach().contiguous() for k, v in ref.items()})
+    print(name, {k: list(v.shape) for k, v in ref.items()}, "torch vs numpy:", worst)
+
+
 def main():
     torch.manual_seed(0)
     if os.path.isdir(OUT):
@@ -402,5 +571,10 @@ def main():
 
 
 if __name__ == "__main__":
+    import sys
     with torch.no_grad():
-        main()
+        if sys.argv[1:] == ["vit"]:  # only the ViT folder (the others stay as they are)
+            make_vit()
+        else:
+            main()
+            make_vit()

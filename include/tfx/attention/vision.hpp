@@ -36,6 +36,9 @@ PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::i
 // row inside the patch, then the column: column c·P² + y·P + x holds pixel (gx·P + x, gy·P + y)
 // of channel c, scaled to [0, 1] as torchvision's ToTensor does. (N, 3·P²), N = ⌊h/P⌋·⌊w/P⌋.
 Tensor unfold_patches(const Image& image, int patch);
+// The same rows of a (C, H, W) tensor of pixel values as they are (a ViT's normalized
+// pixel_values): (N, C·P²), column c·P² + y·P + x. The Image version equals this over rgb / 255.
+Tensor unfold_patches(const Tensor& chw, std::size_t patch);
 
 // A stand-in picture when none is given: red grows to the right, green downwards, so every
 // patch has its own colour.

@@ -193,6 +193,12 @@ struct Picture {
   bool sequence = false;
   int shown = 10;
   double width = 448;
+  // a heat overlay on the grid (a ViT's [CLS] attention over its patches): (rows, columns) of the
+  // cells, values from 0 to heat_max in viridis blended over the picture, a colorbar captioned
+  // heat_label beside it; empty: none
+  Tensor heat;
+  double heat_max = 1;
+  std::string heat_label;
 };
 
 using Panel = std::variant<Heatmap, LineChart, Scatter, Bars, Diagram, Picture>;

@@ -9,7 +9,9 @@
 //            and rope_scaling (linear, dynamic, yarn, llama3: tfx/positional/rope.hpp), grouped-
 //            query attention, tied or untied lm_head
 //   qwen2    llama with q/k/v biases;   mistral   llama (a sliding window is reported, not applied)
-// Tensor names are accepted with or without the prefixes bert. / transformer. / model., and with
+//   vit      ViTModel / ViTForImageClassification: a picture (tfx/model/vit.hpp's preprocessing) cut
+//            into Conv2d patches, [CLS], learned positions, pre-LN, erf GELU, the classifier on [CLS]
+// Tensor names are accepted with or without the prefixes bert. / transformer. / model. (vit. for ViT), and with
 // the legacy LayerNorm names gamma / beta; tensors a family does not use are ignored. F32, F16
 // and BF16 weights are used as stored from the memory-mapped file (tfx/core/stored.hpp: the ops
 // widen what they read), so a checkpoint takes its file's size in memory, not twice it. Each family lives in one file (src/model/bert.cpp, gpt2.cpp,
@@ -30,6 +32,7 @@
 #include "tfx/model/llama.hpp"
 #include "tfx/model/mapped_weights.hpp"
 #include "tfx/model/safetensors.hpp"
+#include "tfx/model/vit.hpp"
 #include "tfx/positional/rope.hpp"
 
 namespace tfx {
@@ -44,6 +47,8 @@ struct ModelConfig {
   bool qkv_bias = false;   // qwen2
   std::optional<std::size_t> sliding_window;  // mistral
   RopeConfig rope;         // llama family: dim = head_dim, half layout, base = rope_theta, scaling
+  std::size_t image_size = 0, patch_size = 0, channels = 0;  // an image family (vit): the picture's side, the patch's, RGB
+  std::vector<std::string> labels;  // vit: id2label by class id (vocab = their number)
   bool uses_rope() const { return family->rope; }
   bool decoder() const { return family->decoder; }
 };
@@ -59,7 +64,7 @@ struct Checkpoint {
   MappedWeights mapped;
   // the family's typed weights, filled once at load (the alternative is config.family's): views
   // into `mapped`
-  std::variant<BertWeights, Gpt2Weights, LlamaWeights> weights;
+  std::variant<BertWeights, Gpt2Weights, LlamaWeights, VitWeights> weights;
   std::string dtype;          // of the weights in the file(s): F32, F16, BF16 (or "mixed")
   std::size_t file_bytes = 0; // of the safetensors file(s)
   std::vector<std::string> files;
@@ -87,6 +92,9 @@ struct ForwardPass {
 // `want_logits` false skips the head (the biggest matmul). Ids past the embedding's rows or more
 // tokens than max_position_embeddings (learned positions) throw a usage error saying so.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits = true);
+// The same for an image family (config.family->image()): `pixels` (C, image_size, image_size) from
+// vit_pixel_values; T = patches + 1 ([CLS] first), logits (1, labels). A text family: usage error.
+ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool want_logits = true);
 
 // The k most probable tokens of one position: softmax over the row of logits (in double, the
 // row max subtracted), then the k largest (top_k's order: ties by the smaller id).

@@ -33,6 +33,9 @@ struct TensorSlot {
   Tensor* slot = nullptr;
   bool optional = false;
   std::size_t layer = SIZE_MAX;  // the block it belongs to (SIZE_MAX: embeddings, final norm, head)
+  // non-empty: a Tensor slot holds its float32 copy reshaped to this (the same number of values;
+  // e.g. ViT's Conv2d kernel (D, C, P, P) as the GEMM matrix (D, C·P²))
+  std::vector<std::size_t> held = {};
 
   TensorSlot(std::string name_, std::vector<std::size_t> shape_, StoredMatrix* view, bool optional_ = false)
       : name(std::move(name_)), shape(std::move(shape_)), stored(view), optional(optional_) {}
@@ -41,7 +44,7 @@ struct TensorSlot {
 };
 
 // What a checkpoint's output head is (`tfx model info` says it, `logits` needs one).
-enum class OutputHead { none, masked_lm, tied, untied };
+enum class OutputHead { none, masked_lm, tied, untied, classifier };  // classifier: ViT's, over id2label
 
 struct Family {
   const char* model_type;   // config.json's "model_type"
@@ -65,6 +68,10 @@ struct Family {
   const char* token_embedding_name;
   const StoredMatrix* (*position_table)(const Checkpoint& m);
   const char* position_table_name;
+  // An image family (ViT): the forward pass over pixel values (C, H, W) as its image processor makes
+  // them (its `forward` then refuses text). nullptr: a text family.
+  ForwardPass (*forward_image)(const Checkpoint& m, const Tensor& pixels, bool want_logits) = nullptr;
+  bool image() const { return forward_image != nullptr; }
 };
 
 // The row of `model_type`, or nullptr when tfx does not run it.

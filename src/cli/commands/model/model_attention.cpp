@@ -1,5 +1,7 @@
 // `tfx model attention`: the attention weights of every layer and head (HF's output_attentions) as tables,
-// npy, figures (one head, one layer's heads, or every layer × head as the model view) and --html.
+// npy, figures (one head, one layer's heads, or every layer × head as the model view) and --html. An
+// image model (ViT, --image FILE): the [CLS] row of each layer and head as a heat overlay on the
+// picture's patch grid, and --rollout (Abnar & Zuidema 2020) across the layers.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -41,6 +43,7 @@ struct ModelAttentionOptions {
   ModelInput in;
   std::string layer = "all", head = "all";
   std::string html;  // --html FILE
+  bool rollout = false;
   OutputFlags out;
   FigureFlags fig;
 };
@@ -71,7 +74,7 @@ Heatmap model_attention_heatmap(const Tensor& w, const std::vector<std::string>&
 std::string attention_page(const ModelAttentionOptions& o, const LoadedInput& l, const ForwardPass& f, std::optional<std::size_t> layer,
                            std::optional<std::size_t> head) {
   const ModelConfig& c = l.model.config;
-  const std::size_t T = l.ids.size();
+  const std::size_t T = l.positions();
   const bool whole = c.layers * c.heads * T * T <= kMaxHtmlWeights;
   AttentionPage p;
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
@@ -99,19 +102,87 @@ std::string attention_page(const ModelAttentionOptions& o, const LoadedInput& l,
   }
   // the checkpoint folder by its name: a page that is shared must not carry the maker's directories
   p.footer = trf("made by tfx model attention {} ({} {})", model_folder_name(o.in.dir), c.model_type,
-                 o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
+                 l.picture ? "--image " + std::filesystem::path(o.in.image).filename().string()
+                 : o.in.text.empty() ? "--ids " + o.in.ids : "\"" + o.in.text + "\"");
   return attention_html(p);
+}
+
+// An image model's [CLS] row over the patches (T = 1 + g², weights row 0, columns 1 …) as the
+// heat of the picture's grid.
+Picture model_patch_heat(const LoadedInput& l, std::span<const float> cls_row, const std::string& title, const std::string& label, double width) {
+  const ModelConfig& c = l.model.config;
+  const std::size_t g = c.image_size / c.patch_size;
+  Picture p;
+  p.image = *l.picture;
+  p.cell = static_cast<int>(c.patch_size);
+  p.title = title;
+  p.heat = Tensor({g, g});
+  std::copy_n(cls_row.begin() + 1, g * g, p.heat.data());
+  p.heat_max = 0;
+  for (float v : p.heat.values()) p.heat_max = std::max(p.heat_max, static_cast<double>(v));
+  p.heat_label = label;
+  p.width = width;
+  return p;
+}
+
+std::string model_input_words(const ModelAttentionOptions& o) {
+  std::vector<std::string> words;
+  for (const std::string& item : model_words_of(!o.in.image.empty() ? std::filesystem::path(o.in.image).stem().string()
+                                                : o.in.text.empty()   ? "ids " + o.in.ids
+                                                                      : o.in.text))
+    words.push_back(item);
+  return name_part(words);
+}
+
+// --rollout: Â = rownorm(½·mean_h A + ½·I) multiplied over the layers; the [CLS] row over the picture.
+void run_model_rollout(const ModelAttentionOptions& o, const LoadedInput& l, const ForwardPass& f) {
+  const ModelConfig& c = l.model.config;
+  const Tensor roll = attention_rollout(f.attentions);
+  Result r;
+  r.command = "model attention";
+  r.params = model_params(o.in, l);
+  r.params["rollout"] = true;
+  r.blocks.push_back(Text{trf("{}: attention rollout (Abnar & Zuidema 2020) over {} layers: each layer's heads averaged, plus the residual "
+                              "as ½·I, rows normalized, multiplied from the first layer up; row [CLS] is what the classifier reads from "
+                              "each patch",
+                              family_name(c), c.layers)});
+  Matrix m;
+  m.name = N_("rollout");
+  m.values = roll;
+  m.row_labels = m.col_labels = l.tokens;
+  m.row_axis = N_("query");
+  m.col_axis = N_("key");
+  r.blocks.push_back(std::move(m));
+  r.primary = "rollout";
+  Figure fig;
+  if (figure_drawn(o.fig, o.out)) {
+    Picture p = model_patch_heat(l, roll.row(0), trf("{} — attention rollout over {} layers, [CLS] row", model_folder_name(o.in.dir), c.layers),
+                                 tr("rollout weight"), 448);
+    p.subtitle = trf("{}, resized to {}×{}; {}×{} patches", std::filesystem::path(o.in.image).filename().string(), c.image_size, c.image_size,
+                     c.patch_size, c.patch_size);
+    fig.panels.push_back(std::move(p));
+  }
+  const std::string name = fmt::format("model_rollout_{}_{}.png", name_part({model_folder_name(o.in.dir)}), model_input_words(o));
+  present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, nullptr, name);
 }
 
 void run_model_attention(const ModelAttentionOptions& o) {
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
+  if (o.rollout && !l.picture)
+    throw usage_error("--rollout goes with an image model's --image FILE (the [CLS] row over the picture's patches)");
   const std::optional<std::size_t> layer = model_pick(o.layer, c.layers, "--layer", "layer");
   const std::optional<std::size_t> head = model_pick(o.head, c.heads, "--head", "head");
+  if (o.rollout && (layer || head)) throw usage_error("--rollout runs over every layer and head: drop --layer and --head");
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
-  ForwardPass f = model_forward(l.model, l.ids, false);
+  ForwardPass f = model_run(l, false);
   f.hidden.clear();  // not shown here: memory back before the output is encoded
-  const std::size_t T = l.ids.size(), H = c.heads;
+  if (o.rollout) {
+    if (!o.html.empty()) write_html(attention_page(o, l, f, layer, head), o.html, o.out, o.fig);
+    if (!html_only) run_model_rollout(o, l, f);
+    return;
+  }
+  const std::size_t T = l.positions(), H = c.heads;
   std::string page;
   if (!o.html.empty()) {
     page = attention_page(o, l, f, layer, head);
@@ -175,6 +246,17 @@ void run_model_attention(const ModelAttentionOptions& o) {
       for (std::size_t hi : heads) {
         Tensor one_w({T, T});
         std::copy_n(f.attentions[li].data() + hi * T * T, T * T, one_w.data());
+        if (l.picture) {  // an image model: the [CLS] row over the patches, on the picture
+          fig.panels.push_back(model_patch_heat(
+              l, one_w.row(0),
+              one ? trf("{} — [CLS] attention, layer {} head {}", model_folder_name(o.in.dir), li, hi) : fmt::format("L{} H{}", li, hi),
+              tr("[CLS] attention weight"), one ? 448 : 240));
+          if (one)
+            std::get<Picture>(fig.panels.back()).subtitle = trf("{}, resized to {}×{}; {}×{} patches", std::filesystem::path(o.in.image).filename().string(),
+                                                                c.image_size, c.image_size, c.patch_size, c.patch_size);
+          if (!view) view = model_attention_heatmap(one_w, l.tokens, fmt::format("L{} H{}", li, hi), true);
+          continue;
+        }
         Heatmap h = model_attention_heatmap(
             one_w, l.tokens,
             one ? trf("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
@@ -187,6 +269,7 @@ void run_model_attention(const ModelAttentionOptions& o) {
       }
     fig.columns = static_cast<int>(heads.size());
     fig.title = one ? ""
+                    : l.picture ? trf("{}: the [CLS] row over the patches, {} layers × {} heads", model_folder_name(o.in.dir), layers.size(), heads.size())
                     : thumbnails ? trf("Model view of {}: “{}”, {} layers (rows) × {} heads (columns); tokens on the first panel",
                                        model_folder_name(o.in.dir), fmt::join(l.tokens, " "), layers.size(), heads.size())
                                  : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
@@ -194,9 +277,7 @@ void run_model_attention(const ModelAttentionOptions& o) {
   }
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
-  std::vector<std::string> words;
-  for (const std::string& item : model_words_of(o.in.text.empty() ? "ids " + o.in.ids : o.in.text)) words.push_back(item);
-  const std::string name = fmt::format("model_attention_{}_{}_L{}_H{}.png", name_part({dir_name}), name_part(words), o.layer, o.head);
+  const std::string name = fmt::format("model_attention_{}_{}_L{}_H{}.png", name_part({dir_name}), model_input_words(o), o.layer, o.head);
   present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, view ? &*view : nullptr, name);
   if (!page.empty()) write_html(page, o.html, o.out, o.fig);
 }
@@ -207,16 +288,19 @@ void register_model_attention(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "attention", tr("Attention weights of every layer and head (HF's output_attentions), as tables, npy and figures"),
                                 run_model_attention);
-    add_model_input(cmd, o->in);
+    add_model_input(cmd, o->in, true, true);
     cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
     add_output_flags(cmd, o->out);
     add_figure_flags(cmd, o->fig);
     add_html_flag(cmd, o->html);
+    cmd->add_flag("--rollout", o->rollout, tr("With --image: attention rollout across the layers (Abnar & Zuidema 2020), the [CLS] row over the picture"));
     set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
                        tr("tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"),
-                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline")});
+                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline"),
+                       tr("tfx model attention vit-base-patch16-224/ --image cat.jpg --layer 11 --head 3 --png  # [CLS] row over the patches"),
+                       tr("tfx model attention vit-base-patch16-224/ --image cat.jpg --rollout --png")});
   }
 }
 

@@ -21,8 +21,8 @@ struct ModelHiddenOptions {
 void run_model_hidden(const ModelHiddenOptions& o) {
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
-  const ForwardPass f = model_forward(l.model, l.ids, false);
-  const std::size_t L = f.hidden.size(), T = l.ids.size(), D = c.d_model;
+  const ForwardPass f = model_run(l, false);
+  const std::size_t L = f.hidden.size(), T = l.positions(), D = c.d_model;
   Tensor h({L, T, D});
   for (std::size_t i = 0; i < L; ++i) std::copy(f.hidden[i].values().begin(), f.hidden[i].values().end(), h.data() + i * T * D);
   Result r;
@@ -54,9 +54,10 @@ void run_model_hidden(const ModelHiddenOptions& o) {
 void register_model_hidden(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "hidden", tr("Hidden states (layers + 1, T, d) as HF's output_hidden_states, and their norms"), run_model_hidden);
-    add_model_input(cmd, o->in);
+    add_model_input(cmd, o->in, true, true);
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {tr("tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy")});
+    set_examples(cmd, {tr("tfx model hidden gpt2/ \"The cat sat\" --format npy -o hidden.npy"),
+                       tr("tfx model hidden vit-base-patch16-224/ --image cat.jpg   # [CLS] and the 196 patches")});
   }
 }
 

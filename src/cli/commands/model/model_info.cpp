@@ -1,4 +1,5 @@
-// `tfx model info`: what a checkpoint is (family, widths, RoPE, parameters, dtype, tokenizer).
+// `tfx model info`: what a checkpoint is (family, widths, RoPE, parameters, dtype, tokenizer; an image
+// model's picture size, patches, labels and preprocessing).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -47,7 +48,16 @@ void run_model_info(const ModelInfoOptions& o) {
       fmt::format("{} ({})", c.ffn,
                   c.uses_rope() ? "SwiGLU" : c.activation == "gelu_new" ? tr("GELU, tanh form") : tr("GELU, erf form")),
       c.ffn);
-  row("vocabulary", std::to_string(c.vocab), c.vocab);
+  if (c.family->image()) {
+    const std::size_t g = c.image_size / c.patch_size;
+    row("image", trf("{0}×{0} pixels, {1} channels; patches {2}×{2} → {3}×{3} = {4} tokens + [CLS]", c.image_size, c.channels, c.patch_size, g,
+                     g * g),
+        c.image_size);
+    std::vector<std::string> shown(c.labels.begin(), c.labels.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, c.labels.size())));
+    row("labels", trf("{} (id2label): {}{}", c.labels.size(), fmt::join(shown, ", "), c.labels.size() > shown.size() ? ", …" : ""), c.labels.size());
+  } else {
+    row("vocabulary", std::to_string(c.vocab), c.vocab);
+  }
   row("positions", fmt::format("{} ({})", c.max_positions, c.uses_rope() ? "RoPE" : tr("learned table")), c.max_positions);
   if (c.uses_rope()) {
     std::string s = trf("θ = {:g}, rotate-half layout, {} pairs", c.rope.base, c.head_dim / 2);
@@ -62,13 +72,32 @@ void run_model_info(const ModelInfoOptions& o) {
   row("parameters", trf("{} ({:.2f} M; {} blocks = {:.1f} %)", total, static_cast<double>(total) / 1e6, c.layers,
                         100.0 * static_cast<double>(block * c.layers) / static_cast<double>(total)),
       total);
-  const char* head = m.head == OutputHead::masked_lm ? tr("MLM head (tied to the word embeddings)")
+  const char* head = m.head == OutputHead::classifier ? tr("classifier on [CLS] (ViTForImageClassification)")
+                     : c.family->image() && m.head == OutputHead::none ? tr("none (ViTModel)")
+                     : m.head == OutputHead::masked_lm ? tr("MLM head (tied to the word embeddings)")
                      : m.head == OutputHead::none    ? tr("none (BertModel)")
                      : m.head == OutputHead::tied    ? tr("tied to the token embedding")
                                                      : tr("lm_head (untied)");
   row("output_head", head, m.has_lm_head);
   row("dtype", m.dtype, m.dtype);
   row("bytes", trnf("{} in {} file", "{} in {} files", m.files.size(), model_bytes_text(m.file_bytes), m.files.size()), m.file_bytes);
+  if (c.family->image()) {
+    std::string pre;
+    try {
+      const VitProcessor p = read_vit_processor(o.in.dir, c);
+      pre = trf("{}resize to {}×{} (bilinear), rescale {:.6g}, mean {:.3g}/{:.3g}/{:.3g}, std {:.3g}/{:.3g}/{:.3g}",
+                p.from_file ? "" : tr("no preprocessor_config.json, ViTImageProcessor's defaults: "), p.width, p.height, p.rescale_factor,
+                p.mean[0], p.mean[1], p.mean[2], p.std[0], p.std[1], p.std[2]);
+    } catch (const Error& e) {
+      pre = std::string(tr("not readable: ")) + e.what();
+    }
+    row("preprocessing", pre, pre);
+    r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
+    r.blocks.push_back(std::move(rec));
+    r.primary = "info";
+    present(r, o.out);
+    return;
+  }
   std::string tok = tr("none (give --ids)");
   try {
     const HfTokenizer t = HfTokenizer::load(o.in.dir);

@@ -4,20 +4,67 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+
+#include "tfx/io/image_file.hpp"
+#include "tfx/io/text_file.hpp"
 
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
 
 namespace tfx::cli {
 
-void add_model_input(CLI::App* cmd, ModelInput& in, bool text) {
+void add_model_input(CLI::App* cmd, ModelInput& in, bool text, bool image) {
   cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
   if (!text) return;
   cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
   cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
       ->check(comma_list("ids", "15496,11,616"));
   cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
+  if (image)
+    cmd->add_option("--image", in.image, tr("The picture an image model (ViT) reads instead of TEXT: PNG, JPEG, …, preprocessed as "
+                                            "preprocessor_config.json says"))
+        ->type_name("FILE");
 }
+
+namespace {
+
+// An image family's input: the picture through its preprocessor_config.json; tokens [CLS], 1 … N.
+LoadedInput model_load_picture(const ModelInput& in) {
+  if (!in.text.empty() || !in.ids.empty()) throw usage_error("--image FILE goes without TEXT or --ids: a ViT reads the picture alone");
+  LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}, std::nullopt, Tensor()};
+  const ModelConfig& c = l.model.config;
+  if (!c.family->image())
+    throw usage_error(fmt::format("--image {}: {} is a {} checkpoint, which reads text (give TEXT or --ids)", in.image, in.dir, c.model_type));
+  const VitProcessor p = read_vit_processor(in.dir, c);
+  if (!p.from_file)
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: warning: {} has no preprocessor_config.json: using ViTImageProcessor's defaults (resize to {}×{} bilinear, "
+                     "rescale 1/255, mean 0.5, std 0.5)",
+                     in.dir, p.width, p.height)
+                     .c_str());
+  const Image original = read_image(in.image);
+  l.picture = vit_resized_picture(original, p);
+  l.pixels = vit_pixel_values(*l.picture, p);
+  l.tokens.push_back("[CLS]");
+  const std::size_t n = (c.image_size / c.patch_size) * (c.image_size / c.patch_size);
+  for (std::size_t k = 1; k <= n; ++k) l.tokens.push_back(std::to_string(k));
+  return l;
+}
+
+// Whether DIR's config.json names an image family (for the error when TEXT or --ids are missing).
+bool model_dir_is_image(const std::string& dir) {
+  try {
+    const std::filesystem::path config = std::filesystem::path(dir) / "config.json";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(config, ec)) return false;
+    return parse_model_config(read_text_input(config.string(), "config.json"), config.string()).family->image();
+  } catch (const Error&) {
+    return false;  // the load below says what is wrong
+  }
+}
+
+}  // namespace
 
 std::optional<unsigned long long> model_whole_number(const std::string& s) {
   std::size_t pos = 0;
@@ -32,9 +79,16 @@ std::optional<unsigned long long> model_whole_number(const std::string& s) {
 }
 
 LoadedInput load_input(const ModelInput& in) {
+  if (!in.image.empty()) return model_load_picture(in);
+  if ((in.text.empty() && in.ids.empty() && model_dir_is_image(in.dir)))
+    throw usage_error(fmt::format("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "
+                                  "--image FILE)", in.dir, in.dir));
   if (in.text.empty() == in.ids.empty())
     throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both");
-  LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}};
+  LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}, std::nullopt, Tensor()};
+  if (l.model.config.family->image())
+    throw usage_error(fmt::format("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "
+                                  "--image FILE)", in.dir, in.dir));
   if (!in.ids.empty()) {
     for (const std::string& item : split_items(in.ids)) {
       const std::optional<unsigned long long> v = model_whole_number(item);
@@ -73,11 +127,16 @@ LoadedInput load_input(const ModelInput& in) {
   return l;
 }
 
+ForwardPass model_run(const LoadedInput& l, bool want_logits) {
+  return l.model.config.family->image() ? model_forward_image(l.model, l.pixels, want_logits) : model_forward(l.model, l.ids, want_logits);
+}
+
 std::string family_name(const ModelConfig& c) {
   return trf(c.family->summary, c.model_type, c.kv_heads != c.heads ? tr(", grouped-query attention") : "");
 }
 
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l) {
+  if (l.picture) return {{"model", in.dir}, {"model_type", l.model.config.model_type}, {"image", in.image}, {"tokens", l.tokens}};
   return {{"model", in.dir}, {"model_type", l.model.config.model_type}, {"tokens", l.tokens}, {"ids", l.ids}};
 }
 

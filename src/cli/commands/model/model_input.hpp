@@ -1,5 +1,6 @@
-// What the `tfx model` subcommands that run a checkpoint share: DIR and TEXT (or --ids), the
-// checkpoint loaded with its tokenizer and the tokens, the family's summary line.
+// What the `tfx model` subcommands that run a checkpoint share: DIR and TEXT (or --ids, or --image
+// FILE for an image family), the checkpoint loaded with its tokenizer and the tokens (or the
+// picture and its pixel values), the family's summary line, the forward pass.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@ namespace tfx::cli {
 // DIR TEXT and what they give: the checkpoint, its tokenizer, the tokens of TEXT.
 struct ModelInput {
   std::string dir, text, ids;  // --ids: token ids instead of TEXT
+  std::string image;           // --image FILE: the picture an image family (ViT) reads
   bool no_special = false;
 };
 
@@ -23,17 +25,23 @@ struct LoadedInput {
   Checkpoint model;
   std::optional<HfTokenizer> tokenizer;
   std::vector<std::size_t> ids;
-  std::vector<std::string> tokens;  // readable
+  std::vector<std::string> tokens;  // readable; an image family: "[CLS]", then the patches "1" … "N"
+  // an image family: the picture as the model sees it (resized) and its pixel values (C, H, W)
+  std::optional<Image> picture;
+  Tensor pixels;
+  std::size_t positions() const { return tokens.size(); }  // T: tokens, or [CLS] + patches
 };
 
-// DIR, and TEXT, --ids and --no-special when `text`.
-void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true);
+// DIR, and TEXT, --ids and --no-special when `text`, and --image FILE when `image`.
+void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true, bool image = false);
 // A flag's whole number from 0 in decimal digits ("12"); nullopt for "", "-1", "1.5", "x" or a
 // number past unsigned long long.
 std::optional<unsigned long long> model_whole_number(const std::string& s);
 // The checkpoint, its tokenizer and the ids (warnings for RoPE past the trained positions and for
 // Mistral's sliding window go to stderr).
 LoadedInput load_input(const ModelInput& in);
+// The checkpoint's forward pass over the input: the tokens, or the picture's pixel values.
+ForwardPass model_run(const LoadedInput& l, bool want_logits);
 // The family's one-line summary from the family table ("BERT (encoder, post-LN, learned positions)").
 std::string family_name(const ModelConfig& c);
 // The Result's params every model subcommand shares.
