@@ -31,6 +31,7 @@ struct TrainCommandOptions {
   std::string pairs;
   std::string model;  // -o FILE.safetensors
   std::string watch;  // --watch SENTENCE
+  CLI::Option* watch_opt = nullptr;
   OutputFlags out;
   FigureFlags fig;
   GifFlags gif;
@@ -109,14 +110,15 @@ void run_train(const TrainCommandOptions& o) {
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
 
   // --gif / --watch: one sentence's cross-attention and the embeddings' PCA at evenly spaced steps
-  const bool watching = o.gif.requested() || !o.watch.empty();
+  const bool watch_given = o.watch_opt && o.watch_opt->count() > 0;
+  const bool watching = o.gif.requested() || watch_given;
   if (o.gif.requested()) check_gif_target(o.gif, "train_watch.gif", o.out, o.fig);
   WatchPlan plan;
   std::vector<WatchFrame> frames;
   double watch_loss = 0;
   std::size_t watch_n = 0;
   if (watching) {
-    plan = plan_watch(o.watch, pairs, vocab, o.pairs.empty(), to.steps, static_cast<std::size_t>(o.gif.frames));
+    plan = plan_watch(watch_given ? &o.watch : nullptr, pairs, vocab, o.pairs.empty(), to.steps, static_cast<std::size_t>(o.gif.frames));
     frames.push_back(capture_watch(plan, c, params, vocab, align_layer, 0));
   }
 
@@ -234,8 +236,8 @@ void run_train(const TrainCommandOptions& o) {
   if (watching) {
     const WatchFrame& first = frames.front();
     const WatchFrame& last = frames.back();
-    r.blocks.push_back(Text{trf("watched \"{}\" at {} steps: cross-attention entropy (decoder layer {}, mean of heads) {:.3f} → {:.3f} nats",
-                                tc_join(plan.words), frames.size(), align_layer + 1, first.sharpness.entropy, last.sharpness.entropy)});
+    r.blocks.push_back(Text{trf("watched \"{}\" at {} steps from 0 to {}: cross-attention entropy (decoder layer {}, mean of heads) {:.3f} → {:.3f} nats",
+                                tc_join(plan.words), frames.size(), to.steps, align_layer + 1, first.sharpness.entropy, last.sharpness.entropy)});
     if (plan.has_reference && first.sharpness.aligned > 0)
       r.blocks.push_back(Text{trf("attention on the gold source word: {:.2f} → {:.2f}", first.sharpness.gold_mass, last.sharpness.gold_mass)});
     r.blocks.push_back(watch_table(plan, frames));
@@ -333,8 +335,8 @@ void register_train(CLI::App& app) {
   o->gif.frames = 30;
   o->gif.fps = 5;
   add_gif_flags(cmd, o->gif, tr("the cross-attention of the --watch sentence and the embeddings' 2-D PCA, from the initial weights to the last step"));
-  cmd->get_option("--frames")->description(tr("Frames of --gif (and rows of the watch table), at evenly spaced steps from 0 to --steps"));
-  cmd->add_option("--watch", o->watch, tr("The sentence --gif watches (default: 그녀는 커피를 마셨다, or the first held-out pair of --pairs)"))
+  cmd->get_option("--frames")->description(tr("Frames of --gif (and rows of the watch table), at steps from 0 to --steps, denser early: steps · (k / (N − 1))²"));
+  o->watch_opt = cmd->add_option("--watch", o->watch, tr("The sentence --gif watches (default: 그녀는 커피를 마셨다, or the first held-out pair of --pairs)"))
       ->group(tr("Figures"));
   // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
   o->out.output_opt->transform(CLI::Validator(

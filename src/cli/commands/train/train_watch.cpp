@@ -40,14 +40,14 @@ std::string tw_join(const std::vector<std::string>& words) {
 
 }  // namespace
 
-WatchPlan plan_watch(const std::string& watch, const std::vector<TextPair>& pairs, const std::vector<std::string>& vocab,
+WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pairs, const std::vector<std::string>& vocab,
                      bool builtin, std::size_t steps, std::size_t frames) {
   WatchPlan p;
   std::unordered_map<std::string, std::size_t> ids;
   for (std::size_t i = 4; i < vocab.size(); ++i) ids.emplace(vocab[i], i);  // not the specials <pad> <bos> <eos> <unk>
   // 1. the sentence: --watch, else a fixed one of the data
-  if (!watch.empty()) {
-    p.words = tw_words(watch);
+  if (watch) {
+    p.words = tw_words(*watch);
     if (p.words.empty()) throw usage_error("--watch is empty; expected a sentence of the training data's source language");
   } else if (builtin) {
     p.words = {"그녀는", "커피를", "마셨다"};
@@ -74,7 +74,7 @@ WatchPlan plan_watch(const std::string& watch, const std::vector<TextPair>& pair
     for (const auto& w : unknown) list += (list.empty() ? "\"" : ", \"") + w + "\"";
     throw usage_error(fmt::format("--watch \"{}\": {} {} not in the vocabulary ({}); expected words of the training pairs' source side, "
                                   "such as \"{}\"",
-                                  watch, list, unknown.size() == 1 ? "is" : "are",
+                                  watch ? *watch : tw_join(p.words), list, unknown.size() == 1 ? "is" : "are",
                                   builtin ? std::string("the built-in corpus") : std::string("the --pairs file"),
                                   tw_join(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source)));
   }
@@ -179,8 +179,8 @@ std::vector<Figure> watch_figures(const WatchPlan& plan, const std::vector<Watch
       s.title = trf("Embeddings of {} source words", n);
       s.subtitle = trf("on the last step's first two principal components ({:.0f} % + {:.0f} % of its variance)",
                        100 * axes.explained_ratio[0], 100 * axes.explained_ratio[1]);
-      s.x_label = tr("PC1");
-      s.y_label = tr("PC2");
+      s.x_label = "PC1";
+      s.y_label = "PC2";
       for (std::size_t i = 0; i < n; ++i) {
         const float* x = f.embedding.data() + i * D;
         double p[2] = {0, 0};

@@ -28,11 +28,11 @@ struct WatchPlan {
   std::vector<std::size_t> steps;  // 0 = the initial weights, …, the last step
 };
 
-// `watch` = --watch (empty: "그녀는 커피를 마셨다" on the built-in corpus, else the first held-out
+// `watch` = --watch (null when not given: "그녀는 커피를 마셨다" on the built-in corpus, else the first held-out
 // pair's source). Words outside the vocabulary are a usage error naming them. F = min(frames,
 // steps + 1) capture steps s_k = round(steps · (k / (F − 1))²), k = 0 … F − 1 (strictly
 // increasing; s_0 = 0 the initial weights, s_{F−1} = steps), denser early where attention forms.
-WatchPlan plan_watch(const std::string& watch, const std::vector<TextPair>& pairs, const std::vector<std::string>& vocab,
+WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pairs, const std::vector<std::string>& vocab,
                      bool builtin, std::size_t steps, std::size_t frames);
 
 // One captured step.
