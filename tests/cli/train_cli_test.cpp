@@ -143,10 +143,10 @@ TEST_CASE("train --gif: the requested frames decode, and the watched sentence's 
   CHECK(w.front()["translation"] != "she drank coffee");
 }
 
-TEST_CASE("train --watch: a sentence outside the data is watched on the model's own translation; --pairs picks a held-out pair") {
+TEST_CASE("train --watch: a sentence outside the data is watched on the model's own translation; --pairs watches a held-out pair") {
   TempDir dir;
-  // 그녀는 학생 이었다 is not a pair of the corpus (no reference): rows are the greedy translation, no gold column
-  const Run r = run_tfx("train --steps 20 --threads 2 --no-progress --d-model 16 --heads 2 --ffn 32 --frames 5 --watch '그녀는 학생 이었다' "
+  // 커피를 그녀는 마셨다 (reordered) is not a pair of the corpus (no reference): rows are the greedy translation, no gold column
+  const Run r = run_tfx("train --steps 20 --threads 2 --no-progress --d-model 16 --heads 2 --ffn 32 --frames 5 --watch '커피를 그녀는 마셨다' "
                         "--format json",
                         dir.path);
   REQUIRE(r.code == 0);
@@ -159,4 +159,15 @@ TEST_CASE("train --watch: a sentence outside the data is watched on the model's 
   REQUIRE(s.code == 0);
   CHECK(json_of(s)["tables"]["watch"].size() == 4);
   CHECK(tc_decode_gif(read_file(dir / "train_watch.gif")).frames == 4);
+  // --pairs: the first held-out pair is watched (its target as the rows; no gold alignment in a file)
+  write_file(dir / "p.tsv", "one two\teins zwei\ntwo one\tzwei eins\none one\teins eins\ntwo two\tzwei zwei\n");
+  const Run p = run_tfx("train --pairs p.tsv --test-fraction 0.25 --steps 4 --frames 3 --threads 2 --no-progress --d-model 16 --heads 2 "
+                        "--ffn 32 --gif p.gif --format json",
+                        dir.path);
+  REQUIRE(p.code == 0);
+  const nlohmann::json pj = json_of(p);
+  CHECK(pj["tables"]["watch"].size() == 3);
+  CHECK(!pj["tables"]["watch"].front().contains("gold_attention"));
+  CHECK(has(pj["notes"].dump(), "watched"));
+  CHECK(tc_decode_gif(read_file(dir / "p.gif")).frames == 3);
 }
