@@ -112,7 +112,16 @@ void run_train(const TrainCommandOptions& o) {
   // --gif / --watch: one sentence's cross-attention and the embeddings' PCA at evenly spaced steps
   const bool watch_given = o.watch_opt && o.watch_opt->count() > 0;
   const bool watching = o.gif.requested() || watch_given;
-  if (o.gif.requested()) check_gif_target(o.gif, "train_watch.gif", o.out, o.fig);
+  if (o.gif.requested()) {
+    check_gif_target(o.gif, "train_watch.gif", o.out, o.fig);
+    // before training, not after it: a frame is at least about 1500 × 640 pixels at --scale 1
+    // (write_gif checks the frames as drawn)
+    const double frame_pixels = 1500.0 * 640.0 * o.fig.scale * o.fig.scale;
+    const auto n = static_cast<double>(std::min<std::int64_t>(o.gif.frames, o.steps + 1));
+    if (n * frame_pixels > double(kMaxGifPixels))
+      throw usage_error(fmt::format("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale",
+                                    static_cast<long long>(n), o.fig.scale, kMaxGifPixels >> 20));
+  }
   WatchPlan plan;
   std::vector<WatchFrame> frames;
   double watch_loss = 0;
