@@ -1,7 +1,8 @@
 // `tfx train`: trains the teaching translator's architecture on tfx's own tensor core
 // (model/train.hpp) — by default on the built-in corpus's training split, or on --pairs FILE.tsv —
 // and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
-// FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it.
+// FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it;
+// --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -109,7 +110,7 @@ void run_train(const TrainCommandOptions& o) {
   const std::size_t align_layer = c.layers >= 2 ? 1 : 0;  // decoder layer 2, as the translator docs
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
 
-  // --gif / --watch: one sentence's cross-attention and the embeddings' PCA at evenly spaced steps
+  // --gif / --watch: one sentence's cross-attention and the embeddings at steps from 0 to --steps (train_watch.hpp)
   const bool watch_given = o.watch_opt && o.watch_opt->count() > 0;
   const bool watching = o.gif.requested() || watch_given;
   if (o.gif.requested()) {
