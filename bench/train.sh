@@ -4,10 +4,12 @@
 # script that trained the built-in model (scripts/train_teaching_model.py: the same steps, batch
 # and architecture; Debian's python3-torch, 2 threads), whole processes, one run each, on the
 # same machine. Prints wall seconds and peak RSS of both and the ratio tfx / PyTorch.
-# Usage: bench/train.sh [build/tfx] [THREADS]      (THREADS for tfx, default 2 = PyTorch's)
+# Usage: bench/train.sh [build/tfx] [THREADS] [STEPS]   (THREADS for tfx, default 2 = PyTorch's;
+# STEPS for both, default 3000 — a small number such as 20 only checks that the bench still runs)
 set -euo pipefail
 TFX=${1:-build/tfx}
 THREADS=${2:-2}
+STEPS=${3:-3000}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -19,12 +21,12 @@ measure() {  # measure NAME CMD…: "wall_seconds max_rss_kB cpu_seconds" of the
   }
   awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/$1.time"
 }
-read -r t_tfx rss_tfx cpu_tfx < <(measure tfx "$TFX" train --threads "$THREADS" --no-progress --format json -o "$work/model.safetensors")
+read -r t_tfx rss_tfx cpu_tfx < <(measure tfx "$TFX" train --steps "$STEPS" --threads "$THREADS" --no-progress --format json -o "$work/model.safetensors")
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   echo "tfx train: ${t_tfx} s, ${rss_tfx} kB peak RSS; PyTorch skipped (no python3-torch)"
   exit 0
 fi
-read -r t_pt rss_pt cpu_pt < <(measure torch /usr/bin/python3 "$here/scripts/train_teaching_model.py" --quiet --out "$work/pt")
+read -r t_pt rss_pt cpu_pt < <(measure torch /usr/bin/python3 "$here/scripts/train_teaching_model.py" --steps "$STEPS" --quiet --out "$work/pt")
 echo "tfx train (threads $THREADS): $(grep -o '"held_out_exact": *[0-9.]*' "$work/tfx.out" | tail -1)"
 echo "PyTorch: $(tail -1 "$work/torch.out" | grep -o '"test_exact_fraction": *[0-9.]*')"
 awk -v a="$t_tfx" -v b="$t_pt" -v ra="$rss_tfx" -v rb="$rss_pt" -v ca="$cpu_tfx" -v cb="$cpu_pt" 'BEGIN {

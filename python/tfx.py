@@ -1221,7 +1221,9 @@ def _train(model="tfx_train.safetensors", **flags):
     pairs="my.tsv", every=50) and returns (curve, model_path): the held-out curve — step, loss,
     learning_rate, held_out_exact (and alignment on the built-in corpus) — as a table (pandas
     DataFrame when installed, else a list of dicts) and the path of the model it wrote (with
-    model_path minus .safetensors + .vocab.txt beside it), for tfx.translate(..., model=path)."""
+    model_path minus .safetensors + .vocab.txt beside it), for tfx.translate(..., model=path).
+    gif="learn.gif" (or gif=True: train_watch.gif) with watch="그녀는 커피를 마셨다" and frames=N
+    also writes the animation of that sentence's cross-attention and the embeddings."""
     path = str(model)
     if not path.endswith(".safetensors"):
         raise ValueError("model: expected a file name ending in .safetensors, got %r" % path)

@@ -674,6 +674,54 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
   return s;
 }
 
+Tensor train_cross_attention(const TrainConfig& c, const TensorMap& params, const std::vector<std::size_t>& source,
+                             const std::vector<std::size_t>& target, std::size_t layer) {
+  if (source.empty()) throw Error("train_cross_attention: empty source");
+  if (layer >= c.layers) throw Error(fmt::format("train_cross_attention: decoder layer {} of {}", layer + 1, c.layers));
+  // one pair as a batch of one: target_in = <bos> y₁ … y_T, target_out = y₁ … y_T <eos>
+  TrainBatch b;
+  b.batch = 1;
+  b.source = source;
+  b.source_len = source.size();
+  b.target_in = {kTrainBos};
+  b.target_in.insert(b.target_in.end(), target.begin(), target.end());
+  b.target_out = target;
+  b.target_out.push_back(kTrainEos);
+  b.target_len = b.target_in.size();
+  ForwardExtras ex;
+  ex.cross_layer = static_cast<int>(layer);
+  train_loss(c, params, b, nullptr, 1, &ex);
+  Tensor w({b.target_len, b.source_len});
+  std::copy(ex.cross_attention.begin(), ex.cross_attention.end(), w.data());
+  return w;
+}
+
+// entropy_r = −Σ_j a_rj ln a_rj (0 · ln 0 = 0); gold mass = a_r,g(r) averaged over aligned rows
+AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<int>& alignment) {
+  if (weights.rank() != 2 || weights.dim(0) == 0 || weights.dim(1) == 0)
+    throw Error(fmt::format("attention_sharpness: expected weights (R, S), got {}", shape_string(weights.shape())));
+  const std::size_t R = weights.dim(0), S = weights.dim(1);
+  AttentionSharpness s;
+  s.rows = R;
+  double entropy = 0, mass = 0;
+  for (std::size_t r = 0; r < R; ++r) {
+    const float* a = weights.data() + r * S;
+    double h = 0;
+    for (std::size_t j = 0; j < S; ++j)
+      if (a[j] > 0) h -= double(a[j]) * std::log(double(a[j]));
+    entropy += h;
+    if (r < alignment.size() && alignment[r] >= 0) {
+      if (static_cast<std::size_t>(alignment[r]) >= S)
+        throw Error(fmt::format("attention_sharpness: row {} is aligned to source {} of {}", r, alignment[r], S));
+      mass += a[alignment[r]];
+      ++s.aligned;
+    }
+  }
+  s.entropy = entropy / double(R);
+  s.gold_mass = s.aligned ? mass / double(s.aligned) : 0.0;
+  return s;
+}
+
 std::size_t train_model(const TrainConfig& c, TensorMap& params, const std::vector<IdPair>& train, const TrainOptions& o,
                         const std::function<bool(const TrainStepReport&)>& on_step) {
   if (train.empty()) throw Error("train: no training pairs");

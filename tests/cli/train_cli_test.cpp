@@ -2,8 +2,12 @@
 // match ≥ 95 %, decoder-layer-2 alignment ≥ 90 %, 나는 학생 이다 → I am a student) and writes a model
 // that `tfx translate --model` runs; the same seed and thread count give the same curve; --pairs
 // with its own vocabulary and split; progress lines on stderr only. (Bad --pairs files are in
-// tests/bad_inputs/cases.tsv.)
+// tests/bad_inputs/cases.tsv.) --gif: the frames decode and the watched sentence's attention sharpens.
 #include <fmt/format.h>
+#include <gif_lib.h>
+
+#include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
@@ -76,4 +80,94 @@ TEST_CASE("train: --pairs trains on your own pairs with their own vocabulary and
   // piped: a line every --every steps on stderr, stdout only the JSON
   CHECK(count_lines(r.err) == 2);
   CHECK(has(r.err, "step 20/40: loss"));
+}
+
+namespace {
+
+// Frames and page size of a GIF, read back with giflib's own decoder.
+struct TcGifInfo {
+  int frames = -1, width = 0, height = 0;
+};
+TcGifInfo tc_decode_gif(const std::string& bytes) {
+  struct Reader {
+    const std::string* s;
+    std::size_t at = 0;
+  } reader{&bytes};
+  auto read = [](GifFileType* g, GifByteType* buf, int n) -> int {
+    auto* r = static_cast<Reader*>(g->UserData);
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(n), r->s->size() - r->at);
+    std::memcpy(buf, r->s->data() + r->at, k);
+    r->at += k;
+    return static_cast<int>(k);
+  };
+  int err = 0;
+  GifFileType* g = DGifOpen(&reader, read, &err);
+  TcGifInfo info;
+  if (!g) return info;
+  if (DGifSlurp(g) == GIF_OK) info = {g->ImageCount, g->SWidth, g->SHeight};
+  DGifCloseFile(g, &err);
+  return info;
+}
+
+}  // namespace
+
+TEST_CASE("train --gif: the requested frames decode, and the watched sentence's attention sharpens onto the gold words") {
+  TempDir dir;
+  const Run r = run_tfx("train --steps 300 --threads 2 --no-progress --gif w.gif --frames 12 --format json", dir.path);
+  REQUIRE(r.code == 0);
+  const TcGifInfo gif = tc_decode_gif(read_file(dir / "w.gif"));
+  CHECK(gif.frames == 12);
+  CHECK(gif.width > 600);
+  CHECK(gif.height > 300);
+  CHECK(has(r.err, "w.gif"));  // "wrote w.gif …" on stderr: stdout is the JSON
+  const nlohmann::json j = json_of(r);
+  const nlohmann::json& w = j["tables"]["watch"];
+  REQUIRE(w.size() == 12);
+  // the capture steps run from the initial weights (0) to the last step, strictly increasing
+  CHECK(w.front()["step"] == 0);
+  CHECK(w.back()["step"] == 300);
+  for (std::size_t k = 1; k < w.size(); ++k) CHECK(w[k]["step"].get<long long>() > w[k - 1]["step"].get<long long>());
+  // 그녀는 커피를 마셨다 → she drank coffee (she ← 그녀는, drank ← 마셨다, coffee ← 커피를). With the
+  // initial weights the 3 rows are close to uniform (entropy near ln 3 = 1.0986 nats, a third of the
+  // attention on the gold word); once trained, nearly one-hot on the gold word. A run that did not
+  // learn keeps the first frame's numbers.
+  const double h0 = w.front()["attention_entropy"], h1 = w.back()["attention_entropy"];
+  const double g0 = w.front()["gold_attention"], g1 = w.back()["gold_attention"];
+  MESSAGE("entropy " << h0 << " → " << h1 << " nats, gold attention " << g0 << " → " << g1);
+  CHECK(h0 > 0.9 * std::log(3.0));
+  CHECK(h0 <= std::log(3.0) + 1e-6);
+  CHECK(h1 < 0.5 * h0);
+  CHECK(g0 < 0.5);
+  CHECK(g1 > 0.8);
+  CHECK(w.back()["translation"] == "she drank coffee");
+  CHECK(w.front()["translation"] != "she drank coffee");
+}
+
+TEST_CASE("train --watch: a sentence outside the data is watched on the model's own translation; --pairs watches a held-out pair") {
+  TempDir dir;
+  // 커피를 그녀는 마셨다 (reordered) is not a pair of the corpus (no reference): rows are the greedy translation, no gold column
+  const Run r = run_tfx("train --steps 20 --threads 2 --no-progress --d-model 16 --heads 2 --ffn 32 --frames 5 --watch '커피를 그녀는 마셨다' "
+                        "--format json",
+                        dir.path);
+  REQUIRE(r.code == 0);
+  const nlohmann::json w = json_of(r)["tables"]["watch"];
+  CHECK(w.size() == 5);
+  CHECK(!w.front().contains("gold_attention"));
+  CHECK(!std::filesystem::exists(dir / "train_watch.gif"));  // --watch alone: the table, no animation
+  // more frames than steps + 1: one frame a step
+  const Run s = run_tfx("train --steps 3 --threads 2 --no-progress --d-model 16 --heads 2 --ffn 32 --gif --format json", dir.path);
+  REQUIRE(s.code == 0);
+  CHECK(json_of(s)["tables"]["watch"].size() == 4);
+  CHECK(tc_decode_gif(read_file(dir / "train_watch.gif")).frames == 4);
+  // --pairs: the first held-out pair is watched (its target as the rows; no gold alignment in a file)
+  write_file(dir / "p.tsv", "one two\teins zwei\ntwo one\tzwei eins\none one\teins eins\ntwo two\tzwei zwei\n");
+  const Run p = run_tfx("train --pairs p.tsv --test-fraction 0.25 --steps 4 --frames 3 --threads 2 --no-progress --d-model 16 --heads 2 "
+                        "--ffn 32 --gif p.gif --format json",
+                        dir.path);
+  REQUIRE(p.code == 0);
+  const nlohmann::json pj = json_of(p);
+  CHECK(pj["tables"]["watch"].size() == 3);
+  CHECK(!pj["tables"]["watch"].front().contains("gold_attention"));
+  CHECK(has(pj["notes"].dump(), "watched"));
+  CHECK(tc_decode_gif(read_file(dir / "p.gif")).frames == 3);
 }

@@ -104,6 +104,26 @@ struct HeldOutScore {
 HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const std::vector<IdPair>& test, std::size_t layer,
                             unsigned threads = 1);
 
+// ---- watching it learn (tfx train --gif / --watch) ----
+
+// The head-averaged cross-attention of decoder layer `layer` for one pair, teacher-forced on
+// `target` (ids without <bos>/<eos>): row k (decoder inputs <bos> y₁ … y_k) is where the model
+// chooses target token k + 1, the last row where it chooses <eos>.
+// source: (S) ids, target: (T) ids -> weights (T + 1, S), each row summing to 1.
+Tensor train_cross_attention(const TrainConfig& c, const TensorMap& params, const std::vector<std::size_t>& source,
+                             const std::vector<std::size_t>& target, std::size_t layer);
+
+// How sharp attention rows are. weights: (R, S), rows summing to 1.
+//   entropy   = mean over rows r of −Σ_j a_rj ln a_rj (nats: ln S for a uniform row, 0 for one-hot)
+//   gold_mass = mean over rows r with alignment[r] ≥ 0 of a_r,alignment[r] (1 = all attention on
+//               the gold source word); 0 when no row is aligned.
+// alignment may be shorter than R (the missing rows are unaligned); an entry ≥ S is an error.
+struct AttentionSharpness {
+  double entropy = 0, gold_mass = 0;
+  std::size_t rows = 0, aligned = 0;
+};
+AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<int>& alignment);
+
 struct TrainOptions {
   std::size_t steps = 3000, batch = 32;
   double warmup = 200;

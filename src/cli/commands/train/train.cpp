@@ -1,7 +1,8 @@
 // `tfx train`: trains the teaching translator's architecture on tfx's own tensor core
 // (model/train.hpp) — by default on the built-in corpus's training split, or on --pairs FILE.tsv —
 // and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
-// FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it.
+// FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it;
+// --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/commands/train/model_flag.hpp"
+#include "cli/commands/train/train_watch.hpp"
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/terminal.hpp"
@@ -29,8 +31,11 @@ struct TrainCommandOptions {
   bool no_pe = false, no_scale = false, pre_ln = false, no_progress = false;
   std::string pairs;
   std::string model;  // -o FILE.safetensors
+  std::string watch;  // --watch SENTENCE
+  CLI::Option* watch_opt = nullptr;
   OutputFlags out;
   FigureFlags fig;
+  GifFlags gif;
 };
 
 bool tc_ends_with(const std::string& s, const std::string& tail) {
@@ -105,6 +110,28 @@ void run_train(const TrainCommandOptions& o) {
   const std::size_t align_layer = c.layers >= 2 ? 1 : 0;  // decoder layer 2, as the translator docs
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
 
+  // --gif / --watch: one sentence's cross-attention and the embeddings at steps from 0 to --steps (train_watch.hpp)
+  const bool watch_given = o.watch_opt && o.watch_opt->count() > 0;
+  const bool watching = o.gif.requested() || watch_given;
+  if (o.gif.requested()) {
+    check_gif_target(o.gif, "train_watch.gif", o.out, o.fig);
+    // before training, not after it: a frame is at least about 1500 × 640 pixels at --scale 1
+    // (write_gif checks the frames as drawn)
+    const double frame_pixels = 1500.0 * 640.0 * o.fig.scale * o.fig.scale;
+    const auto n = static_cast<double>(std::min<std::int64_t>(o.gif.frames, o.steps + 1));
+    if (n * frame_pixels > double(kMaxGifPixels))
+      throw usage_error(fmt::format("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale",
+                                    static_cast<long long>(n), o.fig.scale, kMaxGifPixels >> 20));
+  }
+  WatchPlan plan;
+  std::vector<WatchFrame> frames;
+  double watch_loss = 0;
+  std::size_t watch_n = 0;
+  if (watching) {
+    plan = plan_watch(watch_given ? &o.watch : nullptr, pairs, vocab, o.pairs.empty(), to.steps, static_cast<std::size_t>(o.gif.frames));
+    frames.push_back(capture_watch(plan, c, params, vocab, align_layer, 0));
+  }
+
   // progress: a bar at a terminal, else a line every --every steps on stderr
   const bool bar_wanted = !o.no_progress && is_terminal(stderr);
   ProgressBar bar(tr("training"), tr("steps"), bar_wanted);
@@ -126,6 +153,19 @@ void run_train(const TrainCommandOptions& o) {
     tokens += r.tokens;
     loss_sum += r.loss;
     ++loss_n;
+    if (watching) {
+      // step 1's loss is computed on the initial weights: frame 0's loss
+      if (r.step == 1) frames.front().loss = r.loss;
+      watch_loss += r.loss;
+      ++watch_n;
+      if (frames.size() < plan.steps.size() && r.step == plan.steps[frames.size()]) {
+        frames.push_back(capture_watch(plan, c, params, vocab, align_layer, r.step));
+        frames.back().loss = watch_loss / double(watch_n);
+        frames.back().loss_from = r.step + 1 - watch_n;
+        watch_loss = 0;
+        watch_n = 0;
+      }
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (bar_wanted) {
       bar.set_label(trf("training: loss {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.loss, r.learning_rate, tokens / std::max(seconds, 1e-9)));
@@ -203,6 +243,15 @@ void run_train(const TrainCommandOptions& o) {
   if (!curve.rows.empty()) r.summary[N_("final_loss")] = std::get<double>(curve.rows.back()[1]);
   r.blocks.push_back(std::move(curve));
   r.primary = "curve";
+  if (watching) {
+    const WatchFrame& first = frames.front();
+    const WatchFrame& last = frames.back();
+    r.blocks.push_back(Text{trf("watched \"{}\" at {} steps from 0 to {}: cross-attention entropy (decoder layer {}, mean of heads) {:.3f} → {:.3f} nats",
+                                tc_join(plan.words), frames.size(), to.steps, align_layer + 1, first.sharpness.entropy, last.sharpness.entropy)});
+    if (plan.has_reference && first.sharpness.aligned > 0)
+      r.blocks.push_back(Text{trf("attention on the gold source word: {:.2f} → {:.2f}", first.sharpness.gold_mass, last.sharpness.gold_mass)});
+    r.blocks.push_back(watch_table(plan, frames));
+  }
 
   if (!model_path.empty()) {
     TensorMetadata meta{{"format", "pt"},
@@ -254,6 +303,7 @@ void run_train(const TrainCommandOptions& o) {
     figure.title = trf("tfx train: {} steps of {} pairs", o.steps, o.batch);
   }
   present_all(r, o.out, o.fig, &figure, nullptr, "train.png");
+  if (o.gif.requested()) write_gif(watch_figures(plan, frames, c, align_layer, to.steps), o.gif, "train_watch.gif", o.out, o.fig);
 }
 
 }  // namespace
@@ -292,6 +342,12 @@ void register_train(CLI::App& app) {
   cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar or progress lines on stderr"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
+  o->gif.frames = 30;
+  o->gif.fps = 5;
+  add_gif_flags(cmd, o->gif, tr("the cross-attention of the --watch sentence and the embeddings' 2-D PCA, from the initial weights to the last step"));
+  cmd->get_option("--frames")->description(tr("Frames of --gif (and rows of the watch table), at steps from 0 to --steps, denser early: steps · (k / (N − 1))²"));
+  o->watch_opt = cmd->add_option("--watch", o->watch, tr("The sentence --gif watches (default: 그녀는 커피를 마셨다, or the first held-out pair of --pairs)"))
+      ->group(tr("Figures"));
   // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
   o->out.output_opt->transform(CLI::Validator(
       [opts = o](std::string& path) {
@@ -305,6 +361,7 @@ void register_train(CLI::App& app) {
   set_examples(cmd, {tr("tfx train                                   # the built-in corpus, about a minute"),
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
                      tr("tfx train --no-pe --steps 1500             # what is lost without word order?"),
+                     tr("tfx train --gif --watch \"그녀는 커피를 마셨다\"     # watch attention and embeddings form"),
                      tr("tfx train --pairs my_pairs.tsv --test-fraction 0.2")});
 }
 

@@ -1,0 +1,211 @@
+// `tfx train --gif / --watch` (train_watch.hpp): the watched sentence, the frames captured while
+// training, and their figures and table.
+#include "cli/commands/train/train_watch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
+#include "tfx/core/stats.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+// At most this many words in the PCA panel (the most frequent source words of the training pairs).
+constexpr std::size_t kWatchPcaWords = 48;
+
+std::vector<std::string> tw_words(const std::string& text) {
+  std::vector<std::string> w;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t start = text.find_first_not_of(' ', i);
+    if (start == std::string::npos) break;
+    const std::size_t end = std::min(text.find(' ', start), text.size());
+    w.push_back(text.substr(start, end - start));
+    i = end;
+  }
+  return w;
+}
+
+std::string tw_join(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+}  // namespace
+
+WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pairs, const std::vector<std::string>& vocab,
+                     bool builtin, std::size_t steps, std::size_t frames) {
+  WatchPlan p;
+  std::unordered_map<std::string, std::size_t> ids;
+  for (std::size_t i = 4; i < vocab.size(); ++i) ids.emplace(vocab[i], i);  // not the specials <pad> <bos> <eos> <unk>
+  // 1. the sentence: --watch, else a fixed one of the data
+  if (watch) {
+    p.words = tw_words(*watch);
+    if (p.words.empty()) throw usage_error("--watch is empty; expected a sentence of the training data's source language");
+  } else if (builtin) {
+    p.words = {"그녀는", "커피를", "마셨다"};
+  } else {
+    const TextPair* first = &pairs.front();
+    for (const TextPair& t : pairs)
+      if (t.test) {
+        first = &t;
+        break;
+      }
+    p.words = first->source;
+  }
+  std::vector<std::string> unknown;
+  for (const std::string& w : p.words) {
+    const auto it = ids.find(w);
+    if (it == ids.end()) {
+      if (std::find(unknown.begin(), unknown.end(), w) == unknown.end()) unknown.push_back(w);
+      continue;
+    }
+    p.ids.push_back(it->second);
+  }
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& w : unknown) list += (list.empty() ? "\"" : ", \"") + w + "\"";
+    throw usage_error(fmt::format("--watch \"{}\": {} {} not in the vocabulary ({}); expected words of the training pairs' source side, "
+                                  "such as \"{}\"",
+                                  watch ? *watch : tw_join(p.words), list, unknown.size() == 1 ? "is" : "are",
+                                  builtin ? std::string("the built-in corpus") : std::string("the --pairs file"),
+                                  tw_join(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source)));
+  }
+  // 2. its reference, when the data has the sentence as a pair (training or held out)
+  for (const TextPair& t : pairs)
+    if (t.source == p.words) {
+      p.has_reference = true;
+      p.reference = t.target;
+      p.alignment = t.alignment;
+      for (const auto& w : t.target) p.reference_ids.push_back(ids.count(w) ? ids.at(w) : 3);
+      break;
+    }
+  // 3. the PCA panel's words: the training pairs' source words, most frequent first (ties: first seen)
+  std::unordered_map<std::string, std::size_t> count, first_seen;
+  std::vector<std::string> order;
+  for (const TextPair& t : pairs) {
+    if (t.test) continue;
+    for (const auto& w : t.source) {
+      if (!ids.count(w)) continue;
+      if (!count.count(w)) {
+        first_seen[w] = order.size();
+        order.push_back(w);
+      }
+      ++count[w];
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) { return count[a] > count[b]; });
+  if (order.size() > kWatchPcaWords) order.resize(kWatchPcaWords);
+  for (const auto& w : order) {
+    p.pca_words.push_back(w);
+    p.pca_ids.push_back(ids.at(w));
+  }
+  // 4. the capture steps from the initial weights to the last step, s_k = round(steps · (k / (F − 1))²):
+  // denser early, where attention forms (within the first few hundred steps on the built-in
+  // corpus), each at least one step after the one before and leaving room for the rest
+  const std::size_t F = std::min(frames, steps + 1);
+  for (std::size_t k = 0; k < F; ++k) {
+    const double t = F == 1 ? 1.0 : double(k) / double(F - 1);
+    std::size_t s = static_cast<std::size_t>(std::llround(double(steps) * t * t));
+    if (k > 0) s = std::max(s, p.steps.back() + 1);
+    s = std::min(s, steps - (F - 1 - k));
+    p.steps.push_back(s);
+  }
+  return p;
+}
+
+WatchFrame capture_watch(const WatchPlan& plan, const TrainConfig& c, const TensorMap& params, const std::vector<std::string>& vocab,
+                         std::size_t layer, std::size_t step) {
+  WatchFrame f;
+  f.step = step;
+  // the model's own translation, greedy, at most twice the source's length and two
+  const std::vector<std::size_t> said = train_greedy(c, params, plan.ids, 2 * plan.ids.size() + 2);
+  for (std::size_t id : said) f.said.push_back(vocab[id]);
+  const std::vector<std::size_t>& rows = plan.has_reference ? plan.reference_ids : said;
+  f.rows = plan.has_reference ? plan.reference : f.said;
+  f.rows.push_back("<eos>");
+  f.attention = train_cross_attention(c, params, plan.ids, rows, layer);
+  // sharpness over the word rows (the <eos> row only when there is no word)
+  const std::size_t R = rows.empty() ? 1 : rows.size(), S = plan.ids.size();
+  Tensor words({R, S});
+  std::copy(f.attention.data(), f.attention.data() + R * S, words.data());
+  f.sharpness = attention_sharpness(words, plan.has_reference ? plan.alignment : std::vector<int>{});
+  // the embedding rows of the PCA words
+  const Tensor& e = params.at("embedding.weight");
+  f.embedding = Tensor({plan.pca_ids.size(), c.d_model});
+  for (std::size_t i = 0; i < plan.pca_ids.size(); ++i)
+    std::copy(e.data() + plan.pca_ids[i] * c.d_model, e.data() + (plan.pca_ids[i] + 1) * c.d_model, f.embedding.data() + i * c.d_model);
+  return f;
+}
+
+std::vector<Figure> watch_figures(const WatchPlan& plan, const std::vector<WatchFrame>& frames, const TrainConfig& c, std::size_t layer,
+                                  std::size_t total_steps) {
+  // the axes: the first two principal components of the last frame's rows (fixed for every frame)
+  const std::size_t n = plan.pca_ids.size(), D = c.d_model;
+  const bool scatter = n >= 2 && D >= 2 && !frames.empty();
+  Pca axes;
+  if (scatter) axes = pca(frames.back().embedding, 2);
+  std::vector<Figure> figures;
+  const std::string sentence = tw_join(plan.words);
+  for (const WatchFrame& f : frames) {
+    Figure fig;
+    fig.columns = 2;
+    fig.title = f.step == 0 ? trf("Watching \"{}\" learn: step 0 of {} (initial random weights), loss {:.3f}", sentence, total_steps, f.loss)
+                            : trf("Watching \"{}\" learn: step {} of {}, training loss {:.3f}", sentence, f.step, total_steps, f.loss);
+    Heatmap h;
+    h.values = f.attention;
+    h.row_labels = f.rows;
+    h.col_labels = plan.words;
+    h.vmin = 0.0;
+    h.vmax = 1.0;
+    h.title = trf("Cross-attention, decoder layer {} (mean of {} heads)", layer + 1, c.heads);
+    const std::string said = f.said.empty() ? std::string("∅") : tw_join(f.said);
+    h.subtitle = plan.has_reference ? trf("rows: the reference, teacher-forced; the model says \"{}\"", said)
+                                    : trf("rows: the model's own greedy translation \"{}\"", said);
+    h.x_label = tr("source word (attended to)");
+    h.y_label = tr("target word being predicted");
+    h.value_label = tr("attention weight");
+    fig.panels.push_back(std::move(h));
+    if (scatter) {
+      // x' = (x − mean_last) · PCᵀ
+      Scatter s;
+      s.title = trf("Embeddings of {} source words", n);
+      s.subtitle = trf("on the last step's first two principal components ({:.0f} % + {:.0f} % of its variance)",
+                       100 * axes.explained_ratio[0], 100 * axes.explained_ratio[1]);
+      s.x_label = "PC1";
+      s.y_label = "PC2";
+      for (std::size_t i = 0; i < n; ++i) {
+        const float* x = f.embedding.data() + i * D;
+        double p[2] = {0, 0};
+        for (std::size_t j = 0; j < 2; ++j)
+          for (std::size_t d = 0; d < D; ++d) p[j] += (double(x[d]) - axes.mean[d]) * axes.components.data()[j * D + d];
+        s.points.push_back({p[0], p[1], plan.pca_words[i]});
+      }
+      fig.panels.push_back(std::move(s));
+    }
+    figures.push_back(std::move(fig));
+  }
+  return figures;
+}
+
+Records watch_table(const WatchPlan& plan, const std::vector<WatchFrame>& frames) {
+  Records t;
+  t.name = N_("watch");
+  t.columns = {N_("step"), N_("loss"), N_("translation"), N_("attention_entropy")};
+  const bool gold = plan.has_reference && !frames.empty() && frames.front().sharpness.aligned > 0;
+  if (gold) t.columns.push_back(N_("gold_attention"));
+  for (const WatchFrame& f : frames) {
+    t.rows.push_back({static_cast<long long>(f.step), f.loss, tw_join(f.said), f.sharpness.entropy});
+    if (gold) t.rows.back().push_back(f.sharpness.gold_mass);
+  }
+  return t;
+}
+
+}  // namespace tfx::cli
