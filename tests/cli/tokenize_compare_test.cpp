@@ -74,12 +74,14 @@ TEST_CASE("model tokenize --compare: the bar figure names the document and label
   const std::string file = shell_quote(kCmpParagraphs + "paragraph_ko.txt");
   const Run r = run_tfx("model tokenize --file " + file + " --compare" + cmp_folders(dir) + " --svg c.svg --png c.png", t.path);
   REQUIRE(r.code == 0);
-  CHECK(r.out.empty());  // only figures were asked for
+  CHECK_FALSE(has(r.out, "byte-level BPE"));  // only figures were asked for: no table
+  CHECK(has(r.out, "wrote c.png"));
   const std::string svg = read_file(t / "c.svg");
   CHECK(has(svg, "paragraph_ko.txt"));
   for (const char* m : {"gpt2", "bert-base-uncased", "llama3", "qwen3", ">167<", ">101<"}) CHECK_MESSAGE(has(svg, m), m);
   const auto png = decode_png(read_file(t / "c.png"));
-  CHECK(png.width > 300);
+  CHECK(png.w > 300);
+  CHECK(png.h > 300);
   // TEXT before --compare works as --file does; the text table is the default output
   const Run x = run_tfx("model tokenize 'hello world' --compare" + cmp_folders(dir));
   REQUIRE(x.code == 0);
@@ -136,4 +138,40 @@ TEST_CASE("tokenize --stats: the same per-script counts and ratios as model toke
   CHECK(w["summary"]["stats"]["unknown"] == 1);
   const Run t = run_tfx("tokenize 'I love playing football.' --stats");
   CHECK(has(t.out, "7 tokens for 4 words, 24 characters, 24 bytes: 1.75 tokens per word"));
+}
+
+TEST_CASE("model tokenize --format json/csv: each token's character and byte offsets are Hugging Face's") {
+  const auto dir = shared_data("tokenizers");
+  if (dir.empty()) return;
+  // byte pieces of one character span the whole character; accents stripped, jamo of NFD, emoji
+  // outside the BMP, a WordPiece [UNK] word, added tokens written in the text, the post-processor's
+  // [CLS]/[SEP] at [0, 0)
+  for (const HfOffsetCase& c : kHfOffsetCases) {
+    const Run r = run_tfx("model tokenize " + shell_quote((dir / c.tokenizer).string()) + " " + shell_quote(std::string(c.text)) + " --format json");
+    REQUIRE(r.code == 0);
+    const auto j = json_of(r)["summary"];
+    CAPTURE(c.tokenizer);
+    CAPTURE(c.text);
+    REQUIRE(j["ids"].size() == c.count);
+    for (std::size_t k = 0; k < c.count; ++k) {
+      const HfOffset& want = kHfOffsets[c.first + k];
+      CAPTURE(k);
+      CHECK(j["ids"][k] == want.id);
+      CHECK(j["offsets"][k] == nlohmann::json::array({want.char_start, want.char_end}));
+      CHECK(j["byte_offsets"][k] == nlohmann::json::array({want.byte_start, want.byte_end}));
+    }
+  }
+  // CSV: the same four numbers per row; --lines: offsets into each line
+  const std::string gpt2 = shell_quote((dir / "gpt2").string());
+  const Run csv = run_tfx("model tokenize " + gpt2 + " '나 b' --format csv");
+  REQUIRE(csv.code == 0);
+  CHECK(has(csv.out, "position,token,readable,id,start,end,byte start,byte end\n"));
+  CHECK(has(csv.out, ",0,1,0,3\n"));  // each of 나's three byte pieces spans the syllable
+  CHECK(has(csv.out, ",1,3,3,5\n"));  // ␣b
+  TempDir t;
+  write_file(t / "two.txt", "ab\n가 c\n");
+  const auto l = json_of(run_tfx("model tokenize " + gpt2 + " --file two.txt --lines --format json", t.path));
+  REQUIRE(l["summary"]["offsets"].size() == 2);
+  CHECK(l["summary"]["offsets"][1].back() == nlohmann::json::array({1, 3}));        // ␣c in line 2
+  CHECK(l["summary"]["byte_offsets"][1].back() == nlohmann::json::array({3, 5}));
 }

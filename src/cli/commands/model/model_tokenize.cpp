@@ -30,10 +30,28 @@ struct ModelTokenizeOptions {
   CLI::Option* compare_opt = nullptr;
 };
 
+// Byte offset → character (code point) offset in one sequence, as Hugging Face's Python and Node
+// bindings give offsets: counted forward from the last question, from the start again when asked
+// for an earlier byte (the post-processor's [0, 0) after the text).
+class CharIndex {
+ public:
+  explicit CharIndex(std::string_view s) : s_(s) {}
+  std::size_t at(std::size_t byte) {
+    if (byte < byte_) byte_ = chars_ = 0;
+    for (; byte_ < byte && byte_ < s_.size(); ++byte_)
+      if ((static_cast<unsigned char>(s_[byte_]) & 0xC0) != 0x80) ++chars_;
+    return chars_;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t byte_ = 0, chars_ = 0;
+};
+
 // The sequences of `text` (the whole text, or each line with --lines) encoded by `tok`, a progress
 // bar over the bytes at a terminal.
 std::vector<HfEncoding> encode_document(const HfTokenizer& tok, std::string_view text, const ModelTokenizeOptions& o, bool readable,
-                                        const std::string& label) {
+                                        const std::string& label, bool offsets = false) {
   std::vector<std::string_view> seqs;
   if (o.lines) seqs = document_lines(text);
   else seqs.push_back(text);
@@ -43,7 +61,7 @@ std::vector<HfEncoding> encode_document(const HfTokenizer& tok, std::string_view
   std::size_t done = 0;
   for (std::string_view s : seqs) {
     const Progress p = bar.callback() ? Progress([&](std::size_t d, std::size_t) { bar.update(done + d, text.size()); }) : Progress{};
-    encs.push_back(tok.encode(s, !o.no_special, readable, p));
+    encs.push_back(tok.encode(s, !o.no_special, readable, p, offsets));
     done += s.size() + 1;
   }
   return encs;
@@ -145,8 +163,11 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
     throw usage_error("--png/--svg/--format png: model tokenize draws a figure only with --compare DIR DIR…");
   const std::string text = document_text(o.text, o.text_opt->count() > 0, o.file);  // a usage error first
   const HfTokenizer tok = HfTokenizer::load(o.dir);
-  const bool npy = output_options(o.out).format == Format::npy;
-  const std::vector<HfEncoding> encs = encode_document(tok, text, o, !npy || o.stats, tokenize_progress_label(o));
+  const Format format = output_options(o.out).format;
+  const bool npy = format == Format::npy;
+  // csv and json carry each token's offsets into its sequence, in characters and in bytes
+  const bool offsets = format == Format::csv || format == Format::json;
+  const std::vector<HfEncoding> encs = encode_document(tok, text, o, !npy || o.stats, tokenize_progress_label(o), offsets);
   const std::size_t sequences = encs.size();
   Result r;
   r.command = "model tokenize";
@@ -177,27 +198,46 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   rec.name = N_("tokens");
   rec.columns = o.lines ? std::vector<std::string>{N_("line"), N_("position"), N_("token"), N_("readable"), N_("id")}
                         : std::vector<std::string>{N_("position"), N_("token"), N_("readable"), N_("id")};
+  if (offsets) rec.columns.insert(rec.columns.end(), {N_("start"), N_("end"), N_("byte start"), N_("byte end")});
   rec.rows.reserve(count);
   nlohmann::json ids = nlohmann::json::array(), tokens = nlohmann::json::array(), readable = nlohmann::json::array();
+  nlohmann::json char_offsets = nlohmann::json::array(), byte_offsets = nlohmann::json::array();
+  const std::vector<std::string_view> seqs = o.lines ? document_lines(text) : std::vector<std::string_view>{text};
   for (std::size_t l = 0; l < encs.size(); ++l) {
     const HfEncoding& e = encs[l];
-    nlohmann::json li = nlohmann::json::array();
+    nlohmann::json li = nlohmann::json::array(), lc = nlohmann::json::array(), lb = nlohmann::json::array();
+    CharIndex chars(seqs[l]);
     for (std::size_t i = 0; i < e.ids.size(); ++i) {
-      if (o.lines)
-        rec.rows.push_back({static_cast<long long>(l + 1), static_cast<long long>(i), e.tokens[i], e.readable[i], static_cast<long long>(e.ids[i])});
-      else
-        rec.rows.push_back({static_cast<long long>(i), e.tokens[i], e.readable[i], static_cast<long long>(e.ids[i])});
+      std::vector<Cell> row;
+      if (o.lines) row.push_back(static_cast<long long>(l + 1));
+      row.insert(row.end(), {static_cast<long long>(i), e.tokens[i], e.readable[i], static_cast<long long>(e.ids[i])});
+      if (offsets) {
+        const auto [b0, b1] = e.offsets[i];
+        const std::size_t c0 = chars.at(b0), c1 = chars.at(b1);
+        row.insert(row.end(), {static_cast<long long>(c0), static_cast<long long>(c1), static_cast<long long>(b0), static_cast<long long>(b1)});
+        lc.push_back({c0, c1});
+        lb.push_back({b0, b1});
+      }
+      rec.rows.push_back(std::move(row));
       li.push_back(e.ids[i]);
     }
     if (o.lines) {
       ids.push_back(std::move(li));
       tokens.push_back(e.tokens);
       readable.push_back(e.readable);
+      char_offsets.push_back(std::move(lc));
+      byte_offsets.push_back(std::move(lb));
     } else {
       ids = std::move(li);
       tokens = e.tokens;
       readable = e.readable;
+      char_offsets = std::move(lc);
+      byte_offsets = std::move(lb);
     }
+  }
+  if (offsets) {
+    r.summary["offsets"] = std::move(char_offsets);
+    r.summary["byte_offsets"] = std::move(byte_offsets);
   }
   r.blocks.push_back(std::move(rec));
   r.summary[N_("tokens")] = std::move(tokens);
