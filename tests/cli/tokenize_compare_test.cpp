@@ -82,6 +82,21 @@ TEST_CASE("model tokenize --compare: the bar figure names the document and label
   const auto png = decode_png(read_file(t / "c.png"));
   CHECK(png.w > 300);
   CHECK(png.h > 300);
+  // two documents: a panel each on one scale, a row per document and tokenizer
+  const std::string en = shell_quote(kCmpParagraphs + "paragraph_en.txt");
+  const Run two = run_tfx("model tokenize --file " + en + " --file " + file + " --compare" + cmp_folders(dir) + " --svg two.svg --format json", t.path);
+  REQUIRE(two.code == 0);
+  const auto tj = json_of(two);
+  REQUIRE(tj["data"].size() == 8);
+  CHECK(tj["data"][0]["document"] == "paragraph_en.txt");
+  CHECK(tj["data"][4]["document"] == "paragraph_ko.txt");
+  CHECK(tj["data"][4]["tokenizer"] == "gpt2");
+  CHECK(tj["data"][4]["tokens"] == 167);
+  CHECK(tj["summary"]["documents"][1]["words"] == 18);
+  const std::string two_svg = read_file(t / "two.svg");
+  CHECK(has(two_svg, "paragraph_en.txt"));
+  CHECK(has(two_svg, ">167<"));
+  CHECK(has(two_svg, "paragraph_ko.txt"));
   // TEXT before --compare works as --file does; the text table is the default output
   const Run x = run_tfx("model tokenize 'hello world' --compare" + cmp_folders(dir));
   REQUIRE(x.code == 0);
@@ -98,6 +113,8 @@ TEST_CASE("model tokenize --compare: one folder, a folder without a tokenizer, D
   check_one_line_error(run_tfx("model tokenize a hello --compare a a", t.path), 2, "got DIR a too");
   check_one_line_error(run_tfx("model tokenize a hello --png", t.path), 2, "only with --compare");
   check_one_line_error(run_tfx("model tokenize hello --compare a a --stats", t.path), 2, "--stats and --compare");
+  write_file(t / "x.txt", "x");
+  check_one_line_error(run_tfx("model tokenize a --file x.txt --file x.txt", t.path), 2, "--file given 2 times");
   // both folders given, vocab.txt's WordPiece: runs without ../shared
   const auto j = json_of(run_tfx("model tokenize 'hello hello x' --compare a a --format json", t.path));
   REQUIRE(j["data"].size() == 2);

@@ -22,6 +22,7 @@ namespace {
 struct ModelTokenizeOptions {
   std::string dir, text, file;
   std::vector<std::string> compare;  // --compare DIR DIR…
+  std::vector<std::string> files;    // --file, given more than once only with --compare
   bool no_special = false, lines = false, stats = false;
   OutputFlags out;
   FigureFlags fig;
@@ -79,85 +80,140 @@ std::string tokenizer_label(const std::string& dir) {
   return s.empty() || s == "." || s == ".." ? dir : s;
 }
 
-// --compare DIR DIR…: one document, several tokenizers — a row each (tokens, tokens per word and
-// per character, bytes per token, [UNK] and byte-fallback tokens, vocabulary, file) and a bar
-// figure of the tokens and the tokens per word. Special tokens are left out of every count.
-void run_model_tokenize_compare(const ModelTokenizeOptions& o, const std::string& text) {
+// A document's name for labels: the file's name, <stdin>, or TEXT.
+std::string document_label(const std::string& file) {
+  if (file.empty()) return "TEXT";
+  if (file == "-") return "<stdin>";
+  return std::filesystem::path(file).filename().string();
+}
+
+// --compare DIR DIR…: one document (or several: --file A --file B), several tokenizers — a row
+// each (tokens, tokens per word and per character, bytes per token, [UNK] and byte-fallback
+// tokens, vocabulary, file) and a bar figure: for one document its tokens and tokens per word, for
+// several a panel of tokens per document on one scale (the same paragraph in two languages shows
+// what each language costs). Special tokens are left out of every count.
+void run_model_tokenize_compare(const ModelTokenizeOptions& o, const std::vector<std::string>& texts) {
   if (o.compare.size() < 2)
     throw usage_error(fmt::format("--compare: got one folder ({}); expected two or more tokenizer folders (--compare gpt2/ bert/ …)",
                                   o.compare.front()));
   // every folder is loaded before any is run: a bad one fails fast
   std::vector<HfTokenizer> toks;
   for (const std::string& d : o.compare) toks.push_back(HfTokenizer::load(d));
-  const ScriptCounts scripts = count_scripts(text);
-  const std::string doc = o.file.empty() ? std::string("TEXT") : o.file == "-" ? std::string("<stdin>") : std::filesystem::path(o.file).filename().string();
+  const bool several = texts.size() > 1;
+  std::vector<std::string> docs;
+  for (std::size_t d = 0; d < texts.size(); ++d) docs.push_back(document_label(o.files.empty() ? std::string() : o.files[d]));
   Result r;
   r.command = "model tokenize";
   r.params = {{"compare", o.compare}, {"special_tokens", false}, {"lines", o.lines}};
-  if (o.file.empty()) r.params["text"] = o.text;
-  else r.params["file"] = o.file;
-  r.blocks.push_back(Text{trf("{}: {} words, {} characters, {} bytes ({} Hangul, {} Latin, {} Han characters) in {} tokenizers; special "
-                              "tokens left out of the counts",
-                              doc, scripts.all_words(), scripts.all_characters(), text.size(), scripts.characters[0],
-                              scripts.characters[1], scripts.characters[2], toks.size())});
+  if (o.files.empty()) r.params["text"] = o.text;
+  else if (several) r.params["files"] = o.files;
+  else r.params["file"] = o.files[0];
   Records rec;
   rec.name = N_("compare");
   rec.columns = {N_("tokenizer"), N_("kind"), N_("tokens"), N_("tokens per word"), N_("tokens per character"), N_("bytes per token"),
                  N_("unknown"), N_("byte fallback"), N_("part of a character"), N_("vocabulary"), N_("file")};
-  Bars tokens_bars, word_bars;
-  for (std::size_t k = 0; k < toks.size(); ++k) {
-    const HfTokenizer& tok = toks[k];
-    const std::vector<HfEncoding> encs = encode_document(tok, text, o, true, tokenize_progress_label(o));
-    const TokenTally t = tally_tokens(encs, tok);
-    const TokenRatios q = token_ratios(t, scripts);
-    const std::string label = tokenizer_label(o.compare[k]);
-    rec.rows.push_back({label, tok.kind(), static_cast<long long>(t.tokens), q.per_word, q.per_character, q.bytes_per_token,
-                        static_cast<long long>(t.unknown), static_cast<long long>(t.byte_fallback), static_cast<long long>(t.partial),
-                        static_cast<long long>(tok.vocab_size()), tok.source()});
-    tokens_bars.labels.push_back(label);
-    tokens_bars.values.push_back(static_cast<double>(t.tokens));
-    word_bars.labels.push_back(label);
-    word_bars.values.push_back(q.per_word);
+  if (several) rec.columns.insert(rec.columns.begin(), N_("document"));
+  Figure figure;
+  std::vector<Bars> token_panels;
+  Bars word_bars;
+  double most = 0;
+  nlohmann::json documents = nlohmann::json::array();
+  for (std::size_t d = 0; d < texts.size(); ++d) {
+    const std::string& text = texts[d];
+    const ScriptCounts scripts = count_scripts(text);
+    r.blocks.push_back(Text{trf("{}: {} words, {} characters, {} bytes ({} Hangul, {} Latin, {} Han characters) in {} tokenizers; special "
+                                "tokens left out of the counts",
+                                docs[d], scripts.all_words(), scripts.all_characters(), text.size(), scripts.characters[0],
+                                scripts.characters[1], scripts.characters[2], toks.size())});
+    documents.push_back({{"document", docs[d]}, {"words", scripts.all_words()}, {"characters", scripts.all_characters()}, {"bytes", text.size()}});
+    Bars tokens_bars;
+    tokens_bars.title = several ? docs[d] : tr("tokens");
+    tokens_bars.subtitle = trf("{} words, {} characters, {} bytes; special tokens left out", scripts.all_words(), scripts.all_characters(),
+                               text.size());
+    tokens_bars.value_label = tr("tokens");
+    tokens_bars.category_label = tr("tokenizer");
+    tokens_bars.horizontal = tokens_bars.annotate = true;
+    tokens_bars.color = static_cast<int>(d);
+    ModelTokenizeOptions one = o;
+    one.file = o.files.empty() ? std::string() : o.files[d];
+    for (std::size_t k = 0; k < toks.size(); ++k) {
+      const HfTokenizer& tok = toks[k];
+      const std::vector<HfEncoding> encs = encode_document(tok, text, o, true, tokenize_progress_label(one));
+      const TokenTally t = tally_tokens(encs, tok);
+      const TokenRatios q = token_ratios(t, scripts);
+      const std::string label = tokenizer_label(o.compare[k]);
+      std::vector<Cell> row;
+      if (several) row.push_back(docs[d]);
+      row.insert(row.end(), {label, tok.kind(), static_cast<long long>(t.tokens), q.per_word, q.per_character, q.bytes_per_token,
+                             static_cast<long long>(t.unknown), static_cast<long long>(t.byte_fallback), static_cast<long long>(t.partial),
+                             static_cast<long long>(tok.vocab_size()), tok.source()});
+      rec.rows.push_back(std::move(row));
+      tokens_bars.labels.push_back(label);
+      tokens_bars.values.push_back(static_cast<double>(t.tokens));
+      most = std::max(most, static_cast<double>(t.tokens));
+      word_bars.labels.push_back(label);
+      word_bars.values.push_back(q.per_word);
+    }
+    token_panels.push_back(std::move(tokens_bars));
   }
   r.blocks.push_back(std::move(rec));
-  r.summary["words"] = scripts.all_words();
-  r.summary["characters"] = scripts.all_characters();
-  r.summary["bytes"] = text.size();
+  if (several) {
+    r.summary["documents"] = std::move(documents);
+  } else {
+    r.summary["words"] = documents[0]["words"];
+    r.summary["characters"] = documents[0]["characters"];
+    r.summary["bytes"] = documents[0]["bytes"];
+  }
   r.primary = "compare";
 
-  Figure figure;
-  figure.title = trf("“{}” in {} tokenizers", doc, toks.size());
-  tokens_bars.title = tr("tokens");
-  tokens_bars.subtitle = trf("{} words, {} characters, {} bytes; special tokens left out", scripts.all_words(), scripts.all_characters(),
-                             text.size());
-  tokens_bars.value_label = tr("tokens");
-  tokens_bars.category_label = tr("tokenizer");
-  tokens_bars.horizontal = tokens_bars.annotate = true;
-  word_bars.title = tr("tokens per word");
-  word_bars.subtitle = tr("words: runs between white space");
-  word_bars.value_label = tr("tokens per word");
-  word_bars.category_label = tr("tokenizer");
-  word_bars.horizontal = word_bars.annotate = true;
-  word_bars.color = 1;
-  figure.panels.push_back(std::move(tokens_bars));
-  figure.panels.push_back(std::move(word_bars));
+  if (several) {
+    // one scale for all documents, so the bars of one tokenizer compare across them
+    figure.title = trf("Tokens of {} in {} tokenizers", fmt::join(docs, tr(" and ")), toks.size());
+    for (Bars& b : token_panels) {
+      b.vmin = 0;
+      b.vmax = most * 1.12;  // room for the longest bar's value
+      figure.panels.push_back(std::move(b));
+    }
+  } else {
+    figure.title = trf("“{}” in {} tokenizers", docs[0], toks.size());
+    word_bars.title = tr("tokens per word");
+    word_bars.subtitle = tr("words: runs between white space");
+    word_bars.value_label = tr("tokens per word");
+    word_bars.category_label = tr("tokenizer");
+    word_bars.horizontal = word_bars.annotate = true;
+    word_bars.color = 1;
+    figure.panels.push_back(std::move(token_panels[0]));
+    figure.panels.push_back(std::move(word_bars));
+  }
   figure.columns = 1;
   std::string stem;
-  for (char c : doc) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  for (const std::string& d : docs) {
+    if (!stem.empty()) stem += "_";
+    for (char c : d) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  }
   present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("tokenize_compare_{}.png", stem));
 }
 
 void run_model_tokenize(const ModelTokenizeOptions& given) {
   ModelTokenizeOptions o = given;
+  if (!o.files.empty()) o.file = o.files.front();
   if (o.compare_opt->count() > 0) {
     // with --compare every folder is --compare's; a lone positional is the TEXT
     if (o.dir_opt->count() > 0 && o.text_opt->count() > 0)
       throw usage_error(fmt::format("--compare: give the folders after --compare and the text as TEXT or --file; got DIR {} too", o.dir));
     if (o.dir_opt->count() > 0) o.text.swap(o.dir);
     if (o.stats) throw usage_error("--stats and --compare: --compare shows the counts of each tokenizer; give one of them");
-    const std::string text = document_text(o.text, given.dir_opt->count() > 0, o.file);
-    return run_model_tokenize_compare(o, text);
+    std::vector<std::string> texts;
+    if (o.files.size() > 1) {
+      if (given.dir_opt->count() > 0) throw usage_error(tr("give the text once: TEXT or --file FILE, not both"));
+      for (const std::string& f : o.files) texts.push_back(read_document(f));
+    } else {
+      texts.push_back(document_text(o.text, given.dir_opt->count() > 0, o.file));
+    }
+    return run_model_tokenize_compare(o, texts);
   }
+  if (o.files.size() > 1)
+    throw usage_error(fmt::format("--file given {} times; expected one document (several only with --compare DIR DIR…)", o.files.size()));
   if (o.dir_opt->count() == 0) throw usage_error("DIR is required: the checkpoint folder with the tokenizer (or --compare DIR DIR…)");
   if (o.fig.png_requested() || o.out.figure_format())
     throw usage_error("--png/--svg/--format png: model tokenize draws a figure only with --compare DIR DIR…");
@@ -253,9 +309,11 @@ void register_model_tokenize(CLI::App& model) {
   auto [cmd, o] = add_command(model, "tokenize", tr("The checkpoint's own tokenizer: tokens and ids as Hugging Face gives them"), run_model_tokenize);
   o->dir_opt = cmd->add_option("DIR", o->dir, tr("Checkpoint folder with tokenizer.json (or vocab.txt, or vocab.json + merges.txt)"));
   o->text_opt = cmd->add_option("TEXT", o->text, tr("The text to tokenize (or --file)"));
-  cmd->add_option("--file", o->file,
+  cmd->add_option("--file", o->files,
                   tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT: the whole document one sequence, as "
                      "Hugging Face's encode sees it"))
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("FILE");
   cmd->add_flag("--lines", o->lines, tr("Each line its own sequence (as Hugging Face's encode_batch), special tokens around each"));
   cmd->add_flag("--stats", o->stats,
@@ -264,7 +322,7 @@ void register_model_tokenize(CLI::App& model) {
   o->compare_opt = cmd->add_option("--compare", o->compare,
                                    tr("Tokenize the text with each of these tokenizer folders (two or more) and compare them: tokens, "
                                       "tokens per word and per character, bytes per token, [UNK] / byte-fallback tokens, vocabulary; "
-                                      "--png draws the bars (give the text as --file or before --compare)"))
+                                      "--png draws the bars (give the text as --file, or before --compare; several documents: --file A --file B)"))
                        ->expected(1, -1)
                        ->type_name("DIR");
   cmd->add_flag("--no-special", o->no_special, tr("Leave out the tokens the post-processor adds ([CLS] … [SEP], <s>)"));
@@ -274,7 +332,8 @@ void register_model_tokenize(CLI::App& model) {
                      tr("tfx model tokenize bert-base-uncased/ \"Hello, my dog is cute\" --format json"),
                      tr("tfx model tokenize gpt2/ --file book.txt --format npy -o ids.npy"),
                      tr("cat notes.txt | tfx model tokenize llama3/ --file - --lines --format json"),
-                     tr("tfx model tokenize --file notes_ko.txt --compare gpt2/ bert/ llama3/ --png   # what each costs")});
+                     tr("tfx model tokenize --file notes_ko.txt --compare gpt2/ bert/ llama3/ --png   # what each costs"),
+                     tr("tfx model tokenize --file en.txt --file ko.txt --compare gpt2/ llama3/ --png   # two languages, one scale")});
 }
 
 }  // namespace tfx::cli
