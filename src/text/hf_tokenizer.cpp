@@ -570,8 +570,8 @@ std::string HfTokenizer::Impl::piece_bytes(std::size_t id) const {
 //      the cluster's byte range in `text`;
 //   2. each token's bytes found at the current position: WordPiece skips white space, drops the
 //      ## of a continuation, and an [UNK] takes the rest of its word; a token's leading space that
-//      the text does not have (add_prefix_space, Prepend ▁) belongs to the next character; an <unk>
-//      of BPE takes one cluster;
+//      the text does not have (add_prefix_space, Prepend ▁) belongs to the next character (a lone
+//      ▁ spans that character and leaves it to the next token); an <unk> of BPE takes one cluster;
 //   3. the token spans from its first byte's cluster start to its last byte's cluster end.
 // A token that cannot be found (a normalizer that reorders across clusters) gets the rest of the
 // segment, so offsets stay ordered and inside the text.
@@ -626,7 +626,14 @@ void HfTokenizer::Impl::segment_offsets(std::string_view text, std::size_t base,
       std::string_view bytes;
       const std::string owned = piece_bytes(id);
       bytes = owned;
-      if (!bytes.empty() && bytes[0] == ' ' && (a >= s.size() || s[a] != ' ')) bytes.remove_prefix(1);
+      if (!bytes.empty() && bytes[0] == ' ' && (a >= s.size() || s[a] != ' ')) {
+        bytes.remove_prefix(1);
+        if (bytes.empty() && a < s.size()) {
+          // a lone ▁ put in front: it spans the character it was put before, which stays next
+          part.offsets.emplace_back(base + src[a].first, base + src[a].second);
+          continue;
+        }
+      }
       b = s.compare(a, bytes.size(), bytes) == 0 ? a + bytes.size() : s.size();
     }
     // 3.

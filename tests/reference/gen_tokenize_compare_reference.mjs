@@ -4,7 +4,8 @@
 // ../shared/data/tokenizers (gpt2, bert-base-uncased, llama3, qwen3):
 //   - the token count (add_special_tokens = false) and the [UNK] count of the two committed
 //     paragraphs tests/data/tokenize/paragraph_en.txt and paragraph_ko.txt (the same content);
-//   - the offsets of every token (special tokens added) of a few texts: HF's `getOffsets()`, which
+//   - the offsets of every token (special tokens added) of a few texts, under those four and the
+//     committed tests/data/hf_tokenizers/llama2_tiny (▁ BPE with byte fallback): HF's `getOffsets()`, which
 //     the bindings give in characters (Unicode code points, as Python's str indexes), and the same
 //     offsets in UTF-8 bytes (the Rust engine's own unit), converted here from the characters.
 // The tests compare these constants and need neither node nor the npm package.
@@ -22,6 +23,9 @@ const data = process.argv[2] || path.join(here, "../../../shared/data/tokenizers
 const names = ["gpt2", "bert-base-uncased", "llama3", "qwen3"];
 const toks = {};
 for (const m of names) toks[m] = Tokenizer.fromFile(path.join(data, m, "tokenizer.json"));
+// and the committed Llama 2 layout (Prepend ▁ / Replace normalizer, byte fallback), for offsets only
+const llama2 = "tests/data/hf_tokenizers/llama2_tiny";
+toks[llama2] = Tokenizer.fromFile(path.join(here, "../data/hf_tokenizers/llama2_tiny/tokenizer.json"));
 
 // a C++ string_view literal of s's UTF-8 bytes (octal escapes)
 const c = (s) => {
@@ -61,7 +65,7 @@ out += "// kHfOffsets[first, first + count): {id, character start, character end
 out += "struct HfOffsetCase { const char* tokenizer; std::string_view text; std::size_t first, count; };\n";
 out += "struct HfOffset { std::uint32_t id, char_start, char_end, byte_start, byte_end; };\n";
 let cases = "", offs = [];
-for (const m of names)
+for (const m of [...names, llama2])
   for (const s of texts) {
     const e = await toks[m].encode(s, null, { addSpecialTokens: true });
     const ids = e.getIds(), o = e.getOffsets(), at = byteIndex(s);
