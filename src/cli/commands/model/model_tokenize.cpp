@@ -324,7 +324,7 @@ void register_model_tokenize(CLI::App& model) {
                                       "tokens per word and per character, bytes per token, [UNK] / byte-fallback tokens, vocabulary; "
                                       "--png draws the bars (give the text as --file, or before --compare; several documents: --file A --file B)"))
                        ->expected(1, -1)
-                       ->type_name("DIR");
+                       ->option_text("DIR");
   cmd->add_flag("--no-special", o->no_special, tr("Leave out the tokens the post-processor adds ([CLS] … [SEP], <s>)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
