@@ -195,6 +195,8 @@ struct HfTokenizer::Impl {
   std::u32string normalize(std::u32string s) const;
   void bpe_word(const std::vector<std::size_t>& symbols, HfEncoding& out) const;
   std::vector<std::size_t> symbols_of(const std::string& word) const;
+  std::string piece_bytes(std::size_t id) const;
+  void segment_offsets(std::string_view text, std::size_t base, HfEncoding& part) const;
 };
 
 namespace {
@@ -543,6 +545,119 @@ void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEnco
         continue;
       }
     bpe_cached(w, out, cache);
+  }
+}
+
+// The bytes a vocabulary token stands for in the text (added tokens never reach a segment):
+// byte-level characters back to bytes, <0xXX> to its byte, ▁ to a space, WordPiece as spelled.
+std::string HfTokenizer::Impl::piece_bytes(std::size_t id) const {
+  const std::string& tok = id_to_token[id];
+  if (byte_level) {
+    std::string b;
+    for (std::size_t k = 0; k < tok.size();) {
+      char32_t cp = 0;
+      const std::size_t len = unicode::utf8_decode(tok, k, &cp);
+      const auto it = char_to_byte().find(cp);
+      if (!len || it == char_to_byte().end()) return tok;
+      b += static_cast<char>(it->second);
+      k += len;
+    }
+    return b;
+  }
+  if (byte_fallback && tok.size() == 6 && tok.rfind("<0x", 0) == 0 && tok.back() == '>')
+    return std::string(1, static_cast<char>(std::stoi(tok.substr(3, 2), nullptr, 16)));
+  std::string out;
+  for (std::size_t k = 0; k < tok.size();) {
+    if (tok.compare(k, 3, "\xE2\x96\x81") == 0) {
+      out += ' ';
+      k += 3;
+    } else {
+      out += tok[k++];
+    }
+  }
+  return out;
+}
+
+// Offsets of the tokens encode_segment gave for `text` (at byte `base` of the whole input), by
+// aligning each token's bytes with the normalized text:
+//   1. the normalized text, built one cluster at a time (a character with the marks and Hangul
+//      vowel/final jamo that follow it, so composition stays inside), each of its bytes remembering
+//      the cluster's byte range in `text`;
+//   2. each token's bytes found at the current position: WordPiece skips white space, drops the
+//      ## of a continuation, and an [UNK] takes the rest of its word; a token's leading space that
+//      the text does not have (add_prefix_space, Prepend ▁) belongs to the next character (a lone
+//      ▁ spans that character and leaves it to the next token); an <unk> of BPE takes one cluster;
+//   3. the token spans from its first byte's cluster start to its last byte's cluster end.
+// A token that cannot be found (a normalizer that reorders across clusters) gets the rest of the
+// segment, so offsets stay ordered and inside the text.
+void HfTokenizer::Impl::segment_offsets(std::string_view text, std::size_t base, HfEncoding& part) const {
+  // 1.
+  std::string s;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> src;  // per byte of s: its cluster in text
+  s.reserve(text.size());
+  src.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t j = i + std::max<std::size_t>(1, unicode::utf8_decode(text, i));
+    if (!norms.empty())
+      while (j < text.size()) {
+        char32_t c = 0;
+        const std::size_t n = std::max<std::size_t>(1, unicode::utf8_decode(text, j, &c));
+        if (!((unicode::char_flags(c) & unicode::kMark) || (c >= 0x1160 && c <= 0x11FF))) break;
+        j += n;
+      }
+    const std::string_view cluster = text.substr(i, j - i);
+    const std::string n = norms.empty() ? std::string(cluster) : utf8(normalize(decode_utf8(cluster, "TEXT")));
+    s += n;
+    src.insert(src.end(), n.size(), {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+    i = j;
+  }
+  // 2.
+  std::size_t pos = 0;
+  auto char_end = [&](std::size_t p) { return p + std::max<std::size_t>(1, unicode::utf8_decode(s, p)); };
+  auto flags_at = [&](std::size_t p) {
+    char32_t c = 0;
+    unicode::utf8_decode(s, p, &c);
+    return std::pair<bool, bool>{unicode::is_white_space(c), (unicode::char_flags(c) & unicode::kPunctuation) != 0};
+  };
+  const std::size_t first = part.offsets.size();
+  for (std::size_t k = first; k < part.ids.size(); ++k) {
+    const std::size_t id = part.ids[k];
+    std::size_t a = pos, b = pos;
+    if (model == Model::wordpiece) {
+      while (a < s.size() && flags_at(a).first) a = char_end(a);
+      if (unk && id == *unk) {
+        b = a < s.size() ? char_end(a) : a;
+        if (a < s.size() && !flags_at(a).second)
+          while (b < s.size() && !flags_at(b).first && !flags_at(b).second) b = char_end(b);
+      } else {
+        std::string_view piece = id_to_token[id];
+        if (piece.starts_with(continuing_prefix) && piece.size() > continuing_prefix.size() && s.compare(a, piece.size(), piece) != 0)
+          piece.remove_prefix(continuing_prefix.size());
+        b = s.compare(a, piece.size(), piece) == 0 ? a + piece.size() : s.size();
+      }
+    } else if (unk && id == *unk && !byte_fallback) {
+      b = a < s.size() ? char_end(a) : a;
+    } else {
+      std::string_view bytes;
+      const std::string owned = piece_bytes(id);
+      bytes = owned;
+      if (!bytes.empty() && bytes[0] == ' ' && (a >= s.size() || s[a] != ' ')) {
+        bytes.remove_prefix(1);
+        if (bytes.empty() && a < s.size()) {
+          // a lone ▁ put in front: it spans the character it was put before, which stays next
+          part.offsets.emplace_back(base + src[a].first, base + src[a].second);
+          continue;
+        }
+      }
+      b = s.compare(a, bytes.size(), bytes) == 0 ? a + bytes.size() : s.size();
+    }
+    // 3.
+    std::size_t from = text.size(), to = text.size();
+    if (a < s.size()) from = src[a].first;
+    if (b > a && b - 1 < s.size()) to = src[b - 1].second;
+    else if (b <= a) to = from;
+    part.offsets.emplace_back(base + from, base + std::max(from, to));
+    pos = b;
   }
 }
 
@@ -1006,7 +1121,8 @@ std::vector<std::size_t> safe_cuts(std::string_view s, std::size_t chunk) {
 
 }  // namespace
 
-HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, bool with_readable, const Progress& progress) const {
+HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, bool with_readable, const Progress& progress,
+                               bool with_offsets) const {
   const Impl& t = *impl_;
   for (std::size_t i = 0; i < text.size();) {  // invalid UTF-8 is a usage error before anything runs
     if (static_cast<unsigned char>(text[i]) < 0x80) {
@@ -1022,6 +1138,7 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, b
     std::size_t begin, end;
     bool first;
     const AddedToken* token;  // an added token instead of text
+    std::size_t token_begin = 0;  // where its content is in the text
   };
   std::vector<Job> jobs;
   std::size_t begin = 0;
@@ -1060,7 +1177,7 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, b
     if (hit->rstrip)
       while (right < text.size() && (text[right] == ' ' || text[right] == '\t' || text[right] == '\n' || text[right] == '\r')) ++right;
     flush(left);
-    jobs.push_back({left, left, false, hit});
+    jobs.push_back({left, left, false, hit, i});
     begin = i = right;
   }
   flush(text.size());
@@ -1088,8 +1205,10 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, b
       parts[k].ids.push_back(j.token->id);
       parts[k].tokens.push_back(j.token->content);
       parts[k].special.push_back(j.token->special);
+      if (with_offsets) parts[k].offsets.emplace_back(j.token_begin, j.token_begin + j.token->content.size());
     } else {
       t.encode_segment(text.substr(j.begin, j.end - j.begin), j.first, parts[k], cache);
+      if (with_offsets) t.segment_offsets(text.substr(j.begin, j.end - j.begin), j.begin, parts[k]);
     }
   };
   // progress in bytes of text, reported by the calling thread only (share 0)
@@ -1121,6 +1240,7 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, b
     seq.ids.insert(seq.ids.end(), p.ids.begin(), p.ids.end());
     std::move(p.tokens.begin(), p.tokens.end(), std::back_inserter(seq.tokens));
     seq.special.insert(seq.special.end(), p.special.begin(), p.special.end());
+    seq.offsets.insert(seq.offsets.end(), p.offsets.begin(), p.offsets.end());
     p = HfEncoding{};
   }
   // 2. the post-processor's template
@@ -1131,10 +1251,12 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, b
         out.ids.insert(out.ids.end(), seq.ids.begin(), seq.ids.end());
         out.tokens.insert(out.tokens.end(), seq.tokens.begin(), seq.tokens.end());
         out.special.insert(out.special.end(), seq.special.begin(), seq.special.end());
+        out.offsets.insert(out.offsets.end(), seq.offsets.begin(), seq.offsets.end());
       } else {
         out.ids.insert(out.ids.end(), p.ids.begin(), p.ids.end());
         out.tokens.insert(out.tokens.end(), p.tokens.begin(), p.tokens.end());
         out.special.insert(out.special.end(), p.ids.size(), true);
+        if (with_offsets) out.offsets.insert(out.offsets.end(), p.ids.size(), std::pair<std::size_t, std::size_t>{0, 0});
       }
     }
   } else {

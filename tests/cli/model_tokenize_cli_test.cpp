@@ -19,8 +19,8 @@ TEST_CASE("model tokenize: GPT-2 and BERT folders give Hugging Face's ids as tab
   CHECK(gj["summary"]["readable"][2] == "␣my");
   const Run b = run_tfx("model tokenize " + bert + " 'Hello, my dog is cute' --format csv");
   REQUIRE(b.code == 0);
-  CHECK(b.out.find("0,[CLS],[CLS],101\n") != std::string::npos);
-  CHECK(b.out.find("7,[SEP],[SEP],102\n") != std::string::npos);
+  CHECK(b.out.find("0,[CLS],[CLS],101,0,0,0,0\n") != std::string::npos);  // the post-processor's tokens are at [0, 0)
+  CHECK(b.out.find("7,[SEP],[SEP],102,0,0,0,0\n") != std::string::npos);
   const auto ns = json_of(run_tfx("model tokenize " + bert + " 'Hello, my dog is cute' --no-special --format json"));
   CHECK(ns["summary"]["ids"] == nlohmann::json::array({7592, 1010, 2026, 3899, 2003, 10140}));
   // a special token written in the text stays one token

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tfx/core/progress.hpp"
@@ -27,6 +28,12 @@ struct HfEncoding {
   std::vector<std::string> tokens;    // the vocabulary's spelling ("Ġcat", "##ing", "<0xEB>")
   std::vector<std::string> readable;  // for people ("␣cat", "##ing", "나 1/3")
   std::vector<bool> special;          // added by the post-processor or an added special token
+  // Only when encode is asked for them: each token's [begin, end) in the input text in UTF-8 bytes,
+  // as Hugging Face's Rust engine keeps them (its Python and Node bindings show the same in
+  // characters): a token holding part of a character (byte-level BPE) spans the whole character;
+  // a token of normalized text (lower-cased, accents stripped, jamo of NFD) spans the characters it
+  // came from; a WordPiece [UNK] spans its word; the post-processor's tokens are [0, 0).
+  std::vector<std::pair<std::size_t, std::size_t>> offsets;
 };
 
 class HfTokenizer {
@@ -44,9 +51,10 @@ class HfTokenizer {
   // `with_readable`, HfEncoding::readable stays empty. Linear in the text; a text of 1 MiB or more
   // is cut where cutting changes no token (before a newline that follows a letter) and its parts
   // are encoded on all cores.
-  // `progress`, when set, hears (bytes done, text bytes) on the calling thread.
+  // `progress`, when set, hears (bytes done, text bytes) on the calling thread. With
+  // `with_offsets`, HfEncoding::offsets too.
   HfEncoding encode(std::string_view text, bool add_special_tokens = true, bool with_readable = true,
-                    const Progress& progress = {}) const;
+                    const Progress& progress = {}, bool with_offsets = false) const;
 
   // Steps of work this thread's encode calls did so far (added-token automaton steps, WordPiece
   // probes, BPE merges and heap pops): what the linear-time tests count instead of timing.

@@ -5,6 +5,7 @@
 #include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/token_stats.hpp"
 #include "cli/tokenize_input.hpp"
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
@@ -31,6 +32,7 @@ struct TokenizeOptions {
   std::string vocab;
   bool lower = false;
   bool translator = false;
+  bool stats = false;
   OutputFlags out;
 };
 
@@ -66,6 +68,7 @@ void run_tokenize_translator(const TokenizeOptions& o) {
   r.summary[N_("tokens")] = tokens;
   r.summary[N_("ids")] = ids;
   r.summary[N_("count")] = tokens.size();
+  if (o.stats) add_token_stats(r, o.text, tally_tokens(tokens, ids, unknown.size()));
   r.primary = "tokens";
   present(r, o.out);
 }
@@ -113,6 +116,7 @@ void run_tokenize(const TokenizeOptions& given) {
   r.summary[N_("tokens")] = t.tokens;
   r.summary[N_("ids")] = t.ids;
   r.summary[N_("count")] = t.tokens.size();
+  if (o.stats) add_token_stats(r, o.text, tally_tokens(t.tokens, t.ids, mode == TokenizerMode::character ? 0 : unknown));
   r.primary = "tokens";
   present(r, o.out);
 }
@@ -136,6 +140,9 @@ void register_tokenize(CLI::App& app) {
   cmd->add_flag("--translator", o->translator,
                 tr("The teaching translator's tokenizer and vocabulary (tfx translate): split at spaces; ids are the rows "
                    "tfx lookup --translator shows"));
+  cmd->add_flag("--stats", o->stats,
+                tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens per word "
+                   "and per character, [UNK] share, the most frequent tokens (as tfx model tokenize --stats)"));
   add_output_flags(cmd, o->out, false);
   set_examples(cmd, {tr("tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball ."),
                      tr("tfx tokenize \"I love playing football.\" --mode word"),
