@@ -1,6 +1,7 @@
 // The CSV/TSV/whitespace-text matrix parser (parse_matrix_csv): delimiter and header detection,
 // quoted fields, an optional row-label column, as tfx itself writes CSV.
 #include "tfx/io/matrix_io.hpp"
+#include "tfx/core/words.hpp"
 
 #include <fmt/format.h>
 
@@ -68,19 +69,6 @@ std::vector<std::string> split_delimited(const std::string& line, char delim, co
   return cells;
 }
 
-std::vector<std::string> split_whitespace(const std::string& line) {
-  std::vector<std::string> cells;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    std::size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-    if (j > i) cells.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return cells;
-}
-
 bool counts_from_zero(const std::vector<CsvLine>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto v = parse_number(rows[i].cells[0]);
@@ -117,7 +105,7 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
   const char delim = raw[0].find(',') != std::string::npos ? ',' : raw[0].find('\t') != std::string::npos ? '\t' : ' ';
   std::vector<CsvLine> lines;
   for (std::size_t i = 0; i < raw.size(); ++i)
-    lines.push_back({numbers[i], delim == ' ' ? split_whitespace(raw[i]) : split_delimited(raw[i], delim, where, numbers[i])});
+    lines.push_back({numbers[i], delim == ' ' ? split_words(raw[i]) : split_delimited(raw[i], delim, where, numbers[i])});
   // 3. header row: a non-number in the first line after its first cell; or only the first cell
   //    is text and either the next lines start with numbers ("pos,0,1" then "0,…") or the rest
   //    counts 0, 1, 2, … (tfx's numbered columns); otherwise the first line is a labelled data row

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "tfx/core/words.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/random.hpp"
 #include "tfx/model/train.hpp"
@@ -16,18 +17,6 @@
 namespace tfx {
 
 namespace {
-
-std::vector<std::string> td_words(std::string_view s) {
-  std::vector<std::string> w;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    const std::size_t start = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
-    if (i > start) w.emplace_back(s.substr(start, i - start));
-  }
-  return w;
-}
 
 }  // namespace
 
@@ -54,8 +43,8 @@ std::vector<TextPair> parse_pair_lines(std::string_view text, const std::string&
     if (line.find('\t', tab + 1) != std::string_view::npos)
       throw Error(fmt::format("{}:{}: more than one tab; expected source<TAB>target", where, line_no));
     TextPair p;
-    p.source = td_words(line.substr(0, tab));
-    p.target = td_words(line.substr(tab + 1));
+    p.source = split_words(line.substr(0, tab));
+    p.target = split_words(line.substr(tab + 1));
     if (p.source.empty() || p.target.empty())
       throw Error(fmt::format("{}:{}: the {} side is empty; expected source<TAB>target", where, line_no,
                                    p.source.empty() ? "source" : "target"));

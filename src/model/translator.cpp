@@ -1,6 +1,7 @@
 // The teaching translator: loading the compiled-in weights, tokens → ids, the encoder and
 // decoder passes (transformer.hpp's layers), greedy decoding.
 #include "tfx/attention/attention.hpp"
+#include "tfx/core/words.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/model/translator_domain.hpp"
 
@@ -33,13 +34,6 @@ std::size_t count_layers(const TensorMap& m, const std::string& stack) {
   std::size_t n = 0;
   while (m.count(fmt::format("{}.layers.{}.self_attn.in_proj_weight", stack, n))) ++n;
   return n;
-}
-
-std::vector<std::string> split_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
 }
 
 }  // namespace

@@ -9,19 +9,13 @@
 #include <sstream>
 #include <string_view>
 
+#include "tfx/core/words.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
 namespace {
-
-std::vector<std::string> domain_split_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
 
 std::string domain_quoted(const std::vector<std::string>& words, const char* sep = ", ") {
   std::string s;
@@ -44,9 +38,9 @@ bool domain_known(const Vocabulary& v, const std::string& w) {
 TranslatorDomain translator_domain(const std::vector<TranslationPair>& corpus) {
   TranslatorDomain d;
   for (const TranslationPair& p : corpus) {
-    const std::vector<std::string> ko = domain_split_words(p.korean);
+    const std::vector<std::string> ko = split_words(p.korean);
     for (const std::string& w : ko) d.korean.insert(w);
-    for (const std::string& w : domain_split_words(p.english)) d.english.insert(w);
+    for (const std::string& w : split_words(p.english)) d.english.insert(w);
     d.sentences[fmt::format("{}", fmt::join(ko, " "))] = p.split;
     if (ko.size() != 3) continue;  // the script writes none; a corpus of other shapes simply adds no shape
     if (std::find(d.subjects.begin(), d.subjects.end(), ko[0]) == d.subjects.end()) d.subjects.push_back(ko[0]);

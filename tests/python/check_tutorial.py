@@ -94,8 +94,23 @@ def check_page(path, tfx, env):
         os.makedirs(os.path.join(tmp, "tests"))
         os.symlink(os.path.join(repo, "tests", "data"), os.path.join(tmp, "tests", "data"))
         os.symlink(os.path.join(repo, "samples"), os.path.join(tmp, "samples"))  # samples/attention/… as the pages use them
+        # the real tokenizers the pages name as gpt2/, llama3/, qwen3/, bert-base-uncased/ (../shared/data/tokenizers,
+        # beside the checkout; a command naming one is skipped, and says so, when it is absent), and the paragraphs
+        shared = os.path.join(os.path.dirname(repo), "shared", "data", "tokenizers")
+        real = sorted(os.listdir(shared)) if os.path.isdir(shared) else []
+        for name in real:
+            os.symlink(os.path.join(shared, name), os.path.join(tmp, name))
+        for name in ("paragraph_en.txt", "paragraph_ko.txt"):
+            if os.path.exists(os.path.join(repo, "tests", "data", "tokenize", name)):
+                os.symlink(os.path.join(repo, "tests", "data", "tokenize", name), os.path.join(tmp, name))
         for line_no, cmd, shown in blocks(lines):
             command = re.sub(r"\s+#.*$", "", cmd)
+            absent = [d for d in ("gpt2/", "llama3/", "qwen3/", "bert-base-uncased/")
+                      if re.search(r"(^|\s)" + re.escape(d) + r"(\s|$)", command) and d[:-1] not in real]
+            if absent:
+                print(f"skipped {path}:{line_no}: {cmd} (needs {', '.join(absent)} from ../shared/data/tokenizers)")
+                skipped += 1
+                continue
             needs = [f for f in re.findall(r"\S+\.(?:npy|safetensors)\b", command) if not f.startswith("<")]
             missing = [f for f in needs if not os.path.exists(os.path.join(tmp, f))]
             if missing:

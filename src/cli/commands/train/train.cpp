@@ -16,6 +16,7 @@
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/terminal.hpp"
+#include "tfx/core/words.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/train.hpp"
 #include "tfx/model/translator.hpp"
@@ -42,25 +43,6 @@ bool tc_ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-std::vector<std::string> tc_words(const std::string& text) {
-  std::vector<std::string> w;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t start = text.find_first_not_of(' ', i);
-    if (start == std::string::npos) break;
-    const std::size_t end = std::min(text.find(' ', start), text.size());
-    w.push_back(text.substr(start, end - start));
-    i = end;
-  }
-  return w;
-}
-
-std::string tc_join(const std::vector<std::string>& words) {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
-  return s;
-}
-
 void run_train(const TrainCommandOptions& o) {
   // the data: the built-in corpus (its own split and alignments) or --pairs
   std::vector<TextPair> pairs;
@@ -69,8 +51,8 @@ void run_train(const TrainCommandOptions& o) {
   if (o.pairs.empty()) {
     for (const TranslationPair& p : teaching_corpus()) {
       TextPair t;
-      t.source = tc_words(p.korean);
-      t.target = tc_words(p.english);
+      t.source = split_words(p.korean);
+      t.target = split_words(p.english);
       t.alignment = p.alignment;
       t.test = p.split == "test";
       pairs.push_back(std::move(t));
@@ -237,9 +219,9 @@ void run_train(const TrainCommandOptions& o) {
   for (const auto& w : probe) probe_ids.push_back(ids.count(w) ? ids.at(w) : 3);
   std::vector<std::string> out_words;
   for (std::size_t id : train_greedy(c, params, probe_ids)) out_words.push_back(vocab[id]);
-  r.blocks.push_back(Text{fmt::format("{}  →  {}", tc_join(probe), tc_join(out_words))});
-  r.summary[N_("probe")] = tc_join(probe);
-  r.summary[N_("translation")] = tc_join(out_words);
+  r.blocks.push_back(Text{fmt::format("{}  →  {}", join_words(probe), join_words(out_words))});
+  r.summary[N_("probe")] = join_words(probe);
+  r.summary[N_("translation")] = join_words(out_words);
   if (!curve.rows.empty()) r.summary[N_("final_loss")] = std::get<double>(curve.rows.back()[1]);
   r.blocks.push_back(std::move(curve));
   r.primary = "curve";
@@ -247,7 +229,7 @@ void run_train(const TrainCommandOptions& o) {
     const WatchFrame& first = frames.front();
     const WatchFrame& last = frames.back();
     r.blocks.push_back(Text{trf("watched \"{}\" at {} steps from 0 to {}: cross-attention entropy (decoder layer {}, mean of heads) {:.3f} → {:.3f} nats",
-                                tc_join(plan.words), frames.size(), to.steps, align_layer + 1, first.sharpness.entropy, last.sharpness.entropy)});
+                                join_words(plan.words), frames.size(), to.steps, align_layer + 1, first.sharpness.entropy, last.sharpness.entropy)});
     if (plan.has_reference && first.sharpness.aligned > 0)
       r.blocks.push_back(Text{trf("attention on the gold source word: {:.2f} → {:.2f}", first.sharpness.gold_mass, last.sharpness.gold_mass)});
     r.blocks.push_back(watch_table(plan, frames));

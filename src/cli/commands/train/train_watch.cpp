@@ -8,6 +8,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "tfx/core/words.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/stats.hpp"
@@ -19,25 +20,6 @@ namespace {
 // At most this many words in the PCA panel (the most frequent source words of the training pairs).
 constexpr std::size_t kWatchPcaWords = 48;
 
-std::vector<std::string> tw_words(const std::string& text) {
-  std::vector<std::string> w;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t start = text.find_first_not_of(' ', i);
-    if (start == std::string::npos) break;
-    const std::size_t end = std::min(text.find(' ', start), text.size());
-    w.push_back(text.substr(start, end - start));
-    i = end;
-  }
-  return w;
-}
-
-std::string tw_join(const std::vector<std::string>& words) {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
-  return s;
-}
-
 }  // namespace
 
 WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pairs, const std::vector<std::string>& vocab,
@@ -47,7 +29,7 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
   for (std::size_t i = 4; i < vocab.size(); ++i) ids.emplace(vocab[i], i);  // not the specials <pad> <bos> <eos> <unk>
   // 1. the sentence: --watch, else a fixed one of the data
   if (watch) {
-    p.words = tw_words(*watch);
+    p.words = split_words(*watch);
     if (p.words.empty()) throw usage_error("--watch is empty; expected a sentence of the training data's source language");
   } else if (builtin) {
     p.words = {"그녀는", "커피를", "마셨다"};
@@ -74,9 +56,9 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
     for (const auto& w : unknown) list += (list.empty() ? "\"" : ", \"") + w + "\"";
     throw usage_error(fmt::format("--watch \"{}\": {} {} not in the vocabulary ({}); expected words of the training pairs' source side, "
                                   "such as \"{}\"",
-                                  watch ? *watch : tw_join(p.words), list, unknown.size() == 1 ? "is" : "are",
+                                  watch ? *watch : join_words(p.words), list, unknown.size() == 1 ? "is" : "are",
                                   builtin ? std::string("the built-in corpus") : std::string("the --pairs file"),
-                                  tw_join(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source)));
+                                  join_words(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source)));
   }
   // 2. its reference, when the data has the sentence as a pair (training or held out)
   for (const TextPair& t : pairs)
@@ -153,7 +135,7 @@ std::vector<Figure> watch_figures(const WatchPlan& plan, const std::vector<Watch
   Pca axes;
   if (scatter) axes = pca(frames.back().embedding, 2);
   std::vector<Figure> figures;
-  const std::string sentence = tw_join(plan.words);
+  const std::string sentence = join_words(plan.words);
   for (const WatchFrame& f : frames) {
     Figure fig;
     fig.columns = 2;
@@ -166,7 +148,7 @@ std::vector<Figure> watch_figures(const WatchPlan& plan, const std::vector<Watch
     h.vmin = 0.0;
     h.vmax = 1.0;
     h.title = trf("Cross-attention, decoder layer {} (mean of {} heads)", layer + 1, c.heads);
-    const std::string said = f.said.empty() ? std::string("∅") : tw_join(f.said);
+    const std::string said = f.said.empty() ? std::string("∅") : join_words(f.said);
     h.subtitle = plan.has_reference ? trf("rows: the reference, teacher-forced; the model says \"{}\"", said)
                                     : trf("rows: the model's own greedy translation \"{}\"", said);
     h.x_label = tr("source word (attended to)");
@@ -202,7 +184,7 @@ Records watch_table(const WatchPlan& plan, const std::vector<WatchFrame>& frames
   const bool gold = plan.has_reference && !frames.empty() && frames.front().sharpness.aligned > 0;
   if (gold) t.columns.push_back(N_("gold_attention"));
   for (const WatchFrame& f : frames) {
-    t.rows.push_back({static_cast<long long>(f.step), f.loss, tw_join(f.said), f.sharpness.entropy});
+    t.rows.push_back({static_cast<long long>(f.step), f.loss, join_words(f.said), f.sharpness.entropy});
     if (gold) t.rows.back().push_back(f.sharpness.gold_mass);
   }
   return t;
