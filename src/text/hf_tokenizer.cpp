@@ -38,6 +38,25 @@ std::optional<char> byte_token_value(const std::string& t) {
   return static_cast<char>(v);
 }
 
+// The bytes of a vocabulary token that spells bytes: a byte-level token (Ġcat → " cat"; one that
+// is not a byte-level spelling comes back as written) or a byte-fallback token <0xXX>; nullopt
+// for any other token.
+std::optional<std::string> spelled_bytes(const std::string& tok, bool byte_level, bool byte_fallback);
+
+// ▁ (U+2581, SentencePiece's space) as a space: "▁the" → " the".
+std::string metaspace_as_spaces(const std::string& tok) {
+  std::string out;
+  for (std::size_t k = 0; k < tok.size();) {
+    if (tok.compare(k, 3, "\xE2\x96\x81") == 0) {
+      out += ' ';
+      k += 3;
+    } else {
+      out += tok[k++];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -552,30 +571,8 @@ void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEnco
 // byte-level characters back to bytes, <0xXX> to its byte, ▁ to a space, WordPiece as spelled.
 std::string HfTokenizer::Impl::piece_bytes(std::size_t id) const {
   const std::string& tok = id_to_token[id];
-  if (byte_level) {
-    std::string b;
-    for (std::size_t k = 0; k < tok.size();) {
-      char32_t cp = 0;
-      const std::size_t len = unicode::utf8_decode(tok, k, &cp);
-      const auto it = char_to_byte().find(cp);
-      if (!len || it == char_to_byte().end()) return tok;
-      b += static_cast<char>(it->second);
-      k += len;
-    }
-    return b;
-  }
-  if (byte_fallback && tok.size() == 6 && tok.rfind("<0x", 0) == 0 && tok.back() == '>')
-    return std::string(1, static_cast<char>(std::stoi(tok.substr(3, 2), nullptr, 16)));
-  std::string out;
-  for (std::size_t k = 0; k < tok.size();) {
-    if (tok.compare(k, 3, "\xE2\x96\x81") == 0) {
-      out += ' ';
-      k += 3;
-    } else {
-      out += tok[k++];
-    }
-  }
-  return out;
+  if (std::optional<std::string> b = spelled_bytes(tok, byte_level, byte_fallback)) return *b;
+  return metaspace_as_spaces(tok);
 }
 
 // Offsets of the tokens encode_segment gave for `text` (at byte `base` of the whole input), by
@@ -1292,31 +1289,8 @@ std::string HfTokenizer::token_bytes(std::size_t id) const {
     if (a.id == id) return a.special ? std::string() : a.content;
   const std::string tok = id_to_token(id);
   if (tok.empty()) return {};
-  if (t.byte_level) {
-    std::string b;
-    for (std::size_t k = 0; k < tok.size();) {
-      char32_t cp = 0;
-      const std::size_t len = unicode::utf8_decode(tok, k, &cp);
-      const auto it = char_to_byte().find(cp);
-      if (!len || it == char_to_byte().end()) return tok;  // not a byte-level spelling: as written
-      b += static_cast<char>(it->second);
-      k += len;
-    }
-    return b;
-  }
-  if (const std::optional<char> byte = byte_token_value(tok); t.byte_fallback && byte) return std::string(1, *byte);
-  if (t.metaspace || t.prepend != Prepend::never) {
-    std::string out;
-    for (std::size_t k = 0; k < tok.size();) {
-      if (tok.compare(k, 3, "\xE2\x96\x81") == 0) {
-        out += ' ';
-        k += 3;
-      } else {
-        out += tok[k++];
-      }
-    }
-    return out;
-  }
+  if (std::optional<std::string> b = spelled_bytes(tok, t.byte_level, t.byte_fallback)) return *b;
+  if (t.metaspace || t.prepend != Prepend::never) return metaspace_as_spaces(tok);
   if (t.model == Model::wordpiece) {
     if (tok.rfind(t.continuing_prefix, 0) == 0) return tok.substr(t.continuing_prefix.size());
     return " " + tok;
@@ -1366,5 +1340,24 @@ std::optional<std::size_t> HfTokenizer::special_id(const std::string& token) con
     if (a.content == token) return a.id;
   return std::nullopt;
 }
+
+namespace {
+std::optional<std::string> spelled_bytes(const std::string& tok, bool byte_level, bool byte_fallback) {
+  if (byte_level) {
+    std::string b;
+    for (std::size_t k = 0; k < tok.size();) {
+      char32_t cp = 0;
+      const std::size_t len = unicode::utf8_decode(tok, k, &cp);
+      const auto it = char_to_byte().find(cp);
+      if (!len || it == char_to_byte().end()) return tok;  // not a byte-level spelling: as written
+      b += static_cast<char>(it->second);
+      k += len;
+    }
+    return b;
+  }
+  if (const std::optional<char> byte = byte_token_value(tok); byte_fallback && byte) return std::string(1, *byte);
+  return std::nullopt;
+}
+}  // namespace
 
 }  // namespace tfx
