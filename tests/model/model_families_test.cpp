@@ -183,6 +183,14 @@ TEST_CASE("model families: weights that overflow float32 are an error naming the
   CHECK_NOTHROW(model_forward(load_checkpoint(family_model_dir("gpt2")), {1, 2, 3}));
 }
 
+TEST_CASE("model families: a NaN weight (used as stored, unchecked at load) is named when the forward pass meets it (issue 36)") {
+  TempDir tmp;
+  const std::string d = edited_copy(tmp, "gpt2", [](TensorMap& t) { t.at("transformer.h.0.mlp.c_fc.bias").values()[5] = std::nanf(""); });
+  const Checkpoint m = load_checkpoint(d);  // loads: the weights are a view, not read here
+  CHECK_THROWS_WITH_AS(model_forward(m, {1, 2, 3}),
+                       doctest::Contains("tensor 'transformer.h.0.mlp.c_fc.bias' holds NaN at index 5; weights must be finite"), Error);
+}
+
 TEST_CASE("model families: the forward pass's attention weights are checked against the memory budget before it runs") {
   const Checkpoint m = load_checkpoint(family_model_dir("gpt2"));
   const std::vector<std::size_t> ids(12, 1);
