@@ -316,12 +316,13 @@ alignment (마셨다 → drank looks back past the object), with the embeddings 
 위의 번역기는 학습된 모델입니다. `tfx.train`은 같은 구조를 tfx 자체 텐서 코어에서 몇 초 만에 학습합니다.
 300 스텝(전체는 3000)만으로도 held-out 쌍을 번역합니다. GIF는 한 문장에 대한 디코더 cross-attention이
 균일한 잡음에서 정렬로 (마셨다 → drank가 목적어 너머를 봄) 바뀌는 모습과, 고정된 PCA 축 위의 임베딩을 보여 줍니다:"""),
-(C, """import os, tempfile
+(C, """import contextlib, io, os, tempfile
 from IPython.display import Image
 here = os.getcwd()
 os.chdir(tempfile.mkdtemp())  # the model and the GIF go to a scratch folder
-curve, model_path = tfx.train(model="m.safetensors", steps=300, threads=1,
-                              gif="watch.gif", watch="그녀는 커피를 마셨다", frames=6)
+with contextlib.redirect_stderr(io.StringIO()):  # (tfx's "wrote watch.gif …" line)
+    curve, model_path = tfx.train(model="m.safetensors", steps=300, threads=1,
+                                  gif="watch.gif", watch="그녀는 커피를 마셨다", frames=6)
 print(curve.tail(3) if hasattr(curve, "tail") else curve[-3:])
 print(tfx.table("translate", "그녀는 커피를 마셨다", model=model_path).splitlines()[0])
 display(Image(filename="watch.gif"))

@@ -87,12 +87,69 @@ def same_text(a, b):
     return True
 
 
+def png_pixels(b64):
+    """(width, height, channels, rows of bytes) of a base64 PNG as tfx writes it (8-bit gray, RGB or
+    RGBA, not interlaced), its filters undone; None for anything else."""
+    import base64
+    import struct
+    import zlib
+    data = base64.b64decode(b64)
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    pos, idat, head = 8, b"", None
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    if head is None or head[2] != 8 or head[6] != 0 or head[3] not in (0, 2, 6):
+        return None
+    w, h, ch = head[0], head[1], {0: 1, 2: 3, 6: 4}[head[3]]
+    raw, stride, rows, prev = zlib.decompress(idat), w * ch, [], bytearray(w * ch)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - ch] if i >= ch else 0
+            b, c = prev[i], prev[i - ch] if i >= ch else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, ch, rows
+
+
+def same_image(a, b):
+    """Byte for byte, or the same size with at most 0.1 % of the pixels different: a bar's
+    anti-aliased end moves by one shade when the Release and sanitizer builds round a probability's
+    last bit differently."""
+    if a == b:
+        return True
+    pa, pb = png_pixels(text_of(a)), png_pixels(text_of(b))
+    if pa is None or pb is None or pa[:3] != pb[:3]:
+        return False
+    w, h, ch = pa[:3]
+    differ = sum(1 for ra, rb in zip(pa[3], pb[3]) if ra != rb for x in range(w) if ra[x * ch:(x + 1) * ch] != rb[x * ch:(x + 1) * ch])
+    return differ <= 0.001 * w * h
+
+
 def text_of(value):
     return "".join(value) if isinstance(value, list) else str(value)
 
 
 def same_outputs(old, new):
-    """A code cell's outputs equal: text at rounding level (same_text), images byte for byte."""
+    """A code cell's outputs equal: text at rounding level (same_text), images byte for byte or all
+    but a few pixels (same_image)."""
     if len(old) != len(new):
         return False
     for a, b in zip(old, new):
@@ -104,10 +161,13 @@ def same_outputs(old, new):
         da, db = a.get("data", {}), b.get("data", {})
         if set(da) != set(db):
             return False
+        image = any(kind.startswith("image/") for kind in da)
         for kind in da:
             if kind.startswith("image/"):
-                if da[kind] != db[kind]:
+                if not same_image(da[kind], db[kind]):
                     return False
+            elif image and kind == "text/plain":
+                continue  # the figure's repr ("<tfx.Figure png, 97604 bytes>"): the image itself is compared
             elif not same_text(text_of(da[kind]), text_of(db[kind])):
                 return False
     return True
