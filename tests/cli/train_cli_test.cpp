@@ -4,12 +4,11 @@
 // with its own vocabulary and split; progress lines on stderr only. (Bad --pairs files are in
 // tests/bad_inputs/cases.tsv.) --gif: the frames decode and the watched sentence's attention sharpens.
 #include <fmt/format.h>
-#include <gif_lib.h>
 
 #include <cmath>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "gif.hpp"
 #include "helpers.hpp"
 
 using namespace tfx::test;
@@ -82,43 +81,14 @@ TEST_CASE("train: --pairs trains on your own pairs with their own vocabulary and
   CHECK(has(r.err, "step 20/40: loss"));
 }
 
-namespace {
-
-// Frames and page size of a GIF, read back with giflib's own decoder.
-struct TcGifInfo {
-  int frames = -1, width = 0, height = 0;
-};
-TcGifInfo tc_decode_gif(const std::string& bytes) {
-  struct Reader {
-    const std::string* s;
-    std::size_t at = 0;
-  } reader{&bytes};
-  auto read = [](GifFileType* g, GifByteType* buf, int n) -> int {
-    auto* r = static_cast<Reader*>(g->UserData);
-    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(n), r->s->size() - r->at);
-    std::memcpy(buf, r->s->data() + r->at, k);
-    r->at += k;
-    return static_cast<int>(k);
-  };
-  int err = 0;
-  GifFileType* g = DGifOpen(&reader, read, &err);
-  TcGifInfo info;
-  if (!g) return info;
-  if (DGifSlurp(g) == GIF_OK) info = {g->ImageCount, g->SWidth, g->SHeight};
-  DGifCloseFile(g, &err);
-  return info;
-}
-
-}  // namespace
-
 TEST_CASE("train --gif: the requested frames decode, and the watched sentence's attention sharpens onto the gold words") {
   TempDir dir;
   const Run r = run_tfx("train --steps 300 --threads 2 --no-progress --gif w.gif --frames 12 --format json", dir.path);
   REQUIRE(r.code == 0);
-  const TcGifInfo gif = tc_decode_gif(read_file(dir / "w.gif"));
-  CHECK(gif.frames == 12);
-  CHECK(gif.width > 600);
-  CHECK(gif.height > 300);
+  const tfx::test::GifDecoded gif = tfx::test::decode_gif(read_file(dir / "w.gif"));
+  CHECK(gif.frames.size() == 12);
+  CHECK(gif.w > 600);
+  CHECK(gif.h > 300);
   CHECK(has(r.err, "w.gif"));  // "wrote w.gif …" on stderr: stdout is the JSON
   const nlohmann::json j = json_of(r);
   const nlohmann::json& w = j["tables"]["watch"];
@@ -158,7 +128,7 @@ TEST_CASE("train --watch: a sentence outside the data is watched on the model's 
   const Run s = run_tfx("train --steps 3 --threads 2 --no-progress --d-model 16 --heads 2 --ffn 32 --gif --format json", dir.path);
   REQUIRE(s.code == 0);
   CHECK(json_of(s)["tables"]["watch"].size() == 4);
-  CHECK(tc_decode_gif(read_file(dir / "train_watch.gif")).frames == 4);
+  CHECK(tfx::test::decode_gif(read_file(dir / "train_watch.gif")).frames.size() == 4);
   // --pairs: the first held-out pair is watched (its target as the rows; no gold alignment in a file)
   write_file(dir / "p.tsv", "one two\teins zwei\ntwo one\tzwei eins\none one\teins eins\ntwo two\tzwei zwei\n");
   const Run p = run_tfx("train --pairs p.tsv --test-fraction 0.25 --steps 4 --frames 3 --threads 2 --no-progress --d-model 16 --heads 2 "
@@ -169,5 +139,5 @@ TEST_CASE("train --watch: a sentence outside the data is watched on the model's 
   CHECK(pj["tables"]["watch"].size() == 3);
   CHECK(!pj["tables"]["watch"].front().contains("gold_attention"));
   CHECK(has(pj["notes"].dump(), "watched"));
-  CHECK(tc_decode_gif(read_file(dir / "p.gif")).frames == 3);
+  CHECK(tfx::test::decode_gif(read_file(dir / "p.gif")).frames.size() == 3);
 }

@@ -1,75 +1,20 @@
 // Animated GIFs (issue 24 §19): the encoder's frames decoded back with giflib's own decoder
 // (pixels, delay, loop), and `rope rotate --gif` / `pe shift --gif` end to end.
 #include <doctest/doctest.h>
-#include <gif_lib.h>
 
-#include <cstring>
-
+#include "../gif.hpp"
 #include "../helpers.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/figure/figure.hpp"
 
 using namespace tfx;
+using tfx::test::decode_gif;
+using tfx::test::GifDecoded;
 using tfx::test::read_file;
 using tfx::test::run_tfx;
 using tfx::test::TempDir;
 
 namespace {
-
-struct Decoded {
-  int w = 0, h = 0;
-  std::vector<std::vector<Rgb>> frames;  // each composited over the previous (disposal: keep)
-  std::vector<int> delays;
-  bool loops = false;
-};
-
-Decoded decode_gif(const std::string& bytes) {
-  struct Reader {
-    const std::string* s;
-    std::size_t at = 0;
-  } reader{&bytes};
-  auto read = [](GifFileType* g, GifByteType* buf, int n) -> int {
-    auto* r = static_cast<Reader*>(g->UserData);
-    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(n), r->s->size() - r->at);
-    std::memcpy(buf, r->s->data() + r->at, k);
-    r->at += k;
-    return static_cast<int>(k);
-  };
-  int err = 0;
-  GifFileType* g = DGifOpen(&reader, read, &err);
-  REQUIRE(g != nullptr);
-  REQUIRE(DGifSlurp(g) == GIF_OK);
-  Decoded d;
-  d.w = g->SWidth, d.h = g->SHeight;
-  const ColorMapObject* map = g->SColorMap;
-  REQUIRE(map != nullptr);
-  std::vector<Rgb> page(static_cast<std::size_t>(d.w) * d.h, Rgb{0, 0, 0});
-  for (int k = 0; k < g->ImageCount; ++k) {
-    const SavedImage& im = g->SavedImages[k];
-    GraphicsControlBlock gcb{};
-    DGifSavedExtensionToGCB(g, k, &gcb);
-    d.delays.push_back(gcb.DelayTime);
-    for (int e = 0; e < im.ExtensionBlockCount; ++e)
-      if (im.ExtensionBlocks[e].Function == APPLICATION_EXT_FUNC_CODE && im.ExtensionBlocks[e].ByteCount == 11 &&
-          std::memcmp(im.ExtensionBlocks[e].Bytes, "NETSCAPE2.0", 11) == 0)
-        d.loops = true;
-    const GifImageDesc& r = im.ImageDesc;
-    for (int y = 0; y < r.Height; ++y)
-      for (int x = 0; x < r.Width; ++x) {
-        const int i = im.RasterBits[static_cast<std::size_t>(y) * r.Width + x];
-        if (i == gcb.TransparentColor) continue;  // the previous frame shows through
-        const GifColorType c = map->Colors[i];
-        page[static_cast<std::size_t>(r.Top + y) * d.w + r.Left + x] = {c.Red, c.Green, c.Blue};
-      }
-    d.frames.push_back(page);
-  }
-  for (int e = 0; e < g->ExtensionBlockCount; ++e)  // the loop block may also sit before the first frame
-    if (g->ExtensionBlocks[e].Function == APPLICATION_EXT_FUNC_CODE && g->ExtensionBlocks[e].ByteCount == 11 &&
-        std::memcmp(g->ExtensionBlocks[e].Bytes, "NETSCAPE2.0", 11) == 0)
-      d.loops = true;
-  DGifCloseFile(g, &err);
-  return d;
-}
 
 Image square_frame(int w, int h, int x0, Rgb c) {
   Image im;
@@ -88,7 +33,7 @@ Image square_frame(int w, int h, int x0, Rgb c) {
 TEST_CASE("gif: frames decode back to their pixels (white stays white), with the delay and an endless loop") {
   const std::vector<Image> frames = {square_frame(40, 20, 0, {200, 30, 40}), square_frame(40, 20, 10, {30, 90, 200}),
                                      square_frame(40, 20, 20, {200, 30, 40}), square_frame(40, 20, 20, {200, 30, 40})};
-  const Decoded d = decode_gif(encode_gif(frames, 7));
+  const GifDecoded d = decode_gif(encode_gif(frames, 7));
   REQUIRE(d.frames.size() == 4);
   CHECK(d.w == 40);
   CHECK(d.h == 20);
@@ -101,7 +46,7 @@ TEST_CASE("gif: frames decode back to their pixels (white stays white), with the
         CHECK_MESSAGE((got.r == want.r && got.g == want.g && got.b == want.b), "frame ", k, " pixel ", x, ",", y);
       }
   // frames of different sizes share the largest page, the smaller centred across on white
-  const Decoded p = decode_gif(encode_gif({square_frame(40, 20, 0, {0, 0, 0}), square_frame(20, 20, 0, {0, 0, 0})}, 10));
+  const GifDecoded p = decode_gif(encode_gif({square_frame(40, 20, 0, {0, 0, 0}), square_frame(20, 20, 0, {0, 0, 0})}, 10));
   CHECK(p.w == 40);
   const Rgb left = p.frames[1][10 * 40 + 2], inside = p.frames[1][10 * 40 + 12];
   CHECK((left.r == 255 && left.g == 255 && left.b == 255));
@@ -116,7 +61,7 @@ TEST_CASE("gif: rope rotate --gif and pe shift --gif write N looping frames that
   CHECK(r.out.find("wrote r.gif") != std::string::npos);
   CHECK(r.out.find("6 frames at 5 per second") != std::string::npos);
   CHECK(r.out.find("inv_freq") == std::string::npos);  // the GIF alone: no table
-  const Decoded d = decode_gif(read_file(tmp.path / "r.gif"));
+  const GifDecoded d = decode_gif(read_file(tmp.path / "r.gif"));
   CHECK(d.frames.size() == 6);
   CHECK(d.loops);
   CHECK(d.delays[0] == 20);
