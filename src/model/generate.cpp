@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "tfx/core/error.hpp"
@@ -25,18 +26,13 @@ constexpr unsigned kGenThreads = 0;  // all cores for the weight products
 }  // namespace
 
 struct KvDecoder::Impl {
-  struct GenLayer {
-    StoredMatrix norm1_w, norm1_b, norm2_w, norm2_b;
-    // gpt2: c_attn (D, 3D) + bias, c_proj (D, D), c_fc (D, F), mlp c_proj (F, D), all (in, out)
-    StoredMatrix attn_w, attn_b, proj_w, proj_b, fc_w, fc_b, fc2_w, fc2_b;
-    // llama: (out, in)
-    StoredMatrix q_w, k_w, v_w, q_b, k_b, v_b, o_w, gate_w, up_w, down_w;
-  };
-
   ModelConfig config;
   bool gpt2 = false;
   std::size_t L = 0, H = 0, KV = 0, hd = 0, D = 0, V = 0, cap = 0, len = 0;
-  std::vector<GenLayer> layers;
+  // the blocks of the family's typed weights (one of the two; their storage stays put when the
+  // Checkpoint is moved), and the views the ends use
+  std::span<const Gpt2LayerWeights> gpt2_layers;
+  std::span<const LlamaLayerWeights> llama_layers;
   StoredMatrix embed, positions, final_w, final_b, head;
   // cache per layer: K and V as (KV, cap, hd), so each head's keys are one contiguous matrix
   std::vector<std::vector<float>> k, v;
@@ -93,10 +89,10 @@ struct KvDecoder::Impl {
   }
 
   Tensor gpt2_block(std::size_t i, Tensor x) {
-    const GenLayer& w = layers[i];
+    const Gpt2LayerWeights& w = gpt2_layers[i];
     const std::size_t T = x.rows();
     const float eps = static_cast<float>(config.eps);
-    const Tensor qkv = linear_in_out(stored_layer_norm(x, w.norm1_w, w.norm1_b, eps), w.attn_w, w.attn_b, kGenThreads);
+    const Tensor qkv = linear_in_out(stored_layer_norm(x, w.ln1_w, w.ln1_b, eps), w.qkv_w, w.qkv_b, kGenThreads);
     Tensor q({T, D}), kn({T, D}), vn({T, D});
     for (std::size_t t = 0; t < T; ++t) {
       std::copy_n(qkv.data() + t * 3 * D, D, q.data() + t * D);
@@ -104,23 +100,23 @@ struct KvDecoder::Impl {
       std::copy_n(qkv.data() + t * 3 * D + 2 * D, D, vn.data() + t * D);
     }
     add_inplace(x, linear_in_out(attend(i, q, kn, vn), w.proj_w, w.proj_b, kGenThreads));
-    Tensor f = linear_in_out(stored_layer_norm(x, w.norm2_w, w.norm2_b, eps), w.fc_w, w.fc_b, kGenThreads);
+    Tensor f = linear_in_out(stored_layer_norm(x, w.ln2_w, w.ln2_b, eps), w.fc_w, w.fc_b, kGenThreads);
     gelu_inplace(f, family_files::gelu_form(config));
-    add_inplace(x, linear_in_out(f, w.fc2_w, w.fc2_b, kGenThreads));
+    add_inplace(x, linear_in_out(f, w.fc_proj_w, w.fc_proj_b, kGenThreads));
     return x;
   }
 
   Tensor llama_block(std::size_t i, Tensor x) {
-    const GenLayer& w = layers[i];
+    const LlamaLayerWeights& w = llama_layers[i];
     const double eps = config.eps;
-    const Tensor a = stored_rms_norm(x, w.norm1_w, eps);
+    const Tensor a = stored_rms_norm(x, w.attn_norm, eps);
     Tensor q = linear(a, w.q_w, w.q_b, kGenThreads), kn = linear(a, w.k_w, w.k_b, kGenThreads);
     const Tensor vn = linear(a, w.v_w, w.v_b, kGenThreads);
     rotate(q, H, len);
     rotate(kn, KV, len);
     add_inplace(x, linear(attend(i, q, kn, vn), w.o_w, {}, kGenThreads));
-    const Tensor b = stored_rms_norm(x, w.norm2_w, eps);
-    add_inplace(x, linear(swiglu(linear(b, w.gate_w, {}, kGenThreads), linear(b, w.up_w, {}, kGenThreads)), w.down_w, {}, kGenThreads));
+    const Tensor b = stored_rms_norm(x, w.ffn_norm, eps);
+    add_inplace(x, linear(swiglu(linear(b, w.gate, {}, kGenThreads), linear(b, w.up, {}, kGenThreads)), w.down, {}, kGenThreads));
     return x;
   }
 };
@@ -143,6 +139,7 @@ KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::mak
   // the family's weights as load_checkpoint checked them: views into the mapped file
   if (d.gpt2) {
     const Gpt2Weights& w = std::get<Gpt2Weights>(m.weights);
+    d.gpt2_layers = w.layers;
     d.embed = w.wte;
     d.positions = w.wpe;
     d.final_w = w.lnf_w;
@@ -150,25 +147,12 @@ KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::mak
     d.head = w.lm_head.empty() ? w.wte : w.lm_head;
     if (capacity > c.max_positions)
       throw usage_error(fmt::format("{} positions are more than the model's {} (max_position_embeddings)", capacity, c.max_positions));
-    for (const Gpt2LayerWeights& l : w.layers) {
-      Impl::GenLayer g;
-      g.norm1_w = l.ln1_w, g.norm1_b = l.ln1_b, g.norm2_w = l.ln2_w, g.norm2_b = l.ln2_b;
-      g.attn_w = l.qkv_w, g.attn_b = l.qkv_b, g.proj_w = l.proj_w, g.proj_b = l.proj_b;
-      g.fc_w = l.fc_w, g.fc_b = l.fc_b, g.fc2_w = l.fc_proj_w, g.fc2_b = l.fc_proj_b;
-      d.layers.push_back(g);
-    }
   } else {
     const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
+    d.llama_layers = w.layers;
     d.embed = w.embed;
     d.final_w = w.norm;
     d.head = c.tied_head ? w.embed : w.lm_head;
-    for (const LlamaLayerWeights& l : w.layers) {
-      Impl::GenLayer g;
-      g.norm1_w = l.attn_norm, g.norm2_w = l.ffn_norm;
-      g.q_w = l.q_w, g.k_w = l.k_w, g.v_w = l.v_w, g.q_b = l.q_b, g.k_b = l.k_b, g.v_b = l.v_b, g.o_w = l.o_w;
-      g.gate_w = l.gate, g.up_w = l.up, g.down_w = l.down;
-      d.layers.push_back(g);
-    }
   }
   // the cache: 2 × layers × KV × capacity × hd floats, refused before it is allocated when over
   // the budget
