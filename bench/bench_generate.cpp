@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     }
     std::sort(steps.begin(), steps.end());
     std::printf("tfx_prefill_seconds %.6f tfx_token_seconds %.6f weights_bytes %zu\n", prefill, steps[steps.size() / 2],
-                m.file_bytes);
+                m.file_bytes());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_generate: %s\n", e.what());
     return 1;

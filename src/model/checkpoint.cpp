@@ -47,9 +47,6 @@ Checkpoint load_checkpoint(const std::string& dir) {
   // 1. the weight files (model.safetensors, or the shards of the index), mapped: nothing is
   // converted or copied; the mapped bytes count against the memory budget before any is read
   m.mapped = MappedWeights::open(dir);
-  m.files = m.mapped.files();
-  m.file_bytes = m.mapped.mapped_bytes();
-  m.dtype = m.mapped.dtype();
   // 2. the family's tensors, each with its shape, as views (or float32 copies) in the family's typed weights
   const ModelConfig& c = m.config;
   // every block has tensors: more layers than tensors is a config.json that does not fit the file
@@ -125,7 +122,7 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   // the model's footprint: the mapped weights, and what the pass keeps (every layer's (heads, T, T)
   // weights, the hidden states, the logits)
   const double T = static_cast<double>(ids.size());
-  check_memory(static_cast<double>(m.file_bytes) +
+  check_memory(static_cast<double>(m.file_bytes()) +
                    4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
                           (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
                fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
@@ -138,7 +135,7 @@ ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool 
   const ModelConfig& c = m.config;
   if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop --image)", m.dir, c.model_type));
   const double T = static_cast<double>(c.max_positions);
-  check_memory(static_cast<double>(m.file_bytes) +
+  check_memory(static_cast<double>(m.file_bytes()) +
                    4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model)),
                fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} patches", c.layers, c.heads,
                            c.max_positions - 1));

@@ -157,7 +157,7 @@ KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::mak
   // the cache: 2 × layers × KV × capacity × hd floats, refused before it is allocated when over
   // the budget
   const double bytes = 2.0 * static_cast<double>(d.L) * static_cast<double>(d.KV * capacity * d.hd) * sizeof(float);
-  check_memory(bytes + static_cast<double>(m.file_bytes), fmt::format("the mapped weights and the KV cache for {} positions ({} layers × 2 × {} heads × {} dims)", capacity, d.L, d.KV, d.hd));
+  check_memory(bytes + static_cast<double>(m.file_bytes()), fmt::format("the mapped weights and the KV cache for {} positions ({} layers × 2 × {} heads × {} dims)", capacity, d.L, d.KV, d.hd));
   d.k.assign(d.L, std::vector<float>(d.KV * capacity * d.hd));
   d.v.assign(d.L, std::vector<float>(d.KV * capacity * d.hd));
   if (!d.gpt2) {

@@ -69,8 +69,8 @@ TEST_CASE("hf checkpoint: BERT (MLM head; legacy gamma/beta names without the be
 
 TEST_CASE("hf checkpoint: GPT-2 in F32, F16, BF16 and sharded = HF's forward within 1e-4") {
   for (const char* n : {"gpt2", "gpt2_f16", "gpt2_bf16", "gpt2_sharded"}) check_model(n);
-  CHECK(load_checkpoint(model_dir("gpt2_bf16")).dtype == "BF16");
-  CHECK(load_checkpoint(model_dir("gpt2_sharded")).files.size() == 2);
+  CHECK(load_checkpoint(model_dir("gpt2_bf16")).dtype() == "BF16");
+  CHECK(load_checkpoint(model_dir("gpt2_sharded")).files().size() == 2);
 }
 
 TEST_CASE("hf checkpoint: Llama (GQA, untied / tied head), every rope_scaling, Qwen2 biases, Mistral = HF's forward within 1e-4") {

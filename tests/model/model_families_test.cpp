@@ -163,7 +163,7 @@ TEST_CASE("model families: the memory budget sees the weights before they are ma
   CHECK_THROWS_WITH_AS(load_checkpoint(family_model_dir("gpt2_f16")), doctest::Contains("over the memory budget"), Error);
   set_memory_budget(static_cast<std::size_t>(f16 * 3 / 2), "TFX_MEMORY_LIMIT");
   const Checkpoint m = load_checkpoint(family_model_dir("gpt2_f16"));
-  CHECK(m.dtype == "F16");
+  CHECK(m.dtype() == "F16");
   CHECK(std::get<Gpt2Weights>(m.weights).wte.type == StoredType::f16);  // a view into the file, not a float32 copy
   CHECK(model_forward(m, {1, 2, 3}).logits.rows() == 3);
   set_memory_budget(before, "TFX_MEMORY_LIMIT");

@@ -65,9 +65,9 @@ struct Checkpoint {
   // the family's typed weights, filled once at load (the alternative is config.family's): views
   // into `mapped`
   std::variant<BertWeights, Gpt2Weights, LlamaWeights, VitWeights> weights;
-  std::string dtype;          // of the weights in the file(s): F32, F16, BF16 (or "mixed")
-  std::size_t file_bytes = 0; // of the safetensors file(s)
-  std::vector<std::string> files;
+  std::string dtype() const { return mapped.dtype(); }                    // F32, F16, BF16 (or "mixed")
+  std::size_t file_bytes() const { return mapped.mapped_bytes(); }        // of the safetensors file(s)
+  const std::vector<std::string>& files() const { return mapped.files(); }
   OutputHead head = OutputHead::none;
   bool has_lm_head = false;   // BERT: the MLM head is in the file; others: always (tied or not)
   std::size_t parameters = 0, block_parameters = 0;  // of the tensors the family needs; of block 0

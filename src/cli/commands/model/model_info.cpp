@@ -79,8 +79,8 @@ void run_model_info(const ModelInfoOptions& o) {
                      : m.head == OutputHead::tied    ? tr("tied to the token embedding")
                                                      : tr("lm_head (untied)");
   row("output_head", head, m.has_lm_head);
-  row("dtype", m.dtype, m.dtype);
-  row("bytes", trnf("{} in {} file", "{} in {} files", m.files.size(), model_bytes_text(m.file_bytes), m.files.size()), m.file_bytes);
+  row("dtype", m.dtype(), m.dtype());
+  row("bytes", trnf("{} in {} file", "{} in {} files", m.files().size(), model_bytes_text(m.file_bytes()), m.files().size()), m.file_bytes());
   if (c.family->image()) {
     std::string pre;
     try {
