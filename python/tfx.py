@@ -117,6 +117,19 @@ def binary():
                    "(cmake --build build) or put tfx on PATH", 1, [])
 
 
+def _shown_path(p, checkout):
+    """P relative to the working directory when both lie in the same checkout (a notebook in
+    samples/ gets ../tests/data/hf_models/NAME, the same on every machine, so the headers tfx prints
+    name no one's home folder), else absolute."""
+    if checkout is not None:
+        try:
+            Path.cwd().resolve().relative_to(checkout)
+            return os.path.relpath(p, Path.cwd())
+        except (ValueError, OSError):
+            pass
+    return str(p)
+
+
 def sample_model(name="bert"):
     """The folder of a tiny sample checkpoint the notebooks use ("bert" or "gpt2": random weights,
     Hugging Face layout): tests/data/hf_models/NAME of the checkout this file sits in, else share/tfx/models/NAME
@@ -129,7 +142,7 @@ def sample_model(name="bert"):
     places.append(Path(sys.prefix) / "share" / "tfx" / "models" / name)
     for p in places:
         if (p / "config.json").is_file():
-            return str(p)
+            return _shown_path(p, here.parent if here.name == "python" else None)
     raise FileNotFoundError(f"no sample model {name!r}: looked in {', '.join(str(p) for p in places)} "
                             "(pip install the tfx checkout, or use a checkout)")
 

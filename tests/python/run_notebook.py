@@ -49,6 +49,12 @@ def check_committed(generator, paths):
                 if cells_only(committed) != cells_only(gen.stripped(lang, name)):
                     bad.append(f"{path}: its cells differ from {generator}'s (edit the generator and rerun it)")
     bad += check_sizes(generator, paths)
+    root = str(Path(generator).resolve().parent.parent)
+    for path in paths:
+        text = Path(path).read_text(encoding="utf-8")
+        if root in text:
+            bad.append(f"{path}: an output holds this checkout's absolute path {root} (another machine's "
+                       "fresh run cannot match it; print paths relative to the notebook)")
     for line in bad:
         print(line, file=sys.stderr)
     print(f"{len(paths)} notebooks checked: {len(bad)} problems")
