@@ -33,6 +33,19 @@ inline std::string xml_decode(const std::string& s, std::size_t at) {
     else if (e == "gt") o += '>';
     else if (e == "quot") o += '"';
     else if (e == "apos") o += '\'';
+    else if (e.size() > 1 && e[0] == '#') {  // a character reference: &#39; or &#x27;, an XML Char only
+      const bool hex = e[1] == 'x';
+      const std::string digits = e.substr(hex ? 2 : 1);
+      if (digits.empty() || digits.size() > 8 || digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos)
+        throw std::runtime_error("bad character reference &" + e + "; at " + std::to_string(at + i));
+      const unsigned long cp = std::stoul(digits, nullptr, hex ? 16 : 10);
+      if (!(cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF)))
+        throw std::runtime_error("character reference &" + e + "; is not an XML character, at " + std::to_string(at + i));
+      if (cp < 0x80) o += static_cast<char>(cp);
+      else if (cp < 0x800) o += static_cast<char>(0xC0 | (cp >> 6)), o += static_cast<char>(0x80 | (cp & 0x3F));
+      else if (cp < 0x10000) o += static_cast<char>(0xE0 | (cp >> 12)), o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), o += static_cast<char>(0x80 | (cp & 0x3F));
+      else o += static_cast<char>(0xF0 | (cp >> 18)), o += static_cast<char>(0x80 | ((cp >> 12) & 0x3F)), o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), o += static_cast<char>(0x80 | (cp & 0x3F));
+    }
     else throw std::runtime_error("unknown entity &" + e + "; at " + std::to_string(at + i));
     i = semi;
   }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string_view>
 
+#include "language_env.hpp"
 #include "commands.hpp"
 #include "flag_names.hpp"
 #include "help.hpp"
@@ -132,8 +133,8 @@ static std::string take_language_flag(int& argc, char** argv) {
   }
   if (out < argc) argv[out] = nullptr;
   argc = out;
-  const tfx::Language lang = chosen ? *chosen : tfx::language_from_environment();
-  if (const std::string why = tfx::set_language(lang); !why.empty() && chosen)
+  const tfx::Language lang = chosen ? *chosen : tfx::cli::language_from_environment();
+  if (const std::string why = tfx::set_language(lang, tfx::cli::catalog_settings_from_environment()); !why.empty() && chosen)
     std::fprintf(stderr, "tfx: note: --lang %s: %s\n", tfx::language_code(lang), why.c_str());
   return {};
 }

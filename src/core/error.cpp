@@ -33,6 +33,37 @@ std::size_t errmsg_utf8_at(std::string_view s, std::size_t i, char32_t& cp) {
 
 }  // namespace
 
+std::string markup_escape(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&': o += "&amp;"; break;
+        case '<': o += "&lt;"; break;
+        case '>': o += "&gt;"; break;
+        case '"': o += "&quot;"; break;
+        case '\'': o += "&#39;"; break;
+        default:
+          if (c >= 0x20 || c == '\t' || c == '\n') o += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    char32_t cp = 0;
+    const std::size_t n = errmsg_utf8_at(s, i, cp);
+    if (n == 0 || cp == 0xFFFE || cp == 0xFFFF) {
+      o += "\xEF\xBF\xBD";  // U+FFFD
+      i += n == 0 ? 1 : n;
+    } else {
+      o.append(s.data() + i, n);
+      i += n;
+    }
+  }
+  return o;
+}
+
 // Escapes C0/DEL/C1 controls and invalid bytes; cuts after max_bytes of input.
 std::string escape_for_message(std::string_view s, std::size_t max_bytes) {
   std::string out;

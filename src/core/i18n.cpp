@@ -35,11 +35,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 bool has_catalog(const std::filesystem::path& dir, Language lang) {
   std::error_code ec;
   return std::filesystem::is_regular_file(dir / language_code(lang) / "LC_MESSAGES" / "tfx.mo", ec);
@@ -71,20 +66,9 @@ Language parse_language(std::string_view name, std::string_view what) {
   throw usage_error(fmt::format("{}: expected {}, got '{}'", what, choice_list<Language>(kLanguageChoices, true), name));
 }
 
-Language language_from_environment() {
-  std::string locale = env("LC_ALL");
-  if (locale.empty()) locale = env("LC_MESSAGES");
-  if (locale.empty()) locale = env("LANG");
-  if (locale.empty() || locale == "C" || locale == "POSIX" || locale.rfind("C.", 0) == 0) return Language::en;
-  std::string wanted = env("LANGUAGE");
-  wanted = wanted.substr(0, wanted.find(':'));
-  if (wanted.empty()) wanted = locale;
-  return lower(wanted).rfind("ko", 0) == 0 ? Language::ko : Language::en;
-}
-
-std::string locale_directory() {
+std::string locale_directory(const CatalogSettings& settings) {
   std::vector<std::filesystem::path> dirs;
-  if (const std::string d = env("TFX_LOCALEDIR"); !d.empty()) dirs.emplace_back(d);
+  if (!settings.directory.empty()) dirs.emplace_back(settings.directory);
   if (const auto exe = executable_directory(); !exe.empty()) {
     dirs.push_back(exe / "locale");
     dirs.push_back(exe.parent_path() / "share" / "locale");
@@ -95,15 +79,15 @@ std::string locale_directory() {
   return {};
 }
 
-std::string set_language(Language lang) {
-  g_strict = !env("TFX_I18N_STRICT").empty();
+std::string set_language(Language lang, const CatalogSettings& settings) {
+  g_strict = settings.strict;
   if (lang == Language::en) {
     g_language = Language::en;
     return {};
   }
-  const std::string dir = locale_directory();
+  const std::string dir = locale_directory(settings);
   if (dir.empty())
-    return fmt::format("no {} catalog (tfx.mo) in $TFX_LOCALEDIR, beside tfx or in {}; output stays English",
+    return fmt::format("no {} catalog (tfx.mo) in the given directory ($TFX_LOCALEDIR), beside tfx or in {}; output stays English",
                        language_code(lang), TFX_INSTALL_LOCALEDIR);
   // gettext picks the catalog from LANGUAGE whenever the messages locale is not "C"
   ::setenv("LANGUAGE", language_code(lang), 1);

@@ -14,22 +14,6 @@ namespace tfx {
 
 namespace {
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // JSON that can stand inside <script>: '<', '>' and '&' only occur inside JSON strings, where
 // \u003c, \u003e and \u0026 mean the same characters; invalid UTF-8 becomes U+FFFD.
 std::string script_safe_json(const nlohmann::json& j) {
@@ -349,14 +333,15 @@ if (location.hash === '#selftest') {
 std::string attention_html(const AttentionPage& p) {
   const std::size_t L = p.weights.size(), H = p.head_names.size(), T = p.queries.size(), S = p.keys.size();
   if (L == 0 || H == 0 || T == 0 || S == 0 || p.layer_names.size() != L)
-    throw usage_error("--html: nothing to draw (no layers, heads or tokens)");
+    throw usage_error("html: nothing to draw (no layers, heads or tokens)", {"html"});
   if (L * H * T * S > kMaxHtmlWeights)
-    throw usage_error(fmt::format("--html: {} layers × {} heads × {} × {} = {} weights are too many for one page (at most {}); "
-                                  "choose --layer or --head, or a shorter text",
-                                  L, H, T, S, L * H * T * S, kMaxHtmlWeights));
+    throw usage_error(fmt::format("html: {} layers × {} heads × {} × {} = {} weights are too many for one page (at most {}); "
+                                  "choose layer or head, or a shorter text",
+                                  L, H, T, S, L * H * T * S, kMaxHtmlWeights),
+                      {"html", "layer", "head"});
   for (const Tensor& w : p.weights)
     if (w.rank() != 3 || w.dim(0) != H || w.dim(1) != T || w.dim(2) != S)
-      throw usage_error(fmt::format("--html: weights of shape ({}, {}, {}) expected per layer", H, T, S));
+      throw usage_error(fmt::format("html: weights of shape ({}, {}, {}) expected per layer", H, T, S), {"html"});
   nlohmann::json meta = {{"queries", p.queries},
                          {"keys", p.keys},
                          {"layers", p.layer_names},
@@ -385,11 +370,7 @@ std::string attention_html(const AttentionPage& p) {
   data += "]}";
 
   // the visible texts go through the same replacement of invalid UTF-8 as the data
-  const auto clean = [](const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  const auto text = [&](const std::string& s) {
-    const std::string quoted = clean(s);
-    return html_escape(nlohmann::json::parse(quoted).get<std::string>());
-  };
+  const auto text = [](const std::string& s) { return markup_escape(s); };
   std::string out;
   out.reserve(data.size() + 20000);
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";

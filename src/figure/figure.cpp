@@ -205,12 +205,17 @@ Layout lay_out(const Figure& figure) {
 void check_scale(double scale, const Layout& l) {
   if (!(scale >= kMinScale && scale <= kMaxScale))
     throw usage_error(fmt::format("figure scale must be from {} to {}, got {}", kMinScale, kMaxScale, scale));
-  if (l.width * l.height * scale * scale > 1.5e8)
+  if (l.width * l.height * scale * scale > kMaxFigurePixels)
     throw usage_error(fmt::format("the figure would be {:.0f}×{:.0f} pixels at scale {}; use a smaller scale", l.width * scale,
                                   l.height * scale, scale));
 }
 
 }  // namespace
+
+std::pair<double, double> figure_pixels(const Figure& figure, double scale) {
+  const Layout l = lay_out(figure);
+  return {l.width * scale, l.height * scale};
+}
 
 Image render(const Figure& figure, double scale) {
   const Layout l = lay_out(figure);

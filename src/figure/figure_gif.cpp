@@ -46,9 +46,10 @@ std::string encode_gif(const std::vector<Image>& frames, int delay_cs) {
   for (const Image& f : frames) W = std::max(W, f.width), H = std::max(H, f.height);
   const std::size_t F = frames.size(), plane = static_cast<std::size_t>(W) * H;
   if (W > 65535 || H > 65535 || plane * F > kMaxGifPixels)
-    throw Error(fmt::format("an animation of {} frames of {}×{} pixels is too big (at most {} megapixels in all); use fewer --frames or "
-                            "a smaller --scale",
-                            F, W, H, kMaxGifPixels >> 20));
+    throw Error(fmt::format("an animation of {} images of {}×{} pixels is too big (at most {} megapixels in all); use fewer frames or "
+                            "a smaller scale",
+                            F, W, H, kMaxGifPixels >> 20),
+                Error::Kind::data, {"frames", "scale"});
   // every frame on a white W×H page, centred across and at the top
   std::vector<GifByteType> r(plane * F, 255), g(plane * F, 255), b(plane * F, 255), idx(plane * F);
   for (std::size_t k = 0; k < F; ++k) {

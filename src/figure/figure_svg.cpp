@@ -22,50 +22,7 @@ std::string num(double v) {
 
 std::string hex(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
-// Text as XML 1.0 character data: & < > " as entities; C0 controls but tab and newline dropped
-// (XML forbids them); a byte that is not part of valid UTF-8 (a title in Latin-1, a label cut
-// inside a character) and U+FFFE/U+FFFF as U+FFFD, so the SVG stays well-formed whatever the text.
-std::string escape(std::string_view s) {
-  std::string o;
-  o.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&': o += "&amp;"; break;
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '"': o += "&quot;"; break;
-        default:
-          if (c >= 0x20 || c == '\t' || c == '\n') o += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    // one UTF-8 sequence: lead byte, continuation bytes, no overlong form, no surrogate, ≤ U+10FFFF
-    std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    char32_t cp = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-    if (n == 0 || i + n > s.size()) n = 0;
-    for (std::size_t k = 1; k < n; ++k) {
-      const unsigned char t = static_cast<unsigned char>(s[i + k]);
-      if ((t & 0xC0) != 0x80) {
-        n = 0;
-        break;
-      }
-      cp = (cp << 6) | (t & 0x3F);
-    }
-    if (n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) n = 0;
-    if (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) n = 0;
-    if (n == 0 || cp == 0xFFFE || cp == 0xFFFF) {
-      o += "\xEF\xBF\xBD";  // U+FFFD
-      i += n == 0 ? 1 : n;
-    } else {
-      o.append(s.data() + i, n);
-      i += n;
-    }
-  }
-  return o;
-}
+std::string escape(std::string_view s) { return markup_escape(s); }
 
 std::string base64(const std::string& bytes) {
   static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -5,7 +5,7 @@
 namespace tfx {
 
 std::string serialize_svg(const Output& out, const OutputOptions& o) {
-  if (!out.figure) throw usage_error("--format svg: this command draws no figure here; use " + format_list(false), {"format"});
+  if (!out.figure) throw usage_error("format svg: this command draws no figure here; use " + format_list(false), {"format"});
   return encode_svg(*out.figure, o.scale);
 }
 

@@ -10,7 +10,7 @@ namespace tfx {
 namespace {
 
 const Result& result_of(const Output& out, Format f) {
-  if (!out.result) throw usage_error(fmt::format("--format {}: nothing to write", format_name(f)), {"format"});
+  if (!out.result) throw usage_error(fmt::format("format {}: nothing to write", format_name(f)), {"format"});
   return *out.result;
 }
 

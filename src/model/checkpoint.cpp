@@ -110,7 +110,7 @@ void check_finite(const ForwardPass& f, const Checkpoint& m) {
 // The forward pass of the checkpoint's family, after the checks every family shares.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
   const ModelConfig& c = m.config;
-  if (c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads a picture, not text (give --image FILE)", m.dir, c.model_type));
+  if (c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads a picture, not text (give image FILE)", m.dir, c.model_type), {"image"});
   if (ids.empty()) throw usage_error("no tokens to run the model on");
   const std::size_t rows = m.token_embedding().rows;
   for (std::size_t id : ids)
@@ -133,7 +133,7 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
 
 ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool want_logits) {
   const ModelConfig& c = m.config;
-  if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop --image)", m.dir, c.model_type));
+  if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop image)", m.dir, c.model_type), {"image"});
   const double T = static_cast<double>(c.max_positions);
   check_memory(static_cast<double>(m.file_bytes()) +
                    4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model)),

@@ -126,7 +126,7 @@ TokenIds translator_tokens(const Translator& m, const std::string& text, const s
     }
     t.ids.push_back(*id);
   }
-  if (!unknown.empty()) throw usage_error(unknown_words_message(m, t.tokens, unknown, flag));
+  if (!unknown.empty()) throw usage_error(unknown_words_message(m, t.tokens, unknown, flag), {"list_vocab"});
   return t;
 }
 

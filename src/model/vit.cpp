@@ -111,7 +111,7 @@ OutputHead vit_output_head(const Checkpoint& m) {
 }
 
 ForwardPass vit_forward_text(const Checkpoint& m, const std::vector<std::size_t>&, bool) {
-  throw usage_error(fmt::format("{}: a ViT reads a picture, not text (give --image FILE)", m.dir));
+  throw usage_error(fmt::format("{}: a ViT reads a picture, not text (give image FILE)", m.dir), {"image"});
 }
 
 // pixels (C, S, S) as vit_pixel_values gives them → hidden (layers + 1, N + 1, D), attentions, logits (1, L)

@@ -35,21 +35,23 @@ const char* language_code(Language lang);
 // A name of kLanguageChoices, in any case ("KO", "Korean") -> Language; anything else throws a
 // usage error naming `what` (the flag or variable) and the languages there are.
 Language parse_language(std::string_view name, std::string_view what);
-// The language the environment asks for, as gettext reads it: the locale of messages (LC_ALL,
-// then LC_MESSAGES, then LANG; "C", "POSIX" or unset = English) and, when that locale is set,
-// the first entry of LANGUAGE. Korean when it begins with "ko", English otherwise.
-Language language_from_environment();
+// Where set_language finds the catalogs and how strictly it reports: the command layer fills it
+// from the environment (TFX_LOCALEDIR, TFX_I18N_STRICT; src/cli/language_env.cpp), so the library
+// never reads the environment itself.
+struct CatalogSettings {
+  std::string directory;  // a directory to try before the others (empty: none)
+  bool strict = false;    // report each marked string without a translation on stderr, once
+};
 // Switches every later tr()/trf() to `lang`. Korean needs the catalog: when it is missing the
 // output stays English and the returned string says where tfx looked (empty when all is well).
-std::string set_language(Language lang);
-// Where the catalogs are looked for, in order: $TFX_LOCALEDIR, <tfx's directory>/locale (the
+std::string set_language(Language lang, const CatalogSettings& settings = {});
+// Where the catalogs are looked for, in order: settings.directory, <tfx's directory>/locale (the
 // build tree), <tfx's directory>/../share/locale (an installed tfx), the configured install
 // directory.
-std::string locale_directory();
+std::string locale_directory(const CatalogSettings& settings = {});
 
-// The translation of `msgid` in the current language, or `msgid` itself. When
-// TFX_I18N_STRICT is set in the environment and a marked string has no translation, it is
-// reported on stderr once ("tfx: untranslated: …") — the Korean output test runs with it.
+// The translation of `msgid` in the current language, or `msgid` itself. With strict catalog
+// settings, a marked string without a translation is reported on stderr once ("tfx: untranslated: …") — the Korean output test runs with it.
 const char* tr(const char* msgid);
 // The translation of a string known only at run time (a table header from a Records block, an
 // axis name): the same lookup without the strict report, since data (a word, a file name) may

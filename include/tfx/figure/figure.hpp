@@ -220,6 +220,11 @@ inline constexpr std::size_t kMaxAnnotatedCells = 12;
 // `scale` multiplies everything (text, lines, margins, cells): 2 for a projector. 1 = the
 // default size, text 15–21 px. Scale must be in [kMinScale, kMaxScale].
 inline constexpr double kMinScale = 0.25, kMaxScale = 8;
+// A figure of more pixels than this (at its scale) is refused before any pixel is drawn.
+inline constexpr double kMaxFigurePixels = 1.5e8;
+// The figure's width and height in pixels at `scale`, as render and encode_svg lay it out (no
+// pixel drawn): lets a command refuse a figure too large before it builds the rest of it.
+std::pair<double, double> figure_pixels(const Figure& figure, double scale = 1.0);
 Image render(const Figure& figure, double scale = 1.0);
 std::string encode_png(const Image& image);
 // An animated GIF of `frames` (rendered figures, padded to the largest on white), `delay_cs`

@@ -242,6 +242,25 @@ void run_model_attention(const ModelAttentionOptions& o) {
                  fmt::format("the attention figure of {} layers × {} heads over {} tokens", layers.size(), heads.size(), T));
     const bool one = layers.size() == 1 && heads.size() == 1;
     const bool thumbnails = layers.size() > 1 && heads.size() > 1;
+    if (thumbnails && !l.picture) {
+      // the grid is one row of `heads` thumbnails wide and one column of `layers` tall: laid out
+      // (not drawn) first, so thousands of panels are refused before they are built
+      const Heatmap thumb = [&] {
+        Heatmap h = model_attention_heatmap(Tensor({T, T}), l.tokens, "L0 H0", false);
+        h.annotate = false;
+        return h;
+      }();
+      Figure row, column;
+      row.panels.assign(heads.size(), thumb);
+      row.columns = static_cast<int>(heads.size());
+      column.panels.assign(layers.size(), thumb);
+      column.columns = 1;
+      const double w = figure_pixels(row, o.fig.scale).first, hgt = figure_pixels(column, o.fig.scale).second;
+      if (w * hgt > kMaxFigurePixels)
+        throw usage_error(fmt::format("the model view of {} layers × {} heads would be about {:.0f}×{:.0f} pixels at scale {} (at most {:.0f} million); "
+                              "choose --layer N or --head N, or a smaller --scale",
+                              layers.size(), heads.size(), w, hgt, o.fig.scale, kMaxFigurePixels / 1e6));
+    }
     for (std::size_t li : layers)
       for (std::size_t hi : heads) {
         Tensor one_w({T, T});

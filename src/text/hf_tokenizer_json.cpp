@@ -1,0 +1,365 @@
+// tokenizer.json → HfTokenizer::Impl: the model (BPE or WordPiece), normalizers, pre-tokenizer,
+// post-processor and added tokens, each checked (kinds tfx does not run are refused by name), and
+// the folder's files (tokenizer.json, or vocab.txt / vocab.json + merges.txt) found.
+#include "hf_tokenizer_impl.hpp"
+
+namespace tfx {
+
+using namespace hf_detail;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) { throw Error(fmt::format("{}: {}", where, what)); }
+
+const json& member(const json& j, const char* key, const std::string& where, const std::string& what) {
+  if (!j.is_object() || !j.contains(key)) bad(where, fmt::format("no \"{}\" ({})", key, what));
+  return j[key];
+}
+
+std::string str(const json& j, const std::string& where, const std::string& what) {
+  if (!j.is_string()) bad(where, fmt::format("{} should be a string", what));
+  return j.get<std::string>();
+}
+
+std::size_t whole(const json& j, const std::string& where, const std::string& what) {
+  if (!j.is_number_unsigned() || j.get<std::uint64_t>() >= (1u << 30)) bad(where, fmt::format("{} should be a whole number below 2^30", what));
+  return j.get<std::size_t>();
+}
+
+void add_token(HfTokenizer::Impl& t, const std::string& token, std::size_t id, const std::string& where) {
+  // ids run 0…V−1; a few gaps are tolerated, but an id far past the tokens the file declares
+  // would only allocate an empty table (a 50-byte file claiming id 47666666)
+  if (id >= 2 * t.declared + 1024)
+    bad(where, fmt::format("the id {} of '{}' is far past the {} tokens the file declares (ids should run from 0)", id, token, t.declared));
+  if (id >= t.id_to_token.size()) t.id_to_token.resize(id + 1);
+  if (!t.id_to_token[id].empty() && t.id_to_token[id] != token)
+    bad(where, fmt::format("id {} is both '{}' and '{}'", id, t.id_to_token[id], token));
+  t.id_to_token[id] = token;
+  t.token_to_id.emplace(token, id);
+}
+
+void read_merges(HfTokenizer::Impl& t, const json& merges, const std::string& where) {
+  if (!merges.is_array()) bad(where, "model.merges should be a list");
+  std::uint32_t rank = 0;
+  for (const json& m : merges) {
+    std::string a, b;
+    if (m.is_string()) {
+      const std::string s = m.get<std::string>();
+      const std::size_t sp = s.find(' ');
+      if (sp == std::string::npos) bad(where, fmt::format("merge {} '{}' should be two tokens separated by a space", rank, s));
+      a = s.substr(0, sp), b = s.substr(sp + 1);
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      a = m[0].get<std::string>(), b = m[1].get<std::string>();
+    } else {
+      bad(where, fmt::format("merge {} should be \"a b\" or [\"a\", \"b\"]", rank));
+    }
+    const auto ia = t.find(a), ib = t.find(b), ic = t.find(a + b);
+    if (!ia || !ib || !ic) bad(where, fmt::format("merge {} '{} {}': a token of it is not in the vocabulary", rank, a, b));
+    t.merges.emplace((static_cast<std::uint64_t>(*ia) << 32) | *ib, std::pair<std::uint32_t, std::uint32_t>{rank, static_cast<std::uint32_t>(*ic)});
+    ++rank;
+  }
+}
+
+Split split_of(const std::string& pattern, const std::string& where) {
+  if (pattern.find("\\p{N}{1,3}") != std::string::npos) return Split::llama3;
+  if (pattern.find("(?i:'s") != std::string::npos) return Split::qwen2;
+  if (pattern.find("'s|'t|'re|'ve|'m|'ll|'d") != std::string::npos) return Split::gpt2;
+  bad(where, fmt::format("pre_tokenizer Split pattern '{}' is not one tfx knows (GPT-2's, Llama 3's or Qwen2's)", pattern));
+}
+
+void read_pre_tokenizer(HfTokenizer::Impl& t, const json& p, const std::string& where) {
+  if (p.is_null()) return;
+  const std::string type = str(member(p, "type", where, "the pre-tokenizer's kind"), where, "pre_tokenizer.type");
+  if (type == "Sequence") {
+    for (const json& q : member(p, "pretokenizers", where, "a list of pre-tokenizers")) read_pre_tokenizer(t, q, where);
+  } else if (type == "ByteLevel") {
+    t.byte_level = true;
+    t.add_prefix_space = json_bool(p, "add_prefix_space", false, where);
+    if (json_bool(p, "use_regex", true, where)) t.split = Split::gpt2;
+  } else if (type == "Split") {
+    const json& pat = member(p, "pattern", where, "the split pattern");
+    if (!pat.is_object() || !pat.contains("Regex")) bad(where, "pre_tokenizer Split: only a Regex pattern is supported");
+    t.split = split_of(str(pat["Regex"], where, "Split pattern"), where);
+  } else if (type == "BertPreTokenizer" || type == "Whitespace" || type == "WhitespaceSplit") {
+    // WordPiece's split (BERT's basic tokenizer) is built into the model
+  } else if (type == "Metaspace") {
+    t.metaspace = true;
+    const std::string scheme = json_string(p, "prepend_scheme", json_bool(p, "add_prefix_space", true, where) ? "always" : "never", where);
+    t.prepend = scheme == "always" ? Prepend::always : scheme == "first" ? Prepend::first : Prepend::never;
+    t.metaspace_split = json_bool(p, "split", true, where);
+  } else if (type == "Digits" || type == "Punctuation") {
+    bad(where, fmt::format("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)", type));
+  } else {
+    bad(where, fmt::format("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)", type));
+  }
+}
+
+void read_normalizer(HfTokenizer::Impl& t, const json& n, const std::string& where) {
+  if (n.is_null()) return;
+  const std::string type = str(member(n, "type", where, "the normalizer's kind"), where, "normalizer.type");
+  if (type == "Sequence") {
+    for (const json& m : member(n, "normalizers", where, "a list of normalizers")) read_normalizer(t, m, where);
+  } else if (type == "BertNormalizer") {
+    NormStep b;
+    b.kind = Norm::bert;
+    b.clean_text = json_bool(n, "clean_text", true, where);
+    b.chinese = json_bool(n, "handle_chinese_chars", true, where);
+    b.lower = json_bool(n, "lowercase", true, where);
+    b.strip = n.contains("strip_accents") && !n["strip_accents"].is_null() ? json_bool(n, "strip_accents", b.lower, where) : b.lower;
+    t.lowercase = b.lower;
+    t.norms.push_back(b);
+  } else if (type == "Lowercase") {
+    t.lowercase = true;
+    t.norms.push_back({Norm::lowercase});
+  } else if (type == "Prepend") {
+    if (json_string(n, "prepend", "", where) != "\xE2\x96\x81") bad(where, "normalizer Prepend: only \"▁\" is supported");
+    t.prepend = Prepend::always;
+  } else if (type == "Replace") {
+    const json& pat = member(n, "pattern", where, "what to replace");
+    if (!(pat.is_object() && json_string(pat, "String", "", where) == " " && json_string(n, "content", "", where) == "\xE2\x96\x81"))
+      bad(where, "normalizer Replace: only \" \" → \"▁\" is supported");
+    t.metaspace = true;
+  } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD" || type == "StripAccents") {
+    t.norms.push_back({type == "NFC"    ? Norm::nfc
+                       : type == "NFD"  ? Norm::nfd
+                       : type == "NFKC" ? Norm::nfkc
+                       : type == "NFKD" ? Norm::nfkd
+                                        : Norm::strip_accents});
+  } else {
+    bad(where, fmt::format("normalizer {} is not supported (supported: BertNormalizer, Lowercase, NFC, NFD, NFKC, NFKD, "
+                           "StripAccents, Prepend, Replace)", type));
+  }
+}
+
+TemplatePiece special_piece(const std::string& name, const json& specials, const HfTokenizer::Impl& t, const std::string& where) {
+  TemplatePiece p;
+  if (specials.is_object() && specials.contains(name)) {
+    const json& s = specials[name];
+    for (const json& id : member(s, "ids", where, "the special token's ids")) p.ids.push_back(whole(id, where, "a special token id"));
+    for (const json& tok : member(s, "tokens", where, "the special token's tokens")) p.tokens.push_back(str(tok, where, "a special token"));
+  } else if (const auto id = t.find(name)) {
+    p.ids = {*id};
+    p.tokens = {name};
+  } else {
+    bad(where, fmt::format("post_processor: special token '{}' is not in the vocabulary", name));
+  }
+  if (p.ids.size() != p.tokens.size()) bad(where, fmt::format("post_processor: '{}' has {} ids and {} tokens", name, p.ids.size(), p.tokens.size()));
+  for (std::size_t id : p.ids)
+    if (id >= t.id_to_token.size()) bad(where, fmt::format("post_processor: '{}' has id {}, past the vocabulary ({} tokens)", name, id, t.id_to_token.size()));
+  return p;
+}
+
+void read_post_processor(HfTokenizer::Impl& t, const json& p, const std::string& where) {
+  if (p.is_null()) return;
+  const std::string type = str(member(p, "type", where, "the post-processor's kind"), where, "post_processor.type");
+  if (type == "Sequence") {
+    for (const json& q : member(p, "processors", where, "a list of post-processors")) read_post_processor(t, q, where);
+  } else if (type == "ByteLevel") {
+    // offsets only
+  } else if (type == "TemplateProcessing") {
+    t.single.clear();
+    for (const json& piece : member(p, "single", where, "the single-sequence template")) {
+      if (piece.contains("Sequence")) {
+        TemplatePiece s;
+        s.sequence = true;
+        t.single.push_back(s);
+      } else if (piece.contains("SpecialToken")) {
+        t.single.push_back(special_piece(str(member(piece["SpecialToken"], "id", where, "the token"), where, "SpecialToken.id"),
+                                          p.value("special_tokens", json::object()), t, where));
+      } else {
+        bad(where, "post_processor template: each piece should be a Sequence or a SpecialToken");
+      }
+    }
+  } else if (type == "RobertaProcessing" || type == "BertProcessing") {
+    const json& cls = member(p, "cls", where, "[token, id]");
+    const json& sep = member(p, "sep", where, "[token, id]");
+    auto piece = [&](const json& j) {
+      if (!j.is_array() || j.size() != 2) bad(where, fmt::format("post_processor {}: cls and sep should be [token, id]", type));
+      TemplatePiece tp;
+      tp.tokens = {str(j[0], where, "the token")};
+      tp.ids = {whole(j[1], where, "the id")};
+      if (tp.ids[0] >= t.id_to_token.size())
+        bad(where, fmt::format("post_processor {}: id {} is past the vocabulary ({} tokens)", type, tp.ids[0], t.id_to_token.size()));
+      return tp;
+    };
+    TemplatePiece seq;
+    seq.sequence = true;
+    t.single = {piece(cls), seq, piece(sep)};
+  } else {
+    bad(where, fmt::format("post_processor {} is not supported (supported: TemplateProcessing, ByteLevel, RobertaProcessing)", type));
+  }
+}
+
+void sort_added(HfTokenizer::Impl& t) {
+  std::stable_sort(t.added.begin(), t.added.end(), [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
+  t.added_matcher.build(t.added);
+}
+
+std::string read_text(const fs::path& p) { return read_text_input(p.string(), p.filename().string()); }
+
+}  // namespace
+
+namespace {
+
+std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& where) {
+  auto t = std::make_shared<HfTokenizer::Impl>();
+  t->source = where;
+  const json& model = member(j, "model", where, "the tokenizer model");
+  const std::string type = model.contains("type") ? str(model["type"], where, "model.type")
+                           : model.contains("merges") ? "BPE"
+                                                      : "WordPiece";
+  const json& vocab = member(model, "vocab", where, "the vocabulary");
+  if (!vocab.is_object()) bad(where, "model.vocab should be an object {token: id}");
+  t->declared = vocab.size() + (j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"].size() : 0);
+  for (const auto& [token, id] : vocab.items()) add_token(*t, token, whole(id, where, fmt::format("the id of '{}'", token)), where);
+  // added tokens (special ones and others), matched in the text before anything else
+  if (j.contains("added_tokens") && j["added_tokens"].is_array())
+    for (const json& a : j["added_tokens"]) {
+      AddedToken at;
+      at.content = str(member(a, "content", where, "an added token's text"), where, "added_tokens content");
+      at.id = whole(member(a, "id", where, "an added token's id"), where, "added_tokens id");
+      at.special = json_bool(a, "special", false, where);
+      at.lstrip = json_bool(a, "lstrip", false, where);
+      at.rstrip = json_bool(a, "rstrip", false, where);
+      at.single_word = json_bool(a, "single_word", false, where);
+      if (at.content.empty()) bad(where, "an added token is empty");
+      add_token(*t, at.content, at.id, where);
+      t->added.push_back(at);
+    }
+  sort_added(*t);
+  if (model.contains("unk_token") && model["unk_token"].is_string()) t->unk = t->find(model["unk_token"].get<std::string>());
+  if (type == "BPE") {
+    t->model = Model::bpe;
+    read_merges(*t, member(model, "merges", where, "the BPE merges"), where);
+    t->byte_fallback = json_bool(model, "byte_fallback", false, where);
+    t->fuse_unk = json_bool(model, "fuse_unk", false, where);
+    t->ignore_merges = json_bool(model, "ignore_merges", false, where);
+  } else if (type == "WordPiece") {
+    t->model = Model::wordpiece;
+    t->continuing_prefix = json_string(model, "continuing_subword_prefix", "##", where);
+    t->max_word_chars = json_whole(model, "max_input_chars_per_word", 100, std::size_t{1} << 20, where);
+    if (t->continuing_prefix != "##") bad(where, "WordPiece: only the \"##\" continuing prefix is supported");
+  } else {
+    bad(where, fmt::format("model type '{}' is not supported (supported: BPE, WordPiece)", type));
+  }
+  read_normalizer(*t, j.value("normalizer", json()), where);
+  read_pre_tokenizer(*t, j.value("pre_tokenizer", json()), where);
+  read_post_processor(*t, j.value("post_processor", json()), where);
+  if (t->model == Model::wordpiece) {
+    t->wordpiece_vocab.name = where;
+    t->wordpiece_vocab.tokens = t->id_to_token;
+    for (std::size_t i = 0; i < t->id_to_token.size(); ++i)
+      if (!t->id_to_token[i].empty()) {
+        t->wordpiece_vocab.ids.emplace(t->id_to_token[i], i);
+        t->wordpiece_vocab.longest = std::max(t->wordpiece_vocab.longest, t->id_to_token[i].size());
+      }
+    t->kind = "WordPiece";
+  } else if (t->byte_level) {
+    t->kind = "byte-level BPE";
+  } else if (t->metaspace || t->prepend != Prepend::never) {
+    t->kind = t->byte_fallback ? "BPE over ▁ with byte fallback" : "BPE over ▁";
+  } else {
+    t->kind = "BPE";
+  }
+  return t;
+}
+
+}  // namespace
+
+HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& where) {
+  json j;
+  try {
+    j = parse_json(text, where);
+  } catch (const json::exception& e) {
+    bad(where, fmt::format("not valid JSON ({})", e.what()));
+  }
+  HfTokenizer h;
+  try {
+    h.impl_ = interpret(j, where);
+  } catch (const json::exception& e) {  // a field of a type no check above expected
+    bad(where, fmt::format("unexpected JSON structure ({})", e.what()));
+  }
+  return h;
+}
+
+HfTokenizer HfTokenizer::load(const std::string& dir) {
+  const fs::path d(dir);
+  std::error_code ec;
+  if (!fs::is_directory(d, ec)) throw Error(fmt::format("{}: not a directory (expected a checkpoint folder with tokenizer.json, "
+                                                        "vocab.txt or vocab.json + merges.txt)", dir));
+  if (fs::exists(d / "tokenizer.json", ec)) {
+    const std::string path = (d / "tokenizer.json").string();
+    return from_json(read_text(d / "tokenizer.json"), path);
+  }
+  auto t = std::make_shared<Impl>();
+  if (fs::exists(d / "vocab.txt", ec)) {
+    // BERT's vocab.txt: WordPiece, lower-cased unless tokenizer_config.json says do_lower_case false
+    t->source = (d / "vocab.txt").string();
+    t->model = Model::wordpiece;
+    t->wordpiece_vocab = read_vocab(t->source);
+    t->id_to_token = t->wordpiece_vocab.tokens;
+    for (std::size_t i = 0; i < t->id_to_token.size(); ++i) t->token_to_id.emplace(t->id_to_token[i], i);
+    t->lowercase = true;
+    if (fs::exists(d / "tokenizer_config.json", ec)) {
+      const std::string config = (d / "tokenizer_config.json").string();
+      json c;
+      try {
+        c = parse_json(read_text(d / "tokenizer_config.json"), config);
+      } catch (const json::exception& e) {
+        bad(config, fmt::format("not valid JSON ({})", e.what()));
+      }
+      t->lowercase = json_bool(c, "do_lower_case", true, config);
+    }
+    NormStep b;  // what BertTokenizerFast builds from vocab.txt
+    b.kind = Norm::bert;
+    b.lower = b.strip = t->lowercase;
+    t->norms.push_back(b);
+    t->unk = t->find("[UNK]");
+    for (const char* s : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
+      if (const auto id = t->find(s)) t->added.push_back({s, *id, true});
+    sort_added(*t);
+    const auto cls = t->find("[CLS]"), sep = t->find("[SEP]");
+    if (cls && sep) {
+      TemplatePiece a, seq, b;
+      a.ids = {*cls}, a.tokens = {"[CLS]"}, seq.sequence = true, b.ids = {*sep}, b.tokens = {"[SEP]"};
+      t->single = {a, seq, b};
+    }
+    t->kind = "WordPiece";
+  } else if (fs::exists(d / "vocab.json", ec) && fs::exists(d / "merges.txt", ec)) {
+    // GPT-2's vocab.json + merges.txt: byte-level BPE with GPT-2's pattern, no special tokens added
+    t->source = (d / "vocab.json").string() + " + merges.txt";
+    json v;
+    try {
+      v = parse_json(read_text(d / "vocab.json"), (d / "vocab.json").string());
+    } catch (const json::exception& e) {
+      bad((d / "vocab.json").string(), fmt::format("not valid JSON ({})", e.what()));
+    }
+    if (!v.is_object()) bad((d / "vocab.json").string(), "should be an object {token: id}");
+    t->declared = v.size();
+    for (const auto& [token, id] : v.items()) add_token(*t, token, whole(id, (d / "vocab.json").string(), "an id"), (d / "vocab.json").string());
+    json merges = json::array();
+    const std::string m = read_text(d / "merges.txt");
+    for (std::size_t i = 0; i < m.size();) {
+      std::size_t e = m.find('\n', i);
+      if (e == std::string::npos) e = m.size();
+      std::string line = m.substr(i, e - i);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty() && line.rfind("#version", 0) != 0) merges.push_back(line);
+      i = e + 1;
+    }
+    read_merges(*t, merges, (d / "merges.txt").string());
+    t->byte_level = true;
+    t->split = Split::gpt2;
+    if (const auto id = t->find("<|endoftext|>")) t->added.push_back({"<|endoftext|>", *id, true});
+    sort_added(*t);
+    t->kind = "byte-level BPE";
+  } else {
+    throw Error(fmt::format("{}: no tokenizer.json, vocab.txt or vocab.json + merges.txt (the tokenizer files a checkpoint folder needs)", dir));
+  }
+  HfTokenizer h;
+  h.impl_ = std::move(t);
+  return h;
+}
+
+
+}  // namespace tfx
