@@ -147,4 +147,20 @@ inline std::vector<XmlElement> parse_xml(const std::string& doc) {
   return out;
 }
 
+// The message of the reason `doc` is not a well-formed SVG document (an XML declaration, then one
+// <svg> root element in the SVG namespace), or "" when it is: CHECK(svg_problem(doc).empty())
+// in every test that writes an SVG.
+inline std::string svg_problem(const std::string& doc) {
+  if (doc.rfind("<?xml", 0) != 0) return "no XML declaration";
+  try {
+    const std::vector<XmlElement> els = parse_xml(doc);
+    if (els.empty() || els[0].name != "svg") return "the root element is not <svg>";
+    const auto ns = els[0].attrs.find("xmlns");
+    if (ns == els[0].attrs.end() || ns->second != "http://www.w3.org/2000/svg") return "the <svg> element lacks the SVG namespace";
+  } catch (const std::exception& e) {
+    return std::string("not well-formed XML: ") + e.what();
+  }
+  return "";
+}
+
 }  // namespace tfx::test

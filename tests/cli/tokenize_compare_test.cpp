@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "helpers.hpp"
+#include "xml_check.hpp"
 #include "png.hpp"
 #include "reference/tokenize_compare_reference.inc"
 
@@ -77,6 +78,7 @@ TEST_CASE("model tokenize --compare: the bar figure names the document and label
   CHECK_FALSE(has(r.out, "byte-level BPE"));  // only figures were asked for: no table
   CHECK(has(r.out, "wrote c.png"));
   const std::string svg = read_file(t / "c.svg");
+  CHECK(svg_problem(svg) == "");
   CHECK(has(svg, "paragraph_ko.txt"));
   for (const char* m : {"gpt2", "bert-base-uncased", "llama3", "qwen3", ">167<", ">101<"}) CHECK_MESSAGE(has(svg, m), m);
   const auto png = decode_png(read_file(t / "c.png"));
@@ -94,6 +96,7 @@ TEST_CASE("model tokenize --compare: the bar figure names the document and label
   CHECK(tj["data"][4]["tokens"] == 167);
   CHECK(tj["summary"]["documents"][1]["words"] == 18);
   const std::string two_svg = read_file(t / "two.svg");
+  CHECK(svg_problem(two_svg) == "");
   CHECK(has(two_svg, "paragraph_en.txt"));
   CHECK(has(two_svg, ">167<"));
   CHECK(has(two_svg, "paragraph_ko.txt"));

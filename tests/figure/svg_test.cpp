@@ -206,3 +206,14 @@ TEST_CASE("svg: --transpose draws the matrix with rows and columns swapped (posi
   REQUIRE(run_tfx("pe --len 3 --dim 2 --svg b.svg", dir.path).code == 0);
   CHECK(read_file(dir / "a.svg") != read_file(dir / "b.svg"));
 }
+
+TEST_CASE("svg: every SVG the docs ship (docs/img, written by tfx) is a well-formed SVG document") {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(TFX_SOURCE_DIR) + "/docs")) {
+    if (e.path().extension() != ".svg") continue;
+    ++n;
+    INFO(e.path().string());
+    CHECK(svg_problem(read_file(e.path())) == "");
+  }
+  CHECK(n >= 1);
+}

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "helpers.hpp"
+#include "xml_check.hpp"
 #include "tfx/core/i18n.hpp"
 
 using namespace tfx;
@@ -92,6 +93,7 @@ TEST_CASE("i18n: under --lang ko figures and table headers speak the notes' term
   TempDir dir;
   REQUIRE(run_tfx("pe --len 8 --dim 8 --svg pe.svg --lang ko", dir.path).code == 0);
   const std::string svg = read_file(dir / "pe.svg");
+  CHECK(svg_problem(svg) == "");
   CHECK(has(svg, "위치 인코딩"));  // positional encoding, as note 001 writes it
   CHECK(has(svg, "임베딩 차원"));  // the x axis: embedding dimension
   CHECK_FALSE(has(svg, "Sinusoidal"));
