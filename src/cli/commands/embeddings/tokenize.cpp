@@ -60,7 +60,6 @@ void run_tokenize_translator(const TokenizeOptions& o) {
     tokens.push_back(w);
     ids.push_back(v);
   }
-  if (tokens.empty()) throw usage_error("TEXT has no words; expected e.g. tfx tokenize \"나는 학생 이다\"");
   r.blocks.push_back(Text{trf("{} tokens (the teaching translator's word level: split at spaces, a Korean word keeps its "
                                       "particle); vocabulary: {}; id = the row of its embedding (tfx lookup --ids)",
                                       tokens.size(), cli_vocab_label())});
