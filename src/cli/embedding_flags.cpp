@@ -45,7 +45,7 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
       ->group(tr("Embeddings"));
   app->add_flag("--translator", f.translator,
                 tr("The built-in teaching translator's trained embedding table (tfx translate: 112 tokens, d = 64; "
-                   "ids as tfx tokenize --translator prints them) instead of word vectors"))
+                   "ids as tfx tokenize prints them; tfx lookup's default) instead of word vectors"))
       ->group(tr("Embeddings"));
 }
 
