@@ -114,7 +114,8 @@ EmbeddingFlags lookup_table_flags(const LookupOptions& o, std::string& table) {
     table = "translator";
   }
   if (!table.empty() && !f.path.empty())
-    throw usage_error(fmt::format("give one table: --table {} or --embeddings FILE (not both)", table));
+    throw usage_error(fmt::format("give one table: {} or --embeddings FILE (not both)",
+                                  f.translator ? std::string("--translator") : "--table " + table));
   if (table.empty()) {
     const char* env = std::getenv("TFX_EMBEDDINGS");
     table = f.path.empty() && !(env && *env) ? "translator" : "";
