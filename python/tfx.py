@@ -10,7 +10,7 @@ is a function whose signature and docstring come from tfx's own command table
     tfx.pe(dim=4, pos=1, i=2)                 # one number -> float 0.00999983…
     tfx.similarity("king", "queen")           # the cosine, a float, like gensim
     tfx.similar("king", k=3)                  # [(word, cosine), …] like gensim's most_similar
-    tfx.tokenize("I love playing football")   # a table -> pandas DataFrame (else a list of dicts)
+    tfx.tokenize("나는 학생 이다")            # a table -> pandas DataFrame (else a list of dicts)
     tfx.pe.sim(len=50, dim=128)               # subcommands are attributes ("tfx pe sim")
     tfx.show("pe sim", len=50, dim=128)       # the figure (PNG), shown inline in Jupyter
     tfx.analogy("king", "man", "woman")       # positional arguments stay positional
@@ -1273,6 +1273,15 @@ def __dir__():
 
 # ---- gensim's KeyedVectors habits, on tfx's embeddings ----
 
+def _word_vectors(flags):
+    """The flags for a word-vector lookup: the table the explorers (similar, analogy) use — the
+    built-in named-dims embedding, or embeddings= / $TFX_EMBEDDINGS — not tfx lookup's default (the
+    teaching translator's table, whose ids tfx tokenize prints), unless table= says otherwise."""
+    if any(k in flags for k in ("embeddings", "table", "translator")) or os.environ.get("TFX_EMBEDDINGS"):
+        return flags
+    return dict(flags, table="named-dims")
+
+
 @_short_traceback
 def vector(word, **flags):
     """The word's vector, shape (d,) like gensim's kv["king"] / get_vector("king") (tfx lookup --words
@@ -1280,7 +1289,7 @@ def vector(word, **flags):
     embedding names its dimensions."""
     if not isinstance(word, str) or not word or any(c.isspace() or c == "," for c in word):
         raise ValueError(f"tfx.vector({word!r}): one word (for several, tfx.lookup(words=[…]))")
-    m = _command("lookup")(words=word, **flags)
+    m = _command("lookup")(words=word, **_word_vectors(flags))
     return m[0] if m.ndim == 2 else m.reshape(-1)
 
 
@@ -1292,7 +1301,7 @@ def doesnt_match(words, **flags):
     words = words.split() if isinstance(words, str) else [str(w) for w in words]
     if len(words) < 2:
         raise ValueError("tfx.doesnt_match(words): give at least two words")
-    m = np.asarray(_command("lookup")(words=words, **flags), dtype=np.float32).reshape(len(words), -1)
+    m = np.asarray(_command("lookup")(words=words, **_word_vectors(flags)), dtype=np.float32).reshape(len(words), -1)
     unit = m / np.linalg.norm(m, axis=1, keepdims=True)
     mean = unit.mean(axis=0)
     mean /= np.linalg.norm(mean)

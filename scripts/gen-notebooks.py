@@ -68,7 +68,21 @@ for mode in ("word", "subword"):
     tokens = list(tfx.json("tokenize", sentence, mode=mode)["summary"]["tokens"])
     print(f"{mode:8}", tokens)
 assert tokens == ["I", "love", "play", "##ing", "foot", "##ball", "."]
-tfx.tokenize(sentence)  # a table: a pandas DataFrame when pandas is installed"""),
+tfx.tokenize(sentence, vocab="wordpiece")  # a table: a pandas DataFrame when pandas is installed"""),
+
+(M, """Text → tokenizer → ids → embedding table → rows: by default `tokenize` and `lookup` share one
+vocabulary, the teaching translator's, so the ids `tokenize` prints are the rows `lookup` returns
+(and the rows `trace` and `attention` start from). `vocab="wordpiece"` above chose the small
+WordPiece vocabulary instead; `table="named-dims"` below chooses the 531-word embedding with named
+dimensions.""",
+"""텍스트 → 토크나이저 → id → 임베딩 테이블 → 행: 기본값으로 `tokenize`와 `lookup`은 하나의 어휘,
+교육용 번역기의 어휘를 함께 쓰므로 `tokenize`가 찍은 id가 곧 `lookup`이 돌려주는 행입니다 (`trace`와
+`attention`이 시작하는 행이기도 합니다). 위의 `vocab="wordpiece"`는 작은 WordPiece 어휘를 고른 것이고,
+아래의 `table="named-dims"`는 이름 붙은 차원을 가진 531 단어 임베딩을 고릅니다."""),
+(C, """ids = tfx.json("tokenize", "나는 학생 이다")["summary"]["ids"]
+E = tfx.lookup(ids=ids)  # row k of the translator's table is token k
+print(ids, E.shape, list(E.rows))
+assert list(E.rows) == ["나는", "학생", "이다"]"""),
 
 (M, """## 1. Sinusoidal positional encoding
 
@@ -194,7 +208,7 @@ unit(king) − unit(man) + unit(woman) 사이의 코사인이며, `tfx lookup`�
 best_word, best_cosine = tfx.analogy("king", "man", "woman")[0]
 assert best_word == "queen"
 
-E = tfx.lookup(words="king,man,woman,queen")
+E = tfx.lookup(words="king,man,woman,queen", table="named-dims")
 u = E / np.linalg.norm(E, axis=1, keepdims=True)
 query = u[0] - u[1] + u[2]
 cosine = query @ u[3] / np.linalg.norm(query)
@@ -226,9 +240,9 @@ dots = {row["word"]: row["dot"] for row in d["data"]}
 print(dots)
 assert round(dots["dog"], 2) == -1.13 and round(dots["dogs"], 2) == 3.40
 
-E = tfx.lookup(words="dog,cat,car,dogs,cats,cars")
+E = tfx.lookup(words="dog,cat,car,dogs,cats,cars", table="named-dims")
 plur = (E[3:] - E[:3]).mean(axis=0)
-for word, vector in zip(words, tfx.lookup(words=words)):
+for word, vector in zip(words, tfx.lookup(words=words, table="named-dims")):
     assert abs(plur @ vector - dots[word]) < 1e-4"""),
 
 (M, """## 4. Attention: a weighted average of the values

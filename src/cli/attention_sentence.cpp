@@ -102,4 +102,6 @@ std::string sentence_source_choice(const SentenceSource& source) {
 
 std::string sentence_source_name(const SentenceSource& source) { return source.embeddings().name(); }
 
+std::size_t sentence_source_words(const SentenceSource& source) { return source.embeddings().size(); }
+
 }  // namespace tfx::cli

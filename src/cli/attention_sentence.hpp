@@ -40,5 +40,7 @@ std::string sentence_source_description(const SentenceSource& source);
 std::string sentence_source_choice(const SentenceSource& source);
 // The table's name for the params: its path, or "built-in teaching embedding".
 std::string sentence_source_name(const SentenceSource& source);
+// The number of words (rows) of the table.
+std::size_t sentence_source_words(const SentenceSource& source);
 
 }  // namespace tfx::cli

@@ -45,7 +45,7 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
       ->group(tr("Embeddings"));
   app->add_flag("--translator", f.translator,
                 tr("The built-in teaching translator's trained embedding table (tfx translate: 112 tokens, d = 64; "
-                   "ids as tfx tokenize --translator prints them) instead of word vectors"))
+                   "ids as tfx tokenize prints them; tfx lookup's default) instead of word vectors"))
       ->group(tr("Embeddings"));
 }
 
@@ -70,10 +70,10 @@ std::string default_cache_dir() {
 
 EmbeddingSource embedding_source(const EmbeddingFlags& f) {
   EmbeddingSource s;
-  s.path = resolve_embeddings_path(f.path);
+  s.path = f.builtin ? std::string() : resolve_embeddings_path(f.path);
   s.cache_dir = default_cache_dir();
   // a stale $TFX_EMBEDDINGS must be named, or "no such file" points at a flag the user never gave
-  if (f.path.empty() && !s.path.empty() && !std::filesystem::exists(s.path))
+  if (f.path.empty() && !f.builtin && !s.path.empty() && !std::filesystem::exists(s.path))
     throw Error(fmt::format("$TFX_EMBEDDINGS is {}: no such file (give --embeddings FILE, or unset TFX_EMBEDDINGS for the "
                             "built-in teaching embedding)",
                             s.path));

@@ -18,6 +18,7 @@ struct EmbeddingFlags {
   bool no_cache = false;       // --no-cache
   bool ignore_case = false;    // --ignore-case
   bool translator = false;     // --translator: the teaching translator's trained embedding table
+  bool builtin = false;        // the built-in teaching embedding even when $TFX_EMBEDDINGS is set (lookup --table named-dims)
 };
 
 // Adds --embeddings, --embeddings-format, --limit, --no-cache and --ignore-case (group

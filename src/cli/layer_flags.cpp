@@ -201,9 +201,13 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
       }
       s.input.tokens = t.tokens;
       s.input.x = translator_embed(m, t.ids).x;
+      s.input.vocab = cli_vocab_name();
+      s.input.vocab_size = m.vocab.size();
+      s.input.ids = t.ids;
       s.input.description =
           trf("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", the teaching translator's trained embedding rows{}", t.tokens.size(),
                       joined_tokens(t.tokens), f.what == "decoder" ? tr(" (<bos> first, as in training: row t predicts token t + 1)") : "");
+      s.input.description += trf("; ids {} index {} (tfx tokenize, tfx lookup --ids)", fmt::join(t.ids, " "), cli_vocab_label());
       return s;
     }
     LayerSetup s = layer_setup_seeded(f, example);
@@ -362,9 +366,15 @@ Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t
 
 nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup) {
   const LayerShape& shape = setup.shape;
-  return {{"layers", shape.layers}, {"d_model", shape.d_model}, {"heads", shape.heads}, {"ffn", shape.ffn},
+  nlohmann::json p = {{"layers", shape.layers}, {"d_model", shape.d_model}, {"heads", shape.heads}, {"ffn", shape.ffn},
           {"norm_first", f.norm_first}, {"tokens", setup.input.tokens},
           {"weights", setup.trained ? std::string("teaching translator") : f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
+  if (!setup.input.vocab.empty()) {
+    p["vocab"] = setup.input.vocab;
+    p["vocab_size"] = setup.input.vocab_size;
+    p["ids"] = setup.input.ids;
+  }
+  return p;
 }
 
 void add_layer_output(Result& r, Records steps, std::size_t notes, const Tensor& y, const std::vector<std::string>& tokens,

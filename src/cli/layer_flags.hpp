@@ -40,6 +40,9 @@ struct LayerInput {
   std::vector<std::string> tokens;  // row labels: the word tokens, or the file's row labels / 0, 1, …
   Tensor x;                         // X⁽⁰⁾ (T, D)
   std::string description;          // how X⁽⁰⁾ was made
+  std::string vocab;                // the vocabulary the ids index ("" = none: seeded rows or a matrix file)
+  std::size_t vocab_size = 0;
+  std::vector<std::size_t> ids;     // the tokens' ids in `vocab` (= their embedding rows)
 };
 // From a sentence: word tokens (punctuation kept as tokens), each distinct token a N(0, 1) row
 // seeded by --seed and the token's text (nn.Embedding's init), + PE. `flag` names the flag.

@@ -46,7 +46,7 @@ constexpr const char* kBuiltinVocab =
 
 Vocabulary make_builtin() {
   Vocabulary v = parse_vocab(kBuiltinVocab, "built-in vocabulary");
-  v.name = N_("built-in vocabulary");  // shown through tr_runtime
+  v.name = N_("built-in WordPiece vocabulary");  // shown through tr_runtime
   return v;
 }
 

@@ -114,7 +114,7 @@ TEST_CASE("cli lookup: two id lists give shape [2, 3, D] and the rows") {
 }
 
 TEST_CASE("cli lookup: built-in embedding works with no file") {
-  Run r = run_tfx("lookup --words king,queen --format json", {}, "TFX_EMBEDDINGS=");
+  Run r = run_tfx("lookup --words king,queen --table named-dims --format json", {}, "TFX_EMBEDDINGS=");
   REQUIRE(r.code == 0);
   json j = json::parse(r.out);
   CHECK(j["shape"][0] == 2);

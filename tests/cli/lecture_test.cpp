@@ -85,7 +85,7 @@ TEST_CASE("lecture (note 002): nn.Embedding(50000, 512) as a seeded random table
 
 TEST_CASE("lecture (notes 000, 001, 004): pe add — e′ = e + p from lookup's rows and pe's rows; ‖p‖ = √(D/2); √d_model scaling") {
   json a = run_json("pe add --sentence \"I love you\"");
-  json e = run_json("lookup --words i,love,you");
+  json e = run_json("lookup --words i,love,you --table named-dims");
   json p = run_json("pe --len 3 --dim 64 --full");
   const auto& sum = a["data"];
   REQUIRE(sum.size() == 3);
@@ -176,7 +176,7 @@ TEST_CASE("lecture: the plural direction, plur·E(dog) = −1.13 and plur·E(dog
   CHECK(d[3]["dot"].get<double>() > 3.0);
   // and every number is the dot product with plur = mean(E(dogs) − E(dog), E(cats) − E(cat),
   // E(cars) − E(car)), computed here from the vectors `tfx lookup` returns
-  json v = run_json("lookup --words dog,dogs,cat,cats,car,cars,apple,apples")["data"];
+  json v = run_json("lookup --words dog,dogs,cat,cats,car,cars,apple,apples --table named-dims")["data"];
   REQUIRE(v.size() == 8);
   const std::size_t D = v[0].size();
   std::vector<double> plur(D);

@@ -128,7 +128,7 @@ TEST_CASE("model tokenize --compare: one folder, a folder without a tokenizer, D
 TEST_CASE("tokenize --stats: the same per-script counts and ratios as model tokenize --stats, on the built-in WordPiece") {
   // I love play ##ing foot ##ball . — 7 tokens for 4 words; 24 characters: 20 Latin letters, 3
   // spaces and a full stop (counted by hand)
-  const auto j = json_of(run_tfx("tokenize 'I love playing football.' --stats --format json"));
+  const auto j = json_of(run_tfx("tokenize 'I love playing football.' --vocab wordpiece --stats --format json"));
   const auto& s = j["summary"]["stats"];
   CHECK(s["tokens"] == 7);
   CHECK(s["words"] == 4);
@@ -142,7 +142,7 @@ TEST_CASE("tokenize --stats: the same per-script counts and ratios as model toke
   CHECK(s["unknown"] == 0);
   CHECK_FALSE(s.contains("partial_character"));  // only byte-level tokenizers split a character
   // every token twice: the most frequent are all ×2
-  const auto d = json_of(run_tfx("tokenize 'I love playing football. I love playing football.' --stats --format json"));
+  const auto d = json_of(run_tfx("tokenize 'I love playing football. I love playing football.' --vocab wordpiece --stats --format json"));
   REQUIRE(d["summary"]["stats"]["most_frequent"].size() == 7);
   for (const auto& t : d["summary"]["stats"]["most_frequent"]) CHECK(t["count"] == 2);
   // character level on Korean: 8 code points (2 spaces), 6 Hangul syllables of 3 bytes, 3 words
@@ -156,7 +156,7 @@ TEST_CASE("tokenize --stats: the same per-script counts and ratios as model toke
   // word level with an unknown word: [UNK] counted
   const auto w = json_of(run_tfx("tokenize 'I love zyzzyva' --mode word --stats --format json"));
   CHECK(w["summary"]["stats"]["unknown"] == 1);
-  const Run t = run_tfx("tokenize 'I love playing football.' --stats");
+  const Run t = run_tfx("tokenize 'I love playing football.' --vocab wordpiece --stats");
   CHECK(has(t.out, "7 tokens for 4 words, 24 characters, 24 bytes: 1.75 tokens per word"));
 }
 

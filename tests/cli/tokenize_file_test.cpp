@@ -13,12 +13,18 @@ using namespace tfx::test;
 TEST_CASE("tokenize --file: a document from a file or stdin gives the ids TEXT gives") {
   TempDir d;
   write_file(d / "doc.txt", "I love playing football.\nI love playing football.\n");
-  const auto f = json_of(run_tfx("tokenize --file doc.txt --format json", d.path));
-  const auto t = json_of(run_tfx("tokenize 'I love playing football. I love playing football.' --format json", d.path));
+  const auto f = json_of(run_tfx("tokenize --file doc.txt --vocab wordpiece --format json", d.path));
+  const auto t = json_of(run_tfx("tokenize 'I love playing football. I love playing football.' --vocab wordpiece --format json", d.path));
   CHECK(f["summary"]["ids"] == t["summary"]["ids"]);
   CHECK(f["summary"]["count"] == 14);  // I love play ##ing foot ##ball . twice
-  const auto s = json_of(run_tfx("tokenize --file - --format json", d.path, "", (d / "doc.txt").string()));
+  const auto s = json_of(run_tfx("tokenize --file - --vocab wordpiece --format json", d.path, "", (d / "doc.txt").string()));
   CHECK(s["summary"]["ids"] == t["summary"]["ids"]);
+  // the default vocabulary (the translator's, split at whitespace: a line break splits too)
+  const auto tf = json_of(run_tfx("tokenize --file doc.txt --format json", d.path));
+  const auto tt = json_of(run_tfx("tokenize 'I love playing football. I love playing football.' --format json", d.path));
+  CHECK(tf["summary"]["ids"] == tt["summary"]["ids"]);
+  CHECK(tf["summary"]["count"] == 8);  // I · love · playing · football. twice
+  CHECK(tf["params"]["file"] == "doc.txt");
 }
 
 TEST_CASE("tokenize --file: missing, directory, FIFO, invalid UTF-8, over budget, TEXT and --file: one-line errors") {

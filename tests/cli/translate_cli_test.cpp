@@ -80,30 +80,99 @@ TEST_CASE("translate: --list-vocab lists the ids the model's embedding rows use;
   check_one_line_error(run_tfx("translate '나는 학생 이다' --layer 3"), 2, "--layer 3: the model has 2 decoder layers");
 }
 
-TEST_CASE("tokenize/lookup --translator: the ids tokenize prints are the rows lookup shows and the e that trace uses") {
+TEST_CASE("one vocabulary by default: the ids tokenize prints are the rows lookup shows and the rows trace, attention and encoder use") {
+  // the vocabulary as the translator lists it: id = index (an independent listing, not tokenize's)
   const auto vocab = json_of(run_tfx("translate --list-vocab --format json"))["summary"]["tokens"];
-  const Run t = run_tfx("tokenize '나는 학생 이다' --translator --format json");
+  REQUIRE(vocab.size() > 100);
+  const std::string label = "the teaching translator's vocabulary (" + std::to_string(vocab.size()) + " tokens)";
+  const Run t = run_tfx("tokenize '나는 학생 이다' --format json");
   REQUIRE(t.code == 0);
-  const auto ids = json_of(t)["summary"]["ids"];
+  const auto tj = json_of(t);
+  const auto ids = tj["summary"]["ids"];
   REQUIRE(ids.size() == 3);
   const std::vector<std::string> words = {"나는", "학생", "이다"};
   for (std::size_t i = 0; i < 3; ++i) CHECK(vocab[ids[i].get<std::size_t>()] == words[i]);  // id = index in the vocabulary
+  CHECK(tj["params"]["vocab"] == "teaching translator");
+  CHECK(tj["params"]["vocab_size"] == vocab.size());
+  check_stdout(run_tfx("tokenize '나는 학생 이다'"), 0, "vocabulary: " + label);
   const std::string id_list = std::to_string(ids[0].get<int>()) + "," + std::to_string(ids[1].get<int>()) + "," +
                               std::to_string(ids[2].get<int>());
-  const Run by_id = run_tfx("lookup --translator --ids " + id_list + " --format json");
-  const Run by_word = run_tfx("lookup --translator --words '나는 학생 이다' --format json");
+  // lookup's default table: the same vocabulary, named in the header and the JSON
+  const Run by_id = run_tfx("lookup --ids " + id_list + " --format json");
+  const Run by_word = run_tfx("lookup --words '나는 학생 이다' --format json");
   REQUIRE(by_id.code == 0);
   REQUIRE(by_word.code == 0);
-  const auto rows = json_of(by_id)["data"];
-  const auto e = json_of(run_tfx("trace '나는 학생 이다' --format json"))["matrices"]["src.e"]["data"];
+  const auto lj = json_of(by_id);
+  CHECK(lj["params"]["vocab"] == "teaching translator");
+  CHECK(lj["params"]["vocab_size"] == vocab.size());
+  CHECK(lj["params"]["tokens"] == nlohmann::json(words));
+  check_stdout(run_tfx("lookup --ids " + id_list), 0, "ids index " + label);
+  const auto rows = lj["data"];
   REQUIRE(rows.size() == 3);
   REQUIRE(rows[0].size() == 64);
   CHECK(json_of(by_word)["data"] == rows);
+  // the same rows in trace (e = Embedding(ids)) and in attention's X without PE
+  const auto tr = json_of(run_tfx("trace '나는 학생 이다' --format json"));
+  CHECK(tr["params"]["vocab_size"] == vocab.size());
+  const auto e = tr["matrices"]["src.e"]["data"];
+  const auto ax = json_of(run_tfx("attention --sentence '나는 학생 이다' --no-pe --show x --format json"));
+  CHECK(ax["params"]["ids"] == ids);
+  CHECK(ax["params"]["vocab_size"] == vocab.size());
+  REQUIRE(ax["data"].size() == 3);
   for (std::size_t i = 0; i < 3; ++i)
-    for (std::size_t d = 0; d < 64; ++d) CHECK(std::fabs(rows[i][d].get<double>() - e[i][d].get<double>()) < 1e-6);
-  // an unknown word maps to <unk> and is named
-  const Run u = run_tfx("tokenize '나는 고양이 이다' --translator");
-  check_stdout(u, 0, "not in the vocabulary (id of <unk>): 고양이");
+    for (std::size_t d = 0; d < 64; ++d) {
+      CHECK(std::fabs(rows[i][d].get<double>() - e[i][d].get<double>()) < 1e-6);
+      CHECK(std::fabs(rows[i][d].get<double>() - ax["data"][i][d].get<double>()) < 1e-6);
+    }
+  // encoder and decoder name the vocabulary and the ids of their tokens
+  const auto enc = json_of(run_tfx("encoder --sentence '나는 학생 이다' --format json"));
+  CHECK(enc["params"]["ids"] == ids);
+  CHECK(enc["params"]["vocab"] == "teaching translator");
+  check_stdout(run_tfx("encoder --sentence '나는 학생 이다'"), 0, "index " + label);
+  check_stdout(run_tfx("decoder --sentence 'I am a' --memory '나는 학생 이다'"), 0, "index " + label);
+  check_stdout(run_tfx("trace '나는 학생 이다'"), 0, "ids index " + label);
+  // --translator (the old flag) is the default spelled out
+  CHECK(json_of(run_tfx("tokenize '나는 학생 이다' --translator --format json"))["summary"]["ids"] == ids);
+  CHECK(json_of(run_tfx("lookup --translator --ids " + id_list + " --format json"))["data"] == rows);
   check_one_line_error(run_tfx("tokenize '나는' --translator --vocab x.txt"), 2, "--translator or --vocab FILE");
   check_one_line_error(run_tfx("lookup --translator --embeddings x.txt --ids 1"), 2, "--translator or --embeddings FILE");
+}
+
+TEST_CASE("one vocabulary: the other vocabularies one flag away, and a word outside the default names both") {
+  using V = std::vector<std::string>;
+  // --vocab wordpiece: the notes' subword split (I love play ##ing foot ##ball .) in the 113-token vocabulary
+  const auto w = json_of(run_tfx("tokenize 'I love playing football.' --vocab wordpiece --format json"));
+  CHECK(w["summary"]["tokens"].get<V>() == V{"I", "love", "play", "##ing", "foot", "##ball", "."});
+  CHECK(w["params"]["vocab_size"] == 113);
+  check_stdout(run_tfx("tokenize 'I love playing football.' --vocab wordpiece"), 0, "vocabulary: built-in WordPiece vocabulary (113 tokens)");
+  // --mode without --vocab picks the WordPiece vocabulary; with --vocab translator it is a usage error
+  CHECK(json_of(run_tfx("tokenize 'I love playing football.' --mode subword --format json"))["summary"]["tokens"] == w["summary"]["tokens"]);
+  check_one_line_error(run_tfx("tokenize hello --vocab translator --mode word"), 2, "--mode goes with a WordPiece vocabulary");
+  // --table named-dims: the 531-word embedding with named dimensions; its rows are the ones
+  // similarity compares (cosine recomputed here from lookup's rows)
+  const auto n = json_of(run_tfx("lookup --words king,queen --table named-dims --format json"));
+  CHECK(n["params"]["vocab_size"] == 531);
+  CHECK(n["params"]["table"] == "named-dims");
+  CHECK(n["columns"][0] == "royalty");
+  const auto& a = n["data"][0];
+  const auto& b = n["data"][1];
+  double dot = 0, na = 0, nb = 0;
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    dot += a[d].get<double>() * b[d].get<double>();
+    na += a[d].get<double>() * a[d].get<double>();
+    nb += b[d].get<double>() * b[d].get<double>();
+  }
+  const auto sim = json_of(run_tfx("similarity king queen --format json"))["data"];
+  REQUIRE(sim[0]["measure"] == "cosine");
+  const double cosine = sim[0]["value"];
+  CHECK(dot / std::sqrt(na * nb) == doctest::Approx(cosine).epsilon(1e-5));
+  // outside the default vocabulary: the vocabulary and the other flag are named
+  check_stdout(run_tfx("tokenize '나는 고양이 이다'"), 0, "고양이: not in the teaching translator's vocabulary");
+  check_stdout(run_tfx("tokenize '나는 고양이 이다'"), 0, "--vocab wordpiece");
+  CHECK(json_of(run_tfx("tokenize '나는 고양이 이다' --format json"))["summary"]["unknown"] == nlohmann::json::array({"고양이"}));
+  check_one_line_error(run_tfx("lookup --words king"), 1, "--table named-dims");
+  check_one_line_error(run_tfx("lookup --words king"), 1, "'king' is not in the vocabulary of the teaching translator's");
+  check_one_line_error(run_tfx("lookup --ids 500"), 2, "valid ids are 0..111; --table named-dims");
+  check_one_line_error(run_tfx("lookup --ids 1 --table bogus"), 2, "--table");
+  check_one_line_error(run_tfx("lookup --ids 1 --table named-dims --embeddings x.txt"), 2, "give one table");
 }

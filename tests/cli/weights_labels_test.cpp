@@ -47,7 +47,7 @@ TEST_CASE("layernorm: the lecture's example says its μ = 2.5 is a slip and its 
 }
 
 TEST_CASE("small wording: --ignore-case named as a flag, Korean pe shift header ω, translator layers in Korean") {
-  check_one_line_error(run_tfx("lookup --words King"), 1, "'king' is (lookup is case-sensitive: add --ignore-case)");
+  check_one_line_error(run_tfx("lookup --words King --table named-dims"), 1, "'king' is (lookup is case-sensitive: add --ignore-case)");
   const Run shift = run_tfx("pe shift --lang ko");
   REQUIRE(shift.code == 0);
   CHECK_FALSE(has(shift.out, "omega"));

@@ -67,12 +67,14 @@ TABLES = [
     "rope relative --dim 8 --len 4",
     "rope freqs --dim 16 --scaling linear --factor 2",
     "rope decay --dim 32 --len 16",
-    "tokenize \"I love you\"",
+    "tokenize \"I love you\" --vocab wordpiece",
+    "tokenize \"나는 고양이 이다\"",
+    "lookup --ids 10,45,38",
     "analogy king man woman",
     "embeddings info",
     "similar king -k 5",
     "similarity king queen",
-    "lookup --words king,queen",
+    "lookup --words king,queen --table named-dims",
     "direction --from man,boy --to woman,girl --top 5",
     "project king queen man woman",
     "attention --sentence \"I love you\" --dk 4",
@@ -156,8 +158,9 @@ def data_words_of(tfx, args, root, env):
 
 def english_left(text, vocab, allowed):
     # flags, environment variables, paths, URLs and file names are the same in every language
-    # (and a metavariable after a flag), commands, and dotted matrix names such as enc1.self.q
-    text = re.sub(r"--[A-Za-z][A-Za-z0-9-]*(?: [A-Z]+\b)?|\$[A-Z_]+|\S*/\S*|\S*\.(?:py|txt|tsv|zip|npy|json|safetensors|bin|vec|gz)"
+    # (and a metavariable or a hyphenated choice after a flag: --table named-dims), commands, and
+    # dotted matrix names such as enc1.self.q
+    text = re.sub(r"--[A-Za-z][A-Za-z0-9-]*(?: [A-Z]+\b| [a-z0-9]+(?:-[a-z0-9]+)+\b)?|\$[A-Z_]+|\S*/\S*|\S*\.(?:py|txt|tsv|zip|npy|json|safetensors|bin|vec|gz)"
                   r"|\btfx(?: [a-z][a-z-]*)+|\b\w+(?:\.\w+)+", " ", text)
     # code: names with an underscore (rope_theta, state_dict) and keyword arguments (stride=16)
     text = re.sub(r"\b\w*_\w*\b|\b\w+=", " ", text)

@@ -446,7 +446,7 @@ class GensimHabits(unittest.TestCase):
         self.assertEqual(got, [(r["word"], r["cosine"]) for r in want])
         self.assertEqual(len(got), 5)
         # gensim's most_similar: cosine of the word with the normalised mean of the (signed) unit vectors
-        v = cli_npy("lookup", "--words", "king,woman,man," + got[0][0]).astype(np.float64)
+        v = cli_npy("lookup", "--words", "king,woman,man," + got[0][0], "--table", "named-dims").astype(np.float64)
         mean = unit(np.mean([unit(v[0]), unit(v[1]), -unit(v[2])], axis=0))
         self.assertAlmostEqual(got[0][1], float(unit(v[3]) @ mean), places=5)
         self.assertEqual(tfx.similar(["king", "woman"], k=3), tfx.similar("king", "woman", k=3))  # a list = several words
@@ -464,14 +464,14 @@ class GensimHabits(unittest.TestCase):
     def test_vector_and_doesnt_match(self):
         v = tfx.vector("king")
         dims = cli_json("embeddings", "info")
-        row = cli_npy("lookup", "--words", "king")
+        row = cli_npy("lookup", "--words", "king", "--table", "named-dims")
         self.assertEqual(v.shape, (row.shape[-1],))
         self.assertEqual(v.ndim, 1)
         self.assertTrue(np.array_equal(v, row.reshape(-1)))
         self.assertIn("64", json.dumps(dims))
         words = ["king", "queen", "prince", "banana"]
         self.assertEqual(tfx.doesnt_match(words), "banana")
-        m = cli_npy("lookup", "--words", ",".join(words)).astype(np.float64)
+        m = cli_npy("lookup", "--words", ",".join(words), "--table", "named-dims").astype(np.float64)
         u = np.array([unit(r) for r in m])
         self.assertEqual(tfx.doesnt_match(words), words[int(np.argmin(u @ unit(u.mean(0))))])
         with self.assertRaises(tfx.TfxError):

@@ -27,7 +27,7 @@ inline constexpr Choice<TokenizerMode> kTokenizerModeChoices[] = {
 };
 
 struct Vocabulary {
-  std::string name;                                   // file path or "built-in vocabulary"
+  std::string name;                                   // file path or "built-in WordPiece vocabulary"
   std::vector<std::string> tokens;                    // id → token
   std::unordered_map<std::string, std::size_t> ids;   // token → id
   std::size_t longest = 0;                            // bytes of the longest token (bounds WordPiece's

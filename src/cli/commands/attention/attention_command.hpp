@@ -72,6 +72,11 @@ struct AttentionInputs {
   // one; causal, as trained) or "decoder.layers.0.multihead_attn." (--cross); "" = not trained.
   std::string trained_prefix;
   std::string seeded_reason;  // why a sentence did not run on the trained translator ("" = it did, or not a sentence)
+  // sentence mode: the vocabulary the tokens were looked up in (the translator's, or the table's
+  // words) and its size; on the trained translator also the ids (= embedding rows) of the queries' tokens
+  std::string vocab;
+  std::size_t vocab_size = 0;
+  std::vector<std::size_t> ids;
 };
 
 // The input mode the flags select, loaded (files read, the sentence embedded).

@@ -95,12 +95,16 @@ AttentionInputs trained_inputs(const AttentionCliOptions& o) {
     in.x_q = pass.layers[0].self_block.output;  // H₁
     in.x_kv = memory;
     in.cross = true;
+    in.vocab = cli_vocab_name();
+    in.vocab_size = m.vocab.size();
+    in.ids = tgt.ids;
     in.trained_prefix = "decoder.layers.0.multihead_attn.";
     in.description = trf(
         "Cross-attention of the teaching translator's decoder layer 1: queries from H₁ of \"{}\" ({} tokens, <bos> first: row t "
         "chooses token t + 1), keys and values from the encoder's output (memory) for \"{}\" ({} tokens)",
         tokens_text(in.query_labels), in.query_labels.size(), tokens_text(in.key_labels), in.key_labels.size());
     if (!pe) in.description += tr("; --no-pe has no effect on cross-attention's inputs here");
+    in.description += trf("; ids index {}", cli_vocab_label());
     return in;
   }
   TokenIds t = translator_tokens(m, o.sentence, "--sentence");
@@ -117,6 +121,10 @@ AttentionInputs trained_inputs(const AttentionCliOptions& o) {
   in.description = trf("Self-attention of the teaching translator's {} layer 1 over {} tokens \"{}\": X = {}, shape {}{}",
                        korean ? tr("encoder") : tr("decoder"), in.query_labels.size(), tokens_text(in.query_labels), x_text,
                        in.x_q.shape_str(), korean ? "" : tr(" (<bos> first, as the decoder reads it)"));
+  in.vocab = cli_vocab_name();
+  in.vocab_size = m.vocab.size();
+  in.ids = t.ids;
+  in.description += trf("; ids {} index {} (tfx tokenize, tfx lookup --ids)", fmt::join(t.ids, " "), cli_vocab_label());
   return in;
 }
 
@@ -169,6 +177,8 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
   const bool pe = !o.no_pe && !o.rope;  // RoPE gives the positions instead of an added PE
   TokenSequence s = embed_sentence(*o.source, o.sentence, "--sentence", pe);
   in.mode = "sentence";
+  in.vocab = sentence_source_name(*o.source);
+  in.vocab_size = sentence_source_words(*o.source);
   in.query_labels = s.shown;
   in.x_q = std::move(s.x);
   const std::string x_text = pe       ? tr("embedding + PE")

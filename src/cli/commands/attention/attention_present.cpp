@@ -96,6 +96,9 @@ void present_attention(const AttentionCliOptions& o, AttentionInputs& in, const 
     r.params["embeddings"] = in.trained_prefix.empty() ? sentence_source_name(*o.source) : "the teaching translator's trained embedding";
     r.params["tokens"] = in.query_labels;
     if (in.cross) r.params["cross_tokens"] = in.key_labels;
+    r.params["vocab"] = in.vocab;
+    r.params["vocab_size"] = in.vocab_size;
+    if (!in.ids.empty()) r.params["ids"] = in.ids;
   }
   const std::string divisor_text =
       ao.scale ? (ao.temperature == 1.0 ? fmt::format("√{} = {:.6g}", dk, first.divisor)

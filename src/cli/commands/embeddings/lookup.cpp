@@ -1,8 +1,11 @@
 // `tfx lookup`: the embedding-table lookup of nn.Embedding — ids (or words) → rows, printing the
-// output shape ([2, 3, D] for two id lists of three) and the vectors.
+// output shape ([2, 3, D] for two id lists of three) and the vectors. By default the teaching
+// translator's trained table, whose ids are the ones `tfx tokenize` prints; --table named-dims the
+// built-in 531-word teaching embedding; --embeddings FILE word vectors.
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdlib>
 
 #include "tfx/core/memory.hpp"
 #include "tfx/core/random.hpp"
@@ -12,6 +15,8 @@
 #include "cli/embedding_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "cli/commands/train/model_flag.hpp"
+#include "tfx/model/translator.hpp"
 
 #include <sstream>
 
@@ -25,6 +30,7 @@ struct LookupOptions {
   std::int64_t vocab_size = 0, dim = 0;           // --vocab-size V --dim D: a seeded random N(0, 1) table
   std::uint64_t seed = 42;
   CLI::Option* seed_opt = nullptr;
+  std::string table;  // --table: "" (translator unless --embeddings / $TFX_EMBEDDINGS), translator, named-dims
   EmbeddingFlags emb;
   OutputFlags out;
 };
@@ -97,8 +103,36 @@ void run_random_lookup(const LookupOptions& o) {
   present(r, o.out);
 }
 
+// Which table --table, --translator, --embeddings and $TFX_EMBEDDINGS ask for: the flags with
+// emb.translator or emb.builtin set; "" (a file) when --embeddings or $TFX_EMBEDDINGS names one.
+EmbeddingFlags lookup_table_flags(const LookupOptions& o, std::string& table) {
+  EmbeddingFlags f = o.emb;
+  table = o.table;
+  if (f.translator) {
+    if (!table.empty() && table != "translator")
+      throw usage_error(fmt::format("give one table: --translator or --table {} (not both)", table));
+    table = "translator";
+  }
+  if (!table.empty() && !f.path.empty())
+    throw usage_error(fmt::format("give one table: {} or --embeddings FILE (not both)",
+                                  f.translator ? std::string("--translator") : "--table " + table));
+  if (table.empty()) {
+    const char* env = std::getenv("TFX_EMBEDDINGS");
+    table = f.path.empty() && !(env && *env) ? "translator" : "";
+  }
+  if (table == "translator") {
+    if (f.limit) throw usage_error("--limit goes with --embeddings FILE or --table named-dims; the translator's table has 112 rows");
+    f.translator = true;
+  }
+  if (table == "named-dims") f.builtin = true;
+  return f;
+}
+
 void run_lookup(const LookupOptions& o) {
-  if (o.vocab_size > 0) return run_random_lookup(o);
+  if (o.vocab_size > 0) {
+    if (!o.table.empty() || o.emb.translator) throw usage_error("--vocab-size makes a random table; leave out --table/--translator");
+    return run_random_lookup(o);
+  }
   if (o.dim > 0) throw usage_error("--dim goes with --vocab-size V (a random nn.Embedding(V, D)); a loaded table has its own width");
   if (o.ids.empty() == o.words.empty())
     throw usage_error("give --ids 0,2,5 (repeat for a batch: --ids 0,2,5 --ids 0,99,24) or --words king,queen, not both");
@@ -122,9 +156,23 @@ void run_lookup(const LookupOptions& o) {
     const std::size_t n = by_id ? id_lists.back().size() : word_lists.back().size();
     if (n == 0) throw usage_error(fmt::format("{}: an empty list", flag));
   }
-  const Embeddings e = load_embeddings(o.emb);
+  std::string table;
+  const EmbeddingFlags flags = lookup_table_flags(o, table);
+  const Embeddings e = load_embeddings(flags);
+  const bool translator = table == "translator";
   if (!by_id)
-    for (const auto& w : word_lists) id_lists.push_back(lookup_words(e, w, o.emb, "--words"));
+    for (const auto& w : word_lists) {
+      try {
+        id_lists.push_back(lookup_words(e, w, flags, "--words"));
+      } catch (const Error& err) {
+        // the default table is the translator's: name its vocabulary and the flag for the other table
+        if (!translator) throw;
+        throw Error(trf("{}; tfx translate --list-vocab lists that vocabulary; --table named-dims looks words up in the "
+                        "built-in 531-word teaching embedding",
+                        err.what()),
+                    err.kind());
+      }
+    }
   const std::size_t T = id_lists[0].size();
   for (std::size_t b = 1; b < id_lists.size(); ++b)
     if (id_lists[b].size() != T)
@@ -134,8 +182,9 @@ void run_lookup(const LookupOptions& o) {
   for (const auto& l : id_lists) flat.insert(flat.end(), l.begin(), l.end());
   for (std::size_t i = 0; i < flat.size(); ++i)
     if (!e.has_row(flat[i]))
-      throw usage_error(fmt::format("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}", flat[i], e.name(),
-                                    e.size(), e.size() - 1));
+      throw usage_error(fmt::format("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}{}", flat[i], e.name(),
+                                    e.size(), e.size() - 1,
+                                    translator ? "; --table named-dims: the built-in 531-word teaching embedding" : ""));
 
   // 2. the lookup: (T, D) for one list, (B, T, D) for several
   const std::size_t B = id_lists.size();
@@ -156,9 +205,17 @@ void run_lookup(const LookupOptions& o) {
   r.params = {{"ids", B == 1 ? nlohmann::json(id_json[0]) : nlohmann::json(id_json)},
               {"tokens", B == 1 ? nlohmann::json(word_json[0]) : nlohmann::json(word_json)}};
   embedding_params(r, e);
+  // the vocabulary the ids index: the translator's (the one tfx tokenize prints), or the table's own words
+  r.params["table"] = translator ? "translator" : table == "named-dims" ? "named-dims" : "file";
+  r.params["vocab"] = translator ? cli_vocab_name() : std::string(e.name());
+  r.params["vocab_size"] = e.size();
   const std::string in_shape = B == 1 ? fmt::format("[{}]", T) : fmt::format("[{}, {}]", B, T);
   r.blocks.push_back(Text{trf("nn.Embedding({}, {}) lookup: ids {} -> output {} ({})", e.size(), e.dim(), in_shape,
                                       m.values.shape_str(), e.name())});
+  if (translator)
+    r.blocks.push_back(Text{trf("ids index {}, as tfx tokenize prints them; --table named-dims: the built-in 531-word "
+                                "teaching embedding (named dimensions royalty, gender, …)",
+                                cli_vocab_label())});
   for (std::size_t b = 0; b < B; ++b) {
     std::vector<std::string> items;
     for (std::size_t t = 0; t < T; ++t) items.push_back(fmt::format("{}={}", id_lists[b][t], e.word(id_lists[b][t])));
@@ -192,12 +249,19 @@ void register_lookup(CLI::App& app) {
       ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, std::int64_t{1} << 24));
   add_seed_flag(cmd, o->seed, tr("Seed of the random table (with --vocab-size): the same seed, the same rows"));
+  cmd->add_option("--table", o->table,
+                  tr("translator (default: the teaching translator's trained 112 × 64 table; ids as tfx tokenize prints "
+                     "them) or named-dims (the built-in 531-word teaching embedding, dimensions royalty, gender, …); "
+                     "--embeddings FILE (or $TFX_EMBEDDINGS) for word vectors"))
+      ->check(CLI::IsMember({"translator", "named-dims"}))
+      ->type_name("NAME");
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {tr("tfx lookup --ids 0,2,5                      # shape [3, D]"),
+  set_examples(cmd, {tr("tfx lookup --ids 10,45,38                   # 나는 학생 이다: the ids tfx tokenize \"나는 학생 이다\" prints"),
+                     tr("tfx lookup --ids 0,2,5 --table named-dims   # king kings princess"),
                      tr("tfx lookup --vocab-size 50000 --dim 512 --ids 0,2,5 --ids 0,99,24   # nn.Embedding(50000, 512): [2, 3, 512]"),
                      tr("tfx lookup --ids 0,2,5 --ids 0,99,24        # shape [2, 3, D], like nn.Embedding on a 2×3 batch"),
-                     tr("tfx lookup --words king queen"),
+                     tr("tfx lookup --words king queen --table named-dims"),
                      tr("tfx lookup --ids 0,1 --format npy -o rows.npy")});
 }
 

@@ -1,5 +1,7 @@
-// `tfx tokenize TEXT`: the lecture's first step, text → tokens → ids, at word, character or
-// WordPiece subword level, with the built-in vocabulary or a BERT vocab.txt (--vocab, --lower).
+// `tfx tokenize TEXT`: the lecture's first step, text → tokens → ids. By default the teaching
+// translator's vocabulary, whose ids are the rows `tfx lookup`, `trace` and `attention --sentence`
+// use; --vocab wordpiece (or --mode/--lower) the built-in WordPiece vocabulary at word, character
+// or subword level; --vocab FILE a BERT vocab.txt.
 #include <fmt/format.h>
 
 #include "cli/flag_names.hpp"
@@ -28,8 +30,8 @@ bool has_hangul_syllable(const std::string& s) {
 struct TokenizeOptions {
   std::string text, file;
   CLI::Option* text_opt = nullptr;
-  std::string mode = "subword";
-  std::string vocab;
+  std::string mode;   // "" = the vocabulary's own (translator: split at spaces; WordPiece: subword)
+  std::string vocab;  // "" / "translator", "wordpiece", or a BERT vocab.txt
   bool lower = false;
   bool translator = false;
   bool stats = false;
@@ -42,7 +44,8 @@ void run_tokenize_translator(const TokenizeOptions& o) {
   const Translator& m = cli_translator();
   Result r;
   r.command = "tokenize";
-  r.params = {{"text", o.text}, {"vocab", "teaching translator"}};
+  r.params = {{"text", o.file.empty() ? o.text : std::string()}, {"file", o.file}, {"vocab", cli_vocab_name()},
+              {"vocab_size", m.vocab.size()}};
   Records rec;
   rec.name = N_("tokens");
   rec.columns = {N_("position"), N_("token"), N_("id")};
@@ -57,14 +60,15 @@ void run_tokenize_translator(const TokenizeOptions& o) {
     tokens.push_back(w);
     ids.push_back(v);
   }
-  if (tokens.empty()) throw usage_error("TEXT has no words; expected e.g. tfx tokenize --translator \"나는 학생 이다\"");
   r.blocks.push_back(Text{trf("{} tokens (the teaching translator's word level: split at spaces, a Korean word keeps its "
-                                      "particle); vocabulary: {} tokens; id = the row of its embedding (tfx lookup --translator)",
-                                      tokens.size(), m.vocab.size())});
+                                      "particle); vocabulary: {}; id = the row of its embedding (tfx lookup --ids)",
+                                      tokens.size(), cli_vocab_label())});
   r.blocks.push_back(std::move(rec));
   if (!unknown.empty())
-    r.blocks.push_back(Text{trf("not in the vocabulary (id of <unk>): {}; tfx translate --list-vocab lists it",
-                                        fmt::join(unknown, ", "))});
+    r.blocks.push_back(Text{trf("{}: not in {}, so their id is <unk>'s; tfx translate --list-vocab lists it; --vocab "
+                                "wordpiece tokenizes with the built-in WordPiece vocabulary ({} tokens)",
+                                fmt::join(unknown, ", "), cli_vocab_label(), builtin_vocab().size())});
+  if (!unknown.empty()) r.summary[N_("unknown")] = unknown;
   r.summary[N_("tokens")] = tokens;
   r.summary[N_("ids")] = ids;
   r.summary[N_("count")] = tokens.size();
@@ -76,14 +80,27 @@ void run_tokenize_translator(const TokenizeOptions& o) {
 void run_tokenize(const TokenizeOptions& given) {
   TokenizeOptions o = given;
   o.text = document_text(given.text, given.text_opt->count() > 0, given.file);
+  // which vocabulary: --vocab NAME|FILE; without it the translator's, unless a WordPiece option
+  // (--mode, --lower) asks for the built-in WordPiece vocabulary
+  const bool wordpiece_options = !o.mode.empty() || o.lower;
   if (o.translator) {
-    if (!o.vocab.empty()) throw usage_error("give one vocabulary: --translator or --vocab FILE (not both)");
+    if (!o.vocab.empty() && o.vocab != "translator")
+      throw usage_error("give one vocabulary: --translator or --vocab FILE (not both)");
+    o.vocab = "translator";
+  }
+  if (o.vocab.empty()) o.vocab = wordpiece_options ? "wordpiece" : "translator";
+  if (o.vocab == "translator") {
+    if (wordpiece_options)
+      throw usage_error(fmt::format("{} goes with a WordPiece vocabulary (--vocab wordpiece or --vocab FILE); the teaching "
+                                    "translator's vocabulary splits at spaces",
+                                    !o.mode.empty() ? "--mode" : "--lower"));
     return run_tokenize_translator(o);
   }
+  if (o.mode.empty()) o.mode = "subword";
   const TokenizerMode mode = parse_choice<TokenizerMode>(kTokenizerModeChoices, o.mode, "mode");
   Vocabulary file_vocab;
-  if (!o.vocab.empty()) file_vocab = read_vocab(o.vocab);
-  const Vocabulary& vocab = o.vocab.empty() ? builtin_vocab() : file_vocab;
+  if (o.vocab != "wordpiece") file_vocab = read_vocab(o.vocab);
+  const Vocabulary& vocab = o.vocab == "wordpiece" ? builtin_vocab() : file_vocab;
   Tokenized t;
   try {
     t = tokenize(o.text, mode, vocab, o.lower ? Casing::bert_uncased : Casing::keep, true);
@@ -92,7 +109,7 @@ void run_tokenize(const TokenizeOptions& given) {
   }
   Result r;
   r.command = "tokenize";
-  r.params = {{"text", o.file.empty() ? o.text : std::string()}, {"file", o.file}, {"mode", o.mode}, {"vocab", vocab.name}, {"lower", o.lower}};
+  r.params = {{"text", o.file.empty() ? o.text : std::string()}, {"file", o.file}, {"mode", o.mode}, {"vocab", vocab.name}, {"vocab_size", vocab.size()}, {"lower", o.lower}};
   const char* how = mode == TokenizerMode::word        ? tr("word level: split at spaces, punctuation as its own token")
                     : mode == TokenizerMode::character ? tr("character level: one token per Unicode code point; id = code point")
                                                        : tr("WordPiece subwords: greedy longest match, ## marks a continuation");
@@ -128,26 +145,29 @@ void register_tokenize(CLI::App& app) {
                               run_tokenize, tr("Word embeddings"));
   o->text_opt = cmd->add_option("TEXT", o->text, tr("The text to tokenize (quote it), or --file"));
   cmd->add_option("--file", o->file, tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT"))->type_name("FILE");
-  cmd->add_option("--mode", o->mode, trf("Tokenization: {}", choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
-      ->capture_default_str()
+  cmd->add_option("--mode", o->mode,
+                  trf("Tokenization with a WordPiece vocabulary: {} (default subword; given without --vocab: the built-in "
+                      "WordPiece vocabulary)",
+                      choice_list<TokenizerMode>(kTokenizerModeChoices, true)))
       ->check(one_of<TokenizerMode>(kTokenizerModeChoices));
-  cmd->add_option("--vocab", o->vocab, tr("A BERT vocab.txt (one token per line, id = line number − 1); default: the built-in vocabulary"))
-      ->check(non_empty_path("give a BERT vocab.txt"))
-      ->type_name("FILE");
+  cmd->add_option("--vocab", o->vocab,
+                  tr("translator (default: the teaching translator's 112 words, split at spaces; ids = rows of tfx lookup), "
+                     "wordpiece (the built-in 113-token WordPiece vocabulary), or a BERT vocab.txt (one token per line, "
+                     "id = line number − 1; a file named like a choice: ./wordpiece)"))
+      ->check(non_empty_path("give translator, wordpiece or a BERT vocab.txt"))
+      ->type_name("NAME|FILE");
   cmd->add_flag("--lower", o->lower,
                 tr("As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
                    "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo"));
-  cmd->add_flag("--translator", o->translator,
-                tr("The teaching translator's tokenizer and vocabulary (tfx translate): split at spaces; ids are the rows "
-                   "tfx lookup --translator shows"));
+  cmd->add_flag("--translator", o->translator, tr("The same as --vocab translator (the default)"));
   cmd->add_flag("--stats", o->stats,
                 tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens per word "
                    "and per character, [UNK] share, the most frequent tokens (as tfx model tokenize --stats)"));
   add_output_flags(cmd, o->out, false);
-  set_examples(cmd, {tr("tfx tokenize \"I love playing football.\"               # I love play ##ing foot ##ball ."),
+  set_examples(cmd, {tr("tfx tokenize \"나는 학생 이다\"                          # ids = rows of tfx lookup --ids"),
+                     tr("tfx tokenize \"I love playing football.\" --vocab wordpiece   # I love play ##ing foot ##ball ."),
                      tr("tfx tokenize \"I love playing football.\" --mode word"),
                      tr("tfx tokenize \"나는 학생 이다\" --mode char"),
-                     tr("tfx tokenize \"나는 학생 이다\" --translator              # ids = rows of tfx lookup --translator"),
                      tr("tfx tokenize \"Transformers are great\" --vocab bert-base-uncased/vocab.txt --lower")});
 }
 

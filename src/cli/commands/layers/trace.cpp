@@ -120,13 +120,13 @@ void trace_ffn(Trace& tc, const std::string& part, const std::string& key, const
 }
 
 void trace_input(Trace& tc, const std::string& part, const std::string& key, const TokenIds& t, const EmbeddedTokens& e,
-                 std::size_t D) {
+                 std::size_t V, std::size_t D) {
   tc.step(part, trf("tokens: split at spaces ({})", fmt::format("{}", fmt::join(t.tokens, " · "))),
           fmt::format("[{}]", t.tokens.size()), key + ".tokens");
   std::string ids;
   for (std::size_t i : t.ids) ids += (ids.empty() ? "" : " ") + std::to_string(i);
   tc.step(part, trf("ids: each token's row in the vocabulary ({})", ids), fmt::format("[{}]", t.ids.size()), key + ".ids");
-  tc.step(part, trf("e = Embedding(ids): row id of the {}×{} table", "V", D), shape_of(e.embedding), key + ".e");
+  tc.step(part, trf("e = Embedding(ids): row id of the {}×{} table", V, D), shape_of(e.embedding), key + ".e");
   tc.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
   tc.step(part, tr("p = PE(pos): sin/cos rows 0 … T−1"), shape_of(e.pe), key + ".p");
   tc.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
@@ -196,7 +196,7 @@ void run_trace(const TraceOptions& o) {
   Trace tc;
   tc.steps.name = N_("steps");
   tc.steps.columns = {N_("#"), N_("part"), N_("step"), N_("shape"), N_("name")};
-  trace_input(tc, tr("encoder input"), "src", full.source, enc.input, D);
+  trace_input(tc, tr("encoder input"), "src", full.source, enc.input, m.vocab.size(), D);
   for (std::size_t l = 0; l < enc.layers.size(); ++l) {
     const std::string part = trf("encoder layer {}", l + 1), key = fmt::format("enc{}", l + 1);
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
@@ -209,7 +209,7 @@ void run_trace(const TraceOptions& o) {
   tc.step(tr("encoder output"), tr("memory Z = the last encoder layer's Y: what the decoder's cross-attention reads"),
           shape_of(enc.memory), "memory");
   tc.matrix("memory", enc.memory, src, {}, "token", "dim");
-  trace_input(tc, tr("decoder input"), "tgt", target, dec.input, D);
+  trace_input(tc, tr("decoder input"), "tgt", target, dec.input, m.vocab.size(), D);
   const std::vector<std::string>& tgt = target.tokens;
   for (std::size_t l = 0; l < dec.layers.size(); ++l) {
     const std::string part = trf("decoder layer {}", l + 1), key = fmt::format("dec{}", l + 1);
@@ -240,11 +240,13 @@ void run_trace(const TraceOptions& o) {
 
   Result r;
   r.command = "trace";
-  r.params = {{"text", o.text}, {"target", tgt}, {"model", m.name}, {"head", head}};
+  r.params = {{"text", o.text}, {"target", tgt}, {"model", m.name}, {"head", head}, {"vocab", cli_vocab_name()},
+              {"vocab_size", m.vocab.size()}};
   r.blocks.push_back(Text{trf("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
                                       "post-LN): source “{}”, decoder input “{}” → next token “{}”",
                                       tr_runtime(m.name), D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
                                       fmt::format("{}", fmt::join(tgt, " ")), next)});
+  r.blocks.push_back(Text{trf("ids index {} (tfx tokenize prints them; tfx lookup --ids shows their embedding rows)", cli_vocab_label())});
   r.blocks.push_back(Text{domain_line(domain)});
   if (!full.finished)
     r.blocks.push_back(Text{tr("the model's own translation stopped at the limit of 20 tokens without <eos>")});

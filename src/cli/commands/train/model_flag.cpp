@@ -33,6 +33,14 @@ void add_model_flag(CLI::App* cmd) {
       ->type_name("FILE");
 }
 
+std::string cli_vocab_name() { return mf_path().empty() ? std::string("teaching translator") : model_vocab_path(mf_path()); }
+
+std::string cli_vocab_label() {
+  const std::size_t n = cli_translator().vocab.size();
+  if (mf_path().empty()) return trf("the teaching translator's vocabulary ({} tokens)", n);
+  return trf("{} ({} tokens)", model_vocab_path(mf_path()), n);
+}
+
 const Translator& cli_translator() {
   static std::unique_ptr<Translator> loaded;
   if (mf_path().empty()) return teaching_translator();

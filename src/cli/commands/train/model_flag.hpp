@@ -17,4 +17,12 @@ const Translator& cli_translator();
 // The vocabulary file beside a model: FILE.safetensors → FILE.vocab.txt (else FILE + ".vocab.txt").
 std::string model_vocab_path(const std::string& model);
 
+// The vocabulary whose ids the translator commands print and whose rows their embedding holds:
+// "teaching translator" (built in) or the --model's FILE.vocab.txt, for params["vocab"]; its size
+// is cli_translator().vocab.size().
+std::string cli_vocab_name();
+// The same for a header line: "the teaching translator's vocabulary (112 tokens)" or
+// "FILE.vocab.txt (N tokens)".
+std::string cli_vocab_label();
+
 }  // namespace tfx::cli
