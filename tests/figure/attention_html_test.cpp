@@ -79,5 +79,11 @@ TEST_CASE("attention html: shapes that disagree and pages too large are refused"
   p.head_names.assign(4096, "h");
   p.queries.assign(65, "q");
   p.keys.assign(64, "k");  // 4096 · 65 · 64 > 2^24 weights: refused before any shape is looked at
-  CHECK_THROWS_WITH_AS(attention_html(p), doctest::Contains("choose --layer or --head"), Error);
+  // the library names its parameters; the command layer puts the flags in their place
+  CHECK_THROWS_WITH_AS(attention_html(p), doctest::Contains("choose layer or head"), Error);
+  try {
+    attention_html(p);
+  } catch (const Error& e) {
+    CHECK(e.params() == std::vector<std::string>{"html", "layer", "head"});
+  }
 }

@@ -167,8 +167,13 @@ TEST_CASE("translator: a word outside the vocabulary is a usage error naming eve
   } catch (const Error& e) {
     const std::string msg = e.what();
     CHECK(msg.find("'고양이', '강아지'") != std::string::npos);
-    CHECK(msg.find("--list-vocab") != std::string::npos);
+    CHECK(msg.find("translate list_vocab lists") != std::string::npos);
+    CHECK(e.params() == std::vector<std::string>{"list_vocab"});
   }
+  // the command line names the flag: --list-vocab
+  const tfx::test::Run cli = tfx::test::run_tfx("translate \"나는 고양이 이다\"");
+  CHECK(cli.code == 2);
+  CHECK(tfx::test::has(cli.err, "tfx translate --list-vocab lists"));
   CHECK_THROWS_AS(translate(m, "   "), Error);
   CHECK_THROWS_AS(translate(m, "<bos> 학생"), Error);  // special tokens are not words
 }
