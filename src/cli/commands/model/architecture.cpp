@@ -199,7 +199,7 @@ Figure arch_figure(const ArchModel& a, const std::vector<ArchBlock>& blocks) {
   const ArchitectureSpec& s = a.spec;
   Diagram d;
   const bool both = s.encoder_layers > 0 && s.decoder_layers > 0;
-  const double xe = 0, xd = both ? 8.6 : 0;
+  const double xe = 0, xd = both ? 9.2 : 0;
   double top = 0, left = xe, right = xd;
   if (s.encoder_layers > 0) {
     std::vector<std::string> st{"input", "encoder"};
@@ -258,7 +258,14 @@ void run_architecture(const ArchitectureOptions& o) {
   } else if (dir) {
     a = arch_checkpoint(o.model, o.sentence.empty() ? "I am a student" : o.sentence);
   } else if (std::filesystem::is_regular_file(o.model)) {
-    const Translator m = read_translator_file(o.model);
+    const Translator m = [&] {
+      try {
+        return read_translator_file(o.model);
+      } catch (const Error& e) {
+        if (std::string_view(e.what()).rfind("--model", 0) == 0) throw;
+        throw Error(fmt::format("--model {}", e.what()));
+      }
+    }();
     a = arch_translator(m, std::filesystem::path(o.model).filename().string(), o.sentence.empty() ? "나는 학생 이다" : o.sentence);
   } else {
     throw Error(fmt::format("--model {}: no such folder or file; expected teaching, a checkpoint folder with config.json, "
