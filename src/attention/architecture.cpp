@@ -22,7 +22,7 @@ void arch_sublayer(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const
   if (s.pre_norm)
     out.push_back({stack, "add", tr("Add (residual)"), x, x, tr("x + sublayer(x)"), layers});
   else
-    out.push_back({stack, "add_norm", tr("Add & Norm"), x, x, fmt::format("{}(x + sublayer(x))", s.norm), layers});
+    out.push_back({stack, "add_norm", tr("Add & Norm"), x, x, trf("{}(x + sublayer(x))", s.norm), layers});
 }
 
 void arch_layer(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const std::string& stack, std::size_t layers, std::size_t n,

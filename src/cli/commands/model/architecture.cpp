@@ -190,7 +190,7 @@ ArchColumn arch_draw_column(Diagram& d, const std::vector<ArchBlock>& blocks, co
     // the stack's frame behind its boxes (boxes draw in order: put it first) and "N×" beside it
     d.boxes.insert(d.boxes.begin(), Diagram::Box{col.bg_left, col.stack_bottom, col.bg_right - col.bg_left, col.stack_top - col.stack_bottom, "", 7, ""});
     const double lx = residual_side < 0 ? col.bg_left - 0.2 : col.bg_right + 0.2;
-    d.labels.push_back({lx, (col.stack_bottom + col.stack_top) / 2, trf("{}×", layers), -1, residual_side < 0 ? 1 : -1, true});
+    d.labels.push_back({lx, (col.stack_bottom + col.stack_top) / 2, fmt::format("{}×", layers), -1, residual_side < 0 ? 1 : -1, true});
   }
   return col;
 }
@@ -205,14 +205,14 @@ Figure arch_figure(const ArchModel& a, const std::vector<ArchBlock>& blocks) {
     std::vector<std::string> st{"input", "encoder"};
     if (!both) st.push_back("head");
     const ArchColumn enc = arch_draw_column(d, blocks, st, xe, 0, -1, tr("Inputs"),
-                                            trf("{} (S = {})", arch_join_tokens(a.source_tokens), a.source_tokens.size()));
+                                            fmt::format("{} (S = {})", arch_join_tokens(a.source_tokens), a.source_tokens.size()));
     top = std::max(top, enc.top);
     left = enc.bg_left - 1.3;
     if (!both) right = enc.bg_right + 0.6;
     if (both) {
       // the encoder's output (memory) → K and V of every decoder layer's cross-attention, drawn after the decoder column
       ArchColumn dec = arch_draw_column(d, blocks, {"output", "decoder", "head"}, xd, 0, +1, tr("Outputs (shifted right)"),
-                                        trf("{} (T = {})", arch_join_tokens(a.target_tokens), a.target_tokens.size()));
+                                        fmt::format("{} (T = {})", arch_join_tokens(a.target_tokens), a.target_tokens.size()));
       top = std::max(top, dec.top);
       right = dec.bg_right + 1.3;
       const double ym = enc.stack_top + 0.45, xm = (enc.bg_right + dec.bg_left) / 2;
@@ -225,7 +225,7 @@ Figure arch_figure(const ArchModel& a, const std::vector<ArchBlock>& blocks) {
     }
   } else {
     const ArchColumn dec = arch_draw_column(d, blocks, {"input", "decoder", "head"}, xd, 0, -1, tr("Inputs"),
-                                            trf("{} (T = {})", arch_join_tokens(a.source_tokens), a.source_tokens.size()));
+                                            fmt::format("{} (T = {})", arch_join_tokens(a.source_tokens), a.source_tokens.size()));
     top = dec.top;
     left = dec.bg_left - 1.3;
     right = dec.bg_right + 0.6;
@@ -277,7 +277,7 @@ void run_architecture(const ArchitectureOptions& o) {
   Result r;
   r.command = "architecture";
   r.params = {{"model", teaching ? o.model : a.name}, {"sentence", o.sentence}};
-  r.blocks.push_back(Text{trf("{}: {}", a.name, a.kind)});
+  r.blocks.push_back(Text{fmt::format("{}: {}", a.name, a.kind)});
   r.blocks.push_back(Text{s.encoder_layers > 0 && s.decoder_layers > 0
                               ? trf("Source \"{}\" (S = {}), decoder input \"{}\" (T = {}); shapes are (positions, width).",
                                     arch_join_tokens(a.source_tokens), s.source_len, arch_join_tokens(a.target_tokens), s.target_len)

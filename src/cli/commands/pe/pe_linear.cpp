@@ -97,7 +97,7 @@ void run_pe_linear(const PeLinearOptions& o) {
     lin.y_label = tr("code of position p");
     for (const auto& [n, code] : {std::pair{S, &short_code}, std::pair{L, &long_code}}) {
       Series s;
-      s.name = trf("L = {}", n);
+      s.name = fmt::format("L = {}", n);
       for (std::size_t p = 0; p < n; ++p) s.x.push_back(static_cast<double>(p)), s.y.push_back((*code)[p]);
       lin.series.push_back(std::move(s));
     }
