@@ -276,7 +276,8 @@ void run_architecture(const ArchitectureOptions& o) {
   const ArchitectureSpec& s = a.spec;
   Result r;
   r.command = "architecture";
-  r.params = {{"model", teaching ? o.model : a.name}, {"sentence", o.sentence}};
+  r.params = {{"model", teaching ? o.model : a.name}, {"sentence", o.sentence}, {"tokens", a.source_tokens}};
+  if (!a.target_tokens.empty()) r.params["decoder_input"] = a.target_tokens;
   r.blocks.push_back(Text{fmt::format("{}: {}", a.name, a.kind)});
   r.blocks.push_back(Text{s.encoder_layers > 0 && s.decoder_layers > 0
                               ? trf("Source \"{}\" (S = {}), decoder input \"{}\" (T = {}); shapes are (positions, width).",

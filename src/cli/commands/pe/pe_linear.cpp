@@ -49,7 +49,7 @@ void run_pe_linear(const PeLinearOptions& o) {
   Tensor t({L, C});
   Matrix m;
   m.name = N_("codes");
-  m.col_labels = {"pos (raw)", fmt::format("pos/{} (L={})", L > 1 ? L - 1 : 1, L), fmt::format("pos/{} (L={})", S > 1 ? S - 1 : 1, S)};
+  m.col_labels = {"p", fmt::format("pos/{} (L={})", L > 1 ? L - 1 : 1, L), fmt::format("pos/{} (L={})", S > 1 ? S - 1 : 1, S)};
   for (std::int64_t d : dims) m.col_labels.push_back(fmt::format("{}(dim {})", d % 2 == 0 ? "sin" : "cos", d));
   for (std::size_t p = 0; p < L; ++p) {
     t(p, 0) = static_cast<float>(p);
