@@ -79,7 +79,7 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   ArchModel a;
   a.name = std::filesystem::path(dir).filename().string();
   if (a.name.empty()) a.name = std::filesystem::path(dir).parent_path().filename().string();
-  a.name += " (" + c.model_type + ")";
+  if (a.name != c.model_type) a.name += " (" + c.model_type + ")";
   a.kind = c.decoder() ? trf("decoder only: {} has no encoder and no cross-attention", c.model_type)
                        : trf("encoder only: {} has no decoder", c.model_type);
   ArchitectureSpec& s = a.spec;
