@@ -102,6 +102,9 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   }
   s.source_len = a.source_tokens.size();
   if (s.source_len == 0) throw usage_error(fmt::format("--sentence: the tokenizer of {} gives no tokens", dir));
+  if (!c.uses_rope() && c.max_positions > 0 && s.source_len > c.max_positions)
+    throw usage_error(fmt::format("--sentence: {} tokens, but {} has a table of {} learned positions (max_position_embeddings)", s.source_len,
+                                  c.model_type, c.max_positions));
   return a;
 }
 

@@ -128,10 +128,10 @@ void register_pe_linear(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "linear",
                               tr("The position itself as the code (p, p/(L−1)) against sin/cos: note 002's linear vs sinusoidal PE"),
                               run_pe_linear);
-  cmd->add_option("--len", o->len, tr("Positions of the longer sentence L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
+  cmd->add_option("--len", o->len, tr("Positions of the longer sentence L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 16));
   cmd->add_option("--short", o->short_len, tr("Length of the shorter sentence, whose codes are compared with the longer one's"))
       ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 20));
+      ->check(whole_number(1, std::int64_t{1} << 16));
   cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 16));
   cmd->add_option("--dims", o->dims_text, tr("Sin/cos columns of the PE matrix to show, comma-separated (0 … D−1)"))
       ->capture_default_str()
