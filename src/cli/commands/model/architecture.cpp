@@ -309,7 +309,9 @@ void run_architecture(const ArchitectureOptions& o) {
   }
   Figure fig;
   if (figure_drawn(o.fig, o.out)) fig = arch_figure(a, blocks);
-  std::string stem = teaching ? "teaching" : std::filesystem::path(o.model).stem().string();
+  std::filesystem::path model_path(o.model);
+  if (model_path.filename().empty()) model_path = model_path.parent_path();  // "DIR/"
+  std::string stem = teaching ? "teaching" : model_path.stem().string();
   if (stem.empty()) stem = "model";
   present_all(r, o.out, o.fig, &fig, nullptr, fmt::format("architecture_{}.png", stem));
 }
