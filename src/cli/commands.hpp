@@ -28,6 +28,7 @@ void register_complexity(CLI::App& app);
 void register_patches(CLI::App& app);
 void register_translate(CLI::App& app);
 void register_trace(CLI::App& app);
+void register_architecture(CLI::App& app);
 void register_model(CLI::App& app);
 void register_train(CLI::App& app);
 

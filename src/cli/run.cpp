@@ -184,6 +184,7 @@ int tfx::cli::run(int argc, char** argv) {
   tfx::cli::register_decoder(app);
   tfx::cli::register_translate(app);
   tfx::cli::register_trace(app);
+  tfx::cli::register_architecture(app);
   tfx::cli::register_model(app);
   tfx::cli::register_train(app);
   tfx::cli::register_complexity(app);

@@ -167,7 +167,14 @@ Scene diagram_scene(const Diagram& d) {
     const Rgb fill = b.color < 0 ? kWhite : tint(palette(b.color), 0.22);
     cv.rect(X(b.x), Y(b.y + b.h), b.w * k, b.h * k, fill);
     cv.frame(X(b.x), Y(b.y + b.h), b.w * k, b.h * k, kInk, 1.2);
-    cv.text(X(b.x + b.w / 2), Y(b.y + b.h / 2) + center_baseline(kLabelType), b.label, kLabelType, kBlack, Align::center);
+    if (b.detail.empty()) {
+      cv.text(X(b.x + b.w / 2), Y(b.y + b.h / 2) + center_baseline(kLabelType), b.label, kLabelType, kBlack, Align::center);
+    } else {  // two lines centred together: the label, then the detail in smaller grey type
+      const Type dt{13, false};
+      const double h2 = line_height(kLabelType) + line_height(dt), top = Y(b.y + b.h / 2) - h2 / 2;
+      cv.text(X(b.x + b.w / 2), top + line_height(kLabelType) / 2 + center_baseline(kLabelType), b.label, kLabelType, kBlack, Align::center);
+      cv.text(X(b.x + b.w / 2), top + line_height(kLabelType) + line_height(dt) / 2 + center_baseline(dt), b.detail, dt, kGrey, Align::center);
+    }
   }
   for (const auto& a : d.arcs) {
     std::vector<Pt> pts;
@@ -193,6 +200,8 @@ Scene diagram_scene(const Diagram& d) {
     const Rgb c = palette(a.color);
     if (a.dashed) {
       cv.line(X(a.x0), Y(a.y0), X(a.x1), Y(a.y1), c, 1.6, Dash::dashed);
+    } else if (!a.head) {
+      cv.line(X(a.x0), Y(a.y0), X(a.x1), Y(a.y1), c, 2.2);
     } else {
       cv.arrow(X(a.x0), Y(a.y0), X(a.x1), Y(a.y1), c, 2.2, 11);
     }
@@ -210,7 +219,12 @@ Scene diagram_scene(const Diagram& d) {
       cv.text(cx, cy + center_baseline(lt), a.label, lt, c, Align::center);
     }
   }
-  for (const auto& l : d.labels) cv.text(X(l.x), Y(l.y) + center_baseline(lt), l.text, lt, palette(l.color), Align::center);
+  for (const auto& l : d.labels) {
+    const Type t = l.bold ? kLabelType : lt;
+    const Type shown{t.size, l.bold};
+    cv.text(X(l.x), Y(l.y) + center_baseline(shown), l.text, shown, palette(l.color),
+            l.align < 0 ? Align::left : l.align > 0 ? Align::right : Align::center);
+  }
   return cv;
 }
 

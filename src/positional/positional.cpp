@@ -46,6 +46,15 @@ Tensor sinusoidal_encoding(std::size_t len, std::size_t dim, double base) {
   return pe;
 }
 
+// code(p) = p / (L − 1); a one-word sentence has only p = 0 (code 0)
+std::vector<double> linear_position_code(std::size_t len) {
+  std::vector<double> code(len, 0.0);
+  if (len < 2) return code;
+  const double last = static_cast<double>(len - 1);
+  for (std::size_t p = 0; p < len; ++p) code[p] = static_cast<double>(p) / last;
+  return code;
+}
+
 Tensor sinusoidal_rows(const std::vector<std::size_t>& positions, std::size_t dim, double base) {
   Tensor pe({positions.size(), dim});
   const std::size_t pairs = dim / 2;

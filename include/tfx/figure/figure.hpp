@@ -151,6 +151,7 @@ struct Diagram {
     std::string label;  // written just past the head
     bool dashed = false;
     int side = 0;       // the label: 0 straight past the head, +1 turned left of it, −1 right
+    bool head = true;   // false: a plain segment (one leg of a bent connector)
   };
   struct Circle {
     double cx = 0, cy = 0, r = 1;
@@ -165,11 +166,14 @@ struct Diagram {
     double x = 0, y = 0, w = 1, h = 1;  // lower-left corner and size
     std::string label;
     int color = -1;  // fill: a light tint of the palette color; -1 = white
+    std::string detail;  // optional second line under the label, smaller and grey (a block's sizes)
   };
   struct Label {
     double x = 0, y = 0;
     std::string text;
     int color = -1;
+    int align = 0;  // 0: centred on x; −1: starts at x (left-aligned); +1: ends at x
+    bool bold = false;
   };
   std::string title, subtitle;
   double x0 = -1, x1 = 1, y0 = -1, y1 = 1;  // the visible range

@@ -31,6 +31,13 @@ Tensor sinusoidal_rows(const std::vector<std::size_t>& positions, std::size_t di
 // The worked formula for one value, e.g. "sin(1 / 10000^(2/4)) = sin(1 / 100)".
 std::string sinusoidal_formula(std::size_t pos, std::size_t j, std::size_t dim, double base = 10000.0);
 
+// ---- The naive alternative note 002 argues against: the position itself as the code
+
+// code(p) = p / (L − 1) for p = 0 … L−1 (the first word 0, the last 1; L = 1: 0) -> (L) in
+// double. The same position gets another code in a sentence of another length L, and the step
+// between neighbours, 1/(L − 1), shrinks as L grows; the raw index p instead grows without bound.
+std::vector<double> linear_position_code(std::size_t len);
+
 // ---- PE·PEᵀ similarity (the lecture's "dot product of position embeddings for all time-steps")
 
 enum class PeMetric { dot, cosine, euclidean };

@@ -122,6 +122,7 @@ void register_pe(CLI::App& app) {
   register_pe_shift(pe);
   register_pe_curves(pe);
   register_pe_add(pe);
+  register_pe_linear(pe);
   pe->callback([pe, len, opts] {
     if (!pe->get_subcommands().empty()) return;  // `tfx pe sim|shift` ran instead
     opts->len_given = len->count() > 0;

@@ -1,5 +1,5 @@
 // The subcommands of `tfx pe`: `pe sim` (PE·PEᵀ similarity and its offset profile) and
-// `pe shift` (PE(p+k) = R(k)·PE(p)); register_pe calls these on its subcommand. PeShape: the
+// `pe shift` (PE(p+k) = R(k)·PE(p)), `pe curves`, `pe add`, `pe linear` (the position itself as the code); register_pe calls these on its subcommand. PeShape: the
 // --len, --dim and --base that `pe`, `pe sim` and `pe shift` share, with their defaults.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -20,5 +20,6 @@ void register_pe_sim(CLI::App* pe);
 void register_pe_shift(CLI::App* pe);
 void register_pe_curves(CLI::App* pe);
 void register_pe_add(CLI::App* pe);
+void register_pe_linear(CLI::App* pe);
 
 }  // namespace tfx::cli

@@ -41,27 +41,28 @@ std::string cli_vocab_label() {
   return trf("{} ({} tokens)", model_vocab_path(mf_path()), n);
 }
 
+Translator read_translator_file(const std::string& path) {
+  TensorMetadata meta;
+  const TensorMap tensors = read_safetensors(path, &meta);
+  const auto says = [&](const char* key, const char* value) {
+    const auto it = meta.find(key);
+    return it != meta.end() && it->second == value;
+  };
+  if (says("norm_first", "true") || says("positional_encoding", "none") || says("scale_scores", "false"))
+    throw Error(fmt::format("--model {}: trained with --pre-ln, --no-pe or --no-scale; the translator commands run "
+                            "the lecture's model (post-LN, sinusoidal PE, 1/√d_k)",
+                            path));
+  Vocabulary vocab = read_vocab(model_vocab_path(path));
+  vocab.name = path;
+  const auto heads = metadata_heads(meta, path);
+  if (!heads) throw Error(fmt::format("--model {}: no nhead in the file's metadata (expected a model written by tfx train)", path));
+  return load_translator(tensors, std::move(vocab), *heads, path);
+}
+
 const Translator& cli_translator() {
   static std::unique_ptr<Translator> loaded;
   if (mf_path().empty()) return teaching_translator();
-  if (!loaded) {
-    const std::string& path = mf_path();
-    TensorMetadata meta;
-    const TensorMap tensors = read_safetensors(path, &meta);
-    const auto says = [&](const char* key, const char* value) {
-      const auto it = meta.find(key);
-      return it != meta.end() && it->second == value;
-    };
-    if (says("norm_first", "true") || says("positional_encoding", "none") || says("scale_scores", "false"))
-      throw Error(fmt::format("--model {}: trained with --pre-ln, --no-pe or --no-scale; the translator commands run "
-                              "the lecture's model (post-LN, sinusoidal PE, 1/√d_k)",
-                              path));
-    Vocabulary vocab = read_vocab(model_vocab_path(path));
-    vocab.name = path;
-    const auto heads = metadata_heads(meta, path);
-    if (!heads) throw Error(fmt::format("--model {}: no nhead in the file's metadata (expected a model written by tfx train)", path));
-    loaded = std::make_unique<Translator>(load_translator(tensors, std::move(vocab), *heads, path));
-  }
+  if (!loaded) loaded = std::make_unique<Translator>(read_translator_file(mf_path()));
   return *loaded;
 }
 

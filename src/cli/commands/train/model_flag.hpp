@@ -12,6 +12,9 @@ namespace tfx::cli {
 
 // Adds --model FILE to a command.
 void add_model_flag(CLI::App* cmd);
+// A translator written by `tfx train -o FILE.safetensors` (vocabulary beside it), checked: errors
+// name --model FILE.
+Translator read_translator_file(const std::string& path);
 // The --model translator when one was given, else the built-in teaching translator.
 const Translator& cli_translator();
 // The vocabulary file beside a model: FILE.safetensors → FILE.vocab.txt (else FILE + ".vocab.txt").
