@@ -102,3 +102,24 @@ TEST_CASE("trace --slides: a file where the folder should be is refused, nothing
   check_one_line_error(run_tfx("trace '나는 학생 이다' --slides s --slides-format gif", dir.path), 2, "--slides-format");
   CHECK(!std::filesystem::exists(dir.path / "s"));
 }
+
+TEST_CASE("trace and translate label the cross-attention rows alike: decoder input → predicted word") {
+  TempDir dir;
+  REQUIRE(run_tfx("translate '나는 학생 이다' --svg t.svg", dir.path).code == 0);
+  REQUIRE(run_tfx("trace '나는 학생 이다' --slides s --slides-format svg", dir.path).code == 0);
+  const std::string translate = read_file(dir.path / "t.svg"), trace = read_file(dir.path / "s" / "19-cross-attention.svg");
+  // translate's greedy words (from its own JSON): row i reads the word before (<bos> first) and chose word i
+  const nlohmann::json j = json_of(run_tfx("translate '나는 학생 이다' --format json"));
+  std::vector<std::string> words;
+  for (const auto& w : j["summary"]["tokens"]) words.push_back(w);
+  REQUIRE(words == std::vector<std::string>{"I", "am", "a", "student"});
+  std::string before = "<bos>";
+  for (const std::string& w : words) {
+    CAPTURE(w);
+    const std::string label = (before == "<bos>" ? "&lt;bos&gt;" : before) + " → " + w;
+    CHECK(has(translate, ">" + label + "<"));
+    CHECK(has(trace, ">" + label + "<"));  // trace's decoder input <bos> I am a predicts I am a student
+    before = w;
+  }
+  for (const std::string* svg : {&translate, &trace}) CHECK(has(*svg, ">decoder input → predicted word<"));
+}

@@ -14,11 +14,12 @@ using namespace tfx::test;
 
 namespace {
 
-// Box of the pixels of color c: {x0, y0, x1, y1} (inclusive), x1 = −1 when none.
+// Box of the pixels of color c in the left half (the colorbar, right of the cells, has the color
+// too): {x0, y0, x1, y1} (inclusive), x1 = −1 when none.
 std::array<int, 4> page_test_bbox(const Decoded& d, Rgb c) {
   std::array<int, 4> b{d.w, d.h, -1, -1};
   for (int y = 0; y < d.h; ++y)
-    for (int x = 0; x < d.w; ++x)
+    for (int x = 0; x < d.w / 2; ++x)
       if (d.at(x, y) == c) b = {std::min(b[0], x), std::min(b[1], y), std::max(b[2], x), std::max(b[3], y)};
   return b;
 }

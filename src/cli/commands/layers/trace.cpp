@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/decoder_rows.hpp"
 #include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
@@ -28,6 +29,7 @@ struct TraceOptions {
   bool target_given = false;
   std::string show;
   int head = 0;
+  CLI::Option* slides_opt = nullptr;
   std::string slides;                 // --slides DIR: one 16:9 figure per step, plus the poster
   std::string slides_format = "png";  // --slides-format png|svg
   OutputFlags out;
@@ -307,7 +309,7 @@ void run_trace(const TraceOptions& o) {
 
   // the steps drawn: each a panel of the poster and a slide of its own (--slides), in order
   std::vector<TraceStepFigure> drawn;
-  const bool slides = !o.slides.empty();
+  const bool slides = o.slides_opt->count() > 0;
   Figure figure;
   if (slides || figure_drawn(o.fig, o.out)) {
     auto find = [&](const std::string& name) -> const Matrix& {
@@ -337,8 +339,16 @@ void run_trace(const TraceOptions& o) {
     add("masked-scores", panel(find("dec1.self.masked"), tr("masked scores") + h, head));
     add("masked-softmax", panel(find("dec1.self.weights"), tr("masked softmax") + h, head, true));
     const std::string last_layer = fmt::format("dec{}", m.decoder.size());
-    add("cross-attention", panel(find(last_layer + ".cross.weights"), trf("cross-attention, layer {}", m.decoder.size()) + h,
-                                 head, true));
+    Heatmap cross = panel(find(last_layer + ".cross.weights"), trf("cross-attention, layer {}", m.decoder.size()) + h, head, true);
+    // rows as translate --png labels them: the token read → the word predicted at that position
+    std::vector<std::string> predicted;
+    for (std::size_t i = 0; i < tgt.size(); ++i) {
+      const float* row = dec.probabilities.data() + i * V;
+      predicted.push_back(m.vocab.tokens[static_cast<std::size_t>(std::max_element(row, row + V) - row)]);
+    }
+    cross.row_labels = decoder_row_labels(tgt, predicted);
+    cross.y_label = decoder_rows_axis();
+    add("cross-attention", std::move(cross));
     Bars b;
     b.title = trf("next token after “{}”: {}", tgt[last], next);
     b.value_label = tr("probability");
@@ -388,7 +398,7 @@ void register_trace(CLI::App& app) {
                                      "translation without its last word, so the trace ends by predicting it"));
   cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
   cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));
-  cmd->add_option("--slides", o->slides,
+  o->slides_opt = cmd->add_option("--slides", o->slides,
                   tr("Write every step drawn as a 16:9 slide of its own (1920×1080 at --scale 1) into folder DIR, created if "
                      "missing: 00-poster, 01-tokens, 02-embedding, … 20-next-token"))
       ->type_name("DIR")
