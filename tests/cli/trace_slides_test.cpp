@@ -123,3 +123,11 @@ TEST_CASE("trace and translate label the cross-attention rows alike: decoder inp
   }
   for (const std::string* svg : {&translate, &trace}) CHECK(has(*svg, ">decoder input → predicted word<"));
 }
+
+TEST_CASE("trace and translate figures say their weights: the trained teaching translator") {
+  TempDir dir;
+  REQUIRE(run_tfx("translate '나는 학생 이다' --svg t.svg", dir.path).code == 0);
+  REQUIRE(run_tfx("trace '나는 학생 이다' --svg p.svg", dir.path).code == 0);
+  CHECK(has(read_file(dir.path / "t.svg"), "(trained teaching translator)"));
+  CHECK(has(read_file(dir.path / "p.svg"), "(trained teaching translator)"));
+}

@@ -363,7 +363,7 @@ void run_trace(const TraceOptions& o) {
     add("next-token", std::move(b));
     for (const TraceStepFigure& d : drawn) figure.panels.push_back(d.panel);
     figure.columns = 4;
-    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next) + domain_title_suffix(domain);
+    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next) + " (" + translator_weights_label() + ")" + domain_title_suffix(domain);
     if (!domain.in_domain)
       if (auto* first = std::get_if<Diagram>(&figure.panels.front())) first->subtitle = domain.reasons.front();
   }

@@ -157,7 +157,7 @@ void run_translate(const TranslateOptions& o) {
     } else {
       panel(mean, trf("decoder layer {}, mean of {} heads", layer + 1, m.heads));
     }
-    figure.title = trf("Cross-attention: {} → {}", o.text, english) + domain_title_suffix(domain);
+    figure.title = trf("Cross-attention: {} → {}", o.text, english) + " (" + translator_weights_label() + ")" + domain_title_suffix(domain);
   }
   std::string page;
   if (!o.html.empty()) {
