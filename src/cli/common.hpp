@@ -122,6 +122,20 @@ bool check_gif_target(const GifFlags& g, const std::string& default_name, const 
 void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::string& default_name, const OutputFlags& out,
                const FigureFlags& fig);
 
+// --slides DIR (tfx trace): figures written one file each into a folder, e.g. one 16:9 page per
+// step. A slide's name has no extension ("01-tokens"); write_slides adds .png or .svg.
+inline constexpr double kSlideWidth = 1920, kSlideHeight = 1080;  // a 16:9 page at --scale 1
+struct Slide {
+  std::string name;
+  Figure figure;
+};
+// Creates `dir` if missing (refuses a path that exists and is not a folder, or "-"), writes every
+// slide at --scale (styled by --vmin/--vmax/--annotate/--transpose/--font; --title stays on the
+// poster), each file through emit() (a temporary beside it, renamed), and prints one line
+// "wrote N slides to DIR (first … last, W×H)" where --png's "wrote" goes.
+void write_slides(const std::vector<Slide>& slides, const std::string& dir, Format format, const OutputFlags& out,
+                  const FigureFlags& fig);
+
 // --html FILE: adds the option (FILE ends in .html or .htm; - = stdout) to `app`.
 void add_html_flag(CLI::App* app, std::string& html);
 // --html FILE checked against the other outputs before anything is written: refuses a path that

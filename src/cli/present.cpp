@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 #include <vector>
 
 namespace tfx::cli {
@@ -272,6 +273,41 @@ void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::
   for (const Image& im : images) w = std::max(w, im.width), h = std::max(h, im.height);
   std::fprintf(png_notice_stream(out), "%s\n",
                trf("wrote {} ({}×{}, {} frames at {:g} per second)", path, w, h, images.size(), g.fps).c_str());
+}
+
+void write_slides(const std::vector<Slide>& slides, const std::string& dir, Format format, const OutputFlags& out,
+                  const FigureFlags& fig) {
+  namespace fs = std::filesystem;
+  if (dir.empty() || dir == "-")
+    throw usage_error(fmt::format("--slides '{}': the slides are files in a folder; give the folder's name", dir));
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st) && !fs::is_directory(st))
+    throw Error(fmt::format("--slides {}: is a file, expected a folder (it is created if missing)", dir));
+  if (!fs::exists(st)) {
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(fmt::format("--slides {}: cannot create the folder: {}", dir, ec.message()));
+  }
+  choose_fonts(fig);
+  FigureFlags style = fig;
+  style.title.clear();  // --title names the poster (--png), not every slide
+  const char* ext = format == Format::svg ? ".svg" : ".png";
+  int w = 0, h = 0;
+  for (const Slide& s : slides) {
+    const std::string path = (fs::path(dir) / (s.name + ext)).string();
+    OutputOptions o;
+    o.format = format;
+    o.scale = fig.scale;
+    const Figure styled = styled_figure(s.figure, style);
+    const std::string bytes = serialize(Output{nullptr, &styled}, o);
+    emit(bytes, path, is_binary(format), "--slides");
+    if (format == Format::png && s.figure.page_width > 0) std::tie(w, h) = png_size(bytes);
+  }
+  if (slides.empty()) return;
+  const std::string size = w > 0 ? fmt::format(", {}×{}", w, h) : std::string();
+  std::fprintf(png_notice_stream(out), "%s\n",
+               trf("wrote {} slides to {} ({}{} … {}{}{})", slides.size(), dir, slides.front().name, ext, slides.back().name, ext, size)
+                   .c_str());
 }
 
 void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {

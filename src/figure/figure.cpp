@@ -202,34 +202,68 @@ Layout lay_out(const Figure& figure) {
   return l;
 }
 
-void check_scale(double scale, const Layout& l) {
+void check_scale(double scale, double width, double height) {
   if (!(scale >= kMinScale && scale <= kMaxScale))
     throw usage_error(fmt::format("figure scale must be from {} to {}, got {}", kMinScale, kMaxScale, scale));
-  if (l.width * l.height * scale * scale > kMaxFigurePixels)
-    throw usage_error(fmt::format("the figure would be {:.0f}×{:.0f} pixels at scale {}; use a smaller scale", l.width * scale,
-                                  l.height * scale, scale));
+  if (width * height * scale * scale > kMaxFigurePixels)
+    throw usage_error(fmt::format("the figure would be {:.0f}×{:.0f} pixels at scale {}; use a smaller scale", width * scale,
+                                  height * scale, scale));
+}
+
+bool figure_has_page(const Figure& f) { return f.page_width > 0 && f.page_height > 0; }
+
+// Where the laid-out figure goes on its canvas: the canvas's size in figure units, the zoom the
+// backend multiplies the scale by, and the offset that centres the figure. A page of W × H
+// zoomed by z is W/z × H/z units drawn at scale·z, so the image is W·scale × H·scale pixels.
+struct PagePlacement {
+  double width = 0, height = 0, zoom = 1, dx = 0, dy = 0;
+};
+
+PagePlacement page_placement(const Figure& f, const Layout& l) {
+  if (!figure_has_page(f)) return {l.width, l.height, 1, 0, 0};
+  PagePlacement p;
+  p.zoom = std::min(f.page_width / l.width, f.page_height / l.height);
+  p.width = f.page_width / p.zoom, p.height = f.page_height / p.zoom;
+  p.dx = (p.width - l.width) / 2, p.dy = (p.height - l.height) / 2;
+  return p;
+}
+
+// Draws the layout at the placement's offset (through a Scene, which replays shifted).
+void draw_on_page(draw::Canvas& cv, const Layout& l, const PagePlacement& p) {
+  if (p.dx == 0 && p.dy == 0) return l.draw(cv);
+  draw::Scene scene(l.width, l.height);
+  l.draw(scene);
+  scene.replay(cv, p.dx, p.dy);
 }
 
 }  // namespace
 
 std::pair<double, double> figure_pixels(const Figure& figure, double scale) {
+  if (figure_has_page(figure)) return {figure.page_width * scale, figure.page_height * scale};
   const Layout l = lay_out(figure);
   return {l.width * scale, l.height * scale};
 }
 
+double page_zoom(const Figure& figure) {
+  if (!figure_has_page(figure)) return 1;
+  return page_placement(figure, lay_out(figure)).zoom;
+}
+
 Image render(const Figure& figure, double scale) {
   const Layout l = lay_out(figure);
-  check_scale(scale, l);
-  draw::RasterCanvas cv(l.width, l.height, scale);
-  l.draw(cv);
+  const PagePlacement p = page_placement(figure, l);
+  check_scale(scale, p.width * p.zoom, p.height * p.zoom);
+  draw::RasterCanvas cv(p.width, p.height, scale * p.zoom);
+  draw_on_page(cv, l, p);
   return cv.take();
 }
 
 std::string encode_svg(const Figure& figure, double scale) {
   const Layout l = lay_out(figure);
-  check_scale(scale, l);
-  draw::SvgCanvas cv(l.width, l.height, scale);
-  l.draw(cv);
+  const PagePlacement p = page_placement(figure, l);
+  check_scale(scale, p.width * p.zoom, p.height * p.zoom);
+  draw::SvgCanvas cv(p.width, p.height, scale * p.zoom);
+  draw_on_page(cv, l, p);
   return cv.finish();
 }
 

@@ -212,7 +212,16 @@ struct Figure {
   std::string title;           // over all panels (optional when there is one panel)
   std::vector<Panel> panels;
   int columns = 0;             // 0 = choose automatically
+  // A slide: when both are set, the laid-out figure is zoomed uniformly (text, lines and cells
+  // alike) to fit page_width × page_height units and centred on white, so the image is exactly
+  // that size times the scale (1920 × 1080 for a 16:9 slide). 0 = the figure's own size.
+  double page_width = 0, page_height = 0;
 };
+
+// The zoom a page applies to `figure` (page_width/page_height set): the laid-out size fitted into
+// the page, min(page_width / width, page_height / height); 1 without a page. A slide's 15 px tick
+// labels are 15 × zoom pixels at scale 1.
+double page_zoom(const Figure& figure);
 
 // Heatmaps larger than this many cells along an axis are downsampled by averaging blocks of
 // cells (the subtitle says so); below it every cell gets at least one pixel. Cells are square,

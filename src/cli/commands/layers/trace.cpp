@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/decoder_rows.hpp"
 #include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
@@ -28,6 +29,9 @@ struct TraceOptions {
   bool target_given = false;
   std::string show;
   int head = 0;
+  CLI::Option* slides_opt = nullptr;
+  std::string slides;                 // --slides DIR: one 16:9 figure per step, plus the poster
+  std::string slides_format = "png";  // --slides-format png|svg
   OutputFlags out;
   FigureFlags fig;
   CLI::Option* target_opt = nullptr;
@@ -168,6 +172,30 @@ Heatmap panel(const Matrix& m, const std::string& title, std::size_t head = 0, b
   return h;
 }
 
+// A step's figure: its slide's file name (after the number) and its panel.
+struct TraceStepFigure {
+  std::string name;
+  Panel panel;
+};
+
+// tokens → ids: each token in a box over its id, an arrow between (the first step, as a drawing).
+Diagram trace_tokens_panel(const TokenIds& t, const std::string& title) {
+  Diagram d;
+  d.title = title;
+  const double n = static_cast<double>(t.tokens.size()), w = 1.6, gap = 0.4;
+  d.x0 = -0.6, d.x1 = n * (w + gap) - gap + 0.6, d.y0 = -0.3, d.y1 = 3.0;
+  d.size = std::max(360.0, 130.0 * n);
+  for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+    const double x = static_cast<double>(i) * (w + gap);
+    d.boxes.push_back({x, 2.0, w, 0.8, t.tokens[i], 0});
+    d.arrows.push_back({x + w / 2, 1.9, x + w / 2, 1.05, -1, "", false, 0});
+    d.boxes.push_back({x, 0.2, w, 0.8, std::to_string(t.ids[i]), 1});
+  }
+  d.labels.push_back({d.x0 + 0.3, 2.9, tr("token"), -1});
+  d.labels.push_back({d.x0 + 0.3, 0.05, tr("id"), -1});
+  return d;
+}
+
 void run_trace(const TraceOptions& o) {
   const Translator& m = cli_translator();
   const std::size_t H = m.heads, D = m.d_model, d_k = D / H;
@@ -281,34 +309,50 @@ void run_trace(const TraceOptions& o) {
   r.summary[N_("steps")] = tc.number;
   add_domain_summary(r, domain);
 
+  // the steps drawn: each a panel of the poster and a slide of its own (--slides), in order
+  std::vector<TraceStepFigure> drawn;
+  const bool slides = o.slides_opt->count() > 0;
   Figure figure;
-  if (figure_drawn(o.fig, o.out)) {
+  if (slides || figure_drawn(o.fig, o.out)) {
     auto find = [&](const std::string& name) -> const Matrix& {
       return *std::find_if(tc.matrices.begin(), tc.matrices.end(), [&](const Matrix& x) { return x.name == name; });
     };
     const std::string h = trf(", head {}", head);
-    figure.panels.push_back(panel(find("src.e"), tr("1. e = Embedding(tokens)")));
-    figure.panels.push_back(panel(find("src.p"), tr("2. p = PE(position)")));
-    figure.panels.push_back(panel(find("src.x"), "3. X = e + p"));
-    figure.panels.push_back(panel(find("enc1.self.q"), "4. Q = X·W_Q" + h, head));
-    figure.panels.push_back(panel(find("enc1.self.k"), "5. K = X·W_K" + h, head));
-    figure.panels.push_back(panel(find("enc1.self.v"), "6. V = X·W_V" + h, head));
-    figure.panels.push_back(panel(find("enc1.self.scores"), "7. QKᵀ/√d_k" + h, head));
-    figure.panels.push_back(panel(find("enc1.self.weights"), "8. softmax" + h, head, true));
-    figure.panels.push_back(panel(find("enc1.self.z"), tr("9. Z = weights·V") + h, head));
-    figure.panels.push_back(panel(find("enc1.self.out"), "10. Concat(Z)·W_O"));
-    figure.panels.push_back(panel(find("enc1.h"), "11. H = LayerNorm(X + MultiHead)"));
-    figure.panels.push_back(panel(find("enc1.ffn_hidden"), "12. ReLU(H·W₁)"));
-    figure.panels.push_back(panel(find("enc1.y"), "13. Y = LayerNorm(H + FFN)"));
-    figure.panels.push_back(panel(find("memory"), trf("14. memory Z (after {} layers)", m.encoder.size())));
-    figure.panels.push_back(panel(find("tgt.x"), tr("15. decoder X = e + p")));
-    figure.panels.push_back(panel(find("dec1.self.masked"), tr("16. masked scores") + h, head));
-    figure.panels.push_back(panel(find("dec1.self.weights"), tr("17. masked softmax") + h, head, true));
+    auto add = [&](const std::string& name, Panel p) {
+      std::visit([&](auto& panel) { panel.title = fmt::format("{}. {}", drawn.size() + 1, panel.title); }, p);
+      drawn.push_back({name, std::move(p)});
+    };
+    add("tokens", trace_tokens_panel(full.source, tr("tokens → ids (rows of the embedding table)")));
+    add("embedding", panel(find("src.e"), tr("e = Embedding(tokens)")));
+    add("pe", panel(find("src.p"), tr("p = PE(position)")));
+    add("x", panel(find("src.x"), "X = e + p"));
+    add("q", panel(find("enc1.self.q"), "Q = X·W_Q" + h, head));
+    add("k", panel(find("enc1.self.k"), "K = X·W_K" + h, head));
+    add("v", panel(find("enc1.self.v"), "V = X·W_V" + h, head));
+    add("scores", panel(find("enc1.self.scores"), "QKᵀ/√d_k" + h, head));
+    add("softmax", panel(find("enc1.self.weights"), "softmax" + h, head, true));
+    add("z", panel(find("enc1.self.z"), tr("Z = weights·V") + h, head));
+    add("concat", panel(find("enc1.self.out"), "Concat(Z)·W_O"));
+    add("add-norm", panel(find("enc1.h"), "H = LayerNorm(X + MultiHead)"));
+    add("ffn", panel(find("enc1.ffn_hidden"), "ReLU(H·W₁)"));
+    add("ffn-norm", panel(find("enc1.y"), "Y = LayerNorm(H + FFN)"));
+    add("memory", panel(find("memory"), trf("memory Z (after {} layers)", m.encoder.size())));
+    add("decoder-input", panel(find("tgt.x"), tr("decoder X = e + p")));
+    add("masked-scores", panel(find("dec1.self.masked"), tr("masked scores") + h, head));
+    add("masked-softmax", panel(find("dec1.self.weights"), tr("masked softmax") + h, head, true));
     const std::string last_layer = fmt::format("dec{}", m.decoder.size());
-    figure.panels.push_back(panel(find(last_layer + ".cross.weights"), trf("18. cross-attention, layer {}", m.decoder.size()) + h,
-                                  head, true));
+    Heatmap cross = panel(find(last_layer + ".cross.weights"), trf("cross-attention, layer {}", m.decoder.size()) + h, head, true);
+    // rows as translate --png labels them: the token read → the word predicted at that position
+    std::vector<std::string> predicted;
+    for (std::size_t i = 0; i < tgt.size(); ++i) {
+      const float* row = dec.probabilities.data() + i * V;
+      predicted.push_back(m.vocab.tokens[static_cast<std::size_t>(std::max_element(row, row + V) - row)]);
+    }
+    cross.row_labels = decoder_row_labels(tgt, predicted);
+    cross.y_label = decoder_rows_axis();
+    add("cross-attention", std::move(cross));
     Bars b;
-    b.title = trf("19. next token after “{}”: {}", tgt[last], next);
+    b.title = trf("next token after “{}”: {}", tgt[last], next);
     b.value_label = tr("probability");
     b.horizontal = true;
     b.annotate = true;
@@ -318,11 +362,29 @@ void run_trace(const TraceOptions& o) {
       b.labels.push_back(m.vocab.tokens[order[i]]);
       b.values.push_back(prob[order[i]]);
     }
-    figure.panels.push_back(std::move(b));
+    add("next-token", std::move(b));
+    for (const TraceStepFigure& d : drawn) figure.panels.push_back(d.panel);
     figure.columns = 4;
-    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next) + domain_title_suffix(domain);
+    figure.title = trf("Inside the Transformer: {} → … {} → {}", o.text, tgt[last], next) + " (" + translator_weights_label() + ")" + domain_title_suffix(domain);
     if (!domain.in_domain)
-      if (auto* first = std::get_if<Heatmap>(&figure.panels.front())) first->subtitle = domain.reasons.front();
+      if (auto* first = std::get_if<Diagram>(&figure.panels.front())) first->subtitle = domain.reasons.front();
+  }
+  if (slides) {
+    // 00-poster, then 01-tokens … one 16:9 page per step, under the poster's title
+    std::vector<Slide> pages;
+    pages.push_back({"00-poster", figure});
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+      Figure f;
+      f.title = figure.title;
+      f.panels.push_back(drawn[i].panel);
+      if (!domain.in_domain) std::visit([&](auto& p) { p.subtitle = domain.reasons.front(); }, f.panels.back());
+      f.page_width = kSlideWidth;
+      f.page_height = kSlideHeight;
+      pages.push_back({fmt::format("{:02}-{}", i + 1, drawn[i].name), std::move(f)});
+    }
+    write_slides(pages, o.slides, o.slides_format == "svg" ? Format::svg : Format::png, o.out, o.fig);
+    // only the slides asked for: no table (as with --png)
+    if (!o.out.format_given() && !o.fig.png_requested() && !o.fig.view) return;
   }
   present_all(r, o.out, o.fig, &figure, nullptr, default_figure_name("trace", o.text));
 }
@@ -338,6 +400,15 @@ void register_trace(CLI::App& app) {
                                      "translation without its last word, so the trace ends by predicting it"));
   cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
   cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));
+  o->slides_opt = cmd->add_option("--slides", o->slides,
+                  tr("Write every step drawn as a 16:9 slide of its own (1920×1080 at --scale 1) into folder DIR, created if "
+                     "missing: 00-poster, 01-tokens, 02-embedding, … 20-next-token"))
+      ->type_name("DIR")
+      ->group(tr("Figures"));
+  cmd->add_option("--slides-format", o->slides_format, tr("The --slides files: png or svg"))
+      ->capture_default_str()
+      ->check(CLI::IsMember({"png", "svg"}))
+      ->group(tr("Figures"));
   add_model_flag(cmd);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
@@ -345,6 +416,7 @@ void register_trace(CLI::App& app) {
                      tr("tfx trace \"나는 학생 이다\" --show enc1.self.weights"),
                      tr("tfx trace \"나는 학생 이다\" --target \"I am\"            # → a"),
                      tr("tfx trace \"나는 학생 이다\" --png --scale 2           # the poster, for a projector"),
+                     tr("tfx trace \"나는 학생 이다\" --slides slides/           # one 1920×1080 slide per step"),
                      tr("tfx trace \"그녀는 커피를 마셨다\" --format json")});
 }
 

@@ -7,6 +7,7 @@
 #include "cli/attention_page.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/decoder_rows.hpp"
 #include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
@@ -136,8 +137,11 @@ void run_translate(const TranslateOptions& o) {
     for (std::size_t i = 0; i < rows.size(); ++i) std::copy(w.row(i).begin(), w.row(i).end(), h.values.row(i).begin());
     h.title = title;
     h.x_label = tr("source (Korean)");
-    h.y_label = tr("generated (English)");
-    h.row_labels = rows;
+    // each row: the token the decoder read → the word it chose there (as trace labels them)
+    std::vector<std::string> inputs{"<bos>"};
+    inputs.insert(inputs.end(), t.output.begin(), t.output.end());
+    h.y_label = decoder_rows_axis();
+    h.row_labels = decoder_row_labels(inputs, rows);
     h.col_labels = t.source.tokens;
     h.vmin = 0.0;
     h.vmax = 1.0;
@@ -153,7 +157,7 @@ void run_translate(const TranslateOptions& o) {
     } else {
       panel(mean, trf("decoder layer {}, mean of {} heads", layer + 1, m.heads));
     }
-    figure.title = trf("Cross-attention: {} → {}", o.text, english) + domain_title_suffix(domain);
+    figure.title = trf("Cross-attention: {} → {}", o.text, english) + " (" + translator_weights_label() + ")" + domain_title_suffix(domain);
   }
   std::string page;
   if (!o.html.empty()) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 
 #include "tfx/core/error.hpp"
@@ -24,6 +25,11 @@ std::string model_vocab_path(const std::string& model) {
   if (model.size() > tail.size() && model.compare(model.size() - tail.size(), tail.size(), tail) == 0)
     return model.substr(0, model.size() - tail.size()) + ".vocab.txt";
   return model + ".vocab.txt";
+}
+
+std::string translator_weights_label() {
+  if (mf_path().empty()) return tr("trained teaching translator");
+  return trf("weights: {}", std::filesystem::path(mf_path()).filename().string());
 }
 
 void add_model_flag(CLI::App* cmd) {

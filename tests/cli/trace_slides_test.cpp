@@ -1,0 +1,133 @@
+// `tfx trace --slides DIR`: one 16:9 slide per step drawn (1920×1080 at --scale 1, twice that at
+// --scale 2), named in order after the poster, every file whole (no temporaries), tick labels at
+// least 18 px on the slide, the tokens slide showing the ids the translator itself reports, and
+// the folder refused when it is a file.
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <set>
+
+#include "helpers.hpp"
+#include "png.hpp"
+
+using namespace tfx::test;
+
+namespace {
+
+const std::vector<std::string> kSlideNames = {
+    "00-poster",      "01-tokens",      "02-embedding",      "03-pe",           "04-x",     "05-q",
+    "06-k",           "07-v",           "08-scores",         "09-softmax",      "10-z",     "11-concat",
+    "12-add-norm",    "13-ffn",         "14-ffn-norm",       "15-memory",       "16-decoder-input",
+    "17-masked-scores", "18-masked-softmax", "19-cross-attention", "20-next-token"};
+
+std::vector<std::string> files_in(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::string> with_ext(const std::string& ext) {
+  std::vector<std::string> v;
+  for (const auto& n : kSlideNames) v.push_back(n + ext);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("trace --slides: 00-poster, then 01-tokens … 20-next-token, each slide 1920×1080 PNG") {
+  TempDir dir;
+  const Run r = run_tfx("trace '나는 학생 이다' --slides deck/new", dir.path);  // created, parents too
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "wrote 21 slides to deck/new (00-poster.png … 20-next-token.png, 1920×1080)\n");
+  CHECK(r.err.empty());
+  const auto deck = dir.path / "deck" / "new";
+  CHECK(files_in(deck) == with_ext(".png"));  // the names, in order, and nothing else (no temporaries)
+  for (const std::string& name : kSlideNames) {
+    CAPTURE(name);
+    const Decoded d = decode_png(read_file(deck / (name + ".png")));
+    if (name == "00-poster") {
+      CHECK(d.w > 1920);  // the poster: every step on one page, at its own size
+    } else {
+      CHECK(d.w == 1920);
+      CHECK(d.h == 1080);
+    }
+  }
+  // again into the same folder: the files are replaced, nothing added
+  REQUIRE(run_tfx("trace '나는 학생 이다' --slides deck/new", dir.path).code == 0);
+  CHECK(files_in(deck) == with_ext(".png"));
+}
+
+TEST_CASE("trace --slides --slides-format svg: 1920×1080 pages at scale 1, 3840×2160 at 2, tick labels ≥ 18 px") {
+  TempDir dir;
+  REQUIRE(run_tfx("trace '나는 학생 이다' --slides one --slides-format svg", dir.path).code == 0);
+  REQUIRE(run_tfx("trace '나는 학생 이다' --slides two --slides-format svg --scale 2", dir.path).code == 0);
+  CHECK(files_in(dir.path / "one") == with_ext(".svg"));
+  const std::regex size_re(R"re(<svg [^>]*width="([0-9.]+)" height="([0-9.]+)" viewBox="0 0 ([0-9.]+) ([0-9.]+)")re");
+  const std::regex font_re(R"re(font-size="([0-9.]+)")re");
+  for (std::size_t k = 1; k < kSlideNames.size(); ++k) {
+    for (const char* sub : {"one", "two"}) {
+      const double scale = std::string(sub) == "two" ? 2 : 1;
+      CAPTURE(kSlideNames[k]);
+      CAPTURE(sub);
+      const std::string svg = read_file(dir.path / sub / (kSlideNames[k] + ".svg"));
+      std::smatch m;
+      REQUIRE(std::regex_search(svg, m, size_re));
+      const double w = std::stod(m[1]), h = std::stod(m[2]), vw = std::stod(m[3]);
+      CHECK(w == 1920 * scale);
+      CHECK(h == 1080 * scale);
+      // every text on the slide (tick labels, axis labels, titles, cell values) at ≥ 18 px per scale unit
+      double smallest = 1e9;
+      for (auto it = std::sregex_iterator(svg.begin(), svg.end(), font_re); it != std::sregex_iterator(); ++it)
+        smallest = std::min(smallest, std::stod((*it)[1]) * w / vw / scale);
+      CHECK(smallest >= 18);
+      CHECK(smallest < 1e9);
+    }
+  }
+  // the tokens slide shows each token over the id the translator itself reports for it
+  const nlohmann::json t = json_of(run_tfx("translate '나는 학생 이다' --format json"));
+  const std::string tokens = read_file(dir.path / "one" / "01-tokens.svg");
+  for (const auto& word : {"나는", "학생", "이다"}) CHECK(has(tokens, std::string(">") + word + "<"));
+  REQUIRE(t["summary"]["source_ids"].size() == 3);
+  for (const auto& id : t["summary"]["source_ids"]) CHECK(has(tokens, ">" + std::to_string(id.get<int>()) + "<"));
+}
+
+TEST_CASE("trace --slides: a file where the folder should be is refused, nothing written") {
+  TempDir dir;
+  write_file(dir.path / "taken", "not a folder");
+  check_one_line_error(run_tfx("trace '나는 학생 이다' --slides taken", dir.path), 1,
+                       "--slides taken: is a file, expected a folder");
+  CHECK(read_file(dir.path / "taken") == "not a folder");
+  check_one_line_error(run_tfx("trace '나는 학생 이다' --slides ''", dir.path), 2, "--slides '': the slides are files in a folder");
+  check_one_line_error(run_tfx("trace '나는 학생 이다' --slides s --slides-format gif", dir.path), 2, "--slides-format");
+  CHECK(!std::filesystem::exists(dir.path / "s"));
+}
+
+TEST_CASE("trace and translate label the cross-attention rows alike: decoder input → predicted word") {
+  TempDir dir;
+  REQUIRE(run_tfx("translate '나는 학생 이다' --svg t.svg", dir.path).code == 0);
+  REQUIRE(run_tfx("trace '나는 학생 이다' --slides s --slides-format svg", dir.path).code == 0);
+  const std::string translate = read_file(dir.path / "t.svg"), trace = read_file(dir.path / "s" / "19-cross-attention.svg");
+  // translate's greedy words (from its own JSON): row i reads the word before (<bos> first) and chose word i
+  const nlohmann::json j = json_of(run_tfx("translate '나는 학생 이다' --format json"));
+  std::vector<std::string> words;
+  for (const auto& w : j["summary"]["tokens"]) words.push_back(w);
+  REQUIRE(words == std::vector<std::string>{"I", "am", "a", "student"});
+  std::string before = "<bos>";
+  for (const std::string& w : words) {
+    CAPTURE(w);
+    const std::string label = (before == "<bos>" ? "&lt;bos&gt;" : before) + " → " + w;
+    CHECK(has(translate, ">" + label + "<"));
+    CHECK(has(trace, ">" + label + "<"));  // trace's decoder input <bos> I am a predicts I am a student
+    before = w;
+  }
+  for (const std::string* svg : {&translate, &trace}) CHECK(has(*svg, ">decoder input → predicted word<"));
+}
+
+TEST_CASE("trace and translate figures say their weights: the trained teaching translator") {
+  TempDir dir;
+  REQUIRE(run_tfx("translate '나는 학생 이다' --svg t.svg", dir.path).code == 0);
+  REQUIRE(run_tfx("trace '나는 학생 이다' --svg p.svg", dir.path).code == 0);
+  CHECK(has(read_file(dir.path / "t.svg"), "(trained teaching translator)"));
+  CHECK(has(read_file(dir.path / "p.svg"), "(trained teaching translator)"));
+}
