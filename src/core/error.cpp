@@ -44,7 +44,6 @@ std::string markup_escape(std::string_view s) {
         case '<': o += "&lt;"; break;
         case '>': o += "&gt;"; break;
         case '"': o += "&quot;"; break;
-        case '\'': o += "&#39;"; break;
         default:
           if (c >= 0x20 || c == '\t' || c == '\n') o += static_cast<char>(c);
       }

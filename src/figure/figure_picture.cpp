@@ -88,11 +88,11 @@ Scene grid_scene(const Picture& p) {
     for (int k = 0; k <= cols; ++k) cv.line(x0 + k * c, top, x0 + k * c, top + rows * c, kGridLine, lw);
     for (int k = 0; k <= rows; ++k) cv.line(x0, top + k * c, x0 + cols * c, top + k * c, kGridLine, lw);
     const Type t{std::clamp(c * 0.34, 9.0, 13.0), false};
-    const bool all = text_width(std::to_string(rows * cols), t) + 6 <= c && t.size + 4 <= c;
+    const bool all = text_width(std::to_string(rows * cols - 1), t) + 6 <= c && t.size + 4 <= c;
     for (int r = 0; r < rows; ++r)
       for (int q = 0; q < cols; ++q) {
         const bool corner = (r == 0 || r == rows - 1) && (q == 0 || q == cols - 1);
-        if (all || corner) tag(cv, x0 + q * c + lw, top + r * c + lw, std::to_string(r * cols + q + 1), t);
+        if (all || corner) tag(cv, x0 + q * c + lw, top + r * c + lw, std::to_string(r * cols + q), t);
       }
   }
   if (!p.caption.empty()) cv.text(width / 2, top + H + kLabelGap + kLabelType.size * 0.9, p.caption, kLabelType, kInk, Align::center);
@@ -124,7 +124,7 @@ Scene sequence_scene(const Picture& p) {
     const int k = order[i];
     cv.picture(x, top, tile, tile, crop(p.image, k / cols, k % cols, cell));
     cv.frame(x, top, tile, tile, kGrey, 1);
-    cv.text(x + tile / 2, top + tile + kLabelGap + num.size * 0.9, std::to_string(k + 1), num, kInk, Align::center);
+    cv.text(x + tile / 2, top + tile + kLabelGap + num.size * 0.9, std::to_string(k), num, kInk, Align::center);
     x += tile + gap;
   }
   if (!p.caption.empty())

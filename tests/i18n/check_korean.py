@@ -162,9 +162,10 @@ def data_words_of(tfx, args, root, env):
 def english_left(text, vocab, allowed):
     # flags, environment variables, paths, URLs and file names are the same in every language
     # (and a metavariable or a hyphenated choice after a flag: --table named-dims), commands, and
-    # dotted matrix names such as enc1.self.q
+    # dotted matrix names such as enc1.self.q, and numbered file names
     text = re.sub(r"--[A-Za-z][A-Za-z0-9-]*(?: [A-Z]+\b| [a-z0-9]+(?:-[a-z0-9]+)+\b)?|\$[A-Z_]+|\S*/\S*|\S*\.(?:py|txt|tsv|zip|npy|json|safetensors|bin|vec|gz)"
-                  r"|\btfx(?: [a-z][a-z-]*)+|\b\w+(?:\.\w+)+", " ", text)
+                  r"|\btfx(?: [a-z][a-z-]*)+|\b\w+(?:\.\w+)+"
+                  r"|\b\d+-[a-z][a-z-]*\b", " ", text)  # numbered file names: trace --slides' 00-poster, 01-tokens
     # code: names with an underscore (rope_theta, state_dict) and keyword arguments (stride=16)
     text = re.sub(r"\b\w*_\w*\b|\b\w+=", " ", text)
     bad = set()

@@ -43,8 +43,8 @@ inline Error usage_error(const std::string& message, std::vector<std::string> pa
 std::string escape_for_message(std::string_view value, std::size_t max_bytes = 80);
 
 // Text as XML 1.0 / HTML character data, attribute values too — the one escaping path of the
-// SVG and HTML writers (JSON goes through nlohmann's dump with invalid UTF-8 replaced): & < > " '
-// as entities; C0 controls but tab and newline dropped (XML forbids them); a byte that is not
+// SVG and HTML writers (JSON goes through nlohmann's dump with invalid UTF-8 replaced): & < > "
+// as entities (every attribute tfx writes is in double quotes, so ' stays as it is); C0 controls but tab and newline dropped (XML forbids them); a byte that is not
 // part of valid UTF-8 (a Latin-1 title, a label cut inside a character) and U+FFFE/U+FFFF as
 // U+FFFD. The result is well-formed whatever the input.
 std::string markup_escape(std::string_view value);

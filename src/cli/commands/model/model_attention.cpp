@@ -158,7 +158,7 @@ void run_model_rollout(const ModelAttentionOptions& o, const LoadedInput& l, con
   if (figure_drawn(o.fig, o.out)) {
     Picture p = model_patch_heat(l, roll.row(0), trf("{} — attention rollout over {} layers, [CLS] row", model_folder_name(o.in.dir), c.layers),
                                  tr("rollout weight"), 448);
-    p.subtitle = trf("{}, resized to {}×{}; {}×{} patches", std::filesystem::path(o.in.image).filename().string(), c.image_size, c.image_size,
+    p.subtitle = trf("{}, resized to {}×{}; {}×{} patches; patch k is token k + 1 ([CLS] is token 0)", std::filesystem::path(o.in.image).filename().string(), c.image_size, c.image_size,
                      c.patch_size, c.patch_size);
     fig.panels.push_back(std::move(p));
   }
@@ -271,7 +271,7 @@ void run_model_attention(const ModelAttentionOptions& o) {
               one ? trf("{} — [CLS] attention, layer {} head {}", model_folder_name(o.in.dir), li, hi) : fmt::format("L{} H{}", li, hi),
               tr("[CLS] attention weight"), one ? 448 : 240));
           if (one)
-            std::get<Picture>(fig.panels.back()).subtitle = trf("{}, resized to {}×{}; {}×{} patches", std::filesystem::path(o.in.image).filename().string(),
+            std::get<Picture>(fig.panels.back()).subtitle = trf("{}, resized to {}×{}; {}×{} patches; patch k is token k + 1 ([CLS] is token 0)", std::filesystem::path(o.in.image).filename().string(),
                                                                 c.image_size, c.image_size, c.patch_size, c.patch_size);
           if (!view) view = model_attention_heatmap(one_w, l.tokens, fmt::format("L{} H{}", li, hi), true);
           continue;

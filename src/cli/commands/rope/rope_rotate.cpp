@@ -37,10 +37,11 @@ constexpr std::size_t kMaxDrawnPairs = 8;
 // The figure: one panel per pair j (the first kMaxDrawnPairs), the pair (x_a, x_b) before and
 // after the rotation as arrows on the unit circle (lengths relative to |x_pair|), the angle
 // θ = pos·ω_j as an arc from the first arrow to the second. The --gif frames draw R_m x and
-// R_{m+pos} x the same way (labels and title say which).
+// R_{m+pos} x the same way (labels and title say which); their arc is the gap pos·ω_j between
+// two positions (`offset`), which the subtitle names as such rather than θ.
 Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y, const std::vector<double>& inv, double pos,
                        const RopeConfig& c, const std::string& a_label = "x", const std::string& b_label = "R x",
-                       const std::string& title = "") {
+                       const std::string& title = "", bool offset = false) {
   Figure f;
   const std::size_t P = inv.size(), shown = std::min(P, kMaxDrawnPairs);
   f.title = !title.empty() ? title
@@ -53,7 +54,9 @@ Figure rotation_figure(const std::vector<float>& x, const std::vector<float>& y,
     const double theta = pos * inv[j], turns = std::floor(theta / (2 * std::numbers::pi));
     PairArrows p;
     p.title = trf("pair {} (dims {}, {})", j, a, b);
-    p.subtitle = trf("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? trf(" ({:.0f} turns +)", turns) : "");
+    // θ is the notes' pos·ω (the angle of one position); the GIF's arc is the gap between two positions
+    p.subtitle = offset ? trf("ω = {:.4g}, gap (m+{})ω − mω = {:.3f} rad{}", inv[j], pos, theta, turns >= 1 ? trf(" ({:.0f} turns +)", turns) : "")
+                        : trf("ω = {:.4g}, θ = {:.3f} rad{}", inv[j], theta, turns >= 1 ? trf(" ({:.0f} turns +)", turns) : "");
     p.zero = !(len > 0);
     if (!p.zero) {
       p.ax = x[a] / len, p.ay = x[b] / len, p.bx = y[a] / len, p.by = y[b] / len;
@@ -159,7 +162,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
       const RopeRotation a = rope_rotation(x, static_cast<double>(m), cg, role), b = rope_rotation(x, static_cast<double>(m + o.pos), cg, role);
       // (a.inv_freq: cg's own frequencies, which dynamic NTK ties to the longer sequence)
       frames.push_back(rotation_figure(a.rotated, b.rotated, a.inv_freq, pos, cg, "m", fmt::format("m+{}", o.pos),
-                                       trf("RoPE: x at m = {} and at m + {} turn together; their angle stays {}·ω_j", m, o.pos, o.pos)));
+                                       trf("RoPE: x at m = {} and at m + {} turn together; their angle stays {}·ω_j", m, o.pos, o.pos), true));
     }
     write_gif(frames, o.gif, name + ".gif", o.out, o.fig);
   }

@@ -102,7 +102,7 @@ void run_patches(const PatchesOptions& o) {
     grid.width = std::clamp(2.0 * static_cast<double>(w), 320.0, 560.0);
     Picture seq = grid;
     seq.sequence = true;
-    seq.title = tr("read in order: the sequence of tokens");
+    seq.title = trf("read in order: the sequence of tokens 0 … {} (counted from 0, as positions are)", N - 1);
     seq.subtitle = trf("each patch → {}·{}² = {} numbers → Linear → a token of d_model = {}", C, P, p.patch_dim, D);
     seq.caption = trf("image {} → patches {} → tokens {}", shape({B, C, h, w}), shape({B, N, p.patch_dim}), shape({B, N, D}));
     fig.panels = {std::move(grid), std::move(seq)};
