@@ -249,22 +249,27 @@ double page_zoom(const Figure& figure) {
   return page_placement(figure, lay_out(figure)).zoom;
 }
 
-Image render(const Figure& figure, double scale) {
+namespace {
+
+// The figure laid out, placed on its page and drawn on a new canvas of type C (raster or SVG).
+template <class C, class Take>
+auto draw_figure(const Figure& figure, double scale, Take take) {
   const Layout l = lay_out(figure);
   const PagePlacement p = page_placement(figure, l);
   check_scale(scale, p.width * p.zoom, p.height * p.zoom);
-  draw::RasterCanvas cv(p.width, p.height, scale * p.zoom);
+  C cv(p.width, p.height, scale * p.zoom);
   draw_on_page(cv, l, p);
-  return cv.take();
+  return take(cv);
+}
+
+}  // namespace
+
+Image render(const Figure& figure, double scale) {
+  return draw_figure<draw::RasterCanvas>(figure, scale, [](draw::RasterCanvas& cv) { return cv.take(); });
 }
 
 std::string encode_svg(const Figure& figure, double scale) {
-  const Layout l = lay_out(figure);
-  const PagePlacement p = page_placement(figure, l);
-  check_scale(scale, p.width * p.zoom, p.height * p.zoom);
-  draw::SvgCanvas cv(p.width, p.height, scale * p.zoom);
-  draw_on_page(cv, l, p);
-  return cv.finish();
+  return draw_figure<draw::SvgCanvas>(figure, scale, [](draw::SvgCanvas& cv) { return cv.finish(); });
 }
 
 std::string encode_png(const Image& image) {
