@@ -19,7 +19,8 @@ namespace {
 
 std::string domain_quoted(const std::vector<std::string>& words, const char* sep = ", ") {
   std::string s;
-  for (const std::string& w : words) s += (s.empty() ? "" : sep) + ("'" + w + "'");
+  // each word as it may stand in a message: controls escaped, a long one cut to 40 bytes with "…"
+  for (const std::string& w : words) s += (s.empty() ? "" : sep) + ("'" + escape_for_message(w, 40) + "'");
   return s;
 }
 

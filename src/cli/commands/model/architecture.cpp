@@ -271,9 +271,11 @@ void run_architecture(const ArchitectureOptions& o) {
     }();
     a = arch_translator(m, std::filesystem::path(o.model).filename().string(), o.sentence.empty() ? "나는 학생 이다" : o.sentence);
   } else {
-    throw Error(fmt::format("--model {}: no such folder or file; expected teaching, a checkpoint folder with config.json, "
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(o.model, ec);
+    throw Error(fmt::format("--model {}: {}; expected teaching, a checkpoint folder with config.json, "
                             "or a FILE.safetensors written by tfx train -o",
-                            o.model));
+                            o.model, exists ? "neither a folder nor a regular file" : "no such folder or file"));
   }
   const std::vector<ArchBlock> blocks = architecture_blocks(a.spec);
   const ArchitectureSpec& s = a.spec;
