@@ -42,7 +42,8 @@ Figure page_test_figure(std::size_t rows, std::size_t cols) {
 TEST_CASE("page: a slide is exactly 1920×1080 × scale, the figure zoomed to fit and centred") {
   const Rgb yellow = colormap_color(Colormap::viridis, 1.0);
   // a wide figure (limited by the page's width) and a tall one (by its height)
-  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{2, 12}, {8, 2}}) {
+  for (const auto& shape : {std::pair<std::size_t, std::size_t>{2, 12}, {8, 2}}) {
+    const std::size_t rows = shape.first, cols = shape.second;  // (clang 14: no structured binding in CAPTURE's lambda)
     CAPTURE(rows);
     Figure plain = page_test_figure(rows, cols);
     const Decoded d0 = decode_png(encode_png(plain));
