@@ -164,6 +164,9 @@ class Qwen2:
 
 
 def bench_torch(d, P, N, dtype):
+    # PyTorch's default here is 1 thread (OpenMP counts one core's worth); tfx uses every core, so
+    # PyTorch gets the same count: the comparison is per machine, not per thread
+    torch.set_num_threads(os.cpu_count() or 1)
     with open(os.path.join(d, "config.json")) as f:
         c = json.load(f)
     w = load(d, dtype)

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 
+#include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
@@ -74,9 +75,10 @@ struct KvDecoder::Impl {
     }
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     Tensor out({T, H * hd});
-    Tensor qh({T, hd});
-    for (std::size_t h = 0; h < H; ++h) {
+    // one head: its scores, softmax and mix, written into its columns of `out`
+    auto head = [&](std::size_t h) {
       const std::size_t g = h / group;
+      Tensor qh({T, hd});
       for (std::size_t t = 0; t < T; ++t) std::copy_n(q.data() + t * H * hd + h * hd, hd, qh.data() + t * hd);
       const StoredMatrix kh(kc + g * cap * hd, StoredType::f32, n, hd), vh(vc + g * cap * hd, StoredType::f32, n, hd);
       Tensor s = matmul_bt(qh, kh);
@@ -84,7 +86,13 @@ struct KvDecoder::Impl {
       const Tensor p = softmax_rows(std::move(s), T > 1 ? &mask : nullptr);
       const Tensor z = matmul(p, vh);
       for (std::size_t t = 0; t < T; ++t) std::copy_n(z.data() + t * hd, hd, out.data() + t * H * hd + h * hd);
-    }
+    };
+    // a prompt's heads side by side on every core (each head's arithmetic is the same whichever
+    // thread runs it); one new token's heads are too little work to share
+    const unsigned threads = T > 1 ? worker_threads(T * n * hd * H) : 1;
+    parallel_for_threads(threads, [&](unsigned t, unsigned nt) {
+      for (std::size_t h = t; h < H; h += nt) head(h);
+    });
     return out;
   }
 
