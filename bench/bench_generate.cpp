@@ -18,6 +18,7 @@
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/generate.hpp"
 #include "tfx/model/mapped_weights.hpp"
+#include "cli/heap_policy.hpp"  // linked in (CMakeLists.txt), as in the tfx executable
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     const std::string dir = argv[1];
     const std::size_t P = std::stoul(argv[2]), N = std::stoul(argv[3]);
     const tfx::Checkpoint m = tfx::load_checkpoint(dir);  // the weights mapped as stored
+    tfx::keep_freed_blocks();                              // as tfx model generate does
     const tfx::ModelConfig& c = m.config;
     std::vector<std::size_t> prompt;
     for (std::size_t i = 0; i < P; ++i) prompt.push_back((i * 7919 + 13) % c.vocab);

@@ -15,7 +15,6 @@
 #endif
 #endif
 #if !defined(__SANITIZE_ADDRESS__) && !defined(TFX_SANITIZED)
-#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -48,18 +47,6 @@ void* allocate(std::size_t n, std::size_t align = 0) {
   throw std::bad_alloc();
 }
 
-// Large blocks from the heap, kept there when freed: a model's forward pass allocates and frees
-// the same few-MB activations layer after layer, and glibc's default (a fresh mmap per block of
-// 32 MB or less once its dynamic threshold has risen, munmap on free) makes every layer fault its
-// pages in again: 8 % of a 128-token prefill went to page faults and munmap. Blocks above
-// kMmapThreshold still get their own mapping (returned to the system when freed).
-constexpr int kMmapThreshold = 64 << 20;
-const bool heap_settings = [] {
-  ::mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  ::mallopt(M_TRIM_THRESHOLD, 2 * kMmapThreshold);
-  return true;
-}();
-
 }  // namespace
 
 void* operator new(std::size_t n) { return allocate(n); }
@@ -85,3 +72,4 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 #endif
+

@@ -17,6 +17,7 @@
 
 #include "cli/commands/model/model.hpp"
 #include "cli/common.hpp"
+#include "cli/heap_policy.hpp"
 #include "cli/terminal.hpp"
 #include "cli/validators.hpp"
 #include "tfx/core/ops.hpp"
@@ -117,6 +118,7 @@ void run_generate(const GenerateCliOptions& o) {
   const std::vector<double> temps = gen_temperatures(o.temperatures);
   // the checkpoint, its weights mapped as stored (nothing converted: a BF16 model takes its file's size)
   const Checkpoint m = load_checkpoint(o.dir);
+  keep_freed_blocks();  // each step allocates the same activations layer after layer
   const ModelConfig& config = m.config;
   if (!config.decoder())
     throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]", o.dir,

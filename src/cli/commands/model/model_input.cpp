@@ -10,6 +10,7 @@
 #include "tfx/io/text_file.hpp"
 
 #include "cli/common.hpp"
+#include "cli/heap_policy.hpp"
 #include "cli/validators.hpp"
 
 namespace tfx::cli {
@@ -79,6 +80,7 @@ std::optional<unsigned long long> model_whole_number(const std::string& s) {
 }
 
 LoadedInput load_input(const ModelInput& in) {
+  keep_freed_blocks();  // the forward pass allocates the same activations layer after layer
   if (!in.image.empty()) return model_load_picture(in);
   if ((in.text.empty() && in.ids.empty() && model_dir_is_image(in.dir)))
     throw usage_error(fmt::format("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "

@@ -1,0 +1,10 @@
+// The allocation policy a command can ask for (heap_policy.cpp).
+#pragma once
+
+namespace tfx {
+
+// From now on, blocks up to 32 MB come from the heap and stay there when freed (no mmap, munmap
+// and page faults per block). For the model commands: call before the forward pass.
+void keep_freed_blocks();
+
+}  // namespace tfx
