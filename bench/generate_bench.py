@@ -73,7 +73,7 @@ def make_qwen(d):
                    (p + "mlp.gate_proj.weight", (F_, D)), (p + "mlp.up_proj.weight", (F_, D)), (p + "mlp.down_proj.weight", (D, F_))]
     write_streaming(os.path.join(d, "model.safetensors"), shapes, torch.bfloat16, torch.Generator().manual_seed(5))
     with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(c, f, indent=1)
+        json.dump(dict(c, tfx_random_weights=True), f, indent=1)  # tfx says so in every output
 
 
 def make_gpt2_f16(d):
@@ -90,7 +90,7 @@ def make_gpt2_f16(d):
                    (p + "mlp.c_fc.bias", (4 * D,)), (p + "mlp.c_proj.weight", (4 * D, D)), (p + "mlp.c_proj.bias", (D,))]
     write_streaming(os.path.join(d, "model.safetensors"), shapes, torch.float16, torch.Generator().manual_seed(6))
     with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(c, f, indent=1)
+        json.dump(dict(c, tfx_random_weights=True), f, indent=1)  # tfx says so in every output
 
 
 def load(d, dtype):

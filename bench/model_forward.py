@@ -42,7 +42,7 @@ def make(d):
     w = {k: v for k, v in w.items() if not k.endswith(".attn.bias")}
     write_safetensors(os.path.join(d, "model.safetensors"), w, {"format": "pt"})
     with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(CONFIG, f)
+        json.dump(dict(CONFIG, tfx_random_weights=True), f)  # tfx says so in every output
     print(",".join(map(str, IDS)))
 
 

@@ -92,6 +92,12 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
   if (!c.family)
     family_files::bad(where, fmt::format("model_type \"{}\" is not supported (supported: {})", c.model_type, supported_model_types()));
   c.family->read_config(j, where, c);
+  // tfx's own test and bench checkpoints say they hold random weights (not a Hugging Face key)
+  if (j.contains("tfx_random_weights")) {
+    if (!j["tfx_random_weights"].is_boolean())
+      family_files::bad(where, "\"tfx_random_weights\" should be true or false");
+    c.random_weights = j["tfx_random_weights"].get<bool>();
+  }
   return c;
 }
 

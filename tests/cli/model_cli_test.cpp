@@ -190,3 +190,46 @@ TEST_CASE("pe sim --model: BERT's learned position table P·Pᵀ; rope freqs --c
     CHECK(std::fabs(fd[j][0].get<double>() - inv) < 1e-6);
   }
 }
+
+TEST_CASE("model commands: a checkpoint with random weights says so in tables, JSON, figures and pages; a real one does not") {
+  // every tiny checkpoint is marked by its generator (config.json "tfx_random_weights": true)
+  for (const char* args : {"next gpt2 \"the cat\"", "info llama", "hidden bert --ids 2,5,6", "logits qwen2 --ids 1,2,3",
+                           "attention mistral --ids 1,2,3 --layer 0 --head 0", "generate gpt2 \"the\" -n 2"}) {
+    CAPTURE(args);
+    std::string a = args;
+    const std::size_t sp = a.find(' '), sp2 = a.find(' ', sp + 1);
+    a = a.substr(0, sp) + " " + qdir(a.substr(sp + 1, sp2 == std::string::npos ? std::string::npos : sp2 - sp - 1)) +
+        (sp2 == std::string::npos ? "" : a.substr(sp2));
+    const Run t = run_tfx("model " + a);
+    CHECK(t.code == 0);
+    CHECK(t.out.find("random weights (config.json: tfx_random_weights)") != std::string::npos);
+    const Run j = run_tfx("model " + a + " --format json");
+    REQUIRE(j.code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(j.out);
+    CHECK(doc["params"].value("random_weights", false));
+  }
+  TempDir tmp;
+  const Run svg = run_tfx("model generate " + qdir("gpt2") + " \"the\" -n 2 -o g.svg", tmp.path);
+  REQUIRE(svg.code == 0);
+  CHECK(read_file(tmp.path / "g.svg").find("(random weights)") != std::string::npos);
+  const Run page = run_tfx("model attention " + qdir("gpt2") + " \"the cat\" --html p.html", tmp.path);
+  REQUIRE(page.code == 0);
+  CHECK(read_file(tmp.path / "p.html").find("(random weights)") != std::string::npos);
+  // the same checkpoint without the key (as Hugging Face writes them): no such note anywhere
+  std::filesystem::create_directory(tmp.path / "real");
+  for (const char* f : {"model.safetensors", "vocab.json", "merges.txt"})
+    std::filesystem::copy_file(dir("gpt2") + "/" + f, tmp.path / "real" / f);
+  nlohmann::json cfg = nlohmann::json::parse(read_file(dir("gpt2") + "/config.json"));
+  cfg.erase("tfx_random_weights");
+  write_file(tmp.path / "real" / "config.json", cfg.dump());
+  const Run real = run_tfx("model next real \"the cat\" --format json", tmp.path);
+  REQUIRE(real.code == 0);
+  CHECK(real.out.find("random") == std::string::npos);
+  const Run real_svg = run_tfx("model generate real \"the\" -n 2 -o r.svg", tmp.path);
+  REQUIRE(real_svg.code == 0);
+  CHECK(read_file(tmp.path / "r.svg").find("random weights") == std::string::npos);
+  // a key of the wrong type is a one-line error naming it
+  cfg["tfx_random_weights"] = "yes";
+  write_file(tmp.path / "real" / "config.json", cfg.dump());
+  check_one_line_error(run_tfx("model next real \"the cat\"", tmp.path), 1, "\"tfx_random_weights\" should be true or false");
+}

@@ -464,7 +464,7 @@ def make_vit(name="vit"):
           "rescale_factor": 1 / 255, "size": {"height": 32, "width": 32}}
     w = vit_weights(config, torch.Generator().manual_seed(4321))
     with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(config, f, indent=1)
+        json.dump(dict(config, tfx_random_weights=True), f, indent=1)  # tfx says so in every output
     with open(os.path.join(d, "preprocessor_config.json"), "w") as f:
         json.dump(pp, f, indent=1)
     write_safetensors(os.path.join(d, "model.safetensors"), w, {"format": "pt"})
@@ -537,7 +537,7 @@ def main():
             ids = [1, 259, 311, 361, 259, 340, 344, 332, 326, 334, 259, 325]
             hidden, attns, logits = llama_forward(config, w, ids)
         with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(config, f, indent=1)
+            json.dump(dict(config, tfx_random_weights=True), f, indent=1)  # tfx says so in every output
         saved = dict(w)
         if opt.get("legacy"):  # no "bert." prefix, LayerNorm gamma/beta as older BERT files spell them
             saved = {}

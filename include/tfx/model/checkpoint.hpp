@@ -49,6 +49,10 @@ struct ModelConfig {
   RopeConfig rope;         // llama family: dim = head_dim, half layout, base = rope_theta, scaling
   std::size_t image_size = 0, patch_size = 0, channels = 0;  // an image family (vit): the picture's side, the patch's, RGB
   std::vector<std::string> labels;  // vit: id2label by class id (vocab = their number)
+  // config.json's "tfx_random_weights" (tfx's own key, which Hugging Face ignores): the checkpoint
+  // was made with random weights (tfx's test and bench checkpoints), so its outputs show the
+  // mechanics, not what a trained model does; every model command says so
+  bool random_weights = false;
   bool uses_rope() const { return family->rope; }
   bool decoder() const { return family->decoder; }
 };

@@ -80,6 +80,7 @@ std::string attention_page(const ModelAttentionOptions& o, const LoadedInput& l,
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
   p.title = trf("{} — attention", dir_name);
+  if (c.random_weights) p.title = trf("{} (random weights)", p.title);
   p.subtitle = trf("{}: {} tokens; weights after softmax, layers and heads numbered from 0 as in Hugging Face's outputs{}",
                            family_name(c), T, c.decoder() ? tr("; causal: a query sees only the keys up to itself") : "");
   p.queries = p.keys = l.tokens;
@@ -163,6 +164,8 @@ void run_model_rollout(const ModelAttentionOptions& o, const LoadedInput& l, con
     fig.panels.push_back(std::move(p));
   }
   const std::string name = fmt::format("model_rollout_{}_{}.png", name_part({model_folder_name(o.in.dir)}), model_input_words(o));
+  note_random_weights(r, c);
+  note_random_weights(fig, c);
   present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, nullptr, name);
 }
 
@@ -297,6 +300,8 @@ void run_model_attention(const ModelAttentionOptions& o) {
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
   const std::string name = fmt::format("model_attention_{}_{}_L{}_H{}.png", name_part({dir_name}), model_input_words(o), o.layer, o.head);
+  note_random_weights(r, c);
+  note_random_weights(fig, c);
   present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, view ? &*view : nullptr, name);
   if (!page.empty()) write_html(page, o.html, o.out, o.fig);
 }

@@ -50,6 +50,7 @@ void run_model_fill(const ModelFillOptions& o) {
                                        positions.size(), fmt::join(positions, ", "))});
   r.blocks.push_back(std::move(all));
   r.primary = "fill";
+  note_random_weights(r, l.model.config);
   present(r, o.out);
 }
 

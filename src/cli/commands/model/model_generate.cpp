@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cli/commands/model/model.hpp"
+#include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/heap_policy.hpp"
 #include "cli/terminal.hpp"
@@ -309,6 +310,8 @@ void run_generate(const GenerateCliOptions& o) {
   r.primary = "steps";
   std::string name = "model_generate_" + name_part({std::filesystem::path(o.dir).filename().string(), o.text});
   for (double t : temps) name += fmt::format("_t{:g}", t);
+  note_random_weights(r, config);
+  note_random_weights(fig, config);
   present_all(r, o.out, o.fig, drawing ? &fig : nullptr, nullptr, name + ".png");
 }
 

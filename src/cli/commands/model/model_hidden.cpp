@@ -46,6 +46,7 @@ void run_model_hidden(const ModelHiddenOptions& o) {
   r.blocks.push_back(m);
   r.primary = "hidden_states";
   r.summary[N_("shape")] = {L, T, D};
+  note_random_weights(r, l.model.config);
   present(r, o.out);
 }
 

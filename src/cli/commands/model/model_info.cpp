@@ -95,7 +95,8 @@ void run_model_info(const ModelInfoOptions& o) {
     r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
     r.blocks.push_back(std::move(rec));
     r.primary = "info";
-    present(r, o.out);
+    note_random_weights(r, c);
+  present(r, o.out);
     return;
   }
   std::string tok = tr("none (give --ids)");
@@ -110,6 +111,7 @@ void run_model_info(const ModelInfoOptions& o) {
   r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
   r.blocks.push_back(std::move(rec));
   r.primary = "info";
+  note_random_weights(r, c);
   present(r, o.out);
 }
 

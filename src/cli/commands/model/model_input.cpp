@@ -153,4 +153,21 @@ Records top_records(const LoadedInput& l, std::span<const float> logits, std::si
   return rec;
 }
 
+void note_random_weights(Result& r, const ModelConfig& c) {
+  if (!c.random_weights) return;
+  r.params["random_weights"] = true;
+  r.blocks.push_back(Text{tr("random weights (config.json: tfx_random_weights): these numbers show how the model computes, not what a "
+                             "trained model would say")});
+}
+
+void note_random_weights(Figure& f, const ModelConfig& c) {
+  if (!c.random_weights) return;
+  if (!f.title.empty()) {
+    f.title = trf("{} (random weights)", f.title);
+    return;
+  }
+  if (f.panels.empty()) return;
+  std::visit([](auto& p) { p.title = trf("{} (random weights)", p.title); }, f.panels.front());
+}
+
 }  // namespace tfx::cli

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/common.hpp"
+#include "tfx/figure/figure.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 
@@ -46,6 +47,11 @@ ForwardPass model_run(const LoadedInput& l, bool want_logits);
 std::string family_name(const ModelConfig& c);
 // The Result's params every model subcommand shares.
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l);
+// A checkpoint made with random weights (config.json's tfx_random_weights) says so: a note in the
+// Result (table, Markdown, JSON "notes", params.random_weights) and "(random weights)" after the
+// figure's title (or its first panel's); nothing for a real checkpoint.
+void note_random_weights(Result& r, const ModelConfig& c);
+void note_random_weights(Figure& f, const ModelConfig& c);
 // The k most probable tokens of one position as a table: rank, token, id, probability, logit.
 Records top_records(const LoadedInput& l, std::span<const float> logits, std::size_t k, const std::string& name);
 

@@ -44,6 +44,7 @@ void run_model_classifier(const ModelLogitsOptions& o, const LoadedInput& l, con
   m.col_axis = N_("label");
   r.blocks.push_back(std::move(m));
   r.primary = "top";
+  note_random_weights(r, l.model.config);
   present(r, o.out);
 }
 
@@ -64,6 +65,7 @@ void run_model_logits(const ModelLogitsOptions& o) {
   m.name = N_("logits"), m.values = f.logits, m.row_labels = l.tokens, m.row_axis = N_("token"), m.col_axis = N_("vocabulary id");
   r.blocks.push_back(m);
   r.primary = "logits";
+  note_random_weights(r, l.model.config);
   present(r, o.out);
 }
 

@@ -32,6 +32,7 @@ void run_model_next(const ModelNextOptions& o) {
                                       fmt::join(l.tokens, " "))});
   r.blocks.push_back(top_records(l, f.logits.row(f.logits.rows() - 1), static_cast<std::size_t>(o.k), "next"));
   r.primary = "next";
+  note_random_weights(r, l.model.config);
   present(r, o.out);
 }
 
