@@ -79,7 +79,18 @@ Scene bars_scene(const Bars& b) {
     for (std::size_t k = 0; k < n && b.annotate; ++k) {
       const double v = b.values[k], y = f.y + h * static_cast<double>(k), x0 = X(std::min(0.0, v)), x1 = X(std::max(0.0, v));
       const std::string t = value_text(v, magnitude);
-      const double tw = text_width(t, kTickType), tx = v >= 0 ? x1 + 4 : x0 - 4 - tw, base = y + h / 2 + center_baseline(kTickType);
+      const double tw = text_width(t, kTickType), base = y + h / 2 + center_baseline(kTickType);
+      double tx = v >= 0 ? x1 + 4 : x0 - 4 - tw;
+      // a bar that reaches the frame's edge (a fixed scale, e.g. probabilities up to 1) has no room
+      // beyond its end: the value goes inside the bar's end, in white
+      if (tx + tw > f.x + pw - 2 || tx < f.x + 2) {
+        tx = v >= 0 ? x1 - 4 - tw : x0 + 4;
+        if (tx >= f.x + 2 && tx + tw <= f.x + pw - 2) {
+          cv.text(tx, base, t, kTickType, kWhite);
+          continue;
+        }
+        tx = std::clamp(tx, f.x + 2, f.x + pw - 2 - tw);  // a bar too short for it as well: on a white patch
+      }
       cv.rect(tx - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
       cv.text(tx, base, t, kTickType, kInk);
     }
