@@ -21,7 +21,7 @@
 namespace tfx::cli {
 
 bool OutputFlags::format_given() const {
-  return (format_opt && format_opt->count() > 0) || (output_opt && output_opt->count() > 0);
+  return !handed_off && ((format_opt && format_opt->count() > 0) || (output_opt && output_opt->count() > 0));
 }
 
 namespace {
@@ -79,44 +79,129 @@ void refuse_output_over_input(const CLI::App* app) {
 std::function<void(const std::string&)> set_format(OutputFlags& f) {
   return [&f](const std::string& name) { f.format = parse_format(name); };
 }
+
+// "pe sim": the command's words under tfx.
+std::string out_command_path(const CLI::App* app) {
+  std::string s;
+  for (const CLI::App* a = app; a && a->get_parent(); a = a->get_parent()) s = a->get_name() + (s.empty() ? "" : " " + s);
+  return s;
+}
+
+const OutputFlags::Extra* out_find_extra(const OutputFlags& f, Format format) {
+  for (const auto& e : f.extras)
+    if (e.format == format) return &e;
+  return nullptr;
+}
+
+// The names of the formats this command writes, from the rows: the data formats, the figure
+// formats when it draws, and its animation/page formats (in table order).
+std::vector<std::string> out_command_formats(const OutputFlags& f) {
+  std::vector<std::string> out;
+  for (const auto& c : kFormatChoices) {
+    if (c.spelling != Spelling::name) continue;
+    const FormatKind k = format_kind(c.value);
+    if (k == FormatKind::data || (k == FormatKind::figure && f.figures) || out_find_extra(f, c.value)) out.emplace_back(c.name);
+  }
+  return out;
+}
+
+// "FLAG: pe sim cannot write gif; it writes table, csv, json, npy, md, png or svg"
+std::string out_cannot_write(const CLI::App* app, const OutputFlags& f, Format format) {
+  return fmt::format("{} cannot write {}; it writes {}", out_command_path(app), format_name(format), prose_list(out_command_formats(f)));
+}
+
+// What an animation or page format is in help: "the animation", "the page".
+std::string out_kind_label(FormatKind k) { return k == FormatKind::animation ? tr("the animation") : tr("the page"); }
+
+// --format's and -o's help, from the rows and the command's extra formats (set again when
+// add_gif_flags/add_html_flag add one).
+void out_describe_output_flags(OutputFlags& f) {
+  if (!f.format_opt || !f.output_opt) return;
+  std::string extra_formats, extra_exts;
+  for (const auto& e : f.extras) {
+    extra_formats += trf("; {}: {} (to -o FILE)", format_name(e.format), out_kind_label(format_kind(e.format)));
+    extra_exts += trf("; .{} = {}", format_traits(e.format).extension, out_kind_label(format_kind(e.format)));
+  }
+  if (!f.extras.empty())
+    if (CLI::Validator* v = f.format_opt->get_validator("format")) {
+      std::vector<std::string> names = format_names(f.figures, true);
+      for (const auto& e : f.extras) names.emplace_back(format_name(e.format));
+      v->description(fmt::format("{{{}}}", fmt::join(names, ",")));
+    }
+  // the extensions from kFormatTraits: ".csv, .json, .npy, .md" (data), ".png or .svg" (figure)
+  const std::string data_exts = prose_list(format_extensions(false), ", ", ", ");
+  const std::string figure_exts = prose_list(format_extensions(true), ", ", tr(" or "));
+  if (f.figures) {
+    f.format_opt->description(trf("Output format: {}; {}: the figure (to -o FILE)", format_list(false, tr(" or ")),
+                                  prose_list(format_names_of(kind_bit(FormatKind::figure)), ", ", tr(" or "))) +
+                              extra_formats);
+    f.output_opt->description(trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
+                                  "format: {}; .txt or none = the table; {} = the figure (an extension that "
+                                  "contradicts --format is an error)",
+                                  data_exts, figure_exts) +
+                              extra_exts);
+  } else {
+    f.format_opt->description(tr("Output format: ") + format_list(false, tr(" or ")) + extra_formats);
+    f.output_opt->description(trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
+                                  "format: {}; .txt or none = the table",
+                                  data_exts) +
+                              extra_exts);
+  }
+}
+
+// -o FILE.gif / --format gif (an animation or page format): the file goes to the command's own
+// flag for it (--gif, --html), which then writes exactly what it writes when given FILE itself;
+// -o and --format then ask for no table. A command without that format says so in one line.
+void out_hand_off(const CLI::App* app, OutputFlags& f, Format format, const std::string& where) {
+  const OutputFlags::Extra* e = out_find_extra(f, format);
+  if (!e) throw usage_error(fmt::format("{}: {}", where, out_cannot_write(app, f, format)));
+  e->take(f.output_opt->count() > 0 ? f.output : std::string(), where);
+  f.handed_off = true;
+  f.format = Format::table;
+  f.output = "-";
+}
 }  // namespace
 
+void add_output_extra(OutputFlags& f, Format format, std::function<void(const std::string&, const std::string&)> take) {
+  f.extras.push_back({format, std::move(take)});
+  out_describe_output_flags(f);
+}
+
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
+  f.figures = figures;
+  const auto not_member = [](const std::string& v, const std::vector<std::string>& names) {
+    return fmt::format("{} not in {{{}}}", v, fmt::join(names, ","));
+  };
   if (figures) {
-    std::vector<std::string> figure_formats;
-    for (const auto& t : kFormatTraits)
-      if (t.figure) figure_formats.emplace_back(format_name(t.format));
-    f.format_opt = app->add_option_function<std::string>("--format", set_format(f),
-                                   trf("Output format: {}; {}: the figure (to -o FILE)", format_list(false, tr(" or ")),
-                                       fmt::join(figure_formats, tr(" or "))))
-                       ->default_str(format_name(Format::table))
-                       ->check(CLI::IsMember(format_names(true, true)))
-                       ->group(tr("Output"));
-  } else {
-    f.format_opt = app->add_option_function<std::string>("--format", set_format(f), tr("Output format: ") + format_list(false, tr(" or ")))
+    f.format_opt = app->add_option_function<std::string>("--format", set_format(f), "")
                        ->default_str(format_name(Format::table))
                        ->check(CLI::Validator(
-                           [](std::string& v) -> std::string {
+                           [app, &f, not_member](std::string& v) -> std::string {
+                             for (const std::string& ok : format_names(true, true))
+                               if (v == ok) return {};
+                             for (const auto& c : kFormatChoices)
+                               if (v == c.name) return out_find_extra(f, c.value) ? std::string() : out_cannot_write(app, f, c.value);
+                             return not_member(v, format_names(true, true));
+                           },
+                           fmt::format("{{{}}}", fmt::join(format_names(true, true), ",")), "format"))
+                       ->group(tr("Output"));
+  } else {
+    f.format_opt = app->add_option_function<std::string>("--format", set_format(f), "")
+                       ->default_str(format_name(Format::table))
+                       ->check(CLI::Validator(
+                           [app, &f](std::string& v) -> std::string {
                              for (const std::string& ok : format_names(false, true))
                                if (v == ok) return {};
                              for (const std::string& figure : format_names(true))
                                if (v == figure) return v + ": this command draws no figure; use " + format_list(false);
+                             for (const auto& c : kFormatChoices)
+                               if (v == c.name) return out_find_extra(f, c.value) ? std::string() : out_cannot_write(app, f, c.value);
                              return "expected " + format_list(false) + ", got '" + v + "'";
                            },
-                           fmt::format("{{{}}}", fmt::join(format_names(false), ","))))
+                           fmt::format("{{{}}}", fmt::join(format_names(false), ",")), "format"))
                        ->group(tr("Output"));
   }
-  // the extensions from kFormatTraits: ".csv, .json, .npy, .md" (data), ".png or .svg" (figure)
-  const std::string data_exts = prose_list(format_extensions(false), ", ", ", ");
-  const std::string figure_exts = prose_list(format_extensions(true), ", ", tr(" or "));
-  f.output_opt = app->add_option("-o,--output", f.output,
-                                 figures ? trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
-                                               "format: {}; .txt or none = the table; {} = the figure (an extension that "
-                                               "contradicts --format is an error)",
-                                               data_exts, figure_exts)
-                                         : trf("Write the output to FILE (- = stdout); without --format, its extension picks the "
-                                               "format: {}; .txt or none = the table",
-                                               data_exts))
+  f.output_opt = app->add_option("-o,--output", f.output, "")
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
@@ -125,34 +210,47 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
                          },
                          ""))
                      ->group(tr("Output"));
+  out_describe_output_flags(f);
   app->add_option("--precision", f.precision, tr("Digits after the decimal point (default: 4 in tables, shortest exact in csv/json)"))
       ->check(whole_number(0, 17))
       ->group(tr("Output"));
   app->add_flag("--full", f.full, tr("Print every row and column instead of a summary with …"))->group(tr("Output"));
   // -o FILE without --format: the format follows FILE's extension (.csv, .json, .npy, .md; .png,
-  // .svg: the figure), so `-o pe.csv` writes CSV rather than a terminal table; .txt, no extension
-  // or a device keeps the table; any other extension (.tsv, …) is refused rather than silently
-  // given a table. With --format, an extension naming the figure where data was asked for (or
-  // the other way round) is an error, not a surprise.
+  // .svg: the figure; .gif, .html: the command's animation or page), so `-o pe.csv` writes CSV
+  // rather than a terminal table; .txt, no extension or a device keeps the table; any other
+  // extension (.tsv, …) is refused rather than silently given a table. With --format, an
+  // extension naming another kind of format than the one asked for is an error, not a surprise.
   app->parse_complete_callback([app, &f] {
     refuse_output_over_input(app);
-    if (f.output_opt->count() == 0) return;
-    const std::optional<Format> ext_format = extension_format(f.output);
+    const bool o_given = f.output_opt->count() > 0;
+    const std::optional<Format> ext_format = o_given ? extension_format(f.output) : std::nullopt;
     const std::string ext = ext_format ? format_name(*ext_format) : "";
     if (f.format_opt->count() == 0) {
+      if (!o_given) return;
       const std::string raw = std::filesystem::path(f.output).extension().string();
-      if (ext_format) f.format = *ext_format;
-      else if (!raw.empty() && raw != ".txt" && f.output.rfind("/dev/", 0) != 0)
+      if (ext_format && (format_kind(*ext_format) == FormatKind::animation || format_kind(*ext_format) == FormatKind::page)) {
+        out_hand_off(app, f, *ext_format, "-o " + f.output);
+      } else if (ext_format) {
+        f.format = *ext_format;
+      } else if (!raw.empty() && raw != ".txt" && f.output.rfind("/dev/", 0) != 0) {
+        std::string extra_exts;
+        for (const auto& e : f.extras)
+          extra_exts += fmt::format(", .{} ({})", format_traits(e.format).extension, out_kind_label(format_kind(e.format)));
         throw usage_error(fmt::format("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
-                                      "figure), or choose one with --format",
-                                      f.output, raw, prose_list(format_extensions(false)), prose_list(format_extensions(true))));
+                                      "figure){}, or choose one with --format",
+                                      f.output, raw, prose_list(format_extensions(false)), prose_list(format_extensions(true)),
+                                      extra_exts));
+      }
       return;
     }
     // an explicit data format over another data extension wins, as it always did
     const std::string given = format_name(f.format);
-    if (ext_format && f.format != *ext_format && (is_figure(f.format) || is_figure(*ext_format)))
+    if (ext_format && f.format != *ext_format &&
+        (format_kind(f.format) != FormatKind::data || format_kind(*ext_format) != FormatKind::data))
       throw usage_error(fmt::format("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}", f.output,
                                     ext, given, given == "table" ? "txt" : given, ext));
+    if (format_kind(f.format) == FormatKind::animation || format_kind(f.format) == FormatKind::page)
+      out_hand_off(app, f, f.format, "--format " + given);
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,20 +36,35 @@ std::pair<CLI::App*, std::shared_ptr<Options>> add_command(CLI::App& parent, con
   return {cmd, options};
 }
 
-// --format, -o/--output, --precision, --full (--format png/svg or -o FILE.png/.svg: the figure)
+// --format, -o/--output, --precision, --full (--format png/svg or -o FILE.png/.svg: the figure;
+// --format gif/html or -o FILE.gif/.html: the animation or page of a command that makes one)
 struct OutputFlags {
   Format format = Format::table;  // parsed at the flag: --format NAME (any spelling), else -o FILE's extension
   std::string output = "-";
   int precision = -1;
   bool full = false;
-  bool format_given() const;  // --format or -o was on the command line
+  bool format_given() const;  // --format or -o was on the command line (and asked for data or the figure)
   bool figure_format() const;  // --format png/svg (or -o FILE.png/.svg): the figure is the output
   CLI::Option* format_opt = nullptr;
   CLI::Option* output_opt = nullptr;
+  // The animation and page formats this command writes (gif: add_gif_flags, html: add_html_flag),
+  // each with where its file goes: --format gif / -o FILE.gif hands FILE to --gif's, so both
+  // spellings write the same bytes. Any other such format is a usage error generated from the rows.
+  struct Extra {
+    Format format;
+    std::function<void(const std::string& path, const std::string& where)> take;  // path "" = the default name
+  };
+  std::vector<Extra> extras;
+  bool figures = true;       // the command draws (add_output_flags' `figures`)
+  bool handed_off = false;   // -o/--format named an extra format: the file is that flag's, no table
 };
 // figures = false: a command that draws nothing, whose --help offers no png/svg and whose
 // --format png/svg is a one-line usage error.
 void add_output_flags(CLI::App* app, OutputFlags& flags, bool figures = true);
+// Registers an animation or page format (gif, html) the command writes: --format NAME and -o
+// FILE.ext then call take(FILE or "" for the default name, the flag that asked: "-o x.gif"), and
+// --format's and -o's help name it. add_gif_flags and add_html_flag call it.
+void add_output_extra(OutputFlags& flags, Format format, std::function<void(const std::string&, const std::string&)> take);
 OutputOptions output_options(const OutputFlags& flags);
 
 // --png [FILE] and --svg [FILE] (FILE "-" = stdout), --scale, --title, --vmin/--vmax,
@@ -111,9 +127,11 @@ struct GifFlags {
   std::string path;  // empty = a default name from the parameters
   std::int64_t frames = 48;
   double fps = 8;
-  bool requested() const { return opt && opt->count() > 0; }
+  bool by_format = false;  // asked for as --format gif / -o FILE.gif
+  bool requested() const { return by_format || (opt && opt->count() > 0); }
 };
-void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what);
+// `out`: --format gif and -o FILE.gif become spellings of --gif FILE on this command.
+void add_gif_flags(CLI::App* app, GifFlags& g, OutputFlags& out, const std::string& what);
 // --gif checked against the other outputs before anything is computed (the same file as -o,
 // --png or --svg is refused); true when the GIF is the only output asked for (no table then).
 bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig);
@@ -136,8 +154,9 @@ struct Slide {
 void write_slides(const std::vector<Slide>& slides, const std::string& dir, Format format, const OutputFlags& out,
                   const FigureFlags& fig);
 
-// --html FILE: adds the option (FILE ends in .html or .htm; - = stdout) to `app`.
-void add_html_flag(CLI::App* app, std::string& html);
+// --html FILE: adds the option (FILE ends in .html or .htm; - = stdout) to `app`; --format html and
+// -o FILE.html become spellings of it on this command (`out`).
+void add_html_flag(CLI::App* app, std::string& html, OutputFlags& out);
 // --html FILE checked against the other outputs before anything is written: refuses a path that
 // -o or --png/--svg also name, and "-" when a table, --view or a figure goes to stdout too. True
 // when only the page was asked for (no --format/-o, no figure, no --view): then print no table.

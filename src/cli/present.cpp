@@ -193,8 +193,8 @@ void present_view(const Heatmap& h, const FigureFlags& flags) {
   present_view(f, flags);
 }
 
-void add_html_flag(CLI::App* app, std::string& html) {
-  app->add_option("--html", html,
+void add_html_flag(CLI::App* app, std::string& html, OutputFlags& out) {
+  CLI::Option* opt = app->add_option("--html", html,
                   tr("Write one self-contained offline page to FILE (.html): the head view (hover a token, pick layer and heads) "
                      "and the model view (every layer × head); no network needed"))
       ->check(CLI::Validator(
@@ -206,6 +206,11 @@ void add_html_flag(CLI::App* app, std::string& html) {
           },
           "FILE.html"))
       ->group(tr("Figures"));
+  // --format html / -o FILE.html: --html FILE by another spelling (no -o: the page to stdout, as --html -)
+  add_output_extra(out, Format::html, [opt, &html](const std::string& path, const std::string& where) {
+    if (opt->count() > 0) throw usage_error(fmt::format("--html {} and {} both ask for the page; give one of them", html, where));
+    html = path.empty() ? std::string("-") : path;
+  });
 }
 
 namespace {
@@ -228,7 +233,7 @@ bool check_html_target(const std::string& path, const OutputFlags& out, const Fi
   return only;
 }
 
-void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what) {
+void add_gif_flags(CLI::App* app, GifFlags& g, OutputFlags& out, const std::string& what) {
   g.opt = app->add_option("--gif", g.path, trf("Write an animated GIF to FILE (.gif; default: a name from the parameters): {}", what))
               ->expected(0, 1)
               ->check(CLI::Validator(
@@ -246,6 +251,14 @@ void add_gif_flags(CLI::App* app, GifFlags& g, const std::string& what) {
       ->capture_default_str()
       ->check(CLI::Range(1.0, 50.0))
       ->group(tr("Figures"));
+  // --format gif / -o FILE.gif: --gif FILE by another spelling (no -o: the default name, as --gif)
+  add_output_extra(out, Format::gif, [&g](const std::string& path, const std::string& where) {
+    if (g.opt && g.opt->count() > 0)
+      throw usage_error(fmt::format("--gif and {} both ask for the animation; give one of them", where));
+    if (path == "-") throw usage_error(fmt::format("{} -o -: an animation is written to a file; give -o NAME.gif", where));
+    g.path = path;
+    g.by_format = true;
+  });
 }
 
 bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig) {
@@ -268,7 +281,10 @@ void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::
                                     frames.size(), fig.scale, kMaxGifPixels >> 20));
   }
   const std::string path = g.path.empty() ? default_name : g.path;
-  emit(encode_gif(images, static_cast<int>(std::lround(100 / g.fps))), path, true, "--gif");
+  OutputOptions o;
+  o.format = Format::gif;
+  o.fps = g.fps;
+  emit(serialize(Output{nullptr, nullptr, &images, nullptr}, o), path, true, "--gif");
   int w = 0, h = 0;
   for (const Image& im : images) w = std::max(w, im.width), h = std::max(h, im.height);
   std::fprintf(png_notice_stream(out), "%s\n",
@@ -311,7 +327,9 @@ void write_slides(const std::vector<Slide>& slides, const std::string& dir, Form
 }
 
 void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
-  emit(page, path, false, "--html");
+  OutputOptions o;
+  o.format = Format::html;
+  emit(serialize(Output{nullptr, nullptr, nullptr, &page}, o), path, false, "--html");
   std::FILE* notice = fig.png == "-" || fig.svg == "-" ? stderr : png_notice_stream(out);
   if (path != "-") std::fprintf(notice, "%s\n", trf("wrote {} (open it in a browser; it works offline)", path).c_str());
 }

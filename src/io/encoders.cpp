@@ -22,7 +22,8 @@ std::string npy(const Output& out, const OutputOptions& o) { return encode_npy(r
 
 constexpr Encoder kEncoders[] = {
     {Format::table, table}, {Format::csv, csv},           {Format::json, json},          {Format::npy, npy},
-    {Format::md, markdown}, {Format::png, serialize_png}, {Format::svg, serialize_svg},
+    {Format::md, markdown}, {Format::png, serialize_png}, {Format::svg, serialize_svg}, {Format::gif, serialize_gif},
+    {Format::html, serialize_html},
 };
 
 }  // namespace

@@ -34,22 +34,28 @@ const FormatTraits& format_traits(Format f) {
   return kFormatTraits[0];
 }
 
-std::vector<std::string> format_names(bool figures, bool aliases) {
+std::vector<std::string> format_names_of(unsigned kinds, bool aliases) {
   std::vector<std::string> out;
   for (const auto& c : kFormatChoices)
-    if ((c.spelling == Spelling::name || (aliases && c.spelling == Spelling::alias)) && (figures || !is_figure(c.value)))
+    if ((c.spelling == Spelling::name || (aliases && c.spelling == Spelling::alias)) && (kinds & kind_bit(format_kind(c.value))))
       out.emplace_back(c.name);
   return out;
 }
 
+std::vector<std::string> format_names(bool figures, bool aliases) {
+  return format_names_of(kind_bit(FormatKind::data) | (figures ? kind_bit(FormatKind::figure) : 0u), aliases);
+}
+
 std::string format_list(bool figures, std::string_view last) { return prose_list(format_names(figures), ", ", last); }
 
-std::vector<std::string> format_extensions(bool figures) {
+std::vector<std::string> format_extensions_of(FormatKind kind) {
   std::vector<std::string> out;
   for (const auto& t : kFormatTraits)
-    if (*t.extension && t.figure == figures) out.push_back(std::string(".") + t.extension);
+    if (*t.extension && t.kind == kind) out.push_back(std::string(".") + t.extension);
   return out;
 }
+
+std::vector<std::string> format_extensions(bool figures) { return format_extensions_of(figures ? FormatKind::figure : FormatKind::data); }
 
 std::optional<Format> extension_format(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();  // ".csv"; "" for ".csv" itself

@@ -3,6 +3,7 @@
 // data encoders the Result, each refusing the other's input in one line.
 #include <doctest/doctest.h>
 
+#include "gif.hpp"
 #include "helpers.hpp"
 #include "tfx/io/encoder.hpp"
 
@@ -10,7 +11,8 @@ using namespace tfx;
 using namespace tfx::test;
 
 TEST_CASE("formats: every enumerator has a name, traits and an encoder; the extension of each names it back") {
-  for (Format f : {Format::table, Format::csv, Format::json, Format::npy, Format::md, Format::png, Format::svg}) {
+  for (Format f : {Format::table, Format::csv, Format::json, Format::npy, Format::md, Format::png, Format::svg, Format::gif,
+                   Format::html}) {
     CHECK(format_traits(f).format == f);
     CHECK(encoder_for(f).format == f);
     const std::string name = choice_name<Format>(kFormatChoices, f);
@@ -25,6 +27,15 @@ TEST_CASE("formats: every enumerator has a name, traits and an encoder; the exte
   CHECK_FALSE(extension_format("noext"));
   CHECK(format_list(false) == "table, csv, json, npy or md");
   CHECK(format_names(true, true).size() == 8);  // + markdown, png, svg
+  // gif and html are rows too, of their own kinds: never in the data/figure lists every command shows
+  CHECK(format_names_of(kind_bit(FormatKind::animation)) == std::vector<std::string>{"gif"});
+  CHECK(format_names_of(kind_bit(FormatKind::page)) == std::vector<std::string>{"html"});
+  CHECK(format_extensions_of(FormatKind::animation) == std::vector<std::string>{".gif"});
+  CHECK(extension_format("a/b.GIF") == Format::gif);
+  CHECK(extension_format("page.html") == Format::html);
+  CHECK(is_binary(Format::gif));
+  CHECK_FALSE(is_binary(Format::html));
+  CHECK_FALSE(is_figure(Format::gif));
   CHECK(is_binary(Format::npy));
   CHECK(is_binary(Format::png));
   CHECK_FALSE(is_binary(Format::svg));
@@ -63,4 +74,24 @@ TEST_CASE("formats: png and svg serialize the figure (the PNG's header gives the
   o.format = Format::json;
   CHECK(has(error_of([&] { serialize(Output{nullptr, &fig}, o); }), "format json"));  // "--format json" once the CLI names the flag
   CHECK(png_size("not a png") == std::pair{0, 0});
+}
+
+TEST_CASE("formats: gif serializes drawn frames at o.fps, html the page as it is; each refuses a missing input in one line") {
+  Image a{3, 2, std::vector<std::uint8_t>(18, 0)}, b{3, 2, std::vector<std::uint8_t>(18, 200)};
+  const std::vector<Image> frames{a, b};
+  OutputOptions o;
+  o.format = Format::gif;
+  o.fps = 4;  // 100 / 4 = 25 hundredths per frame
+  const std::string gif = serialize(Output{nullptr, nullptr, &frames, nullptr}, o);
+  const GifDecoded d = decode_gif(gif);
+  CHECK(d.w == 3);
+  CHECK(d.h == 2);
+  REQUIRE(d.frames.size() == 2);
+  CHECK(d.delays == std::vector<int>{25, 25});
+  CHECK(d.frames[1][0].r == 200);
+  CHECK(has(error_of([&] { serialize(Output{}, o); }), "format gif"));
+  o.format = Format::html;
+  const std::string page = "<!DOCTYPE html><p>x</p>";
+  CHECK(serialize(Output{nullptr, nullptr, nullptr, &page}, o) == page);
+  CHECK(has(error_of([&] { serialize(Output{}, o); }), "format html"));
 }

@@ -8,17 +8,21 @@
 // function in its own file under src/io/, and its row in kEncoders (src/io/encoders.cpp).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "tfx/figure/figure.hpp"
 #include "tfx/io/format.hpp"
 
 namespace tfx {
 
-// What an encoder serializes: the command's Result (data formats) and the Figure it drew (figure
-// formats; null when the command draws none).
+// What an encoder serializes: the command's Result (data formats), the Figure it drew (figure
+// formats; null when the command draws none), the frames of its animation, drawn (gif), and the
+// page it built (html).
 struct Output {
   const Result* result = nullptr;
   const Figure* figure = nullptr;
+  const std::vector<Image>* frames = nullptr;
+  const std::string* page = nullptr;
 };
 
 using Serialize = std::string (*)(const Output& out, const OutputOptions& o);
@@ -38,6 +42,10 @@ std::string serialize(const Output& out, const OutputOptions& o);
 // --png/--svg files: the PNG is drawn at o.scale.
 std::string serialize_png(const Output& out, const OutputOptions& o);
 std::string serialize_svg(const Output& out, const OutputOptions& o);
+// The animation and page formats' serializers (src/io/encode_gif.cpp, encode_html.cpp), used by
+// --gif/--html and -o FILE.gif/.html alike: the frames as one GIF at o.fps, the page as it is.
+std::string serialize_gif(const Output& out, const OutputOptions& o);
+std::string serialize_html(const Output& out, const OutputOptions& o);
 // Width and height of a PNG from its header (0, 0 when `png` is not one).
 std::pair<int, int> png_size(const std::string& png);
 

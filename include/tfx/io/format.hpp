@@ -56,10 +56,11 @@ struct Result {
   std::string primary;  // name of the block csv/npy/json "data" use; empty = the first Matrix/Records
 };
 
-// Every output format, data and figure alike: one enum, one table of names (--format, help,
-// completion), one table of what each format is (kFormatTraits), and one encoder per format behind
-// one interface (tfx/io/encoder.hpp). Adding a format is a row in each table and its encoder.
-enum class Format { table, csv, json, npy, md, png, svg };
+// Every output format, data, figures, animations and pages alike: one enum, one table of names
+// (--format, help, completion), one table of what each format is (kFormatTraits), and one encoder
+// per format behind one interface (tfx/io/encoder.hpp). Adding a format is a row in each table and
+// its encoder.
+enum class Format { table, csv, json, npy, md, png, svg, gif, html };
 inline constexpr Choice<Format> kFormatChoices[] = {
     {Format::table, "table", N_("aligned text tables (the default)")},
     {Format::csv, "csv", N_("comma-separated values of the main table")},
@@ -69,37 +70,53 @@ inline constexpr Choice<Format> kFormatChoices[] = {
     {Format::md, "markdown", "", Spelling::alias},
     {Format::png, "png", N_("the figure as a PNG picture")},
     {Format::svg, "svg", N_("the figure as SVG vectors")},
+    {Format::gif, "gif", N_("the figure animated, as a GIF (commands that animate: --gif)")},
+    {Format::html, "html", N_("one self-contained offline page (attention commands: --html)")},
 };
 
+// What a format writes: the command's Result (data), the Figure it drew (figure), a sequence of
+// figures (animation: gif), or an interactive page (page: html). A command writes the data formats,
+// the figure formats when it draws, and an animation or page format only when it says so (--gif,
+// --html); the kind names the formats of a command in its help and its errors.
+enum class FormatKind { data, figure, animation, page };
+inline constexpr unsigned kind_bit(FormatKind k) { return 1u << static_cast<unsigned>(k); }
+
 // What a format is: the file extension that picks it for -o FILE ("" = none; the table is what
-// .txt or no extension gives), whether its bytes are binary (refused on a terminal), whether it
-// serializes the command's figure rather than its Result, and whether it writes every number of
-// the Result (csv, json, npy) rather than a summary (table, md without --full).
+// .txt or no extension gives), whether its bytes are binary (refused on a terminal), its kind, and
+// whether it writes every number of the Result (csv, json, npy) rather than a summary (table, md
+// without --full).
 struct FormatTraits {
   Format format;
   const char* extension;
   bool binary;
-  bool figure;
+  FormatKind kind;
   bool every_number;
 };
 inline constexpr FormatTraits kFormatTraits[] = {
-    {Format::table, "", false, false, false}, {Format::csv, "csv", false, false, true},
-    {Format::json, "json", false, false, true}, {Format::npy, "npy", true, false, true},
-    {Format::md, "md", false, false, false},  {Format::png, "png", true, true, false},
-    {Format::svg, "svg", false, true, false},
+    {Format::table, "", false, FormatKind::data, false},     {Format::csv, "csv", false, FormatKind::data, true},
+    {Format::json, "json", false, FormatKind::data, true},   {Format::npy, "npy", true, FormatKind::data, true},
+    {Format::md, "md", false, FormatKind::data, false},      {Format::png, "png", true, FormatKind::figure, false},
+    {Format::svg, "svg", false, FormatKind::figure, false},  {Format::gif, "gif", true, FormatKind::animation, false},
+    {Format::html, "html", false, FormatKind::page, false},
 };
 const FormatTraits& format_traits(Format f);
 inline bool is_binary(Format f) { return format_traits(f).binary; }
-inline bool is_figure(Format f) { return format_traits(f).figure; }
+inline bool is_figure(Format f) { return format_traits(f).kind == FormatKind::figure; }
+inline FormatKind format_kind(Format f) { return format_traits(f).kind; }
 // The names --format accepts: the data formats, and the figure formats when `figures`; with the
 // aliases ("markdown") when `aliases`.
 std::vector<std::string> format_names(bool figures, bool aliases = false);
+// The names of the formats whose kind is in `kinds` (kind_bit()s or'ed), in table order.
+std::vector<std::string> format_names_of(unsigned kinds, bool aliases = false);
 // The same as prose for help and messages: "table, csv, json, npy or md" (`last` before the last).
 std::string format_list(bool figures, std::string_view last = " or ");
 // The extensions that pick a format for -o FILE, in table order: the data formats' (".csv", ".json",
 // ".npy", ".md"), or with `figures` the figure formats' (".png", ".svg").
 std::vector<std::string> format_extensions(bool figures);
-// The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg; any case), if any.
+// The extensions of the formats of one kind (".gif" for animation).
+std::vector<std::string> format_extensions_of(FormatKind kind);
+// The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg, .gif, .html; any
+// case), if any.
 std::optional<Format> extension_format(const std::string& path);
 
 // The name of a format ("md" for Format::md).
@@ -117,6 +134,7 @@ struct OutputOptions {
   std::string full_name = "full";  // how the note under a summarized table names `full` ("full
                                    // prints all"); the command layer puts its flag here
   double scale = 1.0;              // png/svg: the figure's scale (2 for a projector)
+  double fps = 8;                  // gif: frames per second (each frame shows round(100 / fps) hundredths)
 };
 
 // The block csv/npy/json-"data" use (see Result::primary). nullptr when there is none.

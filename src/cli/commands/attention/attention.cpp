@@ -297,7 +297,7 @@ void register_attention(CLI::App& app) {
   add_model_flag(cmd);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
-  add_html_flag(cmd, o->html);
+  add_html_flag(cmd, o->html, o->out);
   cmd->add_flag("--rope", o->rope,
                 tr("Rotate each head's Q and K by position (RoPE, RoFormer's pairs) before the scores; V is not rotated. With --sentence, "
                    "X has no additive PE then (--pe to add it anyway is not offered: RoPE replaces it)"))

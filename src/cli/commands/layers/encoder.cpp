@@ -110,7 +110,7 @@ void register_encoder(CLI::App& app) {
   auto [cmd, o] = add_command(app, "encoder", tr("One Transformer encoder layer (or --layers N) step by step: MultiHead, Add & Norm, FFN"),
                               run_encoder, tr("Attention"));
   add_layer_flags(cmd, o->f, "encoder");
-  add_html_flag(cmd, o->html);
+  add_html_flag(cmd, o->html, o->f.out);
   add_model_flag(cmd);
   // only for the message: --memory and --memory-x are tfx decoder's
   for (const char* flag : {"--memory", "--memory-x"})

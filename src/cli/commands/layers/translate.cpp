@@ -209,7 +209,7 @@ void register_translate(CLI::App& app) {
   add_model_flag(cmd);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
-  add_html_flag(cmd, o->html);
+  add_html_flag(cmd, o->html, o->out);
   cmd->add_option("--html-attention", o->html_attention,
                   tr("Which attention the --html page shows, every layer and head: cross, encoder or decoder"))
       ->capture_default_str()

@@ -317,7 +317,7 @@ void register_model_attention(CLI::App& model) {
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
     add_output_flags(cmd, o->out);
     add_figure_flags(cmd, o->fig);
-    add_html_flag(cmd, o->html);
+    add_html_flag(cmd, o->html, o->out);
     cmd->add_flag("--rollout", o->rollout, tr("With --image: attention rollout across the layers (Abnar & Zuidema 2020), the [CLS] row over the picture"));
     set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),

@@ -131,7 +131,7 @@ void register_pe_shift(CLI::App* pe) {
   cmd->add_flag("--show", o->show, tr("Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
-  add_gif_flags(cmd, o->gif, tr("PE(p) and PE(p + k) pair by pair for p = 0 … --frames − 1: both turn, R(k) between them stays"));
+  add_gif_flags(cmd, o->gif, o->out, tr("PE(p) and PE(p + k) pair by pair for p = 0 … --frames − 1: both turn, R(k) between them stays"));
   set_examples(cmd, {tr("tfx pe shift --k 3 --dim 8 --show          # R(3) and max |PE(p+3) − R(3)·PE(p)|"),
                      tr("tfx pe shift --k 3 --dim 8 --gif           # the pairs turning with p, the angle kω fixed"),
                      tr("tfx pe shift --k -5 --dim 128 --len 50"),

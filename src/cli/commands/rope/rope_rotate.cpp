@@ -184,7 +184,7 @@ void register_rope_rotate(CLI::App* rope) {
   add_rope_flags(sub, opts->rope);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);
-  add_gif_flags(sub, opts->gif, tr("x at positions m and m + pos for m = 0 … --frames − 1: the pairs turn, their angle stays"));
+  add_gif_flags(sub, opts->gif, opts->out, tr("x at positions m and m + pos for m = 0 … --frames − 1: the pairs turn, their angle stays"));
   set_examples(sub, {tr("tfx rope rotate --dim 2 --pos 1 --vector 1,0       # (cos 1, sin 1)"),
                      tr("tfx rope rotate --dim 8 --pos 3 --seed 7 --gif     # the pairs turning with m, the angle pos·ω fixed"),
                      tr("tfx rope rotate --dim 8 --pos 3 --png               # each pair's arrows on the unit circle"),

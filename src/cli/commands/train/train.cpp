@@ -326,7 +326,7 @@ void register_train(CLI::App& app) {
   add_figure_flags(cmd, o->fig, false);
   o->gif.frames = 30;
   o->gif.fps = 5;
-  add_gif_flags(cmd, o->gif, tr("the cross-attention of the --watch sentence and the embeddings' 2-D PCA, from the initial weights to the last step"));
+  add_gif_flags(cmd, o->gif, o->out, tr("the cross-attention of the --watch sentence and the embeddings' 2-D PCA, from the initial weights to the last step"));
   cmd->get_option("--frames")->description(tr("Frames of --gif (and rows of the watch table), at steps from 0 to --steps, denser early: steps · (k / (N − 1))²"));
   o->watch_opt = cmd->add_option("--watch", o->watch, tr("The sentence --gif watches (default: 그녀는 커피를 마셨다, or the first held-out pair of --pairs)"))
       ->group(tr("Figures"));
