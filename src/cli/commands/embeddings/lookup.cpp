@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
+#include "cli/shape_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "cli/commands/train/model_flag.hpp"
@@ -247,7 +248,7 @@ void register_lookup(CLI::App& app) {
       ->check(comma_list("words", "dog,cat,car"));
   cmd->add_option("--vocab-size", o->vocab_size, tr("A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors"))
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, std::int64_t{1} << 24));
+  cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, kMaxSizeFlag));
   add_seed_flag(cmd, o->seed, tr("Seed of the random table (with --vocab-size): the same seed, the same rows"));
   cmd->add_option("--table", o->table,
                   tr("translator (default: the teaching translator's trained 112 × 64 table; ids as tfx tokenize prints "

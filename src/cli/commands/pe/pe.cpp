@@ -105,11 +105,7 @@ void register_pe(CLI::App& app) {
   auto opts = std::make_shared<PeOptions>();
   CLI::App* pe = app.add_subcommand("pe", tr("Sinusoidal positional encoding: the PE matrix, one value, sim, shift"));
   pe->group(tr("Positional encodings"));
-  auto* len = pe->add_option("--len", opts->len, tr("Number of positions L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  pe->add_option("--dim", opts->dim, tr("Model dimension d_model D (columns; odd D ends with a sine column)"))
-      ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 40));
-  pe->add_option("--base", opts->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
+  auto* len = add_pe_shape_flags(pe, *opts, tr("rows"), tr("columns; odd D ends with a sine column")).len;
   pe->add_option("--pos", opts->pos, tr("Position p of a single value (with --i)"))->check(whole_number(0, std::int64_t{1} << 40));
   pe->add_option("--i", opts->i, tr("Dimension index i of a single value (with --pos); even = sin, odd = cos"))->check(whole_number(0, std::int64_t{1} << 40));
   add_output_flags(pe, opts->out);

@@ -1,20 +1,14 @@
 // The subcommands of `tfx pe`: `pe sim` (PE·PEᵀ similarity and its offset profile) and
-// `pe shift` (PE(p+k) = R(k)·PE(p)), `pe curves`, `pe add`, `pe linear` (the position itself as the code); register_pe calls these on its subcommand. PeShape: the
-// --len, --dim and --base that `pe`, `pe sim` and `pe shift` share, with their defaults.
+// `pe shift` (PE(p+k) = R(k)·PE(p)), `pe curves`, `pe add`, `pe linear` (the position itself as the code); register_pe calls these on its subcommand. PeShape
+// (cli/shape_flags.hpp): the --len, --dim and --base they share, with their defaults.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
 
-namespace tfx::cli {
+#include "cli/shape_flags.hpp"
 
-// The sinusoidal PE a command works on: L positions × D dimensions and the base of the
-// wavelengths, by default the lecture's 50 × 128 with base 10000.
-struct PeShape {
-  std::int64_t len = 50;
-  std::int64_t dim = 128;
-  double base = 10000.0;
-};
+namespace tfx::cli {
 
 void register_pe_sim(CLI::App* pe);
 void register_pe_shift(CLI::App* pe);

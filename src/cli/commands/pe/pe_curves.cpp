@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
 
@@ -14,10 +15,9 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeCurvesOptions {
-  std::int64_t len = 100, dim = 20;
+struct PeCurvesOptions : PeShape {
+  PeCurvesOptions() : PeShape{100, 20, 10000.0} {}
   std::vector<std::string> dims_text{"4,5,6,7"};
-  double base = 10000.0;
   OutputFlags out;
   FigureFlags fig;
 };
@@ -30,6 +30,8 @@ void run_pe_curves(const PeCurvesOptions& o) {
     if (d < 0 || static_cast<std::size_t>(d) >= D)
       throw usage_error(fmt::format("--dims {}: a column of the PE matrix is 0 … {} for --dim {}", d, D - 1, D));
   checked_element_count({L, dims.size()}, "--len × --dims");
+  // a chart point and a table cell per position and curve: about 75 bytes (2^20 positions took 70 MB)
+  check_memory(80.0 * static_cast<double>(L) * static_cast<double>(dims.size()), fmt::format("--len {} × {} curves", o.len, dims.size()));
   // the columns asked for, each from its closed form (the matrix itself is not formed: --len may be long)
   Tensor cols({L, dims.size()});
   std::vector<std::string> names;
@@ -86,13 +88,11 @@ void run_pe_curves(const PeCurvesOptions& o) {
 void register_pe_curves(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "curves", tr("Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)"),
                               run_pe_curves);
-  cmd->add_option("--len", o->len, tr("Positions 0 … L−1"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
+  add_pe_shape_flags(cmd, *o, tr("positions 0 … L−1"));
   cmd->add_option("--dims", o->dims_text, tr("Columns of the PE matrix to draw, comma-separated (0 … D−1)"))
       ->capture_default_str()
       ->type_name("INT")
       ->check(comma_list("columns", "4,5,6,7", whole_number(0, std::int64_t{1} << 20)));
-  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx pe curves --len 100 --dim 20 --dims 4,5,6,7 --png   # the Annotated Transformer's figure"),

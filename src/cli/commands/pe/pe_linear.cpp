@@ -17,11 +17,10 @@ namespace tfx::cli {
 
 namespace {
 
-struct PeLinearOptions {
-  std::int64_t len = 50, short_len = 10, dim = 128;
+struct PeLinearOptions : PeShape {  // the lecture's 50 × 128, base 10000
+  std::int64_t short_len = 10;
   std::vector<std::string> dims_text{"6,7,30,31"};
   std::int64_t k = 1;
-  double base = 10000.0;
   OutputFlags out;
   FigureFlags fig;
 };
@@ -128,17 +127,15 @@ void register_pe_linear(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "linear",
                               tr("The position itself as the code (p, p/(L−1)) against sin/cos: note 002's linear vs sinusoidal PE"),
                               run_pe_linear);
-  cmd->add_option("--len", o->len, tr("Positions of the longer sentence L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 16));
+  add_pe_shape_flags(cmd, *o, tr("the longer sentence's rows"));
   cmd->add_option("--short", o->short_len, tr("Length of the shorter sentence, whose codes are compared with the longer one's"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 16));
-  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 16));
   cmd->add_option("--dims", o->dims_text, tr("Sin/cos columns of the PE matrix to show, comma-separated (0 … D−1)"))
       ->capture_default_str()
       ->type_name("INT")
       ->check(comma_list("columns", "6,7,30,31", whole_number(0, std::int64_t{1} << 16)));
   cmd->add_option("--k", o->k, tr("Offset k of the rotation check PE(p+k) = R(k)·PE(p)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
-  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx pe linear --len 50 --short 10 --png   # note 002's linear vs sinusoidal figure"),

@@ -125,9 +125,7 @@ void register_pe_shift(CLI::App* pe) {
   cmd->add_option("--k", o->k, tr("Offset k in positions (negative = backwards); |k| < --len"))
       ->capture_default_str()
       ->check(whole_number(-(std::int64_t{1} << 40) + 1, (std::int64_t{1} << 40) - 1));
-  cmd->add_option("--len", o->len, tr("Number of positions L checked"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D (even)"))->capture_default_str()->check(whole_number(2, std::int64_t{1} << 20));
-  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
+  add_pe_shape_flags(cmd, *o, tr("checked"), tr("even"));
   cmd->add_flag("--show", o->show, tr("Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);

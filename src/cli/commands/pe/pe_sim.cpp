@@ -232,11 +232,7 @@ void run_pe_sim(const PeSimOptions& o) {
 void register_pe_sim(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "sim", tr("PE·PEᵀ: dot product (or cosine, or Euclidean distance) of position encodings for all pairs; --profile by offset"),
                               run_pe_sim);
-  o->len_opt = cmd->add_option("--len", o->len, tr("Number of positions L (the matrix is L×L; with --model: default all of the table)"))
-                   ->capture_default_str()
-                   ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, tr("Model dimension d_model D"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--base", o->base, tr("Base of the wavelengths"))->capture_default_str()->check(positive_number());
+  o->len_opt = add_pe_shape_flags(cmd, *o, tr("the matrix is L×L; with --model: default all of the table")).len;
   cmd->add_option("--metric", o->metric, choice_list<PeMetric>(kPeMetricChoices, true))
       ->capture_default_str()
       ->check(one_of<PeMetric>(kPeMetricChoices));

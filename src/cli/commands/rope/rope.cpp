@@ -8,6 +8,7 @@
 #include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 
 namespace tfx::cli {
@@ -28,6 +29,8 @@ void run_rope_table(const RopeTableOptions& o) {
   const RopeConfig c = rope_config(o.rope, o.dim, single_scaling(o.rope), L);
   const std::size_t P = c.dim / 2;
   checked_element_count({L, P}, fmt::format("--len {} --dim {}", o.len, o.dim));
+  // the inverse frequencies and per-pair columns beside the L × D/2 table: about 24 bytes a pair
+  check_memory(32.0 * static_cast<double>(P), fmt::format("--dim {} (the frequencies per pair)", o.dim));
 
   const RopeTable what = parse_choice<RopeTable>(kRopeTableChoices, o.what, "what");
   const bool theta = what == RopeTable::theta, cosine = what == RopeTable::cos;
@@ -78,10 +81,8 @@ void register_rope(CLI::App& app) {
   auto opts = std::make_shared<RopeTableOptions>();
   CLI::App* rope = app.add_subcommand("rope", tr("Rotary position embedding: angle/cos/sin tables, rotate, relative, freqs, decay"));
   rope->group(tr("Positional encodings"));
-  rope->add_option("--len", opts->len, tr("Number of positions L (rows)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
-  rope->add_option("--dim", opts->dim, tr("Head dimension D (even); the tables have D/2 columns, one per pair"))
-      ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 24));
+  add_len_flag(rope, opts->len, tr("rows"));
+  add_rope_dim_flag(rope, opts->dim, tr("the tables have D/2 columns, one per pair"));
   rope->add_option("--what", opts->what, trf("Table: {}", choice_list<RopeTable>(kRopeTableChoices, true)))
       ->capture_default_str()
       ->check(one_of<RopeTable>(kRopeTableChoices));

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 
 namespace tfx::cli {
@@ -29,6 +30,8 @@ void run_rope_decay(const RopeDecayOptions& o) {
   const std::size_t n = configs.size();
   // the curve's work is L×(D/2) (checked again in rope_decay_curve); check before the L×n table is allocated
   checked_element_count({L, std::max(n, configs[0].dim / 2)}, fmt::format("--len {} --dim {} (decay work)", o.len, configs[0].dim));
+  // the frequencies and partial sums per pair: a few doubles a dimension
+  check_memory(32.0 * static_cast<double>(configs[0].dim), fmt::format("--dim {} (the frequencies per pair)", configs[0].dim));
 
   Matrix m;
   m.name = N_("decay");
@@ -74,8 +77,8 @@ void run_rope_decay(const RopeDecayOptions& o) {
 void register_rope_decay(CLI::App* rope) {
   auto [sub, opts] = add_command(*rope, "decay", tr("RoFormer long-term decay curve against relative distance, per scaling"),
                                  run_rope_decay, tr("Subcommands"));
-  sub->add_option("--dim", opts->dim, tr("Head dimension D (even)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  sub->add_option("--len", opts->len, tr("Relative distances 0..L-1"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  add_rope_dim_flag(sub, opts->dim);
+  add_len_flag(sub, opts->len, tr("relative distances 0 … L−1"));
   add_rope_flags(sub, opts->rope, true);
   add_output_flags(sub, opts->out);
   add_figure_flags(sub, opts->fig, false);

@@ -12,6 +12,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
@@ -108,6 +109,9 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
   std::vector<RopeConfig> configs;
   for (RopeScaling s : list) configs.push_back(rope_config(o.rope, o.dim, s, seq_len));
   const std::size_t P = configs[0].dim / 2, n = configs.size();
+  // a row per pair with each scaling's frequency and wavelength: about 50 bytes a dimension and scaling
+  check_memory(64.0 * static_cast<double>(configs[0].dim) * static_cast<double>(n),
+               fmt::format("--dim {} (a row per pair, {} {})", configs[0].dim, n, n == 1 ? "scaling" : "scalings"));
 
   Matrix m;
   m.name = N_("freqs");
@@ -199,9 +203,8 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
 void register_rope_freqs(CLI::App* rope) {
   auto [sub, opts] = add_command(*rope, "freqs", tr("Per-pair inverse frequency and wavelength under each scaling, side by side"),
                                  run_rope_freqs, tr("Subcommands"));
-  sub->add_option("--dim", opts->dim, tr("Head dimension D (even)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  sub->add_option("--len", opts->len, tr("Dynamic NTK: current sequence length (default: factor * original-max-pos)"))
-      ->check(whole_number(1, std::int64_t{1} << 40));
+  add_rope_dim_flag(sub, opts->dim);
+  add_len_flag(sub, opts->len, tr("dynamic NTK's current sequence length; default: factor * original-max-pos"));
   add_rope_flags(sub, opts->rope, true);
   sub->add_option("--config", opts->config,
                   tr("A Hugging Face config.json (or its folder): the model's own head_dim, rope_theta and rope_scaling, drawn beside "

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cli/common.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/positional/positional.hpp"
 
@@ -39,6 +40,8 @@ void run_rope_relative(const RopeRelativeOptions& o) {
     dim = static_cast<std::int64_t>(q.size());
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), L);
+  // q, k and their rotations: about 100 bytes a dimension (2^20 took 100 MB)
+  check_memory(128.0 * static_cast<double>(c.dim), fmt::format("--dim {} (q, k and their rotations)", c.dim));
   checked_element_count({L, L}, fmt::format("--len {} (an L×L score table)", o.len));
   // q and k from one generator stream: q from seed, k from seed + 1
   if (!own) {
@@ -114,10 +117,8 @@ void run_rope_relative(const RopeRelativeOptions& o) {
 void register_rope_relative(CLI::App* rope) {
   auto [sub, opts] = add_command(*rope, "relative", tr("Scores <R_i q, R_j k>/sqrt(D) depend only on j-i; additive PE scores do not"),
                                  run_rope_relative, tr("Subcommands"));
-  opts->dim_opt = sub->add_option("--dim", opts->dim, tr("Head dimension D (even; with --q/--k: their length)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
-  sub->add_option("--len", opts->len, tr("Number of positions L (the tables are L x L)"))
-      ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 40));
+  opts->dim_opt = add_rope_dim_flag(sub, opts->dim, tr("with --q/--k: their length"));
+  add_len_flag(sub, opts->len, tr("the tables are L x L"));
   add_seed_flag(sub, opts->seed);
   opts->q_opt = sub->add_option("--q", opts->q, tr("Your own query vector, D comma-separated numbers (with --k)"));
   opts->k_opt = sub->add_option("--k", opts->k, tr("Your own key vector, D comma-separated numbers (with --q)"));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/common.hpp"
+#include "tfx/core/memory.hpp"
 #include "cli/pair_panel.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/core/ops.hpp"
@@ -78,6 +79,8 @@ void run_rope_rotate(const RopeRotateOptions& o) {
       throw usage_error(fmt::format("--vector has {} values but --dim is {}; give exactly D values", x.size(), dim));
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), static_cast<std::size_t>(o.pos) + 1);
+  // one result row per pair and its numbers: about 650 bytes a dimension (65536 took 42 MB, 2^24 10 GB)
+  check_memory(1024.0 * static_cast<double>(c.dim), fmt::format("--dim {} (a table row per pair)", c.dim));
   if (x.empty()) x = rope_random_vector(c.dim, o.seed);
   const std::string name = fmt::format("rope_rotate_pos{}_dim{}{}", o.pos, c.dim, rope_name_suffix(c));
   const bool gif_only = check_gif_target(o.gif, name + ".gif", o.out, o.fig);
@@ -173,8 +176,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
 void register_rope_rotate(CLI::App* rope) {
   auto [sub, opts] = add_command(*rope, "rotate", tr("One vector before and after rotation R_pos, pair by pair; norms; --complex form"),
                                  run_rope_rotate, tr("Subcommands"));
-  sub->add_option("--dim", opts->dim, tr("Head dimension D (even; default: the --vector's length, else 8)"))
-      ->check(whole_number(1, std::int64_t{1} << 16));  // one table row per pair: 2^24 took 10 GB
+  add_rope_dim_flag(sub, opts->dim, tr("default: the --vector's length, else 8"));
   sub->add_option("--pos", opts->pos, tr("Position pos of the vector"))->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
   opts->vector_opt = sub->add_option("--vector", opts->vector, tr("The vector, D comma-separated numbers, e.g. 1,0,0,1"));
   auto* seed = add_seed_flag(sub, opts->seed, tr("Seed of a random vector uniform in [-1, 1) (when no --vector)"));
