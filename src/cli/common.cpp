@@ -341,6 +341,11 @@ void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
       ->group(tr("Figures"));
 }
 
+void add_presentation_flags(CLI::App* app, OutputFlags& out, FigureFlags& fig) {
+  add_output_flags(app, out);
+  add_figure_flags(app, fig);
+}
+
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& help) {
   return app->add_option("--seed", seed, help)->capture_default_str();
 }

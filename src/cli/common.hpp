@@ -88,6 +88,9 @@ struct FigureFlags {
   bool png_requested() const { return (png_opt && png_opt->count() > 0) || (svg_opt && svg_opt->count() > 0); }
 };
 void add_figure_flags(CLI::App* app, FigureFlags& flags, bool view = true);
+// Both of the above with their defaults, output flags first: what nearly every command offers
+// (-o/--format, then --png/--svg/--scale/--view …).
+void add_presentation_flags(CLI::App* app, OutputFlags& out, FigureFlags& fig);
 // A figure is drawn: --png/--svg, --view, or --format png/svg (-o FILE.png/.svg) — so a command
 // builds its figure only then.
 inline bool figure_drawn(const FigureFlags& fig, const OutputFlags& out) {

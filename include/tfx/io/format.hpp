@@ -18,14 +18,14 @@ namespace tfx {
 
 // A labelled numeric matrix (rank 1, 2 or 3; rank 3 prints as a stack of 2-D slices).
 struct Matrix {
-  std::string name;                     // "pe", "weights", … — the key in JSON
-  Tensor values;
-  std::vector<std::string> row_labels;  // empty: 0, 1, 2, …
-  std::vector<std::string> col_labels;  // empty: 0, 1, 2, …
-  std::string row_axis;                 // what rows are, e.g. "pos"
-  std::string col_axis;                 // what columns are, e.g. "dim"
-  std::vector<unsigned char> masked;    // optional, one per element: 1 = masked (printed "0*")
-  std::string slice_axis;               // rank 3: what a slice is, e.g. "head" (table titles "head 0"); empty: "[0]"
+  std::string name{};                     // "pe", "weights", … — the key in JSON
+  Tensor values{};
+  std::vector<std::string> row_labels{};  // empty: 0, 1, 2, …
+  std::vector<std::string> col_labels{};  // empty: 0, 1, 2, …
+  std::string row_axis{};                 // what rows are, e.g. "pos"
+  std::string col_axis{};                 // what columns are, e.g. "dim"
+  std::vector<unsigned char> masked{};    // optional, one per element: 1 = masked (printed "0*")
+  std::string slice_axis{};               // rank 3: what a slice is, e.g. "head" (table titles "head 0"); empty: "[0]"
   // rank 2, tables only: the matrix has rows_total rows, of which `values` holds just the first
   // and last 8 that a summary table shows (a 10⁹-row PE table is never computed whole to print 16)
   std::size_t rows_total = 0;

@@ -295,8 +295,7 @@ void register_attention(CLI::App& app) {
                      "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))
       ->group(tr("Output"));
   add_model_flag(cmd);
-  add_output_flags(cmd, o->out);
-  add_figure_flags(cmd, o->fig);
+  add_presentation_flags(cmd, o->out, o->fig);
   add_html_flag(cmd, o->html, o->out);
   cmd->add_flag("--rope", o->rope,
                 tr("Rotate each head's Q and K by position (RoPE, RoFormer's pairs) before the scores; V is not rotated. With --sentence, "

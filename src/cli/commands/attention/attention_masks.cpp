@@ -204,8 +204,7 @@ void register_attention_masks(CLI::App* attention) {
   cmd->add_option("--pad", o->pad, tr("The last N keys are padding"))->capture_default_str()->check(whole_number(0, 63));
   cmd->add_flag("--no-causal", o->no_causal, tr("Padding only, no causal mask"));
   add_seed_flag(cmd, o->seed);
-  add_output_flags(cmd, o->out);
-  add_figure_flags(cmd, o->fig);
+  add_presentation_flags(cmd, o->out, o->fig);
   set_examples(cmd, {tr("tfx attention masks                       # causal, T = 4: the three conventions and their weights"),
                      tr("tfx attention masks --len 5 --pad 2 --png # causal and padding; HF's attention_mask too"),
                      tr("tfx attention masks --no-causal --pad 1 --format json")});

@@ -47,15 +47,8 @@ struct Trace {
   }
   void matrix(const std::string& key, const Tensor& t, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
               const std::string& row_axis, const std::string& col_axis, const std::string& slice_axis = "") {
-    Matrix m;
-    m.name = key;
-    m.values = t;
-    m.row_labels = rows;
-    m.col_labels = cols;
-    m.row_axis = row_axis;
-    m.col_axis = col_axis;
-    m.slice_axis = slice_axis;
-    matrices.push_back(std::move(m));
+    matrices.push_back(Matrix{.name = key, .values = t, .row_labels = rows, .col_labels = cols, .row_axis = row_axis,
+                              .col_axis = col_axis, .slice_axis = slice_axis});
   }
 };
 

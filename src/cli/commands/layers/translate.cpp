@@ -207,8 +207,7 @@ void register_translate(CLI::App& app) {
       ->check(whole_number(1, 64));
   cmd->add_flag("--per-head", o->per_head, tr("Figure: one panel per head instead of their mean"));
   add_model_flag(cmd);
-  add_output_flags(cmd, o->out);
-  add_figure_flags(cmd, o->fig);
+  add_presentation_flags(cmd, o->out, o->fig);
   add_html_flag(cmd, o->html, o->out);
   cmd->add_option("--html-attention", o->html_attention,
                   tr("Which attention the --html page shows, every layer and head: cross, encoder or decoder"))

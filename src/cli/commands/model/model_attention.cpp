@@ -315,8 +315,7 @@ void register_model_attention(CLI::App& model) {
     add_model_input(cmd, o->in, true, true);
     cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
-    add_output_flags(cmd, o->out);
-    add_figure_flags(cmd, o->fig);
+    add_presentation_flags(cmd, o->out, o->fig);
     add_html_flag(cmd, o->html, o->out);
     cmd->add_flag("--rollout", o->rollout, tr("With --image: attention rollout across the layers (Abnar & Zuidema 2020), the [CLS] row over the picture"));
     set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),

@@ -108,8 +108,7 @@ void register_pe(CLI::App& app) {
   auto* len = add_pe_shape_flags(pe, *opts, tr("rows"), tr("columns; odd D ends with a sine column")).len;
   pe->add_option("--pos", opts->pos, tr("Position p of a single value (with --i)"))->check(whole_number(0, std::int64_t{1} << 40));
   pe->add_option("--i", opts->i, tr("Dimension index i of a single value (with --pos); even = sin, odd = cos"))->check(whole_number(0, std::int64_t{1} << 40));
-  add_output_flags(pe, opts->out);
-  add_figure_flags(pe, opts->fig);
+  add_presentation_flags(pe, opts->out, opts->fig);
   set_examples(pe, {tr("tfx pe --len 50 --dim 128 --png        # the lecture's 50×128 figure"),
                     tr("tfx pe --dim 4 --pos 1 --i 2            # PE(1,2) = sin(1/100) = 0.00999983"),
                     tr("tfx pe --len 8 --dim 4 --format csv -o pe.csv"),

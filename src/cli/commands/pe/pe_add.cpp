@@ -119,8 +119,7 @@ void register_pe_add(CLI::App* pe) {
   cmd->add_option("--sentence", o->sentence, tr("The words (looked up lower-cased in the embedding)"))->capture_default_str();
   cmd->add_flag("--scale-embedding", o->scale, tr("Multiply e by √d_model before adding p, as the original Transformer does"));
   o->source = add_sentence_source_flags(cmd);
-  add_output_flags(cmd, o->out);
-  add_figure_flags(cmd, o->fig);
+  add_presentation_flags(cmd, o->out, o->fig);
   set_examples(cmd, {tr("tfx pe add --sentence \"I love you\"                 # e, p, e + p and their norms"),
                      tr("tfx pe add --sentence \"I love you\" --png"),
                      tr("tfx pe add --sentence \"the cat sat\" --scale-embedding   # e·√d_model + p, as in the paper")});

@@ -75,11 +75,7 @@ void run_pe_shift(const PeShiftOptions& o) {
     blocks.rows.push_back({static_cast<long long>(m), w, a, std::cos(a), std::sin(a)});
   }
   r.blocks.push_back(std::move(blocks));
-  Matrix rm;
-  rm.name = N_("R");
-  rm.row_axis = N_("row");
-  rm.col_axis = N_("col");
-  rm.values = r_k;
+  const Matrix rm{.name = N_("R"), .values = r_k, .row_axis = N_("row"), .col_axis = N_("col")};
   if (o.show) {
     r.blocks.push_back(rm);
     r.primary = "R";

@@ -241,8 +241,7 @@ void register_pe_sim(CLI::App* pe) {
                   tr("A Hugging Face checkpoint folder (GPT-2's wpe, BERT's position_embeddings): its learned position table's "
                      "P·Pᵀ beside the sinusoidal PE of the same size"))
       ->type_name("DIR");
-  add_output_flags(cmd, o->out);
-  add_figure_flags(cmd, o->fig);
+  add_presentation_flags(cmd, o->out, o->fig);
   set_examples(cmd, {tr("tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure"),
                      tr("tfx pe sim --len 50 --dim 128 --view"),
                      tr("tfx pe sim --len 100 --dim 64 --metric cosine --profile"),

@@ -34,11 +34,10 @@ void run_rope_table(const RopeTableOptions& o) {
 
   const RopeTable what = parse_choice<RopeTable>(kRopeTableChoices, o.what, "what");
   const bool theta = what == RopeTable::theta, cosine = what == RopeTable::cos;
-  Matrix m;
-  m.name = o.what;
-  m.values = theta ? rope_angles(L, c) : cosine ? rope_cos_table(L, c) : rope_sin_table(L, c);
-  m.row_axis = N_("pos");
-  m.col_axis = N_("j");
+  Matrix m{.name = o.what,
+           .values = theta ? rope_angles(L, c) : cosine ? rope_cos_table(L, c) : rope_sin_table(L, c),
+           .row_axis = N_("pos"),
+           .col_axis = N_("j")};
   Result r;
   r.command = "rope";
   r.params = rope_params(c);

@@ -123,8 +123,7 @@ void register_rope_relative(CLI::App* rope) {
   opts->q_opt = sub->add_option("--q", opts->q, tr("Your own query vector, D comma-separated numbers (with --k)"));
   opts->k_opt = sub->add_option("--k", opts->k, tr("Your own key vector, D comma-separated numbers (with --q)"));
   add_rope_flags(sub, opts->rope);
-  add_output_flags(sub, opts->out);
-  add_figure_flags(sub, opts->fig);
+  add_presentation_flags(sub, opts->out, opts->fig);
   set_examples(sub, {tr("tfx rope relative --dim 64 --len 16            # spreads: RoPE ~1e-7, additive PE ~1"),
                      tr("tfx rope relative --dim 64 --len 64 --png      # both heatmaps side by side"),
                      tr("tfx rope relative --dim 32 --len 32 --scaling xpos --format json"),
