@@ -5,7 +5,8 @@
 // tables of tfx/io/format.hpp.
 //
 // Adding a format: its enumerator and rows in kFormatChoices and kFormatTraits, a serialize
-// function in its own file under src/io/, and its row in kEncoders (src/io/encoders.cpp).
+// function in its own file under src/io/, and its row in kEncoders (src/io/encoders.cpp); the
+// recipe in docs/architecture.md lists every file.
 #pragma once
 #include <string>
 #include <vector>
