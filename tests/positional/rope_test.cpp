@@ -485,8 +485,10 @@ TEST_CASE("cli: rope rotate refuses a rotation that overflows float32 and a --di
   // XPos key scale zeta^(-pos/B) with zeta_0 = 0.4/1.4, B = 512: at pos 1e5 it is (3.5)^195 > FLT_MAX
   Run key = run_tfx("rope rotate --scaling xpos --key --pos 100000 --dim 4");
   check_stderr(key, 2, "or a smaller --pos");
-  Run dim = run_tfx("rope rotate --dim 16777216");
-  check_stderr(dim, 2, "--dim: expected a whole number in 1…65536, got '16777216'");
+  // a --dim whose per-pair table would take 16 GiB: refused by the memory budget before anything is
+  // allocated (the flag itself takes any size up to 2^40, as every --dim does)
+  Run dim = run_tfx("rope rotate --dim 16777216", {}, "TFX_MEMORY_LIMIT=1G");
+  check_stderr(dim, 1, "--dim 16777216 (a table row per pair) needs about 16.0 GiB, over the memory budget");
 }
 
 TEST_CASE("cli: --factor or --original-max-pos without --scaling is a usage error (was silently ignored)") {

@@ -191,7 +191,7 @@ def main():
         check(raw.count("<script") == 3, f"hostile: the file has {raw.count('<script')} <script> tags, expected 3")
 
         # 5. bad --html targets: one line, exit 2, nothing written
-        for args, needle in ((["--html", "page.txt"], ".html"), (["--html", "same.html", "--format", "csv", "-o", "same.html"], "same file"),
+        for args, needle in ((["--html", "page.txt"], ".html"), (["--html", "same.html", "--format", "csv", "-o", "same.html"], "does not match --format csv"),
                              (["--html", "-", "--format", "csv"], "stdout")):
             p = tfx(["model", "attention", os.path.join(MODELS, "bert"), "the cat"] + args, tmp, expect=2)
             check(needle in p.stderr and p.stderr.count("\n") == 1, f"--html {args}: {p.stderr.strip()!r}")
