@@ -15,6 +15,7 @@
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
 #include "tfx/text/tokenizer.hpp"
+#include "tfx/text/unicode.hpp"
 
 namespace tfx::cli {
 
@@ -30,6 +31,10 @@ struct SentenceSource {
 std::vector<std::string> sentence_tokens(const std::string& sentence, const std::string& flag) {
   // the word tokenizer of `tfx tokenize --mode word`, lower-cased (accents and Hangul kept, as
   // the teaching embedding spells its words): punctuation is a token of its own
+  std::size_t bad = 0;
+  const std::string shown = unicode::escape_invalid_utf8(sentence, &bad);
+  if (bad > 0)
+    throw usage_error(fmt::format("{} '{}' is not valid UTF-8 ({} invalid byte{}); expected UTF-8 text", flag, shown, bad, bad == 1 ? "" : "s"));
   try {
     return tokenize(sentence, TokenizerMode::word, builtin_vocab(), Casing::lower).tokens;
   } catch (const Error& e) {

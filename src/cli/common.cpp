@@ -347,7 +347,7 @@ void add_presentation_flags(CLI::App* app, OutputFlags& out, FigureFlags& fig) {
 }
 
 CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& help) {
-  return app->add_option("--seed", seed, help)->capture_default_str();
+  return app->add_option("--seed", seed, help)->capture_default_str()->check(seed_number());
 }
 
 std::string name_part(const std::vector<std::string>& words) {

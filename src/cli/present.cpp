@@ -300,6 +300,10 @@ void write_slides(const std::vector<Slide>& slides, const std::string& dir, Form
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st))
     throw Error(fmt::format("--slides {}: is a file, expected a folder (it is created if missing)", dir));
+  if (!fs::exists(st) && fs::is_symlink(fs::symlink_status(dir, ec)))  // create_directories would say "File exists"
+    throw Error(fmt::format("--slides {}: is a symbolic link to {}, which does not exist; expected a folder (give an existing folder "
+                            "or a new name)",
+                            dir, fs::read_symlink(dir, ec).string()));
   if (!fs::exists(st)) {
     fs::create_directories(dir, ec);
     if (ec) throw Error(fmt::format("--slides {}: cannot create the folder: {}", dir, ec.message()));

@@ -23,6 +23,7 @@
 #include "help.hpp"
 #include "run.hpp"
 #include "terminal.hpp"
+#include "validators.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/io/mapped_file.hpp"
@@ -70,10 +71,11 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       }
       continue;
     }
-    // 2. more words after a one-value flag's value: a sentence that needed quotes
+    // 2. more words after a one-value flag's value: a sentence that needed quotes, when the
+    // error is about words left over (a value out of range, or a missing flag, says its own)
     const auto subs = tfx::cli::visible_subcommands(at);
     const bool is_sub = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->check_name(w); });
-    if (last_value_of && !is_sub) {
+    if (last_value_of && !is_sub && dynamic_cast<const CLI::ExtrasError*>(&e)) {
       std::string words = argv[i - 1];
       int n = i;
       for (; n < argc && argv[n][0] != '-'; ++n) words += " " + std::string(argv[n]);
@@ -196,6 +198,15 @@ int tfx::cli::run(int argc, char** argv) {
   for (CLI::App* cmd : app.get_subcommands({}))
     for (CLI::App* sub : cmd->get_subcommands({}))
       if (!sub->get_group().empty()) sub->group(tr("Subcommands"));
+
+  // every decimal flag and argument (CLI11's FLOAT: double, float, their vectors and optionals)
+  // refuses nan and infinities by name, after the command's own checks
+  std::function<void(CLI::App*)> finite_floats = [&](CLI::App* cmd) {
+    for (CLI::Option* opt : cmd->get_options())
+      if (opt->get_type_name().find("FLOAT") != std::string::npos) opt->check(tfx::cli::finite_float());
+    for (CLI::App* sub : cmd->get_subcommands({})) finite_floats(sub);
+  };
+  finite_floats(&app);
 
   std::function<void(CLI::App*)> add_lang = [&](CLI::App* cmd) {
     for (CLI::App* sub : cmd->get_subcommands({})) {

@@ -35,6 +35,19 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("{}…{}", lo, hi), "whole number");
 }
 
+CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || ec != std::errc{} || p != end)
+          return fmt::format("expected a whole number from 0 to 18446744073709551615 (2^64−1), got '{}'", text);
+        return {};
+      },
+      "", "whole number");
+}
+
 namespace {
 // A validator for a finite decimal number above `lo` (or equal to it when `or_equal`).
 CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, const char* desc) {
@@ -44,12 +57,27 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, c
         errno = 0;
         const double v = std::strtod(text.c_str(), &end);
         const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
+        if (!number && errno == ERANGE && end == text.c_str() + text.size())  // 1e-400, 1e400: a number, beyond double
+          return fmt::format("expected {} from {} to {}, got '{}'", words, or_equal ? "0" : "2.2e-308", "1.8e308", text);
         if (!number || v < lo || (!or_equal && v == lo)) return fmt::format("expected {}, got '{}'", words, text);
         return {};
       },
       desc, words);
 }
 }  // namespace
+
+CLI::Validator finite_float() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size()) return fmt::format("expected a number, got '{}'", text);
+        if (std::isnan(v)) return fmt::format("expected a number, got '{}' (not a number)", text);
+        if (!std::isfinite(v)) return fmt::format("expected a finite number (magnitude at most 1.8e308), got '{}'", text);
+        return {};
+      },
+      "");
+}
 
 CLI::Validator non_empty_path(const std::string& hint) {
   return CLI::Validator(

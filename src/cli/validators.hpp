@@ -14,6 +14,13 @@ namespace tfx::cli {
 // A whole number written in digits, lo ≤ v ≤ hi ("abc", "1.5", "1e12" -> "expected a whole
 // number ≥ 1, got '1e12'"; "-3" -> "-3 is out of range: expected a whole number ≥ 1");
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
+// A seed: a whole number from 0 to 2^64−1 written in digits ("-1", "18446744073709551616", "1e3"
+// and "1.5" are refused by name; CLI11 alone took "-1" as 2^64−1 and "1e23" as its saturation).
+CLI::Validator seed_number();
+// A finite decimal number: "nan", "inf", "1e999" and "abc" are refused by name. run() adds it to
+// every flag and argument of CLI11 type FLOAT of every command (after the command's own checks),
+// so no float flag takes NaN or an infinity.
+CLI::Validator finite_float();
 // A finite number > 0 (rejects 0, negatives, nan, inf).
 CLI::Validator positive_number();
 // A finite number ≥ 0 (rejects negatives, nan, inf).

@@ -6,6 +6,10 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <vector>
 #include <string_view>
 
 #include "tfx/core/error.hpp"
@@ -33,69 +37,106 @@ struct FcReader {
 // GPOS as stbtt__GetGlyphGPOSInfoAdvance walks it: the lookup list, every lookup's subtable
 // offsets, and for pair adjustment (type 2) with valueFormat1 4 / valueFormat2 0 the coverage
 // table, the pair sets or the class definitions and the class matrix.
-bool fc_coverage_ok(const FcReader& r, std::uint64_t cov, std::uint64_t* max_index) {
+//
+// Bounded work: stb walks every pair-adjustment subtable of every lookup for each kerning query,
+// so a font may name at most kMaxPairSubtables of them (fonts name 1–100); and this check reads
+// each coverage table, class definition and pair set once (memoized by offset) within a budget of
+// kMaxGposReads records. A damaged GPOS that points its lookups at random bytes (65535 lookups of
+// 65535 subtables of 65535 coverage ranges) is refused instead of costing seconds per font.
+constexpr std::uint64_t kMaxPairSubtables = 1024;
+constexpr std::uint64_t kMaxGposReads = std::uint64_t{1} << 22;
+
+struct GposWalk {
+  const FcReader& r;
+  std::uint64_t reads = 0;
+  std::map<std::uint64_t, std::uint64_t> coverage{};  // offset → max_index + 1 (0: damaged)
+  std::set<std::uint64_t> classdefs{}, pairsets{}, subtables{};
+  bool spend(std::uint64_t n) { return (reads += n) <= kMaxGposReads; }
+};
+
+// false: damaged, or over the budget (w.reads says which)
+bool fc_coverage_ok(GposWalk& w, std::uint64_t cov, std::uint64_t* max_index) {
+  if (const auto it = w.coverage.find(cov); it != w.coverage.end()) {
+    *max_index = it->second ? it->second - 1 : 0;
+    return it->second != 0;
+  }
+  const FcReader& r = w.r;
   const unsigned format = r.u16(cov), count = r.u16(cov + 2);
+  bool ok = true;
   *max_index = 0;
   if (format == 1) {
     *max_index = count;  // indices 0…count−1
-    return r.has(cov + 4, 2ull * count);
-  }
-  if (format == 2) {
-    if (!r.has(cov + 4, 6ull * count)) return false;
-    for (unsigned k = 0; k < count; ++k) {
+    ok = r.has(cov + 4, 2ull * count);
+  } else if (format == 2) {
+    ok = r.has(cov + 4, 6ull * count) && w.spend(count);
+    for (unsigned k = 0; ok && k < count; ++k) {
       const std::uint64_t rec = cov + 4 + 6ull * k;
       const unsigned start = r.u16(rec), end = r.u16(rec + 2), first = r.u16(rec + 4);
       if (end >= start) *max_index = std::max<std::uint64_t>(*max_index, std::uint64_t{first} + (end - start) + 1);
     }
-    return true;
+  } else {
+    ok = r.has(cov, 2);  // other formats: stb reads the format and returns −1
   }
-  return r.has(cov, 2);  // other formats: stb reads the format and returns −1
+  w.coverage[cov] = ok ? *max_index + 1 : 0;
+  return ok;
 }
 
-bool fc_classdef_ok(const FcReader& r, std::uint64_t cd) {
+bool fc_classdef_ok(GposWalk& w, std::uint64_t cd) {
+  if (!w.classdefs.insert(cd).second) return true;  // checked before (a failure ends the walk)
+  const FcReader& r = w.r;
   const unsigned format = r.u16(cd);
   if (format == 1) return r.has(cd, 6) && r.has(cd + 6, 2ull * r.u16(cd + 4));
   if (format == 2) return r.has(cd, 4) && r.has(cd + 4, 6ull * r.u16(cd + 2));
   return r.has(cd, 2);
 }
 
-bool fc_gpos_ok(const FcReader& r, std::uint64_t gpos) {
-  if (!r.has(gpos, 10)) return false;
-  if (r.u16(gpos) != 1 || r.u16(gpos + 2) != 0) return true;  // stb reads nothing more
+// "" when stb can kern with this GPOS, else what is wrong
+std::string fc_gpos_problem(const FcReader& r, std::uint64_t gpos) {
+  const std::string past_end = "the GPOS kerning tables run past the end of the file";
+  if (!r.has(gpos, 10)) return past_end;
+  if (r.u16(gpos) != 1 || r.u16(gpos + 2) != 0) return "";  // stb reads nothing more
   const std::uint64_t list = gpos + r.u16(gpos + 8);
-  if (!r.has(list, 2)) return false;
+  if (!r.has(list, 2)) return past_end;
   const unsigned lookups = r.u16(list);
-  if (!r.has(list + 2, 2ull * lookups)) return false;
+  if (!r.has(list + 2, 2ull * lookups)) return past_end;
+  GposWalk w{r};
+  std::uint64_t pair_subtables = 0;
+  const std::string too_much = fmt::format("the GPOS kerning tables ask for more than {} reads", kMaxGposReads);
   for (unsigned i = 0; i < lookups; ++i) {
     const std::uint64_t lookup = list + r.u16(list + 2 + 2ull * i);
-    if (!r.has(lookup, 6)) return false;
+    if (!r.has(lookup, 6)) return past_end;
     const unsigned type = r.u16(lookup), subtables = r.u16(lookup + 4);
     if (type != 2) continue;
-    if (!r.has(lookup + 6, 2ull * subtables)) return false;
+    if ((pair_subtables += subtables) > kMaxPairSubtables)
+      return fmt::format("the GPOS table has more than {} pair-kerning subtables (stb reads every one for each pair of letters)", kMaxPairSubtables);
+    if (!r.has(lookup + 6, 2ull * subtables)) return past_end;
     for (unsigned s = 0; s < subtables; ++s) {
       const std::uint64_t t = lookup + r.u16(lookup + 6 + 2ull * s);
-      if (!r.has(t, 8)) return false;
+      if (!w.subtables.insert(t).second) continue;  // the same subtable from another lookup
+      if (!r.has(t, 8)) return past_end;
       std::uint64_t max_index = 0;
-      if (!fc_coverage_ok(r, t + r.u16(t + 2), &max_index)) return false;
+      if (!fc_coverage_ok(w, t + r.u16(t + 2), &max_index)) return w.reads > kMaxGposReads ? too_much : past_end;
       const unsigned pos_format = r.u16(t), vf1 = r.u16(t + 4), vf2 = r.u16(t + 6);
       if (vf1 != 4 || vf2 != 0) continue;
       if (pos_format == 1) {
         // stb reads the pair set offset of any coverage index before comparing it with the count
-        if (!r.has(t + 8, 2) || !r.has(t + 10, 2 * max_index)) return false;
+        if (!r.has(t + 8, 2) || !r.has(t + 10, 2 * max_index)) return past_end;
         const unsigned sets = r.u16(t + 8);
-        if (!r.has(t + 10, 2ull * sets)) return false;
+        if (!r.has(t + 10, 2ull * sets)) return past_end;
+        if (!w.spend(max_index)) return too_much;
         for (std::uint64_t k = 0; k < max_index; ++k) {
           const std::uint64_t pv = t + r.u16(t + 10 + 2 * k);
-          if (!r.has(pv, 2) || !r.has(pv + 2, 4ull * r.u16(pv))) return false;
+          if (!w.pairsets.insert(pv).second) continue;
+          if (!r.has(pv, 2) || !r.has(pv + 2, 4ull * r.u16(pv))) return past_end;
         }
       } else if (pos_format == 2) {
-        if (!r.has(t, 16)) return false;
-        if (!fc_classdef_ok(r, t + r.u16(t + 8)) || !fc_classdef_ok(r, t + r.u16(t + 10))) return false;
-        if (!r.has(t + 16, 2ull * r.u16(t + 12) * r.u16(t + 14))) return false;
+        if (!r.has(t, 16)) return past_end;
+        if (!fc_classdef_ok(w, t + r.u16(t + 8)) || !fc_classdef_ok(w, t + r.u16(t + 10))) return past_end;
+        if (!r.has(t + 16, 2ull * r.u16(t + 12) * r.u16(t + 14))) return past_end;
       }
     }
   }
-  return true;
+  return "";
 }
 
 // The cmap subtable stbtt_InitFont picks (the last Microsoft Unicode or Unicode-platform
@@ -194,7 +235,8 @@ FontLayout check_font_file(const unsigned char* data, std::size_t size, long fon
     if (r.u16(kern + 2) >= 1 && r.u16(kern + 8) == 1 && !r.has(kern + 18, 6ull * r.u16(kern + 10)))
       fc_damaged(path, "the kern pairs run past the end of the file");
   }
-  if (const std::uint64_t gpos = find("GPOS").first; gpos && !fc_gpos_ok(r, gpos)) fc_damaged(path, "the GPOS kerning tables run past the end of the file");
+  if (const std::uint64_t gpos = find("GPOS").first; gpos)
+    if (const std::string problem = fc_gpos_problem(r, gpos); !problem.empty()) fc_damaged(path, problem);
   if (const std::uint64_t name = find("name").first; name) {
     if (!r.has(name, 6)) fc_damaged(path, "the name table is shorter than its header");
     const unsigned count = r.u16(name + 2);
@@ -218,15 +260,28 @@ bool fc_glyph_range(const FcReader& r, const FontLayout& f, unsigned g, std::uin
   return begin <= end && end <= r.n && end <= 0x7FFFFFFFull;
 }
 
-bool fc_glyph_ok(const FcReader& r, const FontLayout& f, unsigned g, int depth, std::map<int, bool>& memo) {
-  if (g >= f.num_glyphs) return true;  // stb returns no outline for it
+// Glyph g's outline checked, and what drawing it costs: its points (a composite's components
+// flattened, as stbtt_GetGlyphShape builds them) and the length of its outline in font units
+// (the sum of |Δx| + |Δy| along each closed contour of points, a component's scaled by its
+// transform's largest factor). Both are bounded (kMaxGlyphPoints, kMaxGlyphTravelEm em): stb's
+// rasterizer flattens each curve into segments in proportion to its length in pixels and walks
+// each segment's rows and columns, so with the box at most 16 em a side this bounds the work of
+// one glyph. Fonts stay far inside: DejaVu and Nanum have at most 1,854 points and 30 em of
+// outline in a glyph. A glyph past a bound is unreadable (drawn as .notdef).
+constexpr std::uint64_t kMaxGlyphPoints = 16384;
+constexpr double kMaxGlyphTravelEm = 256;
+
+GlyphWork fc_glyph(const FcReader& r, const FontLayout& f, unsigned g, int depth, GlyphMemo& memo) {
+  const GlyphWork bad{false, 0, 0};
+  if (g >= f.num_glyphs) return {true, 0, 0};  // stb returns no outline for it
   if (const auto it = memo.find(static_cast<int>(g)); it != memo.end()) return it->second;
-  if (depth > 8) return false;  // a composite nested deeper than fonts do, or a cycle
+  if (depth > 8) return bad;  // a composite nested deeper than fonts do, or a cycle
   std::uint64_t b = 0, e = 0;
-  if (!fc_glyph_range(r, f, g, b, e)) return memo[static_cast<int>(g)] = false;
-  if (b == e) return memo[static_cast<int>(g)] = true;
+  if (!fc_glyph_range(r, f, g, b, e)) return memo[static_cast<int>(g)] = bad;
+  if (b == e) return memo[static_cast<int>(g)] = GlyphWork{true, 0, 0};
   const FcReader gr{r.d, e};  // reads bounded by the glyph's end
   bool ok = gr.has(b, 10);
+  GlyphWork work{true, 0, 0};
   const int contours = r.s16(b);
   const int x0 = r.s16(b + 2), y0 = r.s16(b + 4), x1 = r.s16(b + 6), y1 = r.s16(b + 8);
   const long em16 = 16L * f.units_per_em;
@@ -264,6 +319,34 @@ bool fc_glyph_ok(const FcReader& r, const FontLayout& f, unsigned g, int depth, 
       if (ok && !gr.has(p, bytes)) ok = false;
       // a last contour of one off-curve point makes stb read the point after the last
       if (ok && (contours == 1 ? n == 1 : prev_end == gr.u16(ends + 2ull * (contours - 2)) + 1u) && !(static_cast<unsigned char>(flags.back()) & 1)) ok = false;
+      if (ok) {
+        // the coordinates, as stb accumulates them (16-bit), for the outline's length
+        std::vector<std::int16_t> xs(n), ys(n);
+        std::int16_t v = 0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const unsigned fl = static_cast<unsigned char>(flags[k]);
+          if (fl & 2) v = static_cast<std::int16_t>(v + ((fl & 16) ? 1 : -1) * static_cast<int>(gr.u8(p++)));
+          else if (!(fl & 16)) v = static_cast<std::int16_t>(v + gr.s16(p)), p += 2;
+          xs[k] = v;
+        }
+        v = 0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const unsigned fl = static_cast<unsigned char>(flags[k]);
+          if (fl & 4) v = static_cast<std::int16_t>(v + ((fl & 32) ? 1 : -1) * static_cast<int>(gr.u8(p++)));
+          else if (!(fl & 32)) v = static_cast<std::int16_t>(v + gr.s16(p)), p += 2;
+          ys[k] = v;
+        }
+        std::uint64_t first = 0;
+        for (int c = 0; c < contours; ++c) {
+          const std::uint64_t last = gr.u16(ends + 2ull * c);
+          for (std::uint64_t k = first; k <= last; ++k) {
+            const std::uint64_t next = k == last ? first : k + 1;
+            work.travel += std::abs(xs[next] - xs[k]) + std::abs(ys[next] - ys[k]);
+          }
+          first = last + 1;
+        }
+        work.points = n;
+      }
     }
   } else if (ok && contours < 0) {
     std::uint64_t p = b + 10;
@@ -276,21 +359,35 @@ bool fc_glyph_ok(const FcReader& r, const FontLayout& f, unsigned g, int depth, 
       p += 4;
       if (!(fl & 2)) ok = false;  // point matching: stb asserts
       p += (fl & 1) ? 4 : 2;
+      // the transform's largest factor (F2Dot14, below 2 in magnitude), which scales the outline
+      double scale = 1;
+      const auto f2 = [&](std::uint64_t at) { return std::abs(gr.s16(at)) / 16384.0; };
+      if (fl & 8) scale = f2(p);
+      else if (fl & 64) scale = std::max(f2(p), f2(p + 2));
+      else if (fl & 128) scale = std::max(f2(p) + f2(p + 2), f2(p + 4) + f2(p + 6));
       p += (fl & 8) ? 2 : (fl & 64) ? 4 : (fl & 128) ? 8 : 0;
       if (ok && p > e) ok = false;
-      if (ok) ok = fc_glyph_ok(r, f, child, depth + 1, memo);
+      if (ok) {
+        const GlyphWork c = fc_glyph(r, f, child, depth + 1, memo);
+        ok = c.ok;
+        work.points = std::min(work.points + c.points, kMaxGlyphPoints + 1);
+        work.travel += scale * c.travel;
+        if (work.points > kMaxGlyphPoints || work.travel > kMaxGlyphTravelEm * f.units_per_em) ok = false;
+      }
       more = fl & 32;
     }
   }
-  return memo[static_cast<int>(g)] = ok;
+  if (work.points > kMaxGlyphPoints || work.travel > kMaxGlyphTravelEm * f.units_per_em) ok = false;
+  work.ok = ok;
+  return memo[static_cast<int>(g)] = ok ? work : bad;
 }
 
 }  // namespace
 
-bool glyph_readable(const unsigned char* data, const FontLayout& f, int g, std::map<int, bool>& memo) {
+bool glyph_readable(const unsigned char* data, const FontLayout& f, int g, GlyphMemo& memo) {
   if (g < 0) return false;
   if (!f.truetype) return true;  // CFF outlines: stb reads them through its own bounded buffers
-  return fc_glyph_ok(FcReader{data, f.size}, f, static_cast<unsigned>(g), 0, memo);
+  return fc_glyph(FcReader{data, f.size}, f, static_cast<unsigned>(g), 0, memo).ok;
 }
 
 }  // namespace tfx::font

@@ -4,6 +4,7 @@
 // measures or draws it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -25,10 +26,20 @@ struct FontLayout {
 // Throws a tfx::Error "PATH: damaged font: WHAT".
 FontLayout check_font_file(const unsigned char* data, std::size_t size, long fontstart, const std::string& path);
 
+// What glyph_readable found of one glyph: readable, its points (components flattened) and the
+// length of its outline in font units (see kMaxGlyphPoints in figure_font_check.cpp).
+struct GlyphWork {
+  bool ok = false;
+  std::uint64_t points = 0;
+  double travel = 0;
+};
+using GlyphMemo = std::map<int, GlyphWork>;
+
 // Whether glyph g's outline can be read by stb_truetype without leaving the file: its loca range
 // inside glyf, a simple glyph's contours, flags and coordinates inside its bytes, a composite's
-// components (x/y offsets only, at most 8 levels deep, no cycle), a box at most 16 em a side.
+// components (x/y offsets only, at most 8 levels deep, no cycle), a box at most 16 em a side,
+// and bounded work for the rasterizer: at most 16,384 points and 256 em of outline.
 // `memo` caches answers per glyph.
-bool glyph_readable(const unsigned char* data, const FontLayout& f, int g, std::map<int, bool>& memo);
+bool glyph_readable(const unsigned char* data, const FontLayout& f, int g, GlyphMemo& memo);
 
 }  // namespace tfx::font

@@ -57,7 +57,7 @@ struct FontFile {
   std::vector<unsigned char> data;
   stbtt_fontinfo info{};
   font::FontLayout layout;
-  mutable std::map<int, bool> readable;  // glyph_readable's answers
+  mutable font::GlyphMemo readable;  // glyph_readable's answers
 };
 
 // The glyph of cp in f, 0 (.notdef) when f has none or its outline is damaged.

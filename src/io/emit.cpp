@@ -119,7 +119,35 @@ void emit(const std::vector<std::string_view>& pieces, const std::string& path, 
     if (::close(fd) != 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
     return;
   }
-  // 3. a regular file: refused when it could not be opened for writing (as cp and a shell's `>`
+  // 3. a regular file named through a symlink: written in place, as a shell's `>` does (the same
+  //    inode, so its owner, mode and every hard link see the new bytes; docs/formats.md). The
+  //    space is reserved first (posix_fallocate), so a full disk is refused before a byte changes.
+  struct stat lst {};
+  if (exists && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    std::size_t total = 0;
+    for (std::string_view bytes : pieces) total += bytes.size();
+    try {
+      struct stat fst {};
+      if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode))
+        throw Error(fmt::format("{} {}: cannot write: the link's target changed while writing", what, path));
+      if (total > 0) {
+        const int r = ::posix_fallocate(fd, 0, static_cast<off_t>(total));
+        if (r != 0 && r != EOPNOTSUPP && r != EINVAL)
+          throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(r)));
+      }
+      for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
+      if (::ftruncate(fd, static_cast<off_t>(total)) != 0)
+        throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    return;
+  }
+  // 4. a regular file: refused when it could not be opened for writing (as cp and a shell's `>`
   //    refuse a read-only file); else written whole to a unique temporary beside it and renamed
   //    onto it, keeping its mode (a new file gets 0666 less the umask)
   mode_t mode = default_file_mode();

@@ -4,6 +4,7 @@
 #include "tfx/io/format.hpp"
 
 #include "format_cells.hpp"
+#include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/text_width.hpp"
 
@@ -265,6 +266,34 @@ std::string summary_value(const nlohmann::json& v, int precision) {
   return v.dump();
 }
 
+// A word from the data as a table shows it: control characters (ESC, NUL, a newline inside a
+// cell) and invalid UTF-8 escaped as an error line shows them (\x1B, \0, \n), so a word from a
+// file can neither send escape sequences to the terminal nor break a row. A Text block keeps its
+// line breaks.
+std::string shown_text(const std::string& s, bool keep_newlines = false) {
+  bool plain = true;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7F) plain = false;
+  }
+  if (plain) return s;
+  if (!keep_newlines) return escape_for_message(s, std::string::npos);
+  std::string out;
+  for (std::size_t i = 0;;) {
+    const std::size_t nl = s.find('\n', i);
+    out += escape_for_message(std::string_view(s).substr(i, nl == std::string::npos ? std::string::npos : nl - i), std::string::npos);
+    if (nl == std::string::npos) return out;
+    out += '\n';
+    i = nl + 1;
+  }
+}
+
+void escape_cells(Grid& g) {
+  for (std::string& c : g.header) c = shown_text(c);
+  for (auto& row : g.body)
+    for (std::string& c : row) c = shown_text(c);
+}
+
 std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) {
   const int precision = o.precision < 0 ? kDefaultTablePrecision : o.precision;
   std::string out;
@@ -279,20 +308,22 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
     if (!(is_text && after_text)) gap();
     after_text = is_text;
     if (auto t = std::get_if<Text>(&b)) {
+      const std::string text = shown_text(t->text, true);
       if (o.width > 0 && !markdown) {
-        for (const auto& line : wrap_words(t->text, static_cast<std::size_t>(o.width), "  ")) out += line + "\n";
+        for (const auto& line : wrap_words(text, static_cast<std::size_t>(o.width), "  ")) out += line + "\n";
       } else {
-        out += t->text + "\n";
+        out += text + "\n";
       }
     } else if (auto m = std::get_if<Matrix>(&b)) {
       bool any_masked = false;
       std::string elided;
-      std::string title = fmt::format("{} {}", tr_runtime(m->name),
+      std::string title = fmt::format("{} {}", shown_text(tr_runtime(m->name)),
                                       m->rows_total ? fmt::format("[{}, {}]", m->rows_total, m->values.cols()) : m->values.shape_str());
       out += markdown ? "**" + title + "**\n\n" : title + "\n";
       for_each_slice(*m, [&](std::size_t rows, std::size_t cols, std::size_t off, const std::string& slice) {
         if (!slice.empty()) out += (markdown ? "\n" : "") + slice + "\n";
         Grid g = matrix_grid(*m, rows, cols, off, precision, o.precision >= 0, o.full, &any_masked);
+        escape_cells(g);
         if (!markdown && !o.full && o.width > 0) fit_columns(g, static_cast<std::size_t>(o.width));
         out += markdown ? render_markdown(g) : render_aligned(g);
         if (g.shown_rows < g.rows || g.shown_cols < g.cols)
@@ -302,15 +333,16 @@ std::string encode_text(const Result& r, const OutputOptions& o, bool markdown) 
       if (!elided.empty()) out += (o.width > 0 && !markdown ? clip_to_width(elided, static_cast<std::size_t>(o.width)) : elided) + "\n";
       if (any_masked) out += tr("(* = masked: weight exactly 0)") + std::string("\n");
     } else if (auto rec = std::get_if<Records>(&b)) {
-      if (!rec->name.empty() && markdown) out += "**" + tr_runtime(rec->name) + "**\n\n";
+      if (!rec->name.empty() && markdown) out += "**" + shown_text(tr_runtime(rec->name)) + "**\n\n";
       Grid g = records_grid(*rec, precision);
+      escape_cells(g);
       out += markdown ? render_markdown(g) : render_aligned(g);
     }
   }
   if (!r.summary.empty()) {
     gap();
     for (auto it = r.summary.begin(); it != r.summary.end(); ++it)
-      out += fmt::format("{}{}: {}\n", markdown ? "- " : "", tr_runtime(it.key()), summary_value(it.value(), o.precision));
+      out += fmt::format("{}{}: {}\n", markdown ? "- " : "", tr_runtime(it.key()), shown_text(summary_value(it.value(), o.precision)));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <stb_image_resize.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -64,6 +65,110 @@ std::string imgf_short_data(std::string_view b, int w, int h) {
   return "";
 }
 
+std::uint64_t imgf_le(std::string_view b, std::size_t at, int bytes) {
+  std::uint64_t v = 0;
+  for (int k = bytes - 1; k >= 0; --k) v = (v << 8) | (at + k < b.size() ? static_cast<unsigned char>(b[at + k]) : 0u);
+  return v;
+}
+std::uint64_t imgf_be(std::string_view b, std::size_t at, int bytes) {
+  std::uint64_t v = 0;
+  for (int k = 0; k < bytes; ++k) v = (v << 8) | (at + k < b.size() ? static_cast<unsigned char>(b[at + k]) : 0u);
+  return v;
+}
+
+// The width and height a PNG, GIF or BMP header states (BMP's height as a magnitude: negative
+// is top-down), for the message when stb_image refuses a picture too large for it.
+bool imgf_header_size(std::string_view b, std::uint64_t& w, std::uint64_t& h) {
+  if (b.size() >= 24 && b.substr(0, 8) == "\x89PNG\r\n\x1a\n" && b.substr(12, 4) == "IHDR") {
+    w = imgf_be(b, 16, 4), h = imgf_be(b, 20, 4);
+    return true;
+  }
+  if (b.size() >= 10 && (b.substr(0, 6) == "GIF87a" || b.substr(0, 6) == "GIF89a")) {
+    w = imgf_le(b, 6, 2), h = imgf_le(b, 8, 2);
+    return true;
+  }
+  if (b.size() >= 26 && b.substr(0, 2) == "BM") {
+    const std::uint64_t hsz = imgf_le(b, 14, 4);
+    if (hsz == 12) {
+      w = imgf_le(b, 18, 2), h = imgf_le(b, 20, 2);
+    } else {
+      w = imgf_le(b, 18, 4);
+      const std::int32_t sh = static_cast<std::int32_t>(static_cast<std::uint32_t>(imgf_le(b, 22, 4)));
+      h = static_cast<std::uint64_t>(sh < 0 ? -static_cast<std::int64_t>(sh) : sh);
+    }
+    return true;
+  }
+  return false;
+}
+
+// stb_image reads a BMP's rows, a GIF's first frame and a JPEG's scans with reads that return
+// zeros past the end, so a file cut short decodes with the missing part black. The bytes those
+// need must be in the file: a BMP's pixel offset plus its rows, a GIF's first frame through the
+// end of its data blocks, a JPEG's end marker after its first scan. Returns "" or what is missing.
+std::string imgf_cut_short(std::string_view b, int w, int h) {
+  if (b.size() >= 2 && b.substr(0, 2) == "BM") {
+    const std::uint64_t offset = imgf_le(b, 10, 4), hsz = imgf_le(b, 14, 4);
+    const std::uint64_t bpp = hsz == 12 ? imgf_le(b, 24, 2) : imgf_le(b, 28, 2), compress = hsz == 12 ? 0 : imgf_le(b, 30, 4);
+    if (compress != 0 && compress != 3) return "";  // stb refuses RLE and the rest itself
+    const std::uint64_t row = (static_cast<std::uint64_t>(w) * bpp + 7) / 8, stride = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
+    const std::uint64_t need = offset + stride * (static_cast<std::uint64_t>(h) - 1) + row;
+    if (b.size() < need) return fmt::format("the BMP file is {} bytes, its {}×{} pixels end at byte {}", b.size(), w, h, need);
+    return "";
+  }
+  if (b.size() >= 6 && (b.substr(0, 6) == "GIF87a" || b.substr(0, 6) == "GIF89a")) {
+    const auto cut = [&] { return fmt::format("the GIF file is {} bytes and its first frame's data runs past the end", b.size()); };
+    std::uint64_t p = 13;
+    if (imgf_le(b, 10, 1) & 0x80) p += 3ull << ((imgf_le(b, 10, 1) & 7) + 1);
+    const auto blocks = [&]() -> bool {  // data sub-blocks up to the 0 that ends them
+      for (;;) {
+        if (p >= b.size()) return false;
+        const std::uint64_t len = imgf_le(b, p, 1);
+        p += 1 + len;
+        if (len == 0) return true;
+      }
+    };
+    for (;;) {
+      if (p >= b.size()) return cut();
+      const unsigned tag = static_cast<unsigned>(imgf_le(b, p, 1));
+      if (tag == 0x21) {  // an extension: its label, then data blocks
+        p += 2;
+        if (!blocks()) return cut();
+      } else if (tag == 0x2C) {  // the first image: descriptor, local colours, LZW code size, data
+        const std::uint64_t flags = imgf_le(b, p + 9, 1);
+        p += 10;
+        if (flags & 0x80) p += 3ull << ((flags & 7) + 1);
+        p += 1;
+        return blocks() ? "" : cut();
+      } else {
+        return "";  // stb says what is wrong with it
+      }
+    }
+  }
+  if (b.size() >= 4 && static_cast<unsigned char>(b[0]) == 0xFF && static_cast<unsigned char>(b[1]) == 0xD8) {
+    std::uint64_t p = 2;
+    while (p + 1 < b.size()) {  // the segments up to the first scan
+      if (static_cast<unsigned char>(b[p]) != 0xFF) return "";  // stb says what is wrong with it
+      const unsigned m = static_cast<unsigned char>(b[p + 1]);
+      if (m == 0xFF) {
+        ++p;
+        continue;
+      }
+      if (m == 0xD9) return "";
+      if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+        p += 2;
+        continue;
+      }
+      p += 2 + imgf_be(b, p + 2, 2);
+      if (m == 0xDA) {  // the scans: entropy-coded data escapes 0xFF, so FF D9 is the end marker
+        if (p < b.size() && b.find("\xFF\xD9", p) != std::string_view::npos) return "";
+        return fmt::format("the JPEG file is {} bytes and ends before its end marker (FF D9)", b.size());
+      }
+    }
+    return fmt::format("the JPEG file is {} bytes and ends before its first scan", b.size());
+  }
+  return "";
+}
+
 }  // namespace
 
 Image read_image(const std::string& path) {
@@ -72,8 +177,18 @@ Image read_image(const std::string& path) {
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int len = static_cast<int>(bytes.size());
   int w = 0, h = 0, channels = 0;
-  if (!stbi_info_from_memory(data, len, &w, &h, &channels))
+  if (!stbi_info_from_memory(data, len, &w, &h, &channels)) {
+    // stb refuses what it cannot decode (a 65535² PNG is "too large") and then tries the other
+    // formats, whose last reason is "unknown image type": a header's size over the limit says so
+    std::uint64_t hw = 0, hh = 0;
+    if (imgf_header_size(bytes, hw, hh) && (hw > static_cast<std::uint64_t>(kMaxImageSide) || hh > static_cast<std::uint64_t>(kMaxImageSide) ||
+                                           hw * hh > static_cast<std::uint64_t>(kMaxImagePixels)))
+      throw Error(fmt::format("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read", path, hw, hh, kMaxImageSide,
+                              kMaxImagePixels >> 20));
     throw Error(fmt::format("{}: not a picture tfx can read (PNG, JPEG, BMP, GIF, TGA, PNM): {}", path, stbi_failure_reason()));
+  }
+  // stb's BMP header reader gives a top-down picture's height as stored, negative
+  if (bytes.size() >= 2 && bytes.compare(0, 2, "BM") == 0 && h < 0 && h != INT_MIN) h = -h;
   if (w <= 0 || h <= 0)
     throw Error(fmt::format("{}: the picture has no pixels ({}×{} in its header): truncated or empty", path, w, h));
   // stb_image reads these too, but they are no pictures a lecture gives (and its flat HDR path
@@ -82,6 +197,8 @@ Image read_image(const std::string& path) {
   if (head.rfind("#?RADIANCE", 0) == 0 || head.rfind("#?RGBE", 0) == 0 || head.rfind("8BPS", 0) == 0 || head.rfind("\x53\x80\xF6\x34", 0) == 0)
     throw Error(fmt::format("{}: an HDR, PSD or PIC picture; tfx reads PNG, JPEG, BMP, GIF, TGA and PNM", path));
   if (const std::string why = imgf_short_data(bytes, w, h); !why.empty())
+    throw Error(fmt::format("{}: the picture is truncated: {}", path, why));
+  if (const std::string why = imgf_cut_short(bytes, w, h); !why.empty())
     throw Error(fmt::format("{}: the picture is truncated: {}", path, why));
   if (w > kMaxImageSide || h > kMaxImageSide || static_cast<long long>(w) * h > kMaxImagePixels)
     throw Error(fmt::format("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read", path, w, h, kMaxImageSide,

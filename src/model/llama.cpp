@@ -5,6 +5,9 @@
 // yarn, llama3: tfx/positional/rope.hpp), grouped-query attention, SwiGLU, tied or untied head.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cstring>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -71,7 +74,39 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
       bad(at, fmt::format("type \"{}\" is not supported (linear, dynamic, yarn, llama3)", type));
     }
   }
-  validate_rope_config(c.rope);
+  // validate_rope_config names RoPE's parameters (base, factor, …) and calls them usage errors,
+  // which the command line would show as flags (--base) with exit 2: here they are the file's keys
+  try {
+    validate_rope_config(c.rope);
+  } catch (const Error& e) {
+    static const std::pair<const char*, const char*> kKeys[] = {
+        {"base", "rope_theta"},
+        {"dim", "head_dim"},
+        {"factor", "rope_scaling.factor"},
+        {"scaling", "rope_scaling.rope_type"},
+        {"original_max_pos", "rope_scaling.original_max_position_embeddings"},
+        {"beta_fast", "rope_scaling.beta_fast"},
+        {"beta_slow", "rope_scaling.beta_slow"},
+        {"low_freq_factor", "rope_scaling.low_freq_factor"},
+        {"high_freq_factor", "rope_scaling.high_freq_factor"}};
+    const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    std::string msg = e.what(), out;
+    for (std::size_t i = 0; i < msg.size();) {
+      bool replaced = false;
+      if (i == 0 || !word(msg[i - 1]))
+        for (const auto& [param, key] : kKeys) {
+          const std::size_t n = std::strlen(param);
+          if (msg.compare(i, n, param) == 0 && (i + n == msg.size() || !word(msg[i + n]))) {
+            out += key;
+            i += n;
+            replaced = true;
+            break;
+          }
+        }
+      if (!replaced) out += msg[i++];
+    }
+    bad(where, out);
+  }
 }
 
 void llama_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, false}); }

@@ -121,8 +121,9 @@ MappedWeights MappedWeights::open(const std::string& dir) {
     for (const auto& [name, file] : j["weight_map"].items()) {
       if (!file.is_string()) throw Error(fmt::format("{}: the file of '{}' should be a string", index.string(), name));
       const std::string f = file.get<std::string>();
-      if (f.find('/') != std::string::npos || f == ".." || f.empty())
-        throw Error(fmt::format("{}: shard '{}' should be a file name in the folder", index.string(), f));
+      // a NUL cannot be in a file name: the system would read the name only up to it
+      if (f.find('/') != std::string::npos || f.find('\0') != std::string::npos || f == "." || f == ".." || f.empty())
+        throw Error(fmt::format("{}: shard '{}' should be a file name in the folder", index.string(), escape_for_message(f)));
       shards.insert(f);
     }
     for (const std::string& f : shards) {

@@ -43,8 +43,10 @@ std::vector<TextPair> parse_pair_lines(std::string_view text, const std::string&
     if (line.find('\t', tab + 1) != std::string_view::npos)
       throw Error(fmt::format("{}:{}: more than one tab; expected source<TAB>target", where, line_no));
     TextPair p;
-    p.source = split_words(line.substr(0, tab));
-    p.target = split_words(line.substr(tab + 1));
+    // one normalization (NFC) on both sides, as translate applies to its input: pairs written in
+    // decomposed (NFD) Hangul train the words a query finds
+    p.source = split_words(unicode::nfc_utf8(line.substr(0, tab)));
+    p.target = split_words(unicode::nfc_utf8(line.substr(tab + 1)));
     if (p.source.empty() || p.target.empty())
       throw Error(fmt::format("{}:{}: the {} side is empty; expected source<TAB>target", where, line_no,
                                    p.source.empty() ? "source" : "target"));

@@ -298,6 +298,9 @@ bool vit_flag(const nlohmann::json& j, const char* key, const std::string& where
 
 }  // namespace
 
+// The largest normalized pixel value read_vit_processor accepts.
+constexpr double kMaxPixelValue = 1e6;
+
 VitProcessor read_vit_processor(const std::string& dir, const ModelConfig& c) {
   VitProcessor p;
   p.height = p.width = c.image_size;
@@ -325,6 +328,17 @@ VitProcessor read_vit_processor(const std::string& dir, const ModelConfig& c) {
     vit_bad(where, fmt::format("resample {} is not supported (tfx resizes as PIL's bilinear filter, resample 2)", json_excerpt(j["resample"])));
   p.mean = vit_triple(j, "image_mean", where, p.mean, false);
   p.std = vit_triple(j, "image_std", where, p.std, true);
+  // the normalized pixels the model reads: HF's processors give at most a few units; a tiny
+  // image_std (1e-30) would overflow the first layer, and that is the file's fault, not the weights'
+  if (p.do_normalize)
+    for (std::size_t ch = 0; ch < 3; ++ch)
+      for (const double v : {0.0, 255.0}) {
+        const double x = ((p.do_rescale ? v * p.rescale_factor : v) - p.mean[ch]) / p.std[ch];
+        if (!(std::fabs(x) <= kMaxPixelValue))
+          vit_bad(where, fmt::format("image_mean {}, image_std {} and rescale_factor {} make a pixel of {} read as {:.3g}; a normalized "
+                                     "pixel must stay within ±{:g} (HF's processors give a few units: image_std is too small?)",
+                                     p.mean[ch], p.std[ch], p.do_rescale ? p.rescale_factor : 1.0, v, x, kMaxPixelValue));
+      }
   return p;
 }
 

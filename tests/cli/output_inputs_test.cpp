@@ -1,10 +1,11 @@
 // Issue 36, output safety: -o/--png/--svg/--html onto any file a command reads — a checkpoint
 // folder's weights, shard, index, config, tokenizer, vocabulary or merges given as the folder —
 // is refused before anything is read, by any name that reaches it (a symlink, a hard link);
-// a symlinked output is written through (docs/formats.md: the link stays, the file it names is
-// replaced by a new file, so a hard link to the old file keeps the old bytes); `-o /dev/tty`
+// a symlinked output is written through in place (docs/formats.md: the link stays, the file it
+// names keeps its inode, as a shell's `>` leaves it, so a hard link sees the new bytes); `-o /dev/tty`
 // does not get around the refusal to write binary output to a terminal.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,18 +74,24 @@ TEST_CASE("output safety: every file of a checkpoint folder is refused as -o, --
   CHECK(fs::exists(t / "m" / "notes.csv"));
 }
 
-TEST_CASE("output safety: a symlinked output is written through (link kept, target replaced), also when dangling; a hard link keeps the old bytes") {
+TEST_CASE("output safety: a symlinked output is written through in place as `>` does (link kept, same inode, hard links see it), also when dangling") {
   TempDir t;
   write_file(t / "target.csv", "old\n");
   fs::create_symlink("target.csv", t / "link.csv");
   fs::create_hard_link(t / "target.csv", t / "hard.csv");
+  const auto inode = [](const fs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 ? st.st_ino : ino_t{0};
+  };
+  const ino_t before = inode(t / "target.csv");
   const Run r = run_tfx("pe --len 2 --dim 2 -o link.csv", t.path);
   REQUIRE(r.code == 0);
+  CHECK(inode(t / "target.csv") == before);  // written in place, not replaced
   CHECK(fs::is_symlink(t / "link.csv"));
   const std::string written = read_file(t / "target.csv");
   CHECK(written.rfind("pos,", 0) == 0);  // pe's CSV header
   CHECK(read_file(t / "link.csv") == written);
-  CHECK(read_file(t / "hard.csv") == "old\n");  // the documented difference from a shell's `>`
+  CHECK(read_file(t / "hard.csv") == written);  // one inode, as a shell's `>` leaves it
   // a dangling link: the file it names is created, the link stays
   fs::create_symlink("new.csv", t / "dangling.csv");
   const Run d = run_tfx("pe --len 2 --dim 2 -o dangling.csv", t.path);

@@ -140,3 +140,34 @@ lists = [(0, "1,0,0,1"), (1, "1.5,-2,3e-2,4"), (2, "4,2,3,5;2,1,-3,2"), (3, "3,1
          (13, "king,queen,apple"), (14, "none,linear,ntk,yarn")]
 for i, v in lists:
     put("cli_lists", f"flag{i}", bytes([i]) + v.encode())
+
+
+# image: byte 0 bit 0 clear: the rest is the picture; set: bytes 1–2 (big-endian) pick where the
+# picture after them is cut (fraction of 65536); the cut picture must be refused or read the same
+def bmp(w, h, top_down=False, bpp=24):
+    row = ((w * bpp + 31) // 32) * 4
+    pixels = b"".join(bytes((x * 40 + y * 7 + k * 90) % 256 for x in range(w) for k in range(bpp // 8)).ljust(row, b"\0")
+                      for y in range(h))
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h if top_down else h, 1, bpp, 0, len(pixels), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 14 + 40 + len(pixels), 0, 0, 54) + info + pixels
+
+
+def png(w, h):
+    import zlib
+    raw = b"".join(b"\0" + bytes((x * 60 + y * 30 + k * 80) % 256 for x in range(w) for k in range(3)) for y in range(h))
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+# a 2×2 GIF: 4 colours, LZW minimum code size 2, clear 4, pixels 0 1 2 3, end 5
+gif = (b"GIF89a" + struct.pack("<HHBBB", 2, 2, 0x81, 0, 0) + bytes([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255]) +
+       b"\x21\xf9\x04\x00\x00\x00\x00\x00" + b"\x2c" + struct.pack("<HHHHB", 0, 0, 2, 2, 0) +
+       b"\x02\x03\x84\x0c\x05\x00" + b"\x3b")
+pnm = b"P6\n3 2\n255\n" + bytes(range(18))
+tga = struct.pack("<BBBHHBHHHHBB", 0, 0, 2, 0, 0, 0, 0, 0, 2, 2, 24, 0) + bytes(range(12))
+for name, data in [("bmp", bmp(5, 3)), ("bmp_top_down", bmp(5, 3, True)), ("bmp32", bmp(2, 2, bpp=32)), ("png", png(3, 2)),
+                   ("gif", gif), ("pnm", pnm), ("tga", tga)]:
+    put("image", name, b"\0" + data)
+    put("image", name + "_cut", b"\1\x80\x00" + data)

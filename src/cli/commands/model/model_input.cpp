@@ -18,7 +18,7 @@ namespace tfx::cli {
 void add_model_input(CLI::App* cmd, ModelInput& in, bool text, bool image) {
   cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
   if (!text) return;
-  cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
+  in.text_opt = cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
   cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
       ->check(comma_list("ids", "15496,11,616"));
   cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
@@ -85,7 +85,11 @@ LoadedInput load_input(const ModelInput& in) {
   if ((in.text.empty() && in.ids.empty() && model_dir_is_image(in.dir)))
     throw usage_error(fmt::format("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "
                                   "--image FILE)", in.dir, in.dir));
-  if (in.text.empty() == in.ids.empty())
+  if (in.text.empty() && in.ids.empty() && in.text_opt && in.text_opt->count() > 0)
+    throw usage_error("TEXT is empty; expected the text the model reads (or token ids as --ids 1,2,3)");
+  if (in.text.empty() && in.ids.empty())
+    throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3");
+  if (!in.text.empty() && !in.ids.empty())
     throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both");
   LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}, std::nullopt, Tensor()};
   if (l.model.config.family->image())

@@ -194,7 +194,10 @@ void run_train(const TrainCommandOptions& o) {
                                 return n;
                               }(),
                               o.steps, o.batch)});
-  r.blocks.push_back(Text{trf("held-out exact match: {}/{} = {:.1f} %", score.exact, score.pairs, 100 * score.exact_fraction())});
+  if (score.pairs == 0)  // --test-fraction 0, or too few pairs to hold one out: no score, not 0 %
+    r.blocks.push_back(Text{tr("held-out exact match: nothing was held out (--test-fraction leaves no test pairs)")});
+  else
+    r.blocks.push_back(Text{trf("held-out exact match: {}/{} = {:.1f} %", score.exact, score.pairs, 100 * score.exact_fraction())});
   r.summary[N_("held_out_exact")] = score.exact_fraction();
   r.summary[N_("held_out_pairs")] = score.pairs;
   if (has_alignment) {

@@ -12,6 +12,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/stats.hpp"
+#include "tfx/text/unicode.hpp"
 
 namespace tfx::cli {
 
@@ -29,7 +30,7 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
   for (std::size_t i = 4; i < vocab.size(); ++i) ids.emplace(vocab[i], i);  // not the specials <pad> <bos> <eos> <unk>
   // 1. the sentence: --watch, else a fixed one of the data
   if (watch) {
-    p.words = split_words(*watch);
+    p.words = split_words(unicode::nfc_utf8(*watch));  // NFC, as the pairs
     if (p.words.empty()) throw usage_error("--watch is empty; expected a sentence of the training data's source language");
   } else if (builtin) {
     p.words = {"그녀는", "커피를", "마셨다"};
