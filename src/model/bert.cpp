@@ -66,10 +66,21 @@ std::vector<TensorSlot> bert_slots(Checkpoint& m, const MappedWeights& file) {
 
 OutputHead bert_output_head(const Checkpoint& m) { return std::get<BertWeights>(m.weights).head_w.empty() ? OutputHead::none : OutputHead::masked_lm; }
 
-ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+// The MLM head: dense, GELU, LayerNorm, decoder (tied to the word embeddings) + bias: x (T, D) → (T, V)
+Tensor bert_mlm_head(const Checkpoint& m, const Tensor& x) {
+  const BertWeights& w = std::get<BertWeights>(m.weights);
+  Tensor t = linear(x, w.head_w, w.head_b, kBertThreads);
+  gelu_inplace(t, gelu_form(m.config));
+  t = stored_layer_norm(t, w.head_ln_w, w.head_ln_b, static_cast<float>(m.config.eps));
+  return linear(t, w.head_decoder.empty() ? w.word : w.head_decoder, w.head_bias, kBertThreads);
+}
+
+// Post-LN: the residual stream entering block l is hidden[l] itself (no final norm): the lens is the MLM head.
+ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
   const BertWeights& w = std::get<BertWeights>(m.weights);
   const float eps = static_cast<float>(c.eps);
+  const std::size_t L = w.layers.size();
   ForwardPass out;
   // embeddings: word + position + token type 0, then LayerNorm
   Tensor x = stored_rows(w.word, ids);
@@ -78,32 +89,37 @@ ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& id
   for (std::size_t t = 0; t < x.rows(); ++t)
     for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += type0(0, j);
   x = stored_layer_norm(x, w.emb_ln_w, w.emb_ln_b, eps);
-  out.hidden.push_back(x);
-  for (const BertLayerWeights& l : w.layers) {
+  for (std::size_t i = 0; i < L; ++i) {
+    const BertLayerWeights& l = w.layers[i];
+    enter_block(out, x, i, 0, o);
+    tap(o, "attn_in", i, x);
     // self-attention (no mask), output dense, Add & Norm
     const Tensor q = linear(x, l.q_w, l.q_b, kBertThreads);
     const Tensor k = linear(x, l.k_w, l.k_b, kBertThreads);
     const Tensor v = linear(x, l.v_w, l.v_b, kBertThreads);
+    tap(o, "q", i, q);
+    tap(o, "k", i, k);
+    tap(o, "v", i, v);
     GroupedAttention a = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, false);
-    out.attentions.push_back(std::move(a.weights));
-    Tensor o = linear(a.output, l.o_w, l.o_b, kBertThreads);
-    add_inplace(o, x);
-    const Tensor h = stored_layer_norm(o, l.attn_ln_w, l.attn_ln_b, eps);
+    if (o.keep_attentions) out.attentions.push_back(std::move(a.weights));
+    ablate_heads(a.output, i, c.head_dim, o);
+    tap(o, "attn_heads", i, a.output);
+    Tensor proj = linear(a.output, l.o_w, l.o_b, kBertThreads);
+    tap(o, "attn_out", i, proj);
+    add_inplace(proj, x);
+    const Tensor h = stored_layer_norm(proj, l.attn_ln_w, l.attn_ln_b, eps);
+    tap(o, "resid_mid", i, h);
     // FFN: dense, GELU, dense, Add & Norm
     Tensor f = linear(h, l.ffn_in_w, l.ffn_in_b, kBertThreads);
     gelu_inplace(f, gelu_form(c));
+    tap(o, "mlp_act", i, f);
     Tensor y = linear(f, l.ffn_out_w, l.ffn_out_b, kBertThreads);
+    tap(o, "mlp_out", i, y);
     add_inplace(y, h);
     x = stored_layer_norm(y, l.out_ln_w, l.out_ln_b, eps);
-    out.hidden.push_back(x);
   }
-  if (want_logits && !w.head_w.empty()) {
-    // MLM head: dense, GELU, LayerNorm, decoder (tied to the word embeddings) + bias
-    Tensor t = linear(x, w.head_w, w.head_b, kBertThreads);
-    gelu_inplace(t, gelu_form(c));
-    t = stored_layer_norm(t, w.head_ln_w, w.head_ln_b, eps);
-    out.logits = linear(t, w.head_decoder.empty() ? w.word : w.head_decoder, w.head_bias, kBertThreads);
-  }
+  enter_block(out, x, L, 0, o);
+  if (o.logits != LogitRows::none && !w.head_w.empty()) out.logits = bert_mlm_head(m, logit_rows(x, o.logits));
   return out;
 }
 
@@ -112,12 +128,23 @@ const StoredMatrix* bert_position_table(const Checkpoint& m) { return &std::get<
 
 }  // namespace
 
-const Family kBert = {"bert",           N_("BERT (encoder, post-LN, learned positions)"),
-                      false,            false,
-                      true,             false,
-                      bert_read_config, bert_slots,
-                      bert_output_head, bert_forward,
-                      bert_token_embedding, kBertWord,
-                      bert_position_table,  kBertPosition};
+const Family kBert = {.model_type = "bert",
+                      .summary = N_("BERT (encoder, post-LN, learned positions)"),
+                      .decoder = false,
+                      .rope = false,
+                      .masked_lm = true,
+                      .final_norm = false,
+                      .read_config = bert_read_config,
+                      .tensor_slots = bert_slots,
+                      .output_head = bert_output_head,
+                      .forward = bert_forward,
+                      .token_embedding = bert_token_embedding,
+                      .token_embedding_name = kBertWord,
+                      .position_table = bert_position_table,
+                      .position_table_name = kBertPosition,
+                      .final_norm_and_head = bert_mlm_head,
+                      .norm_name = "LayerNorm",
+                      .ffn_name = "GELU",
+                      .positions_name = "learned"};
 
 }  // namespace tfx::family_files

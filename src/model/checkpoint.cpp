@@ -107,8 +107,36 @@ void check_finite(const ForwardPass& f, const Checkpoint& m) {
 
 }  // namespace
 
+namespace {
+
+// The microscope's interventions against the model: layers, heads, positions (absolute: the
+// cache's n … n+T−1) and vector lengths.
+void check_interventions(const Checkpoint& m, std::size_t first, std::size_t T, const ForwardOptions& o) {
+  const ModelConfig& c = m.config;
+  for (const HeadAblation& a : o.ablate) {
+    if (a.layer >= c.layers) throw usage_error(fmt::format("head ablation: layer {} is past the model's {} layers (0 … {})", a.layer, c.layers, c.layers - 1));
+    if (a.head >= c.heads) throw usage_error(fmt::format("head ablation: head {} is past the model's {} heads (0 … {})", a.head, c.heads, c.heads - 1));
+    if (a.mode == HeadAblation::Mode::value && a.value.size() != c.head_dim)
+      throw usage_error(fmt::format("head ablation: {} values given for a head of width {}", a.value.size(), c.head_dim));
+  }
+  for (const ResidualPatch& p : o.patch) {
+    if (p.layer > c.layers) throw usage_error(fmt::format("residual patch: layer {} is past the model's {} layers (0 … {})", p.layer, c.layers, c.layers));
+    if (p.position < first || p.position >= first + T)
+      throw usage_error(fmt::format("residual patch: position {} is not one of this pass's positions ({} … {})", p.position, first, first + T - 1));
+    if (p.value.size() != c.d_model) throw usage_error(fmt::format("residual patch: {} values given for a residual stream of width {}", p.value.size(), c.d_model));
+  }
+}
+
+}  // namespace
+
 // The forward pass of the checkpoint's family, after the checks every family shares.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+  ForwardOptions o;
+  o.logits = want_logits ? LogitRows::all : LogitRows::none;
+  return model_forward(m, ids, o);
+}
+
+ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
   if (c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads a picture, not text (give image FILE)", m.dir, c.model_type), {"image"});
   if (ids.empty()) throw usage_error("no tokens to run the model on");
@@ -116,30 +144,48 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   for (std::size_t id : ids)
     if (id >= rows)
       throw Error(fmt::format("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)", m.dir, id, rows));
-  if (!c.uses_rope() && ids.size() > c.max_positions)
+  const std::size_t first = o.cache ? o.cache->length : 0;
+  if (o.cache) {
+    if (!c.decoder()) throw usage_error(fmt::format("{} is an encoder ({}): it has no KV cache", m.dir, c.model_type));
+    if (o.cache->layers != c.layers || o.cache->kv_heads != c.kv_heads || o.cache->head_dim != c.head_dim)
+      throw Error(fmt::format("{}: the KV cache was made for another model", m.dir));
+    if (first + ids.size() > o.cache->capacity)
+      throw Error(fmt::format("the KV cache has room for {} positions; {} cached and {} more given", o.cache->capacity, first, ids.size()));
+  }
+  if (const auto limit = c.position_limit(); limit && first + ids.size() > *limit)
     throw usage_error(fmt::format("{} tokens are more than the model's {} positions (max_position_embeddings); shorten the text",
-                                  ids.size(), c.max_positions));
+                                  first + ids.size(), *limit));
+  check_interventions(m, first, ids.size(), o);
   // the model's footprint: the mapped weights, and what the pass keeps (every layer's (heads, T, T)
   // weights, the hidden states, the logits)
-  const double T = static_cast<double>(ids.size());
+  const double T = static_cast<double>(ids.size()), S = static_cast<double>(first + ids.size());
+  const bool want_logits = o.logits != LogitRows::none;
   check_memory(static_cast<double>(m.file_bytes()) +
-                   4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
+                   4.0 * (static_cast<double>(c.layers * c.heads) * T * S + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
                           (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
                fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
-  ForwardPass f = c.family->forward(m, ids, want_logits);
+  ForwardPass f = c.family->forward(m, ids, o);
   check_finite(f, m);
   return f;
 }
 
 ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool want_logits) {
+  ForwardOptions o;
+  o.logits = want_logits ? LogitRows::all : LogitRows::none;
+  return model_forward_image(m, pixels, o);
+}
+
+ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
   if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop image)", m.dir, c.model_type), {"image"});
+  if (o.cache) throw usage_error(fmt::format("{} is an encoder ({}): it has no KV cache", m.dir, c.model_type));
+  check_interventions(m, 0, c.max_positions, o);
   const double T = static_cast<double>(c.max_positions);
   check_memory(static_cast<double>(m.file_bytes()) +
                    4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model)),
                fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} patches", c.layers, c.heads,
                            c.max_positions - 1));
-  ForwardPass f = c.family->forward_image(m, pixels, want_logits);
+  ForwardPass f = c.family->forward_image(m, pixels, o);
   check_finite(f, m);
   return f;
 }

@@ -25,9 +25,10 @@ const Family* find_family(std::string_view model_type) {
   return nullptr;
 }
 
-std::string supported_model_types() {
+std::string supported_model_types(bool images) {
   std::vector<std::string> names;
-  for (const Family* f : kFamilies) names.push_back(f->model_type);
+  for (const Family* f : kFamilies)
+    if (images || !f->image()) names.push_back(f->model_type);
   return fmt::format("{}", fmt::join(names, ", "));
 }
 

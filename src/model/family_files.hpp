@@ -39,6 +39,29 @@ void read_gelu_family(const nlohmann::json& j, const GeluFamilyKeys& k, const st
 // "gelu_new" is the tanh form, "gelu" the erf form
 GeluForm gelu_form(const ModelConfig& c);
 
+// ---- the forward pass's shared steps (forward.cpp) ----
+
+// The cache a pass runs on: o.cache, or `local` made for the T positions of a whole sequence.
+KvCache* pass_cache(const ForwardOptions& o, KvCache& local, const ModelConfig& c, std::size_t T);
+// Causal grouped-query attention of T new positions against the cache: kn, vn (T, KV·hd) join it at
+// positions n … n+T−1 (n = cache.length, advanced by the caller after its last block); q (T, H·hd)
+// at position n+t attends to keys 0 … n+t. weights: (H, T, n+T) after softmax, or nullptr.
+// -> the heads' outputs side by side (T, H·hd)
+Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& kn, const Tensor& vn, std::size_t H,
+                        Tensor* weights);
+// z (T, H·hd): the HeadAblations of o for `layer` applied to their heads' columns
+void ablate_heads(Tensor& z, std::size_t layer, std::size_t hd, const ForwardOptions& o);
+// x (T, D) of positions first … first+T−1: the ResidualPatches of o for `layer` written in
+void patch_residual(Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o);
+// The residual stream entering block `layer` (L: the final norm): patched, tapped as resid_pre, kept
+void enter_block(ForwardPass& out, Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o);
+// o.tap(name, layer, value) when a tap is set
+inline void tap(const ForwardOptions& o, const char* name, std::size_t layer, const Tensor& value) {
+  if (o.tap) o.tap(name, layer, value);
+}
+// The rows the head reads: all of x, or its last row (LogitRows::last)
+Tensor logit_rows(const Tensor& x, LogitRows rows);
+
 // The rows each family file contributes to the table.
 extern const Family kBert, kGpt2, kLlama, kQwen2, kMistral, kVit;
 

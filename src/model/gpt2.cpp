@@ -54,19 +54,32 @@ OutputHead gpt2_output_head(const Checkpoint& m) {
   return std::get<Gpt2Weights>(m.weights).lm_head.empty() ? OutputHead::tied : OutputHead::untied;
 }
 
-ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+// ln_f then the head (wte, or lm_head when stored): x (T, D) → (T, V)
+Tensor gpt2_final_norm_and_head(const Checkpoint& m, const Tensor& x) {
+  const Gpt2Weights& w = std::get<Gpt2Weights>(m.weights);
+  return matmul_bt(stored_layer_norm(x, w.lnf_w, w.lnf_b, static_cast<float>(m.config.eps)), w.lm_head.empty() ? w.wte : w.lm_head,
+                   kGpt2Threads);
+}
+
+// T tokens at positions n … n+T−1 (n = the cache's length; 0 without one)
+ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
   const Gpt2Weights& w = std::get<Gpt2Weights>(m.weights);
-  const std::size_t D = c.d_model, T = ids.size();
+  const std::size_t D = c.d_model, T = ids.size(), L = w.layers.size();
   const float eps = static_cast<float>(c.eps);
+  KvCache local;
+  KvCache& cache = *pass_cache(o, local, c, T);
+  const std::size_t n = cache.length;
   ForwardPass out;
   // token + position embeddings
   Tensor x = stored_rows(w.wte, ids);
-  add_table_rows(x, w.wpe, 0);
-  for (const Gpt2LayerWeights& l : w.layers) {
-    out.hidden.push_back(x);
+  add_table_rows(x, w.wpe, n);
+  for (std::size_t i = 0; i < L; ++i) {
+    const Gpt2LayerWeights& l = w.layers[i];
+    enter_block(out, x, i, n, o);
     // x + attention(ln_1(x)): q, k, v side by side in c_attn's output
     const Tensor a = stored_layer_norm(x, l.ln1_w, l.ln1_b, eps);
+    tap(o, "attn_in", i, a);
     const Tensor qkv = linear_in_out(a, l.qkv_w, l.qkv_b, kGpt2Threads);
     Tensor q({T, D}), k({T, D}), v({T, D});
     for (std::size_t t = 0; t < T; ++t) {
@@ -74,17 +87,33 @@ ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& id
       std::copy_n(qkv.data() + t * 3 * D + D, D, k.data() + t * D);
       std::copy_n(qkv.data() + t * 3 * D + 2 * D, D, v.data() + t * D);
     }
-    GroupedAttention att = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, true);
-    out.attentions.push_back(std::move(att.weights));
-    add_inplace(x, linear_in_out(att.output, l.proj_w, l.proj_b, kGpt2Threads));
+    tap(o, "q", i, q);
+    tap(o, "k", i, k);
+    tap(o, "v", i, v);
+    Tensor weights;
+    Tensor z = cached_attention(cache, i, q, k, v, c.heads, o.keep_attentions ? &weights : nullptr);
+    if (o.keep_attentions) out.attentions.push_back(std::move(weights));
+    ablate_heads(z, i, c.head_dim, o);
+    tap(o, "attn_heads", i, z);
+    const Tensor proj = linear_in_out(z, l.proj_w, l.proj_b, kGpt2Threads);
+    tap(o, "attn_out", i, proj);
+    add_inplace(x, proj);
+    tap(o, "resid_mid", i, x);
     // x + mlp(ln_2(x))
     Tensor f = linear_in_out(stored_layer_norm(x, l.ln2_w, l.ln2_b, eps), l.fc_w, l.fc_b, kGpt2Threads);
     gelu_inplace(f, gelu_form(c));
-    add_inplace(x, linear_in_out(f, l.fc_proj_w, l.fc_proj_b, kGpt2Threads));
+    tap(o, "mlp_act", i, f);
+    const Tensor mlp = linear_in_out(f, l.fc_proj_w, l.fc_proj_b, kGpt2Threads);
+    tap(o, "mlp_out", i, mlp);
+    add_inplace(x, mlp);
   }
-  x = stored_layer_norm(x, w.lnf_w, w.lnf_b, eps);
-  out.hidden.push_back(x);
-  if (want_logits) out.logits = matmul_bt(x, w.lm_head.empty() ? w.wte : w.lm_head, kGpt2Threads);
+  cache.length += T;
+  patch_residual(x, L, n, o);
+  tap(o, "resid_pre", L, x);
+  // the final norm (ln_f) and the head
+  x = stored_layer_norm(o.keep_hidden ? x : logit_rows(x, o.logits), w.lnf_w, w.lnf_b, eps);
+  if (o.keep_hidden) out.hidden.push_back(x);
+  if (o.logits != LogitRows::none) out.logits = matmul_bt(logit_rows(x, o.logits), w.lm_head.empty() ? w.wte : w.lm_head, kGpt2Threads);
   return out;
 }
 
@@ -93,12 +122,23 @@ const StoredMatrix* gpt2_position_table(const Checkpoint& m) { return &std::get<
 
 }  // namespace
 
-const Family kGpt2 = {"gpt2",           N_("GPT-2 (decoder, pre-LN, learned positions)"),
-                      true,             false,
-                      false,            true,
-                      gpt2_read_config, gpt2_slots,
-                      gpt2_output_head, gpt2_forward,
-                      gpt2_token_embedding, kGpt2Wte,
-                      gpt2_position_table,  kGpt2Wpe};
+const Family kGpt2 = {.model_type = "gpt2",
+                      .summary = N_("GPT-2 (decoder, pre-LN, learned positions)"),
+                      .decoder = true,
+                      .rope = false,
+                      .masked_lm = false,
+                      .final_norm = true,
+                      .read_config = gpt2_read_config,
+                      .tensor_slots = gpt2_slots,
+                      .output_head = gpt2_output_head,
+                      .forward = gpt2_forward,
+                      .token_embedding = gpt2_token_embedding,
+                      .token_embedding_name = kGpt2Wte,
+                      .position_table = gpt2_position_table,
+                      .position_table_name = kGpt2Wpe,
+                      .final_norm_and_head = gpt2_final_norm_and_head,
+                      .norm_name = "LayerNorm",
+                      .ffn_name = "GELU",
+                      .positions_name = "learned"};
 
 }  // namespace tfx::family_files

@@ -150,32 +150,71 @@ OutputHead llama_output_head(const Checkpoint& m) {
   return m.config.tied_head && std::get<LlamaWeights>(m.weights).lm_head.empty() ? OutputHead::tied : OutputHead::untied;
 }
 
-ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits) {
+// the final RMSNorm then the head (embed_tokens when tied): x (T, D) → (T, V)
+Tensor llama_final_norm_and_head(const Checkpoint& m, const Tensor& x) {
+  const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
+  return matmul_bt(stored_rms_norm(x, w.norm, m.config.eps), m.config.tied_head ? w.embed : w.lm_head, kLlamaThreads);
+}
+
+// The rows of positions first … first+T−1 of the cache's RoPE tables
+RopeTables llama_rope_rows(const RopeTables& all, std::size_t first, std::size_t T) {
+  RopeTables r{T, all.pairs, std::vector<float>(T * all.pairs), std::vector<float>(T * all.pairs)};
+  std::copy_n(all.cos.data() + first * all.pairs, T * all.pairs, r.cos.data());
+  std::copy_n(all.sin.data() + first * all.pairs, T * all.pairs, r.sin.data());
+  return r;
+}
+
+// T tokens at positions n … n+T−1 (n = the cache's length; 0 without one)
+ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
   const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
-  const RopeTables rope = rope_tables(ids.size(), c.rope);
+  const std::size_t T = ids.size(), L = w.layers.size();
+  KvCache local;
+  KvCache& cache = *pass_cache(o, local, c, T);
+  const std::size_t n = cache.length;
+  // RoPE: cos and sin of every position the cache holds (θ(t, j) = t·inv_freq_j in float32, as HF)
+  if (cache.rope.len == 0) cache.rope = rope_tables(cache.capacity, c.rope);
+  const RopeTables rope = n == 0 && T == cache.capacity ? cache.rope : llama_rope_rows(cache.rope, n, T);
   ForwardPass out;
   Tensor x = stored_rows(w.embed, ids);
-  for (const LlamaLayerWeights& l : w.layers) {
-    out.hidden.push_back(x);
+  for (std::size_t i = 0; i < L; ++i) {
+    const LlamaLayerWeights& l = w.layers[i];
+    enter_block(out, x, i, n, o);
     // x + o_proj(attention(RoPE(q), RoPE(k), v)) of RMSNorm(x)
     const Tensor a = stored_rms_norm(x, l.attn_norm, c.eps);
+    tap(o, "attn_in", i, a);
     Tensor q = linear(a, l.q_w, l.q_b, kLlamaThreads);
     Tensor k = linear(a, l.k_w, l.k_b, kLlamaThreads);
     const Tensor v = linear(a, l.v_w, l.v_b, kLlamaThreads);
     rope_rotate_heads(q, c.heads, rope, RopeLayout::half);
     rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
-    GroupedAttention att = grouped_query_attention(q, k, v, c.heads, c.kv_heads, c.head_dim, true);
-    out.attentions.push_back(std::move(att.weights));
-    add_inplace(x, linear(att.output, l.o_w, {}, kLlamaThreads));
+    tap(o, "q", i, q);
+    tap(o, "k", i, k);
+    tap(o, "v", i, v);
+    Tensor weights;
+    Tensor z = cached_attention(cache, i, q, k, v, c.heads, o.keep_attentions ? &weights : nullptr);
+    if (o.keep_attentions) out.attentions.push_back(std::move(weights));
+    ablate_heads(z, i, c.head_dim, o);
+    tap(o, "attn_heads", i, z);
+    const Tensor proj = linear(z, l.o_w, {}, kLlamaThreads);
+    tap(o, "attn_out", i, proj);
+    add_inplace(x, proj);
+    tap(o, "resid_mid", i, x);
     // x + down(SiLU(gate(b))·up(b)) of b = RMSNorm(x)
     const Tensor b = stored_rms_norm(x, l.ffn_norm, c.eps);
-    const Tensor g = linear(b, l.gate, {}, kLlamaThreads), u = linear(b, l.up, {}, kLlamaThreads);
-    add_inplace(x, linear(swiglu(g, u), l.down, {}, kLlamaThreads));
+    const Tensor act = swiglu(linear(b, l.gate, {}, kLlamaThreads), linear(b, l.up, {}, kLlamaThreads));
+    tap(o, "mlp_act", i, act);
+    const Tensor mlp = linear(act, l.down, {}, kLlamaThreads);
+    tap(o, "mlp_out", i, mlp);
+    add_inplace(x, mlp);
   }
-  x = stored_rms_norm(x, w.norm, c.eps);
-  out.hidden.push_back(x);
-  if (want_logits) out.logits = matmul_bt(x, c.tied_head ? w.embed : w.lm_head, kLlamaThreads);
+  cache.length += T;
+  patch_residual(x, L, n, o);
+  tap(o, "resid_pre", L, x);
+  // the final RMSNorm and the head
+  x = stored_rms_norm(o.keep_hidden ? x : logit_rows(x, o.logits), w.norm, c.eps);
+  if (o.keep_hidden) out.hidden.push_back(x);
+  if (o.logits != LogitRows::none) out.logits = matmul_bt(logit_rows(x, o.logits), c.tied_head ? w.embed : w.lm_head, kLlamaThreads);
   return out;
 }
 
@@ -184,9 +223,25 @@ const StoredMatrix* llama_no_position_table(const Checkpoint&) { return nullptr;
 
 }  // namespace
 
-#define TFX_LLAMA_ROW(type, read)                                                                                             \
-  {type,   N_("{} (decoder, RMSNorm, RoPE{})"), true, true, false, true, read, llama_slots, llama_output_head, llama_forward, \
-   llama_token_embedding, kLlamaEmbed, llama_no_position_table, ""}
+#define TFX_LLAMA_ROW(type, read)                                                                                   \
+  {.model_type = type,                                                                                              \
+   .summary = N_("{} (decoder, RMSNorm, RoPE{})"),                                                                  \
+   .decoder = true,                                                                                                 \
+   .rope = true,                                                                                                    \
+   .masked_lm = false,                                                                                              \
+   .final_norm = true,                                                                                              \
+   .read_config = read,                                                                                             \
+   .tensor_slots = llama_slots,                                                                                     \
+   .output_head = llama_output_head,                                                                                \
+   .forward = llama_forward,                                                                                        \
+   .token_embedding = llama_token_embedding,                                                                        \
+   .token_embedding_name = kLlamaEmbed,                                                                             \
+   .position_table = llama_no_position_table,                                                                       \
+   .position_table_name = "",                                                                                       \
+   .final_norm_and_head = llama_final_norm_and_head,                                                                \
+   .norm_name = "RMSNorm",                                                                                          \
+   .ffn_name = "SwiGLU",                                                                                            \
+   .positions_name = "rope"}
 const Family kLlama = TFX_LLAMA_ROW("llama", llama_read_config);
 const Family kQwen2 = TFX_LLAMA_ROW("qwen2", qwen2_read_config);
 const Family kMistral = TFX_LLAMA_ROW("mistral", mistral_read_config);

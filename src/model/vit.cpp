@@ -110,15 +110,22 @@ OutputHead vit_output_head(const Checkpoint& m) {
   return std::get<VitWeights>(m.weights).classifier_w.empty() ? OutputHead::none : OutputHead::classifier;
 }
 
-ForwardPass vit_forward_text(const Checkpoint& m, const std::vector<std::size_t>&, bool) {
+ForwardPass vit_forward_text(const Checkpoint& m, const std::vector<std::size_t>&, const ForwardOptions&) {
   throw usage_error(fmt::format("{}: a ViT reads a picture, not text (give image FILE)", m.dir), {"image"});
 }
 
+// the final LayerNorm, then the classifier: x (T, D) → (T, labels)
+Tensor vit_final_norm_and_head(const Checkpoint& m, const Tensor& x) {
+  const VitWeights& w = std::get<VitWeights>(m.weights);
+  return linear(layer_norm(x, w.final_w, w.final_b, static_cast<float>(m.config.eps)), w.classifier_w, w.classifier_b, kVitThreads);
+}
+
 // pixels (C, S, S) as vit_pixel_values gives them → hidden (layers + 1, N + 1, D), attentions, logits (1, L)
-ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, bool want_logits) {
+ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
   const VitWeights& w = std::get<VitWeights>(m.weights);
   const float eps = static_cast<float>(c.eps);
+  const std::size_t L = w.layers.size();
   if (pixels.rank() != 3 || pixels.dim(0) != c.channels || pixels.dim(1) != c.image_size || pixels.dim(2) != c.image_size)
     throw Error(fmt::format("{}: pixel values are {}, the model reads [{}, {}, {}]", m.dir, pixels.shape_str(), c.channels,
                             c.image_size, c.image_size));
@@ -130,29 +137,40 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, bool want_log
   std::copy_n(w.cls.data(), c.d_model, x.data());
   std::copy_n(patches.data(), patches.size(), x.data() + c.d_model);
   add_table_rows(x, widen(w.position), 0);
-  out.hidden.push_back(x);
-  for (const VitLayerWeights& l : w.layers) {
+  for (std::size_t i = 0; i < L; ++i) {
+    const VitLayerWeights& l = w.layers[i];
+    enter_block(out, x, i, 0, o);
     // pre-LN self-attention (no mask) and its residual
     const Tensor h = layer_norm(x, l.ln1_w, l.ln1_b, eps);
+    tap(o, "attn_in", i, h);
     const Tensor q = linear(h, l.q_w, l.q_b, kVitThreads);
     const Tensor k = linear(h, l.k_w, l.k_b, kVitThreads);
     const Tensor v = linear(h, l.v_w, l.v_b, kVitThreads);
+    tap(o, "q", i, q);
+    tap(o, "k", i, k);
+    tap(o, "v", i, v);
     GroupedAttention a = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, false);
-    out.attentions.push_back(std::move(a.weights));
-    Tensor o = linear(a.output, l.o_w, l.o_b, kVitThreads);
-    add_inplace(o, x);
+    if (o.keep_attentions) out.attentions.push_back(std::move(a.weights));
+    ablate_heads(a.output, i, c.head_dim, o);
+    tap(o, "attn_heads", i, a.output);
+    Tensor r = linear(a.output, l.o_w, l.o_b, kVitThreads);
+    tap(o, "attn_out", i, r);
+    add_inplace(r, x);
+    tap(o, "resid_mid", i, r);
     // pre-LN MLP: dense, GELU, dense, residual
-    Tensor f = linear(layer_norm(o, l.ln2_w, l.ln2_b, eps), l.ffn_in_w, l.ffn_in_b, kVitThreads);
+    Tensor f = linear(layer_norm(r, l.ln2_w, l.ln2_b, eps), l.ffn_in_w, l.ffn_in_b, kVitThreads);
     gelu_inplace(f, gelu_form(c));
+    tap(o, "mlp_act", i, f);
     x = linear(f, l.ffn_out_w, l.ffn_out_b, kVitThreads);
-    add_inplace(x, o);
-    out.hidden.push_back(x);
+    tap(o, "mlp_out", i, x);
+    add_inplace(x, r);
   }
-  if (want_logits && !w.classifier_w.empty()) {
+  enter_block(out, x, L, 0, o);
+  if (o.logits != LogitRows::none && !w.classifier_w.empty()) {
     // the final LayerNorm, then the classifier on the [CLS] row
     Tensor cls({1, c.d_model});
     std::copy_n(x.data(), c.d_model, cls.data());
-    out.logits = linear(layer_norm(cls, w.final_w, w.final_b, eps), w.classifier_w, w.classifier_b, kVitThreads);
+    out.logits = vit_final_norm_and_head(m, cls);
   }
   return out;
 }
@@ -164,14 +182,26 @@ const StoredMatrix* vit_position_table(const Checkpoint& m) { return &std::get<V
 
 }  // namespace
 
-const Family kVit = {"vit",           N_("ViT (image encoder, pre-LN, learned positions)"),
-                     false,           false,
-                     false,           false,
-                     vit_read_config, vit_slots,
-                     vit_output_head, vit_forward_text,
-                     vit_token_embedding, "",
-                     vit_position_table,  kVitPosition,
-                     vit_forward};
+const Family kVit = {.model_type = "vit",
+                     .summary = N_("ViT (image encoder, pre-LN, learned positions)"),
+                     .decoder = false,
+                     .rope = false,
+                     .masked_lm = false,
+                     .final_norm = false,
+                     .read_config = vit_read_config,
+                     .tensor_slots = vit_slots,
+                     .output_head = vit_output_head,
+                     .forward = vit_forward_text,
+                     .token_embedding = vit_token_embedding,
+                     .token_embedding_name = "",
+                     .position_table = vit_position_table,
+                     .position_table_name = kVitPosition,
+                     .final_norm_and_head = vit_final_norm_and_head,
+                     .norm_name = "LayerNorm",
+                     .ffn_name = "GELU",
+                     .positions_name = "learned",
+                     .forward_image = vit_forward};
+
 
 }  // namespace family_files
 

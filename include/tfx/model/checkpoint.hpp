@@ -54,6 +54,11 @@ struct ModelConfig {
   // mechanics, not what a trained model does; every model command says so
   bool random_weights = false;
   bool uses_rope() const { return family->rope; }
+  // The most positions the model reads: its learned table's rows (max_position_embeddings), or
+  // none (RoPE runs on past max_position_embeddings).
+  std::optional<std::size_t> position_limit() const {
+    return family->rope ? std::nullopt : std::optional<std::size_t>(max_positions);
+  }
   bool decoder() const { return family->decoder; }
 };
 
@@ -96,9 +101,22 @@ struct ForwardPass {
 // `want_logits` false skips the head (the biggest matmul). Ids past the embedding's rows or more
 // tokens than max_position_embeddings (learned positions) throw a usage error saying so.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits = true);
+// The same with the options of family.hpp: the logits' rows, a KV cache (a decoder; its positions
+// continue the cache's), the microscope's taps, head ablations and residual patches. A layer, head,
+// position or vector length outside the model is a usage error naming it; so is a cache on an
+// encoder or one without room for the ids.
+ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o);
+// The logit lens: a residual stream (T, D) through the family's final norm and output head → (T, V)
+// (Family::final_norm_and_head). A family without a head: a usage error.
+Tensor final_norm_and_head(const Checkpoint& m, const Tensor& residual);
+// An empty KV cache for `capacity` positions of a decoder checkpoint (layers × 2 × KV × capacity ×
+// hd floats; the mapped weights plus the cache are checked against the memory budget first). An
+// encoder, capacity 0 or more positions than a learned table has: usage errors.
+KvCache make_kv_cache(const Checkpoint& m, std::size_t capacity);
 // The same for an image family (config.family->image()): `pixels` (C, image_size, image_size) from
 // vit_pixel_values; T = patches + 1 ([CLS] first), logits (1, labels). A text family: usage error.
 ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool want_logits = true);
+ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, const ForwardOptions& o);
 
 // The k most probable tokens of one position: softmax over the row of logits (in double, the
 // row max subtracted), then the k largest (top_k's order: ties by the smaller id).

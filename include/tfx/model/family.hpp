@@ -4,6 +4,7 @@
 // calls through it. Adding a family: docs/architecture.md, "A model family".
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "tfx/core/stored.hpp"
 #include "tfx/core/tensor.hpp"
 #include "tfx/model/safetensors.hpp"
+#include "tfx/positional/rope.hpp"
 
 namespace tfx {
 
@@ -46,6 +48,72 @@ struct TensorSlot {
 // What a checkpoint's output head is (`tfx model info` says it, `logits` needs one).
 enum class OutputHead { none, masked_lm, tied, untied, classifier };  // classifier: ViT's, over id2label
 
+// ---- the forward pass: one code for a whole sequence and a KV-cache step ----
+//
+// Letters: L layers, H heads, KV key/value heads, hd head_dim, D d_model, T tokens fed to this
+// pass, n positions already cached, V vocabulary.
+
+// The keys and values a decoder has computed for positions 0 … length−1 of one sequence, per
+// layer K and V as (KV, capacity, hd) (each key/value head's rows one contiguous matrix; RoPE
+// families cache keys after the rotation), and the RoPE tables of positions 0 … capacity−1 (the
+// family fills them the first time it runs on the cache; `dynamic` scaling sees seq_len =
+// capacity). A pass over T tokens with a cache of length n reads positions n … n+T−1 against
+// 0 … n+T−1 and appends its keys and values: prefill (n = 0, T = the prompt) and decode (T = 1)
+// are the same code. Made by make_kv_cache (checkpoint.hpp).
+struct KvCache {
+  std::size_t layers = 0, kv_heads = 0, head_dim = 0, capacity = 0, length = 0;
+  std::vector<std::vector<float>> k, v;  // per layer: KV·capacity·hd floats
+  RopeTables rope;                       // empty until a RoPE family fills it
+  std::size_t bytes() const { return 2 * layers * kv_heads * capacity * head_dim * sizeof(float); }
+};
+
+// Which rows of logits a pass computes: every position's, the last one's (generation: one row of
+// the head's matmul), or none (the head is the biggest matmul).
+enum class LogitRows { all, last, none };
+
+// Replaces head `head`'s slice (hd columns) of block `layer`'s attention output — the heads'
+// outputs side by side, before the output projection (o_proj, c_proj, attention.output.dense) —
+// at every position of the pass: zero, its mean over the pass's positions, or `value` (hd numbers).
+struct HeadAblation {
+  enum class Mode { zero, mean, value };
+  std::size_t layer = 0, head = 0;
+  Mode mode = Mode::zero;
+  std::vector<float> value = {};
+};
+
+// Replaces the residual stream entering block `layer` (layer = L: after the last block, before the
+// final norm) at absolute position `position` (with a cache: n … n+T−1) by `value` (D numbers) —
+// activation patching. hidden[layer] reports the patched row.
+struct ResidualPatch {
+  std::size_t layer = 0, position = 0;
+  std::vector<float> value = {};
+};
+
+// A named intermediate as the pass computes it: `name` (below), the block (L: the final norm's
+// input and output), the value (T, width) of this pass's positions. Names, in order per block:
+//   resid_pre   the residual stream entering the block (= hidden[layer]; layer L: before the final norm)
+//   attn_in     the attention's input (pre-LN families: after the norm; BERT: resid_pre itself)
+//   q, k, v     the projections (T, H·hd), (T, KV·hd): RoPE families after q/k norm and rotation
+//   attn_heads  the heads' outputs side by side (T, H·hd), after any HeadAblation, before o_proj
+//   attn_out    after the output projection (T, D)
+//   resid_mid   the residual stream between attention and MLP (BERT: after its Add & Norm)
+//   mlp_act     the MLP's hidden activation (T, F) after GELU / SwiGLU
+//   mlp_out     the MLP's output (T, D) before the residual add
+using ForwardTap = std::function<void(const char* name, std::size_t layer, const Tensor& value)>;
+
+// What a pass computes besides the hidden states: the logits' rows, a KV cache to read and extend
+// (decoders; nullptr: a whole sequence from position 0), whether to keep the attentions (H, T, n+T)
+// and hidden states (generation keeps neither), and the microscope's intervention points.
+struct ForwardOptions {
+  LogitRows logits = LogitRows::all;
+  KvCache* cache = nullptr;
+  bool keep_attentions = true;
+  bool keep_hidden = true;
+  std::vector<HeadAblation> ablate = {};
+  std::vector<ResidualPatch> patch = {};
+  ForwardTap tap = {};
+};
+
 struct Family {
   const char* model_type;   // config.json's "model_type"
   const char* summary;      // msgid for `model info`: "{0}" is the model_type, "{1}" ", grouped-query attention" or ""
@@ -60,23 +128,34 @@ struct Family {
   std::vector<TensorSlot> (*tensor_slots)(Checkpoint& m, const MappedWeights& file);
   // after the slots are filled: what the output head is
   OutputHead (*output_head)(const Checkpoint& m);
-  // the forward pass over one sequence (ids already checked against the vocabulary and positions)
-  ForwardPass (*forward)(const Checkpoint& m, const std::vector<std::size_t>& ids, bool want_logits);
-  // the token embedding table (V, d) and its tensor name; the learned position table (P, d) and
+  // The forward pass over T tokens (ids already checked against the vocabulary and positions; a
+  // cache and the interventions against the model: model_forward and KvDecoder check them).
+  ForwardPass (*forward)(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o);
+  // The token embedding table (V, d) and its tensor name; the learned position table (P, d) and
   // its name, or nullptr / "" for a RoPE family
   const StoredMatrix& (*token_embedding)(const Checkpoint& m);
   const char* token_embedding_name;
   const StoredMatrix* (*position_table)(const Checkpoint& m);
   const char* position_table_name;
+  // The lens: a residual stream (T, D) (a resid_pre tap, hidden[l] for l < L) through the final
+  // norm and the output head → (T, V) (ViT: the classifier over every row). For layer L it gives
+  // the pass's logits. An encoder without a head: empty.
+  Tensor (*final_norm_and_head)(const Checkpoint& m, const Tensor& residual);
+  // The block's parts by name, for `model info` and `architecture`: its norm, its feed-forward's
+  // activation, how it knows positions.
+  const char* norm_name;       // "LayerNorm", "RMSNorm"
+  const char* ffn_name;        // "GELU", "SwiGLU"
+  const char* positions_name;  // "learned", "rope"
   // An image family (ViT): the forward pass over pixel values (C, H, W) as its image processor makes
   // them (its `forward` then refuses text). nullptr: a text family.
-  ForwardPass (*forward_image)(const Checkpoint& m, const Tensor& pixels, bool want_logits) = nullptr;
+  ForwardPass (*forward_image)(const Checkpoint& m, const Tensor& pixels, const ForwardOptions& o) = nullptr;
   bool image() const { return forward_image != nullptr; }
 };
 
 // The row of `model_type`, or nullptr when tfx does not run it.
 const Family* find_family(std::string_view model_type);
-// "bert, gpt2, llama, qwen2, mistral": the supported model_types in the table's order.
-std::string supported_model_types();
+// "bert, gpt2, llama, qwen2, mistral, vit": the supported model_types in the table's order (without
+// the image families when `images` is false).
+std::string supported_model_types(bool images = true);
 
 }  // namespace tfx

@@ -1,8 +1,9 @@
-// Generation with a KV cache: a decoder checkpoint (gpt2, llama and its variants qwen2 /
-// mistral) reads the prompt once (prefill), then one token per step, each step attending to the
-// keys and values it cached for every earlier position (llama: keys after RoPE; grouped-query
+// Generation with a KV cache: a decoder checkpoint (any decoder family of the table) reads the
+// prompt once (prefill), then one token per step, each step attending to the keys and values it
+// cached for every earlier position (RoPE families: keys after the rotation; grouped-query
 // attention: one cached K/V head shared by its group of query heads), so a step costs one pass over
-// the weights instead of a forward over the whole prefix. The next token is chosen by a Sampler
+// the weights instead of a forward over the whole prefix. Both are the family's own forward pass
+// (Family::forward with a KvCache, family.hpp); this file holds the loop only. The next token is chosen by a Sampler
 // (greedy by default; tfx/model/sampling.hpp).
 //
 // Shape letters: T tokens fed at once, V vocabulary, D d_model, KV key/value heads, hd head_dim.
@@ -19,8 +20,8 @@
 
 namespace tfx {
 
-// A decoder checkpoint (gpt2 or the llama family, as load_checkpoint opened it: the family's typed
-// weights, used as stored from the mapped file(s)) with its KV cache: room for `capacity`
+// A decoder checkpoint (as load_checkpoint opened it: the family's typed weights, used as stored
+// from the mapped file(s)) with its KV cache (make_kv_cache): room for `capacity`
 // positions (layers × 2 × capacity × KV·hd floats; the mapped weights plus the cache are checked
 // against the memory budget before the cache is allocated). `m` must outlive it.
 class KvDecoder {

@@ -74,8 +74,8 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   }();
   const ModelConfig& c = m.config;
   if (c.family->image())
-    throw usage_error(fmt::format("--model {}: a {} image model; tfx architecture draws text models (teaching, bert, gpt2, llama, qwen2, mistral)",
-                                  dir, c.model_type));
+    throw usage_error(fmt::format("--model {}: a {} image model; tfx architecture draws text models (teaching, {})", dir, c.model_type,
+                                  supported_model_types(false)));
   ArchModel a;
   a.name = std::filesystem::path(dir).filename().string();
   if (a.name.empty()) a.name = std::filesystem::path(dir).parent_path().filename().string();
@@ -85,9 +85,9 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   ArchitectureSpec& s = a.spec;
   (c.decoder() ? s.decoder_layers : s.encoder_layers) = c.layers;
   s.pre_norm = c.family->final_norm;
-  s.norm = c.uses_rope() ? "RMSNorm" : "LayerNorm";
-  s.positions = c.uses_rope() ? "rope" : "learned";
-  s.activation = c.uses_rope() ? "SwiGLU" : "GELU";
+  s.norm = c.family->norm_name;
+  s.positions = c.family->positions_name;
+  s.activation = c.family->ffn_name;
   s.d_model = c.d_model;
   s.heads = c.heads;
   s.kv_heads = c.kv_heads;
@@ -102,9 +102,9 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   }
   s.source_len = a.source_tokens.size();
   if (s.source_len == 0) throw usage_error(fmt::format("--sentence: the tokenizer of {} gives no tokens", dir));
-  if (!c.uses_rope() && c.max_positions > 0 && s.source_len > c.max_positions)
+  if (const auto limit = c.position_limit(); limit && *limit > 0 && s.source_len > *limit)
     throw usage_error(fmt::format("--sentence: {} tokens, but {} has a table of {} learned positions (max_position_embeddings)", s.source_len,
-                                  c.model_type, c.max_positions));
+                                  c.model_type, *limit));
   return a;
 }
 

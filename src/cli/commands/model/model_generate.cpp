@@ -134,9 +134,9 @@ void run_generate(const GenerateCliOptions& o) {
                                     o.dir));
     prompt.push_back(*bos);
   }
-  if (!config.uses_rope() && prompt.size() >= config.max_positions)
+  if (const auto limit = config.position_limit(); limit && prompt.size() >= *limit)
     throw usage_error(fmt::format("TEXT: its {} tokens fill {}'s {} positions (max_position_embeddings): no room to generate; shorten it",
-                                  prompt.size(), o.dir, config.max_positions));
+                                  prompt.size(), o.dir, *limit));
   GenerateOptions go;
   go.max_new_tokens = static_cast<std::size_t>(o.n);
   go.seed = o.seed;

@@ -46,7 +46,9 @@ void run_model_info(const ModelInfoOptions& o) {
   row("head_dim", std::to_string(c.head_dim), c.head_dim);
   row("ffn",
       fmt::format("{} ({})", c.ffn,
-                  c.uses_rope() ? "SwiGLU" : c.activation == "gelu_new" ? tr("GELU, tanh form") : tr("GELU, erf form")),
+                  std::string_view(c.family->ffn_name) != "GELU" ? c.family->ffn_name
+                  : c.activation == "gelu_new"                  ? tr("GELU, tanh form")
+                                                                : tr("GELU, erf form")),
       c.ffn);
   if (c.family->image()) {
     const std::size_t g = c.image_size / c.patch_size;
@@ -58,8 +60,8 @@ void run_model_info(const ModelInfoOptions& o) {
   } else {
     row("vocabulary", std::to_string(c.vocab), c.vocab);
   }
-  row("positions", fmt::format("{} ({})", c.max_positions, c.uses_rope() ? "RoPE" : tr("learned table")), c.max_positions);
-  if (c.uses_rope()) {
+  row("positions", fmt::format("{} ({})", c.max_positions, c.position_limit() ? tr("learned table") : "RoPE"), c.max_positions);
+  if (c.family->rope) {
     std::string s = trf("θ = {:g}, rotate-half layout, {} pairs", c.rope.base, c.head_dim / 2);
     if (c.rope.scaling != RopeScaling::none)
       s += trf("; scaling {} × {:g} (original {} positions)", rope_scaling_name(c.rope.scaling), c.rope.factor.value_or(1.0),

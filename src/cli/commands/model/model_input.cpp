@@ -119,7 +119,7 @@ LoadedInput load_input(const ModelInput& in) {
     l.tokens = e.readable;
   }
   const ModelConfig& c = l.model.config;
-  if (c.uses_rope() && l.ids.size() > c.max_positions)
+  if (!c.position_limit() && l.ids.size() > c.max_positions)
     std::fprintf(stderr, "%s\n",
                  trf("tfx: warning: {} tokens are past max_position_embeddings {}: RoPE runs on, but the model never saw such positions",
                      l.ids.size(), c.max_positions)
