@@ -115,7 +115,7 @@ TEST_CASE("teaching corpus: every particle 은/는 이/가 을/를 과/와 agree
 TEST_CASE("teaching corpus: English subjects agree with their verbs") {
   // he / she take the -s form (or a past tense), they / we / I / you the bare form
   const std::set<std::string> singular = {"He", "She"}, plural = {"They", "We", "You"};
-  const std::set<std::string> never_after_singular = {"are", "am", "have", "were", "eat", "go", "drink", "read", "like", "live", "speak"};
+  const std::set<std::string> never_after_singular = {"are", "am", "have", "were", "eat", "go", "drink", "like", "live", "speak"};
   const std::set<std::string> never_after_plural = {"is", "am", "has", "eats", "goes", "drinks", "likes", "lives", "speaks"};
   std::size_t checked = 0;
   for (const std::string& line : corpus_lines()) {
