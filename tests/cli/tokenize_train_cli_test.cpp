@@ -46,23 +46,15 @@ TEST_CASE("tokenize train --show: the first merges, what they hold, and the figu
   TempDir d;
   const Run r = run_tfx("tokenize train " + shell_quote(train_file()) + " --vocab-size 400 --show --merges 5 --format json", d.path);
   const auto j = json_of(r);
-  const auto& blocks = j["blocks"];
-  bool merges = false, kinds = false;
-  for (const auto& b : blocks) {
-    if (b.value("name", "") == "merges") {
-      merges = true;
-      CHECK(b["rows"].size() == 5);
-      CHECK(b["rows"][0][0] == 1);
-    }
-    if (b.value("name", "") == "kinds") {
-      kinds = true;
-      long long sum = 0;
-      for (const auto& row : b["rows"]) sum += row[1].get<long long>();
-      CHECK(sum == 144);  // 400 − 256 merges, each of one kind
-    }
-  }
-  CHECK(merges);
-  CHECK(kinds);
+  // the primary table: the first merges, in order
+  REQUIRE(j["name"] == "merges");
+  REQUIRE(j["data"].size() == 5);
+  for (int k = 0; k < 5; ++k) CHECK(j["data"][k]["step"] == k + 1);
+  CHECK(j["data"][0]["count"].get<long long>() >= j["data"][4]["count"].get<long long>());
+  // the kinds: every one of the 400 − 256 merges is of one kind
+  long long sum = 0;
+  for (const auto& row : j["tables"]["kinds"]) sum += row["merges"].get<long long>();
+  CHECK(sum == 144);
   CHECK(std::filesystem::exists(d / "tokenize_train_vocab400.png"));
   // the table names the kinds in words
   const Run t = run_tfx("tokenize train " + shell_quote(train_file()) + " --vocab-size 300 --show --no-progress", d.path, "NO_COLOR=1");

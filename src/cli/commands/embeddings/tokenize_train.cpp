@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
@@ -24,6 +25,7 @@ struct TokenizeTrainOptions {
   std::size_t vocab_size = 0;
   std::string tokenizer;  // -o FILE: where tokenizer.json goes ("" = not written)
   bool show = false;
+  CLI::Option* show_opt = nullptr;
   std::size_t merges = 24;  // --merges: rows of the --show table
   bool no_progress = false;
   OutputFlags out;
@@ -71,7 +73,7 @@ void run_tokenize_train(const TokenizeTrainOptions& o) {
   r.command = "tokenize train";
   r.params = {{"file", o.file}, {"vocab_size", o.vocab_size}, {"output", o.tokenizer}};
   r.blocks.push_back(Text{trf("{} lines, {} words ({} distinct, GPT-2's split), {} characters → {} tokens: 256 bytes + {} merges, "
-                              "learned in {:.2f} s",
+                              "learned in {:.3f} s",
                               t.lines, t.words, t.distinct_words, t.characters, t.vocab.size(), t.steps.size(), seconds)});
   r.blocks.push_back(Text{o.tokenizer.empty()
                               ? tr("no -o FILE: nothing written (tokenize train FILE --vocab-size N -o tokenizer.json)")
@@ -104,7 +106,7 @@ void run_tokenize_train(const TokenizeTrainOptions& o) {
                           static_cast<long long>(m.id), static_cast<long long>(m.count), tr_runtime(kind_label(kinds[s]))});
     }
     r.blocks.push_back(Text{tr("The first merges: the most frequent adjacent pair of tokens becomes a token (␣ = a space; "
-                               "\"나 1/3\" = the first of the 3 bytes of 나)")});
+                               "<0xEB> = one byte of a character's UTF-8, such as one of a Hangul syllable's three)")});
     r.blocks.push_back(std::move(rec));
   }
   r.blocks.push_back(std::move(kinds_rec));
@@ -120,7 +122,7 @@ void run_tokenize_train(const TokenizeTrainOptions& o) {
   if (draw) {
     LineChart chart;
     chart.title = trf("How the vocabulary grows: {} merges", t.steps.size());
-    chart.subtitle = trf("{}: what each new token holds", o.file == "-" ? std::string("<stdin>") : o.file);
+    chart.subtitle = trf("{}: what each new token holds", o.file == "-" ? std::string("<stdin>") : std::filesystem::path(o.file).filename().string());
     chart.x_label = tr("merge step");
     chart.y_label = tr("tokens made so far");
     std::array<Series, kTokenKinds> series;
@@ -141,9 +143,16 @@ void run_tokenize_train(const TokenizeTrainOptions& o) {
     figure.panels.push_back(std::move(chart));
   }
   const std::string png_name = fmt::format("tokenize_train_vocab{}.png", t.vocab.size());
+  if (o.show && !figure_drawn(o.fig, o.out)) {
+    // --show without --png/--svg/--view: the table, and the figure in its default file as a bare
+    // --png writes it ("wrote FILE" on stderr when stdout carries data for a program)
+    present(r, o.out);
+    FigureFlags fig = o.fig;
+    fig.png_opt = o.show_opt;
+    present_png(figure, fig, png_name, o.out.format == Format::table && o.out.output == "-" ? stdout : stderr);
+    return;
+  }
   present_all(r, o.out, o.fig, draw ? &figure : nullptr, nullptr, png_name);
-  // --show without --png/--svg/--view: the figure goes to its default file, as --png would write it
-  if (o.show && !figure_drawn(o.fig, o.out)) present_png(figure, o.fig, png_name, o.out.output == "-" ? stderr : stdout);
 }
 
 }  // namespace
@@ -162,7 +171,7 @@ void register_tokenize_train(CLI::App* tokenize) {
       ->required()
       ->check(whole_number(256, std::int64_t{1} << 24))
       ->type_name("N");
-  cmd->add_flag("--show", o->show,
+  o->show_opt = cmd->add_flag("--show", o->show,
                 tr("The tokenizer lesson: the first merges (--merges rows) with what each new token holds, and a figure of "
                    "how the vocabulary grows (written to tokenize_train_vocabN.png unless --png/--svg/--view say where)"));
   cmd->add_option("--merges", o->merges, tr("Rows of the --show table of merges"))->capture_default_str()->check(whole_number(1, 100000));

@@ -41,6 +41,7 @@ void run_patches_shapes(const PatchesOptions& o, const PatchEmbedding& p) {
   if (o.image < 16 || o.image > 1024) throw usage_error(fmt::format("--image {} with --shapes: expected a side from 16 to 1024 pixels", o.image));
   std::vector<ShapeKind> kinds;
   for (const std::string& name : o.shapes) {
+    if (name.empty()) continue;  // --shapes alone
     if (name == "all") {
       for (const auto& c : kShapeChoices) kinds.push_back(c.value);
       continue;
@@ -211,12 +212,12 @@ void register_patches(CLI::App& app) {
                                   trf("Draw the synthetic pictures teaching-vit learns from instead: {} or all (comma-separated; "
                                       "given alone: all), one seeded picture each at --image N pixels",
                                       choice_list<ShapeKind>(kShapeChoices, true)))
-                       ->expected(0, 1)
+                       ->expected(0, CLI::detail::expected_max_vector_size)
                        ->delimiter(',')
                        ->type_name("NAME,…")
                        ->check(CLI::Validator(
                            [](std::string& v) {
-                             if (v == "all") return std::string();
+                             if (v.empty() || v == "all") return std::string();
                              for (const auto& c : kShapeChoices)
                                if (v == c.name) return std::string();
                              return fmt::format("expected {} or all, got '{}'", choice_list<ShapeKind>(kShapeChoices, false, ", ", ", "), v);
