@@ -175,7 +175,7 @@ void register_tokenize_train(CLI::App* tokenize) {
                 tr("The tokenizer lesson: the first merges (--merges rows) with what each new token holds, and a figure of "
                    "how the vocabulary grows (written to tokenize_train_vocabN.png unless --png/--svg/--view say where)"));
   cmd->add_option("--merges", o->merges, tr("Rows of the --show table of merges"))->capture_default_str()->check(whole_number(1, 100000));
-  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar on stderr"));
+  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar (it is drawn on stderr only when stderr is a terminal)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   o->out.output_opt->description(tr("Write the tokenizer here (tokenizer.json: written to a temporary beside it, then renamed); "
