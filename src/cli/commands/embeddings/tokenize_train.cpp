@@ -46,6 +46,12 @@ const char* kind_label(TokenKind k) {
 }
 
 void run_tokenize_train(const TokenizeTrainOptions& o) {
+  // -o is the tokenizer, never a table or figure (those go to stdout, --png, --svg)
+  for (const char* ext : {".png", ".svg", ".csv", ".npy", ".md", ".gif", ".html"})
+    if (o.tokenizer.size() > std::string_view(ext).size() && o.tokenizer.ends_with(ext))
+      throw usage_error(fmt::format("-o {}: -o is where the tokenizer.json goes; the figure goes to --png/--svg FILE, the "
+                                    "summary to standard output (--format)",
+                                    o.tokenizer));
   const std::string text = read_text_input(o.file, "FILE");
   const std::string name = o.file == "-" ? "<stdin>" : o.file;
   if (text.empty()) throw Error(fmt::format("FILE {}: empty file; expected UTF-8 text to learn merges from", name));
@@ -169,8 +175,7 @@ void register_tokenize_train(CLI::App* tokenize) {
                   tr("Tokens in the vocabulary: the 256 byte tokens, then one per merge (at least 256; at most what the text "
                      "allows)"))
       ->required()
-      ->check(whole_number(256, std::int64_t{1} << 24))
-      ->type_name("N");
+      ->check(whole_number(256, std::int64_t{1} << 24));
   o->show_opt = cmd->add_flag("--show", o->show,
                 tr("The tokenizer lesson: the first merges (--merges rows) with what each new token holds, and a figure of "
                    "how the vocabulary grows (written to tokenize_train_vocabN.png unless --png/--svg/--view say where)"));
