@@ -83,8 +83,10 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       return fmt::format("{} takes one value but got {} words; quote them: {} \"{}\"", flag, n - i + 1, flag, words);
     }
     last_value_of = nullptr;
-    // 3. a word naming a subcommand, else "unknown command" (commands with positionals take it)
-    if (subs.empty() || !at->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) continue;
+    // 3. a word naming a subcommand (CLI11 takes it as one even where the command has positionals:
+    // tokenize train), else "unknown command" (commands with positionals take it)
+    if (subs.empty()) continue;
+    if (!is_sub && !at->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) continue;
     if (!is_sub) {
       std::vector<std::string> names;
       for (const CLI::App* sub : subs) names.push_back(sub->get_name());

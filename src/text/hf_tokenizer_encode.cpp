@@ -128,6 +128,8 @@ std::string utf8(const std::u32string& s) { return unicode::to_utf8(s); }
 
 bool hf_detail::word_char(char32_t c) { return is_l(c) || is_n(c) || c == U'_'; }
 
+std::vector<std::u32string> hf_detail::gpt2_words(const std::u32string& s) { return split_words(s, Split::gpt2); }
+
 std::vector<std::size_t> HfTokenizer::Impl::symbols_of(const std::string& word) const {
   // BPE's initial symbols: one per character; a character outside the vocabulary becomes its
   // UTF-8 bytes as <0xXX> tokens (byte fallback) or <unk> (consecutive ones fused)

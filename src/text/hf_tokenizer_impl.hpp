@@ -177,6 +177,8 @@ const std::array<char32_t, 256>& byte_to_char();
 const std::unordered_map<char32_t, unsigned char>& char_to_byte();
 // \w of the split patterns: a letter, a number or _.
 bool word_char(char32_t c);
+// GPT-2's split pattern over s (the ByteLevel pre-tokenizer's words; bpe_train.cpp learns from them).
+std::vector<std::u32string> gpt2_words(const std::u32string& s);
 
 }  // namespace hf_detail
 

@@ -1,5 +1,6 @@
-// Private to `tfx embeddings`: the register function of `embeddings convert`
-// (embeddings_convert.cpp), called by register_embeddings (embeddings.cpp), and the two helpers
+// Private to `tfx embeddings` and `tfx tokenize`: the register functions of `embeddings convert`
+// (embeddings_convert.cpp), called by register_embeddings (embeddings.cpp), and of `tokenize train`,
+// and the two helpers
 // both subcommands word their output with.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -12,6 +13,8 @@
 namespace tfx::cli {
 
 void register_embeddings_convert(CLI::App* embeddings);
+// `tfx tokenize train` (tokenize_train.cpp), called by register_tokenize (tokenize.cpp).
+void register_tokenize_train(CLI::App* tokenize);
 
 // A byte count as "12.3 MB".
 inline std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }

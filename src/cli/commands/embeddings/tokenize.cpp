@@ -1,11 +1,13 @@
 // `tfx tokenize TEXT`: the lecture's first step, text → tokens → ids. By default the teaching
 // translator's vocabulary, whose ids are the rows `tfx lookup`, `trace` and `attention --sentence`
 // use; --vocab wordpiece (or --mode/--lower) the built-in WordPiece vocabulary at word, character
-// or subword level; --vocab FILE a BERT vocab.txt.
+// or subword level; --vocab FILE a BERT vocab.txt. `tfx tokenize train` (tokenize_train.cpp) learns
+// a byte-level BPE tokenizer.
 #include <fmt/format.h>
 
 #include "cli/flag_names.hpp"
 #include "cli/commands.hpp"
+#include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "cli/token_stats.hpp"
 #include "cli/tokenize_input.hpp"
@@ -36,6 +38,7 @@ struct TokenizeOptions {
   bool translator = false;
   bool stats = false;
   OutputFlags out;
+  CLI::App* train = nullptr;  // the `train` subcommand
 };
 
 // --translator: the teaching translator's tokenizer (split at spaces) and vocabulary, whose ids
@@ -78,6 +81,7 @@ void run_tokenize_translator(const TokenizeOptions& o) {
 }
 
 void run_tokenize(const TokenizeOptions& given) {
+  if (given.train && given.train->parsed()) return;  // `tfx tokenize train …` ran instead
   TokenizeOptions o = given;
   o.text = document_text(given.text, given.text_opt->count() > 0, given.file);
   // which vocabulary: --vocab NAME|FILE; without it the translator's, unless a WordPiece option
@@ -164,6 +168,9 @@ void register_tokenize(CLI::App& app) {
                 tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens per word "
                    "and per character, [UNK] share, the most frequent tokens (as tfx model tokenize --stats)"));
   add_output_flags(cmd, o->out, false);
+  register_tokenize_train(cmd);
+  o->train = cmd->get_subcommand("train");
+  cmd->require_subcommand(0, 1);
   set_examples(cmd, {tr("tfx tokenize \"나는 학생 이다\"                          # ids = rows of tfx lookup --ids"),
                      tr("tfx tokenize \"I love playing football.\" --vocab wordpiece   # I love play ##ing foot ##ball ."),
                      tr("tfx tokenize \"I love playing football.\" --mode word"),

@@ -2,7 +2,9 @@
 // Conv2d(3, 768, kernel = stride = 16) → [1, 768, 14, 14] → flatten(2) → [1, 768, 196] →
 // transpose(1, 2) → [1, 196, 768], beside the equivalent unfold + Linear route; with --image FILE
 // a real picture resized as ViT's processor does, cut into its numbered patches (the figure) and
-// unfolded into the rows the Linear layer reads (the data).
+// unfolded into the rows the Linear layer reads (the data); with --shapes the synthetic pictures
+// teaching-vit learns from (tfx/figure/shapes.hpp) cut into patches, with how much of each shape
+// each patch holds.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/vision.hpp"
+#include "tfx/figure/shapes.hpp"
 #include "tfx/io/image_file.hpp"
 
 namespace tfx::cli {
@@ -20,15 +23,79 @@ struct PatchesOptions {
   std::int64_t batch = 1, channels = 3, image = 224, patch = 16, d_model = 768;
   std::int64_t height = 0, width = 0;  // 0: --image
   std::string picture;                 // --image FILE
+  std::vector<std::string> shapes;     // --shapes NAME,… (empty with the flag given: all)
+  CLI::Option* shapes_opt = nullptr;
+  std::uint64_t seed = 42;
   OutputFlags out;
   FigureFlags fig;
 };
 
 std::string shape(std::initializer_list<std::int64_t> dims) { return fmt::format("[{}]", fmt::join(dims, ", ")); }
 
+// --shapes: one seeded picture per named shape, its area and mask, cut into the patch grid.
+void run_patches_shapes(const PatchesOptions& o, const PatchEmbedding& p) {
+  if (!o.picture.empty()) throw usage_error("give --shapes or --image FILE, not both");
+  if ((o.height && o.height != o.image) || (o.width && o.width != o.image))
+    throw usage_error("--shapes draws square pictures: give their side with --image N, not --height/--width");
+  if (o.channels != 3) throw usage_error(fmt::format("--channels {} with --shapes: the pictures are RGB, 3 channels", o.channels));
+  if (o.image < 16 || o.image > 1024) throw usage_error(fmt::format("--image {} with --shapes: expected a side from 16 to 1024 pixels", o.image));
+  std::vector<ShapeKind> kinds;
+  for (const std::string& name : o.shapes) {
+    if (name.empty()) continue;  // --shapes alone
+    if (name == "all") {
+      for (const auto& c : kShapeChoices) kinds.push_back(c.value);
+      continue;
+    }
+    kinds.push_back(parse_choice<ShapeKind>(kShapeChoices, name, "shapes"));
+  }
+  if (kinds.empty())
+    for (const auto& c : kShapeChoices) kinds.push_back(c.value);
+  const int side = static_cast<int>(o.image), P = static_cast<int>(o.patch);
+  Result r;
+  r.command = "patches";
+  r.params = {{"image", o.image}, {"patch", o.patch}, {"seed", o.seed}};
+  r.blocks.push_back(Text{trf("{} synthetic pictures of {}×{} pixels (seed {}): random size, position, angle and colours, noise "
+                              "±24; cut into {}×{} patches of {}×{} pixels = {} tokens each",
+                              kinds.size(), side, side, o.seed, p.grid_h, p.grid_w, P, P, p.tokens)});
+  Records rec;
+  rec.name = N_("shapes");
+  rec.columns = {N_("picture"), N_("shape"), N_("area"), N_("mask pixels"), N_("share"), N_("patches touched"), N_("patches mostly inside")};
+  Figure fig;
+  const bool draw = figure_drawn(o.fig, o.out);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    const ShapePicture pic = draw_shape(kinds[i], side, o.seed, i);
+    const Tensor share = mask_per_patch(pic, P);
+    long long touched = 0, mostly = 0;
+    for (float v : share.values()) touched += v > 0, mostly += v > 0.5f;
+    const double pixels = static_cast<double>(pic.mask_pixels());
+    rec.rows.push_back({static_cast<long long>(i), std::string(shape_name(kinds[i])), pic.area, static_cast<long long>(pixels),
+                        pixels / (static_cast<double>(side) * side), touched, mostly});
+    names.emplace_back(shape_name(kinds[i]));
+    if (draw) {
+      Picture panel;
+      panel.image = pic.image;
+      panel.cell = P;
+      panel.title = std::string(shape_name(kinds[i]));
+      panel.subtitle = trf("area {:.0f} px² (closed form), {} px in the mask; {} of {} patches touch it", pic.area,
+                           static_cast<long long>(pixels), touched, p.tokens);
+      panel.width = 280;
+      fig.panels.push_back(std::move(panel));
+    }
+  }
+  r.blocks.push_back(std::move(rec));
+  r.summary[N_("shapes")] = names;
+  r.summary[N_("tokens")] = p.tokens;
+  r.primary = "shapes";
+  fig.columns = std::min<int>(3, static_cast<int>(kinds.size()));
+  fig.title = trf("The shapes teaching-vit learns: {}×{} pictures, {}×{} patches", side, side, P, P);
+  present_all(r, o.out, o.fig, &fig, nullptr, fmt::format("patches_shapes_{}_p{}_seed{}.png", side, P, o.seed));
+}
+
 void run_patches(const PatchesOptions& o) {
   const std::int64_t h = o.height ? o.height : o.image, w = o.width ? o.width : o.image;
   const PatchEmbedding p = patch_embedding(o.batch, o.channels, h, w, o.patch, o.d_model);
+  if (o.shapes_opt->count() > 0) return run_patches_shapes(o, p);
   Result r;
   r.command = "patches";
   r.params = {{"batch", o.batch}, {"channels", o.channels}, {"height", h}, {"width", w}, {"patch", o.patch}, {"d_model", o.d_model}};
@@ -141,9 +208,26 @@ void register_patches(CLI::App& app) {
   cmd->add_option("--channels", o->channels, tr("Input channels (3 = RGB)"))->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--d-model", o->d_model, tr("Output channels = token width d_model"))->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--batch", o->batch, tr("Batch size B"))->capture_default_str()->check(whole_number(1, big));
+  o->shapes_opt = cmd->add_option("--shapes", o->shapes,
+                                  trf("Draw the synthetic pictures teaching-vit learns from instead: {} or all (comma-separated; "
+                                      "given alone: all), one seeded picture each at --image N pixels",
+                                      choice_list<ShapeKind>(kShapeChoices, true)))
+                       ->expected(0, CLI::detail::expected_max_vector_size)
+                       ->delimiter(',')
+                       ->type_name("NAME,…")
+                       ->check(CLI::Validator(
+                           [](std::string& v) {
+                             if (v.empty() || v == "all") return std::string();
+                             for (const auto& c : kShapeChoices)
+                               if (v == c.name) return std::string();
+                             return fmt::format("expected {} or all, got '{}'", choice_list<ShapeKind>(kShapeChoices, false, ", ", ", "), v);
+                           },
+                           ""));
+  add_seed_flag(cmd, o->seed, tr("Seed of the --shapes pictures (same seed, same pictures)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)"),
+                     tr("tfx patches --shapes --image 64 --patch 8 --png   # the pictures teaching-vit learns from"),
                      tr("tfx patches --image cat.jpg --png          # the picture's 196 numbered patches and their sequence"),
                      tr("tfx patches --image cat.jpg -o patches.npy # the [196, 768] rows the Linear layer reads"),
                      tr("tfx patches --image 384 --patch 32 --d-model 1024"),
