@@ -13,6 +13,7 @@
 #include "tfx/text/hf_tokenizer.hpp"
 
 #include <cctype>
+#include <algorithm>
 #include <filesystem>
 
 namespace tfx::cli {
@@ -32,19 +33,25 @@ struct ModelTokenizeOptions {
 };
 
 // Byte offset → character (code point) offset in one sequence, as Hugging Face's Python and Node
-// bindings give offsets: counted forward from the last question, from the start again when asked
-// for an earlier byte (the post-processor's [0, 0) after the text).
+// bindings give offsets: counted from the last question, forward or back (tokens that share a
+// character, as byte-level pieces of one Hangul syllable do, ask for an earlier byte again), or
+// from the start when that is nearer (the post-processor's [0, 0) after the text). Each question
+// costs the distance from the last one, so a whole document's offsets take linear time.
 class CharIndex {
  public:
   explicit CharIndex(std::string_view s) : s_(s) {}
   std::size_t at(std::size_t byte) {
-    if (byte < byte_) byte_ = chars_ = 0;
-    for (; byte_ < byte && byte_ < s_.size(); ++byte_)
-      if ((static_cast<unsigned char>(s_[byte_]) & 0xC0) != 0x80) ++chars_;
+    byte = std::min(byte, s_.size());
+    if (byte < byte_ && byte < byte_ - byte) byte_ = chars_ = 0;
+    for (; byte_ > byte; --byte_)
+      if (lead(byte_ - 1)) --chars_;
+    for (; byte_ < byte; ++byte_)
+      if (lead(byte_)) ++chars_;
     return chars_;
   }
 
  private:
+  bool lead(std::size_t i) const { return (static_cast<unsigned char>(s_[i]) & 0xC0) != 0x80; }
   std::string_view s_;
   std::size_t byte_ = 0, chars_ = 0;
 };

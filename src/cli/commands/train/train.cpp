@@ -16,7 +16,10 @@
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/terminal.hpp"
+#include "cli/written_files.hpp"
+#include "tfx/core/memory.hpp"
 #include "tfx/core/words.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/train.hpp"
 #include "tfx/model/translator.hpp"
@@ -88,6 +91,26 @@ void run_train(const TrainCommandOptions& o) {
   to.seed = o.seed;
   to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 
+  // the budget sees the whole run before anything big is allocated: the parameters with their
+  // gradients and Adam's moments, a step's activations over the longest sentences, the logits over
+  // the vocabulary, and the pairs and vocabulary already held
+  {
+    std::size_t longest_source = 1, longest_target = 1;
+    double words = 0;
+    for (const auto* side : {&data.train, &data.test})
+      for (const IdPair& p : *side) {
+        longest_source = std::max(longest_source, p.source.size());
+        longest_target = std::max(longest_target, p.target.size() + 1);
+        words += double(p.source.size() + p.target.size());
+      }
+    double vocab_bytes = 0;
+    for (const auto& w : vocab) vocab_bytes += 96.0 + double(w.size());  // the string, its id map entry
+    const double bytes = train_memory_bytes(c, static_cast<std::size_t>(o.batch), longest_source, longest_target) +
+                         vocab_bytes + words * 48.0;
+    check_memory(bytes, fmt::format("training (--d-model {}, --ffn {}, --layers {}, --batch {}, {} tokens in the vocabulary, "
+                                    "sentences of up to {} words)",
+                                    o.d_model, o.ffn, o.layers, o.batch, vocab.size(), std::max(longest_source, longest_target - 1)));
+  }
   TensorMap params = init_train_parameters(c, o.seed);
   const std::size_t align_layer = c.layers >= 2 ? 1 : 0;  // decoder layer 2, as the translator docs
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
@@ -129,6 +152,8 @@ void run_train(const TrainCommandOptions& o) {
   step_loss.name = tr("training loss (each step)");
   exact_series.name = tr("held-out exact match");
   align_series.name = tr("alignment (decoder layer 2)");
+  HeldOutScore last_score;
+  std::size_t last_scored = 0;  // the step last_score was taken after (the last step's is the final score)
   auto on_step = [&](const TrainStepReport& r) {
     step_loss.x.push_back(double(r.step));
     step_loss.y.push_back(r.loss);
@@ -155,6 +180,8 @@ void run_train(const TrainCommandOptions& o) {
     }
     if (r.step % static_cast<std::size_t>(o.every) == 0 || r.step == to.steps) {
       const HeldOutScore s = score_held_out(c, params, data.test, align_layer, to.threads);
+      last_score = s;
+      last_scored = r.step;
       curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), r.learning_rate, s.exact_fraction()});
       if (has_alignment) curve.rows.back().push_back(s.alignment_fraction());
       exact_series.x.push_back(double(r.step));
@@ -171,10 +198,12 @@ void run_train(const TrainCommandOptions& o) {
     }
     return true;
   };
-  train_model(c, params, data.train, to, on_step);
+  const std::size_t steps_done = train_model(c, params, data.train, to, on_step);
   bar.finish();
 
-  const HeldOutScore score = score_held_out(c, params, data.test, align_layer, to.threads);
+  // scored once at the last step, not again
+  const HeldOutScore score =
+      last_scored == steps_done && steps_done > 0 ? last_score : score_held_out(c, params, data.test, align_layer, to.threads);
   Result r;
   r.command = "train";
   r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
@@ -249,8 +278,12 @@ void run_train(const TrainCommandOptions& o) {
                         {"steps", std::to_string(o.steps)}};
     std::string vocab_text;
     for (const auto& w : vocab) vocab_text += w + "\n";
-    emit(vocab_text, model_vocab_path(model_path), false, "vocabulary");
-    emit(encode_safetensors(params, meta), model_path, true, "model");
+    // the weights name their vocabulary by its fingerprint, so a vocabulary from another save
+    // beside them is refused at load; and both files are replaced together or not at all
+    meta[kVocabFingerprintKey] = vocab_fingerprint(vocab_text);
+    const std::string weights = encode_safetensors(params, meta);
+    emit_together({{{vocab_text}, model_vocab_path(model_path), false, "-o " + model_path + ": vocabulary"},
+                   {{weights}, model_path, true, "-o"}});
     r.blocks.push_back(Text{trf("wrote {} and {}", model_path, model_vocab_path(model_path))});
   }
   Figure figure;
@@ -332,9 +365,11 @@ void register_train(CLI::App& app) {
       ->group(tr("Figures"));
   // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
   o->out.output_opt->transform(CLI::Validator(
-      [opts = o](std::string& path) {
+      [opts = o, app = static_cast<const CLI::App*>(cmd)](std::string& path) {
+        set_hidden_outputs(app, {});
         if (tc_ends_with(path, ".safetensors")) {
           opts->model = path;
+          set_hidden_outputs(app, {{"-o", path}});  // checked against the inputs as -o is
           path = "-";
         }
         return std::string();
