@@ -100,6 +100,22 @@ void refuse_output_over_input(const CLI::App* app) {
     for (const std::string& path : out->results())
       if (!path.empty() && path != "-") outputs.emplace_back(out->check_name("--output") ? "-o" : out->get_name(), path);
   }
+  // a hidden output (train's model and its vocabulary) and another output naming the same file:
+  // one would overwrite the other
+  const auto hidden = hidden_outputs(app);
+  for (const auto& [hflag, hpath] : hidden) {
+    std::vector<std::string> mine = {hpath};
+    for (const std::string& c : companion_files(hpath)) mine.push_back(c);
+    for (std::size_t k = hidden.size(); k < outputs.size(); ++k)
+      for (const std::string& m : mine) {
+        std::error_code ec1, ec2;
+        const auto a = std::filesystem::weakly_canonical(m, ec1), b = std::filesystem::weakly_canonical(outputs[k].second, ec2);
+        if (!ec1 && !ec2 && a == b)
+          throw usage_error(fmt::format("{} {} and {} {} name the same file{}; give them different names", outputs[k].first,
+                                        outputs[k].second, hflag, hpath,
+                                        m == hpath ? std::string() : fmt::format(" (the vocabulary {} written beside it)", m)));
+      }
+  }
   for (const auto& [flag, path] : outputs) {
     std::vector<std::string> written = {path};
     for (const std::string& c : companion_files(path)) written.push_back(c);

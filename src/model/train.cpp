@@ -257,6 +257,7 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
           for (std::size_t i = 0; i < T * S; ++i)
             extras->cross_attention[b * T * S + i] += p[(b * c.heads + h) * T * S + i] / static_cast<float>(c.heads);
     }
+    if (extras->logits_only && !grads) return 0.0;  // scoring: no loss (its V exponentials per token)
   }
 
   // ---- loss: label-smoothed cross-entropy over the non-pad targets ----

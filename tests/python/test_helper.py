@@ -192,6 +192,26 @@ class ReturnTypes(unittest.TestCase):
         self.assertEqual(tfx.json("analogy", batch="-", stdin=queries), want)
         self.assertEqual(records(tfx.analogy(batch="-", stdin=queries)), want["data"])
 
+    def test_words_that_look_like_flags_stay_words(self):
+        """Positional words reach tfx after `--`: a word from a corpus that looks like a flag
+        ("--output=victim.txt", "-o") is tokenized, never obeyed; no file is written."""
+        with tempfile.TemporaryDirectory() as d:
+            cwd = os.getcwd()
+            os.chdir(d)
+            try:
+                victim = Path("victim.txt")
+                victim.write_text("keep me\n")
+                out = tfx.table("tokenize", ["hello", "--output=victim.txt"])
+                self.assertIn("--output=victim.txt", out)
+                self.assertEqual(victim.read_text(), "keep me\n")
+                rows = tfx.json("tokenize", "-o", "x.csv", "--help")
+                self.assertFalse(Path("x.csv").exists())
+                words = [t for r in rows["data"] for t in ([r["token"]] if "token" in r else [])]
+                self.assertTrue(words, rows)
+                self.assertEqual(sorted(os.listdir(d)), ["victim.txt"])
+            finally:
+                os.chdir(cwd)
+
     def test_output_flags_are_the_helpers(self):
         with self.assertRaises(TypeError):
             tfx.pe(len=3, format="csv")

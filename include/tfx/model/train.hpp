@@ -60,6 +60,7 @@ struct ForwardExtras {
   std::vector<float> logits;            // (B, T, V) when want_logits
   std::vector<float> cross_attention;   // (B, T, S) head-averaged, of decoder layer `cross_layer`
   bool want_logits = false;
+  bool logits_only = false;  // the forward pass alone, no loss (train_loss returns 0; no gradients)
   int cross_layer = -1;  // −1: none
 };
 

@@ -263,6 +263,9 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
                         : std::vector<std::string>{N_("position"), N_("token"), N_("readable"), N_("id")};
   if (offsets) rec.columns.insert(rec.columns.end(), {N_("start"), N_("end"), N_("byte start"), N_("byte end")});
   rec.rows.reserve(count);
+  // the summary's arrays (ids, tokens, offsets) are for json and the table; csv writes the rows
+  // alone, so it does not hold every token a second and third time
+  const bool summary_arrays = format != Format::csv;
   nlohmann::json ids = nlohmann::json::array(), tokens = nlohmann::json::array(), readable = nlohmann::json::array();
   nlohmann::json char_offsets = nlohmann::json::array(), byte_offsets = nlohmann::json::array();
   const std::vector<std::string_view> seqs = o.lines ? document_lines(text) : std::vector<std::string_view>{text};
@@ -278,13 +281,16 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
         const auto [b0, b1] = e.offsets[i];
         const std::size_t c0 = chars.at(b0), c1 = chars.at(b1);
         row.insert(row.end(), {static_cast<long long>(c0), static_cast<long long>(c1), static_cast<long long>(b0), static_cast<long long>(b1)});
-        lc.push_back({c0, c1});
-        lb.push_back({b0, b1});
+        if (summary_arrays) {
+          lc.push_back({c0, c1});
+          lb.push_back({b0, b1});
+        }
       }
       rec.rows.push_back(std::move(row));
-      li.push_back(e.ids[i]);
+      if (summary_arrays) li.push_back(e.ids[i]);
     }
-    if (o.lines) {
+    if (!summary_arrays) {
+    } else if (o.lines) {
       ids.push_back(std::move(li));
       tokens.push_back(e.tokens);
       readable.push_back(e.readable);
@@ -298,14 +304,16 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
       byte_offsets = std::move(lb);
     }
   }
-  if (offsets) {
+  if (offsets && summary_arrays) {
     r.summary["offsets"] = std::move(char_offsets);
     r.summary["byte_offsets"] = std::move(byte_offsets);
   }
   r.blocks.push_back(std::move(rec));
-  r.summary[N_("tokens")] = std::move(tokens);
-  r.summary[N_("ids")] = std::move(ids);
-  r.summary[N_("readable")] = std::move(readable);
+  if (summary_arrays) {
+    r.summary[N_("tokens")] = std::move(tokens);
+    r.summary[N_("ids")] = std::move(ids);
+    r.summary[N_("readable")] = std::move(readable);
+  }
   r.primary = "tokens";
   present(r, o.out);
 }
