@@ -221,3 +221,93 @@ TEST_CASE("model generate: a 75-shard checkpoint whose 75th shard is truncated w
   }
   MESSAGE(cut << " run(s) cut while generating");
 }
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kHfAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kHfAsan = true;
+#else
+constexpr bool kHfAsan = false;
+#endif
+#else
+constexpr bool kHfAsan = false;
+#endif
+
+// `bytes` of Korean text: syllables (3 bytes each) in words of 1–4, separated by spaces.
+std::string korean_text(std::size_t bytes) {
+  std::string s;
+  unsigned x = 7;
+  while (s.size() + 4 < bytes) {
+    x = x * 1103515245u + 12345u;
+    const char32_t c = 0xAC00 + (x >> 16) % 11172;
+    s += static_cast<char>(0xE0 | (c >> 12));
+    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (c & 0x3F));
+    if ((x >> 8) % 3 == 0) s += ' ';
+  }
+  return s;
+}
+
+std::string hf_gpt2() { return (fs::path(TFX_SOURCE_DIR) / "tests" / "data" / "hf_models" / "gpt2").string(); }
+
+}  // namespace
+
+TEST_CASE("model tokenize --file: offsets in linear time, a true memory estimate per format, out of memory is one line") {
+  TempDir t;
+  const std::string text = korean_text(256 * 1024);
+  write_file(t / "ko.txt", text);
+  // 1. 256 KB of Korean through a byte-level BPE (about a token per byte; pieces of one syllable
+  //    share its offsets): the csv's character offsets are the code points before each byte offset
+  const auto start = std::chrono::steady_clock::now();
+  const Run r = run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format csv", t.path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(r.code == 0);
+  CHECK(seconds < (kHfAsan ? 60 : 10));  // was 20 s in Release: every offset counted from byte 0
+  std::vector<std::size_t> chars_before(text.size() + 1, 0);
+  for (std::size_t i = 0; i < text.size(); ++i)
+    chars_before[i + 1] = chars_before[i] + ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  REQUIRE(has(line, "start,end,byte start,byte end"));
+  std::size_t rows = 0, checked = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    // the last four cells: start, end, byte start, byte end
+    std::vector<std::string> cells;
+    for (std::size_t k = 0, at = line.size(); k < 4; ++k) {
+      const std::size_t comma = line.rfind(',', at - 1);
+      cells.insert(cells.begin(), line.substr(comma + 1, at - comma - 1));
+      at = comma;
+    }
+    const std::size_t c0 = std::stoul(cells[0]), c1 = std::stoul(cells[1]), b0 = std::stoul(cells[2]), b1 = std::stoul(cells[3]);
+    REQUIRE(b1 <= text.size());
+    CHECK(c0 == chars_before[b0]);
+    CHECK(c1 == chars_before[b1]);
+    checked += 2;
+    if (checked > 4000) break;  // a sample is enough for the values; the time is the whole file's
+  }
+  CHECK(rows > 1000);
+  // 2. the estimate is the format's: 256 KB as json holds ~700 MB (2.6 KB per byte), as csv ~140 MB
+  check_one_line_error(run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format json", t.path, "TFX_MEMORY_LIMIT=256M"), 1,
+                       "--file ko.txt (" + std::to_string(text.size()) + " bytes) tokenized as json (a row per token) needs about");
+  check_one_line_error(run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format csv", t.path, "TFX_MEMORY_LIMIT=64M"), 1,
+                       "tokenized as csv");
+  // 3. an allocation that fails anyway (an address-space limit below what the budget allows) is
+  //    the one error line, never "terminate called after throwing an instance of 'std::bad_alloc'"
+  if (!kHfAsan) {
+    const fs::path err = t / "err.txt";
+    const std::string cmd = "cd " + shell_quote(t.path.string()) + " && ulimit -v 400000 && TFX_MEMORY_LIMIT=100G exec " +
+                            shell_quote(TFX_BINARY) + " model tokenize " + hf_gpt2() + " --file ko.txt --format json >/dev/null 2>" +
+                            shell_quote(err.string());
+    const int status = std::system(cmd.c_str());
+    const std::string e = read_file(err);
+    CAPTURE(e);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(e == "tfx: error: out of memory; try smaller values (or set TFX_MEMORY_LIMIT to be told sooner)\n");
+  }
+}

@@ -194,20 +194,24 @@ class ReturnTypes(unittest.TestCase):
 
     def test_words_that_look_like_flags_stay_words(self):
         """Positional words reach tfx after `--`: a word from a corpus that looks like a flag
-        ("--output=victim.txt", "-o") is tokenized, never obeyed; no file is written."""
+        ("--output=victim.txt", "-o", "--help") is a word, never obeyed; no file is written."""
         with tempfile.TemporaryDirectory() as d:
             cwd = os.getcwd()
             os.chdir(d)
             try:
                 victim = Path("victim.txt")
                 victim.write_text("keep me\n")
-                out = tfx.table("tokenize", ["hello", "--output=victim.txt"])
-                self.assertIn("--output=victim.txt", out)
+                # two words where tokenize takes one TEXT: refused, nothing written
+                with self.assertRaises(tfx.TfxError):
+                    tfx.table("tokenize", ["hello", "--output=victim.txt"])
                 self.assertEqual(victim.read_text(), "keep me\n")
-                rows = tfx.json("tokenize", "-o", "x.csv", "--help")
-                self.assertFalse(Path("x.csv").exists())
-                words = [t for r in rows["data"] for t in ([r["token"]] if "token" in r else [])]
-                self.assertTrue(words, rows)
+                # one word that looks like a flag: tokenized as the word it is
+                rows = tfx.json("tokenize", "--output=victim.txt")
+                self.assertEqual([r["token"] for r in rows["data"]], ["--output=victim.txt"])
+                rows = tfx.json("tokenize", "-o")
+                self.assertEqual([r["token"] for r in rows["data"]], ["-o"])
+                self.assertIn("--help", tfx.table("tokenize", "--help"))
+                self.assertEqual(victim.read_text(), "keep me\n")
                 self.assertEqual(sorted(os.listdir(d)), ["victim.txt"])
             finally:
                 os.chdir(cwd)
