@@ -5,8 +5,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -173,18 +171,17 @@ void emit_together(const std::vector<EmitFile>& files) {
   for (const EmitFile& f : files) staged.push_back(stage(f.pieces, f.path, f.binary, f.what));
   // 2. the renames, with the termination signals held back until all are done, so a Ctrl-C
   //    between two renames cannot leave a new file beside an old one
-  sigset_t all, old;
-  sigfillset(&all);
-  for (int sig : {SIGBUS, SIGSEGV, SIGILL, SIGFPE, SIGABRT, SIGTRAP}) sigdelset(&all, sig);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
+  //    (whichever thread a signal is delivered to: the handler remembers it, and it takes effect
+  //    after the last rename)
+  defer_termination_signals();
   try {
     for (Staged& s : staged)
       if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
   } catch (...) {
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    resume_termination_signals();
     throw;
   }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  resume_termination_signals();
 }
 
 }  // namespace tfx

@@ -119,6 +119,10 @@ TEST_CASE("train: the memory budget sees the model, Adam's state, the activation
   const Run big = run_tfx("train --pairs big.tsv --no-progress", t.path, "TFX_MEMORY_LIMIT=64M");
   check_one_line_error(big, 1, "over the memory budget of 64.0 MiB");
   CHECK(has(big.err, "120004 tokens in the vocabulary"));
+  // a pairs file whose words alone would pass the budget is refused before it is read
+  const auto size = fs::file_size(t / "big.tsv");
+  check_one_line_error(run_tfx("train --pairs big.tsv --no-progress", t.path, "TFX_MEMORY_LIMIT=4M"), 1,
+                       "--pairs big.tsv (" + std::to_string(size) + " bytes, held as words, ids and a vocabulary) needs about");
 }
 
 namespace {
