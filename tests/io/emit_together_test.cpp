@@ -38,6 +38,7 @@ TEST_CASE("termination signals deferred: a SIGTERM while deferred acts only when
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
+    signal(SIGTERM, SIG_DFL);  // (doctest's own handler would stay: the cleanup replaces only defaults)
     tfx::install_temp_file_cleanup();
     tfx::TempFile tmp(tmpdir.string(), ".tfx-", ".tmp", "test");
     tfx::defer_termination_signals();
