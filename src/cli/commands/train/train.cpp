@@ -99,6 +99,17 @@ void run_train(const TrainCommandOptions& o) {
   if (c.d_model % c.heads != 0)
     throw usage_error(fmt::format("--heads {} does not divide --d-model {}; expected a divisor such as 4", o.heads, o.d_model));
   const std::string& model_path = o.model;
+  // the model's two files are checked before training, not after it: each must be a file tfx can
+  // replace (a folder, a named pipe or a device in the vocabulary's place would block or fail only
+  // once the minutes of training are spent)
+  if (!model_path.empty())
+    for (const std::string& f : {model_path, model_vocab_path(model_path)}) {
+      std::error_code ec;
+      const auto st = std::filesystem::status(f, ec);
+      if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+        throw Error(fmt::format("-o {}: {} {}; the model and its vocabulary are written as regular files", model_path, f,
+                                std::filesystem::is_directory(st) ? "is a directory" : "exists and is not a regular file"));
+    }
   TrainOptions to;
   to.steps = static_cast<std::size_t>(o.steps);
   to.batch = static_cast<std::size_t>(o.batch);
