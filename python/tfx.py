@@ -211,8 +211,12 @@ def _positional(args):
     return out
 
 
-def _argv(words, args, flags):
-    argv = list(words) + _positional(args)
+def _argv(words, args, flags, extra=(), raw=False):
+    """tfx WORDS --FLAGS… EXTRA… -- POSITIONAL…: the positional words after `--`, so a word that
+    looks like a flag ("--output=victim.txt", "-o", "--help") reaches tfx as a word, never as an
+    option. raw=True (tfx.run: "as given") keeps them where they are, flags and all."""
+    positional = _positional(args)
+    argv = list(words) + (positional if raw else [])
     for name, v in flags.items():
         if v is None or v is False:
             continue
@@ -221,7 +225,13 @@ def _argv(words, args, flags):
             flag = "-" + name
             items = v if _nested(v) else [v]
             for item in items:
-                argv += [flag] if item is True else [flag, _arg("", item)]
+                value = True if item is True else _arg("", item)
+                if value is True:
+                    argv.append(flag)
+                elif isinstance(value, str) and value.startswith("-"):
+                    argv.append(flag + value)  # -k-3: a value that starts with '-' stays the value
+                else:
+                    argv += [flag, value]
             continue
         flag = "--" + name
         if v is True:
@@ -230,6 +240,9 @@ def _argv(words, args, flags):
             argv += [f"{flag}={_value(item)}" for item in v]
         else:
             argv.append(_arg(flag + "=", v))
+    argv += list(extra)
+    if positional and not raw:
+        argv += ["--"] + positional
     return argv
 
 
@@ -290,7 +303,7 @@ def _call(command, args, flags, extra):
     words = _words(command)
     if LANG and "lang" not in flags and _has_option(words, "lang"):
         flags["lang"] = LANG
-    return _run(_argv(words, args, flags) + extra, stdin)
+    return _run(_argv(words, args, flags, extra), stdin)
 
 
 def _spec(words):
@@ -330,7 +343,7 @@ def _short_traceback(fn):
 def run(command, *args, **flags):
     """Runs `tfx COMMAND ARGS --FLAGS` as given and returns stdout as bytes (errors raise TfxError)."""
     stdin = flags.pop("stdin", None)
-    out, err = _run(_argv(_words(command), args, flags), stdin)
+    out, err = _run(_argv(_words(command), args, flags, raw=True), stdin)
     _pass_stderr(err)
     return out
 

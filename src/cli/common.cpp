@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "flag_names.hpp"
 #include "terminal.hpp"
+#include "written_files.hpp"
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <vector>
 
 namespace tfx::cli {
@@ -25,49 +27,112 @@ bool OutputFlags::format_given() const {
 }
 
 namespace {
-// -o FILE, --png/--svg FILE or --html FILE naming one of the command's own input files (any other flag's or
-// argument's value that is the same file) is refused before anything is read: the write would
-// replace the input.
-bool is_output_option(const CLI::Option* o) {
-  return o->check_name("--output") || o->check_name("--png") || o->check_name("--svg") || o->check_name("--html");
+std::map<const CLI::App*, std::vector<std::pair<std::string, std::string>>>& hidden_output_table() {
+  static std::map<const CLI::App*, std::vector<std::pair<std::string, std::string>>> table;
+  return table;
+}
+}  // namespace
+
+void set_hidden_outputs(const CLI::App* app, std::vector<std::pair<std::string, std::string>> outputs) {
+  hidden_output_table()[app] = std::move(outputs);
 }
 
+const std::vector<std::pair<std::string, std::string>>& hidden_outputs(const CLI::App* app) { return hidden_output_table()[app]; }
+
+namespace {
+// -o FILE, --png/--svg FILE, --html/--gif FILE or --save-weights FILE naming one of the command's
+// own input files (any other flag's or argument's value that is the same file, or a file read with
+// it: a model's vocabulary beside it, a checkpoint folder's files) is refused before anything is
+// read: the write would replace the input. Both sides count a model's companion files: `train -o
+// m.safetensors` also writes m.vocab.txt, `translate --model m.safetensors` also reads it. "The
+// same" is the same file (device and inode: hard links and symlinks included).
+bool is_output_option(const CLI::Option* o) {
+  return o->check_name("--output") || o->check_name("--png") || o->check_name("--svg") || o->check_name("--html") ||
+         o->check_name("--gif") || o->check_name("--save-weights");
+}
+
+// The files written or read together with `path`: a model FILE.safetensors has its vocabulary
+// FILE.vocab.txt beside it (model_flag.hpp), which tfx train writes and --model reads.
+std::vector<std::string> companion_files(const std::string& path) {
+  const std::string tail = ".safetensors";
+  if (path.size() > tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0)
+    return {path.substr(0, path.size() - tail.size()) + ".vocab.txt"};
+  return {};
+}
+
+// A file the command reads, and what to call it in the message when it is not the value itself.
+struct InputFile {
+  std::string path, label;
+};
+
 // The files a flag's or argument's value makes the command read: the value itself when it is a
-// file, and for a folder (a checkpoint: model hidden DIR, pe sim --model DIR, rope freqs --config
-// DIR) every file in it a checkpoint holds — weights, index, config, tokenizer, vocabulary, merges.
-std::vector<std::string> files_read_from(const std::string& value) {
+// file (with its companion files), and for a folder (a checkpoint: model hidden DIR, pe sim --model
+// DIR, rope freqs --config DIR) every file in it a checkpoint holds — weights, index, config,
+// tokenizer, vocabulary, merges.
+std::vector<InputFile> files_read_from(const std::string& value) {
   std::error_code ec;
   if (value.empty()) return {};
-  if (std::filesystem::is_regular_file(value, ec)) return {value};
-  std::vector<std::string> out;
+  std::vector<InputFile> out;
+  if (std::filesystem::is_regular_file(value, ec)) {
+    out.push_back({value, value});
+    for (const std::string& c : companion_files(value))
+      if (std::filesystem::is_regular_file(c, ec)) out.push_back({c, fmt::format("{} (read with {})", c, value)});
+    return out;
+  }
   if (!std::filesystem::is_directory(value, ec)) return out;
   std::size_t seen = 0;
   for (auto it = std::filesystem::directory_iterator(value, ec); !ec && it != std::filesystem::directory_iterator() && seen < 4096;
        it.increment(ec), ++seen) {
     const std::string ext = it->path().extension().string();
     if ((ext == ".safetensors" || ext == ".json" || ext == ".txt" || ext == ".model" || ext == ".bin") && it->is_regular_file(ec))
-      out.push_back(it->path().string());
+      out.push_back({it->path().string(), fmt::format("{} (in {})", it->path().string(), value)});
   }
   return out;
 }
 
 void refuse_output_over_input(const CLI::App* app) {
   const auto options = app->get_options();
+  // every output: the flag as the user wrote it and its path (train's -o FILE.safetensors is taken
+  // off -o by its transform and registered with set_hidden_outputs)
+  std::vector<std::pair<std::string, std::string>> outputs = hidden_outputs(app);
   for (const CLI::Option* out : options) {
     if (out->count() == 0 || !is_output_option(out)) continue;
-    for (const std::string& path : out->results()) {
-      if (path.empty() || path == "-") continue;
+    for (const std::string& path : out->results())
+      if (!path.empty() && path != "-") outputs.emplace_back(out->check_name("--output") ? "-o" : out->get_name(), path);
+  }
+  // a hidden output (train's model and its vocabulary) and another output naming the same file:
+  // one would overwrite the other
+  const auto hidden = hidden_outputs(app);
+  for (const auto& [hflag, hpath] : hidden) {
+    std::vector<std::string> mine = {hpath};
+    for (const std::string& c : companion_files(hpath)) mine.push_back(c);
+    for (std::size_t k = hidden.size(); k < outputs.size(); ++k)
+      for (const std::string& m : mine) {
+        std::error_code ec1, ec2;
+        const auto a = std::filesystem::weakly_canonical(m, ec1), b = std::filesystem::weakly_canonical(outputs[k].second, ec2);
+        if (!ec1 && !ec2 && a == b)
+          throw usage_error(fmt::format("{} {} and {} {} name the same file{}; give them different names", outputs[k].first,
+                                        outputs[k].second, hflag, hpath,
+                                        m == hpath ? std::string() : fmt::format(" (the vocabulary {} written beside it)", m)));
+      }
+  }
+  for (const auto& [flag, path] : outputs) {
+    std::vector<std::string> written = {path};
+    for (const std::string& c : companion_files(path)) written.push_back(c);
+    for (const std::string& target : written) {
+      std::error_code ec;
+      if (!std::filesystem::exists(target, ec)) continue;  // a new file replaces no input
       for (const CLI::Option* in : options) {
-        if (in == out || in->count() == 0 || is_output_option(in)) continue;
+        if (in->count() == 0 || is_output_option(in)) continue;
         for (const std::string& value : in->results()) {
-          for (const std::string& file : files_read_from(value)) {
-            std::error_code ec;
-            if (!std::filesystem::equivalent(file, path, ec)) continue;
-            const std::string input = file == value ? value : fmt::format("{} (in {})", file, value);
+          for (const InputFile& file : files_read_from(value)) {
+            if (!std::filesystem::equivalent(file.path, target, ec)) continue;
             const std::string name = in->get_name().empty() ? std::string("argument") : in->get_name();
-            throw usage_error(fmt::format("{} {} is also the input {} {}; writing there would replace the input, so give "
+            const std::string what = target == path ? fmt::format("{} {}", flag, path)
+                                                    : fmt::format("{} {} (which writes {} beside it)", flag, path, target);
+            throw usage_error(fmt::format("{} is also the input {} {}; writing there would replace the input, so give "
                                           "another output file",
-                                          out->check_name("--output") ? "-o" : out->get_name(), path, name, input));
+                                          what, name, file.label));
           }
         }
       }

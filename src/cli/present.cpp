@@ -308,10 +308,23 @@ void write_slides(const std::vector<Slide>& slides, const std::string& dir, Form
     fs::create_directories(dir, ec);
     if (ec) throw Error(fmt::format("--slides {}: cannot create the folder: {}", dir, ec.message()));
   }
+  const char* ext = format == Format::svg ? ".svg" : ".png";
+  // the slides are the folder's own files: a symbolic link (or a FIFO, a device, a folder) at a
+  // slide's name is refused before anything is written, never written through to what it names
+  for (const Slide& s : slides) {
+    const fs::path path = fs::path(dir) / (s.name + ext);
+    const fs::file_status lst = fs::symlink_status(path, ec);
+    if (!fs::exists(lst) || fs::is_regular_file(lst)) continue;
+    if (fs::is_symlink(lst))
+      throw Error(fmt::format("--slides {}: {} is a symbolic link (to {}); the slides are written as the folder's own files, "
+                              "never through a link: remove it or choose another folder",
+                              dir, path.string(), fs::read_symlink(path, ec).string()));
+    throw Error(fmt::format("--slides {}: {} exists and is not a regular file; remove it or choose another folder", dir,
+                            path.string()));
+  }
   choose_fonts(fig);
   FigureFlags style = fig;
   style.title.clear();  // --title names the poster (--png), not every slide
-  const char* ext = format == Format::svg ? ".svg" : ".png";
   int w = 0, h = 0;
   for (const Slide& s : slides) {
     const std::string path = (fs::path(dir) / (s.name + ext)).string();

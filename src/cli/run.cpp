@@ -5,6 +5,7 @@
 // quote it. `tfx --generate man|bash|zsh` writes the man page and completions from the same
 // command table as --help.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <new>
 #include <optional>
@@ -41,6 +43,31 @@ int fail(const std::string& message, int code) {
   const std::string line = "tfx: error: " + tfx::escape_for_message(message, std::string::npos) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   return code;
+}
+
+// Out of memory, said without allocating (there may be nothing left to allocate): the one error
+// line, the temporaries removed, exit 1.
+constexpr char kOutOfMemory[] = "tfx: error: out of memory; try smaller values (or set TFX_MEMORY_LIMIT to be told sooner)\n";
+int fail_out_of_memory() {
+  std::fflush(stdout);
+  tfx::remove_live_temporaries();
+  [[maybe_unused]] const auto n = ::write(2, kOutOfMemory, sizeof kOutOfMemory - 1);
+  return 1;
+}
+
+// std::terminate's handler: a std::bad_alloc that escaped the exit path below (thrown in a
+// destructor during unwinding, in a noexcept function, on a thread) is still the one error line,
+// not "terminate called after throwing an instance of 'std::bad_alloc'" and SIGABRT.
+[[noreturn]] void terminate_on_bad_alloc() {
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      _exit(fail_out_of_memory());
+    } catch (...) {
+    }
+  }
+  std::abort();
 }
 
 // The message for a parse error: walks argv along the command path to name the command, an
@@ -148,6 +175,7 @@ int tfx::cli::run(int argc, char** argv) {
   // (a shell after `trap '' PIPE`, some service managers) left SIGPIPE ignored, which would turn it
   // into an EPIPE write error and a "tfx: error:" line
   std::signal(SIGPIPE, SIG_DFL);
+  std::set_terminate(terminate_on_bad_alloc);
   // Ctrl-C, kill or a closed terminal during a long write or a first cache load: the temporary
   // files (output, cache) are removed before the process dies of the signal
   tfx::install_temp_file_cleanup();
@@ -275,7 +303,7 @@ int tfx::cli::run(int argc, char** argv) {
   } catch (const tfx::Error& e) {
     return fail(tfx::cli::message_with_flags(e), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
   } catch (const std::bad_alloc&) {
-    return fail("out of memory; try smaller values", 1);
+    return fail_out_of_memory();
   } catch (const std::exception& e) {
     return fail(e.what(), 1);
   }

@@ -1,5 +1,6 @@
 // The bytes of an embedding file: open (mmap a regular file, read a pipe or device whole) and
 // gunzip (zlib, concatenated members, optionally stopping after a number of lines).
+#include "tfx/io/text_file.hpp"
 #include "embeddings_bytes.hpp"
 #include "tfx/core/memory.hpp"
 
@@ -85,7 +86,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
     fail(fmt::format("{}: {} (expected an embedding file: GloVe, word2vec or fastText)", path,
                      errno == ENOENT ? "no such file" : std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) fail(fmt::format("{} is a directory; expected an embedding file", path));
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_input_fd(path);  // a FIFO with no writer reads as empty, never waits forever
   if (fd < 0) fail(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     b.map_size = static_cast<std::size_t>(st.st_size);

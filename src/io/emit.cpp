@@ -12,11 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tfx/core/error.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/format.hpp"
 #include "tfx/io/temp_file.hpp"
 
@@ -72,13 +74,17 @@ std::string write_target(const std::string& path) {
   return slash == std::string::npos ? link : path.substr(0, slash + 1) + link;
 }
 
-}  // namespace
+// Where a write goes once the special cases are out of the way: `direct` (stdout, a descriptor,
+// a device or FIFO: written in place, now) or a regular file staged in `tmp`, renamed by commit.
+struct Staged {
+  std::unique_ptr<TempFile> tmp;
+  std::string target, path, what;
+  mode_t mode = 0;
+};
 
-void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what) {
-  emit(std::vector<std::string_view>{bytes}, path, binary, what);
-}
-
-void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
+// Writes `pieces` for `path`: at once when the destination is not a regular file (returns an
+// empty Staged), else into a unique temporary beside it (returned, not yet renamed).
+Staged stage(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
   if (path == "-") {
     if (binary && isatty(fileno(stdout)))
       throw usage_error(fmt::format("{} -: refusing to write binary output to a terminal; give a file name or pipe it", what));
@@ -86,7 +92,7 @@ void emit(const std::vector<std::string_view>& pieces, const std::string& path, 
       if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
         throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
     if (std::fflush(stdout) != 0) throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
-    return;
+    return {};
   }
   // 1. this process's own stdout/stderr/fd N: written through the descriptor
   if (const int fd = own_descriptor(path); fd >= 0) {
@@ -94,7 +100,7 @@ void emit(const std::vector<std::string_view>& pieces, const std::string& path, 
       throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
     std::fflush(stdout);
     for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
-    return;
+    return {};
   }
   // 2. a device or FIFO (/dev/null, /dev/full, a named pipe) is written in place: renaming a
   //    temporary over it would replace the device with a regular file
@@ -117,7 +123,7 @@ void emit(const std::vector<std::string_view>& pieces, const std::string& path, 
       throw;
     }
     if (::close(fd) != 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
-    return;
+    return {};
   }
   // 3. a regular file named through a symlink: written in place, as a shell's `>` does (the same
   //    inode, so its owner, mode and every hard link see the new bytes; docs/formats.md). The
@@ -145,30 +151,65 @@ void emit(const std::vector<std::string_view>& pieces, const std::string& path, 
       throw;
     }
     if (::close(fd) != 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
-    return;
+    return {};
   }
   // 4. a regular file: refused when it could not be opened for writing (as cp and a shell's `>`
-  //    refuse a read-only file); else written whole to a unique temporary beside it and renamed
-  //    onto it, keeping its mode (a new file gets 0666 less the umask)
-  mode_t mode = default_file_mode();
+  //    refuse a read-only file); else written whole to a unique temporary beside it, to be renamed
+  //    onto it keeping its mode (a new file gets 0666 less the umask)
+  Staged out;
+  out.mode = default_file_mode();
   if (exists) {
     const int probe = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (probe < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
     ::close(probe);
-    mode = st.st_mode & 07777;
+    out.mode = st.st_mode & 07777;
   }
   const std::size_t slash = target.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
-  TempFile tmp(dir, ".tfx-", ".tmp", what + " " + path);
+  out.tmp = std::make_unique<TempFile>(dir, ".tfx-", ".tmp", what + " " + path);
   for (std::string_view bytes : pieces)
-    if (!tmp.write_all(bytes.data(), bytes.size()))
+    if (!out.tmp->write_all(bytes.data(), bytes.size()))
       throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
   if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
-    if (::fchown(tmp.fd(), st.st_uid, st.st_gid) != 0) {
+    if (::fchown(out.tmp->fd(), st.st_uid, st.st_gid) != 0) {
       // only root may give a file away: others write it as their own, as cp does
     }
   }
-  tmp.commit(target, mode, what);
+  out.target = target;
+  out.path = path;
+  out.what = what;
+  return out;
+}
+
+}  // namespace
+
+void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what) {
+  emit(std::vector<std::string_view>{bytes}, path, binary, what);
+}
+
+void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
+  Staged s = stage(pieces, path, binary, what);
+  if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
+}
+
+void emit_together(const std::vector<EmitFile>& files) {
+  // 1. every file whole in its temporary (a full disk, a file-size limit or a signal here leaves
+  //    every target as it was: the temporaries are removed)
+  std::vector<Staged> staged;
+  for (const EmitFile& f : files) staged.push_back(stage(f.pieces, f.path, f.binary, f.what));
+  // 2. the renames, with the termination signals held back until all are done, so a Ctrl-C
+  //    between two renames cannot leave a new file beside an old one
+  //    (whichever thread a signal is delivered to: the handler remembers it, and it takes effect
+  //    after the last rename)
+  defer_termination_signals();
+  try {
+    for (Staged& s : staged)
+      if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
+  } catch (...) {
+    resume_termination_signals();
+    throw;
+  }
+  resume_termination_signals();
 }
 
 }  // namespace tfx

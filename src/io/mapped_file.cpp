@@ -17,14 +17,22 @@ namespace tfx {
 
 namespace {
 
-constexpr int kMappings = 32;
+// The table is a chain of blocks of 64 entries that only grows: a block is allocated (outside any
+// signal) when every entry is taken and linked with one atomic store, and never freed, so the
+// handler can walk it at any moment without a lock. Any number of mappings is watched (a
+// checkpoint of hundreds of shards); an entry is reused once its mapping is unwatched.
+constexpr int kBlock = 64;
 constexpr std::size_t kPathMax = 1024;
 struct Mapping {
   std::atomic<bool> used{false}, ready{false};
   std::uintptr_t begin = 0, end = 0;
   char path[kPathMax];
 };
-std::array<Mapping, kMappings> mappings;
+struct Block {
+  std::array<Mapping, kBlock> entries;
+  std::atomic<Block*> next{nullptr};
+};
+Block first_block;
 std::atomic_flag reporting = ATOMIC_FLAG_INIT;  // several threads may fault at once: one reports
 
 void say(const char* s) {
@@ -39,8 +47,9 @@ void say(const char* s) {
 
 extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
   const auto at = reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr);
-  for (Mapping& m : mappings) {
-    if (m.ready.load() && at >= m.begin && at < m.end) {
+  for (Block* b = &first_block; b; b = b->next.load(std::memory_order_acquire)) {
+    for (Mapping& m : b->entries) {
+      if (!m.ready.load(std::memory_order_acquire) || at < m.begin || at >= m.end) continue;
       if (reporting.test_and_set())
         for (;;) pause();  // another thread is reporting and will _exit the process
       remove_live_temporaries();
@@ -58,26 +67,40 @@ extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
 }  // namespace
 
 int watch_mapping(const void* addr, std::size_t bytes, const std::string& path) {
-  for (int i = 0; i < kMappings; ++i) {
-    bool expected = false;
-    if (mappings[i].used.compare_exchange_strong(expected, true)) {
-      Mapping& m = mappings[i];
-      m.begin = reinterpret_cast<std::uintptr_t>(addr);
-      m.end = m.begin + bytes;
-      const std::size_t n = std::min(path.size(), kPathMax - 1);
-      std::memcpy(m.path, path.data(), n);
-      m.path[n] = '\0';
-      m.ready.store(true);
-      return i;
+  // the handle is block number · kBlock + entry
+  int index = 0;
+  for (Block* b = &first_block;; b = b->next.load(std::memory_order_acquire), index += kBlock) {
+    for (int i = 0; i < kBlock; ++i) {
+      bool expected = false;
+      if (b->entries[i].used.compare_exchange_strong(expected, true)) {
+        Mapping& m = b->entries[i];
+        m.begin = reinterpret_cast<std::uintptr_t>(addr);
+        m.end = m.begin + bytes;
+        const std::size_t n = std::min(path.size(), kPathMax - 1);
+        std::memcpy(m.path, path.data(), n);
+        m.path[n] = '\0';
+        m.ready.store(true, std::memory_order_release);
+        return index + i;
+      }
+    }
+    // every entry of this block taken: the next block, added when there is none yet (a thread
+    // that loses the race frees its own and walks on into the winner's)
+    if (!b->next.load(std::memory_order_acquire)) {
+      Block* fresh = new Block;
+      Block* none = nullptr;
+      if (!b->next.compare_exchange_strong(none, fresh, std::memory_order_acq_rel)) delete fresh;
     }
   }
-  return -1;
 }
 
 void unwatch_mapping(int handle) {
-  if (handle < 0 || handle >= kMappings) return;
-  mappings[handle].ready.store(false);
-  mappings[handle].used.store(false);
+  if (handle < 0) return;
+  Block* b = &first_block;
+  for (int k = handle / kBlock; k > 0 && b; --k) b = b->next.load(std::memory_order_acquire);
+  if (!b) return;
+  Mapping& m = b->entries[static_cast<std::size_t>(handle % kBlock)];
+  m.ready.store(false, std::memory_order_release);
+  m.used.store(false);
 }
 
 void install_sigbus_handler() {

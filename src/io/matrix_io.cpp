@@ -18,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tfx/io/json_fields.hpp"
+#include "tfx/io/text_file.hpp"
+#include <unistd.h>
 
 #include "tfx/core/show_token.hpp"  // junk bytes as \xNN in messages
 #include "matrix_parse.hpp"
@@ -136,8 +138,20 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
   const std::string where = what.empty() ? path : what + " " + path;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a matrix file", where));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot read: {}", where, std::strerror(errno)));
+  // a named pipe that nothing writes to reads as empty instead of waiting forever (open_input_fd)
+  const int fd = open_input_fd(path);
+  if (fd < 0) throw Error(fmt::format("{}: cannot read: {}", where, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  const auto read_some = [&](char* into, std::size_t n) -> std::size_t {
+    for (;;) {
+      const ssize_t got = ::read(fd, into, n);
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno != EINTR) throw Error(fmt::format("{}: read error: {}", where, std::strerror(errno)));
+    }
+  };
   std::string bytes;
   if (std::filesystem::is_regular_file(path, ec)) {
     // the largest sensible file: kMaxElements float64 values plus headers
@@ -146,14 +160,19 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
     if (size > kMaxElements * 8 + (1u << 20))
       throw Error(fmt::format("{}: file of {} bytes is larger than any matrix tfx reads", where, size));
     bytes.resize(static_cast<std::size_t>(size));
-    f.read(bytes.data(), static_cast<std::streamsize>(size));
-    if (!f) throw Error(fmt::format("{}: read error", where));
+    std::size_t have = 0;
+    while (have < bytes.size()) {
+      const std::size_t got = read_some(bytes.data() + have, bytes.size() - have);
+      if (got == 0) break;
+      have += got;
+    }
+    if (have != bytes.size()) throw Error(fmt::format("{}: read error", where));
   } else {
     // a pipe or device (e.g. --x <(python make_x.py)): read to the end, up to a cap
     constexpr std::size_t kMaxStream = std::size_t{64} << 20;
     char buf[1 << 16];
-    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-      bytes.append(buf, static_cast<std::size_t>(f.gcount()));
+    for (std::size_t got; (got = read_some(buf, sizeof buf)) > 0;) {
+      bytes.append(buf, got);
       if (bytes.size() > kMaxStream)
         throw Error(
             fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));

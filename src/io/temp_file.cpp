@@ -49,7 +49,14 @@ void release_slot(int i) {
   slot_used[i].store(false);
 }
 
+std::atomic<int> deferring{0};        // defer_termination_signals() is in force
+std::atomic<int> deferred_signal{0};  // the signal that arrived meanwhile (0: none)
+
 extern "C" void remove_temporaries_and_die(int sig) {
+  if (deferring.load() > 0) {
+    deferred_signal.store(sig);
+    return;
+  }
   remove_live_temporaries();
   std::signal(sig, SIG_DFL);
   raise(sig);
@@ -141,6 +148,13 @@ void TempFile::commit(const std::string& target, mode_t mode, const std::string&
   committed_ = true;
   release_slot(slot_);
   slot_ = -1;
+}
+
+void defer_termination_signals() { deferring.fetch_add(1); }
+
+void resume_termination_signals() {
+  if (deferring.fetch_sub(1) != 1) return;
+  if (const int sig = deferred_signal.exchange(0)) remove_temporaries_and_die(sig);
 }
 
 void install_temp_file_cleanup() {

@@ -2,7 +2,9 @@
 #include "tfx/io/text_file.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,23 +27,34 @@ std::string read_text_input(const std::string& path, const std::string& what, st
   return bytes;
 }
 
+int open_input_fd(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return -1;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // from now on a writer's data is waited for
+  return fd;
+}
+
 std::string read_input_bytes(const std::string& path, const std::string& what, std::size_t cap, std::size_t stream_cap) {
   const std::string name = path == "-" ? "<stdin>" : path;
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) {
+  // a named pipe that nothing writes to is opened without waiting for a writer (open_input_fd) and
+  // reads as empty, refused below: never a wait that lasts forever
+  const int fd = path == "-" ? 0 : open_input_fd(path);
+  if (fd < 0) {
     const int err = errno;
     throw Error(fmt::format("{} {}: {}", what, name, err == ENOENT ? "no such file" : std::strerror(err)));
   }
   struct Closer {
-    std::FILE* f;
+    int fd;
     ~Closer() {
-      if (f != stdin) std::fclose(f);
+      if (fd > 0) ::close(fd);
     }
-  } closer{f};
+  } closer{fd};
   struct stat st {};
-  bool regular = false;
-  if (fstat(fileno(f), &st) == 0) {
+  bool regular = false, fifo = false;
+  if (fstat(fd, &st) == 0) {
     regular = S_ISREG(st.st_mode);
+    fifo = S_ISFIFO(st.st_mode);
     if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} {}: is a directory; expected a file", what, name));
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > cap)
       throw Error(fmt::format("{} {}: {} bytes is more than the {} MiB tfx reads", what, name, st.st_size, cap >> 20));
@@ -49,16 +62,20 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
   // a pipe or device is read up to its own cap: its size is not known in advance
   if (!regular) cap = stream_cap;
   std::string bytes;
+  if (regular) bytes.reserve(static_cast<std::size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
-    const std::size_t got = std::fread(buf, 1, sizeof buf, f);
-    bytes.append(buf, got);
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(fmt::format("{} {}: read error: {}", what, name, std::strerror(errno)));
+    if (got == 0) break;
+    bytes.append(buf, static_cast<std::size_t>(got));
     if (bytes.size() > cap)
       throw Error(fmt::format("{} {}: more than {} MiB (a device or an endless stream?); expected a file", what, name,
                               cap >> 20));
-    if (got < sizeof buf) break;
   }
-  if (std::ferror(f)) throw Error(fmt::format("{} {}: read error: {}", what, name, std::strerror(errno)));
+  if (fifo && path != "-" && bytes.empty())
+    throw Error(fmt::format("{} {}: a named pipe that nothing wrote to; expected a file", what, name));
   return bytes;
 }
 

@@ -91,6 +91,26 @@ std::vector<std::pair<std::string, std::vector<std::size_t>>> tr_parameter_shape
   return s;
 }
 
+}  // namespace
+
+double train_memory_bytes(const TrainConfig& c, std::size_t batch, std::size_t source_len, std::size_t target_len) {
+  double params = 0;
+  for (const auto& [name, shape] : tr_parameter_shapes(c)) {
+    double n = 1;
+    for (std::size_t d : shape) n *= double(d);
+    params += n;
+  }
+  const double B = double(batch), S = double(source_len), T = double(target_len), D = double(c.d_model), F = double(c.ffn),
+               H = double(c.heads), V = double(c.vocab), L = double(c.layers);
+  // floats kept per token of one layer (forward values and, in the backward pass, their gradients)
+  const double encoder = B * S * (2 * (12 * D + 2 * F) + 3 * H * S);
+  const double decoder = B * T * (2 * (20 * D + 2 * F) + 3 * H * (T + S));
+  const double logits = 3 * B * T * V;
+  return 4.0 * (4 * params + L * (encoder + decoder) + logits + 4 * B * (S + T) * D);
+}
+
+namespace {
+
 void tr_check(const TrainConfig& c, const TensorMap& params, const TrainBatch& b) {
   if (c.vocab < 1 || c.d_model < 1 || c.heads < 1 || c.d_model % c.heads != 0 || c.layers < 1 || c.ffn < 1)
     throw Error(fmt::format("train: d_model {} must be a positive multiple of heads {}, with layers ≥ 1 and ffn ≥ 1", c.d_model,
@@ -237,6 +257,7 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
           for (std::size_t i = 0; i < T * S; ++i)
             extras->cross_attention[b * T * S + i] += p[(b * c.heads + h) * T * S + i] / static_cast<float>(c.heads);
     }
+    if (extras->logits_only && !grads) return 0.0;  // scoring: no loss (its V exponentials per token)
   }
 
   // ---- loss: label-smoothed cross-entropy over the non-pad targets ----

@@ -91,21 +91,51 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
   s.pairs = test.size();
   std::vector<HeldOutScore> part(test.size());
   const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, test.size()))));
+  const std::size_t V = std::max<std::size_t>(1, c.vocab);
   parallel_for_threads(T, [&](unsigned t, unsigned nt) {
-    for (std::size_t i = t; i < test.size(); i += nt) {
-      const IdPair& p = test[i];
-      part[i].exact = train_greedy(c, params, p.source, p.target.size() + 5) == p.target;
-      TrainBatch b = make_train_batch(test, {i}, c.pad);
+    std::vector<std::size_t> mine;
+    for (std::size_t i = t; i < test.size(); i += nt) mine.push_back(i);
+    for (std::size_t at = 0; at < mine.size();) {
+      // a batch of pairs (their matrix products in one GEMM) whose logits, pairs × longest target
+      // × V floats, stay near 4 M floats (16 MB) however big the vocabulary
+      std::vector<std::size_t> chosen;
+      std::size_t longest = 0;
+      while (at < mine.size()) {
+        const std::size_t len = std::max(longest, test[mine[at]].target.size() + 1);
+        if (!chosen.empty() && ((chosen.size() + 1) * len * V > (std::size_t{4} << 20) || chosen.size() >= 64)) break;
+        longest = len;
+        chosen.push_back(mine[at++]);
+      }
+      // one teacher-forced pass gives both scores. Exact match: greedy decoding reproduces the
+      // target exactly when, fed the gold target, every position's most probable token is the
+      // next gold token and the last one's is <eos> — the causal mask lets position k see only
+      // <bos> y₁ … y_k, which is what greedy decoding would have fed it. (Greedy decoding itself
+      // costs a whole pass per output token, and the loss V exponentials per token: neither is
+      // needed.) Padding is masked: each pair's rows are what it alone would give.
+      const TrainBatch b = make_train_batch(test, chosen, c.pad);
       ForwardExtras ex;
+      ex.want_logits = true;
+      ex.logits_only = true;
       ex.cross_layer = static_cast<int>(layer);
       train_loss(c, params, b, nullptr, 1, &ex);
-      for (std::size_t k = 0; k < p.alignment.size() && k < p.target.size(); ++k) {
-        if (p.alignment[k] < 0) continue;
-        // row k (inputs <bos> y₁ … y_k) is where the model chose target token k
-        const float* row = ex.cross_attention.data() + k * b.source_len;
-        const std::size_t peak = static_cast<std::size_t>(std::max_element(row, row + b.source_len) - row);
-        ++part[i].aligned_total;
-        part[i].aligned_hits += peak == static_cast<std::size_t>(p.alignment[k]);
+      for (std::size_t r = 0; r < chosen.size(); ++r) {
+        const std::size_t i = chosen[r];
+        const IdPair& p = test[i];
+        bool exact = true;
+        for (std::size_t k = 0; k <= p.target.size() && exact; ++k) {
+          const float* z = ex.logits.data() + (r * b.target_len + k) * V;
+          exact = static_cast<std::size_t>(std::max_element(z, z + V) - z) == b.target_out[r * b.target_len + k];
+        }
+        part[i].exact = exact;
+        for (std::size_t k = 0; k < p.alignment.size() && k < p.target.size(); ++k) {
+          if (p.alignment[k] < 0) continue;
+          // row k (inputs <bos> y₁ … y_k) is where the model chose target token k; padded keys
+          // have weight 0, so the peak is among the pair's own source words
+          const float* row = ex.cross_attention.data() + (r * b.target_len + k) * b.source_len;
+          const std::size_t peak = static_cast<std::size_t>(std::max_element(row, row + b.source_len) - row);
+          ++part[i].aligned_total;
+          part[i].aligned_hits += peak == static_cast<std::size_t>(p.alignment[k]);
+        }
       }
     }
   });

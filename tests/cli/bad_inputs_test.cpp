@@ -104,7 +104,8 @@ std::vector<Case> read_cases(const fs::path& table) {
 
 // Creates the row's inputs in `dir`. Specs: plain text (escapes allowed); @dir; @rodir (a
 // directory nobody may write); @unreadable (a file of mode 000); @fifo:CONTENT (a named pipe a
-// helper process writes CONTENT into, once opened); @repeat:N:TEXT (TEXT N times); @nest:N:TEXT
+// helper process writes CONTENT into, once opened); @deadfifo (a named pipe nothing writes to);
+// @repeat:N:TEXT (TEXT N times); @nest:N:TEXT
 // (TEXT with its first % replaced by N '[' and N ']': JSON nested N levels deep).
 std::vector<pid_t> make_inputs(const fs::path& dir, const Case& c) {
   std::vector<pid_t> writers;
@@ -135,6 +136,9 @@ std::vector<pid_t> make_inputs(const fs::path& dir, const Case& c) {
         _exit(0);
       }
       writers.push_back(w);
+    } else if (spec == "@deadfifo") {  // a named pipe no process ever opens for writing
+      REQUIRE(mkfifo(p.c_str(), 0666) == 0);
+      chmod(p.c_str(), 0666);
     } else if (spec.rfind("@nest:", 0) == 0) {
       const auto colon = spec.find(':', 6);
       const std::size_t n = std::stoul(spec.substr(6, colon - 6));

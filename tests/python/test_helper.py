@@ -192,6 +192,30 @@ class ReturnTypes(unittest.TestCase):
         self.assertEqual(tfx.json("analogy", batch="-", stdin=queries), want)
         self.assertEqual(records(tfx.analogy(batch="-", stdin=queries)), want["data"])
 
+    def test_words_that_look_like_flags_stay_words(self):
+        """Positional words reach tfx after `--`: a word from a corpus that looks like a flag
+        ("--output=victim.txt", "-o", "--help") is a word, never obeyed; no file is written."""
+        with tempfile.TemporaryDirectory() as d:
+            cwd = os.getcwd()
+            os.chdir(d)
+            try:
+                victim = Path("victim.txt")
+                victim.write_text("keep me\n")
+                # two words where tokenize takes one TEXT: refused, nothing written
+                with self.assertRaises(tfx.TfxError):
+                    tfx.table("tokenize", ["hello", "--output=victim.txt"])
+                self.assertEqual(victim.read_text(), "keep me\n")
+                # one word that looks like a flag: tokenized as the word it is
+                rows = tfx.json("tokenize", "--output=victim.txt")
+                self.assertEqual([r["token"] for r in rows["data"]], ["--output=victim.txt"])
+                rows = tfx.json("tokenize", "-o")
+                self.assertEqual([r["token"] for r in rows["data"]], ["-o"])
+                self.assertIn("--help", tfx.table("tokenize", "--help"))
+                self.assertEqual(victim.read_text(), "keep me\n")
+                self.assertEqual(sorted(os.listdir(d)), ["victim.txt"])
+            finally:
+                os.chdir(cwd)
+
     def test_output_flags_are_the_helpers(self):
         with self.assertRaises(TypeError):
             tfx.pe(len=3, format="csv")

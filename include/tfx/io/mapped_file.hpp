@@ -9,8 +9,8 @@
 
 namespace tfx {
 
-// Registers [addr, addr + bytes) as a mapping of `path`; returns a handle for unwatch_mapping
-// (-1 when the table of 32 is full: that mapping then just keeps the default SIGBUS).
+// Registers [addr, addr + bytes) as a mapping of `path` (any number of them: the table grows);
+// returns a handle for unwatch_mapping.
 int watch_mapping(const void* addr, std::size_t bytes, const std::string& path);
 void unwatch_mapping(int handle);
 

@@ -43,6 +43,13 @@ mode_t default_file_mode();
 // Removes every live TempFile now (async-signal-safe: for a fatal-signal handler).
 void remove_live_temporaries();
 
+// Holds back the termination signals the cleanup handler catches, on every thread, until
+// resume_termination_signals(): a signal arriving meanwhile is remembered, and acted on (the
+// temporaries removed, the process ended by it) when resumed. For a step that must not be cut in
+// the middle: renaming several files that belong together.
+void defer_termination_signals();
+void resume_termination_signals();
+
 // Installs SIGINT/SIGTERM/SIGHUP handlers that remove every live TempFile and then die of the
 // same signal (the exit status a shell expects). Called once by the command layer.
 void install_temp_file_cleanup();

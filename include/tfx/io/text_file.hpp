@@ -23,6 +23,11 @@ std::string read_text_input(const std::string& path, const std::string& what, st
 // them: up to `cap` bytes from a regular file, `stream_cap` from a pipe or device.
 std::string read_input_bytes(const std::string& path, const std::string& what, std::size_t cap, std::size_t stream_cap);
 
+// Opens `path` read-only without waiting for a named pipe's writer (O_NONBLOCK, cleared once
+// open): a FIFO nothing writes to then reads as empty at once instead of blocking forever; one
+// with a writer is read as it writes. -1 with errno on failure.
+int open_input_fd(const std::string& path);
+
 // `text` without a leading UTF-8 byte-order mark (EF BB BF).
 std::string_view without_bom(std::string_view text);
 

@@ -35,6 +35,14 @@ struct TrainConfig {
 // encoder.layers.{i}.*, decoder.layers.{i}.*, generator.weight, generator.bias).
 std::vector<std::string> train_parameter_names(const TrainConfig& c);
 
+// The bytes a training run holds at its peak, for the memory budget (an estimate, on the high side):
+// the parameters, their gradients and Adam's two moments (4 floats per parameter); one step's
+// activations kept for the backward pass over a batch of B pairs of at most S source and T target
+// tokens (per layer the sublayers' inputs and outputs, the FFN's hidden layer and every head's
+// attention weights, with their gradients), the logits, probabilities and their gradient
+// (3·B·T·V floats).
+double train_memory_bytes(const TrainConfig& c, std::size_t batch, std::size_t source_len, std::size_t target_len);
+
 // Seeded parameters as PyTorch initialises these modules: embedding N(0, 1); attention in_proj
 // Xavier-uniform, its biases and out_proj.bias 0; every other nn.Linear weight and bias
 // U(±1/√fan_in); LayerNorm γ = 1, β = 0. Drawn from Generator(seed) in the names' order.
@@ -52,6 +60,7 @@ struct ForwardExtras {
   std::vector<float> logits;            // (B, T, V) when want_logits
   std::vector<float> cross_attention;   // (B, T, S) head-averaged, of decoder layer `cross_layer`
   bool want_logits = false;
+  bool logits_only = false;  // the forward pass alone, no loss (train_loss returns 0; no gradients)
   int cross_layer = -1;  // −1: none
 };
 

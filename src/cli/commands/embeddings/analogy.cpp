@@ -2,6 +2,7 @@
 // most_similar (3CosAdd) or most_similar_cosmul (3CosMul) semantics; --batch answers many
 // queries after one load.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -80,7 +81,8 @@ void run_analogy(const AnalogyOptions& o) {
       if (std::filesystem::is_directory(o.batch, ec))
         throw Error(fmt::format("--batch {}: is a directory; expected a file of 'A B C' lines", o.batch));
       // a missing or unreadable file is a data error (exit 1), like every input file
-      if (std::ifstream probe(o.batch); !probe)
+      // (access, not an open: opening a named pipe would wait for its writer, and it is read below)
+      if (::access(o.batch.c_str(), R_OK) != 0)
         throw Error(fmt::format("--batch {}: cannot open the file: {}", o.batch,
                                 std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
     }

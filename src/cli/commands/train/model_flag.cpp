@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/io/text_file.hpp"
 
 namespace tfx::cli {
 
@@ -25,6 +27,12 @@ std::string model_vocab_path(const std::string& model) {
   if (model.size() > tail.size() && model.compare(model.size() - tail.size(), tail.size(), tail) == 0)
     return model.substr(0, model.size() - tail.size()) + ".vocab.txt";
   return model + ".vocab.txt";
+}
+
+std::string vocab_fingerprint(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
 }
 
 std::string translator_weights_label() {
@@ -58,7 +66,17 @@ Translator read_translator_file(const std::string& path) {
     throw Error(fmt::format("--model {}: trained with --pre-ln, --no-pe or --no-scale; the translator commands run "
                             "the lecture's model (post-LN, sinusoidal PE, 1/√d_k)",
                             path));
-  Vocabulary vocab = read_vocab(model_vocab_path(path));
+  // the vocabulary, read once: its fingerprint against the one the weights were saved with
+  const std::string vocab_path = model_vocab_path(path);
+  std::error_code ec;
+  if (!std::filesystem::exists(vocab_path, ec) || std::filesystem::is_directory(vocab_path, ec))
+    (void)read_vocab(vocab_path);  // says what is wrong with it
+  const std::string vocab_bytes = read_text_input(vocab_path, "vocabulary");
+  if (const auto it = meta.find(kVocabFingerprintKey); it != meta.end() && vocab_fingerprint(vocab_bytes) != it->second)
+    throw Error(fmt::format("--model {}: its vocabulary {} is not the one saved with these weights (the two files come "
+                            "from different saves: an interrupted or mixed copy?); write both again with tfx train -o {}",
+                            path, vocab_path, path));
+  Vocabulary vocab = parse_vocab(vocab_bytes, vocab_path);
   vocab.name = path;
   const auto heads = metadata_heads(meta, path);
   if (!heads) throw Error(fmt::format("--model {}: no nhead in the file's metadata (expected a model written by tfx train)", path));

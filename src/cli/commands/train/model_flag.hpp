@@ -5,6 +5,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 
 #include "tfx/model/translator.hpp"
 
@@ -22,6 +23,13 @@ const Translator& cli_translator();
 std::string translator_weights_label();
 // The vocabulary file beside a model: FILE.safetensors → FILE.vocab.txt (else FILE + ".vocab.txt").
 std::string model_vocab_path(const std::string& model);
+
+// The fingerprint of a vocabulary file's bytes (FNV-1a, 64 bits, as 16 hex digits) that tfx train
+// stores in the weights' metadata under kVocabFingerprintKey: --model refuses a vocabulary whose
+// fingerprint differs (the two files come from different saves). Models without the key load as
+// before.
+inline constexpr const char* kVocabFingerprintKey = "vocab_fnv1a64";
+std::string vocab_fingerprint(std::string_view bytes);
 
 // The vocabulary whose ids the translator commands print and whose rows their embedding holds:
 // "teaching translator" (built in) or the --model's FILE.vocab.txt, for params["vocab"]; its size

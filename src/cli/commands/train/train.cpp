@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -16,7 +17,10 @@
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/terminal.hpp"
+#include "cli/written_files.hpp"
+#include "tfx/core/memory.hpp"
 #include "tfx/core/words.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/train.hpp"
 #include "tfx/model/translator.hpp"
@@ -39,6 +43,12 @@ struct TrainCommandOptions {
   GifFlags gif;
 };
 
+// Peak memory per byte of a --pairs file while it is read and parsed (the text, each word a
+// std::string in its pair, the sorted vocabulary, the ids): measured with /usr/bin/time on files
+// of short distinct words (the worst case: every word new): 26 bytes per byte for 3.6 MB of
+// 2-word pairs, 18 for 18.5 MB of 50-word pairs.
+constexpr double kPairsBytesPerByte = 32;
+
 bool tc_ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -60,6 +70,14 @@ void run_train(const TrainCommandOptions& o) {
     vocab = teaching_translator().vocab.tokens;
     data_name = tr("the built-in corpus");
   } else {
+    // the text, then its words as strings, ids and a vocabulary: about kPairsBytesPerByte bytes
+    // of memory per byte of the file (measured), refused before reading when over the budget
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(o.pairs, ec)) {
+      const double size = static_cast<double>(std::filesystem::file_size(o.pairs, ec));
+      check_memory(size * kPairsBytesPerByte, fmt::format("--pairs {} ({} bytes, held as words, ids and a vocabulary)", o.pairs,
+                                                          static_cast<std::uint64_t>(size)));
+    }
     pairs = parse_pair_lines(read_text_input(o.pairs, "--pairs"), o.pairs);
     split_pairs(pairs, o.test_fraction, o.seed);
     vocab = pair_vocabulary(pairs);
@@ -81,6 +99,17 @@ void run_train(const TrainCommandOptions& o) {
   if (c.d_model % c.heads != 0)
     throw usage_error(fmt::format("--heads {} does not divide --d-model {}; expected a divisor such as 4", o.heads, o.d_model));
   const std::string& model_path = o.model;
+  // the model's two files are checked before training, not after it: each must be a file tfx can
+  // replace (a folder, a named pipe or a device in the vocabulary's place would block or fail only
+  // once the minutes of training are spent)
+  if (!model_path.empty())
+    for (const std::string& f : {model_path, model_vocab_path(model_path)}) {
+      std::error_code ec;
+      const auto st = std::filesystem::status(f, ec);
+      if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+        throw Error(fmt::format("-o {}: {} {}; the model and its vocabulary are written as regular files", model_path, f,
+                                std::filesystem::is_directory(st) ? "is a directory" : "exists and is not a regular file"));
+    }
   TrainOptions to;
   to.steps = static_cast<std::size_t>(o.steps);
   to.batch = static_cast<std::size_t>(o.batch);
@@ -88,6 +117,26 @@ void run_train(const TrainCommandOptions& o) {
   to.seed = o.seed;
   to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 
+  // the budget sees the whole run before anything big is allocated: the parameters with their
+  // gradients and Adam's moments, a step's activations over the longest sentences, the logits over
+  // the vocabulary, and the pairs and vocabulary already held
+  {
+    std::size_t longest_source = 1, longest_target = 1;
+    double words = 0;
+    for (const auto* side : {&data.train, &data.test})
+      for (const IdPair& p : *side) {
+        longest_source = std::max(longest_source, p.source.size());
+        longest_target = std::max(longest_target, p.target.size() + 1);
+        words += double(p.source.size() + p.target.size());
+      }
+    double vocab_bytes = 0;
+    for (const auto& w : vocab) vocab_bytes += 96.0 + double(w.size());  // the string, its id map entry
+    const double bytes = train_memory_bytes(c, static_cast<std::size_t>(o.batch), longest_source, longest_target) +
+                         vocab_bytes + words * 48.0;
+    check_memory(bytes, fmt::format("training (--d-model {}, --ffn {}, --layers {}, --batch {}, {} tokens in the vocabulary, "
+                                    "sentences of up to {} words)",
+                                    o.d_model, o.ffn, o.layers, o.batch, vocab.size(), std::max(longest_source, longest_target - 1)));
+  }
   TensorMap params = init_train_parameters(c, o.seed);
   const std::size_t align_layer = c.layers >= 2 ? 1 : 0;  // decoder layer 2, as the translator docs
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
@@ -129,6 +178,8 @@ void run_train(const TrainCommandOptions& o) {
   step_loss.name = tr("training loss (each step)");
   exact_series.name = tr("held-out exact match");
   align_series.name = tr("alignment (decoder layer 2)");
+  HeldOutScore last_score;
+  std::size_t last_scored = 0;  // the step last_score was taken after (the last step's is the final score)
   auto on_step = [&](const TrainStepReport& r) {
     step_loss.x.push_back(double(r.step));
     step_loss.y.push_back(r.loss);
@@ -155,6 +206,8 @@ void run_train(const TrainCommandOptions& o) {
     }
     if (r.step % static_cast<std::size_t>(o.every) == 0 || r.step == to.steps) {
       const HeldOutScore s = score_held_out(c, params, data.test, align_layer, to.threads);
+      last_score = s;
+      last_scored = r.step;
       curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), r.learning_rate, s.exact_fraction()});
       if (has_alignment) curve.rows.back().push_back(s.alignment_fraction());
       exact_series.x.push_back(double(r.step));
@@ -171,10 +224,12 @@ void run_train(const TrainCommandOptions& o) {
     }
     return true;
   };
-  train_model(c, params, data.train, to, on_step);
+  const std::size_t steps_done = train_model(c, params, data.train, to, on_step);
   bar.finish();
 
-  const HeldOutScore score = score_held_out(c, params, data.test, align_layer, to.threads);
+  // scored once at the last step, not again
+  const HeldOutScore score =
+      last_scored == steps_done && steps_done > 0 ? last_score : score_held_out(c, params, data.test, align_layer, to.threads);
   Result r;
   r.command = "train";
   r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
@@ -252,8 +307,12 @@ void run_train(const TrainCommandOptions& o) {
                         {"steps", std::to_string(o.steps)}};
     std::string vocab_text;
     for (const auto& w : vocab) vocab_text += w + "\n";
-    emit(vocab_text, model_vocab_path(model_path), false, "vocabulary");
-    emit(encode_safetensors(params, meta), model_path, true, "model");
+    // the weights name their vocabulary by its fingerprint, so a vocabulary from another save
+    // beside them is refused at load; and both files are replaced together or not at all
+    meta[kVocabFingerprintKey] = vocab_fingerprint(vocab_text);
+    const std::string weights = encode_safetensors(params, meta);
+    emit_together({{{vocab_text}, model_vocab_path(model_path), false, "-o " + model_path + ": vocabulary"},
+                   {{weights}, model_path, true, "-o"}});
     r.blocks.push_back(Text{trf("wrote {} and {}", model_path, model_vocab_path(model_path))});
   }
   Figure figure;
@@ -335,9 +394,11 @@ void register_train(CLI::App& app) {
       ->group(tr("Figures"));
   // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
   o->out.output_opt->transform(CLI::Validator(
-      [opts = o](std::string& path) {
+      [opts = o, app = static_cast<const CLI::App*>(cmd)](std::string& path) {
+        set_hidden_outputs(app, {});
         if (tc_ends_with(path, ".safetensors")) {
           opts->model = path;
+          set_hidden_outputs(app, {{"-o", path}});  // checked against the inputs as -o is
           path = "-";
         }
         return std::string();
