@@ -14,8 +14,9 @@ namespace tfx {
 namespace {
 
 // the table, in the order messages list the supported types
-const std::array<const Family*, 6> kFamilies = {&family_files::kBert, &family_files::kGpt2, &family_files::kLlama,
-                                                &family_files::kQwen2, &family_files::kMistral, &family_files::kVit};
+const std::array<const Family*, 7> kFamilies = {&family_files::kBert,  &family_files::kGpt2,    &family_files::kLlama,
+                                                &family_files::kQwen2, &family_files::kQwen3,   &family_files::kMistral,
+                                                &family_files::kVit};
 
 }  // namespace
 

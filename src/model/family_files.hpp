@@ -63,6 +63,6 @@ inline void tap(const ForwardOptions& o, const char* name, std::size_t layer, co
 Tensor logit_rows(const Tensor& x, LogitRows rows);
 
 // The rows each family file contributes to the table.
-extern const Family kBert, kGpt2, kLlama, kQwen2, kMistral, kVit;
+extern const Family kBert, kGpt2, kLlama, kQwen2, kQwen3, kMistral, kVit;
 
 }  // namespace tfx::family_files

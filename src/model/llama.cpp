@@ -1,6 +1,8 @@
 // The Llama family (HF's LlamaForCausalLM, modeling_llama.py in eval mode) with its variants
-// Qwen2 (q/k/v biases, tied head by default) and Mistral (a sliding window, reported and not
-// applied): config keys, tensor names, the typed weights and the forward pass, top to bottom.
+// Qwen2 (q/k/v biases, tied head by default), Qwen3 (modeling_qwen3.py: q_norm and k_norm, an
+// RMSNorm over head_dim of every q and k head before RoPE; head_dim 128 unless config.json says)
+// and Mistral (a sliding window, reported and not applied): config keys, tensor names, the typed
+// weights and the forward pass, top to bottom.
 // RMSNorm, RoPE in the rotate-half layout with rope_theta and rope_scaling (linear, dynamic,
 // yarn, llama3: tfx/positional/rope.hpp), grouped-query attention, SwiGLU, tied or untied head.
 #include <fmt/format.h>
@@ -28,6 +30,8 @@ struct LlamaVariant {
   bool tied_default;    // tie_word_embeddings when config.json does not say
   bool qkv_bias;        // q/k/v projections always have biases (else only with attention_bias)
   bool sliding_window;  // reads sliding_window
+  bool qk_norm = false;                  // q_norm and k_norm per head before RoPE (qwen3)
+  std::size_t head_dim_default = 0;      // head_dim when config.json does not say (0: hidden_size / heads)
 };
 
 void llama_read_variant(const nlohmann::json& j, const std::string& where, ModelConfig& c, const LlamaVariant& var) {
@@ -41,9 +45,14 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
   c.eps = number_field(j, "rms_norm_eps", where, 1e-6);
   c.activation = json_string(j, "hidden_act", "silu", where);
   if (c.activation != "silu") bad(where, fmt::format("hidden_act \"{}\" is not supported (silu)", c.activation));
-  c.head_dim = whole_field(j, "head_dim", where, c.d_model / c.heads);
+  c.head_dim = whole_field(j, "head_dim", where, var.head_dim_default ? var.head_dim_default : c.d_model / c.heads);
   c.tied_head = json_bool(j, "tie_word_embeddings", var.tied_default, where);
-  c.qkv_bias = var.qkv_bias || json_bool(j, "attention_bias", false, where);
+  const bool attention_bias = json_bool(j, "attention_bias", false, where);
+  c.qkv_bias = var.qkv_bias || attention_bias;
+  c.o_bias = !var.qkv_bias && attention_bias;  // qwen2's o_proj never has one
+  c.qk_norm = var.qk_norm;
+  if (var.qk_norm && json_bool(j, "use_sliding_window", false, where))
+    bad(where, "use_sliding_window true is not supported (tfx attends to every earlier token)");
   if (var.sliding_window && j.contains("sliding_window") && j["sliding_window"].is_number_unsigned())
     c.sliding_window = j["sliding_window"].get<std::size_t>();
   if (c.heads % c.kv_heads != 0) bad(where, fmt::format("num_key_value_heads {} does not divide num_attention_heads {}", c.kv_heads, c.heads));
@@ -111,6 +120,9 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
 
 void llama_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, false}); }
 void qwen2_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {true, true, false}); }
+void qwen3_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) {
+  llama_read_variant(j, where, c, {false, false, false, true, 128});
+}
 void mistral_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, true}); }
 
 std::vector<TensorSlot> llama_slots(Checkpoint& m, const MappedWeights&) {
@@ -131,7 +143,12 @@ std::vector<TensorSlot> llama_slots(Checkpoint& m, const MappedWeights&) {
       layer.push_back({p + "self_attn.k_proj.bias", {KV * hd}, &l.k_b});
       layer.push_back({p + "self_attn.v_proj.bias", {KV * hd}, &l.v_b});
     }
+    if (c.qk_norm) {
+      layer.push_back({p + "self_attn.q_norm.weight", {hd}, &l.q_norm});
+      layer.push_back({p + "self_attn.k_norm.weight", {hd}, &l.k_norm});
+    }
     layer.push_back({p + "self_attn.o_proj.weight", {D, H * hd}, &l.o_w});
+    if (c.o_bias) layer.push_back({p + "self_attn.o_proj.bias", {D}, &l.o_b});
     layer.push_back({p + "post_attention_layernorm.weight", {D}, &l.ffn_norm});
     layer.push_back({p + "mlp.gate_proj.weight", {F, D}, &l.gate});
     layer.push_back({p + "mlp.up_proj.weight", {F, D}, &l.up});
@@ -186,6 +203,10 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     Tensor q = linear(a, l.q_w, l.q_b, kLlamaThreads);
     Tensor k = linear(a, l.k_w, l.k_b, kLlamaThreads);
     const Tensor v = linear(a, l.v_w, l.v_b, kLlamaThreads);
+    if (c.qk_norm) {  // Qwen3: RMSNorm over each head's hd numbers, before RoPE
+      q = stored_rms_norm(q.reshaped({T * c.heads, c.head_dim}), l.q_norm, c.eps).reshaped({T, c.heads * c.head_dim});
+      k = stored_rms_norm(k.reshaped({T * c.kv_heads, c.head_dim}), l.k_norm, c.eps).reshaped({T, c.kv_heads * c.head_dim});
+    }
     rope_rotate_heads(q, c.heads, rope, RopeLayout::half);
     rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
     tap(o, "q", i, q);
@@ -196,7 +217,7 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     if (o.keep_attentions) out.attentions.push_back(std::move(weights));
     ablate_heads(z, i, c.head_dim, o);
     tap(o, "attn_heads", i, z);
-    const Tensor proj = linear(z, l.o_w, {}, kLlamaThreads);
+    const Tensor proj = linear(z, l.o_w, l.o_b, kLlamaThreads);
     tap(o, "attn_out", i, proj);
     add_inplace(x, proj);
     tap(o, "resid_mid", i, x);
@@ -244,6 +265,7 @@ const StoredMatrix* llama_no_position_table(const Checkpoint&) { return nullptr;
    .positions_name = "rope"}
 const Family kLlama = TFX_LLAMA_ROW("llama", llama_read_config);
 const Family kQwen2 = TFX_LLAMA_ROW("qwen2", qwen2_read_config);
+const Family kQwen3 = TFX_LLAMA_ROW("qwen3", qwen3_read_config);
 const Family kMistral = TFX_LLAMA_ROW("mistral", mistral_read_config);
 #undef TFX_LLAMA_ROW
 

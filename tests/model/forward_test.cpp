@@ -148,7 +148,8 @@ TEST_CASE("forward: the lens at the last layer is the logits; resid_pre taps are
 
 TEST_CASE("forward: ViT's lens at the last layer is its [CLS] logits; a head ablation changes them") {
   const Checkpoint m = load_checkpoint(fw_dir("vit"));
-  const Tensor& px = read_safetensors(fw_dir("vit") + "/reference.safetensors").at("pixel_values");
+  const TensorMap ref = read_safetensors(fw_dir("vit") + "/reference.safetensors");
+  const Tensor& px = ref.at("pixel_values");
   Taps taps;
   ForwardOptions o;
   o.tap = taps.fn();

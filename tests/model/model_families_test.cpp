@@ -54,7 +54,7 @@ TEST_CASE("model families: the table knows each model_type with its traits, and 
   CHECK(find_family("t5") == nullptr);
   CHECK(find_family("BERT") == nullptr);  // config.json's spelling, case and all
   CHECK(find_family("") == nullptr);
-  CHECK(supported_model_types() == "bert, gpt2, llama, qwen2, mistral, vit");
+  CHECK(supported_model_types() == "bert, gpt2, llama, qwen2, qwen3, mistral, vit");
 }
 
 TEST_CASE("model families: the typed weights hold every layer with the file's tensors, counted as the file counts them") {

@@ -9,6 +9,8 @@
 //            and rope_scaling (linear, dynamic, yarn, llama3: tfx/positional/rope.hpp), grouped-
 //            query attention, tied or untied lm_head
 //   qwen2    llama with q/k/v biases;   mistral   llama (a sliding window is reported, not applied)
+//   qwen3    llama with q_norm / k_norm (RMSNorm over head_dim per head, before RoPE), head_dim
+//            from config.json (default 128, apart from hidden_size / heads)
 //   vit      ViTModel / ViTForImageClassification: a picture (tfx/model/vit.hpp's preprocessing) cut
 //            into Conv2d patches, [CLS], learned positions, pre-LN, erf GELU, the classifier on [CLS]
 // Tensor names are accepted with or without the prefixes bert. / transformer. / model. (vit. for ViT), and with
@@ -38,13 +40,15 @@
 namespace tfx {
 
 struct ModelConfig {
-  std::string model_type;  // as config.json says it: bert, gpt2, llama, qwen2, mistral
+  std::string model_type;  // as config.json says it: bert, gpt2, llama, qwen2, qwen3, mistral, vit
   const Family* family = nullptr;  // its row of the family table (set by parse_model_config)
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0;
   double eps = 1e-5;
   std::string activation;  // gelu (erf), gelu_new (tanh), silu
   bool tied_head = true;   // the output head is the token embedding
-  bool qkv_bias = false;   // qwen2
+  bool qkv_bias = false;   // qwen2; attention_bias
+  bool o_bias = false;     // attention_bias (llama, qwen3): o_proj has a bias too
+  bool qk_norm = false;    // qwen3: q and k RMS-normalized per head (q_norm, k_norm) before RoPE
   std::optional<std::size_t> sliding_window;  // mistral
   RopeConfig rope;         // llama family: dim = head_dim, half layout, base = rope_theta, scaling
   std::size_t image_size = 0, patch_size = 0, channels = 0;  // an image family (vit): the picture's side, the patch's, RGB
