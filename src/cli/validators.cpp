@@ -57,7 +57,7 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, c
         errno = 0;
         const double v = std::strtod(text.c_str(), &end);
         const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
-        if (!number && errno == ERANGE && end == text.c_str() + text.size())  // 1e-400, 1e400: a number, beyond double
+        if (!number && errno == ERANGE && std::isfinite(v) && end == text.c_str() + text.size())  // 1e-308: below double's normal range
           return fmt::format("expected {} from {} to {}, got '{}'", words, or_equal ? "0" : "2.2e-308", "1.8e308", text);
         if (!number || v < lo || (!or_equal && v == lo)) return fmt::format("expected {}, got '{}'", words, text);
         return {};

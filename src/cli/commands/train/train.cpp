@@ -19,6 +19,7 @@
 #include "cli/terminal.hpp"
 #include "cli/written_files.hpp"
 #include "tfx/core/memory.hpp"
+#include "tfx/core/show_token.hpp"
 #include "tfx/core/words.hpp"
 #include "tfx/io/emit_together.hpp"
 #include "tfx/io/text_file.hpp"
@@ -277,9 +278,16 @@ void run_train(const TrainCommandOptions& o) {
   for (const auto& w : probe) probe_ids.push_back(ids.count(w) ? ids.at(w) : 3);
   std::vector<std::string> out_words;
   for (std::size_t id : train_greedy(c, params, probe_ids)) out_words.push_back(vocab[id]);
-  r.blocks.push_back(Text{fmt::format("{}  →  {}", join_words(probe), join_words(out_words))});
-  r.summary[N_("probe")] = join_words(probe);
-  r.summary[N_("translation")] = join_words(out_words);
+  // shown as error lines show data words: each cut at 40 characters, control bytes escaped (a
+  // 1 MB word repeated by the greedy decoder made a 20 MB line)
+  const auto shown = [](const std::vector<std::string>& words) {
+    std::vector<std::string> out;
+    for (const std::string& w : words) out.push_back(show_token(w));
+    return join_words(out);
+  };
+  r.blocks.push_back(Text{fmt::format("{}  →  {}", shown(probe), shown(out_words))});
+  r.summary[N_("probe")] = shown(probe);
+  r.summary[N_("translation")] = shown(out_words);
   if (!curve.rows.empty()) r.summary[N_("final_loss")] = std::get<double>(curve.rows.back()[1]);
   r.blocks.push_back(std::move(curve));
   r.primary = "curve";
