@@ -19,7 +19,8 @@ CLI::Option* add_model_flag(CLI::App* cmd, std::string& model) {
       ->add_option("--model", model,
                    tr("A model: teaching (the built-in translator), a checkpoint folder with config.json, or a "
                       "FILE.safetensors written by tfx train -o (vocabulary in FILE.vocab.txt)"))
-      ->type_name("teaching|DIR|FILE");
+      ->type_name("teaching|DIR|FILE")
+      ->option_text("teaching|DIR|FILE");
 }
 
 namespace {
@@ -31,7 +32,7 @@ const char* temperature_help() {
 }  // namespace
 
 CLI::Option* add_temperature_flag(CLI::App* cmd, std::vector<std::string>& t) {
-  return cmd->add_option("--temperature,-T", t, temperature_help())->check(temperatures());
+  return cmd->add_option("--temperature,-T", t, temperature_help())->option_text("T[,T…]")->check(temperatures());
 }
 
 CLI::Option* add_temperature_flag(CLI::App* cmd, double& t) {
@@ -46,6 +47,7 @@ CLI::Option* add_temperature_flag(CLI::App* cmd, double& t) {
             t = std::strtod(items.front().c_str(), nullptr);  // checked by temperatures()
           },
           temperature_help())
+      ->option_text("T[,T…]")
       ->check(temperatures());
 }
 
