@@ -111,4 +111,10 @@ CLI::Option* add_limit_flag(CLI::App* cmd, std::int64_t& limit) {
       ->check(whole_number(0, std::int64_t{1} << 40));
 }
 
+CLI::Option* add_random_flag(CLI::App* cmd, bool& random) {
+  return cmd->add_flag("--random", random,
+                       tr("Seeded random weights even for a sentence the built-in teaching translator knows (its trained "
+                          "weights are the default there)"));
+}
+
 }  // namespace tfx::cli

@@ -43,6 +43,10 @@ CLI::Option* add_no_special_flag(CLI::App* cmd, bool& no_special);
 CLI::Option* add_no_pe_flag(CLI::App* cmd, bool& no_pe);
 CLI::Option* add_no_scale_flag(CLI::App* cmd, bool& no_scale);
 
+// --random: seeded random weights even where the built-in teaching translator's trained ones
+// would run (attention, encoder, decoder).
+CLI::Option* add_random_flag(CLI::App* cmd, bool& random);
+
 // The word-vector file's --embeddings-format NAME and --limit N (the embedding commands, and
 // embeddings convert for its IN).
 CLI::Option* add_embeddings_format_flag(CLI::App* cmd, std::string& format);

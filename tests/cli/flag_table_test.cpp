@@ -53,7 +53,7 @@ const std::set<std::string> kPerCommandWords{"--format", "-o", "--output", "--gi
 const std::set<std::string> kNotYetOneDefinition{
     "--base",   "--batch", "--d-model", "--dim",    "--dims",  "--dk",     "--factor", "--ffn",    "--file",   "--frames",
     "--head",   "--heads", "--ids",     "--image",  "--k",     "--layer",  "--layers", "--len",    "--lower",  "--method",
-    "--pad",    "--pairs", "--pos",     "--q",      "--random", "--scaling", "--seed", "--sentence", "--show", "--steps",
+    "--pad",    "--pairs", "--pos",     "--q",      "--scaling", "--seed", "--sentence", "--show", "--steps",
     "--to",     "--top",   "--translator", "--warmup", "--weights", "--width", "--words", "--x",    "-k"};
 
 std::string without_default(std::string facts) {

@@ -284,10 +284,7 @@ void register_attention(CLI::App& app) {
                      "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's"))
       ->group(g);
   auto* seed = add_seed_flag(cmd, o->seed, tr("Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)"))->group(g);
-  cmd->add_flag("--random", o->random,
-                tr("Seeded random weights (and the teaching embedding) even for a sentence the built-in teaching translator knows "
-                   "(by default such a sentence runs on its trained layer-1 attention)"))
-      ->group(g);
+  add_random_flag(cmd, o->random)->group(g);
   cmd->add_option("--show", o->show,
                   tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, w (W_Q, W_K, W_V: Q = X·W_Q), q, k, v "
                      "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))
