@@ -15,6 +15,7 @@
 #include "tfx/model/translator.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "cli/commands/train/model_flag.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -30,15 +31,8 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
           },
           ""))
       ->group(tr("Embeddings"));
-  app->add_option("--embeddings-format", f.format,
-                  tr("Format of --embeddings: ") + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices, true))
-      ->capture_default_str()
-      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices))
-      ->group(tr("Embeddings"));
-  app->add_option("--limit", f.limit, tr("Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all"))
-      ->capture_default_str()
-      ->check(whole_number(0, std::int64_t{1} << 40))
-      ->group(tr("Embeddings"));
+  add_embeddings_format_flag(app, f.format)->group(tr("Embeddings"));
+  add_limit_flag(app, f.limit)->group(tr("Embeddings"));
   app->add_flag("--no-cache", f.no_cache, tr("Neither read nor write the binary cache ($XDG_CACHE_HOME/tfx)"))->group(tr("Embeddings"));
   app->add_flag("--ignore-case", f.ignore_case,
                 tr("Case-insensitive word lookup (ASCII): an exact match wins, else the first word in file order"))

@@ -17,6 +17,7 @@
 #include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
 #include "cli/commands/train/model_flag.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -60,10 +61,7 @@ void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
   cmd->add_option("--save-weights", f.save_weights, tr("Write the weights used as FILE.safetensors (PyTorch's key names)"))->group(g);
   f.seed_opt = add_seed_flag(cmd, f.seed);
   f.what = what;
-  cmd->add_flag("--random", f.random,
-                tr("Seeded random weights and embedding rows even for a sentence the built-in teaching translator knows "
-                   "(its trained weights are the default there)"))
-      ->group(g);
+  add_random_flag(cmd, f.random)->group(g);
   cmd->add_option("--show", f.show, tr("Matrices to print, comma-separated, or 'all' (see the list in the notes)"))->group(tr("Output"));
   add_output_flags(cmd, f.out);
   add_figure_flags(cmd, f.fig, false);

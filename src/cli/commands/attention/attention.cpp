@@ -15,6 +15,7 @@
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/attention/transformer.hpp"
 #include "tfx/model/translator.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -270,26 +271,20 @@ void register_attention(CLI::App& app) {
       ->group(g);
   auto* heads = add_heads_flag(cmd, o->heads, g);
   auto* identity = cmd->add_flag("--identity", o->identity, tr("W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X"))->group(g);
-  auto* no_pe = cmd->add_flag("--no-pe", o->no_pe, tr("Sentence mode: X = embeddings only, without the sinusoidal PE"))->group(g);
+  auto* no_pe = add_no_pe_flag(cmd, o->no_pe)->group(g);
   cmd->add_flag("--causal", o->causal, tr("Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)"))->group(g);
   cmd->add_option("--pad", o->pad, tr("Padding mask: the last N key positions are never attended to"))
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40))
       ->group(g);
-  cmd->add_flag("--no-scale", o->no_scale, tr("Leave out the 1/√d_k: softmax(QKᵀ)V"))->group(g);
-  cmd->add_option("--temperature", o->temperature, tr("Divide the scores also by T (< 1 sharper, > 1 flatter)"))
-      ->capture_default_str()
-      ->check(positive_number())
-      ->group(g);
+  add_no_scale_flag(cmd, o->no_scale)->group(g);
+  add_temperature_flag(cmd, o->temperature)->default_str("1")->group(g);
   cmd->add_option("--weights", o->weights,
                   tr("nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
                      "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's"))
       ->group(g);
   auto* seed = add_seed_flag(cmd, o->seed, tr("Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)"))->group(g);
-  cmd->add_flag("--random", o->random,
-                tr("Seeded random weights (and the teaching embedding) even for a sentence the built-in teaching translator knows "
-                   "(by default such a sentence runs on its trained layer-1 attention)"))
-      ->group(g);
+  add_random_flag(cmd, o->random)->group(g);
   cmd->add_option("--show", o->show,
                   tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, w (W_Q, W_K, W_V: Q = X·W_Q), q, k, v "
                      "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))

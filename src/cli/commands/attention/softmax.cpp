@@ -3,6 +3,7 @@
 // and the probabilities, for each temperature; a bar figure with one panel per temperature on one
 // 0–1 scale. `--temperature 10` on 0,-11,7 is the note's √d_k = 10 rescue of a peaked softmax.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/core/ops.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -17,7 +19,7 @@ namespace {
 
 struct SoftmaxOptions {
   std::string values;
-  std::string temperatures = "1";
+  std::vector<std::string> temperatures{"1"};
   std::string labels;  // --labels: names of the entries (default 1, 2, …)
   OutputFlags out;
   FigureFlags fig;
@@ -41,7 +43,7 @@ std::vector<double> number_list(const std::string& text, const std::string& flag
 void run_softmax(const SoftmaxOptions& o) {
   const std::vector<double> x = number_list(o.values, "VALUES", false);
   if (x.size() > 100000) throw usage_error(fmt::format("VALUES: {} numbers; at most 100000", x.size()));
-  const std::vector<double> temps = number_list(o.temperatures, "--temperature", true);
+  const std::vector<double> temps = number_list(fmt::format("{}", fmt::join(o.temperatures, ",")), "--temperature", true);
   if (temps.size() > 16) throw usage_error(fmt::format("--temperature: {} temperatures; at most 16", temps.size()));
   std::vector<std::string> labels = o.labels.empty() ? std::vector<std::string>{} : split_items(o.labels);
   if (labels.empty())
@@ -121,8 +123,7 @@ void register_softmax(CLI::App& app) {
   auto [cmd, o] = add_command(app, "softmax", tr("Softmax by hand: x, x/T, the exponentials, their sum and the probabilities, at one or more temperatures"),
                               run_softmax, tr("Attention"));
   cmd->add_option("VALUES", o->values, tr("Scores, comma-separated (e.g. the lecture's 1,1,0.8,0.7)"))->required();
-  cmd->add_option("--temperature,-T", o->temperatures, tr("Temperatures T, comma-separated: softmax(x/T) (T = √d_k is attention's scaling)"))
-      ->capture_default_str();
+  add_temperature_flag(cmd, o->temperatures)->default_str("1");
   cmd->add_option("--labels", o->labels, tr("Names of the entries, comma-separated (default 1, 2, …)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);

@@ -16,6 +16,7 @@
 #include "cli/flag_names.hpp"
 #include "cli/skipped.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -199,7 +200,7 @@ void register_analogy(CLI::App& app) {
                                           "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
                                           "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)"))
       ->check(non_empty_path("- reads stdin"));
-  cmd->add_flag("--strict", o->strict, tr("With --batch: stop at the first query that cannot be answered (exit 1) instead of skipping it"));
+  add_strict_flag(cmd, o->strict);
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);
   set_examples(cmd, {tr("tfx analogy king man woman                  # built-in teaching embedding: queen"),

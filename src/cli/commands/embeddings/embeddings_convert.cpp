@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
 #include "cli/flag_names.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -66,12 +67,8 @@ void register_embeddings_convert(CLI::App* embeddings) {
   conv->add_option("--to", co->to, tr("Output format: ") + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingWriteChoices));
-  conv->add_option("--embeddings-format", co->emb.format, tr("Format of IN: ") + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices))
-      ->capture_default_str()
-      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
-  conv->add_option("--limit", co->emb.limit, tr("Convert only the first N words; 0 = all"))
-      ->capture_default_str()
-      ->check(whole_number(0, std::int64_t{1} << 40));
+  add_embeddings_format_flag(conv, co->emb.format);
+  add_limit_flag(conv, co->emb.limit);
   add_output_flags(conv, co->out, false);
   set_examples(conv, {tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx"),
                       tr("tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000"),

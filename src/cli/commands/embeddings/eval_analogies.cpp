@@ -13,6 +13,7 @@
 #include "cli/skipped.hpp"
 #include "tfx/embeddings/evaluation.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -135,22 +136,18 @@ void register_eval_analogies(CLI::App& app) {
   cmd->add_option("file", o->file, tr("Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)"))
       ->required()
       ->check(non_empty_path("give an analogy file such as questions-words.txt"));
-  cmd->add_option("--restrict-vocab", o->restrict_vocab,
-                  tr("Use only the first N words (the most frequent): questions with other words are skipped, answers come from them"))
-      ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 40));
+  add_restrict_vocab_flag(cmd, o->restrict_vocab);
   cmd->add_option("--method", o->method, trf("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()
       ->check(one_of<AnalogyMethod>(kAnalogyMethodChoices));
-  cmd->add_flag("--case-sensitive", o->case_sensitive, tr("Compare words as written (default: upper-case both sides, as gensim)"));
-  cmd->add_flag("--dummy4unknown", o->dummy4unknown,
-                tr("Count questions with an unknown word as wrong answers instead of skipping them (gensim dummy4unknown=True)"));
-  cmd->add_flag("--skip-invalid", o->skip_invalid, tr("Skip lines that are not 4 words (gensim does) instead of stopping"));
+  add_case_sensitive_flag(cmd, o->case_sensitive);
+  add_dummy4unknown_flag(cmd, o->dummy4unknown);
+  add_skip_invalid_flag(cmd, o->skip_invalid);
   cmd->add_option("--errors", o->errors, tr("Also list the first N wrong answers"))
       ->capture_default_str()
       ->check(whole_number(0, std::int64_t{1} << 40));
-  cmd->add_flag("--strict", o->strict, tr("Stop with an error (exit 1) at a question with a word outside the vocabulary instead of skipping it"));
-  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar (it is drawn on stderr only when stderr is a terminal)"));
+  add_strict_flag(cmd, o->strict);
+  add_no_progress_flag(cmd, o->no_progress);
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));  // case folding is --case-sensitive's job here
   add_output_flags(cmd, o->out, false);

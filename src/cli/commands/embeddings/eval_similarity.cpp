@@ -13,6 +13,7 @@
 #include "cli/skipped.hpp"
 #include "tfx/embeddings/evaluation.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -118,16 +119,13 @@ void register_eval_similarity(CLI::App& app) {
   cmd->add_option("file", o->file, tr("Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments"))
       ->required()
       ->check(non_empty_path("give a word-pair file such as wordsim353.tsv"));
-  cmd->add_option("--restrict-vocab", o->restrict_vocab, tr("Use only the first N words (pairs with other words are skipped)"))
-      ->capture_default_str()
-      ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_flag("--case-sensitive", o->case_sensitive, tr("Compare words as written (default: upper-case both sides, as gensim)"));
-  cmd->add_flag("--dummy4unknown", o->dummy4unknown,
-                tr("Keep pairs with an unknown word, with cosine 0, instead of skipping them (gensim dummy4unknown=True)"));
-  cmd->add_flag("--skip-invalid", o->skip_invalid, tr("Skip malformed lines (gensim does) instead of stopping"));
-  cmd->add_flag("--strict", o->strict, tr("Stop with an error (exit 1) at a pair with a word outside the vocabulary instead of skipping it"));
+  add_restrict_vocab_flag(cmd, o->restrict_vocab);
+  add_case_sensitive_flag(cmd, o->case_sensitive);
+  add_dummy4unknown_flag(cmd, o->dummy4unknown);
+  add_skip_invalid_flag(cmd, o->skip_invalid);
+  add_strict_flag(cmd, o->strict);
   cmd->add_flag("--list", o->list, tr("List every pair with the human score and the model's cosine"));
-  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar (it is drawn on stderr only when stderr is a terminal)"));
+  add_no_progress_flag(cmd, o->no_progress);
   add_embedding_flags(cmd, o->emb);
   cmd->remove_option(cmd->get_option("--ignore-case"));
   add_output_flags(cmd, o->out);

@@ -15,6 +15,7 @@
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
+#include "cli/shared_flags.hpp"
 
 #include <sstream>
 
@@ -164,9 +165,7 @@ void register_tokenize(CLI::App& app) {
                 tr("As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
                    "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo"));
   cmd->add_flag("--translator", o->translator, tr("The same as --vocab translator (the default)"));
-  cmd->add_flag("--stats", o->stats,
-                tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens per word "
-                   "and per character, [UNK] share, the most frequent tokens (as tfx model tokenize --stats)"));
+  add_stats_flag(cmd, o->stats);
   add_output_flags(cmd, o->out, false);
   register_tokenize_train(cmd);
   o->train = cmd->get_subcommand("train");

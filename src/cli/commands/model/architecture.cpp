@@ -16,6 +16,7 @@
 #include "tfx/model/family.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -325,11 +326,7 @@ void register_architecture(CLI::App& app) {
                               tr("The Transformer diagram (encoder, decoder, attention, add & norm, FFN, linear + softmax) with a model's "
                                  "shapes on the arrows"),
                               run_architecture, tr("Attention"));
-  cmd->add_option("--model", o->model,
-                  tr("teaching (the built-in translator), a checkpoint folder with config.json (BERT: encoder only; GPT-2, Llama: "
-                     "decoder only) or a FILE.safetensors written by tfx train -o"))
-      ->capture_default_str()
-      ->type_name("teaching|DIR|FILE");
+  add_model_flag(cmd, o->model)->capture_default_str();
   cmd->add_option("--sentence", o->sentence,
                   tr("The sentence whose length gives the positions (default: 나는 학생 이다; a checkpoint: I am a student)"));
   add_output_flags(cmd, o->out);

@@ -27,6 +27,7 @@
 #include "tfx/model/generate.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "tfx/text/unicode.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -325,9 +326,7 @@ void register_model_generate(CLI::App& model) {
   cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
   cmd->add_option("TEXT", o->text, tr("The prompt (through the checkpoint's own tokenizer; empty: start from the BOS token)"))->required();
   cmd->add_option("-n,--max-new-tokens", o->n, tr("How many tokens to generate"))->capture_default_str()->check(whole_number(1, 100000));
-  cmd->add_option("--temperature,-T", o->temperatures,
-                  tr("Sample at temperature T > 0 (default: greedy); several, comma-separated, run side by side"))
-      ->check(comma_list("temperatures", "0.5,1,2", positive_number()));
+  add_temperature_flag(cmd, o->temperatures);
   cmd->add_option("--top-k", o->top_k, tr("Sample among the k most likely tokens only (0 = all)"))->capture_default_str()->check(whole_number(0, 10000000));
   cmd->add_option("--top-p", o->top_p, tr("Sample among the most likely tokens holding probability p, 0 < p ≤ 1 (nucleus)"))
       ->capture_default_str()

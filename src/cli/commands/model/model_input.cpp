@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "cli/heap_policy.hpp"
 #include "cli/validators.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -21,7 +22,7 @@ void add_model_input(CLI::App* cmd, ModelInput& in, bool text, bool image) {
   in.text_opt = cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
   cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
       ->check(comma_list("ids", "15496,11,616"));
-  cmd->add_flag("--no-special", in.no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
+  add_no_special_flag(cmd, in.no_special);
   if (image)
     cmd->add_option("--image", in.image, tr("The picture an image model (ViT) reads instead of TEXT: PNG, JPEG, …, preprocessed as "
                                             "preprocessor_config.json says"))

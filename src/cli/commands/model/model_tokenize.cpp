@@ -12,6 +12,7 @@
 #include "tfx/core/memory.hpp"
 #include "cli/validators.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
+#include "cli/shared_flags.hpp"
 
 #include <cctype>
 #include <algorithm>
@@ -340,16 +341,14 @@ void register_model_tokenize(CLI::App& model) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("FILE");
   cmd->add_flag("--lines", o->lines, tr("Each line its own sequence (as Hugging Face's encode_batch), special tokens around each"));
-  cmd->add_flag("--stats", o->stats,
-                tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens per word "
-                   "and per character, [UNK] / byte-fallback share, the most frequent tokens"));
+  add_stats_flag(cmd, o->stats);
   o->compare_opt = cmd->add_option("--compare", o->compare,
                                    tr("Tokenize the text with each of these tokenizer folders (two or more) and compare them: tokens, "
                                       "tokens per word and per character, bytes per token, [UNK] / byte-fallback tokens, vocabulary; "
                                       "--png draws the bars (give the text as --file, or before --compare; several documents: --file A --file B)"))
                        ->expected(1, -1)
                        ->option_text("DIR");
-  cmd->add_flag("--no-special", o->no_special, tr("Leave out the tokens the post-processor adds ([CLS] … [SEP], <s>)"));
+  add_no_special_flag(cmd, o->no_special);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx model tokenize gpt2/ \"Hello, my dog is cute\"          # 15496 11 616 3290 318 13779"),

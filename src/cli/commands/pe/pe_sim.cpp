@@ -11,6 +11,7 @@
 #include "cli/progress_bar.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/positional/positional.hpp"
+#include "cli/shared_flags.hpp"
 
 #include <filesystem>
 
@@ -98,6 +99,10 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
 // checkpoint, P·Pᵀ beside the sinusoidal PE·PEᵀ of the same size.
 void run_pe_sim_model(const PeSimOptions& o) {
   if (o.profile) throw usage_error("--profile goes with the sinusoidal PE (a learned table has no closed form); drop it with --model");
+  // the built-in translator adds the sinusoidal PE itself: it has no learned table
+  if (o.model == "teaching")
+    throw usage_error("--model teaching: the translator adds the sinusoidal PE itself; pe sim --model compares a checkpoint's "
+                      "learned position table (GPT-2, BERT)");
   const Checkpoint m = load_checkpoint(o.model);
   const ModelConfig& c = m.config;
   if (c.uses_rope())
@@ -237,10 +242,7 @@ void register_pe_sim(CLI::App* pe) {
       ->capture_default_str()
       ->check(one_of<PeMetric>(kPeMetricChoices));
   cmd->add_flag("--profile", o->profile, tr("Similarity by offset k = j − i (table and line chart), checked against Σ cos(k·ω)"));
-  cmd->add_option("--model", o->model,
-                  tr("A Hugging Face checkpoint folder (GPT-2's wpe, BERT's position_embeddings): its learned position table's "
-                     "P·Pᵀ beside the sinusoidal PE of the same size"))
-      ->type_name("DIR");
+  add_model_flag(cmd, o->model);
   add_presentation_flags(cmd, o->out, o->fig);
   set_examples(cmd, {tr("tfx pe sim --len 50 --dim 128 --png       # the lecture's dot-product figure"),
                      tr("tfx pe sim --len 50 --dim 128 --view"),

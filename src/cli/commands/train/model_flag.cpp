@@ -10,6 +10,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/io/text_file.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -19,6 +20,9 @@ std::string& mf_path() {
   static std::string path;
   return path;
 }
+
+// no --model, or --model teaching: the built-in translator
+bool builtin() { return mf_path().empty() || mf_path() == "teaching"; }
 
 }  // namespace
 
@@ -36,22 +40,19 @@ std::string vocab_fingerprint(std::string_view bytes) {
 }
 
 std::string translator_weights_label() {
-  if (mf_path().empty()) return tr("trained teaching translator");
+  if (builtin()) return tr("trained teaching translator");
   return trf("weights: {}", std::filesystem::path(mf_path()).filename().string());
 }
 
 void add_model_flag(CLI::App* cmd) {
-  cmd->add_option_function<std::string>(
-         "--model", [](const std::string& p) { mf_path() = p; },
-         tr("A model written by tfx train -o FILE.safetensors (vocabulary in FILE.vocab.txt) instead of the built-in translator"))
-      ->type_name("FILE");
+  add_model_flag(cmd, mf_path());
 }
 
-std::string cli_vocab_name() { return mf_path().empty() ? std::string("teaching translator") : model_vocab_path(mf_path()); }
+std::string cli_vocab_name() { return builtin() ? std::string("teaching translator") : model_vocab_path(mf_path()); }
 
 std::string cli_vocab_label() {
   const std::size_t n = cli_translator().vocab.size();
-  if (mf_path().empty()) return trf("the teaching translator's vocabulary ({} tokens)", n);
+  if (builtin()) return trf("the teaching translator's vocabulary ({} tokens)", n);
   return trf("{} ({} tokens)", model_vocab_path(mf_path()), n);
 }
 
@@ -85,7 +86,7 @@ Translator read_translator_file(const std::string& path) {
 
 const Translator& cli_translator() {
   static std::unique_ptr<Translator> loaded;
-  if (mf_path().empty()) return teaching_translator();
+  if (builtin()) return teaching_translator();
   if (!loaded) loaded = std::make_unique<Translator>(read_translator_file(mf_path()));
   return *loaded;
 }

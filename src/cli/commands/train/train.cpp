@@ -25,6 +25,7 @@
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/train.hpp"
 #include "tfx/model/translator.hpp"
+#include "cli/shared_flags.hpp"
 
 namespace tfx::cli {
 
@@ -380,8 +381,8 @@ void register_train(CLI::App& app) {
   cmd->add_option("--threads", o->threads, tr("Worker threads (0 = every core, at most 8); the result depends only on this number"))
       ->capture_default_str()
       ->check(whole_number(0, 64));
-  cmd->add_flag("--no-pe", o->no_pe, tr("Experiment: no positional encoding (X = Embedding(ids))"));
-  cmd->add_flag("--no-scale", o->no_scale, tr("Experiment: attention scores without 1/√d_k"));
+  add_no_pe_flag(cmd, o->no_pe);
+  add_no_scale_flag(cmd, o->no_scale);
   cmd->add_flag("--pre-ln", o->pre_ln, tr("Experiment: pre-LN layers, x + f(LayerNorm(x)), instead of post-LN"));
   cmd->add_option("--pairs", o->pairs, tr("Your own pairs: a UTF-8 file of source<TAB>target lines (default: the built-in corpus)"))
       ->check(non_empty_path("a .tsv file"));
@@ -391,7 +392,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--every", o->every, tr("Held-out accuracy (and, when piped, a progress line) every N steps"))
       ->capture_default_str()
       ->check(whole_number(1, 1000000));
-  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar or progress lines on stderr"));
+  add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   o->gif.frames = 30;
