@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "tfx/text/unicode.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -65,8 +66,8 @@ void refuse_output_over_input(const CLI::App* app) {
             if (!std::filesystem::equivalent(file, path, ec)) continue;
             const std::string input = file == value ? value : fmt::format("{} (in {})", file, value);
             const std::string name = in->get_name().empty() ? std::string("argument") : in->get_name();
-            throw usage_error(fmt::format("{} {} is also the input {} {}; writing there would replace the input, so give "
-                                          "another output file",
+            throw usage_error(fmt::format(N_("{} {} is also the input {} {}; writing there would replace the input, so give "
+                                          "another output file"),
                                           out->check_name("--output") ? "-o" : out->get_name(), path, name, input));
           }
         }
@@ -236,8 +237,8 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
         std::string extra_exts;
         for (const auto& e : f.extras)
           extra_exts += fmt::format(", .{} ({})", format_traits(e.format).extension, out_kind_label(format_kind(e.format)));
-        throw usage_error(fmt::format("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
-                                      "figure){}, or choose one with --format",
+        throw usage_error(fmt::format(N_("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
+                                      "figure){}, or choose one with --format"),
                                       f.output, raw, prose_list(format_extensions(false)), prose_list(format_extensions(true)),
                                       extra_exts));
       }
@@ -247,7 +248,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
     const std::string given = format_name(f.format);
     if (ext_format && f.format != *ext_format &&
         (format_kind(f.format) != FormatKind::data || format_kind(*ext_format) != FormatKind::data))
-      throw usage_error(fmt::format("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}", f.output,
+      throw usage_error(fmt::format(N_("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}"), f.output,
                                     ext, given, given == "table" ? "txt" : given, ext));
     if (format_kind(f.format) == FormatKind::animation || format_kind(f.format) == FormatKind::page)
       out_hand_off(app, f, f.format, "--format " + given);

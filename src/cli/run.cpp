@@ -37,7 +37,10 @@ namespace {
 // name that would cut the line) is written escaped.
 int fail(const std::string& message, int code) {
   std::fflush(stdout);
-  const std::string line = "tfx: error: " + tfx::escape_for_message(message, std::string::npos) + "\n";
+  // Korean (--lang ko or a Korean locale): the English message translated through the catalog's
+  // format strings (tfx::translate_message); a message the library already worded in Korean,
+  // or one nothing matches, passes unchanged
+  const std::string line = "tfx: error: " + tfx::escape_for_message(tfx::translate_message(message), std::string::npos) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   return code;
 }
@@ -60,8 +63,8 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       if (!opt) {
         if (name == "-h" || name == "--help") continue;
         const std::string guess = closest_match(name, tfx::cli::flag_names(at));
-        if (!guess.empty()) return fmt::format("unknown flag '{}' for '{}'; did you mean '{}'?", name, path, guess);
-        return fmt::format("unknown flag '{}' for '{}' (see {} --help)", name, path, path);
+        if (!guess.empty()) return fmt::format(N_("unknown flag '{}' for '{}'; did you mean '{}'?"), name, path, guess);
+        return fmt::format(N_("unknown flag '{}' for '{}' (see {} --help)"), name, path, path);
       }
       last_value_of = nullptr;
       if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc) {
@@ -78,7 +81,7 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       int n = i;
       for (; n < argc && argv[n][0] != '-'; ++n) words += " " + std::string(argv[n]);
       const std::string flag = argv[i - 2];
-      return fmt::format("{} takes one value but got {} words; quote them: {} \"{}\"", flag, n - i + 1, flag, words);
+      return fmt::format(N_("{} takes one value but got {} words; quote them: {} \"{}\""), flag, n - i + 1, flag, words);
     }
     last_value_of = nullptr;
     // 3. a word naming a subcommand, else "unknown command" (commands with positionals take it)
@@ -87,17 +90,17 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       std::vector<std::string> names;
       for (const CLI::App* sub : subs) names.push_back(sub->get_name());
       const std::string guess = closest_match(w, names);
-      const std::string where = at == &app ? "" : fmt::format(" for '{}'", path);
-      if (!guess.empty()) return fmt::format("unknown command '{}'{}; did you mean '{} {}'?", w, where, path, guess);
+      const std::string where = at == &app ? "" : fmt::format(N_(" for '{}'"), path);
+      if (!guess.empty()) return fmt::format(N_("unknown command '{}'{}; did you mean '{} {}'?"), w, where, path, guess);
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      return fmt::format("unknown command '{}'{}; expected one of: {} (see {} --help)", w, where, list, path);
+      return fmt::format(N_("unknown command '{}'{}; expected one of: {} (see {} --help)"), w, where, list, path);
     }
     for (const CLI::App* sub : subs)
       if (sub->check_name(w)) at = sub;
     path += " " + at->get_name();
   }
-  return fmt::format("{} (see {} --help)", e.what(), path);
+  return fmt::format(N_("{} (see {} --help)"), e.what(), path);
 }
 
 }  // namespace
@@ -216,7 +219,7 @@ int tfx::cli::run(int argc, char** argv) {
     else if (what == "bash") std::fputs(tfx::cli::bash_completion(app).c_str(), stdout);
     else if (what == "zsh") std::fputs(tfx::cli::zsh_completion(app).c_str(), stdout);
     else if (what == "python") std::fputs(tfx::cli::python_commands(app).c_str(), stdout);
-    else return fail(fmt::format("--generate: expected man, bash, zsh or python, got '{}'", what), 2);
+    else return fail(fmt::format(N_("--generate: expected man, bash, zsh or python, got '{}'"), what), 2);
     return 0;
   }
 
@@ -247,7 +250,7 @@ int tfx::cli::run(int argc, char** argv) {
           unit = 0;
       }
       if (end == limit || !(v > 0) || unit == 0 || v * unit > 1e18)
-        throw tfx::usage_error(fmt::format("TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got '{}'", limit));
+        throw tfx::usage_error(fmt::format(N_("TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got '{}'"), limit));
       tfx::set_memory_budget(static_cast<std::size_t>(v * unit), "raise TFX_MEMORY_LIMIT");
     }
     app.parse(argc, argv);
@@ -262,7 +265,7 @@ int tfx::cli::run(int argc, char** argv) {
   } catch (const tfx::Error& e) {
     return fail(tfx::cli::message_with_flags(e), e.kind() == tfx::Error::Kind::usage ? 2 : 1);
   } catch (const std::bad_alloc&) {
-    return fail("out of memory; try smaller values", 1);
+    return fail(N_("out of memory; try smaller values"), 1);
   } catch (const std::exception& e) {
     return fail(e.what(), 1);
   }

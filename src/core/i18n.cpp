@@ -70,7 +70,7 @@ Language parse_language(std::string_view name, std::string_view what) {
   const std::string n = lower(name);
   for (const auto& c : kLanguageChoices)
     if (n == c.name) return c.value;
-  throw usage_error(fmt::format("{}: expected {}, got '{}'", what, choice_list<Language>(kLanguageChoices, true), name));
+  throw usage_error(fmt::format(N_("{}: expected {}, got '{}'"), what, choice_list<Language>(kLanguageChoices, true), name));
 }
 
 std::string locale_directory(const CatalogSettings& settings) {

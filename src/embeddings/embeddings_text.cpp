@@ -15,6 +15,7 @@
 
 #include "embeddings_numbers.hpp"
 #include "embeddings_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -85,7 +86,7 @@ void for_each_window(const std::string& path, const Bytes& b, std::size_t begin,
       const ssize_t r = pread(b.fd, buf.data() + got, want - got, static_cast<off_t>(pos + got));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0)
-        fail(fmt::format("{}: the file changed while reading (truncated by another program?); nothing was written", path));
+        fail(fmt::format(N_("{}: the file changed while reading (truncated by another program?); nothing was written"), path));
       got += static_cast<std::size_t>(r);
     }
     std::memset(buf.data() + want, ' ', kPad);
@@ -311,12 +312,12 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
     const std::size_t le = nl ? static_cast<std::size_t>(nl - b.data) : b.size;
     const std::size_t f = count_fields(b.data + p, b.data + le);
     if (f > kMaxDim + 1)
-      fail(fmt::format("{}:{}: a line of {} fields ({} bytes); tfx reads at most {} dimensions", path,
+      fail(fmt::format(N_("{}:{}: a line of {} fields ({} bytes); tfx reads at most {} dimensions"), path,
                        line_of(b.data, p), f, le - p, kMaxDim));
     if (f > 0) counts.push_back(f);
     p = nl ? le + 1 : b.size;
   }
-  if (counts.empty()) fail(fmt::format("{}: no vectors (only blank lines)", path));
+  if (counts.empty()) fail(fmt::format(N_("{}: no vectors (only blank lines)"), path));
   // the most common count; on a tie, the first line's
   std::size_t best = counts[0];
   std::size_t best_n = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), best));
@@ -325,7 +326,7 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
     if (k > best_n) best = c, best_n = k;
   }
   if (best < 2)
-    fail(fmt::format("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field", path));
+    fail(fmt::format(N_("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field"), path));
   return best - 1;
 }
 
@@ -393,19 +394,19 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
     if (!part.error.empty()) fail(fmt::format("{}:{}: {}", path, line_of(b.data, part.error_at), part.error));
   std::size_t rows = 0;
   for (auto& part : parts) rows += part.rows;
-  if (rows == 0) fail(fmt::format("{}: no vectors after the header; expected lines 'word v1 … v{}'", path, D));
+  if (rows == 0) fail(fmt::format(N_("{}: no vectors after the header; expected lines 'word v1 … v{}'"), path, D));
   // 5. the header's count
   if (h.present) {
     const std::size_t promised = static_cast<std::size_t>(h.n);
     if (rows < promised && !(limit && rows >= limit))
-      fail(fmt::format("{}:{}: the header (line 1) says {} words, but the file ends after {}", path,
+      fail(fmt::format(N_("{}:{}: the header (line 1) says {} words, but the file ends after {}"), path,
                        line_of(b.data, end) + (end > 0 && b.data[end - 1] != '\n' ? 1 : 0), promised, rows));
     if (rows > promised) {
       std::size_t seen = 0;
       for (auto& part : parts) {
         const RowWords& blk = part.words;
         if (seen + blk.rows > promised)
-          fail(fmt::format("{}:{}: more rows than the header (line 1) says ({} words)", path,
+          fail(fmt::format(N_("{}:{}: more rows than the header (line 1) says ({} words)"), path,
                            line_of(b.data, blk.line_offsets[promised - seen]), promised));
         seen += blk.rows;
       }

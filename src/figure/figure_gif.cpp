@@ -9,6 +9,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/figure/figure.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -35,19 +36,19 @@ struct MapFree {
 };
 
 void check(int rc, GifFileType* gif, const char* what) {
-  if (rc != GIF_OK) throw Error(fmt::format("GIF encoding failed ({}: {})", what, GifErrorString(gif ? gif->Error : 0)));
+  if (rc != GIF_OK) throw Error(fmt::format(N_("GIF encoding failed ({}: {})"), what, GifErrorString(gif ? gif->Error : 0)));
 }
 
 }  // namespace
 
 std::string encode_gif(const std::vector<Image>& frames, int delay_cs) {
-  if (frames.empty()) throw Error("GIF encoding: no frames");
+  if (frames.empty()) throw Error(N_("GIF encoding: no frames"));
   int W = 0, H = 0;
   for (const Image& f : frames) W = std::max(W, f.width), H = std::max(H, f.height);
   const std::size_t F = frames.size(), plane = static_cast<std::size_t>(W) * H;
   if (W > 65535 || H > 65535 || plane * F > kMaxGifPixels)
-    throw Error(fmt::format("an animation of {} images of {}×{} pixels is too big (at most {} megapixels in all); use fewer frames or "
-                            "a smaller scale",
+    throw Error(fmt::format(N_("an animation of {} images of {}×{} pixels is too big (at most {} megapixels in all); use fewer frames or "
+                            "a smaller scale"),
                             F, W, H, kMaxGifPixels >> 20),
                 Error::Kind::data, {"frames", "scale"});
   // every frame on a white W×H page, centred across and at the top
@@ -67,7 +68,7 @@ std::string encode_gif(const std::vector<Image>& frames, int delay_cs) {
   std::vector<GifColorType> palette(256);
   if (GifQuantizeBuffer(static_cast<unsigned>(W), static_cast<unsigned>(H * F), &colors, r.data(), g.data(), b.data(), idx.data(),
                         palette.data()) != GIF_OK)
-    throw Error("GIF encoding failed (quantizing the colours)");
+    throw Error(N_("GIF encoding failed (quantizing the colours)"));
   // giflib keeps 5 bits per channel, so its white is (248, 248, 248): each entry becomes the
   // mean of the pixels given to it instead (a page of white stays exactly white)
   std::vector<std::uint64_t> sum(256 * 3, 0), count(256, 0);
@@ -82,12 +83,12 @@ std::string encode_gif(const std::vector<Image>& frames, int delay_cs) {
       palette[e].Blue = static_cast<GifByteType>((sum[3 * e + 2] + count[e] / 2) / count[e]);
     }
   MapFree map{GifMakeMapObject(256, palette.data())};
-  if (!map.map) throw Error("GIF encoding failed (colour map)");
+  if (!map.map) throw Error(N_("GIF encoding failed (colour map)"));
 
   std::string out;
   int err = 0;
   GifCloser c{EGifOpen(&out, append, &err)};
-  if (!c.gif) throw Error(fmt::format("GIF encoding failed ({})", GifErrorString(err)));
+  if (!c.gif) throw Error(fmt::format(N_("GIF encoding failed ({})"), GifErrorString(err)));
   EGifSetGifVersion(c.gif, true);
   check(EGifPutScreenDesc(c.gif, W, H, 8, 0, map.map), c.gif, "screen");
   // loop forever (the NETSCAPE2.0 application extension)
@@ -126,7 +127,7 @@ std::string encode_gif(const std::vector<Image>& frames, int delay_cs) {
   }
   const int rc = EGifCloseFile(c.gif, &err);
   c.gif = nullptr;
-  if (rc != GIF_OK) throw Error(fmt::format("GIF encoding failed ({})", GifErrorString(err)));
+  if (rc != GIF_OK) throw Error(fmt::format(N_("GIF encoding failed ({})"), GifErrorString(err)));
   return out;
 }
 

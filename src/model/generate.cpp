@@ -17,6 +17,7 @@
 #include "tfx/core/ops.hpp"
 #include "tfx/core/stored.hpp"
 #include "model/family_files.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -132,7 +133,7 @@ struct KvDecoder::Impl {
 KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   const ModelConfig& c = m.config;
-  if (!c.decoder()) throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text", m.dir, c.model_type));
+  if (!c.decoder()) throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not generate text"), m.dir, c.model_type));
   d.config = c;
   d.gpt2 = !c.uses_rope();
   d.L = c.layers;
@@ -143,7 +144,7 @@ KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::mak
   d.V = c.vocab;
   d.cap = capacity;
   d.where = m.dir;
-  if (capacity == 0) throw usage_error("generation needs room for at least one position");
+  if (capacity == 0) throw usage_error(N_("generation needs room for at least one position"));
   // the family's weights as load_checkpoint checked them: views into the mapped file
   if (d.gpt2) {
     const Gpt2Weights& w = std::get<Gpt2Weights>(m.weights);
@@ -154,7 +155,7 @@ KvDecoder::KvDecoder(const Checkpoint& m, std::size_t capacity) : impl_(std::mak
     d.final_b = w.lnf_b;
     d.head = w.lm_head.empty() ? w.wte : w.lm_head;
     if (capacity > c.max_positions)
-      throw usage_error(fmt::format("{} positions are more than the model's {} (max_position_embeddings)", capacity, c.max_positions));
+      throw usage_error(fmt::format(N_("{} positions are more than the model's {} (max_position_embeddings)"), capacity, c.max_positions));
   } else {
     const LlamaWeights& w = std::get<LlamaWeights>(m.weights);
     d.llama_layers = w.layers;
@@ -196,12 +197,12 @@ std::size_t KvDecoder::cache_bytes() const { return 2 * impl_->L * impl_->KV * i
 
 std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
   Impl& d = *impl_;
-  if (ids.empty()) throw usage_error("no tokens to feed the model");
+  if (ids.empty()) throw usage_error(N_("no tokens to feed the model"));
   if (d.len + ids.size() > d.cap)
-    throw Error(fmt::format("the KV cache has room for {} positions; {} cached and {} more given", d.cap, d.len, ids.size()));
+    throw Error(fmt::format(N_("the KV cache has room for {} positions; {} cached and {} more given"), d.cap, d.len, ids.size()));
   for (std::size_t t = 0; t < ids.size(); ++t)
     if (ids[t] >= d.embed.rows)
-      throw Error(fmt::format("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)",
+      throw Error(fmt::format(N_("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)"),
                               d.where, ids[t], d.embed.rows));
   // 1. token embeddings (+ GPT-2's learned positions len … len+T−1)
   Tensor x = stored_rows(d.embed, ids);
@@ -226,15 +227,15 @@ std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
 Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, const GenerateOptions& o,
                     const std::function<void(const GenerationStep&)>& on_step) {
   const ModelConfig& c = m.config;
-  if (prompt.empty()) throw usage_error("no prompt tokens to start from");
-  if (o.max_new_tokens == 0) throw usage_error("max_new_tokens must be at least 1", {"max_new_tokens"});
+  if (prompt.empty()) throw usage_error(N_("no prompt tokens to start from"));
+  if (o.max_new_tokens == 0) throw usage_error(N_("max_new_tokens must be at least 1"), {"max_new_tokens"});
   // the sequence (prompt + generated) stays within GPT-2's learned positions
   std::size_t capacity = prompt.size() + o.max_new_tokens;
   bool limited = false;
   if (!c.uses_rope()) {
     if (prompt.size() >= c.max_positions)
-      throw usage_error(fmt::format("the prompt's {} tokens fill the model's {} positions (max_position_embeddings): no room to "
-                                    "generate; shorten the prompt",
+      throw usage_error(fmt::format(N_("the prompt's {} tokens fill the model's {} positions (max_position_embeddings): no room to "
+                                    "generate; shorten the prompt"),
                                     prompt.size(), c.max_positions));
     if (capacity > c.max_positions) capacity = c.max_positions, limited = true;
   }

@@ -17,7 +17,9 @@
 
 #include "tfx/core/choices.hpp"
 
+#ifndef N_
 #define N_(s) s
+#endif
 
 namespace tfx {
 

@@ -6,6 +6,7 @@
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -26,7 +27,7 @@ void run_convert(const ConvertOptions& o) {
   EmbeddingFlags emb = o.emb;
   emb.path = o.in;
   const EmbeddingFormat to = target_format(o);
-  if (o.in == o.out_path) throw usage_error(fmt::format("convert: OUT must differ from IN ({})", o.in));
+  if (o.in == o.out_path) throw usage_error(fmt::format(N_("convert: OUT must differ from IN ({})"), o.in));
   emb.no_cache = true;  // convert reads the file itself; the cache is not needed
   const Embeddings e = load_embeddings(emb);
   write_embedding_file(e, o.out_path, to);

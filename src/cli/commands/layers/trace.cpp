@@ -18,6 +18,7 @@
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -192,7 +193,7 @@ Diagram trace_tokens_panel(const TokenIds& t, const std::string& title) {
 void run_trace(const TraceOptions& o) {
   const Translator& m = cli_translator();
   const std::size_t H = m.heads, D = m.d_model, d_k = D / H;
-  if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format("--head {}: the model has {} heads (0 … {})", o.head, H, H - 1));
+  if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format(N_("--head {}: the model has {} heads (0 … {})"), o.head, H, H - 1));
   const auto head = static_cast<std::size_t>(o.head);
 
   // the source through the encoder; the target prefix: --target, else the model's own
@@ -284,7 +285,7 @@ void run_trace(const TraceOptions& o) {
     std::stringstream ss(o.show);
     for (std::string item; std::getline(ss, item, ',');) {
       const bool known = item == "all" || std::any_of(tc.matrices.begin(), tc.matrices.end(), [&](const Matrix& x) { return x.name == item; });
-      if (!known) throw usage_error(fmt::format("--show: no matrix '{}'; the steps table's name column lists them (or all)", item));
+      if (!known) throw usage_error(fmt::format(N_("--show: no matrix '{}'; the steps table's name column lists them (or all)"), item));
       shown.push_back(item);
     }
   }

@@ -16,6 +16,7 @@
 #include "tfx/model/family.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -69,12 +70,12 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
     try {
       return load_checkpoint(dir);
     } catch (const Error& e) {
-      throw Error(fmt::format("--model {}: {}", dir, e.what()));
+      throw Error(fmt::format(N_("--model {}: {}"), dir, e.what()));
     }
   }();
   const ModelConfig& c = m.config;
   if (c.family->image())
-    throw usage_error(fmt::format("--model {}: a {} image model; tfx architecture draws text models (teaching, bert, gpt2, llama, qwen2, mistral)",
+    throw usage_error(fmt::format(N_("--model {}: a {} image model; tfx architecture draws text models (teaching, bert, gpt2, llama, qwen2, mistral)"),
                                   dir, c.model_type));
   ArchModel a;
   a.name = std::filesystem::path(dir).filename().string();
@@ -98,12 +99,12 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
     const HfTokenizer tok = HfTokenizer::load(dir);
     a.source_tokens = tok.encode(sentence).readable;
   } catch (const Error& e) {
-    throw Error(fmt::format("--model {}: the sentence's length comes from its tokenizer: {}", dir, e.what()));
+    throw Error(fmt::format(N_("--model {}: the sentence's length comes from its tokenizer: {}"), dir, e.what()));
   }
   s.source_len = a.source_tokens.size();
-  if (s.source_len == 0) throw usage_error(fmt::format("--sentence: the tokenizer of {} gives no tokens", dir));
+  if (s.source_len == 0) throw usage_error(fmt::format(N_("--sentence: the tokenizer of {} gives no tokens"), dir));
   if (!c.uses_rope() && c.max_positions > 0 && s.source_len > c.max_positions)
-    throw usage_error(fmt::format("--sentence: {} tokens, but {} has a table of {} learned positions (max_position_embeddings)", s.source_len,
+    throw usage_error(fmt::format(N_("--sentence: {} tokens, but {} has a table of {} learned positions (max_position_embeddings)"), s.source_len,
                                   c.model_type, c.max_positions));
   return a;
 }
@@ -266,15 +267,15 @@ void run_architecture(const ArchitectureOptions& o) {
         return read_translator_file(o.model);
       } catch (const Error& e) {
         if (std::string_view(e.what()).rfind("--model", 0) == 0) throw;
-        throw Error(fmt::format("--model {}", e.what()));
+        throw Error(fmt::format(N_("--model {}"), e.what()));
       }
     }();
     a = arch_translator(m, std::filesystem::path(o.model).filename().string(), o.sentence.empty() ? "나는 학생 이다" : o.sentence);
   } else {
     std::error_code ec;
     const bool exists = std::filesystem::exists(o.model, ec);
-    throw Error(fmt::format("--model {}: {}; expected teaching, a checkpoint folder with config.json, "
-                            "or a FILE.safetensors written by tfx train -o",
+    throw Error(fmt::format(N_("--model {}: {}; expected teaching, a checkpoint folder with config.json, "
+                            "or a FILE.safetensors written by tfx train -o"),
                             o.model, exists ? "neither a folder nor a regular file" : "no such folder or file"));
   }
   const std::vector<ArchBlock> blocks = architecture_blocks(a.spec);

@@ -12,6 +12,7 @@
 #include "cli/validators.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/figure/attention_html.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -51,8 +52,8 @@ struct ModelAttentionOptions {
 std::optional<std::size_t> model_pick(const std::string& v, std::size_t n, const char* flag, const char* what) {
   if (v == "all") return std::nullopt;
   const std::optional<unsigned long long> k = model_whole_number(v);
-  if (!k) throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
-  if (*k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
+  if (!k) throw usage_error(fmt::format(N_("{} {}: expected a {} number from 0 or all"), flag, v, what));
+  if (*k >= n) throw usage_error(fmt::format(N_("{} {}: the model has {} {}s (0 … {})"), flag, v, n, what, n - 1));
   return static_cast<std::size_t>(*k);
 }
 
@@ -173,10 +174,10 @@ void run_model_attention(const ModelAttentionOptions& o) {
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
   if (o.rollout && !l.picture)
-    throw usage_error("--rollout goes with an image model's --image FILE (the [CLS] row over the picture's patches)");
+    throw usage_error(N_("--rollout goes with an image model's --image FILE (the [CLS] row over the picture's patches)"));
   const std::optional<std::size_t> layer = model_pick(o.layer, c.layers, "--layer", "layer");
   const std::optional<std::size_t> head = model_pick(o.head, c.heads, "--head", "head");
-  if (o.rollout && (layer || head)) throw usage_error("--rollout runs over every layer and head: drop --layer and --head");
+  if (o.rollout && (layer || head)) throw usage_error(N_("--rollout runs over every layer and head: drop --layer and --head"));
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   ForwardPass f = model_run(l, false);
   f.hidden.clear();  // not shown here: memory back before the output is encoded
@@ -260,8 +261,8 @@ void run_model_attention(const ModelAttentionOptions& o) {
       column.columns = 1;
       const double w = figure_pixels(row, o.fig.scale).first, hgt = figure_pixels(column, o.fig.scale).second;
       if (w * hgt > kMaxFigurePixels)
-        throw usage_error(fmt::format("the model view of {} layers × {} heads would be about {:.0f}×{:.0f} pixels at scale {} (at most {:.0f} million); "
-                              "choose --layer N or --head N, or a smaller --scale",
+        throw usage_error(fmt::format(N_("the model view of {} layers × {} heads would be about {:.0f}×{:.0f} pixels at scale {} (at most {:.0f} million); "
+                              "choose --layer N or --head N, or a smaller --scale"),
                               layers.size(), heads.size(), w, hgt, o.fig.scale, kMaxFigurePixels / 1e6));
     }
     for (std::size_t li : layers)

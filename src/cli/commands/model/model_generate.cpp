@@ -27,6 +27,7 @@
 #include "tfx/model/generate.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "tfx/text/unicode.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -111,7 +112,7 @@ std::string gen_readable(const HfTokenizer& tok, std::size_t id) { return tok.re
 std::vector<double> gen_temperatures(const std::vector<std::string>& values) {
   std::vector<double> out;
   for (const std::string& item : list_items(values)) out.push_back(std::stod(item));
-  if (out.size() > 8) throw usage_error(fmt::format("--temperature: {} temperatures; at most 8 side by side", out.size()));
+  if (out.size() > 8) throw usage_error(fmt::format(N_("--temperature: {} temperatures; at most 8 side by side"), out.size()));
   return out;
 }
 
@@ -122,20 +123,20 @@ void run_generate(const GenerateCliOptions& o) {
   keep_freed_blocks();  // each step allocates the same activations layer after layer
   const ModelConfig& config = m.config;
   if (!config.decoder())
-    throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]", o.dir,
+    throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]"), o.dir,
                                   config.model_type));
   const HfTokenizer tok = HfTokenizer::load(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
     const std::optional<std::size_t> bos = gen_bos_id(o.dir, tok);
     if (!bos)
-      throw usage_error(fmt::format("TEXT is empty and {}'s tokenizer has no beginning-of-text token (no bos_token_id in config.json, "
-                                    "no <s> or <|endoftext|>) to start from; give a prompt",
+      throw usage_error(fmt::format(N_("TEXT is empty and {}'s tokenizer has no beginning-of-text token (no bos_token_id in config.json, "
+                                    "no <s> or <|endoftext|>) to start from; give a prompt"),
                                     o.dir));
     prompt.push_back(*bos);
   }
   if (!config.uses_rope() && prompt.size() >= config.max_positions)
-    throw usage_error(fmt::format("TEXT: its {} tokens fill {}'s {} positions (max_position_embeddings): no room to generate; shorten it",
+    throw usage_error(fmt::format(N_("TEXT: its {} tokens fill {}'s {} positions (max_position_embeddings): no room to generate; shorten it"),
                                   prompt.size(), o.dir, config.max_positions));
   GenerateOptions go;
   go.max_new_tokens = static_cast<std::size_t>(o.n);
@@ -143,8 +144,8 @@ void run_generate(const GenerateCliOptions& o) {
   go.shown = static_cast<std::size_t>(o.shown);
   if (o.stop) go.stop_ids = gen_eos_ids(o.dir, tok);
   if (o.stop && go.stop_ids.empty())
-    throw usage_error(fmt::format("--stop: {} names no end-of-text token (no eos_token_id in config.json, no </s> or <|endoftext|> "
-                                  "in the tokenizer)",
+    throw usage_error(fmt::format(N_("--stop: {} names no end-of-text token (no eos_token_id in config.json, no </s> or <|endoftext|> "
+                                  "in the tokenizer)"),
                                   o.dir));
   std::string prompt_text;
   for (std::size_t id : prompt) prompt_text += tok.token_bytes(id);

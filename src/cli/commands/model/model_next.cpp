@@ -7,6 +7,7 @@
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -21,7 +22,7 @@ struct ModelNextOptions {
 void run_model_next(const ModelNextOptions& o) {
   const LoadedInput l = load_input(o.in);
   if (!l.model.config.decoder())
-    throw usage_error(fmt::format("{} is an encoder ({}): it does not predict a next token; tfx model fill predicts [MASK]", o.in.dir,
+    throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not predict a next token; tfx model fill predicts [MASK]"), o.in.dir,
                                   l.model.config.model_type));
   const ForwardPass f = model_forward(l.model, l.ids, true);
   Result r;

@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "tfx/attention/vision.hpp"
 #include "tfx/io/image_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -65,7 +66,7 @@ void run_patches(const PatchesOptions& o) {
   std::string name = fmt::format("patches_{}x{}_p{}", h, w, o.patch);
   std::optional<Image> shown;
   if (!o.picture.empty()) {
-    if (o.channels != 3) throw usage_error(fmt::format("--channels {} with --image FILE: a picture is RGB, 3 channels", o.channels));
+    if (o.channels != 3) throw usage_error(fmt::format(N_("--channels {} with --image FILE: a picture is RGB, 3 channels"), o.channels));
     const Image original = read_image(o.picture);
     shown = resize_image(original, static_cast<int>(w), static_cast<int>(h));
     Matrix m;
@@ -86,7 +87,7 @@ void run_patches(const PatchesOptions& o) {
   if (figure_drawn(o.fig, o.out)) {
     if (!shown) {
       if (h * w > kMaxImagePixels)
-        throw usage_error(fmt::format("a {}×{} picture is too big to draw (at most {} megapixels); draw a smaller --image", h, w,
+        throw usage_error(fmt::format(N_("a {}×{} picture is too big to draw (at most {} megapixels); draw a smaller --image"), h, w,
                                       kMaxImagePixels >> 20), {"image"});
       shown = gradient_picture(static_cast<int>(w), static_cast<int>(h));
     }
@@ -125,7 +126,7 @@ void register_patches(CLI::App& app) {
                                v.find_first_of("0123456789") != std::string::npos;
            if (number) {
              if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoll(v) < 1 || std::stoll(v) > big)
-               throw usage_error(fmt::format("--image: expected a side from 1 to {} pixels or a picture file, got '{}'", big, v), {"image"});
+               throw usage_error(fmt::format(N_("--image: expected a side from 1 to {} pixels or a picture file, got '{}'"), big, v), {"image"});
              opts->image = std::stoll(v);
            } else {
              opts->picture = v;
