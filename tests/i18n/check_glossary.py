@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""One Korean term per concept (issue 50): the glossary table of docs/korean.md ("## Glossary":
+| concept | term | not |, the last column a comma-separated list of `regex` variants) holds in
+every msgstr of po/ko.po. Each variant found is printed with its msgid, so the fix is one edit.
+Usage: check_glossary.py [ROOT]"""
+import re
+import sys
+from pathlib import Path
+
+from check_catalog import parse_po
+
+root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2])
+doc = (root / "docs" / "korean.md").read_text(encoding="utf-8")
+section = doc.split("## Glossary", 1)[1].split("\n## ", 1)[0]
+rules = []
+for line in section.splitlines():
+    if not line.startswith("| ") or line.startswith("| ---") or line.startswith("| concept"):
+        continue
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+    if len(cells) < 3:
+        continue
+    concept, term, variants = cells[0], cells[1], cells[2]
+    for v in re.findall(r"`([^`]+)`", variants):
+        rules.append((concept, term, re.compile(v.replace("\\\\", "\\").replace("\\|", "|"))))
+if len(rules) < 8:
+    print(f"FAIL docs/korean.md: the glossary has {len(rules)} variants; expected its table")
+    sys.exit(1)
+
+entries = parse_po(root / "po" / "ko.po")
+failures = []
+for msgid, (msgstr, fuzzy) in entries.items():
+    for concept, term, rx in rules:
+        m = rx.search(msgstr)
+        if m:
+            failures.append(f"po/ko.po: '{m.group(0)}' for {concept} (the glossary says {term}):\n"
+                            f"    msgid  {msgid!r}\n    msgstr {msgstr!r}")
+for f in failures:
+    print("FAIL " + f)
+print(f"check_glossary: {len(rules)} variants of {len(set(r[0] for r in rules))} concepts, {len(entries)} entries, "
+      f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
