@@ -108,7 +108,7 @@ std::vector<std::string> out_command_formats(const OutputFlags& f) {
 
 // "FLAG: pe sim cannot write gif; it writes table, csv, json, npy, md, png or svg"
 std::string out_cannot_write(const CLI::App* app, const OutputFlags& f, Format format) {
-  return fmt::format("{} cannot write {}; it writes {}", out_command_path(app), format_name(format), prose_list(out_command_formats(f)));
+  return fmt::format(N_("{} cannot write {}; it writes {}"), out_command_path(app), format_name(format), prose_list(out_command_formats(f)));
 }
 
 // What an animation or page format is in help: "the animation", "the page".
@@ -278,7 +278,7 @@ CLI::Validator scale_number() {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || end != text.c_str() + text.size() || !(v >= kMinScale && v <= kMaxScale))
-          return fmt::format("expected a number from {} to {}, got '{}'", kMinScale, kMaxScale, text);
+          return fmt::format(N_("expected a number from {} to {}, got '{}'"), kMinScale, kMaxScale, text);
         return {};
       },
       fmt::format("{} to {}", kMinScale, kMaxScale), "scale");

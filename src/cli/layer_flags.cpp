@@ -170,7 +170,7 @@ std::string seeded_reason(const LayerFlags& f) {
   if (f.sentence.find_first_not_of(" \t\n\r") == std::string::npos) return "no words";
   const std::vector<std::string> missing = words_outside_translator(f.sentence);
   if (!missing.empty())
-    return fmt::format("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)", fmt::join(missing, "', '"));
+    return fmt::format(N_("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)"), fmt::join(missing, "', '"));
   return "";
 }
 

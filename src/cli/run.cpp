@@ -120,7 +120,7 @@ static std::string take_language_flag(int& argc, char** argv) {
       std::string_view value;
       if (a == "--lang") {
         if (i + 1 >= argc)
-          return fmt::format("--lang: expected {} after it", tfx::choice_list<tfx::Language>(tfx::kLanguageChoices, true));
+          return fmt::format(N_("--lang: expected {} after it"), tfx::choice_list<tfx::Language>(tfx::kLanguageChoices, true));
         value = argv[++i];
       } else {
         value = a.substr(7);

@@ -279,16 +279,17 @@ const std::vector<Entry>& catalog_entries() {
   return entries;
 }
 
-// Whether `message` is literals[0] v0 literals[1] v1 …, the values (non-empty) filling `values`.
+// Whether `message` is literals[0] v0 literals[1] v1 …, the values (maybe empty: "number{}" takes
+// "s" or "") filling `values`.
 // Backtracks over where each literal may stand.
 bool match_from(const std::vector<std::string>& literals, std::size_t k, std::string_view rest, std::vector<std::string>& values) {
   if (k + 1 == literals.size()) {  // the last literal must end the message, after the last value
-    if (rest.size() <= literals[k].size() || rest.substr(rest.size() - literals[k].size()) != literals[k]) return false;
+    if (rest.size() < literals[k].size() || rest.substr(rest.size() - literals[k].size()) != literals[k]) return false;
     values.emplace_back(rest.substr(0, rest.size() - literals[k].size()));
     return true;
   }
   const std::string& next = literals[k];
-  for (std::size_t at = rest.find(next, 1); at != std::string_view::npos; at = rest.find(next, at + 1)) {
+  for (std::size_t at = rest.find(next); at != std::string_view::npos; at = rest.find(next, at + 1)) {
     values.emplace_back(rest.substr(0, at));
     if (match_from(literals, k + 1, rest.substr(at + next.size()), values)) return true;
     values.pop_back();

@@ -387,7 +387,7 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
                             "characters (of '<{}>') to build a fastText subword vector from"),
                             show_token(word), e.name(), e.size(), sw->minn, sw->maxn, show_token(word)));
   }
-  std::string msg = fmt::format("'{}' is not in the vocabulary of {} ({} words)", show_token(word), e.name(), e.size());
+  std::string msg = fmt::format(N_("'{}' is not in the vocabulary of {} ({} words)"), show_token(word), e.name(), e.size());
   if (!ignore_case)
     if (auto j = e.find_ignore_case(word)) {
       msg += fmt::format("; '{}' is (lookup is case-sensitive: use ignore_case)", e.word(*j));

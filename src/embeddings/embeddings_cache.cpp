@@ -89,7 +89,7 @@ static std::string unsafe_cache_dir(const std::string& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) return "";  // made by us, 0700
   if (S_ISLNK(st.st_mode)) return fmt::format("{} is a symbolic link", dir);
-  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a directory", dir);
+  if (!S_ISDIR(st.st_mode)) return fmt::format(N_("{} is not a directory"), dir);
   if (st.st_uid != ::geteuid()) return fmt::format("{} belongs to another user (uid {})", dir, st.st_uid);
   if (st.st_mode & 022) return fmt::format("{} is writable by other users (mode {:o})", dir, st.st_mode & 07777);
   return "";

@@ -93,10 +93,10 @@ std::string looks_like(const char* d, std::size_t n) {
       bool binary = false;
       for (std::size_t k = i + 1; k < n && k < i + 4096 && !binary; ++k)
         binary = static_cast<unsigned char>(d[k]) < 0x20 && d[k] != '\n' && d[k] != '\r' && d[k] != '\t';
-      return binary ? fmt::format("a word2vec binary file (text header '{}', then raw float32 rows), not a fastText "
-                                  ".bin model",
+      return binary ? fmt::format(N_("a word2vec binary file (text header '{}', then raw float32 rows), not a fastText "
+                                  ".bin model"),
                                   header)
-                    : fmt::format("a word2vec or fastText .vec text file (header '{}'), not a fastText .bin model",
+                    : fmt::format(N_("a word2vec or fastText .vec text file (header '{}'), not a fastText .bin model"),
                                   header);
     }
   }

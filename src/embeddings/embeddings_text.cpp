@@ -156,9 +156,13 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
   // (the slow path's fields are in toks: the first is shown as the row's word)
   auto field_error = [&](const char* line, const char* le, std::string msg) {
     if (std::memchr(line, '\r', static_cast<std::size_t>(le - line)))
-      msg = fmt::format("the row for '{}' has a carriage return (\\r) inside it, where a word and {} number{} were expected; "
-                        "lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW converts them)",
-                        show(toks[0]), D, D == 1 ? "" : "s");
+      msg = fmt::format(fmt::runtime(D == 1 ? N_("the row for '{}' has a carriage return (\\r) inside it, where a word and {} number was "
+                                                 "expected; lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW "
+                                                 "converts them)")
+                                              : N_("the row for '{}' has a carriage return (\\r) inside it, where a word and {} numbers were "
+                                                   "expected; lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW "
+                                                   "converts them)")),
+                        show(toks[0]), D);
     error(line, std::move(msg));
   };
   while (p < stop) {
@@ -195,8 +199,13 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
       }
       const std::size_t nt = toks.size();
       if (nt < D + 1) {
-        field_error(line, le, nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
-                            : fmt::format("the row for '{}' has {} number{}, expected {}", show(toks[0]), nt - 1, nt == 2 ? "" : "s", D));
+        field_error(line, le,
+                    nt <= 1 ? fmt::format(fmt::runtime(D == 1 ? N_("expected a word and {} number, found {} field")
+                                                              : N_("expected a word and {} numbers, found {} field")),
+                                          D, nt)
+                            : fmt::format(fmt::runtime(nt == 2 ? N_("the row for '{}' has {} number, expected {}")
+                                                               : N_("the row for '{}' has {} numbers, expected {}")),
+                                          show(toks[0]), nt - 1, D));
         return;
       }
       // extra fields that are all numbers make a ragged row, not a word with spaces
@@ -207,7 +216,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
       }
       if (nt > D + 1 && !word_has_text) {
-        field_error(line, le, fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
+        field_error(line, le, fmt::format(N_("the row for '{}' has {} numbers, expected {}"),  // nt − 1 > D ≥ 1: plural
                                 show(toks[0]), nt - 1, D));
         return;
       }
@@ -219,17 +228,17 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
           const std::string tok = show(t);
           const std::string w(line, toks[nt - D - 1].e);
           field_error(line, le, st == Num::non_finite
-                          ? fmt::format("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed", tok, show_token(w), j + 1, D)
+                          ? fmt::format(N_("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed"), tok, show_token(w), j + 1, D)
                       : st == Num::out_of_range
                           ? fmt::format("'{}' in the row for '{}' (number {} of {}) is out of float32 range", tok, show_token(w), j + 1, D)
-                          : fmt::format("'{}' in the row for '{}' (number {} of {}) is not a number", tok, show_token(w), j + 1, D));
+                          : fmt::format(N_("'{}' in the row for '{}' (number {} of {}) is not a number"), tok, show_token(w), j + 1, D));
           return;
         }
       }
       word_end = toks[nt - D - 1].e;
     }
     if (static_cast<std::size_t>(word_end - line) > kMaxWordBytes) {
-      error(line, fmt::format("a word of {} bytes, over the {}-byte limit of a word; expected a word and {} numbers", word_end - line,
+      error(line, fmt::format(N_("a word of {} bytes, over the {}-byte limit of a word; expected a word and {} numbers"), word_end - line,
                               kMaxWordBytes, D));
       return;
     }

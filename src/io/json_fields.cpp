@@ -77,7 +77,7 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
       reason = reason.substr(0, p);
     }
     const auto [line, column] = jsonf_line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string msg = fmt::format("{}: not valid JSON at line {}, column {}: {}", where, line, column, escape_for_message(reason, 120));
+    std::string msg = fmt::format(N_("{}: not valid JSON at line {}, column {}: {}"), where, line, column, escape_for_message(reason, 120));
     if (!last.empty()) msg += fmt::format(" (read '{}')", escape_for_message(last, 40));
     throw Error(msg);
   } catch (const nlohmann::json::out_of_range& e) {

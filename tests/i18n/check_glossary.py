@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One Korean term per concept (issue 50): the glossary table of docs/korean.md ("## Glossary":
 | concept | term | not |, the last column a comma-separated list of `regex` variants) holds in
-every msgstr of po/ko.po. Each variant found is printed with its msgid, so the fix is one edit.
+every msgstr of po/ko.po, and a particle marker ("{}을(를)") stands only right after a field. Each
+failure is printed with its msgid, so the fix is one edit.
 Usage: check_glossary.py [ROOT]"""
 import re
 import sys
@@ -33,6 +34,14 @@ for msgid, (msgstr, fuzzy) in entries.items():
         m = rx.search(msgstr)
         if m:
             failures.append(f"po/ko.po: '{m.group(0)}' for {concept} (the glossary says {term}):\n"
+                            f"    msgid  {msgid!r}\n    msgstr {msgstr!r}")
+# a particle marker stands right after a field (maybe after closing quotes or brackets), where
+# tfx replaces it with the agreeing form; anywhere else it would print as it is
+marker = re.compile(r"은\(는\)|는\(은\)|이\(가\)|가\(이\)|을\(를\)|를\(을\)|과\(와\)|와\(과\)|\(으\)로")
+for msgid, (msgstr, fuzzy) in entries.items():
+    for m in marker.finditer(msgstr):
+        if not re.search(r"(?<!\})\}['\")\]”’»]*$", msgstr[:m.start()]):
+            failures.append(f"po/ko.po: the particle marker '{m.group(0)}' does not follow a field, so it would print as it is:\n"
                             f"    msgid  {msgid!r}\n    msgstr {msgstr!r}")
 for f in failures:
     print("FAIL " + f)

@@ -58,7 +58,7 @@ void register_embeddings_convert(CLI::App* embeddings) {
             struct stat st {};
             if (path.empty()) return std::string("expected a file name, got an empty one");
             if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-              return fmt::format("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)", path,
+              return fmt::format(N_("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)"), path,
                                  S_ISDIR(st.st_mode) ? "a directory" : "a device or pipe");
             return std::string();
           },

@@ -337,7 +337,7 @@ void register_model_generate(CLI::App& model) {
             char* end = nullptr;
             const double v = std::strtod(s.c_str(), &end);
             if (s.empty() || end != s.c_str() + s.size() || !(v > 0 && v <= 1))
-              return fmt::format("expected a probability 0 < p ≤ 1, got '{}'", s);
+              return fmt::format(N_("expected a probability 0 < p ≤ 1, got '{}'"), s);
             return {};
           },
           "(0, 1]"));
