@@ -26,6 +26,13 @@ const Family* find_family(std::string_view model_type) {
   return nullptr;
 }
 
+std::string model_types_where(bool (*serves)(const Family&)) {
+  std::vector<std::string> names;
+  for (const Family* f : kFamilies)
+    if (serves(*f)) names.push_back(f->model_type);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::string supported_model_types() {
   std::vector<std::string> names;
   for (const Family* f : kFamilies) names.push_back(f->model_type);

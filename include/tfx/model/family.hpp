@@ -78,5 +78,8 @@ struct Family {
 const Family* find_family(std::string_view model_type);
 // "bert, gpt2, llama, qwen2, mistral": the supported model_types in the table's order.
 std::string supported_model_types();
+// The model_types of the rows `serves` accepts, in the table's order ("gpt2, llama, qwen2,
+// mistral" for the decoders): what a command that needs a decoder, an MLM head or text serves.
+std::string model_types_where(bool (*serves)(const Family&));
 
 }  // namespace tfx

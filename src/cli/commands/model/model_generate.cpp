@@ -117,7 +117,16 @@ std::vector<double> gen_temperatures(const std::vector<std::string>& values) {
 }
 
 void run_generate(const GenerateCliOptions& o) {
-  const std::vector<double> temps = gen_temperatures(o.temperatures);
+  std::vector<double> temps = gen_temperatures(o.temperatures);
+  // --top-k/--top-p choose among tokens to sample: without --temperature they sample at T = 1
+  // (not greedy, which would ignore them), and say so
+  if (temps.empty() && (o.top_k > 0 || o.top_p < 1)) {
+    temps = {1.0};
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: note: {} without --temperature: sampling at temperature 1 (greedy decoding would ignore it; -T sets another)",
+                     o.top_k > 0 ? "--top-k" : "--top-p")
+                     .c_str());
+  }
   // the checkpoint, its weights mapped as stored (nothing converted: a BF16 model takes its file's size)
   const Checkpoint m = load_checkpoint(o.dir);
   keep_freed_blocks();  // each step allocates the same activations layer after layer
@@ -320,8 +329,7 @@ void run_generate(const GenerateCliOptions& o) {
 
 void register_model_generate(CLI::App& model) {
   auto [cmd, o] = add_command(model, "generate",
-                              tr("Write on after a prompt with a KV cache: greedy, or sampled with --temperature/--top-k/--top-p "
-                                 "(GPT-2, Llama family)"),
+                              tr("Write on after a prompt with a KV cache: greedy, or sampled with --temperature/--top-k/--top-p"),
                               run_generate);
   cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
   cmd->add_option("TEXT", o->text, tr("The prompt (through the checkpoint's own tokenizer; empty: start from the BOS token)"))->required();
