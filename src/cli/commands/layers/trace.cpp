@@ -376,7 +376,7 @@ void run_trace(const TraceOptions& o) {
       f.page_height = kSlideHeight;
       pages.push_back({fmt::format("{:02}-{}", i + 1, drawn[i].name), std::move(f)});
     }
-    write_slides(pages, o.slides, o.slides_format == "svg" ? Format::svg : Format::png, o.out, o.fig);
+    write_slides(pages, o.slides, parse_format(o.slides_format), o.out, o.fig);
     // only the slides asked for: no table (as with --png)
     if (!o.out.format_given() && !o.fig.png_requested() && !o.fig.view) return;
   }
@@ -401,7 +401,7 @@ void register_trace(CLI::App& app) {
       ->group(tr("Figures"));
   cmd->add_option("--slides-format", o->slides_format, tr("The --slides files: png or svg"))
       ->capture_default_str()
-      ->check(CLI::IsMember({"png", "svg"}))
+      ->check(CLI::IsMember(format_names_of(kind_bit(FormatKind::figure))))
       ->group(tr("Figures"));
   add_model_flag(cmd);
   add_output_flags(cmd, o->out);

@@ -4,6 +4,7 @@
 // picture's patch grid, and --rollout (Abnar & Zuidema 2020) across the layers.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli/commands/model/model.hpp"
@@ -45,6 +46,7 @@ struct ModelAttentionOptions {
   std::string layer = "all", head = "all";
   std::string html;  // --html FILE
   bool rollout = false;
+  bool shared_scale = false;  // --shared-scale: one heat scale over every panel of an image model
   OutputFlags out;
   FigureFlags fig;
 };
@@ -297,6 +299,16 @@ void run_model_attention(const ModelAttentionOptions& o) {
                                        model_folder_name(o.in.dir), fmt::join(l.tokens, " "), layers.size(), heads.size())
                                  : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
                                                       : trf("Head {} in {} layers", heads[0], layers.size());
+    // an image model's panels: each its own heat scale (0 … its max), or with --shared-scale one
+    // over them all, so panels compare; the title says which
+    if (l.picture && fig.panels.size() > 1) {
+      double shared = 0;
+      for (const Panel& panel : fig.panels) shared = std::max(shared, std::get<Picture>(panel).heat_max);
+      if (o.shared_scale)
+        for (Panel& panel : fig.panels) std::get<Picture>(panel).heat_max = shared;
+      fig.title += o.shared_scale ? trf("; one colour scale for every panel, 0 … {:.2g}", shared)
+                                  : tr("; each panel its own colour scale, 0 … its maximum (--shared-scale: one for all)");
+    }
   }
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
@@ -318,6 +330,9 @@ void register_model_attention(CLI::App& model) {
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
     add_presentation_flags(cmd, o->out, o->fig);
     add_html_flag(cmd, o->html, o->out);
+    cmd->add_flag("--shared-scale", o->shared_scale,
+                  tr("With --image and several panels: one [CLS] heat scale for every panel (default: each panel its own)"))
+        ->group(tr("Figures"));
     cmd->add_flag("--rollout", o->rollout, tr("With --image: attention rollout across the layers (Abnar & Zuidema 2020), the [CLS] row over the picture"));
     set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
