@@ -74,7 +74,7 @@ void run_patches(const PatchesOptions& o) {
     m.values = unfold_patches(*shown, static_cast<int>(o.patch));
     m.row_axis = N_("patch");
     m.col_axis = N_("c·P² + y·P + x");
-    for (std::int64_t n = 1; n <= N; ++n) m.row_labels.push_back(std::to_string(n));
+    for (std::int64_t n = 0; n < N; ++n) m.row_labels.push_back(std::to_string(n));  // 0 … N − 1, as the figure and F.unfold number them
     r.blocks.insert(r.blocks.begin() + 1, Text{trf("{}: {}×{} pixels, resized to {}×{} (stb_image_resize), values scaled to [0, 1]; "
                                                            "patch n is row n of \"patches\": F.unfold's order (channel, row, column)",
                                                            o.picture, original.width, original.height, w, h)});
