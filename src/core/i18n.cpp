@@ -312,12 +312,13 @@ bool match(const Entry& e, std::string_view message, std::vector<std::string>& v
   return match_from(lit, 1, message.substr(lit[0].size()), values);
 }
 
-std::optional<std::string> translate_whole(const std::string& message, int depth);
+std::optional<std::string> translate_parts(const std::string& message, int depth);
 
-// A value a message carried: itself a message (a library message inside the command's), or data.
+// A value a message carried: itself a message (a library message inside the command's, a
+// validator's inside CLI11's "(see … --help)"), or data, which stays as it is.
 std::string translate_value(const std::string& value, int depth) {
   if (depth > 3 || value.find(' ') == std::string::npos) return value;
-  if (auto t = translate_whole(value, depth + 1)) return *t;
+  if (auto t = translate_parts(value, depth + 1)) return *t;
   return value;
 }
 
