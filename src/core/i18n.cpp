@@ -137,6 +137,17 @@ namespace tfx {
 
 namespace {
 
+// The system's reasons (strerror) error lines carry, in English whatever LANGUAGE says (libc's
+// catalog is turned off in set_language): marked here so the catalog translates them in the line.
+[[maybe_unused]] constexpr const char* kSystemReasons[] = {
+    N_("No such file or directory"), N_("Permission denied"), N_("Is a directory"), N_("Not a directory"),
+    N_("No space left on device"), N_("File exists"), N_("Read-only file system"), N_("Too many levels of symbolic links"),
+    N_("File name too long"), N_("Input/output error"), N_("Operation not permitted"), N_("Invalid argument"),
+    N_("Broken pipe"), N_("Cannot allocate memory"), N_("Disk quota exceeded"), N_("File too large"),
+    N_("Device or resource busy"), N_("No such device or address"), N_("Too many open files"), N_("Bad file descriptor"),
+    N_("Resource temporarily unavailable"), N_("Text file busy"), N_("No such device"), N_("Illegal seek"),
+};
+
 // One field of a format string: where it is, which argument, its spec (":.4f" or "").
 struct Field {
   std::size_t begin = 0, end = 0;  // [begin, end) in the pattern, braces included
