@@ -171,7 +171,7 @@ void add_output_extra(OutputFlags& f, Format format, std::function<void(const st
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   f.figures = figures;
   const auto not_member = [](const std::string& v, const std::vector<std::string>& names) {
-    return fmt::format("{} not in {{{}}}", v, fmt::join(names, ","));
+    return fmt::format(N_("{} not in {{{}}}"), v, fmt::join(names, ","));
   };
   if (figures) {
     f.format_opt = app->add_option_function<std::string>("--format", set_format(f), "")

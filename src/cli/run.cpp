@@ -32,6 +32,19 @@
 
 namespace {
 
+// CLI11's own messages (its parse errors and validators, English inside the library), marked so
+// the catalog has them and the exit path translates a parse error as it does tfx's own.
+[[maybe_unused]] constexpr const char* kCli11Messages[] = {
+    N_("The value {} is not an allowed value for {}"), N_("Could not convert: {} = {}"), N_("{}: too many inputs for a flag"),
+    N_("{}: Should be true/false or a number"), N_("{} is required"), N_("Requires at least {} subcommands"),
+    N_("A subcommand is required"), N_("Expected exactly {} arguments to {}, got {}"), N_("Expected at least {} arguments to {}, got {}"),
+    N_("{}: At least {} required but received {}"), N_("{}: At Most {} required but received {}"), N_("{}: {} required {} missing"),
+    N_("{} requires {}"), N_("{} excludes {}"), N_("The following arguments were not expected: {}"),
+    N_("The following argument was not expected: {}"), N_("{} not in {}"), N_("Value {} not in range {} to {}"),
+    N_("Value {} could not be converted"), N_("Failed parsing {} as a {}"), N_("File does not exist: {}"),
+    N_("File is actually a directory: {}"), N_("Directory does not exist: {}"), N_("Path does not exist: {}"),
+};
+
 // The one error line: every control character, escape sequence or invalid byte a message carries
 // from a file (a newline that would forge a second "tfx: error:" line, ESC/OSC, a NUL in a shard
 // name that would cut the line) is written escaped.

@@ -248,7 +248,8 @@ std::vector<Panel> trace_slide_panels(const Panel& p) {
     for (std::size_t c = c0; c < c1; ++c) part.col_labels.push_back(c < h->col_labels.size() ? h->col_labels[c] : std::to_string(c));
     part.vmin = lo, part.vmax = hi, part.symmetric = false;
     part.title = c0 == 0 ? h->title : "";
-    part.subtitle = trf("columns {} … {} of {}", c0, c1 - 1, C);
+    const std::string columns = trf("columns {} … {} of {}", c0, c1 - 1, C);
+    part.subtitle = c0 == 0 && !h->subtitle.empty() ? h->subtitle + "; " + columns : columns;  // the formula stays on top
     part.source_rows = part.source_cols = 0;
     out.push_back(std::move(part));
   }
