@@ -47,7 +47,7 @@ struct MapFree {
   ~MapFree() { GifFreeMapObject(map); }
 };
 
-constexpr std::size_t kAreaEntries = 200;  // of the 255 colours (index 255 is transparent)
+constexpr std::size_t kAreaEntries = 232;  // of the 255 colours (index 255 is transparent)
 constexpr int kAreaRun = 4;                // a run of this many equal pixels in a row is an area
 
 std::uint32_t pack(GifByteType r, GifByteType g, GifByteType b) { return (std::uint32_t(r) << 16) | (std::uint32_t(g) << 8) | b; }

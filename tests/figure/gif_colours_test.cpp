@@ -99,7 +99,7 @@ void check_gif(bool korean) {
                                        << area_pixels << " area pixels, worst " << worst_area);
   CHECK(cell_pixels > 10000);
   CHECK(worst_cell <= 6.0);
-  CHECK(worst_area <= 12.0);
+  CHECK(worst_area <= 20.0);  // giflib's median cut (before issue 50): cells 23–31, areas 83
 }
 
 }  // namespace
