@@ -6,6 +6,7 @@
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
+#include "cli/flag_names.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
@@ -56,10 +57,10 @@ void register_embeddings_convert(CLI::App* embeddings) {
       ->check(CLI::Validator(
           [](std::string& path) {
             struct stat st {};
-            if (path.empty()) return std::string("expected a file name, got an empty one");
+            if (path.empty()) return std::string(N_("expected a file name, got an empty one"));
             if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
               return fmt::format(N_("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)"), path,
-                                 S_ISDIR(st.st_mode) ? "a directory" : "a device or pipe");
+                                 S_ISDIR(st.st_mode) ? N_("a directory") : N_("a device or pipe"));
             return std::string();
           },
           ""));
