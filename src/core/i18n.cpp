@@ -333,39 +333,60 @@ std::string translate_value(const std::string& value, int depth) {
   return value;
 }
 
-std::optional<std::string> translate_whole(const std::string& message, int depth) {
-  const Entry* best = nullptr;
-  std::vector<std::string> values, best_values;
-  for (const auto& e : catalog_entries()) {
-    if (best && e.letters <= best->letters) continue;
-    if (match(e, message, values)) {
-      best = &e;
-      best_values = values;
-    }
-  }
-  if (!best) return std::nullopt;
-  for (auto& v : best_values) v = translate_value(v, depth);
-  try {
-    return fill_translation(best->msgstr, best_values);
-  } catch (const fmt::format_error&) {
-    return std::nullopt;
-  }
+// ASCII letters left in a translation: the fewer, the more of the message was translated (flags,
+// file names and values are the same in every reading).
+std::size_t ascii_letters(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s) n += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  return n;
 }
 
+// Every format string that matches the whole message is tried (its captured values translated in
+// turn); the reading that leaves the least English wins, then the more specific format string.
+std::optional<std::string> translate_whole(const std::string& message, int depth) {
+  std::optional<std::string> best;
+  std::size_t best_english = 0, best_letters = 0;
+  std::vector<std::string> values;
+  for (const auto& e : catalog_entries()) {
+    if (!match(e, message, values)) continue;
+    for (auto& v : values) v = translate_value(v, depth);
+    std::string t;
+    try {
+      t = fill_translation(e.msgstr, values);
+    } catch (const fmt::format_error&) {
+      continue;
+    }
+    const std::size_t english = ascii_letters(t);
+    if (!best || english < best_english || (english == best_english && e.letters > best_letters)) {
+      best = std::move(t);
+      best_english = english;
+      best_letters = e.letters;
+    }
+  }
+  return best;
+}
+
+
+// The message translated whole, or in its parts ("what; hint", "where: what"), whichever leaves
+// the least English: a general format string ("{}: expected {}, got '{}'") may match the whole
+// message while a more specific one matches its part.
 std::optional<std::string> translate_parts(const std::string& message, int depth) {
-  if (auto whole = translate_whole(message, depth)) return whole;
-  if (depth > 6) return std::nullopt;
-  // "what; hint": each part on its own
-  for (std::size_t at = message.find("; "); at != std::string::npos; at = message.find("; ", at + 1)) {
+  std::optional<std::string> best = translate_whole(message, depth);
+  if (depth > 6) return best;
+  const auto consider = [&](std::optional<std::string> candidate) {
+    if (candidate && (!best || ascii_letters(*candidate) < ascii_letters(*best))) best = std::move(candidate);
+  };
+  if (const std::size_t at = message.find("; "); at != std::string::npos) {
     const auto left = translate_parts(message.substr(0, at), depth + 1);
     const auto right = translate_parts(message.substr(at + 2), depth + 1);
-    if (left || right)
-      return (left ? *left : message.substr(0, at)) + "; " + (right ? *right : message.substr(at + 2));
+    if (left || right) consider((left ? *left : message.substr(0, at)) + "; " + (right ? *right : message.substr(at + 2)));
   }
-  // "where: what" (a flag, a file, a file:line before the library's message)
   for (std::size_t at = message.find(": "); at != std::string::npos; at = message.find(": ", at + 1))
-    if (auto right = translate_parts(message.substr(at + 2), depth + 1)) return message.substr(0, at + 2) + *right;
-  return std::nullopt;
+    if (auto right = translate_parts(message.substr(at + 2), depth + 1)) {
+      consider(message.substr(0, at + 2) + *right);
+      break;  // the first "where: " that leads to a translated rest
+    }
+  return best;
 }
 
 }  // namespace

@@ -137,11 +137,12 @@ TEST_CASE("trace and translate figures say their weights: the trained teaching t
 TEST_CASE("trace --slides: each step's slide carries its formula and shapes; --head picks the head; a wide matrix fills the page") {
   TempDir dir;
   REQUIRE(run_tfx("trace '나는 학생 이다' --slides s --slides-format svg --head 2", dir.path).code == 0);
-  // the shapes from the translator's own numbers (its JSON), not from the slides
+  // the shapes from the trace's own matrices (its JSON), not from the slides: X is (S, D), the
+  // encoder's attention weights (H, S, S)
   const nlohmann::json t = json_of(run_tfx("trace '나는 학생 이다' --format json"));
-  const std::size_t S = t["summary"]["source_ids"].size();
-  const nlohmann::json tr = json_of(run_tfx("translate '나는 학생 이다' --format json"));
-  const std::size_t D = tr["params"]["d_model"].get<std::size_t>(), H = tr["params"]["heads"].get<std::size_t>(), dk = D / H;
+  const auto& x = t["matrices"]["src.x"]["data"];
+  const std::size_t S = x.size(), D = x[0].size(), H = t["matrices"]["enc1.self.weights"]["data"].size(), dk = D / H;
+  CHECK(S == 3);
   const auto shape = [](std::size_t a, std::size_t b) { return "(" + std::to_string(a) + "×" + std::to_string(b) + ")"; };
   const std::string q = read_file(dir.path / "s" / "05-q.svg");
   CHECK(has(q, "Q = X·W_Q: " + shape(S, D) + "·" + shape(D, dk) + " → " + shape(S, dk) + ", head 2"));
