@@ -222,13 +222,14 @@ std::string trace_slide_formula(const std::string& step, std::size_t S, std::siz
 
 // A heatmap much wider than the 16:9 page (the PE slide's 3×64) laid out as stacked slices of
 // its columns on one colour scale, so the matrix fills the page instead of a thin strip: about
-// √(aspect / (16/9)) slices, each titled with its columns.
+// √(aspect / (16/9)) slices (at most 3), each titled with its columns.
 std::vector<Panel> trace_slide_panels(const Panel& p) {
   const auto* h = std::get_if<Heatmap>(&p);
   if (!h || h->values.rank() != 2) return {p};
   const std::size_t R = h->values.rows(), C = h->values.cols();
   const double aspect = static_cast<double>(C) / static_cast<double>(std::max<std::size_t>(R, 1));
-  const auto n = static_cast<std::size_t>(std::lround(std::sqrt(aspect / (16.0 / 9.0))));
+  // at most 3 slices: more would shrink the page's text below what a projector shows
+  const auto n = std::min<std::size_t>(3, static_cast<std::size_t>(std::lround(std::sqrt(aspect / (16.0 / 9.0)))));
   if (n < 2 || R > 16) return {p};
   const std::size_t width = (C + n - 1) / n;
   const auto [lo, hi] = heatmap_scale(*h);
