@@ -379,8 +379,8 @@ TEST_CASE("lecture: tfx patches numbers its patches one way: the CSV/JSON rows a
   CHECK(labels.front() == "0");
   CHECK(labels.back() == "15");
   const json j = run_json("patches --image '" + picture + "' --height 64 --width 64 --patch 16");
-  CHECK(j["matrices"]["patches"]["rows"].front() == "0");
-  CHECK(j["matrices"]["patches"]["rows"].back() == "15");
+  CHECK(j["rows"].front() == "0");  // the primary matrix: the patches
+  CHECK(j["rows"].back() == "15");
   REQUIRE(run_tfx("patches --image '" + picture + "' --height 64 --width 64 --patch 16 --svg p.svg", dir.path).code == 0);
   const std::string svg = read_file(dir.path / "p.svg");
   CHECK(has(svg, ">0<"));
