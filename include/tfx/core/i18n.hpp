@@ -2,7 +2,8 @@
 // headers, step names and notes go through tr()/trf(), looked up in gettext catalogs (po/ko.po,
 // compiled by msgfmt into <build>/locale/ko/LC_MESSAGES/tfx.mo and installed under
 // share/locale). English is the source language; machine-facing text (JSON keys, CSV headers,
-// .npy) and error messages stay English.
+// .npy) stays English. Error messages are built in English, their format strings marked N_(…),
+// and translated whole at the one exit path (translate_message below).
 //
 // Marking: tr("…") for a fixed string, trf("… {} …", args…) for a fmt format string (the
 // translation may reorder with {0} {1}), N_("…") for a string kept in a table and looked up
