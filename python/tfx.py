@@ -1320,6 +1320,8 @@ def _call_streaming(command, args, flags, extra, on_line):
             sys.stderr.write(line + "\n")
     proc.wait()
     reader.join()
+    proc.stdout.close()
+    proc.stderr.close()
     if on_line is not None and hasattr(on_line, "finish"):
         on_line.finish()
     if proc.returncode != 0:
