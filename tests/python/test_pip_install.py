@@ -124,12 +124,12 @@ class PipInstall(unittest.TestCase):
 
     def test_4_preset_build_folder(self):
         src = self.root / "checkout"
-        for rel in ("pyproject.toml", "CMakeLists.txt", "python/tfx.py"):
+        for rel in ("pyproject.toml", "CMakeLists.txt", "python/tfx.py", "po/ko.po"):
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(SRC / rel, src / rel)
         shutil.copytree(SRC / "python" / "tfx_build", src / "python" / "tfx_build",
                         ignore=shutil.ignore_patterns("__pycache__"))
-        (src / "build-native").mkdir()
+        (src / "build-native").mkdir()  # a binary alone, no locale/ beside it: the catalog is compiled from po/ko.po
         shutil.copy(TFX, src / "build-native" / "tfx")
         wheels = self.root / "wheels"
         run([str(self.venv / "bin" / "pip"), "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels), str(src)],
