@@ -1221,7 +1221,7 @@ def _command(*words):
     if command == "train":  # returns (curve, model_path): _train, with the command's flags and help
         import inspect
 
-        def train(model="tfx_train.safetensors", **flags):
+        def train(model=None, **flags):
             __tracebackhide__ = True  # noqa: F841
             _check_flags(command, spec, flags)
             try:
@@ -1232,7 +1232,7 @@ def _command(*words):
         train.__module__ = __name__
         train.__doc__ = _train.__doc__ + "\n\n" + call.__doc__
         params = list(call.__signature__.parameters.values())
-        model = inspect.Parameter("model", inspect.Parameter.KEYWORD_ONLY, default="tfx_train.safetensors")
+        model = inspect.Parameter("model", inspect.Parameter.KEYWORD_ONLY, default=None)
         at = len(params) - 1 if params and params[-1].kind == inspect.Parameter.VAR_KEYWORD else len(params)
         train.__signature__ = call.__signature__.replace(parameters=params[:at] + [model] + params[at:])
         call = train
@@ -1242,21 +1242,107 @@ def _command(*words):
     return call
 
 
-def _train(model="tfx_train.safetensors", **flags):
+def _train(model=None, **flags):
     """Watch it learn: runs `tfx train` (flags as the command's, e.g. steps=600, no_pe=True,
     pairs="my.tsv", every=50) and returns (curve, model_path): the held-out curve — step, loss,
     learning_rate, held_out_exact (and alignment on the built-in corpus) — as a table (pandas
-    DataFrame when installed, else a list of dicts) and the path of the model it wrote (with
-    model_path minus .safetensors + .vocab.txt beside it), for tfx.translate(..., model=path).
+    DataFrame when installed, else a list of dicts), and the path of the model it wrote when
+    model="my.safetensors" asks for one (with my.vocab.txt beside it; for tfx.translate(...,
+    model=path)), else None: without model= nothing is written. While it trains, one progress line
+    (step, loss, held-out accuracy every `every` steps) updates in place in a notebook, or goes to
+    stderr elsewhere; no_progress=True silences it.
     gif="learn.gif" (or gif=True: train_watch.gif) with watch="그녀는 커피를 마셨다" and frames=N
     also writes the animation of that sentence's cross-attention and the embeddings."""
-    path = str(model)
-    if not path.endswith(".safetensors"):
+    path = None if model is None else str(model)
+    if path is not None and not path.endswith(".safetensors"):
         raise ValueError("model: expected a file name ending in .safetensors, got %r" % path)
-    flags.setdefault("no_progress", True)
-    out, err = _call("train", (), flags, ["--format", "json", "-o", path])
-    _pass_stderr(err)
+    quiet = bool(flags.pop("no_progress", False))
+    extra = ["--format", "json", "--no-progress"] if quiet else ["--format", "json"]
+    if path is not None:
+        extra += ["-o", path]
+    out = _call_streaming("train", (), flags, extra, None if quiet else _progress_line())
     return _table(_json.loads(out)["data"]), path
+
+
+class _progress_line:
+    """One line that tfx's progress lines replace as they come: an updating display in a notebook
+    (IPython), else the lines themselves on stderr. finish() leaves the last one shown without its
+    last field (the speed, tokens/s, which differs from run to run), so a notebook's saved output
+    stays the same."""
+
+    def __init__(self):
+        self.handle = None
+        self.last = None
+        try:
+            from IPython import get_ipython
+            shell = get_ipython()
+            if shell is not None and getattr(shell, "kernel", None) is not None:
+                from IPython.display import display
+                self.handle = display(_Text(""), display_id=True)
+        except Exception:  # no IPython, or no display: plain stderr lines
+            self.handle = None
+
+    def finish(self):
+        if self.handle is not None and self.last is not None:
+            self.handle.update(_Text(self.last.rsplit(", ", 1)[0]))
+
+    def __call__(self, line):
+        self.last = line
+        if self.handle is not None:
+            self.handle.update(_Text(line))
+        else:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+
+class _Text:
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(self.text)
+
+
+def _call_streaming(command, args, flags, extra, on_line):
+    """_call for a long command: tfx's stderr is read line by line as it runs (progress lines go to
+    on_line, anything else is passed through); returns stdout, raises TfxError on failure."""
+    bad = _OUTPUT_FLAGS.intersection(flags)
+    if bad:
+        raise TypeError(f"{sorted(bad)[0]}=: the helper chooses the output; use tfx.npy / tfx.json / tfx.table / tfx.show")
+    words = _words(command)
+    if LANG and "lang" not in flags and _has_option(words, "lang"):
+        flags["lang"] = LANG
+    cmd = [binary()] + [a for a in _argv(words, args, flags) + extra]
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as e:
+        raise TfxError(f"cannot run {cmd[0]}: {e.strerror} (set TFX_BINARY or tfx.BINARY)", 1, cmd) from None
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    err = []
+    for raw in proc.stderr:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        err.append(line)
+        if on_line is not None and not line.startswith("tfx: "):
+            on_line(line)
+        else:
+            sys.stderr.write(line + "\n")
+    proc.wait()
+    reader.join()
+    proc.stdout.close()
+    proc.stderr.close()
+    if on_line is not None and hasattr(on_line, "finish"):
+        on_line.finish()
+    if proc.returncode != 0:
+        lines = [ln for ln in err if ln.startswith("tfx: error: ")]
+        message = lines[-1][len("tfx: error: "):] if lines else ("\n".join(err).strip() or f"tfx exited with status {proc.returncode}")
+        raise TfxError(message, proc.returncode, cmd, "\n".join(err))
+    return b"".join(chunks)
+
 
 _command_cache = {}
 

@@ -14,6 +14,7 @@
 #                              committed log's first 20 losses (skipped without python3-torch)
 #   i18n_catalog               tests/i18n/check_catalog.py: every marked string of the sources is in
 #                              po/ko.po, translated, with the original's fmt placeholders
+#   i18n_glossary              tests/i18n/check_glossary.py: po/ko.po keeps docs/korean.md's glossary
 #   i18n_korean_output         tests/i18n/check_korean.py: every gallery figure and every command's
 #                              table under --lang ko, failing on an untranslated or unmarked string
 #   unicode_tables_committed   src/text/unicode_tables.inc is what scripts/gen_unicode_tables.py writes
@@ -62,6 +63,9 @@ tfx_python_test(unicode_tables_committed ${CMAKE_SOURCE_DIR}/tests/python/check_
 # translator, hostile token labels) in headless Chromium (Debian chromium; skipped without it)
 tfx_python_test(attention_html_chromium ${CMAKE_SOURCE_DIR}/tests/python/check_attention_html.py)
 tfx_python_test(i18n_catalog ${CMAKE_SOURCE_DIR}/tests/i18n/check_catalog.py ${CMAKE_SOURCE_DIR})
+# i18n_glossary: tests/i18n/check_glossary.py — po/ko.po uses docs/korean.md's glossary terms (one
+# term per concept), no hard-coded particle after a value, no identifier-style Korean headers
+tfx_python_test(i18n_glossary ${CMAKE_SOURCE_DIR}/tests/i18n/check_glossary.py ${CMAKE_SOURCE_DIR})
 tfx_python_test(i18n_korean_output ${CMAKE_SOURCE_DIR}/tests/i18n/check_korean.py $<TARGET_FILE:tfx> ${CMAKE_SOURCE_DIR})
 # layering: scripts/check-layering.py — no library folder includes one after it in the order
 # docs/architecture.md's "**Layering**" line gives; architecture_files: scripts/check-doc-files.py —

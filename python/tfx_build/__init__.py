@@ -4,11 +4,20 @@ offline: it needs nothing but the standard library) makes a wheel holding
   tfx.py                                  the helper (python/tfx.py)
   tfx-V.data/scripts/tfx                  the tfx binary -> <venv or prefix>/bin/tfx, where tfx.py looks
   tfx-V.data/data/share/tfx/models/bert   the tiny random-weight BERT of tests/data (notebooks' samples)
+  tfx-V.data/data/share/locale/ko/LC_MESSAGES/tfx.mo
+                                          the Korean catalog (tfx.LANG = "ko"): the one built beside the
+                                          binary (<build>/locale), else po/ko.po compiled with msgfmt;
+                                          the installed bin/tfx finds it in ../share/locale
 
 The binary is, in order: $TFX_BINARY; build/tfx, then any build-*/tfx of the checkout (the presets'
 folders, newest first, the sanitizer build last); else the checkout is built with CMake
 (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release; cmake --build build --target tfx), which needs the
 Debian packages setup.sh lists. TFX_PIP_NO_BINARY=1 makes a wheel of the helper alone (tfx on PATH).
+
+"Preparing metadata" (prepare_metadata_for_build_wheel) writes METADATA and builds nothing. Before
+building anything, preflight() checks what the build will need — numpy for the helper (unless pip's
+isolated build environment hides the target's packages), cmake, a C++ compiler, msgfmt and the
+headers of setup.sh's Debian packages — and names everything missing in one message.
 """
 import base64
 import hashlib
@@ -51,16 +60,88 @@ def find_binary(root=ROOT, build=True, log=sys.stderr):
     if not build:
         return None
     cmake = shutil.which("cmake")
-    if not cmake or not (root / "CMakeLists.txt").is_file():
-        raise RuntimeError("no tfx binary in build/ or build-*/ and no cmake to build one: build tfx first "
-                           "(cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build --target tfx), "
-                           "or set TFX_BINARY, or TFX_PIP_NO_BINARY=1 to install the helper alone")
+    preflight(root)
     print("tfx: no built binary found; building it with CMake (build/)", file=log)
     subprocess.run([cmake, "-S", str(root), "-B", str(root / "build"), "-DCMAKE_BUILD_TYPE=Release"], check=True,
                    stdout=log, stderr=log)
     subprocess.run([cmake, "--build", str(root / "build"), "--target", "tfx", "-j", str(min(4, os.cpu_count() or 1))],
                    check=True, stdout=log, stderr=log)
     return root / "build" / "tfx"
+
+
+# What building tfx needs (setup.sh's list): a header each Debian package installs, for the check
+# before building.
+_DEBIAN_HEADERS = [
+    ("libcli11-dev", "CLI/CLI.hpp"), ("libfmt-dev", "fmt/format.h"), ("nlohmann-json3-dev", "nlohmann/json.hpp"),
+    ("libstb-dev", "stb/stb_image.h"), ("zlib1g-dev", "zlib.h"), ("libxxhash-dev", "xxhash.h"),
+    ("libsleef-dev", "sleef.h"), ("libfontconfig-dev", "fontconfig/fontconfig.h"), ("libgif-dev", "gif_lib.h"),
+]
+
+
+def _isolated_build_env():
+    """pip's build isolation runs this backend with its own site-packages only: the target
+    environment's numpy cannot be seen from here."""
+    return any("pip-build-env" in p for p in sys.path) or "pip-build-env" in os.environ.get("PYTHONPATH", "")
+
+
+def missing_requirements(root=ROOT):
+    """What building tfx would stop on, as human strings: cmake, a C++ compiler, make, msgfmt and
+    the Debian -dev packages whose headers are absent — and, with any of those, numpy when this
+    Python lacks it (and pip's isolation does not hide it), so one message names all of it.
+    numpy alone is pip's to resolve (it stops at once offline, or fetches it from an index)."""
+    import importlib.util
+    if not (root / "CMakeLists.txt").is_file():
+        return [f"the tfx sources (no CMakeLists.txt in {root})"]
+    packages = []
+    if not shutil.which("cmake"):
+        packages.append("cmake")
+    if not (shutil.which("c++") or shutil.which("g++") or shutil.which("clang++") or os.environ.get("CXX")):
+        packages.append("g++")
+    if not shutil.which("make") and not shutil.which("ninja"):
+        packages.append("make")
+    if not shutil.which("msgfmt"):
+        packages.append("gettext")
+    dirs = [Path("/usr/include"), Path("/usr/local/include")] + sorted(Path("/usr/include").glob("*-linux-gnu*"))
+    for package, header in _DEBIAN_HEADERS:
+        if not any((d / header).is_file() for d in dirs):
+            packages.append(package)
+    if not packages:
+        return []
+    missing = ["Debian packages " + " ".join(packages) + " (apt-get install -y --no-install-recommends " +
+               " ".join(packages) + ")"]
+    if not _isolated_build_env() and importlib.util.find_spec("numpy") is None:
+        missing.append(f"numpy for {sys.executable} (Debian: python3-numpy, with python3 -m venv --system-site-packages; "
+                       "or pip install numpy from an index)")
+    return missing
+
+
+def preflight(root=ROOT):
+    """Before building tfx: raises one RuntimeError naming everything missing (nothing is built)."""
+    missing = missing_requirements(root)
+    if missing:
+        raise RuntimeError("tfx: cannot install: there is no tfx binary in build/ or build-*/ of the checkout to put in "
+                           "the wheel, and building one needs what is missing here: " + "; ".join(missing) +
+                           ". Or build tfx elsewhere and set TFX_BINARY, or TFX_PIP_NO_BINARY=1 to install the helper "
+                           "alone (tfx on PATH)")
+
+
+def _catalog_files(version, binary):
+    """The compiled Korean catalog for <prefix>/share/locale, where the installed bin/tfx looks:
+    the one the build made beside the binary, else po/ko.po through msgfmt (none without either)."""
+    out = {}
+    for po in sorted((ROOT / "po").glob("*.po")):
+        lang = po.stem
+        built = Path(binary).parent / "locale" / lang / "LC_MESSAGES" / "tfx.mo" if binary else None
+        data = None
+        if built is not None and built.is_file():
+            data = built.read_bytes()
+        elif shutil.which("msgfmt"):
+            p = subprocess.run(["msgfmt", "--check", "-o", "-", str(po)], capture_output=True)
+            if p.returncode == 0:
+                data = p.stdout
+        if data:
+            out[f"{NAME}-{version}.data/data/share/locale/{lang}/LC_MESSAGES/tfx.mo"] = data
+    return out
 
 
 def _platform_tag():
@@ -84,10 +165,7 @@ def _write_wheel(directory, files, tag, editable=False):
     wheel = f"{dist}-{tag}.whl"
     info = f"{dist}.dist-info"
     files = dict(files)
-    files[f"{info}/METADATA"] = _metadata(version).encode()
-    files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: tfx_build\nRoot-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
-                              f"Tag: {tag}\n").encode()
-    files[f"{info}/top_level.txt"] = b"tfx\n"
+    files.update(_dist_info_files(version, tag))
     record = [_record_line(name, data) for name, data in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
     path = Path(directory) / wheel
@@ -125,15 +203,55 @@ def get_requires_for_build_editable(config_settings=None):
     return []
 
 
+def _dist_info_files(version, tag):
+    info = f"{NAME}-{version}.dist-info"
+    return {
+        f"{info}/METADATA": _metadata(version).encode(),
+        f"{info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: tfx_build\nRoot-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
+                          f"Tag: {tag}\n").encode(),
+        f"{info}/top_level.txt": b"tfx\n",
+    }
+
+
+def _wheel_tag():
+    return "py3-none-any" if os.environ.get("TFX_PIP_NO_BINARY") == "1" else f"py3-none-{_platform_tag()}"
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    """pip's "Preparing metadata": the .dist-info with METADATA, built from pyproject's facts alone —
+    nothing is built here. When the wheel would have to build tfx, what that needs is checked now
+    (preflight), so a missing compiler or package is said in one message before pip goes on."""
+    if os.environ.get("TFX_PIP_NO_BINARY") != "1" and find_binary(build=False) is None:
+        preflight()
+    version = _version()
+    info = f"{NAME}-{version}.dist-info"
+    for name, data in _dist_info_files(version, _wheel_tag()).items():
+        path = Path(metadata_directory) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return info
+
+
+def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
+    version = _version()
+    info = f"{NAME}-{version}.dist-info"
+    for name, data in _dist_info_files(version, "py3-none-any").items():
+        path = Path(metadata_directory) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return info
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     version = _version()
     files = {"tfx.py": (ROOT / "python" / "tfx.py").read_bytes()}
     files.update(_sample_files(version))
-    tag = "py3-none-any"
+    tag = _wheel_tag()
+    binary = None
     if os.environ.get("TFX_PIP_NO_BINARY") != "1":
-        binary = find_binary()
+        binary = find_binary()  # builds only after preflight() found nothing missing
         files[f"{NAME}-{version}.data/scripts/tfx"] = Path(binary).read_bytes()
-        tag = f"py3-none-{_platform_tag()}"
+    files.update(_catalog_files(version, binary))
     return _write_wheel(wheel_directory, files, tag)
 
 

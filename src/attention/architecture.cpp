@@ -53,17 +53,17 @@ void arch_embed(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const st
 }  // namespace
 
 std::vector<ArchBlock> architecture_blocks(const ArchitectureSpec& s) {
-  if (s.d_model == 0 || s.heads == 0) throw Error("architecture: d_model and heads must be positive");
-  if (s.d_model % s.heads != 0) throw Error(fmt::format("architecture: heads = {} does not divide d_model = {}", s.heads, s.d_model));
+  if (s.d_model == 0 || s.heads == 0) throw Error(N_("architecture: d_model and heads must be positive"));
+  if (s.d_model % s.heads != 0) throw Error(fmt::format(N_("architecture: heads = {} does not divide d_model = {}"), s.heads, s.d_model));
   if (s.kv_heads != 0 && s.heads % s.kv_heads != 0)
-    throw Error(fmt::format("architecture: kv_heads = {} does not divide heads = {}", s.kv_heads, s.heads));
-  if (s.encoder_layers == 0 && s.decoder_layers == 0) throw Error("architecture: no encoder and no decoder layers");
+    throw Error(fmt::format(N_("architecture: kv_heads = {} does not divide heads = {}"), s.kv_heads, s.heads));
+  if (s.encoder_layers == 0 && s.decoder_layers == 0) throw Error(N_("architecture: no encoder and no decoder layers"));
   if (s.cross_attention && (s.encoder_layers == 0 || s.decoder_layers == 0))
-    throw Error("architecture: cross-attention needs both an encoder and a decoder");
+    throw Error(N_("architecture: cross-attention needs both an encoder and a decoder"));
   const bool seq2seq = s.encoder_layers > 0 && s.decoder_layers > 0;
   // the one sequence of an encoder-only or decoder-only model is S
   const std::size_t S = s.source_len, T = seq2seq ? s.target_len : s.source_len;
-  if (S == 0 || T == 0) throw Error("architecture: the sentence has no tokens");
+  if (S == 0 || T == 0) throw Error(N_("architecture: the sentence has no tokens"));
   std::vector<ArchBlock> out;
   if (s.encoder_layers > 0) {
     arch_embed(out, s, "input", tr("Input Embedding"), S);

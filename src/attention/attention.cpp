@@ -11,6 +11,7 @@
 
 #include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -18,7 +19,7 @@ namespace {
 
 void require_matrix(const Tensor& t, const char* name) {
   if (t.rank() != 2 || t.size() == 0)
-    throw Error(fmt::format("attention: {} must be a non-empty matrix, got shape {}", name, t.shape_str()));
+    throw Error(fmt::format(N_("attention: {} must be a non-empty matrix, got shape {}"), name, t.shape_str()));
 }
 
 // q: (T, d_k), k: (S, d_k), v: (S, d_v) — the shapes every attention entry point needs.
@@ -27,10 +28,10 @@ void require_qkv(const Tensor& q, const Tensor& k, const Tensor& v) {
   require_matrix(k, "K");
   require_matrix(v, "V");
   if (q.cols() != k.cols())
-    throw Error(fmt::format("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width", q.shape_str(),
+    throw Error(fmt::format(N_("attention: Q {} and K {} differ in d_k ({} vs {} columns); QKᵀ needs the same width"), q.shape_str(),
                             k.shape_str(), q.cols(), k.cols()));
   if (v.rows() != k.rows())
-    throw Error(fmt::format("attention: V {} has {} rows but K {} has {}; each key needs one value row", v.shape_str(), v.rows(),
+    throw Error(fmt::format(N_("attention: V {} has {} rows but K {} has {}; each key needs one value row"), v.shape_str(), v.rows(),
                             k.shape_str(), k.rows()));
 }
 
@@ -40,8 +41,8 @@ std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const At
   if (!o.causal && o.pad == 0) return {};
   if (o.pad >= S)
     throw usage_error(
-        fmt::format("pad {} masks every one of the {} key positions: no query would have a key to attend to "
-                    "(use pad 0 … {})",
+        fmt::format(N_("pad {} masks every one of the {} key positions: no query would have a key to attend to "
+                    "(use pad 0 … {})"),
                     o.pad, S, S - 1),
         {"pad"});
   std::vector<unsigned char> keep(T * S, 1);
@@ -54,7 +55,7 @@ std::vector<unsigned char> attention_mask(std::size_t T, std::size_t S, const At
     bool any = false;
     for (std::size_t j = 0; j < S; ++j) any = any || keep[i * S + j];
     if (!any)
-      throw usage_error(fmt::format("causal with pad {} leaves query {} without a key to attend to", o.pad, i), {"causal", "pad"});
+      throw usage_error(fmt::format(N_("causal with pad {} leaves query {} without a key to attend to"), o.pad, i), {"causal", "pad"});
   }
   return keep;
 }
@@ -67,7 +68,7 @@ double attention_divisor(std::size_t d_k, const AttentionOptions& o) {
 AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
   require_qkv(q, k, v);
   if (!(o.temperature > 0) || !std::isfinite(o.temperature))
-    throw usage_error(fmt::format("temperature {} must be a positive number", o.temperature), {"temperature"});
+    throw usage_error(fmt::format(N_("temperature {} must be a positive number"), o.temperature), {"temperature"});
   const std::size_t T = q.rows(), S = k.rows();
   AttentionSteps st;
   // one T×S buffer carries the scores through scaling into the softmax; the steps the lecture
@@ -83,7 +84,7 @@ AttentionSteps scaled_dot_product_attention(const Tensor& q, const Tensor& k, co
   //    (float32 overflow — huge inputs or a tiny τ — would turn softmax into NaN: refuse it)
   for (std::size_t c = 0; c < s.size(); ++c)
     if (!std::isfinite(s[c]))
-      throw Error(fmt::format("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}",
+      throw Error(fmt::format(N_("attention: score ({}, {}) = q·k / {:g} is {} in float32 (Q {}, K {}); scale the inputs down{}"),
                               c / S, c % S, st.divisor, s[c], q.shape_str(), k.shape_str(),
                               o.temperature < 1 ? " or raise temperature" : ""),
                   Error::Kind::data, {"temperature"});
@@ -169,8 +170,8 @@ AttentionWeights identity_attention_weights(std::size_t D, bool with_output) {
 
 AttentionWeights identity_attention_weights(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v) {
   if (heads * d_k != D || heads * d_v != D)
-    throw usage_error(fmt::format("identity needs heads × d_k = heads × d_v = d_model ({} × {}, {} × {}, d_model {}) so that "
-                                  "W = I is square",
+    throw usage_error(fmt::format(N_("identity needs heads × d_k = heads × d_v = d_model ({} × {}, {} × {}, d_model {}) so that "
+                                  "W = I is square"),
                                   heads, d_k, heads, d_v, D),
                       {"identity", "heads", "d_k", "d_v"});
   return identity_attention_weights(D, heads > 1);
@@ -179,20 +180,20 @@ AttentionWeights identity_attention_weights(std::size_t D, std::size_t heads, st
 bool heads_divide(std::size_t heads, std::size_t width) { return heads > 0 && width % heads == 0; }
 
 void check_heads_divide(std::size_t heads, std::size_t width, const std::string& what, const std::string& hint) {
-  if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
+  if (heads == 0) throw usage_error(N_("heads must be at least 1"), {"heads"});
   if (width % heads == 0) return;
   std::vector<std::size_t> divisors;
   for (std::size_t d = 1; d <= width && divisors.size() < 12; ++d)
     if (width % d == 0) divisors.push_back(d);
   const bool more = divisors.size() == 12 && divisors.back() != width;
-  throw usage_error(fmt::format("heads {} does not divide {} = {}: each head takes {}/H columns (divisors of {}: {}{}){}", heads, what, width,
+  throw usage_error(fmt::format(N_("heads {} does not divide {} = {}: each head takes {}/H columns (divisors of {}: {}{}){}"), heads, what, width,
                                 what == "d_model" ? "d_model" : "the width", width, fmt::join(divisors, ", "), more ? ", …" : "",
                                 hint),
                     {"heads"});
 }
 
 HeadWidths attention_head_widths(std::size_t D, std::size_t heads, std::size_t d_k, std::size_t d_v) {
-  if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
+  if (heads == 0) throw usage_error(N_("heads must be at least 1"), {"heads"});
   HeadWidths w;
   if (d_k) {
     w.d_k = d_k;
@@ -208,11 +209,11 @@ HeadWidths attention_head_widths(std::size_t D, std::size_t heads, std::size_t d
 MultiHeadAttention attend_heads(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t heads, const Tensor& wo,
                                 const AttentionOptions& o) {
   require_qkv(q, k, v);
-  if (heads == 0) throw usage_error("heads must be at least 1", {"heads"});
+  if (heads == 0) throw usage_error(N_("heads must be at least 1"), {"heads"});
   check_heads_divide(heads, q.cols(), "d_model");
   check_heads_divide(heads, v.cols(), "the value width");
   if (!wo.empty() && (wo.rank() != 2 || wo.rows() != v.cols()))
-    throw Error(fmt::format("attention: W_O {} needs {} rows (the concatenated value width)", wo.shape_str(), v.cols()));
+    throw Error(fmt::format(N_("attention: W_O {} needs {} rows (the concatenated value width)"), wo.shape_str(), v.cols()));
   // each head keeps its scores, masked scores and weights (T, S), and the average one more
   check_memory(4.0 * static_cast<double>(q.rows()) * static_cast<double>(k.rows()) * (3.0 * static_cast<double>(heads) + 1),
                fmt::format("attention over {} × {} positions with {} head{}", q.rows(), k.rows(), heads, heads == 1 ? "" : "s"));
@@ -253,7 +254,7 @@ MultiHeadAttention multi_head_attention(const Tensor& x_q, const Tensor& x_kv, c
 // Var(q·k) = Σ Var(q_i k_i) = d_k for independent unit-variance entries; Var(q·k/√d_k) = 1.
 std::vector<DotProductStats> dot_product_variance(const std::vector<std::size_t>& d_ks, std::size_t samples, std::size_t keys,
                                                   std::uint64_t seed, UnitDistribution dist) {
-  if (samples == 0 || keys == 0) throw usage_error("samples and keys must be at least 1", {"samples", "keys"});
+  if (samples == 0 || keys == 0) throw usage_error(N_("samples and keys must be at least 1"), {"samples", "keys"});
   Generator gen(seed);
   const double root3 = std::sqrt(3.0);
   auto draw = [&]() -> float {
@@ -262,7 +263,7 @@ std::vector<DotProductStats> dot_product_variance(const std::vector<std::size_t>
   };
   std::vector<DotProductStats> out;
   for (std::size_t dk : d_ks) {
-    if (dk == 0) throw usage_error("d_ks holds 0: each d_k must be at least 1", {"d_ks"});
+    if (dk == 0) throw usage_error(N_("d_ks holds 0: each d_k must be at least 1"), {"d_ks"});
     Tensor dots({samples, keys});
     Tensor q({1, dk}), k({keys, dk});
     for (std::size_t s = 0; s < samples; ++s) {

@@ -7,6 +7,7 @@
 #include "tfx/attention/attention.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -16,7 +17,7 @@ GroupedAttention grouped_query_attention(const Tensor& q, const Tensor& k, const
   const std::size_t T = q.rows();
   if (H == 0 || KV == 0 || H % KV != 0 || q.cols() != H * hd || k.cols() != KV * hd || v.cols() != KV * hd || k.rows() != T ||
       v.rows() != T)
-    throw Error(fmt::format("grouped_query_attention: q {}, k {}, v {} do not fit {} heads, {} key/value heads of width {}", q.shape_str(),
+    throw Error(fmt::format(N_("grouped_query_attention: q {}, k {}, v {} do not fit {} heads, {} key/value heads of width {}"), q.shape_str(),
                             k.shape_str(), v.shape_str(), H, KV, hd));
   const std::size_t group = H / KV;
   GroupedAttention out{Tensor({T, H * hd}), Tensor({H, T, T})};

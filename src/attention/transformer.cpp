@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -82,12 +83,12 @@ LayerWidths layer_widths(const TensorMap& m, const std::string& prefix, const st
   const std::string in = prefix + "self_attn.in_proj_weight", l1 = prefix + "linear1.weight";
   auto it = m.find(in);
   if (it == m.end() || it->second.rank() != 2 || it->second.dim(0) != 3 * it->second.dim(1) || it->second.dim(1) == 0)
-    throw Error(fmt::format("{}: {} tensor '{}' of shape [3·d_model, d_model]", where, it == m.end() ? "no" : "expected", in) +
-                (it == m.end() ? "" : fmt::format(", got {}", it->second.shape_str())));
+    throw Error(fmt::format(N_("{}: {} tensor '{}' of shape [3·d_model, d_model]"), where, it == m.end() ? "no" : "expected", in) +
+                (it == m.end() ? "" : fmt::format(N_(", got {}"), it->second.shape_str())));
   auto jt = m.find(l1);
   if (jt == m.end() || jt->second.rank() != 2 || jt->second.dim(0) == 0)
-    throw Error(fmt::format("{}: {} tensor '{}' of shape [dim_feedforward, d_model]", where, jt == m.end() ? "no" : "expected", l1) +
-                (jt == m.end() ? "" : fmt::format(", got {}", jt->second.shape_str())));
+    throw Error(fmt::format(N_("{}: {} tensor '{}' of shape [dim_feedforward, d_model]"), where, jt == m.end() ? "no" : "expected", l1) +
+                (jt == m.end() ? "" : fmt::format(N_(", got {}"), jt->second.shape_str())));
   return {it->second.dim(1), jt->second.dim(0)};
 }
 
@@ -180,7 +181,7 @@ MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x
                                               const AttentionOptions& o) {
   const std::size_t D = p.out_proj_weight.rows();
   if (x_q.cols() != D || x_kv.cols() != D)
-    throw Error(fmt::format("multi-head attention: inputs {} and {} need d_model = {} columns (in_proj_weight {})", x_q.shape_str(),
+    throw Error(fmt::format(N_("multi-head attention: inputs {} and {} need d_model = {} columns (in_proj_weight {})"), x_q.shape_str(),
                             x_kv.shape_str(), D, p.in_proj_weight.shape_str()));
   check_heads_divide(heads, D);
   // 1. the three projections: rows [0, D), [D, 2D), [2D, 3D) of in_proj

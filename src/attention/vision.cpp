@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -14,7 +15,7 @@ namespace {
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
   if (a != 0 && b > std::numeric_limits<std::int64_t>::max() / a)
-    throw usage_error(fmt::format("{} overflows: {} × {} is too large", what, a, b));
+    throw usage_error(fmt::format(N_("{} overflows: {} × {} is too large"), what, a, b));
   return a * b;
 }
 
@@ -24,9 +25,9 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
 PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::int64_t height, std::int64_t width,
                                std::int64_t patch, std::int64_t d_model) {
   if (batch < 1 || channels < 1 || height < 1 || width < 1 || patch < 1 || d_model < 1)
-    throw usage_error("patch embedding: batch, channels, height, width, patch and d_model must all be ≥ 1");
+    throw usage_error(N_("patch embedding: batch, channels, height, width, patch and d_model must all be ≥ 1"));
   if (patch > height || patch > width)
-    throw usage_error(fmt::format("patch {0} is larger than the image ({1}×{2}): no {0}×{0} square fits", patch, height, width), {"patch"});
+    throw usage_error(fmt::format(N_("patch {0} is larger than the image ({1}×{2}): no {0}×{0} square fits"), patch, height, width), {"patch"});
   PatchEmbedding p;
   p.batch = batch, p.channels = channels, p.height = height, p.width = width, p.patch = patch, p.d_model = d_model;
   p.grid_h = (height - patch) / patch + 1;
@@ -41,7 +42,7 @@ PatchEmbedding patch_embedding(std::int64_t batch, std::int64_t channels, std::i
 
 Tensor unfold_patches(const Image& image, int patch) {
   if (patch <= 0 || patch > image.width || patch > image.height)
-    throw Error(fmt::format("patch side {} does not fit a {}×{} picture", patch, image.width, image.height));
+    throw Error(fmt::format(N_("patch side {} does not fit a {}×{} picture"), patch, image.width, image.height));
   const int gw = image.width / patch, gh = image.height / patch;
   const std::size_t P2 = static_cast<std::size_t>(patch) * patch;
   Tensor out({static_cast<std::size_t>(gw) * gh, 3 * P2});
@@ -62,7 +63,7 @@ Tensor unfold_patches(const Image& image, int patch) {
 
 Tensor unfold_patches(const Tensor& chw, std::size_t patch) {
   if (chw.rank() != 3 || patch == 0 || patch > chw.dim(1) || patch > chw.dim(2))
-    throw Error(fmt::format("patch side {} does not fit pixel values {} (C, H, W)", patch, chw.shape_str()));
+    throw Error(fmt::format(N_("patch side {} does not fit pixel values {} (C, H, W)"), patch, chw.shape_str()));
   const std::size_t C = chw.dim(0), H = chw.dim(1), W = chw.dim(2), gw = W / patch, gh = H / patch, P2 = patch * patch;
   Tensor out({gw * gh, C * P2});
   for (std::size_t gy = 0; gy < gh; ++gy)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -22,12 +23,12 @@ AttentionPage layers_page(const std::string& title, const std::string& subtitle,
   const std::size_t H = layers.empty() ? 0 : layers.front()->heads.size();
   for (std::size_t h = 0; h < H; ++h) p.head_names.push_back(std::to_string(h));
   for (const MultiHeadAttention* a : layers) {
-    if (a->heads.size() != H) throw usage_error("--html: the layers have different numbers of heads");
+    if (a->heads.size() != H) throw usage_error(N_("--html: the layers have different numbers of heads"));
     Tensor w({H, T, S});
     for (std::size_t h = 0; h < H; ++h) {
       const Tensor& src = a->heads[h].weights;
       if (src.rank() != 2 || src.rows() < T || src.cols() != S)
-        throw usage_error("--html: a head's weights do not match the tokens");
+        throw usage_error(N_("--html: a head's weights do not match the tokens"));
       for (std::size_t i = 0; i < T; ++i) std::copy(src.row(i).begin(), src.row(i).end(), w.data() + (h * T + i) * S);
     }
     p.weights.push_back(std::move(w));

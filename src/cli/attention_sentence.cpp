@@ -38,7 +38,7 @@ std::vector<std::string> sentence_tokens(const std::string& sentence, const std:
   try {
     return tokenize(sentence, TokenizerMode::word, builtin_vocab(), Casing::lower).tokens;
   } catch (const Error& e) {
-    throw usage_error(fmt::format("{} '{}' has no words; expected e.g. {} \"I love playing football.\"", flag, sentence, flag));
+    throw usage_error(fmt::format(N_("{} '{}' has no words; expected e.g. {} \"I love playing football.\""), flag, sentence, flag));
   }
 }
 
@@ -55,7 +55,7 @@ TokenSequence embed_sentence(const SentenceSource& source, const std::string& se
   if (seq.shown.size() != seq.tokens.size()) seq.shown = seq.tokens;
   const Embeddings& e = source.embeddings();
   const std::size_t T = seq.tokens.size(), D = e.dim();
-  if (D == 0) throw Error(fmt::format("{}: {} has no vectors", flag, e.name()));
+  if (D == 0) throw Error(fmt::format(N_("{}: {} has no vectors"), flag, e.name()));
   checked_element_count({T, D}, fmt::format("{} with {} words of dimension {}", flag, T, D));
   // 1. X = the embedding row of each token (lower-cased; a case-folded match for mixed-case
   //    tables); out of vocabulary: <unk> when the table has it, else zeros, with a warning

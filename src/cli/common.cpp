@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "tfx/text/unicode.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -130,8 +131,8 @@ void refuse_output_over_input(const CLI::App* app) {
             const std::string name = in->get_name().empty() ? std::string("argument") : in->get_name();
             const std::string what = target == path ? fmt::format("{} {}", flag, path)
                                                     : fmt::format("{} {} (which writes {} beside it)", flag, path, target);
-            throw usage_error(fmt::format("{} is also the input {} {}; writing there would replace the input, so give "
-                                          "another output file",
+            throw usage_error(fmt::format(N_("{} is also the input {} {}; writing there would replace the input, so give "
+                                          "another output file"),
                                           what, name, file.label));
           }
         }
@@ -172,7 +173,7 @@ std::vector<std::string> out_command_formats(const OutputFlags& f) {
 
 // "FLAG: pe sim cannot write gif; it writes table, csv, json, npy, md, png or svg"
 std::string out_cannot_write(const CLI::App* app, const OutputFlags& f, Format format) {
-  return fmt::format("{} cannot write {}; it writes {}", out_command_path(app), format_name(format), prose_list(out_command_formats(f)));
+  return fmt::format(N_("{} cannot write {}; it writes {}"), out_command_path(app), format_name(format), prose_list(out_command_formats(f)));
 }
 
 // What an animation or page format is in help: "the animation", "the page".
@@ -235,7 +236,7 @@ void add_output_extra(OutputFlags& f, Format format, std::function<void(const st
 void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
   f.figures = figures;
   const auto not_member = [](const std::string& v, const std::vector<std::string>& names) {
-    return fmt::format("{} not in {{{}}}", v, fmt::join(names, ","));
+    return fmt::format(N_("{} not in {{{}}}"), v, fmt::join(names, ","));
   };
   if (figures) {
     f.format_opt = app->add_option_function<std::string>("--format", set_format(f), "")
@@ -301,8 +302,8 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
         std::string extra_exts;
         for (const auto& e : f.extras)
           extra_exts += fmt::format(", .{} ({})", format_traits(e.format).extension, out_kind_label(format_kind(e.format)));
-        throw usage_error(fmt::format("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
-                                      "figure){}, or choose one with --format",
+        throw usage_error(fmt::format(N_("-o {}: '{}' names no output format; use {} (.txt or no extension: the table), {} (the "
+                                      "figure){}, or choose one with --format"),
                                       f.output, raw, prose_list(format_extensions(false)), prose_list(format_extensions(true)),
                                       extra_exts));
       }
@@ -312,7 +313,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
     const std::string given = format_name(f.format);
     if (ext_format && f.format != *ext_format &&
         (format_kind(f.format) != FormatKind::data || format_kind(*ext_format) != FormatKind::data))
-      throw usage_error(fmt::format("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}", f.output,
+      throw usage_error(fmt::format(N_("-o {}: the .{} extension does not match --format {}; use a .{} name or --format {}"), f.output,
                                     ext, given, given == "table" ? "txt" : given, ext));
     if (format_kind(f.format) == FormatKind::animation || format_kind(f.format) == FormatKind::page)
       out_hand_off(app, f, f.format, "--format " + given);
@@ -342,7 +343,7 @@ CLI::Validator scale_number() {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || end != text.c_str() + text.size() || !(v >= kMinScale && v <= kMaxScale))
-          return fmt::format("expected a number from {} to {}, got '{}'", kMinScale, kMaxScale, text);
+          return fmt::format(N_("expected a number from {} to {}, got '{}'"), kMinScale, kMaxScale, text);
         return {};
       },
       fmt::format("{} to {}", kMinScale, kMaxScale), "scale");

@@ -16,6 +16,7 @@
 #include "tfx/text/hf_tokenizer.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -68,8 +69,8 @@ EmbeddingSource embedding_source(const EmbeddingFlags& f) {
   s.cache_dir = default_cache_dir();
   // a stale $TFX_EMBEDDINGS must be named, or "no such file" points at a flag the user never gave
   if (f.path.empty() && !f.builtin && !s.path.empty() && !std::filesystem::exists(s.path))
-    throw Error(fmt::format("$TFX_EMBEDDINGS is {}: no such file (give --embeddings FILE, or unset TFX_EMBEDDINGS for the "
-                            "built-in teaching embedding)",
+    throw Error(fmt::format(N_("$TFX_EMBEDDINGS is {}: no such file (give --embeddings FILE, or unset TFX_EMBEDDINGS for the "
+                            "built-in teaching embedding)"),
                             s.path));
   s.format = parse_embedding_format(f.format, "embeddings_format");
   s.limit = static_cast<std::size_t>(f.limit);
@@ -80,7 +81,7 @@ EmbeddingSource embedding_source(const EmbeddingFlags& f) {
 Embeddings load_embeddings(const EmbeddingFlags& f) {
   if (checkpoint_folder(f.path)) return checkpoint_embeddings(f.path);
   if (f.translator) {
-    if (!f.path.empty()) throw usage_error("give one table: --translator or --embeddings FILE (not both)");
+    if (!f.path.empty()) throw usage_error(N_("give one table: --translator or --embeddings FILE (not both)"));
     const Translator& m = cli_translator();
     return Embeddings::from_rows(m.vocab.tokens, m.embedding, tr("the teaching translator's trained embedding"));
   }

@@ -3,6 +3,8 @@
 
 #include <cctype>
 
+#include "tfx/core/i18n.hpp"
+
 namespace tfx::cli {
 
 namespace {
@@ -33,6 +35,9 @@ std::string flag_for(std::string_view param) {
 std::string message_with_flags(const Error& e) { return with_flags(e.what(), e.params()); }
 
 std::string with_flags(std::string msg, const std::vector<std::string>& params) {
+  // Korean: the library's message is translated while it still names its parameters as the
+  // catalog's format strings do; the flags go into the translation
+  msg = translate_message(msg);
   for (const std::string& p : params) {
     if (p.empty()) continue;
     const std::string flag = flag_for(p);

@@ -18,6 +18,7 @@
 #include "tfx/text/tokenizer.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -116,16 +117,16 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const Tens
                           weights->lower_bound("layers.0.")->first.rfind("layers.0.", 0) == 0;
     s.layers = stacked;
     if (f.layers_opt->count() && static_cast<std::size_t>(f.layers) != stacked)
-      throw usage_error(fmt::format("--layers {}: --weights {} holds {} layer{}{}", f.layers, f.weights, stacked, stacked == 1 ? "" : "s",
+      throw usage_error(fmt::format(N_("--layers {}: --weights {} holds {} layer{}{}"), f.layers, f.weights, stacked, stacked == 1 ? "" : "s",
                                     prefixed ? "" : " (keys without a layers.{i}. prefix)"));
     const LayerWidths w = layer_widths(*weights, layer_prefix(0, s.layers), "--weights " + f.weights);
     s.d_model = w.d_model;
     s.ffn = w.ffn;
     if (f.d_model_opt->count() && static_cast<std::size_t>(f.d_model) != s.d_model)
-      throw usage_error(fmt::format("--d-model {}: --weights {} has d_model = {} (from self_attn.in_proj_weight)", f.d_model, f.weights,
+      throw usage_error(fmt::format(N_("--d-model {}: --weights {} has d_model = {} (from self_attn.in_proj_weight)"), f.d_model, f.weights,
                                     s.d_model));
     if (f.ffn_opt->count() && static_cast<std::size_t>(f.ffn) != s.ffn)
-      throw usage_error(fmt::format("--ffn {}: --weights {} has dim_feedforward = {} (from linear1.weight)", f.ffn, f.weights, s.ffn));
+      throw usage_error(fmt::format(N_("--ffn {}: --weights {} has dim_feedforward = {} (from linear1.weight)"), f.ffn, f.weights, s.ffn));
     const WeightsHeads h = weights_heads(f.heads_opt->count() ? std::optional<std::size_t>(s.heads) : std::nullopt, metadata,
                                          f.weights, s.d_model);
     s.heads = h.heads;
@@ -136,7 +137,7 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const Tens
     s.ffn = f.ffn ? static_cast<std::size_t>(f.ffn) : 4 * s.d_model;
   }
   if (x_cols && x_cols != s.d_model)
-    throw usage_error(fmt::format("--x {} has {} columns but d_model = {}{}", f.x_file, x_cols, s.d_model,
+    throw usage_error(fmt::format(N_("--x {} has {} columns but d_model = {}{}"), f.x_file, x_cols, s.d_model,
                                   weights ? " (from --weights)" : " (--d-model)"));
   check_heads_divide(s.heads, s.d_model, "d_model", weights ? " (d_model from --weights)" : "");
   return s;
@@ -167,7 +168,7 @@ std::string seeded_reason(const LayerFlags& f) {
   if (f.sentence.find_first_not_of(" \t\n\r") == std::string::npos) return "no words";
   const std::vector<std::string> missing = words_outside_translator(f.sentence);
   if (!missing.empty())
-    return fmt::format("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)", fmt::join(missing, "', '"));
+    return fmt::format(N_("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)"), fmt::join(missing, "', '"));
   return "";
 }
 
@@ -217,8 +218,8 @@ LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
 
 LayerSetup layer_setup_seeded(const LayerFlags& f, const std::string& example) {
   if (f.sentence_opt->count() == 0 && f.x_file.empty())
-    throw usage_error(fmt::format("give the input: --sentence \"{}\" or --x FILE", example));
-  if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error("give one input: --sentence or --x FILE (not both)");
+    throw usage_error(fmt::format(N_("give the input: --sentence \"{}\" or --x FILE"), example));
+  if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error(N_("give one input: --sentence or --x FILE (not both)"));
   LayerSetup s;
   TensorMetadata metadata;
   if (!f.weights.empty()) s.file = read_weights(f.weights, &metadata);
@@ -260,7 +261,7 @@ std::vector<std::string> parse_layer_show(const std::string& text, const std::ve
   for (std::string item; std::getline(ss, item, ',');) {
     if (item == "all") return names;
     if (std::find(names.begin(), names.end(), item) == names.end())
-      throw usage_error(fmt::format("--show: unknown matrix '{}'; expected {} or all (comma-separated)", item, fmt::join(names, ", ")));
+      throw usage_error(fmt::format(N_("--show: unknown matrix '{}'; expected {} or all (comma-separated)"), item, fmt::join(names, ", ")));
     chosen.push_back(item);
   }
   return chosen;

@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "terminal.hpp"
 #include "tfx/io/encoder.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <fmt/format.h>
 
@@ -28,8 +29,8 @@ void present(const Result& r, const OutputFlags& flags) {
     for (const Block& b : r.blocks)
       if (const auto* m = std::get_if<Matrix>(&b)) n += m->values.size();
     if (n > kMaxTextNumbers)
-      throw usage_error(fmt::format("{} would write {:.3g} numbers as text, over tfx's limit of {} (2^25); use --format npy "
-                                    "(4 bytes each), the summary table (no --full), or smaller values",
+      throw usage_error(fmt::format(N_("{} would write {:.3g} numbers as text, over tfx's limit of {} (2^25); use --format npy "
+                                    "(4 bytes each), the summary table (no --full), or smaller values"),
                                     o.full && o.format == Format::table ? "--full" : std::string("--format ") + format_name(o.format),
                                     static_cast<double>(n), kMaxTextNumbers));
   }
@@ -58,7 +59,7 @@ namespace {
 // number) on every heatmap of `f`, for the figure and the terminal view alike.
 void style_heatmaps(Figure& f, const FigureFlags& flags, bool annotate) {
   if (flags.vmin && flags.vmax && !(*flags.vmin < *flags.vmax))
-    throw usage_error(fmt::format("--vmin {} must be below --vmax {}", *flags.vmin, *flags.vmax));
+    throw usage_error(fmt::format(N_("--vmin {} must be below --vmax {}"), *flags.vmin, *flags.vmax));
   for (Panel& p : f.panels)
     if (auto* h = std::get_if<Heatmap>(&p)) {
       if (flags.transpose) *h = transposed(*h);
@@ -153,7 +154,7 @@ void present_png(const Figure& figure, const FigureFlags& flags, const std::stri
   choose_fonts(flags);
   const std::vector<FigureTarget> targets = figure_targets(flags, default_name);
   if (targets.size() == 2 && targets[0].path == "-" && targets[1].path == "-")
-    throw usage_error("--png - and --svg -: only one figure can go to stdout");
+    throw usage_error(N_("--png - and --svg -: only one figure can go to stdout"));
   const Figure styled = styled_figure(figure, flags);
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const bool from_png = k == 0 && flags.png_opt && flags.png_opt->count() > 0;
@@ -208,7 +209,7 @@ void add_html_flag(CLI::App* app, std::string& html, OutputFlags& out) {
       ->group(tr("Figures"));
   // --format html / -o FILE.html: --html FILE by another spelling (no -o: the page to stdout, as --html -)
   add_output_extra(out, Format::html, [opt, &html](const std::string& path, const std::string& where) {
-    if (opt->count() > 0) throw usage_error(fmt::format("--html {} and {} both ask for the page; give one of them", html, where));
+    if (opt->count() > 0) throw usage_error(fmt::format(N_("--html {} and {} both ask for the page; give one of them"), html, where));
     html = path.empty() ? std::string("-") : path;
   });
 }
@@ -218,17 +219,17 @@ namespace {
 // figure is refused before anything is written.
 void refuse_same_output(const char* flag, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
   if (out.format_given() && out.output != "-" && same_file(path, out.output))
-    throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", flag, path, out.output));
+    throw usage_error(fmt::format(N_("{} {} and -o {} name the same file; give them different names"), flag, path, out.output));
   if (fig.png_requested())
     for (const std::string& other : {fig.png, fig.svg})
       if (!other.empty() && same_file(path, other))
-        throw usage_error(fmt::format("{} {} and the figure {} name the same file; give them different names", flag, path, other));
+        throw usage_error(fmt::format(N_("{} {} and the figure {} name the same file; give them different names"), flag, path, other));
 }
 }  // namespace
 
 bool check_html_target(const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
   const bool only = !out.format_given() && !fig.png_requested() && !fig.view;
-  if (path == "-" && !only) throw usage_error("--html -: the page goes to stdout, so a table, --view or a figure cannot go there too");
+  if (path == "-" && !only) throw usage_error(N_("--html -: the page goes to stdout, so a table, --view or a figure cannot go there too"));
   if (path != "-") refuse_same_output("--html", path, out, fig);
   return only;
 }
@@ -254,8 +255,8 @@ void add_gif_flags(CLI::App* app, GifFlags& g, OutputFlags& out, const std::stri
   // --format gif / -o FILE.gif: --gif FILE by another spelling (no -o: the default name, as --gif)
   add_output_extra(out, Format::gif, [&g](const std::string& path, const std::string& where) {
     if (g.opt && g.opt->count() > 0)
-      throw usage_error(fmt::format("--gif and {} both ask for the animation; give one of them", where));
-    if (path == "-") throw usage_error(fmt::format("{} -o -: an animation is written to a file; give -o NAME.gif", where));
+      throw usage_error(fmt::format(N_("--gif and {} both ask for the animation; give one of them"), where));
+    if (path == "-") throw usage_error(fmt::format(N_("{} -o -: an animation is written to a file; give -o NAME.gif"), where));
     g.path = path;
     g.by_format = true;
   });
@@ -277,7 +278,7 @@ void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::
     pixels += static_cast<std::size_t>(images.back().width) * images.back().height;
     // the first frame's size times the frames estimates the whole before the rest is drawn
     if (pixels * (images.size() == 1 ? frames.size() : 1) > kMaxGifPixels)
-      throw usage_error(fmt::format("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale",
+      throw usage_error(fmt::format(N_("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale"),
                                     frames.size(), fig.scale, kMaxGifPixels >> 20));
   }
   const std::string path = g.path.empty() ? default_name : g.path;
@@ -295,18 +296,18 @@ void write_slides(const std::vector<Slide>& slides, const std::string& dir, Form
                   const FigureFlags& fig) {
   namespace fs = std::filesystem;
   if (dir.empty() || dir == "-")
-    throw usage_error(fmt::format("--slides '{}': the slides are files in a folder; give the folder's name", dir));
+    throw usage_error(fmt::format(N_("--slides '{}': the slides are files in a folder; give the folder's name"), dir));
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st))
-    throw Error(fmt::format("--slides {}: is a file, expected a folder (it is created if missing)", dir));
+    throw Error(fmt::format(N_("--slides {}: is a file, expected a folder (it is created if missing)"), dir));
   if (!fs::exists(st) && fs::is_symlink(fs::symlink_status(dir, ec)))  // create_directories would say "File exists"
     throw Error(fmt::format("--slides {}: is a symbolic link to {}, which does not exist; expected a folder (give an existing folder "
                             "or a new name)",
                             dir, fs::read_symlink(dir, ec).string()));
   if (!fs::exists(st)) {
     fs::create_directories(dir, ec);
-    if (ec) throw Error(fmt::format("--slides {}: cannot create the folder: {}", dir, ec.message()));
+    if (ec) throw Error(fmt::format(N_("--slides {}: cannot create the folder: {}"), dir, ec.message()));
   }
   const char* ext = format == Format::svg ? ".svg" : ".png";
   // the slides are the folder's own files: a symbolic link (or a FIFO, a device, a folder) at a
@@ -355,13 +356,13 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
                  const Heatmap* view, const std::string& default_png) {
   // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says
   if (out.figure_format()) {
-    if (!figure) throw usage_error(fmt::format("--format {}: this command draws no figure here; use {}", format_name(out.format), format_list(false)));
+    if (!figure) throw usage_error(fmt::format(N_("--format {}: this command draws no figure here; use {}"), format_name(out.format), format_list(false)));
     if (out.output == "-" && (fig.view || fig.png_requested()))
-      throw usage_error(fmt::format("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too", format_name(out.format)));
+      throw usage_error(fmt::format(N_("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too"), format_name(out.format)));
     if (out.output != "-")
       for (const FigureTarget& t : figure_targets(fig, default_png))
         if (same_file(t.path, out.output))
-          throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.flag(), t.path,
+          throw usage_error(fmt::format(N_("{} {} and -o {} name the same file; give them different names"), t.flag(), t.path,
                                         out.output));
     choose_fonts(fig);
     const Format format = out.format;
@@ -377,12 +378,12 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
   const std::vector<FigureTarget> targets = png ? figure_targets(fig, default_png) : std::vector<FigureTarget>{};
   const bool to_stdout = std::any_of(targets.begin(), targets.end(), [](const FigureTarget& t) { return t.path == "-"; });
   if (to_stdout && (show_view || (table && out.output == "-")))
-    throw usage_error("--png -/--svg -: the figure goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)");
+    throw usage_error(N_("--png -/--svg -: the figure goes to stdout, so --view or a table cannot go there too (use -o FILE or --png FILE)"));
   if (png && table && out.output != "-") {
     // one file cannot hold both: the second write would silently replace the first
     for (const FigureTarget& t : targets)
       if (same_file(t.path, out.output))
-        throw usage_error(fmt::format("{} {} and -o {} name the same file; give them different names", t.flag(), t.path,
+        throw usage_error(fmt::format(N_("{} {} and -o {} name the same file; give them different names"), t.flag(), t.path,
                                       out.output));
   }
   if (png) present_png(*figure, fig, default_png, png_notice_stream(out));

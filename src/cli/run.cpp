@@ -35,12 +35,28 @@
 
 namespace {
 
+// CLI11's own messages (its parse errors and validators, English inside the library), marked so
+// the catalog has them and the exit path translates a parse error as it does tfx's own.
+[[maybe_unused]] constexpr const char* kCli11Messages[] = {
+    N_("The value {} is not an allowed value for {}"), N_("Could not convert: {} = {}"), N_("{}: too many inputs for a flag"),
+    N_("{}: Should be true/false or a number"), N_("{} is required"), N_("Requires at least {} subcommands"),
+    N_("A subcommand is required"), N_("Expected exactly {} arguments to {}, got {}"), N_("Expected at least {} arguments to {}, got {}"),
+    N_("{}: At least {} required but received {}"), N_("{}: At Most {} required but received {}"), N_("{}: {} required {} missing"),
+    N_("{} requires {}"), N_("{} excludes {}"), N_("The following arguments were not expected: {}"),
+    N_("The following argument was not expected: {}"), N_("{} not in {}"), N_("Value {} not in range {} to {}"),
+    N_("Value {} could not be converted"), N_("Failed parsing {} as a {}"), N_("File does not exist: {}"),
+    N_("File is actually a directory: {}"), N_("Directory does not exist: {}"), N_("Path does not exist: {}"),
+};
+
 // The one error line: every control character, escape sequence or invalid byte a message carries
 // from a file (a newline that would forge a second "tfx: error:" line, ESC/OSC, a NUL in a shard
 // name that would cut the line) is written escaped.
 int fail(const std::string& message, int code) {
   std::fflush(stdout);
-  const std::string line = "tfx: error: " + tfx::escape_for_message(message, std::string::npos) + "\n";
+  // Korean (--lang ko or a Korean locale): the English message translated through the catalog's
+  // format strings (tfx::translate_message); a message the library already worded in Korean,
+  // or one nothing matches, passes unchanged
+  const std::string line = "tfx: error: " + tfx::escape_for_message(tfx::translate_message(message), std::string::npos) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   return code;
 }
@@ -88,8 +104,8 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       if (!opt) {
         if (name == "-h" || name == "--help") continue;
         const std::string guess = closest_match(name, tfx::cli::flag_names(at));
-        if (!guess.empty()) return fmt::format("unknown flag '{}' for '{}'; did you mean '{}'?", name, path, guess);
-        return fmt::format("unknown flag '{}' for '{}' (see {} --help)", name, path, path);
+        if (!guess.empty()) return fmt::format(N_("unknown flag '{}' for '{}'; did you mean '{}'?"), name, path, guess);
+        return fmt::format(N_("unknown flag '{}' for '{}' (see {} --help)"), name, path, path);
       }
       last_value_of = nullptr;
       if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc) {
@@ -107,7 +123,7 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       int n = i;
       for (; n < argc && argv[n][0] != '-'; ++n) words += " " + std::string(argv[n]);
       const std::string flag = argv[i - 2];
-      return fmt::format("{} takes one value but got {} words; quote them: {} \"{}\"", flag, n - i + 1, flag, words);
+      return fmt::format(N_("{} takes one value but got {} words; quote them: {} \"{}\""), flag, n - i + 1, flag, words);
     }
     last_value_of = nullptr;
     // 3. a word naming a subcommand (CLI11 takes it as one even where the command has positionals:
@@ -118,17 +134,17 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       std::vector<std::string> names;
       for (const CLI::App* sub : subs) names.push_back(sub->get_name());
       const std::string guess = closest_match(w, names);
-      const std::string where = at == &app ? "" : fmt::format(" for '{}'", path);
-      if (!guess.empty()) return fmt::format("unknown command '{}'{}; did you mean '{} {}'?", w, where, path, guess);
+      const std::string where = at == &app ? "" : fmt::format(N_(" for '{}'"), path);
+      if (!guess.empty()) return fmt::format(N_("unknown command '{}'{}; did you mean '{} {}'?"), w, where, path, guess);
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      return fmt::format("unknown command '{}'{}; expected one of: {} (see {} --help)", w, where, list, path);
+      return fmt::format(N_("unknown command '{}'{}; expected one of: {} (see {} --help)"), w, where, list, path);
     }
     for (const CLI::App* sub : subs)
       if (sub->check_name(w)) at = sub;
     path += " " + at->get_name();
   }
-  return fmt::format("{} (see {} --help)", e.what(), path);
+  return fmt::format(N_("{} (see {} --help)"), e.what(), path);
 }
 
 }  // namespace
@@ -148,7 +164,7 @@ static std::string take_language_flag(int& argc, char** argv) {
       std::string_view value;
       if (a == "--lang") {
         if (i + 1 >= argc)
-          return fmt::format("--lang: expected {} after it", tfx::choice_list<tfx::Language>(tfx::kLanguageChoices, true));
+          return fmt::format(N_("--lang: expected {} after it"), tfx::choice_list<tfx::Language>(tfx::kLanguageChoices, true));
         value = argv[++i];
       } else {
         value = a.substr(7);
@@ -257,7 +273,7 @@ int tfx::cli::run(int argc, char** argv) {
     else if (what == "bash") std::fputs(tfx::cli::bash_completion(app).c_str(), stdout);
     else if (what == "zsh") std::fputs(tfx::cli::zsh_completion(app).c_str(), stdout);
     else if (what == "python") std::fputs(tfx::cli::python_commands(app).c_str(), stdout);
-    else return fail(fmt::format("--generate: expected man, bash, zsh or python, got '{}'", what), 2);
+    else return fail(fmt::format(N_("--generate: expected man, bash, zsh or python, got '{}'"), what), 2);
     return 0;
   }
 
@@ -288,7 +304,7 @@ int tfx::cli::run(int argc, char** argv) {
           unit = 0;
       }
       if (end == limit || !(v > 0) || unit == 0 || v * unit > 1e18)
-        throw tfx::usage_error(fmt::format("TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got '{}'", limit));
+        throw tfx::usage_error(fmt::format(N_("TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got '{}'"), limit));
       tfx::set_memory_budget(static_cast<std::size_t>(v * unit), "raise TFX_MEMORY_LIMIT");
     }
     app.parse(argc, argv);

@@ -32,7 +32,7 @@ std::string read_document(const std::string& file) {
     fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
       const int err = errno;
-      throw Error(fmt::format("--file {}: {}", name, err == ENOENT ? tr("no such file") : std::strerror(err)));
+      throw Error(fmt::format(N_("--file {}: {}"), name, err == ENOENT ? tr("no such file") : std::strerror(err)));
     }
   }
   struct Closer {
@@ -42,15 +42,15 @@ std::string read_document(const std::string& file) {
     }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(fmt::format("--file {}: {}", name, std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("--file {}: {}", name, tr("is a directory; expected a text file")));
+  if (::fstat(fd, &st) != 0) throw Error(fmt::format(N_("--file {}: {}"), name, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format(N_("--file {}: {}"), name, tr("is a directory; expected a text file")));
   const std::size_t budget = memory_budget() / kTokenizeBytesPerByte;
   std::size_t cap = budget;
   const bool regular = S_ISREG(st.st_mode);
   if (regular) {
     const auto size = static_cast<std::size_t>(st.st_size);
     if (size > budget)
-      throw Error(fmt::format("--file {}: {}", name,
+      throw Error(fmt::format(N_("--file {}: {}"), name,
                               trf("{} bytes; tokenizing it needs about {} MiB, over the memory budget of {} MiB (set "
                                   "TFX_MEMORY_LIMIT, e.g. 16G, or split the file)",
                                   size, size * kTokenizeBytesPerByte >> 20, memory_budget() >> 20)));
@@ -68,20 +68,20 @@ std::string read_document(const std::string& file) {
     const ssize_t got = ::read(fd, buf, sizeof buf);
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw Error(fmt::format("--file {}: {}", name, std::strerror(errno)));
+      throw Error(fmt::format(N_("--file {}: {}"), name, std::strerror(errno)));
     }
     if (got == 0) break;
     text.append(buf, static_cast<std::size_t>(got));
     if (text.size() > cap)
-      throw Error(fmt::format("--file {}: {}", name,
+      throw Error(fmt::format(N_("--file {}: {}"), name,
                               trf("more than {} MiB from a pipe or device (an endless stream?); expected a text file", cap >> 20)));
   }
   if (S_ISFIFO(st.st_mode) && file != "-" && text.empty())
-    throw Error(fmt::format("--file {}: {}", name, tr("a named pipe that nothing wrote to; expected a text file")));
+    throw Error(fmt::format(N_("--file {}: {}"), name, tr("a named pipe that nothing wrote to; expected a text file")));
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = unicode::utf8_decode(text, i);
     if (n == 0)
-      throw Error(fmt::format("--file {}: {}", name, trf("invalid UTF-8 at {}; expected UTF-8 text", byte_position(text, i))));
+      throw Error(fmt::format(N_("--file {}: {}"), name, trf("invalid UTF-8 at {}; expected UTF-8 text", byte_position(text, i))));
     i += n;
   }
   return text;

@@ -9,27 +9,25 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tfx/core/i18n.hpp"
+
 namespace tfx::cli {
 
 namespace {
-// "≥ lo" when hi is effectively unbounded (the memory cap is the real limit), else "in lo…hi"
-std::string range_words(std::int64_t lo, std::int64_t hi) {
-  return hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("in {}…{}", lo, hi);
-}
 }  // namespace
 
 // One message for every bad whole number: "expected a whole number in 1…1048576, got 0"
 // (main prefixes the flag). The description ("≥ 1", "1…1048576") is what --help shows.
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
-  const std::string range = range_words(lo, hi);
   return CLI::Validator(
-      [lo, hi, range](std::string& text) -> std::string {
+      [lo, hi](std::string& text) -> std::string {
         std::int64_t v = 0;
         const char* end = text.data() + text.size();
         auto [p, ec] = std::from_chars(text.data(), end, v);
         const bool all_digits = !text.empty() && p == end;
         if (ec != std::errc{} || !all_digits || v < lo || v > hi)
-          return fmt::format("expected a whole number {}, got '{}'", range, text);
+          return hi >= (std::int64_t{1} << 40) ? fmt::format(N_("expected a whole number ≥ {}, got '{}'"), lo, text)
+                                               : fmt::format(N_("expected a whole number in {}…{}, got '{}'"), lo, hi, text);
         return {};
       },
       hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("{}…{}", lo, hi), "whole number");
@@ -49,8 +47,9 @@ CLI::Validator seed_number() {
 }
 
 namespace {
-// A validator for a finite decimal number above `lo` (or equal to it when `or_equal`).
-CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, const char* desc) {
+// A validator for a finite decimal number above `lo` (or equal to it when `or_equal`); `message`
+// is the format string of the error ("expected a positive number, got '{}'").
+CLI::Validator finite_number_from(double lo, bool or_equal, const char* message, const char* words, const char* desc) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         char* end = nullptr;
@@ -59,7 +58,7 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* words, c
         const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
         if (!number && errno == ERANGE && std::isfinite(v) && end == text.c_str() + text.size())  // 1e-308: below double's normal range
           return fmt::format("expected {} from {} to {}, got '{}'", words, or_equal ? "0" : "2.2e-308", "1.8e308", text);
-        if (!number || v < lo || (!or_equal && v == lo)) return fmt::format("expected {}, got '{}'", words, text);
+        if (!number || v < lo || (!or_equal && v == lo)) return fmt::format(fmt::runtime(message), text);
         return {};
       },
       desc, words);
@@ -82,13 +81,13 @@ CLI::Validator finite_float() {
 CLI::Validator non_empty_path(const std::string& hint) {
   return CLI::Validator(
       [hint](std::string& path) {
-        return path.empty() ? fmt::format("expected a file name, got an empty one ({})", hint) : std::string();
+        return path.empty() ? fmt::format(N_("expected a file name, got an empty one ({})"), hint) : std::string();
       },
       "");
 }
 
 CLI::Validator non_empty_word() {
-  return CLI::Validator([](std::string& w) { return w.empty() ? std::string("expected a word, got an empty one") : std::string(); },
+  return CLI::Validator([](std::string& w) { return w.empty() ? std::string(N_("expected a word, got an empty one")) : std::string(); },
                         "");
 }
 
@@ -112,13 +111,13 @@ CLI::Validator comma_list(const std::string& what, const std::string& example, s
         const auto items = split_items(text);
         for (std::size_t k = 0; k < items.size(); ++k) {
           if (items[k].empty())
-            return items.size() == 1 ? fmt::format("expected comma-separated {} like {}, got an empty value", what, example)
-                                     : fmt::format("item {} of '{}' is empty; expected comma-separated {} like {}", k + 1,
+            return items.size() == 1 ? fmt::format(N_("expected comma-separated {} like {}, got an empty value"), what, example)
+                                     : fmt::format(N_("item {} of '{}' is empty; expected comma-separated {} like {}"), k + 1,
                                                    text, what, example);
           if (item) {
             std::string copy = items[k];
             if (std::string err = (*item)(copy); !err.empty())
-              return items.size() == 1 ? err : fmt::format("item {} of '{}': {}", k + 1, text, err);
+              return items.size() == 1 ? err : fmt::format(N_("item {} of '{}': {}"), k + 1, text, err);
           }
         }
         return {};
@@ -139,7 +138,11 @@ std::vector<std::int64_t> whole_number_items(const std::vector<std::string>& val
   return out;
 }
 
-CLI::Validator positive_number() { return finite_number_from(0.0, false, "a positive number", "> 0"); }
-CLI::Validator non_negative_number() { return finite_number_from(0.0, true, "a number ≥ 0", "≥ 0"); }
+CLI::Validator positive_number() {
+  return finite_number_from(0.0, false, N_("expected a positive number, got '{}'"), "a positive number", "> 0");
+}
+CLI::Validator non_negative_number() {
+  return finite_number_from(0.0, true, N_("expected a number ≥ 0, got '{}'"), "a number ≥ 0", "≥ 0");
+}
 
 }  // namespace tfx::cli

@@ -33,19 +33,19 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
                            std::size_t d_model) {
   const std::optional<std::size_t> saved = metadata_heads(metadata, "--weights " + weights);
   if (flag && saved && *flag != *saved)
-    throw usage_error(fmt::format("--heads {}: --weights {} was saved with nhead = {} (its __metadata__); leave --heads out or give "
-                                  "--heads {}",
+    throw usage_error(fmt::format(N_("--heads {}: --weights {} was saved with nhead = {} (its __metadata__); leave --heads out or give "
+                                  "--heads {}"),
                                   *flag, weights, *saved, *saved));
   if (flag) return {*flag, "--heads"};
   if (saved) {
     if (!heads_divide(*saved, d_model))
-      throw Error(fmt::format("--weights {}: __metadata__ nhead = {} does not divide d_model = {} (from in_proj_weight)", weights,
+      throw Error(fmt::format(N_("--weights {}: __metadata__ nhead = {} does not divide d_model = {} (from in_proj_weight)"), weights,
                               *saved, d_model));
     return {*saved, tr("nhead in the file's __metadata__")};
   }
-  throw usage_error(fmt::format("--weights {}: give --heads, the module's nhead ({} for d_model = {}); PyTorch's tensors do not "
+  throw usage_error(fmt::format(N_("--weights {}: give --heads, the module's nhead ({} for d_model = {}); PyTorch's tensors do not "
                                 "record it (in_proj_weight is [3·d_model, d_model] for any number of heads) and the file has "
-                                "no __metadata__ nhead",
+                                "no __metadata__ nhead"),
                                 weights, divisors(d_model), d_model));
 }
 

@@ -28,6 +28,7 @@
 #include "tfx/core/gemm_view.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/stored.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -111,7 +112,7 @@ void gemm(View a, StoredView b, float* c, std::size_t ldc, std::size_t m, std::s
 
 void require_matrix(const Tensor& t, const char* op, const char* name) {
   if (t.rank() != 2)
-    throw Error(fmt::format("{}: {} must be a matrix, got shape {}", op, name, t.shape_str()));
+    throw Error(fmt::format(N_("{}: {} must be a matrix, got shape {}"), op, name, t.shape_str()));
 }
 
 }  // namespace
@@ -138,7 +139,7 @@ void set_gemm_kernel(const std::string& name) {
   }
   bool built = false;
   for (const gemm_kernels::Kernel* k : kKernels) built = built || name == k->name;
-  throw usage_error(fmt::format("GEMM kernel '{}' {}; expected auto or one of: {}", name,
+  throw usage_error(fmt::format(N_("GEMM kernel '{}' {}; expected auto or one of: {}"), name,
                                 built ? "is not supported by this CPU" : "does not exist", names));
 }
 
@@ -149,7 +150,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, unsigned threads) {
   require_matrix(a, "matmul", "a");
   require_matrix(b, "matmul", "b");
   if (a.cols() != b.rows())
-    throw Error(fmt::format("matmul: shapes {} and {} do not chain (inner sizes {} and {})", a.shape_str(),
+    throw Error(fmt::format(N_("matmul: shapes {} and {} do not chain (inner sizes {} and {})"), a.shape_str(),
                             b.shape_str(), a.cols(), b.rows()));
   const std::size_t M = a.rows(), K = a.cols(), N = b.cols();
   Tensor c({M, N});
@@ -163,7 +164,7 @@ Tensor matmul_bt(const Tensor& a, const Tensor& b, unsigned threads) {
   require_matrix(a, "matmul_bt", "a");
   require_matrix(b, "matmul_bt", "b");
   if (a.cols() != b.cols())
-    throw Error(fmt::format("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ",
+    throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"),
                             a.shape_str(), b.shape_str()));
   const std::size_t M = a.rows(), K = a.cols(), N = b.rows();
   Tensor c({M, N});
@@ -186,7 +187,7 @@ gemm_kernels::Elem kernel_elem(StoredType t) {
 Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads) {
   require_matrix(a, "matmul", "a");
   if (a.cols() != b.rows)
-    throw Error(fmt::format("matmul: shapes {} and {} do not chain (inner sizes {} and {})", a.shape_str(),
+    throw Error(fmt::format(N_("matmul: shapes {} and {} do not chain (inner sizes {} and {})"), a.shape_str(),
                             shape_string({b.rows, b.cols}), a.cols(), b.rows));
   const std::size_t M = a.rows(), K = a.cols(), N = b.cols;
   Tensor c({M, N});
@@ -198,7 +199,7 @@ Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads) {
 Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
   require_matrix(a, "matmul_bt", "a");
   if (a.cols() != b.cols)
-    throw Error(fmt::format("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ",
+    throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"),
                             a.shape_str(), shape_string({b.rows, b.cols})));
   const std::size_t M = a.rows(), K = a.cols(), N = b.rows;
   Tensor c({M, N});

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -52,7 +53,7 @@ std::string memory_amount(double bytes, double unit_of) {
 void check_memory(double bytes, const std::string& what) {
   const double limit = static_cast<double>(memory_budget());
   if (bytes <= limit) return;
-  throw Error(fmt::format("{} needs about {}, over the memory budget of {} ({}); use smaller inputs, or {}",
+  throw Error(fmt::format(N_("{} needs about {}, over the memory budget of {} ({}); use smaller inputs, or {}"),
                           what, memory_amount(bytes, limit), memory_amount(limit, limit),
                           budget                                          ? "TFX_MEMORY_LIMIT"
                           : address_space_budget() <= default_memory_budget() ? "3/4 of the address-space limit, ulimit -v"

@@ -2,6 +2,7 @@
 // softmax, layer norm, dot, norm, cosine, top-k. Shape letters as in ops.hpp.
 #include "tfx/core/ops.hpp"
 #include "tfx/core/vmath.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +16,7 @@ namespace {
 
 void require_rank2(const Tensor& t, const char* op, const char* name) {
   if (t.rank() != 2)
-    throw Error(fmt::format("{}: {} must be a matrix, got shape {}", op, name, t.shape_str()));
+    throw Error(fmt::format(N_("{}: {} must be a matrix, got shape {}"), op, name, t.shape_str()));
 }
 
 }  // namespace
@@ -35,7 +36,7 @@ Tensor transpose(const Tensor& a) {
 
 Tensor add(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape())
-    throw Error(fmt::format("add: shapes {} and {} differ", a.shape_str(), b.shape_str()));
+    throw Error(fmt::format(N_("add: shapes {} and {} differ"), a.shape_str(), b.shape_str()));
   Tensor c = a;
   for (std::size_t i = 0; i < c.size(); ++i) c[i] += b[i];
   return c;
@@ -59,7 +60,7 @@ void softmax_rows_into(const Tensor& x, Tensor& y, const std::vector<unsigned ch
     bool any = false;
     for (std::size_t j = 0; j < N; ++j)
       if (keep(j)) { mx = std::max(mx, x(i, j)); any = true; }
-    if (!any) throw Error(fmt::format("softmax_rows: row {} has every entry masked (no key to attend to)", i));
+    if (!any) throw Error(fmt::format(N_("softmax_rows: row {} has every entry masked (no key to attend to)"), i));
     // 2. exponentiate the row at once (SLEEF's vectorized expf, ≤ 1 ULP: core/vmath.hpp), the
     //    masked entries 0, and sum in double
     float* row = &y(i, 0);
@@ -78,7 +79,7 @@ void softmax_rows_into(const Tensor& x, Tensor& y, const std::vector<unsigned ch
 void require_softmax_input(const Tensor& x, const std::vector<unsigned char>* mask) {
   require_rank2(x, "softmax_rows", "x");
   if (mask && mask->size() != x.size())
-    throw Error(fmt::format("softmax_rows: mask has {} entries, x has shape {}", mask->size(), x.shape_str()));
+    throw Error(fmt::format(N_("softmax_rows: mask has {} entries, x has shape {}"), mask->size(), x.shape_str()));
 }
 }  // namespace
 
@@ -103,9 +104,9 @@ LayerNormSteps layer_norm_steps(const Tensor& x, const Tensor& gamma, const Tens
   require_rank2(x, "layer_norm", "x");
   const std::size_t M = x.rows(), D = x.cols();
   if (!gamma.empty() && gamma.size() != D)
-    throw Error(fmt::format("layer_norm: gamma has shape {}, x has shape {} (need {} values)", gamma.shape_str(), x.shape_str(), D));
+    throw Error(fmt::format(N_("layer_norm: gamma has shape {}, x has shape {} (need {} values)"), gamma.shape_str(), x.shape_str(), D));
   if (!beta.empty() && beta.size() != D)
-    throw Error(fmt::format("layer_norm: beta has shape {}, x has shape {} (need {} values)", beta.shape_str(), x.shape_str(), D));
+    throw Error(fmt::format(N_("layer_norm: beta has shape {}, x has shape {} (need {} values)"), beta.shape_str(), x.shape_str(), D));
   LayerNormSteps st;
   st.normalized = Tensor({M, D});
   st.y = Tensor({M, D});
@@ -132,7 +133,7 @@ LayerNormSteps layer_norm_steps(const Tensor& x, const Tensor& gamma, const Tens
 
 double dot(std::span<const float> a, std::span<const float> b) {
   if (a.size() != b.size())
-    throw Error(fmt::format("dot: vectors of lengths {} and {}", a.size(), b.size()));
+    throw Error(fmt::format(N_("dot: vectors of lengths {} and {}"), a.size(), b.size()));
   double s = 0;
   for (std::size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
   return s;

@@ -8,6 +8,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/vmath.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -16,7 +17,7 @@ Tensor linear(const Tensor& x, const Tensor& W, const Tensor& b, unsigned thread
   Tensor y = matmul_bt(x, W, threads);
   if (b.empty()) return y;
   if (b.size() != y.cols())
-    throw Error(fmt::format("linear: bias {} does not match the output width {} of weight {}", b.shape_str(), y.cols(), W.shape_str()));
+    throw Error(fmt::format(N_("linear: bias {} does not match the output width {} of weight {}"), b.shape_str(), y.cols(), W.shape_str()));
   const std::size_t n = y.cols();
   for (std::size_t i = 0; i < y.rows(); ++i)
     for (std::size_t j = 0; j < n; ++j) y(i, j) += b[j];
@@ -27,7 +28,7 @@ Tensor linear(const Tensor& x, const Tensor& W, const Tensor& b, unsigned thread
 Tensor linear_in_out(const Tensor& x, const Tensor& W, const Tensor& b, unsigned threads) {
   Tensor y = matmul(x, W, threads);
   if (b.size() != y.cols())
-    throw Error(fmt::format("Conv1D: bias {} does not match the output width {} of weight {}", b.shape_str(), y.cols(), W.shape_str()));
+    throw Error(fmt::format(N_("Conv1D: bias {} does not match the output width {} of weight {}"), b.shape_str(), y.cols(), W.shape_str()));
   for (std::size_t i = 0; i < y.rows(); ++i)
     for (std::size_t j = 0; j < y.cols(); ++j) y(i, j) += b[j];
   return y;
@@ -57,7 +58,7 @@ Tensor relu(Tensor x) {
 
 // SiLU(g)·u = g/(1 + e^−g)·u
 Tensor swiglu(const Tensor& g, const Tensor& u) {
-  if (g.shape() != u.shape()) throw Error(fmt::format("swiglu: gate {} and up {} differ", g.shape_str(), u.shape_str()));
+  if (g.shape() != u.shape()) throw Error(fmt::format(N_("swiglu: gate {} and up {} differ"), g.shape_str(), u.shape_str()));
   Tensor out = g;
   std::vector<float> e(g.size());
   for (std::size_t i = 0; i < g.size(); ++i) e[i] = -g[i];
@@ -69,7 +70,7 @@ Tensor swiglu(const Tensor& g, const Tensor& u) {
 // x / √(mean(x²) + ε) · w (the mean in double; HF computes it in float32)
 Tensor rms_norm(const Tensor& x, const Tensor& w, double eps) {
   const std::size_t D = x.cols();
-  if (w.size() != D) throw Error(fmt::format("rms_norm: weight {} does not match the width of x {}", w.shape_str(), x.shape_str()));
+  if (w.size() != D) throw Error(fmt::format(N_("rms_norm: weight {} does not match the width of x {}"), w.shape_str(), x.shape_str()));
   Tensor y(x.shape());
   for (std::size_t i = 0; i < x.rows(); ++i) {
     double s = 0;
@@ -84,7 +85,7 @@ Tensor embedding_rows(const Tensor& table, const std::vector<std::size_t>& ids) 
   const std::size_t D = table.cols();
   Tensor x({ids.size(), D});
   for (std::size_t t = 0; t < ids.size(); ++t) {
-    if (ids[t] >= table.rows()) throw Error(fmt::format("embedding_rows: id {} is past the table's {} rows", ids[t], table.rows()));
+    if (ids[t] >= table.rows()) throw Error(fmt::format(N_("embedding_rows: id {} is past the table's {} rows"), ids[t], table.rows()));
     std::copy_n(table.data() + ids[t] * D, D, x.data() + t * D);
   }
   return x;
@@ -92,13 +93,13 @@ Tensor embedding_rows(const Tensor& table, const std::vector<std::size_t>& ids) 
 
 void add_table_rows(Tensor& x, const Tensor& table, std::size_t first_row) {
   if (table.cols() != x.cols() || first_row + x.rows() > table.rows())
-    throw Error(fmt::format("add_table_rows: rows {} … of {} for x {}", first_row, table.shape_str(), x.shape_str()));
+    throw Error(fmt::format(N_("add_table_rows: rows {} … of {} for x {}"), first_row, table.shape_str(), x.shape_str()));
   for (std::size_t t = 0; t < x.rows(); ++t)
     for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += table(first_row + t, j);
 }
 
 void add_inplace(Tensor& x, const Tensor& y) {
-  if (x.size() != y.size()) throw Error(fmt::format("add: {} and {} differ", x.shape_str(), y.shape_str()));
+  if (x.size() != y.size()) throw Error(fmt::format(N_("add: {} and {} differ"), x.shape_str(), y.shape_str()));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];
 }
 

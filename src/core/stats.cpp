@@ -10,11 +10,12 @@
 #include <numeric>
 
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
 double pearson(std::span<const double> x, std::span<const double> y) {
-  if (x.size() != y.size()) throw Error(fmt::format("pearson: {} and {} values", x.size(), y.size()));
+  if (x.size() != y.size()) throw Error(fmt::format(N_("pearson: {} and {} values"), x.size(), y.size()));
   const std::size_t n = x.size();
   if (n < 2) return std::numeric_limits<double>::quiet_NaN();
   const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n, my = std::accumulate(y.begin(), y.end(), 0.0) / n;
@@ -50,10 +51,10 @@ double spearman(std::span<const double> x, std::span<const double> y) {
 }
 
 Pca pca(const Tensor& x, std::size_t k) {
-  if (x.rank() != 2) throw Error(fmt::format("pca: x must be a matrix, got shape {}", x.shape_str()));
+  if (x.rank() != 2) throw Error(fmt::format(N_("pca: x must be a matrix, got shape {}"), x.shape_str()));
   const std::size_t N = x.rows(), D = x.cols();
-  if (N < 2) throw Error(fmt::format("pca: needs at least 2 rows, got shape {}", x.shape_str()));
-  if (k == 0 || k > D) throw Error(fmt::format("pca: {} components asked of {}-dimensional rows", k, D));
+  if (N < 2) throw Error(fmt::format(N_("pca: needs at least 2 rows, got shape {}"), x.shape_str()));
+  if (k == 0 || k > D) throw Error(fmt::format(N_("pca: {} components asked of {}-dimensional rows"), k, D));
   Pca out;
   // 1. centre the rows
   out.mean.assign(D, 0.0f);

@@ -10,6 +10,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -100,7 +101,7 @@ Tensor stored_rows(const StoredMatrix& table, std::span<const std::size_t> ids) 
   Tensor out({ids.size(), table.cols});
   for (std::size_t t = 0; t < ids.size(); ++t) {
     if (ids[t] >= table.rows)
-      throw Error(fmt::format("embedding lookup: id {} at position {} is past the table's {} rows", ids[t], t,
+      throw Error(fmt::format(N_("embedding lookup: id {} at position {} is past the table's {} rows"), ids[t], t,
                               table.rows));
     widen_row(table, ids[t], out.row(t));
   }
@@ -120,7 +121,7 @@ namespace {
 Tensor stored_add_bias(Tensor y, const StoredMatrix& b, const char* op) {
   if (b.empty()) return y;
   if (b.size() != y.cols())
-    throw Error(fmt::format("{}: bias of {} values does not match the output width {}", op, b.size(), y.cols()));
+    throw Error(fmt::format(N_("{}: bias of {} values does not match the output width {}"), op, b.size(), y.cols()));
   const Tensor v = stored_vector(b);
   for (std::size_t i = 0; i < y.rows(); ++i)
     for (std::size_t j = 0; j < y.cols(); ++j) y(i, j) += v[j];
@@ -141,7 +142,7 @@ Tensor linear_in_out(const Tensor& x, const StoredMatrix& W, const StoredMatrix&
 // x(t, j) += table(first_row + t, j)
 void add_table_rows(Tensor& x, const StoredMatrix& table, std::size_t first_row) {
   if (table.cols != x.cols() || first_row + x.rows() > table.rows)
-    throw Error(fmt::format("add_table_rows: rows {} … of {} for x {}", first_row, shape_string({table.rows, table.cols}), x.shape_str()));
+    throw Error(fmt::format(N_("add_table_rows: rows {} … of {} for x {}"), first_row, shape_string({table.rows, table.cols}), x.shape_str()));
   std::vector<float> row(x.cols());
   for (std::size_t t = 0; t < x.rows(); ++t) {
     widen_row(table, first_row + t, row);
@@ -157,7 +158,7 @@ Tensor stored_layer_norm(const Tensor& x, const StoredMatrix& gamma, const Store
 Tensor stored_rms_norm(const Tensor& x, const StoredMatrix& weight, double eps) {
   const std::size_t D = x.cols();
   if (weight.rows * weight.cols != D)
-    throw Error(fmt::format("rms_norm: weight has shape {}, x has shape {} (need {} values)",
+    throw Error(fmt::format(N_("rms_norm: weight has shape {}, x has shape {} (need {} values)"),
                             shape_string({weight.rows, weight.cols}), x.shape_str(), D));
   return rms_norm(x, stored_vector(weight), eps);  // the weight widened, then the one rms_norm
 }

@@ -1,5 +1,6 @@
 // Tensor storage, shape helpers and the memory cap.
 #include "tfx/core/tensor.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <fmt/format.h>
 
@@ -20,8 +21,8 @@ std::size_t checked_element_count(const std::vector<std::size_t>& shape, const s
   }
   if (n > kMaxElements) {
     throw usage_error(fmt::format(
-        "{} needs a tensor of shape {} ({:.3g} elements, {:.3g} GiB), over tfx's cap of {} elements "
-        "(4 GiB); try smaller values",
+        N_("{} needs a tensor of shape {} ({:.3g} elements, {:.3g} GiB), over tfx's cap of {} elements "
+        "(4 GiB); try smaller values"),
         what, shape_string(shape), static_cast<double>(n), static_cast<double>(n) * 4.0 / (1u << 30),
         kMaxElements),
         std::move(params));
@@ -37,7 +38,7 @@ Tensor Tensor::from(std::vector<std::size_t> shape, std::vector<float> values) {
   Tensor t;
   std::size_t n = checked_element_count(shape, "a tensor");
   if (n != values.size())
-    throw Error(fmt::format("shape {} needs {} values, got {}", shape_string(shape), n, values.size()));
+    throw Error(fmt::format(N_("shape {} needs {} values, got {}"), shape_string(shape), n, values.size()));
   t.shape_ = std::move(shape);
   t.data_ = std::move(values);
   return t;
@@ -47,7 +48,7 @@ Tensor Tensor::matrix(std::initializer_list<std::initializer_list<float>> rows) 
   std::size_t cols = rows.size() ? rows.begin()->size() : 0;
   std::vector<float> values;
   for (const auto& r : rows) {
-    if (r.size() != cols) throw Error("Tensor::matrix: rows of different lengths");
+    if (r.size() != cols) throw Error(N_("Tensor::matrix: rows of different lengths"));
     values.insert(values.end(), r.begin(), r.end());
   }
   return from({rows.size(), cols}, std::move(values));

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -21,10 +22,10 @@ const Tensor& expect_tensor(const TensorMap& m, const std::string& name, const s
       }
       have += (have.empty() ? "" : ", ") + k;
     }
-    throw Error(fmt::format("{}: no tensor '{}' {} (the file has: {})", where, name, shape_string(shape), have));
+    throw Error(fmt::format(N_("{}: no tensor '{}' {} (the file has: {})"), where, name, shape_string(shape), have));
   }
   if (it->second.shape() != shape)
-    throw Error(fmt::format("{}: tensor '{}' is {}; expected {}", where, name, it->second.shape_str(), shape_string(shape)));
+    throw Error(fmt::format(N_("{}: tensor '{}' is {}; expected {}"), where, name, it->second.shape_str(), shape_string(shape)));
   return it->second;
 }
 

@@ -7,6 +7,7 @@
 
 #include "tfx/core/error.hpp"
 #include "vmath_kernels.hpp"
+#include "tfx/core/i18n.hpp"
 
 #if !defined(__x86_64__)
 #include <cmath>
@@ -74,11 +75,11 @@ const char* kernel_name() { return current()->name; }
 void set_kernel(const char* name) {
   for (const Kernel& k : kKernels)
     if (std::strcmp(k.name, name) == 0) {
-      if (!supported(k)) throw Error(fmt::format("vmath kernel '{}' is not supported by this CPU", name));
+      if (!supported(k)) throw Error(fmt::format(N_("vmath kernel '{}' is not supported by this CPU"), name));
       current() = &k;
       return;
     }
-  throw Error(fmt::format("vmath kernel '{}': expected avx512, avx2 or sse2", name));
+  throw Error(fmt::format(N_("vmath kernel '{}': expected avx512, avx2 or sse2"), name));
 }
 
 }  // namespace tfx::vmath

@@ -15,6 +15,7 @@
 #include "tfx/core/ops.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/text/unicode.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -93,8 +94,8 @@ void compute_norms(Embeddings::Store& s) {
 void check_norms(const Embeddings::Store& s, const std::string& path) {
   for (std::size_t i = 0; i < s.n; ++i)
     if (!std::isfinite(s.norms[i]))
-      throw Error(fmt::format("{}: the vector of '{}' (row {}) is too large for float32: its length overflows (keep values "
-                              "under about 1e18); cosines with it would be NaN",
+      throw Error(fmt::format(N_("{}: the vector of '{}' (row {}) is too large for float32: its length overflows (keep values "
+                              "under about 1e18); cosines with it would be NaN"),
                               path, s.word(i), i + 1));
 }
 
@@ -106,7 +107,7 @@ Embeddings::Embeddings(std::shared_ptr<const Store> store, std::size_t n) : s_(s
 
 Embeddings Embeddings::from_rows(std::vector<std::string> words, const Tensor& vectors, std::string name) {
   if (vectors.rank() != 2 || vectors.rows() != words.size())
-    throw Error(fmt::format("embedding table: {} words but vectors of shape {}", words.size(), vectors.shape_str()));
+    throw Error(fmt::format(N_("embedding table: {} words but vectors of shape {}"), words.size(), vectors.shape_str()));
   auto s = std::make_shared<Store>();
   WordList wl;
   for (const auto& w : words) wl.push(w);
@@ -153,7 +154,7 @@ std::vector<float> Embeddings::unit_row(std::size_t i) const {
 Tensor Embeddings::rows(std::span<const std::size_t> indices, bool unit) const {
   Tensor t({indices.size(), dim()});
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    if (!has_row(indices[k])) throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", indices[k], n_));
+    if (!has_row(indices[k])) throw Error(fmt::format(N_("embedding row {} is out of range (table has {} rows)"), indices[k], n_));
     auto src = unit ? unit_row(indices[k]) : std::vector<float>(row(indices[k]).begin(), row(indices[k]).end());
     std::copy(src.begin(), src.end(), t.row(k).begin());
   }
@@ -263,7 +264,7 @@ std::vector<Neighbour> top_rows(std::size_t n, std::size_t d, std::size_t k, std
 
 std::vector<Neighbour> nearest(const Embeddings& e, std::span<const float> q, std::size_t k,
                                std::span<const std::size_t> exclude) {
-  if (q.size() != e.dim()) throw Error(fmt::format("query vector has {} dimensions, the table {}", q.size(), e.dim()));
+  if (q.size() != e.dim()) throw Error(fmt::format(N_("query vector has {} dimensions, the table {}"), q.size(), e.dim()));
   // q̂ = q/‖q‖; score(i) = row_i·q̂ / ‖row_i‖
   double qn = 0;
   for (float x : q) qn += static_cast<double>(x) * x;
@@ -282,12 +283,12 @@ std::vector<Neighbour> nearest(const Embeddings& e, std::span<const float> q, st
 std::vector<Neighbour> most_similar(const Embeddings& e, std::span<const std::size_t> positive,
                                     std::span<const std::size_t> negative, std::size_t k, AnalogyMethod method,
                                     bool exclude_inputs) {
-  if (positive.empty()) throw Error("most_similar needs at least one positive word");
+  if (positive.empty()) throw Error(N_("most_similar needs at least one positive word"));
   const std::size_t d = e.dim();
   std::vector<std::size_t> inputs(positive.begin(), positive.end());
   inputs.insert(inputs.end(), negative.begin(), negative.end());
   for (std::size_t i : inputs)
-    if (!e.has_row(i)) throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", i, e.size()));
+    if (!e.has_row(i)) throw Error(fmt::format(N_("embedding row {} is out of range (table has {} rows)"), i, e.size()));
   std::span<const std::size_t> exclude = exclude_inputs ? std::span<const std::size_t>(inputs) : std::span<const std::size_t>();
   const float* V = e.data();
   const float* N = e.norms();
@@ -382,11 +383,11 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
   // (show_token: a word of invalid UTF-8 or control bytes is shown as \xNN, so the message stays one line)
   if (const auto sw = e.subwords()) {
     if (auto i = e.subword_row(word)) return *i;
-    throw Error(fmt::format("'{}' is not in the vocabulary of {} ({} words) and has no character n-gram of {}–{} "
-                            "characters (of '<{}>') to build a fastText subword vector from",
+    throw Error(fmt::format(N_("'{}' is not in the vocabulary of {} ({} words) and has no character n-gram of {}–{} "
+                            "characters (of '<{}>') to build a fastText subword vector from"),
                             show_token(word), e.name(), e.size(), sw->minn, sw->maxn, show_token(word)));
   }
-  std::string msg = fmt::format("'{}' is not in the vocabulary of {} ({} words)", show_token(word), e.name(), e.size());
+  std::string msg = fmt::format(N_("'{}' is not in the vocabulary of {} ({} words)"), show_token(word), e.name(), e.size());
   if (!ignore_case)
     if (auto j = e.find_ignore_case(word)) {
       msg += fmt::format("; '{}' is (lookup is case-sensitive: use ignore_case)", e.word(*j));

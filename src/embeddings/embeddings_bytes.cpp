@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -59,11 +60,11 @@ void gunzip(const std::string& path, const char* in, std::size_t n, std::size_t 
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       const std::string why = z.msg ? z.msg : "invalid data";
       inflateEnd(&z);
-      fail(fmt::format("{}: corrupt gzip data (zlib: {}); expected a gzip-compressed embedding file", path, why));
+      fail(fmt::format(N_("{}: corrupt gzip data (zlib: {}); expected a gzip-compressed embedding file"), path, why));
     }
     if (rc == Z_BUF_ERROR && remaining == 0 && z.avail_in == 0) {
       inflateEnd(&z);
-      fail(fmt::format("{}: truncated gzip data (the compressed stream ends early)", path));
+      fail(fmt::format(N_("{}: truncated gzip data (the compressed stream ends early)"), path));
     }
     if (max_lines) {
       for (; counted < out.size(); ++counted) {
@@ -83,17 +84,17 @@ void gunzip(const std::string& path, const char* in, std::size_t n, std::size_t 
 void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_unbounded, Bytes& b) {
   struct stat st{};
   if (stat(path.c_str(), &st) != 0)
-    fail(fmt::format("{}: {} (expected an embedding file: GloVe, word2vec or fastText)", path,
+    fail(fmt::format(N_("{}: {} (expected an embedding file: GloVe, word2vec or fastText)"), path,
                      errno == ENOENT ? "no such file" : std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) fail(fmt::format("{} is a directory; expected an embedding file", path));
+  if (S_ISDIR(st.st_mode)) fail(fmt::format(N_("{} is a directory; expected an embedding file"), path));
   const int fd = open_input_fd(path);  // a FIFO with no writer reads as empty, never waits forever
-  if (fd < 0) fail(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (fd < 0) fail(fmt::format(N_("{}: cannot open: {}"), path, std::strerror(errno)));
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     b.map_size = static_cast<std::size_t>(st.st_size);
     void* m = mmap(nullptr, b.map_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) {
       close(fd);
-      fail(fmt::format("{}: cannot map: {}", path, std::strerror(errno)));
+      fail(fmt::format(N_("{}: cannot map: {}"), path, std::strerror(errno)));
     }
     b.map = m;
     b.watch = watch_mapping(m, b.map_size, path);  // truncated while parsed: an error, not a crash
@@ -107,7 +108,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
       const ssize_t r = read(fd, buf, sizeof buf);
       if (r < 0) {
         close(fd);
-        fail(fmt::format("{}: read error: {}", path, std::strerror(errno)));
+        fail(fmt::format(N_("{}: read error: {}"), path, std::strerror(errno)));
       }
       if (r == 0) break;
       b.owned.append(buf, static_cast<std::size_t>(r));
@@ -116,7 +117,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
     b.size = b.owned.size();
     close(fd);
   }
-  if (b.size == 0) fail(fmt::format("{}: empty file; expected GloVe, word2vec or fastText vectors", path));
+  if (b.size == 0) fail(fmt::format(N_("{}: empty file; expected GloVe, word2vec or fastText vectors"), path));
   if (b.size >= 2 && static_cast<unsigned char>(b.data[0]) == 0x1f && static_cast<unsigned char>(b.data[1]) == 0x8b) {
     std::string out;
     gunzip(path, b.data, b.size, max_lines, lines_unbounded, out);
@@ -125,7 +126,7 @@ void open_bytes(const std::string& path, std::size_t max_lines, LineCheck lines_
     b.data = b.owned.data();
     b.size = b.owned.size();
     b.gzip = true;
-    if (b.size == 0) fail(fmt::format("{}: empty file (after gzip decompression)", path));
+    if (b.size == 0) fail(fmt::format(N_("{}: empty file (after gzip decompression)"), path));
   }
 }
 

@@ -19,6 +19,7 @@
 #include "embeddings_store.hpp"
 #include "vectors_hash.hpp"
 #include "tfx/io/temp_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -46,12 +47,12 @@ std::uint64_t edge_hash(const std::string& path, std::int64_t size) {
 SourceStat stat_source(const std::string& path) {
   struct stat st{};
   if (stat(path.c_str(), &st) != 0)
-    throw Error(fmt::format("{}: {} (expected an embedding file: GloVe, word2vec or fastText)", path,
+    throw Error(fmt::format(N_("{}: {} (expected an embedding file: GloVe, word2vec or fastText)"), path,
                             errno == ENOENT ? "no such file" : std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} is a directory; expected an embedding file", path));
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format(N_("{} is a directory; expected an embedding file"), path));
   // a pipe is read to its end (`--embeddings <(zcat f.gz)`); a device such as /dev/zero never ends
   if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-    throw Error(fmt::format("{} is a device, not a file; expected an embedding file", path));
+    throw Error(fmt::format(N_("{} is a device, not a file; expected an embedding file"), path));
   SourceStat s;
   s.regular = S_ISREG(st.st_mode);
   s.key.size = static_cast<std::int64_t>(st.st_size);
@@ -88,7 +89,7 @@ static std::string unsafe_cache_dir(const std::string& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) return "";  // made by us, 0700
   if (S_ISLNK(st.st_mode)) return fmt::format("{} is a symbolic link", dir);
-  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a directory", dir);
+  if (!S_ISDIR(st.st_mode)) return fmt::format(N_("{} is not a directory"), dir);
   if (st.st_uid != ::geteuid()) return fmt::format("{} belongs to another user (uid {})", dir, st.st_uid);
   if (st.st_mode & 022) return fmt::format("{} is writable by other users (mode {:o})", dir, st.st_mode & 07777);
   return "";
@@ -127,7 +128,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
   if (src.format == EmbeddingFormat::tfx_cache || (src.format == EmbeddingFormat::detect && st.regular && is_table_file(path))) {
     std::string why;
     auto s = map_table(path, SourceKey{}, why);
-    if (!s) throw Error(fmt::format("{}: not a usable tfx table ({}); re-create it with `tfx embeddings convert`", path, why));
+    if (!s) throw Error(fmt::format(N_("{}: not a usable tfx table ({}); re-create it with `tfx embeddings convert`"), path, why));
     s->name = path;
     s->info.cache_state = "this file is a tfx table";
     s->info.cache_path = path;
@@ -198,7 +199,7 @@ Embeddings load_embeddings(const EmbeddingSource& src) {
       struct stat now {};
       if (::stat(path.c_str(), &now) != 0 || now.st_size != st.key.size ||
           static_cast<std::int64_t>(now.st_mtim.tv_sec) * 1000000000ll + now.st_mtim.tv_nsec != st.key.mtime_ns)
-        throw Error(fmt::format("{}: the file changed while reading (truncated by another program?); nothing was written", path));
+        throw Error(fmt::format(N_("{}: the file changed while reading (truncated by another program?); nothing was written"), path));
     }
     throw;
   }

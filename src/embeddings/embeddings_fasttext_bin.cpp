@@ -11,6 +11,7 @@
 // the rows of its character n-gram buckets (embeddings_subwords.cpp hashes them).
 #include "embeddings_fasttext_bin.hpp"
 #include "embeddings_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <fmt/format.h>
 
@@ -40,8 +41,8 @@ struct Cursor {
   std::size_t left() const { return size - pos; }
   void need(std::size_t bytes, const std::string& part) const {
     if (left() < bytes)
-      fail(fmt::format("{}: truncated fastText model: the file ends at byte {} inside the {} ({} more bytes expected "
-                       "at byte {})",
+      fail(fmt::format(N_("{}: truncated fastText model: the file ends at byte {} inside the {} ({} more bytes expected "
+                       "at byte {})"),
                        name, size, part, bytes - left(), pos));
   }
   template <class T>
@@ -92,10 +93,10 @@ std::string looks_like(const char* d, std::size_t n) {
       bool binary = false;
       for (std::size_t k = i + 1; k < n && k < i + 4096 && !binary; ++k)
         binary = static_cast<unsigned char>(d[k]) < 0x20 && d[k] != '\n' && d[k] != '\r' && d[k] != '\t';
-      return binary ? fmt::format("a word2vec binary file (text header '{}', then raw float32 rows), not a fastText "
-                                  ".bin model",
+      return binary ? fmt::format(N_("a word2vec binary file (text header '{}', then raw float32 rows), not a fastText "
+                                  ".bin model"),
                                   header)
-                    : fmt::format("a word2vec or fastText .vec text file (header '{}'), not a fastText .bin model",
+                    : fmt::format(N_("a word2vec or fastText .vec text file (header '{}'), not a fastText .bin model"),
                                   header);
     }
   }
@@ -109,25 +110,25 @@ std::string looks_like(const char* d, std::size_t n) {
 // Checks the training arguments, with a message naming the bad one.
 void check_args(const Args& a, const std::string& name) {
   if (a.dim <= 0 || a.dim > static_cast<std::int32_t>(kMaxDim))
-    fail(fmt::format("{}: the fastText header says dim {}; expected 1 to {}", name, a.dim, kMaxDim));
+    fail(fmt::format(N_("{}: the fastText header says dim {}; expected 1 to {}"), name, a.dim, kMaxDim));
   if (a.model == 3)
-    fail(fmt::format("{}: a supervised fastText model (a text classifier, trained with `fasttext supervised`): its "
+    fail(fmt::format(N_("{}: a supervised fastText model (a text classifier, trained with `fasttext supervised`): its "
                      "rows predict labels and are not word vectors to compare; use an unsupervised (cbow or skipgram) "
-                     "model such as cc.en.300.bin",
+                     "model such as cc.en.300.bin"),
                      name));
   if (a.model != 1 && a.model != 2)
-    fail(fmt::format("{}: the fastText header says model type {}; expected 1 (cbow), 2 (skipgram) or 3 (supervised)",
+    fail(fmt::format(N_("{}: the fastText header says model type {}; expected 1 (cbow), 2 (skipgram) or 3 (supervised)"),
                      name, a.model));
   if (a.minn < 0 || a.maxn < 0 || a.minn > 1000 || a.maxn > 1000)
-    fail(fmt::format("{}: the fastText header says minn {} and maxn {}; expected n-gram lengths 0 to 1000", name, a.minn,
+    fail(fmt::format(N_("{}: the fastText header says minn {} and maxn {}; expected n-gram lengths 0 to 1000"), name, a.minn,
                      a.maxn));
   if (a.maxn > 0 && a.minn > a.maxn)
-    fail(fmt::format("{}: the fastText header says minn {} > maxn {}; expected minn ≤ maxn (character n-gram lengths)",
+    fail(fmt::format(N_("{}: the fastText header says minn {} > maxn {}; expected minn ≤ maxn (character n-gram lengths)"),
                      name, a.minn, a.maxn));
-  if (a.bucket < 0) fail(fmt::format("{}: the fastText header says bucket {}; expected a count ≥ 0", name, a.bucket));
+  if (a.bucket < 0) fail(fmt::format(N_("{}: the fastText header says bucket {}; expected a count ≥ 0"), name, a.bucket));
   if (a.bucket == 0 && a.maxn > 0)
-    fail(fmt::format("{}: the fastText header says bucket 0 with subwords on (minn {}, maxn {}); n-grams need buckets "
-                     "to hash into",
+    fail(fmt::format(N_("{}: the fastText header says bucket 0 with subwords on (minn {}, maxn {}); n-grams need buckets "
+                     "to hash into"),
                      name, a.minn, a.maxn));
 }
 
@@ -148,7 +149,7 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
                                                       const Progress& progress) {
   Cursor c{data, size, 0, name};
   // 1. the header: magic and version, or the oldest layout (the args start at byte 0)
-  if (size < 4) fail(fmt::format("{}: truncated fastText model: {} bytes, shorter than any header", name, size));
+  if (size < 4) fail(fmt::format(N_("{}: truncated fastText model: {} bytes, shorter than any header"), name, size));
   std::int32_t magic;
   std::memcpy(&magic, data, 4);
   const bool oldest = magic != kMagic;
@@ -157,17 +158,17 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
     c.pos = 4;
     version = c.get<std::int32_t>("header (the version after the magic number)");
     if (version != 11 && version != 12)
-      fail(fmt::format("{}: fastText file format version {}; tfx reads versions 11 and 12 (and the oldest layout "
-                       "without a magic number)",
+      fail(fmt::format(N_("{}: fastText file format version {}; tfx reads versions 11 and 12 (and the oldest layout "
+                       "without a magic number)"),
                        name, version));
   } else if (const std::string what = looks_like(data, size); !what.empty()) {
-    fail(fmt::format("{}: this looks like {}", name, what));
+    fail(fmt::format(N_("{}: this looks like {}"), name, what));
   }
   const Args a = read_args(c, oldest);
   check_args(a, name);
   if (oldest && !plausible(a))
-    fail(fmt::format("{}: not a fastText .bin model: no magic number 793712314 at byte 0, and the bytes do not read "
-                     "as the oldest layout's training arguments (dim {}, ws {}, loss {}, model type {}, t {})",
+    fail(fmt::format(N_("{}: not a fastText .bin model: no magic number 793712314 at byte 0, and the bytes do not read "
+                     "as the oldest layout's training arguments (dim {}, ws {}, loss {}, model type {}, t {})"),
                      name, a.dim, a.ws, a.loss, a.model, a.t));
   const std::size_t D = static_cast<std::size_t>(a.dim);
 
@@ -178,26 +179,26 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
   c.get<std::int64_t>("dictionary header");  // ntokens
   const std::int64_t pruned = oldest ? -1 : c.get<std::int64_t>("dictionary header");
   if (nlabels > 0)
-    fail(fmt::format("{}: a supervised fastText model (a text classifier with {} labels, trained with `fasttext "
+    fail(fmt::format(N_("{}: a supervised fastText model (a text classifier with {} labels, trained with `fasttext "
                      "supervised`): its rows are not word vectors to compare; use an unsupervised (cbow or skipgram) "
-                     "model such as cc.en.300.bin",
+                     "model such as cc.en.300.bin"),
                      name, nlabels));
   if (entries < 0 || nwords < 0 || nlabels < 0 || entries != nwords + nlabels)
-    fail(fmt::format("{}: the fastText dictionary header says {} entries = {} words + {} labels; expected counts ≥ 0 "
-                     "that add up",
+    fail(fmt::format(N_("{}: the fastText dictionary header says {} entries = {} words + {} labels; expected counts ≥ 0 "
+                     "that add up"),
                      name, entries, nwords, nlabels));
-  if (nwords == 0) fail(fmt::format("{}: the fastText dictionary has no words", name));
+  if (nwords == 0) fail(fmt::format(N_("{}: the fastText dictionary has no words"), name));
   // each entry takes at least 10 bytes (NUL, count, type): refuse impossible counts before
   // allocating anything for them
   if (static_cast<std::size_t>(entries) > c.left() / 10)
-    fail(fmt::format("{}: the fastText dictionary says {} words, but only {} bytes follow (at least 10 per word); "
-                     "truncated or corrupt",
+    fail(fmt::format(N_("{}: the fastText dictionary says {} words, but only {} bytes follow (at least 10 per word); "
+                     "truncated or corrupt"),
                      name, entries, c.left()));
   if (pruned > 0)
-    fail(fmt::format("{}: a pruned dictionary ({} entries kept by `fasttext quantize`): quantized models (.ftz) are "
-                     "not supported; use the full .bin model",
+    fail(fmt::format(N_("{}: a pruned dictionary ({} entries kept by `fasttext quantize`): quantized models (.ftz) are "
+                     "not supported; use the full .bin model"),
                      name, pruned));
-  if (pruned < -1) fail(fmt::format("{}: the fastText dictionary header says {} pruned entries; expected -1 or 0", name, pruned));
+  if (pruned < -1) fail(fmt::format(N_("{}: the fastText dictionary header says {} pruned entries; expected -1 or 0"), name, pruned));
   WordList words;
   words.ends.reserve(static_cast<std::size_t>(nwords));
   for (std::int32_t i = 0; i < entries; ++i) {
@@ -211,7 +212,7 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
     c.get<std::int64_t>(part);  // count
     const auto type = c.get<std::int8_t>(part);
     if (type != 0 || i >= nwords)
-      fail(fmt::format("{}: the fastText dictionary's entry {} (byte {}) has type {}; expected 0 (a word)", name, i + 1,
+      fail(fmt::format(N_("{}: the fastText dictionary's entry {} (byte {}) has type {}; expected 0 (a word)"), name, i + 1,
                        c.pos - 1, type));
     words.push({w, len});
   }
@@ -220,16 +221,16 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
   if (!oldest) {
     const auto quant = c.get<std::uint8_t>("input matrix header");
     if (quant == 1)
-      fail(fmt::format("{}: a quantized fastText model (.ftz, product-quantized input matrix): not supported; use the "
-                       "full .bin model",
+      fail(fmt::format(N_("{}: a quantized fastText model (.ftz, product-quantized input matrix): not supported; use the "
+                       "full .bin model"),
                        name));
-    if (quant != 0) fail(fmt::format("{}: the input matrix's quantization flag is {}; expected 0 or 1", name, quant));
+    if (quant != 0) fail(fmt::format(N_("{}: the input matrix's quantization flag is {}; expected 0 or 1"), name, quant));
   }
   const auto rows = c.get<std::int64_t>("input matrix header");
   const auto cols = c.get<std::int64_t>("input matrix header");
   const std::int64_t expect_rows = static_cast<std::int64_t>(nwords) + a.bucket;
   if (cols != a.dim || rows != expect_rows)
-    fail(fmt::format("{}: the input matrix is {} × {}; expected (words + bucket) × dim = ({} + {}) × {}", name, rows, cols,
+    fail(fmt::format(N_("{}: the input matrix is {} × {}; expected (words + bucket) × dim = ({} + {}) × {}"), name, rows, cols,
                      nwords, a.bucket, a.dim));
   const std::size_t matrix_at = c.pos;
   c.need(static_cast<std::size_t>(rows) * D * 4, fmt::format("input matrix ({} × {} float32)", rows, cols));
@@ -240,7 +241,7 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
   const auto orows = c.get<std::int64_t>("output matrix header");
   const auto ocols = c.get<std::int64_t>("output matrix header");
   if (orows < 0 || ocols < 0 || ocols > static_cast<std::int64_t>(kMaxDim) || (ocols > 0 && static_cast<std::uint64_t>(orows) > c.left() / 4 / static_cast<std::uint64_t>(ocols)))
-    fail(fmt::format("{}: truncated fastText model: the output matrix says {} × {} float32 but {} bytes follow", name,
+    fail(fmt::format(N_("{}: truncated fastText model: the output matrix says {} × {} float32 but {} bytes follow"), name,
                      orows, ocols, c.left()));
 
   // 5. the store: the vocabulary, the bucket rows, then each word's vector composed on all cores
@@ -273,8 +274,8 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
     // ~26 n-grams a word × 2 M words × 300 dims ≈ 1.6·10¹⁰ for cc.en.300.bin; 10× that is a minute
     constexpr double kMaxNgramAdds = 2e11;
     if (total * static_cast<double>(D) > kMaxNgramAdds)
-      fail(fmt::format("{}: the character n-grams of its words (minn {}, maxn {}; the longest, '{}…' of {} bytes, has {}) need "
-                       "{:.3g} additions of {}-dimensional rows; expected at most {:.0e} (is maxn or a word corrupt?)",
+      fail(fmt::format(N_("{}: the character n-grams of its words (minn {}, maxn {}; the longest, '{}…' of {} bytes, has {}) need "
+                       "{:.3g} additions of {}-dimensional rows; expected at most {:.0e} (is maxn or a word corrupt?)"),
                        name, a.minn, a.maxn, show_token(std::string_view(words[longest]).substr(0, 24)), words[longest].size(), most,
                        total * static_cast<double>(D), D, kMaxNgramAdds));
   }
@@ -325,7 +326,7 @@ std::shared_ptr<Embeddings::Store> parse_fasttext_bin(const char* data, std::siz
   });
   if (progress) progress(size, size);
   for (const auto& b : bad)
-    if (!b.empty()) fail(fmt::format("{}: {} holds a NaN or infinite value; expected finite float32", name, b));
+    if (!b.empty()) fail(fmt::format(N_("{}: {} holds a NaN or infinite value; expected finite float32"), name, b));
   s->vectors = V;
   if (subwords) s->buckets = B_rows;
   compute_norms(*s);

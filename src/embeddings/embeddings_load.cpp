@@ -13,6 +13,7 @@
 #include "embeddings_fasttext_bin.hpp"
 #include "embeddings_numbers.hpp"
 #include "embeddings_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -113,12 +114,12 @@ Header read_header(const std::string& path, const char* base, std::size_t start,
   };
   if (f.size() == 2 && f[0].find_first_not_of("0123456789") == std::string_view::npos && integer_like(f[1]) &&
       !(is_integer_token(f[0]) && is_integer_token(f[1])))
-    fail(fmt::format("{}:1: the header '{} {}' is not two whole numbers 'WORDS DIMENSIONS' (word2vec/fastText; at most {} "
-                     "dimensions)",
+    fail(fmt::format(N_("{}:1: the header '{} {}' is not two whole numbers 'WORDS DIMENSIONS' (word2vec/fastText; at most {} "
+                     "dimensions)"),
                      path, show_token(f[0]), show_token(f[1]), kMaxDim));
   if (f.size() != 2 || !is_integer_token(f[0]) || !is_integer_token(f[1])) {
     if (required)
-      fail(fmt::format("{}:1: expected a header line 'WORDS DIMENSIONS' (word2vec/fastText), found '{}'", path,
+      fail(fmt::format(N_("{}:1: expected a header line 'WORDS DIMENSIONS' (word2vec/fastText), found '{}'"), path,
                        show_token({base + start, static_cast<std::size_t>(le - base - start)})));
     return h;
   }
@@ -126,10 +127,10 @@ Header read_header(const std::string& path, const char* base, std::size_t start,
   h.n = std::atoll(std::string(f[0]).c_str());
   h.d = std::atoll(std::string(f[1]).c_str());
   if (h.n <= 0 || h.d <= 0)
-    fail(fmt::format("{}:1: the header says {} words of {} dimensions; expected two positive numbers 'WORDS DIMENSIONS'",
+    fail(fmt::format(N_("{}:1: the header says {} words of {} dimensions; expected two positive numbers 'WORDS DIMENSIONS'"),
                      path, h.n, h.d));
   if (static_cast<std::size_t>(h.d) > kMaxDim)
-    fail(fmt::format("{}:1: the header says {} dimensions; tfx reads at most {}", path, h.d, kMaxDim));
+    fail(fmt::format(N_("{}:1: the header says {} dimensions; tfx reads at most {}"), path, h.d, kMaxDim));
   h.data_begin = nl ? static_cast<std::size_t>(nl - base) + 1 : size;
   return h;
 }
@@ -146,8 +147,8 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
   const std::size_t avail = b.size - h.data_begin;
   const std::size_t min_row = 4 * D + 2;
   if (want > avail / min_row + 1)
-    fail(fmt::format("{}:1: the header says {} words of {} dimensions (at least {} bytes), but only {} bytes follow; "
-                     "truncated or not word2vec binary",
+    fail(fmt::format(N_("{}:1: the header says {} words of {} dimensions (at least {} bytes), but only {} bytes follow; "
+                     "truncated or not word2vec binary"),
                      path, h.n, D, static_cast<double>(want) * static_cast<double>(min_row), avail));
   RowWords blk;
   Buffer<float> matrix;
@@ -158,22 +159,22 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
     while (p < end && (*p == '\n' || *p == '\r')) ++p;  // the C tool writes '\n' after a vector; gensim does not
     const std::size_t off = static_cast<std::size_t>(p - b.data);
     if (p == end)
-      fail(fmt::format("{}: the header (line 1) says {} words, but the file ends after {} (truncated)", path, h.n, r));
+      fail(fmt::format(N_("{}: the header (line 1) says {} words, but the file ends after {} (truncated)"), path, h.n, r));
     const char* sp = static_cast<const char*>(std::memchr(p, ' ', std::min<std::size_t>(end - p, kMaxWordBytes)));
     if (!sp)
-      fail(fmt::format("{}: row {} (byte {}): no space after the word within {} bytes; truncated or not word2vec binary",
+      fail(fmt::format(N_("{}: row {} (byte {}): no space after the word within {} bytes; truncated or not word2vec binary"),
                        path, r + 1, off, std::min<std::size_t>(end - p, kMaxWordBytes)));
-    if (sp == p) fail(fmt::format("{}: row {} (byte {}): empty word", path, r + 1, off));
+    if (sp == p) fail(fmt::format(N_("{}: row {} (byte {}): empty word"), path, r + 1, off));
     const std::string_view w(p, static_cast<std::size_t>(sp - p));
     p = sp + 1;
     if (static_cast<std::size_t>(end - p) < 4 * D)
-      fail(fmt::format("{}: row {} (byte {}, '{}'): truncated: {} bytes of float32 expected, {} remain", path, r + 1, off,
+      fail(fmt::format(N_("{}: row {} (byte {}, '{}'): truncated: {} bytes of float32 expected, {} remain"), path, r + 1, off,
                        show_token(w), 4 * D, end - p));
     float* row = matrix.data() + r * D;
     std::memcpy(row, p, 4 * D);  // little-endian float32, as the C tool and gensim write them
     for (std::size_t j = 0; j < D; ++j)
       if (!std::isfinite(row[j]))
-        fail(fmt::format("{}: row {} (byte {}, '{}'): value {} of {} is {}; NaN and infinite values are not allowed",
+        fail(fmt::format(N_("{}: row {} (byte {}, '{}'): value {} of {} is {}; NaN and infinite values are not allowed"),
                          path, r + 1, off, show_token(w), j + 1, D, std::isnan(row[j]) ? "NaN" : "infinite"));
     p += 4 * D;
     blk.words.push(w);
@@ -249,7 +250,7 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
   // 1. a UTF-8 byte-order mark is not part of the first word
   std::size_t start = 0;
   if (b.size >= 3 && std::memcmp(b.data, "\xEF\xBB\xBF", 3) == 0) start = 3;
-  if (start == b.size) fail(fmt::format("{}: empty file (only a byte-order mark)", path));
+  if (start == b.size) fail(fmt::format(N_("{}: empty file (only a byte-order mark)"), path));
   // 2. the format: forced, or detected from a header line and the first row
   EmbeddingFormat fmt = src.format;
   const bool header_format = fmt == EmbeddingFormat::word2vec || fmt == EmbeddingFormat::word2vec_bin ||
@@ -259,7 +260,7 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
   if (fmt == EmbeddingFormat::detect) {
     if (!h.present) fmt = EmbeddingFormat::glove;
     else if (h.data_begin >= b.size)
-      fail(fmt::format("{}: the header (line 1) says {} words, but the file ends after 0", path, h.n));
+      fail(fmt::format(N_("{}: the header (line 1) says {} words, but the file ends after 0"), path, h.n));
     else if (looks_like_text_row(b.data, h.data_begin, b.size, static_cast<std::size_t>(h.d))) {
       const char* nl = static_cast<const char*>(std::memchr(b.data + h.data_begin, '\n', b.size - h.data_begin));
       fmt = (nl && nl > b.data + h.data_begin && (nl[-1] == ' ' || (nl[-1] == '\r' && nl - 1 > b.data && nl[-2] == ' ')))
@@ -282,8 +283,8 @@ std::shared_ptr<Embeddings::Store> parse_embedding_file(const EmbeddingSource& s
     // another kind of file given as word vectors: say what it looks like instead of its first bad number
     if (src.format == EmbeddingFormat::detect)
       if (const std::string kind = looks_like_other_file(b, start); !kind.empty())
-        fail(fmt::format("{} looks like {}, not word vectors; expected an embedding file (GloVe 'word v1 … vD' lines, "
-                         "word2vec or fastText)",
+        fail(fmt::format(N_("{} looks like {}, not word vectors; expected an embedding file (GloVe 'word v1 … vD' lines, "
+                         "word2vec or fastText)"),
                          path, kind));
     throw;
   }

@@ -9,6 +9,7 @@
 
 #include "embeddings_parse.hpp"
 #include "embeddings_store.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -71,8 +72,8 @@ std::optional<std::size_t> Embeddings::subword_row(std::string_view w) const {
   r.norm = row_norm(r.v.data(), r.v.size());
   // the buckets are finite (checked at load), but their sum can still overflow float32
   if (!std::isfinite(r.norm))
-    throw Error(fmt::format("{}: the subword vector of '{}' (the mean of {} n-gram rows) overflows float32: the model's "
-                            "values are too large",
+    throw Error(fmt::format(N_("{}: the subword vector of '{}' (the mean of {} n-gram rows) overflows float32: the model's "
+                            "values are too large"),
                             s.name.empty() ? s.info.path : s.name, show_token(w), r.ngrams));
   s.extras.push_back(std::move(r));
   return s.n + s.extras.size() - 1;
@@ -91,7 +92,7 @@ bool Embeddings::has_row(std::size_t i) const { return i < n_ || is_subword_row(
 const SubwordRow& subword_row_of(const Embeddings::Store& s, std::size_t i) {
   std::lock_guard<std::mutex> lock(s.extra_mu);
   if (i < s.n || i - s.n >= s.extras.size())
-    throw Error(fmt::format("embedding row {} is out of range (table has {} rows)", i, s.n));
+    throw Error(fmt::format(N_("embedding row {} is out of range (table has {} rows)"), i, s.n));
   return s.extras[i - s.n];  // a deque: the element stays where it is when more are added
 }
 

@@ -28,6 +28,7 @@
 #include "tfx/io/mapped_file.hpp"
 #include "vectors_hash.hpp"
 #include "tfx/io/temp_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 
 namespace tfx {
@@ -185,27 +186,27 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, cons
     why = std::string("corrupt: ") + what;
     return nullptr;
   };
-  if (std::memcmp(h.magic, kMagic, 8) != 0) return bad("not a tfx table");
-  if (h.version != kVersion || h.endian != kEndian) return bad("written by another tfx version");
-  if (h.file_size != size) return bad("its size does not match its header (truncated?)");
+  if (std::memcmp(h.magic, kMagic, 8) != 0) return bad(N_("not a tfx table"));
+  if (h.version != kVersion || h.endian != kEndian) return bad(N_("written by another tfx version"));
+  if (h.file_size != size) return bad(N_("its size does not match its header (truncated?)"));
   if (const char* problem = layout_problem(h, size)) return bad(problem);
   // 2. checksum of everything but the vectors
   if (table_checksum(h, base + h.off_norms, base + h.off_offsets, base + h.off_slots, base + h.off_chars,
-                     base + h.off_strings) != h.checksum) return bad("checksum mismatch");
+                     base + h.off_strings) != h.checksum) return bad(N_("checksum mismatch"));
   // the word table (the checksum only catches accidents): word offsets ascend through the word
   // bytes, every slot is empty or names a row, and some slot is empty, so each lookup ends.
   // One pass over N + S small integers: a few milliseconds for millions of words.
   const auto* offsets = reinterpret_cast<const std::uint64_t*>(base + h.off_offsets);
-  if (offsets[0] != 0 || offsets[h.n] != h.chars_len) return bad("word offsets do not match the word bytes");
+  if (offsets[0] != 0 || offsets[h.n] != h.chars_len) return bad(N_("word offsets do not match the word bytes"));
   for (std::uint64_t i = 0; i < h.n; ++i)
-    if (offsets[i] > offsets[i + 1]) return bad("word offsets are not ascending");
+    if (offsets[i] > offsets[i + 1]) return bad(N_("word offsets are not ascending"));
   const auto* slots = reinterpret_cast<const std::uint32_t*>(base + h.off_slots);
   std::uint64_t used = 0;
   for (std::uint64_t i = 0; i < h.slot_count; ++i) {
-    if (slots[i] > h.n) return bad("a hash slot names a row past the end");
+    if (slots[i] > h.n) return bad(N_("a hash slot names a row past the end"));
     used += slots[i] != 0;
   }
-  if (used > h.n) return bad("more hash slots in use than words");
+  if (used > h.n) return bad(N_("more hash slots in use than words"));
   // 3. staleness: the source file changed since the cache was written (a rewrite with the same
   //    size and a `touch -d`-restored mtime still changes its ctime, and mostly its inode or ends)
   if (expect.size >= 0 && (h.source_size != expect.size || h.source_mtime_ns != expect.mtime_ns ||
@@ -218,7 +219,7 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, cons
   if (vectors_hash(reinterpret_cast<const float*>(base + h.off_vectors), h.n * h.d * 4,
                    h.bucket_count ? reinterpret_cast<const float*>(base + h.off_buckets) : nullptr,
                    h.bucket_count * h.d * 4) != h.vectors_hash)
-    return bad("the vectors do not match their hash");
+    return bad(N_("the vectors do not match their hash"));
   s->n = h.n;
   s->d = h.d;
   s->vectors = reinterpret_cast<const float*>(base + h.off_vectors);
@@ -305,7 +306,7 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::create_directories(parent, ec) && ec)  // (false without ec: it exists)
-    throw Error(fmt::format("{}: cannot create the folder: {}", parent.string(), ec.message()));
+    throw Error(fmt::format(N_("{}: cannot create the folder: {}"), parent.string(), ec.message()));
   // (a unique temporary, O_EXCL: never a planted symlink, never another run's file)
   std::optional<TempFile> own;
   if (!target) {
@@ -344,14 +345,14 @@ void write_table(const Embeddings::Store& src, std::size_t n, const std::string&
   if (!ok || ftruncate(fd, static_cast<off_t>(h.file_size)) != 0) {
     const std::string err = std::strerror(errno);
     unlink(tmp.c_str());
-    throw Error(fmt::format("{}: write failed: {}", path, err));
+    throw Error(fmt::format(N_("{}: write failed: {}"), path, err));
   }
   if (own) {
     own->commit(path, default_file_mode(), "table");
   } else if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     unlink(tmp.c_str());
-    throw Error(fmt::format("{}: cannot write: {}", path, err));
+    throw Error(fmt::format(N_("{}: cannot write: {}"), path, err));
   }
 }
 

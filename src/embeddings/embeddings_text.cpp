@@ -15,6 +15,7 @@
 
 #include "embeddings_numbers.hpp"
 #include "embeddings_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -85,7 +86,7 @@ void for_each_window(const std::string& path, const Bytes& b, std::size_t begin,
       const ssize_t r = pread(b.fd, buf.data() + got, want - got, static_cast<off_t>(pos + got));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0)
-        fail(fmt::format("{}: the file changed while reading (truncated by another program?); nothing was written", path));
+        fail(fmt::format(N_("{}: the file changed while reading (truncated by another program?); nothing was written"), path));
       got += static_cast<std::size_t>(r);
     }
     std::memset(buf.data() + want, ' ', kPad);
@@ -155,9 +156,13 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
   // (the slow path's fields are in toks: the first is shown as the row's word)
   auto field_error = [&](const char* line, const char* le, std::string msg) {
     if (std::memchr(line, '\r', static_cast<std::size_t>(le - line)))
-      msg = fmt::format("the row for '{}' has a carriage return (\\r) inside it, where a word and {} number{} were expected; "
-                        "lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW converts them)",
-                        show(toks[0]), D, D == 1 ? "" : "s");
+      msg = fmt::format(fmt::runtime(D == 1 ? N_("the row for '{}' has a carriage return (\\r) inside it, where a word and {} number was "
+                                                 "expected; lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW "
+                                                 "converts them)")
+                                              : N_("the row for '{}' has a carriage return (\\r) inside it, where a word and {} numbers were "
+                                                   "expected; lines end in \\n or \\r\\n (old Mac line ends? tr '\\r' '\\n' < FILE > NEW "
+                                                   "converts them)")),
+                        show(toks[0]), D);
     error(line, std::move(msg));
   };
   while (p < stop) {
@@ -194,8 +199,13 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
       }
       const std::size_t nt = toks.size();
       if (nt < D + 1) {
-        field_error(line, le, nt <= 1 ? fmt::format("expected a word and {} number{}, found {} field", D, D == 1 ? "" : "s", nt)
-                            : fmt::format("the row for '{}' has {} number{}, expected {}", show(toks[0]), nt - 1, nt == 2 ? "" : "s", D));
+        field_error(line, le,
+                    nt <= 1 ? fmt::format(fmt::runtime(D == 1 ? N_("expected a word and {} number, found {} field")
+                                                              : N_("expected a word and {} numbers, found {} field")),
+                                          D, nt)
+                            : fmt::format(fmt::runtime(nt == 2 ? N_("the row for '{}' has {} number, expected {}")
+                                                               : N_("the row for '{}' has {} numbers, expected {}")),
+                                          show(toks[0]), nt - 1, D));
         return;
       }
       // extra fields that are all numbers make a ragged row, not a word with spaces
@@ -206,7 +216,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
         word_has_text = parse_number(r, toks[t].e, hard_end, dummy) != Num::ok;
       }
       if (nt > D + 1 && !word_has_text) {
-        field_error(line, le, fmt::format("the row for '{}' has {} numbers, expected {}",  // nt − 1 > D ≥ 1: plural
+        field_error(line, le, fmt::format(N_("the row for '{}' has {} numbers, expected {}"),  // nt − 1 > D ≥ 1: plural
                                 show(toks[0]), nt - 1, D));
         return;
       }
@@ -218,17 +228,17 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
           const std::string tok = show(t);
           const std::string w(line, toks[nt - D - 1].e);
           field_error(line, le, st == Num::non_finite
-                          ? fmt::format("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed", tok, show_token(w), j + 1, D)
+                          ? fmt::format(N_("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed"), tok, show_token(w), j + 1, D)
                       : st == Num::out_of_range
                           ? fmt::format("'{}' in the row for '{}' (number {} of {}) is out of float32 range", tok, show_token(w), j + 1, D)
-                          : fmt::format("'{}' in the row for '{}' (number {} of {}) is not a number", tok, show_token(w), j + 1, D));
+                          : fmt::format(N_("'{}' in the row for '{}' (number {} of {}) is not a number"), tok, show_token(w), j + 1, D));
           return;
         }
       }
       word_end = toks[nt - D - 1].e;
     }
     if (static_cast<std::size_t>(word_end - line) > kMaxWordBytes) {
-      error(line, fmt::format("a word of {} bytes, over the {}-byte limit of a word; expected a word and {} numbers", word_end - line,
+      error(line, fmt::format(N_("a word of {} bytes, over the {}-byte limit of a word; expected a word and {} numbers"), word_end - line,
                               kMaxWordBytes, D));
       return;
     }
@@ -311,12 +321,12 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
     const std::size_t le = nl ? static_cast<std::size_t>(nl - b.data) : b.size;
     const std::size_t f = count_fields(b.data + p, b.data + le);
     if (f > kMaxDim + 1)
-      fail(fmt::format("{}:{}: a line of {} fields ({} bytes); tfx reads at most {} dimensions", path,
+      fail(fmt::format(N_("{}:{}: a line of {} fields ({} bytes); tfx reads at most {} dimensions"), path,
                        line_of(b.data, p), f, le - p, kMaxDim));
     if (f > 0) counts.push_back(f);
     p = nl ? le + 1 : b.size;
   }
-  if (counts.empty()) fail(fmt::format("{}: no vectors (only blank lines)", path));
+  if (counts.empty()) fail(fmt::format(N_("{}: no vectors (only blank lines)"), path));
   // the most common count; on a tie, the first line's
   std::size_t best = counts[0];
   std::size_t best_n = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), best));
@@ -325,7 +335,7 @@ std::size_t glove_dimension(const std::string& path, const Bytes& b, std::size_t
     if (k > best_n) best = c, best_n = k;
   }
   if (best < 2)
-    fail(fmt::format("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field", path));
+    fail(fmt::format(N_("{}:1: expected a word followed by its numbers (GloVe: 'word v1 … vD'), found one field"), path));
   return best - 1;
 }
 
@@ -393,19 +403,19 @@ std::shared_ptr<Embeddings::Store> parse_text(const std::string& path, const Byt
     if (!part.error.empty()) fail(fmt::format("{}:{}: {}", path, line_of(b.data, part.error_at), part.error));
   std::size_t rows = 0;
   for (auto& part : parts) rows += part.rows;
-  if (rows == 0) fail(fmt::format("{}: no vectors after the header; expected lines 'word v1 … v{}'", path, D));
+  if (rows == 0) fail(fmt::format(N_("{}: no vectors after the header; expected lines 'word v1 … v{}'"), path, D));
   // 5. the header's count
   if (h.present) {
     const std::size_t promised = static_cast<std::size_t>(h.n);
     if (rows < promised && !(limit && rows >= limit))
-      fail(fmt::format("{}:{}: the header (line 1) says {} words, but the file ends after {}", path,
+      fail(fmt::format(N_("{}:{}: the header (line 1) says {} words, but the file ends after {}"), path,
                        line_of(b.data, end) + (end > 0 && b.data[end - 1] != '\n' ? 1 : 0), promised, rows));
     if (rows > promised) {
       std::size_t seen = 0;
       for (auto& part : parts) {
         const RowWords& blk = part.words;
         if (seen + blk.rows > promised)
-          fail(fmt::format("{}:{}: more rows than the header (line 1) says ({} words)", path,
+          fail(fmt::format(N_("{}:{}: more rows than the header (line 1) says ({} words)"), path,
                            line_of(b.data, blk.line_offsets[promised - seen]), promised));
         seen += blk.rows;
       }

@@ -10,6 +10,7 @@
 
 #include "embeddings_store.hpp"
 #include "tfx/io/temp_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -19,7 +20,7 @@ void write_embedding_file(const Embeddings& e, const std::string& path, Embeddin
     return;
   }
   if (format == EmbeddingFormat::detect || format == EmbeddingFormat::builtin || format == EmbeddingFormat::fasttext_bin)
-    throw usage_error(fmt::format("cannot write format '{}'; expected glove, word2vec, word2vec-bin, fasttext or tfx",
+    throw usage_error(fmt::format(N_("cannot write format '{}'; expected glove, word2vec, word2vec-bin, fasttext or tfx"),
                                   embedding_format_name(format)));
   // a unique temporary beside the target (O_EXCL), removed on failure and on SIGINT/TERM/HUP
   const std::string dir = std::filesystem::path(path).parent_path().string();
@@ -29,7 +30,7 @@ void write_embedding_file(const Embeddings& e, const std::string& path, Embeddin
   buf.reserve(1 << 20);
   auto flush = [&] {
     if (!buf.empty() && !tmp.write_all(buf.data(), buf.size()))
-      throw Error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+      throw Error(fmt::format(N_("{}: write failed: {}"), path, std::strerror(errno)));
     buf.clear();
   };
   if (format != EmbeddingFormat::glove) buf += fmt::format("{} {}\n", n, d);

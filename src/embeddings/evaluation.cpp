@@ -23,6 +23,7 @@
 #include "tfx/core/ops.hpp"
 #include "tfx/core/stats.hpp"
 #include "tfx/text/unicode.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -134,7 +135,7 @@ void add_to(SectionScore& s, const SectionScore& from) {
 }  // namespace
 
 AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet& set, const AnalogyEvalOptions& opt) {
-  if (opt.restrict_vocab == 0) throw usage_error("restrict_vocab must be at least 1", {"restrict_vocab"});
+  if (opt.restrict_vocab == 0) throw usage_error(N_("restrict_vocab must be at least 1"), {"restrict_vocab"});
   const std::size_t R = std::min(opt.restrict_vocab, e.size()), D = e.dim();
   const auto vocab = restricted_vocab(e, R, opt.case_insensitive);
   auto key = [&](std::string_view w) { return opt.case_insensitive ? utf8_upper(w) : std::string(w); };
@@ -262,7 +263,7 @@ AnalogyEvaluation evaluate_word_analogies(const Embeddings& e, const AnalogySet&
 // ---- word-pair similarity ----------------------------------------------------------------------
 
 WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& set, const PairEvalOptions& opt) {
-  if (opt.restrict_vocab == 0) throw usage_error("restrict_vocab must be at least 1", {"restrict_vocab"});
+  if (opt.restrict_vocab == 0) throw usage_error(N_("restrict_vocab must be at least 1"), {"restrict_vocab"});
   // progress: the R words keyed, then the pairs, as one count
   const std::size_t R = std::min(opt.restrict_vocab, e.size()), total = R + set.pairs.size();
   Progress keyed;
@@ -291,17 +292,17 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
     model.push_back(c);
   }
   if (gold.empty())
-    throw Error(fmt::format("none of the {} pairs has both words in the vocabulary (first {} words{})", ev.pairs,
+    throw Error(fmt::format(N_("none of the {} pairs has both words in the vocabulary (first {} words{})"), ev.pairs,
                             std::min(opt.restrict_vocab, e.size()), opt.case_insensitive ? ", case-insensitive" : ""));
   // a correlation (and its p-value) needs 3 pairs and two sides that vary; else it is NaN
   if (gold.size() < 3)
-    throw Error(fmt::format("only {} of the {} pairs {} both words in the vocabulary; a correlation needs at least 3",
+    throw Error(fmt::format(N_("only {} of the {} pairs {} both words in the vocabulary; a correlation needs at least 3"),
                             gold.size(), ev.pairs, gold.size() == 1 ? "has" : "have"));
   if (std::all_of(gold.begin(), gold.end(), [&](double g) { return g == gold[0]; }))
-    throw Error(fmt::format("the human scores of the {} pairs used are all {}; a correlation needs scores that vary",
+    throw Error(fmt::format(N_("the human scores of the {} pairs used are all {}; a correlation needs scores that vary"),
                             gold.size(), gold[0]));
   if (std::all_of(model.begin(), model.end(), [&](double m) { return m == model[0]; }))
-    throw Error(fmt::format("the vectors give all {} pairs the same cosine ({}); a correlation needs similarities that vary",
+    throw Error(fmt::format(N_("the vectors give all {} pairs the same cosine ({}); a correlation needs similarities that vary"),
                             gold.size(), model[0]));
   ev.oov_ratio = 100.0 * static_cast<double>(ev.oov) / static_cast<double>(ev.pairs);
   ev.pearson = pearson(gold, model);

@@ -12,6 +12,7 @@
 
 #include "tfx/embeddings/evaluation.hpp"
 #include "tfx/io/text_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -20,9 +21,9 @@ namespace {
 // The whole file as bytes (bounded; a BOM removed); errors name the path.
 std::string read_text_file(const std::string& path, const char* what) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such {} file", path, what));
+  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format(N_("{}: no such {} file"), path, what));
   if (std::filesystem::is_directory(path, ec))
-    throw Error(fmt::format("{}: is a directory, expected a {} file", path, what));
+    throw Error(fmt::format(N_("{}: is a directory, expected a {} file"), path, what));
   return read_text_input(path, std::string(what) + " file");
 }
 
@@ -87,13 +88,13 @@ AnalogySet parse_analogy_set(std::string_view text, const std::string& path, boo
       std::string_view name = line;
       while (!name.empty() && (name.front() == ':' || name.front() == ' ')) name.remove_prefix(1);
       name = trim(name);
-      if (name.empty()) throw Error(fmt::format("{}:{}: section line without a name (expected ': capital-world')", path, no));
+      if (name.empty()) throw Error(fmt::format(N_("{}:{}: section line without a name (expected ': capital-world')"), path, no));
       set.sections.push_back({std::string(name), no, {}});
       return;
     }
     if (set.sections.empty())
-      throw Error(fmt::format("{}:{}: question before the first section; the Google analogy format starts each section "
-                              "with a line ': name' (e.g. ': capital-common-countries')",
+      throw Error(fmt::format(N_("{}:{}: question before the first section; the Google analogy format starts each section "
+                              "with a line ': name' (e.g. ': capital-common-countries')"),
                               path, no));
     auto words = split_ws(line);
     if (words.size() != 4) {
@@ -101,15 +102,15 @@ AnalogySet parse_analogy_set(std::string_view text, const std::string& path, boo
         ++set.skipped_lines;
         return;
       }
-      throw Error(fmt::format("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got {} word{}: {} "
-                              "(skip_invalid skips such lines, as gensim does)",
+      throw Error(fmt::format(N_("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got {} word{}: {} "
+                              "(skip_invalid skips such lines, as gensim does)"),
                               path, no, words.size(), words.size() == 1 ? "" : "s", quoted(line)), Error::Kind::data, {"skip_invalid"});
     }
     set.sections.back().questions.push_back(
         {std::string(words[0]), std::string(words[1]), std::string(words[2]), std::string(words[3]), no});
   });
   if (set.question_count() == 0)
-    throw Error(fmt::format("{}: no analogy questions (expected ': section' lines followed by 'a b c d' lines)", path));
+    throw Error(fmt::format(N_("{}: no analogy questions (expected ': section' lines followed by 'a b c d' lines)"), path));
   return set;
 }
 
@@ -140,7 +141,7 @@ WordPairSet parse_word_pairs(std::string_view text, const std::string& path, boo
         ++set.skipped_lines;
         return;
       }
-      throw Error(fmt::format("{}:{}: expected 'word1<TAB>word2<TAB>score', got {} field{}: {}{}", path, no, fields.size(),
+      throw Error(fmt::format(N_("{}:{}: expected 'word1<TAB>word2<TAB>score', got {} field{}: {}{}"), path, no, fields.size(),
                               fields.size() == 1 ? "" : "s", quoted(line), hint),
                   Error::Kind::data, {"skip_invalid"});
     }
@@ -153,15 +154,15 @@ WordPairSet parse_word_pairs(std::string_view text, const std::string& path, boo
         ++set.skipped_lines;
         return;
       }
-      throw Error(fmt::format("{}:{}: score {} is not a number (expected 'word1<TAB>word2<TAB>score', e.g. "
-                              "'tiger<TAB>cat<TAB>7.35'){}",
+      throw Error(fmt::format(N_("{}:{}: score {} is not a number (expected 'word1<TAB>word2<TAB>score', e.g. "
+                              "'tiger<TAB>cat<TAB>7.35'){}"),
                               path, no, quoted(fields[2]), hint),
                   Error::Kind::data, {"skip_invalid"});
     }
     set.pairs.push_back({std::string(fields[0]), std::string(fields[1]), score, no});
   });
   if (set.pairs.empty())
-    throw Error(fmt::format("{}: no word pairs (expected lines 'word1<TAB>word2<TAB>score')", path));
+    throw Error(fmt::format(N_("{}: no word pairs (expected lines 'word1<TAB>word2<TAB>score')"), path));
   return set;
 }
 

@@ -9,11 +9,12 @@
 #include <numeric>
 
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
 VectorComparison compare_vectors(std::span<const float> a, std::span<const float> b) {
-  if (a.size() != b.size()) throw Error(fmt::format("compare_vectors: lengths {} and {}", a.size(), b.size()));
+  if (a.size() != b.size()) throw Error(fmt::format(N_("compare_vectors: lengths {} and {}"), a.size(), b.size()));
   VectorComparison c;
   c.dot = dot(a, b);
   c.norm_a = norm(a);
@@ -31,10 +32,10 @@ VectorComparison compare_vectors(std::span<const float> a, std::span<const float
 
 Tensor embedding_lookup(const Embeddings& e, std::span<const std::size_t> ids, std::size_t lists, bool keep_batch) {
   if (lists == 0 || ids.size() % lists != 0)
-    throw Error(fmt::format("embedding_lookup: {} ids do not split into {} lists of equal length", ids.size(), lists));
+    throw Error(fmt::format(N_("embedding_lookup: {} ids do not split into {} lists of equal length"), ids.size(), lists));
   for (std::size_t id : ids)
     if (!e.has_row(id))
-      throw Error(fmt::format("id {} is out of range: {} has {} rows, valid ids are 0..{}", id, e.name(), e.size(), e.size() - 1));
+      throw Error(fmt::format(N_("id {} is out of range: {} has {} rows, valid ids are 0..{}"), id, e.name(), e.size(), e.size() - 1));
   const std::size_t T = ids.size() / lists, D = e.dim();
   checked_element_count({ids.size(), D}, fmt::format("{} ids × {} dims", ids.size(), D));
   Tensor out = e.rows(ids);  // (lists·T, D)
@@ -44,7 +45,7 @@ Tensor embedding_lookup(const Embeddings& e, std::span<const std::size_t> ids, s
 
 std::vector<float> mean_difference(const Embeddings& e, std::span<const std::size_t> from, std::span<const std::size_t> to) {
   if (from.size() != to.size() || from.empty())
-    throw Error(fmt::format("mean_difference: {} 'from' words and {} 'to' words (need the same number, at least one)",
+    throw Error(fmt::format(N_("mean_difference: {} 'from' words and {} 'to' words (need the same number, at least one)"),
                             from.size(), to.size()));
   const std::size_t D = e.dim();
   std::vector<double> acc(D, 0.0);
@@ -67,12 +68,12 @@ double score_row(const Embeddings& e, std::size_t i, std::span<const float> d, d
 }  // namespace
 
 double direction_score(const Embeddings& e, std::size_t w, std::span<const float> d, bool cos) {
-  if (e.dim() != d.size()) throw Error(fmt::format("direction_score: a direction of length {} for {}-dimensional vectors", d.size(), e.dim()));
+  if (e.dim() != d.size()) throw Error(fmt::format(N_("direction_score: a direction of length {} for {}-dimensional vectors"), d.size(), e.dim()));
   return score_row(e, w, d, norm(d), cos);
 }
 
 std::vector<double> direction_scores(const Embeddings& e, std::span<const float> d, bool cos) {
-  if (e.dim() != d.size()) throw Error(fmt::format("direction_scores: a direction of length {} for {}-dimensional vectors", d.size(), e.dim()));
+  if (e.dim() != d.size()) throw Error(fmt::format(N_("direction_scores: a direction of length {} for {}-dimensional vectors"), d.size(), e.dim()));
   const double dn = norm(d);
   std::vector<double> out(e.size());
   for (std::size_t i = 0; i < e.size(); ++i) out[i] = score_row(e, i, d, dn, cos);
@@ -89,8 +90,8 @@ std::vector<std::pair<std::size_t, double>> extreme_rows(std::span<const double>
 }
 
 Pca project_words(const Embeddings& e, std::span<const std::size_t> words, bool unit, std::size_t k) {
-  if (words.size() < k) throw Error(fmt::format("a projection needs at least {} words, got {}", k, words.size()));
-  if (e.dim() < k) throw Error(fmt::format("a {}-D projection needs vectors of at least {} dimensions, {} has {}", k, k, e.name(), e.dim()));
+  if (words.size() < k) throw Error(fmt::format(N_("a projection needs at least {} words, got {}"), k, words.size()));
+  if (e.dim() < k) throw Error(fmt::format(N_("a {}-D projection needs vectors of at least {} dimensions, {} has {}"), k, k, e.name(), e.dim()));
   return pca(e.rows(words, unit), k);
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -333,15 +334,15 @@ if (location.hash === '#selftest') {
 std::string attention_html(const AttentionPage& p) {
   const std::size_t L = p.weights.size(), H = p.head_names.size(), T = p.queries.size(), S = p.keys.size();
   if (L == 0 || H == 0 || T == 0 || S == 0 || p.layer_names.size() != L)
-    throw usage_error("html: nothing to draw (no layers, heads or tokens)", {"html"});
+    throw usage_error(N_("html: nothing to draw (no layers, heads or tokens)"), {"html"});
   if (L * H * T * S > kMaxHtmlWeights)
-    throw usage_error(fmt::format("html: {} layers × {} heads × {} × {} = {} weights are too many for one page (at most {}); "
-                                  "choose layer or head, or a shorter text",
+    throw usage_error(fmt::format(N_("html: {} layers × {} heads × {} × {} = {} weights are too many for one page (at most {}); "
+                                  "choose layer or head, or a shorter text"),
                                   L, H, T, S, L * H * T * S, kMaxHtmlWeights),
                       {"html", "layer", "head"});
   for (const Tensor& w : p.weights)
     if (w.rank() != 3 || w.dim(0) != H || w.dim(1) != T || w.dim(2) != S)
-      throw usage_error(fmt::format("html: weights of shape ({}, {}, {}) expected per layer", H, T, S), {"html"});
+      throw usage_error(fmt::format(N_("html: weights of shape ({}, {}, {}) expected per layer"), H, T, S), {"html"});
   nlohmann::json meta = {{"queries", p.queries},
                          {"keys", p.keys},
                          {"layers", p.layer_names},

@@ -204,9 +204,9 @@ Layout lay_out(const Figure& figure) {
 
 void check_scale(double scale, double width, double height) {
   if (!(scale >= kMinScale && scale <= kMaxScale))
-    throw usage_error(fmt::format("figure scale must be from {} to {}, got {}", kMinScale, kMaxScale, scale));
+    throw usage_error(fmt::format(N_("figure scale must be from {} to {}, got {}"), kMinScale, kMaxScale, scale));
   if (width * height * scale * scale > kMaxFigurePixels)
-    throw usage_error(fmt::format("the figure would be {:.0f}×{:.0f} pixels at scale {}; use a smaller scale", width * scale,
+    throw usage_error(fmt::format(N_("the figure would be {:.0f}×{:.0f} pixels at scale {}; use a smaller scale"), width * scale,
                                   height * scale, scale));
 }
 
@@ -278,7 +278,7 @@ std::string encode_png(const Image& image) {
     static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
   };
   if (!stbi_write_png_to_func(sink, &out, image.width, image.height, 3, image.rgb.data(), image.width * 3))
-    throw Error("PNG encoding failed");
+    throw Error(N_("PNG encoding failed"));
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::font {
 
@@ -31,7 +32,7 @@ struct FcReader {
 };
 
 [[noreturn]] void fc_damaged(const std::string& path, const std::string& what) {
-  throw Error(fmt::format("{}: damaged font: {}", escape_for_message(path), what));
+  throw Error(fmt::format(N_("{}: damaged font: {}"), escape_for_message(path), what));
 }
 
 // GPOS as stbtt__GetGlyphGPOSInfoAdvance walks it: the lookup list, every lookup's subtable
@@ -142,9 +143,9 @@ std::string fc_gpos_problem(const FcReader& r, std::uint64_t gpos) {
 // The cmap subtable stbtt_InitFont picks (the last Microsoft Unicode or Unicode-platform
 // record), checked for what stbtt_FindGlyphIndex reads of its format.
 void fc_check_cmap(const FcReader& r, std::uint64_t cmap, const std::string& path) {
-  if (!r.has(cmap, 4)) fc_damaged(path, "the cmap table runs past the end of the file");
+  if (!r.has(cmap, 4)) fc_damaged(path, N_("the cmap table runs past the end of the file"));
   const unsigned records = r.u16(cmap + 2);
-  if (!r.has(cmap + 4, 8ull * records)) fc_damaged(path, "the cmap records run past the end of the file");
+  if (!r.has(cmap + 4, 8ull * records)) fc_damaged(path, N_("the cmap records run past the end of the file"));
   std::uint64_t map = 0;
   for (unsigned i = 0; i < records; ++i) {
     const std::uint64_t rec = cmap + 4 + 8ull * i;
@@ -152,35 +153,35 @@ void fc_check_cmap(const FcReader& r, std::uint64_t cmap, const std::string& pat
     if ((platform == 3 && (encoding == 1 || encoding == 10)) || platform == 0) map = cmap + r.u32(rec + 4);
   }
   if (map == 0) return;  // stbtt_InitFont refuses the font
-  if (map > 0xFFFFFFFFull || !r.has(map, 4)) fc_damaged(path, "the cmap subtable is outside the file");
+  if (map > 0xFFFFFFFFull || !r.has(map, 4)) fc_damaged(path, N_("the cmap subtable is outside the file"));
   const unsigned format = r.u16(map);
   switch (format) {
     case 0:
-      if (!r.has(map, r.u16(map + 2))) fc_damaged(path, "the format 0 cmap runs past the end of the file");
+      if (!r.has(map, r.u16(map + 2))) fc_damaged(path, N_("the format 0 cmap runs past the end of the file"));
       return;
     case 6:
-      if (!r.has(map, 10) || !r.has(map + 10, 2ull * r.u16(map + 8))) fc_damaged(path, "the format 6 cmap runs past the end of the file");
+      if (!r.has(map, 10) || !r.has(map + 10, 2ull * r.u16(map + 8))) fc_damaged(path, N_("the format 6 cmap runs past the end of the file"));
       return;
     case 12:
     case 13:
-      if (!r.has(map, 16) || !r.has(map + 16, 12ull * r.u32(map + 12))) fc_damaged(path, fmt::format("the format {} cmap runs past the end of the file", format));
+      if (!r.has(map, 16) || !r.has(map + 16, 12ull * r.u32(map + 12))) fc_damaged(path, fmt::format(N_("the format {} cmap runs past the end of the file"), format));
       return;
     case 4: {
       const std::uint64_t seg = r.u16(map + 6) >> 1, range = r.u16(map + 8) >> 1, shift = r.u16(map + 12) >> 1;
       // the binary search never looks past segment range + shift − 1: keep that inside the segments
-      if (seg == 0 || range + shift > seg) fc_damaged(path, "the format 4 cmap's search fields do not match its segment count");
-      if (!r.has(map, 16 + 8 * seg)) fc_damaged(path, "the format 4 cmap's segments run past the end of the file");
+      if (seg == 0 || range + shift > seg) fc_damaged(path, N_("the format 4 cmap's search fields do not match its segment count"));
+      if (!r.has(map, 16 + 8 * seg)) fc_damaged(path, N_("the format 4 cmap's segments run past the end of the file"));
       for (std::uint64_t k = 0; k < seg; ++k) {
         const unsigned end = r.u16(map + 14 + 2 * k), start = r.u16(map + 16 + 2 * seg + 2 * k);
         const unsigned offset = r.u16(map + 16 + 6 * seg + 2 * k);
         if (offset == 0 || start > end) continue;
         const std::uint64_t last = map + 16 + 6 * seg + 2 * k + offset + 2ull * (end - start);
-        if (!r.has(last, 2)) fc_damaged(path, "a format 4 cmap segment's glyph array runs past the end of the file");
+        if (!r.has(last, 2)) fc_damaged(path, N_("a format 4 cmap segment's glyph array runs past the end of the file"));
       }
       return;
     }
     default:
-      fc_damaged(path, fmt::format("cmap format {} (tfx reads formats 0, 4, 6, 12 and 13)", format));
+      fc_damaged(path, fmt::format(N_("cmap format {} (tfx reads formats 0, 4, 6, 12 and 13)"), format));
   }
 }
 
@@ -188,10 +189,10 @@ void fc_check_cmap(const FcReader& r, std::uint64_t cmap, const std::string& pat
 
 FontLayout check_font_file(const unsigned char* data, std::size_t size, long fontstart, const std::string& path) {
   const FcReader r{data, size};
-  if (fontstart < 0 || !r.has(static_cast<std::uint64_t>(fontstart), 12)) fc_damaged(path, "the font's offset is outside the file");
+  if (fontstart < 0 || !r.has(static_cast<std::uint64_t>(fontstart), 12)) fc_damaged(path, N_("the font's offset is outside the file"));
   const std::uint64_t fs = static_cast<std::uint64_t>(fontstart);
   const unsigned tables = r.u16(fs + 4);
-  if (!r.has(fs + 12, 16ull * tables)) fc_damaged(path, fmt::format("the directory of {} tables runs past the end of the file", tables));
+  if (!r.has(fs + 12, 16ull * tables)) fc_damaged(path, fmt::format(N_("the directory of {} tables runs past the end of the file"), tables));
   // the first entry of each tag, as stbtt__find_table; every entry inside the file
   auto find = [&](std::string_view tag) -> std::pair<std::uint64_t, std::uint64_t> {
     for (unsigned i = 0; i < tables; ++i) {
@@ -203,48 +204,48 @@ FontLayout check_font_file(const unsigned char* data, std::size_t size, long fon
   for (std::string_view tag : {"cmap", "loca", "head", "glyf", "hhea", "hmtx", "kern", "GPOS", "maxp", "name", "CFF "}) {
     const auto [off, len] = find(tag);
     if (off != 0 && (off > 0x7FFFFFFFull || !r.has(off, len)))
-      fc_damaged(path, fmt::format("table '{}' (offset {}, {} bytes) runs past the end of the file ({} bytes)", tag, off, len, size));
+      fc_damaged(path, fmt::format(N_("table '{}' (offset {}, {} bytes) runs past the end of the file ({} bytes)"), tag, off, len, size));
   }
   FontLayout f;
   f.size = size;
   const std::uint64_t cmap = find("cmap").first, head = find("head").first, hhea = find("hhea").first, hmtx = find("hmtx").first,
                       maxp = find("maxp").first, loca = find("loca").first, glyf = find("glyf").first;
-  if (!cmap || !head || !hhea || !hmtx || !maxp) fc_damaged(path, "a cmap, head, hhea, hmtx or maxp table is missing");
-  if (!r.has(head, 54)) fc_damaged(path, "the head table is shorter than 54 bytes");
-  if (!r.has(hhea, 36)) fc_damaged(path, "the hhea table is shorter than 36 bytes");
-  if (!r.has(maxp, 6)) fc_damaged(path, "the maxp table is shorter than 6 bytes");
+  if (!cmap || !head || !hhea || !hmtx || !maxp) fc_damaged(path, N_("a cmap, head, hhea, hmtx or maxp table is missing"));
+  if (!r.has(head, 54)) fc_damaged(path, N_("the head table is shorter than 54 bytes"));
+  if (!r.has(hhea, 36)) fc_damaged(path, N_("the hhea table is shorter than 36 bytes"));
+  if (!r.has(maxp, 6)) fc_damaged(path, N_("the maxp table is shorter than 6 bytes"));
   f.head = head, f.hmtx = hmtx, f.loca = loca, f.glyf = glyf;
   f.num_glyphs = r.u16(maxp + 4);
   f.units_per_em = r.u16(head + 18);
   f.loca_format = r.s16(head + 50);
   f.long_metrics = r.u16(hhea + 34);
   f.truetype = glyf != 0;
-  if (f.num_glyphs == 0) fc_damaged(path, "maxp says the font has no glyphs");
-  if (f.units_per_em < 16 || f.units_per_em > 16384) fc_damaged(path, fmt::format("units per em {} (16…16384)", f.units_per_em));
-  if (f.long_metrics == 0) fc_damaged(path, "hhea gives no horizontal metrics");
+  if (f.num_glyphs == 0) fc_damaged(path, N_("maxp says the font has no glyphs"));
+  if (f.units_per_em < 16 || f.units_per_em > 16384) fc_damaged(path, fmt::format(N_("units per em {} (16…16384)"), f.units_per_em));
+  if (f.long_metrics == 0) fc_damaged(path, N_("hhea gives no horizontal metrics"));
   const std::uint64_t metrics = 4ull * f.long_metrics + (f.num_glyphs > f.long_metrics ? 2ull * (f.num_glyphs - f.long_metrics) : 0);
-  if (!r.has(hmtx, metrics)) fc_damaged(path, fmt::format("the hmtx table is shorter than its {} glyphs need", f.num_glyphs));
+  if (!r.has(hmtx, metrics)) fc_damaged(path, fmt::format(N_("the hmtx table is shorter than its {} glyphs need"), f.num_glyphs));
   if (f.truetype) {
-    if (!loca) fc_damaged(path, "glyf without loca");
-    if (f.loca_format != 0 && f.loca_format != 1) fc_damaged(path, fmt::format("indexToLocFormat {} (0 or 1)", f.loca_format));
-    if (!r.has(loca, (f.num_glyphs + 1ull) * (f.loca_format ? 4 : 2))) fc_damaged(path, fmt::format("the loca table is shorter than its {} glyphs need", f.num_glyphs));
+    if (!loca) fc_damaged(path, N_("glyf without loca"));
+    if (f.loca_format != 0 && f.loca_format != 1) fc_damaged(path, fmt::format(N_("indexToLocFormat {} (0 or 1)"), f.loca_format));
+    if (!r.has(loca, (f.num_glyphs + 1ull) * (f.loca_format ? 4 : 2))) fc_damaged(path, fmt::format(N_("the loca table is shorter than its {} glyphs need"), f.num_glyphs));
   }
   fc_check_cmap(r, cmap, path);
   if (const std::uint64_t kern = find("kern").first; kern) {
-    if (!r.has(kern, 12)) fc_damaged(path, "the kern table is shorter than its header");
+    if (!r.has(kern, 12)) fc_damaged(path, N_("the kern table is shorter than its header"));
     if (r.u16(kern + 2) >= 1 && r.u16(kern + 8) == 1 && !r.has(kern + 18, 6ull * r.u16(kern + 10)))
-      fc_damaged(path, "the kern pairs run past the end of the file");
+      fc_damaged(path, N_("the kern pairs run past the end of the file"));
   }
   if (const std::uint64_t gpos = find("GPOS").first; gpos)
     if (const std::string problem = fc_gpos_problem(r, gpos); !problem.empty()) fc_damaged(path, problem);
   if (const std::uint64_t name = find("name").first; name) {
-    if (!r.has(name, 6)) fc_damaged(path, "the name table is shorter than its header");
+    if (!r.has(name, 6)) fc_damaged(path, N_("the name table is shorter than its header"));
     const unsigned count = r.u16(name + 2);
     const std::uint64_t strings = name + r.u16(name + 4);
-    if (!r.has(name + 6, 12ull * count)) fc_damaged(path, "the name records run past the end of the file");
+    if (!r.has(name + 6, 12ull * count)) fc_damaged(path, N_("the name records run past the end of the file"));
     for (unsigned i = 0; i < count; ++i) {
       const std::uint64_t rec = name + 6 + 12ull * i;
-      if (!r.has(strings + r.u16(rec + 10), r.u16(rec + 8))) fc_damaged(path, "a name string runs past the end of the file");
+      if (!r.has(strings + r.u16(rec + 10), r.u16(rec + 8))) fc_damaged(path, N_("a name string runs past the end of the file"));
     }
   }
   return f;

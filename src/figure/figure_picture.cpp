@@ -8,6 +8,7 @@
 
 #include "figure_canvas.hpp"
 #include "figure_layout.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::draw {
 
@@ -136,9 +137,9 @@ Scene sequence_scene(const Picture& p) {
 
 Scene picture_scene(const Picture& p) {
   if (p.image.width <= 0 || p.image.height <= 0 || p.image.rgb.size() != static_cast<std::size_t>(p.image.width) * p.image.height * 3)
-    throw Error("picture: the image has no pixels");
+    throw Error(N_("picture: the image has no pixels"));
   if (p.sequence && (p.cell <= 0 || p.cell > std::min(p.image.width, p.image.height)))
-    throw Error("picture: a sequence of patches needs a patch side from 1 to the image's smaller side");
+    throw Error(N_("picture: a sequence of patches needs a patch side from 1 to the image's smaller side"));
   return p.sequence ? sequence_scene(p) : grid_scene(p);
 }
 

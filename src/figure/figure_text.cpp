@@ -22,6 +22,7 @@
 #include "figure_fontconfig.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/figure/figure.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::font {
 
@@ -82,14 +83,14 @@ std::unique_ptr<FontFile> load_font(const std::string& path, int index = 0) {
   // basic_filebuf::underflow), as is a file larger than any font
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) throw Error(fmt::format("{}: cannot read the font file: no such file", escape_for_message(path)));
-  if (std::filesystem::is_directory(st)) throw Error(fmt::format("{}: is a directory, expected a TrueType or OpenType font file", escape_for_message(path)));
-  if (!std::filesystem::is_regular_file(st)) throw Error(fmt::format("{}: not a regular file, expected a TrueType or OpenType font file", escape_for_message(path)));
+  if (ec || !std::filesystem::exists(st)) throw Error(fmt::format(N_("{}: cannot read the font file: no such file"), escape_for_message(path)));
+  if (std::filesystem::is_directory(st)) throw Error(fmt::format(N_("{}: is a directory, expected a TrueType or OpenType font file"), escape_for_message(path)));
+  if (!std::filesystem::is_regular_file(st)) throw Error(fmt::format(N_("{}: not a regular file, expected a TrueType or OpenType font file"), escape_for_message(path)));
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(fmt::format("{}: cannot read the font file", escape_for_message(path)));
-  if (bytes > kMaxFontBytes) throw Error(fmt::format("{}: {} bytes; a font file has at most {} MB", escape_for_message(path), bytes, kMaxFontBytes >> 20));
+  if (ec) throw Error(fmt::format(N_("{}: cannot read the font file"), escape_for_message(path)));
+  if (bytes > kMaxFontBytes) throw Error(fmt::format(N_("{}: {} bytes; a font file has at most {} MB"), escape_for_message(path), bytes, kMaxFontBytes >> 20));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot read the font file", escape_for_message(path)));
+  if (!in) throw Error(fmt::format(N_("{}: cannot read the font file"), escape_for_message(path)));
   auto f = std::make_unique<FontFile>();
   f->path = path;
   f->data.resize(static_cast<std::size_t>(bytes));
@@ -97,10 +98,10 @@ std::unique_ptr<FontFile> load_font(const std::string& path, int index = 0) {
   f->data.resize(static_cast<std::size_t>(in.gcount()));
   // stbtt_GetFontOffsetForIndex reads the 4-byte tag, and a collection's first offset at 12
   const int offset = f->data.size() >= 16 ? stbtt_GetFontOffsetForIndex(f->data.data(), index) : -1;
-  if (offset < 0) throw Error(fmt::format("{}: not a TrueType or OpenType font", escape_for_message(path)));
+  if (offset < 0) throw Error(fmt::format(N_("{}: not a TrueType or OpenType font"), escape_for_message(path)));
   f->layout = font::check_font_file(f->data.data(), f->data.size(), offset, path);
-  if (!stbtt_InitFont(&f->info, f->data.data(), offset)) throw Error(fmt::format("{}: not a TrueType or OpenType font", escape_for_message(path)));
-  if (!font::glyph_readable(f->data.data(), f->layout, 0, f->readable)) throw Error(fmt::format("{}: damaged font: glyph 0 (.notdef) cannot be read", escape_for_message(path)));
+  if (!stbtt_InitFont(&f->info, f->data.data(), offset)) throw Error(fmt::format(N_("{}: not a TrueType or OpenType font"), escape_for_message(path)));
+  if (!font::glyph_readable(f->data.data(), f->layout, 0, f->readable)) throw Error(fmt::format(N_("{}: damaged font: glyph 0 (.notdef) cannot be read"), escape_for_message(path)));
   return f;
 }
 

@@ -222,7 +222,7 @@ std::vector<std::string> render_panel(const Heatmap& h, std::size_t pw, std::siz
 
 std::string render_view(const Figure& f, const ViewOptions& options) {
   if (options.width < kMinViewWidth)
-    throw usage_error(fmt::format("width {}: a view needs a terminal at least {} columns wide", options.width, kMinViewWidth),
+    throw usage_error(fmt::format(N_("width {}: a view needs a terminal at least {} columns wide"), options.width, kMinViewWidth),
                       {"width"});
   const auto W = static_cast<std::size_t>(options.width);
   // one line is left for the shell prompt that follows

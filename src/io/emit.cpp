@@ -21,6 +21,7 @@
 #include "tfx/io/emit_together.hpp"
 #include "tfx/io/format.hpp"
 #include "tfx/io/temp_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -48,7 +49,7 @@ void write_descriptor(int fd, std::string_view bytes, const std::string& what, c
   while (n) {
     const ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    if (w <= 0) throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, path, std::strerror(errno)));
     p += w;
     n -= static_cast<std::size_t>(w);
   }
@@ -87,17 +88,17 @@ struct Staged {
 Staged stage(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
   if (path == "-") {
     if (binary && isatty(fileno(stdout)))
-      throw usage_error(fmt::format("{} -: refusing to write binary output to a terminal; give a file name or pipe it", what));
+      throw usage_error(fmt::format(N_("{} -: refusing to write binary output to a terminal; give a file name or pipe it"), what));
     for (std::string_view bytes : pieces)
       if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
-        throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
-    if (std::fflush(stdout) != 0) throw Error(fmt::format("{}: cannot write to stdout: {}", what, std::strerror(errno)));
+        throw Error(fmt::format(N_("{}: cannot write to stdout: {}"), what, std::strerror(errno)));
+    if (std::fflush(stdout) != 0) throw Error(fmt::format(N_("{}: cannot write to stdout: {}"), what, std::strerror(errno)));
     return {};
   }
   // 1. this process's own stdout/stderr/fd N: written through the descriptor
   if (const int fd = own_descriptor(path); fd >= 0) {
     if (binary && isatty(fd))
-      throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
+      throw usage_error(fmt::format(N_("{} {}: refusing to write binary output to a terminal; give a file name or pipe it"), what, path));
     std::fflush(stdout);
     for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
     return {};
@@ -108,13 +109,13 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
   struct stat st {};
   const bool exists = ::stat(target.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode))
-    throw Error(fmt::format("{} {}: cannot write: it is a directory; give a file name", what, path));
+    throw Error(fmt::format(N_("{} {}: cannot write: it is a directory; give a file name"), what, path));
   if (exists && !S_ISREG(st.st_mode)) {
     const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    if (fd < 0) throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, path, std::strerror(errno)));
     if (binary && isatty(fd)) {  // -o /dev/tty (or a pts) is the terminal as much as stdout is
       ::close(fd);
-      throw usage_error(fmt::format("{} {}: refusing to write binary output to a terminal; give a file name or pipe it", what, path));
+      throw usage_error(fmt::format(N_("{} {}: refusing to write binary output to a terminal; give a file name or pipe it"), what, path));
     }
     try {
       for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
@@ -122,7 +123,7 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
       ::close(fd);
       throw;
     }
-    if (::close(fd) != 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    if (::close(fd) != 0) throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, path, std::strerror(errno)));
     return {};
   }
   // 3. a regular file named through a symlink: written in place, as a shell's `>` does (the same
@@ -160,7 +161,7 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
   out.mode = default_file_mode();
   if (exists) {
     const int probe = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (probe < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+    if (probe < 0) throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, path, std::strerror(errno)));
     ::close(probe);
     out.mode = st.st_mode & 07777;
   }
@@ -169,7 +170,7 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
   out.tmp = std::make_unique<TempFile>(dir, ".tfx-", ".tmp", what + " " + path);
   for (std::string_view bytes : pieces)
     if (!out.tmp->write_all(bytes.data(), bytes.size()))
-      throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+      throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, path, std::strerror(errno)));
   if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
     if (::fchown(out.tmp->fd(), st.st_uid, st.st_gid) != 0) {
       // only root may give a file away: others write it as their own, as cp does

@@ -10,6 +10,7 @@
 #include "format_cells.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/io/format.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -31,7 +32,7 @@ std::string csv_escape(const std::string& s) {
 
 std::string encode_csv(const Result& r, const OutputOptions& o) {
   const Block* b = primary_block(r);
-  if (!b) throw Error(fmt::format("'{}' has no table to write as CSV; use format table or json", r.command), Error::Kind::data, {"format"});
+  if (!b) throw Error(fmt::format(N_("'{}' has no table to write as CSV; use format table or json"), r.command), Error::Kind::data, {"format"});
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t j = 0; j < cells.size(); ++j) {

@@ -10,6 +10,7 @@
 #include "format_cells.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/io/format.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -26,7 +27,7 @@ std::string_view npy_data(const Tensor& t) { return {reinterpret_cast<const char
 const Tensor& npy_tensor(const Result& r) {
   const Block* b = primary_block(r);
   const Matrix* m = b ? std::get_if<Matrix>(b) : nullptr;
-  if (!m) throw usage_error(fmt::format("format npy: '{}' has no numeric matrix; use format csv or json", r.command), {"format"});
+  if (!m) throw usage_error(fmt::format(N_("format npy: '{}' has no numeric matrix; use format csv or json"), r.command), {"format"});
   return m->values;
 }
 

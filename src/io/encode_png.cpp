@@ -3,11 +3,12 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/io/encoder.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
 std::string serialize_png(const Output& out, const OutputOptions& o) {
-  if (!out.figure) throw usage_error("format png: this command draws no figure here; use " + format_list(false), {"format"});
+  if (!out.figure) throw usage_error(N_("format png: this command draws no figure here; use ") + format_list(false), {"format"});
   return encode_png(render(*out.figure, o.scale));
 }
 

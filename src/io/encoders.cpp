@@ -4,13 +4,14 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/io/encoder.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
 namespace {
 
 const Result& result_of(const Output& out, Format f) {
-  if (!out.result) throw usage_error(fmt::format("format {}: nothing to write", format_name(f)), {"format"});
+  if (!out.result) throw usage_error(fmt::format(N_("format {}: nothing to write"), format_name(f)), {"format"});
   return *out.result;
 }
 
@@ -31,7 +32,7 @@ constexpr Encoder kEncoders[] = {
 const Encoder& encoder_for(Format f) {
   for (const Encoder& e : kEncoders)
     if (e.format == f) return e;
-  throw Error(fmt::format("no encoder for format {}", static_cast<int>(f)));
+  throw Error(fmt::format(N_("no encoder for format {}"), static_cast<int>(f)));
 }
 
 std::string serialize(const Output& out, const OutputOptions& o) { return encoder_for(o.format).serialize(out, o); }

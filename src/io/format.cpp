@@ -62,6 +62,7 @@ std::optional<Format> extension_format(const std::string& path) {
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& t : kFormatTraits)
     if (*t.extension && ext == std::string(".") + t.extension) return t.format;
+  if (ext == ".htm") return Format::html;  // the page's other spelling, as --html takes it
   return std::nullopt;
 }
 

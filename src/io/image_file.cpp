@@ -14,6 +14,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/io/text_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -175,7 +176,7 @@ std::string imgf_cut_short(std::string_view b, int w, int h) {
 
 Image read_image(const std::string& path) {
   const std::string bytes = read_input_bytes(path, "image", kMaxImageFile, kMaxImageStream);
-  if (bytes.empty()) throw Error(fmt::format("{}: empty file (expected a PNG or JPEG picture)", path));
+  if (bytes.empty()) throw Error(fmt::format(N_("{}: empty file (expected a PNG or JPEG picture)"), path));
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int len = static_cast<int>(bytes.size());
   int w = 0, h = 0, channels = 0;
@@ -187,28 +188,28 @@ Image read_image(const std::string& path) {
                                            hw * hh > static_cast<std::uint64_t>(kMaxImagePixels)))
       throw Error(fmt::format("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read", path, hw, hh, kMaxImageSide,
                               kMaxImagePixels >> 20));
-    throw Error(fmt::format("{}: not a picture tfx can read (PNG, JPEG, BMP, GIF, TGA, PNM): {}", path, stbi_failure_reason()));
+    throw Error(fmt::format(N_("{}: not a picture tfx can read (PNG, JPEG, BMP, GIF, TGA, PNM): {}"), path, stbi_failure_reason()));
   }
   // stb's BMP header reader gives a top-down picture's height as stored, negative
   if (bytes.size() >= 2 && bytes.compare(0, 2, "BM") == 0 && h < 0 && h != INT_MIN) h = -h;
   if (w <= 0 || h <= 0)
-    throw Error(fmt::format("{}: the picture has no pixels ({}×{} in its header): truncated or empty", path, w, h));
+    throw Error(fmt::format(N_("{}: the picture has no pixels ({}×{} in its header): truncated or empty"), path, w, h));
   // stb_image reads these too, but they are no pictures a lecture gives (and its flat HDR path
   // ignores short reads): only the formats named above
   const std::string_view head(bytes.data(), std::min<std::size_t>(bytes.size(), 10));
   if (head.rfind("#?RADIANCE", 0) == 0 || head.rfind("#?RGBE", 0) == 0 || head.rfind("8BPS", 0) == 0 || head.rfind("\x53\x80\xF6\x34", 0) == 0)
-    throw Error(fmt::format("{}: an HDR, PSD or PIC picture; tfx reads PNG, JPEG, BMP, GIF, TGA and PNM", path));
+    throw Error(fmt::format(N_("{}: an HDR, PSD or PIC picture; tfx reads PNG, JPEG, BMP, GIF, TGA and PNM"), path));
   if (const std::string why = imgf_short_data(bytes, w, h); !why.empty())
-    throw Error(fmt::format("{}: the picture is truncated: {}", path, why));
+    throw Error(fmt::format(N_("{}: the picture is truncated: {}"), path, why));
   if (const std::string why = imgf_cut_short(bytes, w, h); !why.empty())
-    throw Error(fmt::format("{}: the picture is truncated: {}", path, why));
+    throw Error(fmt::format(N_("{}: the picture is truncated: {}"), path, why));
   if (w > kMaxImageSide || h > kMaxImageSide || static_cast<long long>(w) * h > kMaxImagePixels)
-    throw Error(fmt::format("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read", path, w, h, kMaxImageSide,
+    throw Error(fmt::format(N_("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read"), path, w, h, kMaxImageSide,
                             kMaxImagePixels >> 20));
   int cw = 0, ch = 0, cn = 0;
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, len, &cw, &ch, &cn, 4), stbi_image_free);
   if (!pixels || cw != w || ch != h)
-    throw Error(fmt::format("{}: the picture could not be decoded ({})", path, pixels ? "its size changed" : stbi_failure_reason()));
+    throw Error(fmt::format(N_("{}: the picture could not be decoded ({})"), path, pixels ? "its size changed" : stbi_failure_reason()));
   Image out;
   out.width = w, out.height = h;
   out.rgb.resize(static_cast<std::size_t>(w) * h * 3);
@@ -222,13 +223,13 @@ Image read_image(const std::string& path) {
 
 Image resize_image(const Image& image, int width, int height) {
   if (width <= 0 || height <= 0 || static_cast<long long>(width) * height > kMaxImagePixels)
-    throw Error(fmt::format("cannot resize a picture to {}×{} pixels (at most {} megapixels)", width, height, kMaxImagePixels >> 20));
+    throw Error(fmt::format(N_("cannot resize a picture to {}×{} pixels (at most {} megapixels)"), width, height, kMaxImagePixels >> 20));
   if (image.width == width && image.height == height) return image;
   Image out;
   out.width = width, out.height = height;
   out.rgb.resize(static_cast<std::size_t>(width) * height * 3);
   if (!stbir_resize_uint8(image.rgb.data(), image.width, image.height, 0, out.rgb.data(), width, height, 0, 3))
-    throw Error("resizing the picture failed");
+    throw Error(N_("resizing the picture failed"));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -22,7 +23,7 @@ const nlohmann::json* field(const nlohmann::json& obj, const char* key) {
 }
 
 [[noreturn]] void wrong(const std::string& where, const char* key, const char* expected, const nlohmann::json& got) {
-  throw Error(fmt::format("{}: \"{}\" should be {}, got {}", where, key, expected, json_excerpt(got)));
+  throw Error(fmt::format(N_("{}: \"{}\" should be {}, got {}"), where, key, expected, json_excerpt(got)));
 }
 
 // Line and column (1-based, columns in bytes) of byte `pos` of `text`.
@@ -50,7 +51,7 @@ void check_json_depth(std::string_view text, const std::string& where, std::size
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) {
         const auto [line, column] = jsonf_line_column(text, i);
-        throw Error(fmt::format("{}: JSON nested more than {} levels deep at line {}, column {}; tfx reads at most {}", where, max_depth,
+        throw Error(fmt::format(N_("{}: JSON nested more than {} levels deep at line {}, column {}; tfx reads at most {}"), where, max_depth,
                                 line, column, max_depth));
       }
     } else if ((c == ']' || c == '}') && depth > 0) {
@@ -76,7 +77,7 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
       reason = reason.substr(0, p);
     }
     const auto [line, column] = jsonf_line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string msg = fmt::format("{}: not valid JSON at line {}, column {}: {}", where, line, column, escape_for_message(reason, 120));
+    std::string msg = fmt::format(N_("{}: not valid JSON at line {}, column {}: {}"), where, line, column, escape_for_message(reason, 120));
     if (!last.empty()) msg += fmt::format(" (read '{}')", escape_for_message(last, 40));
     throw Error(msg);
   } catch (const nlohmann::json::out_of_range& e) {
@@ -86,9 +87,9 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
     if (!number.empty() && number.back() == '\'') number.pop_back();
     const std::size_t at = number.empty() ? std::string_view::npos : text.find(number);
     const std::string line = at == std::string_view::npos ? std::string() : fmt::format(" at line {}", jsonf_line_column(text, at).first);
-    throw Error(fmt::format("{}: the number {}{} is beyond a double's range (±1.8e308)", where, escape_for_message(number, 40), line));
+    throw Error(fmt::format(N_("{}: the number {}{} is beyond a double's range (±1.8e308)"), where, escape_for_message(number, 40), line));
   } catch (const nlohmann::json::exception&) {
-    throw Error(fmt::format("{}: not valid JSON", where));
+    throw Error(fmt::format(N_("{}: not valid JSON"), where));
   }
 }
 
@@ -127,21 +128,21 @@ std::string json_excerpt(const nlohmann::json& v, std::size_t max_bytes) {
 bool json_bool(const nlohmann::json& obj, const char* key, bool fallback, const std::string& where) {
   const nlohmann::json* f = field(obj, key);
   if (!f) return fallback;
-  if (!f->is_boolean()) wrong(where, key, "true or false", *f);
+  if (!f->is_boolean()) wrong(where, key, N_("true or false"), *f);
   return f->get<bool>();
 }
 
 std::string json_string(const nlohmann::json& obj, const char* key, const std::string& fallback, const std::string& where) {
   const nlohmann::json* f = field(obj, key);
   if (!f) return fallback;
-  if (!f->is_string()) wrong(where, key, "a string", *f);
+  if (!f->is_string()) wrong(where, key, N_("a string"), *f);
   return f->get<std::string>();
 }
 
 std::size_t json_whole(const nlohmann::json& obj, const char* key, std::size_t fallback, std::size_t max, const std::string& where) {
   const nlohmann::json* f = field(obj, key);
   if (!f) return fallback;
-  if (!f->is_number_unsigned() || f->get<std::uint64_t>() > max) wrong(where, key, fmt::format("a whole number up to {}", max).c_str(), *f);
+  if (!f->is_number_unsigned() || f->get<std::uint64_t>() > max) wrong(where, key, fmt::format(N_("a whole number up to {}"), max).c_str(), *f);
   return f->get<std::size_t>();
 }
 

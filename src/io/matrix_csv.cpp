@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "matrix_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -46,10 +47,10 @@ std::vector<std::string> split_delimited(const std::string& line, char delim, co
         }
         cell += line[i++];
       }
-      if (!closed) throw Error(fmt::format("{}:{}: unterminated quoted field", where, lineno));
+      if (!closed) throw Error(fmt::format(N_("{}:{}: unterminated quoted field"), where, lineno));
       while (i < n && line[i] != delim) {
         if (!std::isspace(static_cast<unsigned char>(line[i])))
-          throw Error(fmt::format("{}:{}: text after a closing quote", where, lineno));
+          throw Error(fmt::format(N_("{}:{}: text after a closing quote"), where, lineno));
         ++i;
       }
     } else {
@@ -100,7 +101,7 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
       start = end + 1;
     }
   }
-  if (raw.empty()) throw Error(fmt::format("{}: no rows (only blank or # comment lines); expected a matrix", where));
+  if (raw.empty()) throw Error(fmt::format(N_("{}: no rows (only blank or # comment lines); expected a matrix"), where));
   // 2. the delimiter from the first line: ',' else tab else whitespace
   const char delim = raw[0].find(',') != std::string::npos ? ',' : raw[0].find('\t') != std::string::npos ? '\t' : ' ';
   std::vector<CsvLine> lines;
@@ -126,21 +127,21 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
     header = lines[0].cells;
     lines.erase(lines.begin());
     if (!header.empty() && header[0] == "slice")
-      throw Error(fmt::format("{}:{}: a 3-D CSV (with a 'slice' column); expected one 2-D matrix", where, numbers[0]));
+      throw Error(fmt::format(N_("{}:{}: a 3-D CSV (with a 'slice' column); expected one 2-D matrix"), where, numbers[0]));
   }
-  if (lines.empty()) throw Error(fmt::format("{}: only a header row, no data rows", where));
+  if (lines.empty()) throw Error(fmt::format(N_("{}: only a header row, no data rows"), where));
   // 4. every row as long as the first
   const std::size_t width = has_header ? header.size() : lines[0].cells.size();
   for (const auto& l : lines)
     if (l.cells.size() != width)
-      throw Error(fmt::format("{}:{}: {} values, expected {} (as {} line {}): ragged rows", where, l.number, l.cells.size(),
+      throw Error(fmt::format(N_("{}:{}: {} values, expected {} (as {} line {}): ragged rows"), where, l.number, l.cells.size(),
                               width, has_header ? "the header on" : "the first row on", numbers[0]));
   // 5. a row-label column?
   bool labels = std::any_of(lines.begin(), lines.end(), [](const CsvLine& l) { return !parse_number(l.cells[0]); });
   if (!labels && has_header && (header[0].empty() || (!parse_number(header[0]) && counts_from_zero(lines)))) labels = true;
   // a label column whose later cells are not numbers is not a label column: report the cell
   const std::size_t first_col = labels ? 1 : 0;
-  if (width <= first_col) throw Error(fmt::format("{}:{}: no numeric columns after the row labels", where, lines[0].number));
+  if (width <= first_col) throw Error(fmt::format(N_("{}:{}: no numeric columns after the row labels"), where, lines[0].number));
   LoadedMatrix m;
   const std::size_t R = lines.size(), C = width - first_col;
   std::vector<float> values;
@@ -150,7 +151,7 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
     for (std::size_t c = first_col; c < width; ++c) {
       auto v = parse_number(l.cells[c]);
       if (!v)
-        throw Error(fmt::format("{}:{}: column {}: {} is not a number", where, l.number, c + 1,
+        throw Error(fmt::format(N_("{}:{}: column {}: {} is not a number"), where, l.number, c + 1,
                                 l.cells[c].empty() ? std::string("an empty cell") : cell_quote(l.cells[c])));
       values.push_back(to_float(*v, where, fmt::format("line {} column {}", l.number, c + 1)));
     }

@@ -23,6 +23,7 @@
 
 #include "tfx/core/show_token.hpp"  // junk bytes as \xNN in messages
 #include "matrix_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -50,9 +51,9 @@ std::optional<double> parse_number(const std::string& s) {
 std::string cell_quote(const std::string& s) { return "'" + show_token(s) + "'"; }
 
 float to_float(double v, const std::string& where, const std::string& at) {
-  if (std::isnan(v)) throw Error(fmt::format("{}: {} is NaN; expected a finite number", where, at));
+  if (std::isnan(v)) throw Error(fmt::format(N_("{}: {} is NaN; expected a finite number"), where, at));
   if (!std::isfinite(v) || std::abs(v) > kFloatMax)
-    throw Error(fmt::format("{}: {} = {} is outside the float32 range (±3.4e38)", where, at, v));
+    throw Error(fmt::format(N_("{}: {} = {} is outside the float32 range (±3.4e38)"), where, at, v));
   return static_cast<float>(v);
 }
 
@@ -64,9 +65,9 @@ namespace {
 
 void check_labels(const LoadedMatrix& m, const std::string& where) {
   if (!m.row_labels.empty() && m.row_labels.size() != m.values.rows())
-    throw Error(fmt::format("{}: {} row labels for {} rows", where, m.row_labels.size(), m.values.rows()));
+    throw Error(fmt::format(N_("{}: {} row labels for {} rows"), where, m.row_labels.size(), m.values.rows()));
   if (!m.col_labels.empty() && m.col_labels.size() != m.values.cols())
-    throw Error(fmt::format("{}: {} column labels for {} columns", where, m.col_labels.size(), m.values.cols()));
+    throw Error(fmt::format(N_("{}: {} column labels for {} columns"), where, m.col_labels.size(), m.values.cols()));
 }
 
 std::string json_type(const nlohmann::json& j) {
@@ -82,7 +83,7 @@ std::vector<std::string> json_labels(const nlohmann::json& obj, const char* key,
   std::vector<std::string> out;
   if (!obj.contains(key)) return out;
   const auto& a = obj[key];
-  if (!a.is_array()) throw Error(fmt::format("{}: \"{}\" is {}, expected a list of labels", where, key, json_type(a)));
+  if (!a.is_array()) throw Error(fmt::format(N_("{}: \"{}\" is {}, expected a list of labels"), where, key, json_type(a)));
   for (const auto& x : a) out.push_back(x.is_string() ? x.get<std::string>() : x.dump());
   return out;
 }
@@ -96,22 +97,22 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
   if (j.is_object()) {
     if (!j.contains("data"))
       throw Error(
-          fmt::format("{}: JSON object without \"data\"; expected nested arrays [[...], ...] or tfx's JSON output", where));
+          fmt::format(N_("{}: JSON object without \"data\"; expected nested arrays [[...], ...] or tfx's JSON output"), where));
     data = &j["data"];
     m.row_labels = json_labels(j, "rows", where);
     m.col_labels = json_labels(j, "columns", where);
   }
   if (!data->is_array())
-    throw Error(fmt::format("{}: the matrix is {}, expected nested arrays [[...], ...]", where, json_type(*data)));
-  if (data->empty()) throw Error(fmt::format("{}: the matrix is an empty array; expected at least one row", where));
+    throw Error(fmt::format(N_("{}: the matrix is {}, expected nested arrays [[...], ...]"), where, json_type(*data)));
+  if (data->empty()) throw Error(fmt::format(N_("{}: the matrix is an empty array; expected at least one row"), where));
   const bool one_row = !(*data)[0].is_array();
   const std::size_t R = one_row ? 1 : data->size();
   const std::size_t C = one_row ? data->size() : (*data)[0].size();
-  if (C == 0) throw Error(fmt::format("{}: row 0 is empty; expected at least one number per row", where));
+  if (C == 0) throw Error(fmt::format(N_("{}: row 0 is empty; expected at least one number per row"), where));
   std::vector<float> values;
   values.reserve(R * C);
   auto element = [&](const nlohmann::json& x, const std::string& at) {
-    if (!x.is_number()) throw Error(fmt::format("{}: {} is {}, expected a number", where, at, json_type(x)));
+    if (!x.is_number()) throw Error(fmt::format(N_("{}: {} is {}, expected a number"), where, at, json_type(x)));
     values.push_back(to_float(x.get<double>(), where, at));
   };
   if (one_row) {
@@ -119,12 +120,12 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
   } else {
     for (std::size_t r = 0; r < R; ++r) {
       const auto& row = (*data)[r];
-      if (!row.is_array()) throw Error(fmt::format("{}: row {} is {}, expected an array like row 0", where, r, json_type(row)));
+      if (!row.is_array()) throw Error(fmt::format(N_("{}: row {} is {}, expected an array like row 0"), where, r, json_type(row)));
       if (row.size() != C)
-        throw Error(fmt::format("{}: row {} has {} values, expected {} (as row 0): ragged rows", where, r, row.size(), C));
+        throw Error(fmt::format(N_("{}: row {} has {} values, expected {} (as row 0): ragged rows"), where, r, row.size(), C));
       for (std::size_t c = 0; c < C; ++c) {
         if (row[c].is_array())
-          throw Error(fmt::format("{}: element [{}][{}] is an array: a 3-D array; expected a 2-D matrix", where, r, c));
+          throw Error(fmt::format(N_("{}: element [{}][{}] is an array: a 3-D array; expected a 2-D matrix"), where, r, c));
         element(row[c], fmt::format("element [{}][{}]", r, c));
       }
     }
@@ -137,10 +138,10 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
 LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) {
   const std::string where = what.empty() ? path : what + " " + path;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a matrix file", where));
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format(N_("{}: is a directory; expected a matrix file"), where));
   // a named pipe that nothing writes to reads as empty instead of waiting forever (open_input_fd)
   const int fd = open_input_fd(path);
-  if (fd < 0) throw Error(fmt::format("{}: cannot read: {}", where, std::strerror(errno)));
+  if (fd < 0) throw Error(fmt::format(N_("{}: cannot read: {}"), where, std::strerror(errno)));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -156,9 +157,9 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
   if (std::filesystem::is_regular_file(path, ec)) {
     // the largest sensible file: kMaxElements float64 values plus headers
     const std::uint64_t size = std::filesystem::file_size(path, ec);
-    if (ec) throw Error(fmt::format("{}: cannot read: {}", where, ec.message()));
+    if (ec) throw Error(fmt::format(N_("{}: cannot read: {}"), where, ec.message()));
     if (size > kMaxElements * 8 + (1u << 20))
-      throw Error(fmt::format("{}: file of {} bytes is larger than any matrix tfx reads", where, size));
+      throw Error(fmt::format(N_("{}: file of {} bytes is larger than any matrix tfx reads"), where, size));
     bytes.resize(static_cast<std::size_t>(size));
     std::size_t have = 0;
     while (have < bytes.size()) {
@@ -166,7 +167,7 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
       if (got == 0) break;
       have += got;
     }
-    if (have != bytes.size()) throw Error(fmt::format("{}: read error", where));
+    if (have != bytes.size()) throw Error(fmt::format(N_("{}: read error"), where));
   } else {
     // a pipe or device (e.g. --x <(python make_x.py)): read to the end, up to a cap
     constexpr std::size_t kMaxStream = std::size_t{64} << 20;
@@ -175,11 +176,11 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
       bytes.append(buf, got);
       if (bytes.size() > kMaxStream)
         throw Error(
-            fmt::format("{}: more than {} MiB from a pipe or device; write the matrix to a file", where, kMaxStream >> 20));
+            fmt::format(N_("{}: more than {} MiB from a pipe or device; write the matrix to a file"), where, kMaxStream >> 20));
     }
   }
   if (bytes.starts_with("\xEF\xBB\xBF")) bytes.erase(0, 3);  // a BOM (a spreadsheet's CSV): not part of the first cell
-  if (bytes.empty()) throw Error(fmt::format("{}: empty file; expected a matrix as JSON, CSV or .npy", where));
+  if (bytes.empty()) throw Error(fmt::format(N_("{}: empty file; expected a matrix as JSON, CSV or .npy"), where));
 
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -200,7 +201,7 @@ LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) 
       kind = MatrixFileFormat::csv;
   }
   if (kind != MatrixFileFormat::npy && trim(bytes).empty())
-    throw Error(fmt::format("{}: file has only whitespace; expected a matrix", where));
+    throw Error(fmt::format(N_("{}: file has only whitespace; expected a matrix"), where));
   switch (kind) {
     case MatrixFileFormat::npy:
       return parse_npy(bytes, where);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "matrix_parse.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -65,21 +66,21 @@ T byteswap_value(T v) {
 LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
   // 1. magic and version
   if (b.size() < 10 || b.substr(0, 6) != std::string_view("\x93NUMPY", 6))
-    throw Error(fmt::format("{}: not a .npy file (no \\x93NUMPY magic)", where));
+    throw Error(fmt::format(N_("{}: not a .npy file (no \\x93NUMPY magic)"), where));
   const unsigned major = static_cast<unsigned char>(b[6]), minor = static_cast<unsigned char>(b[7]);
   std::size_t hlen = 0, start = 0;
   if (major == 1) {
     hlen = static_cast<unsigned char>(b[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(b[9])) << 8);
     start = 10;
   } else if (major == 2 || major == 3) {
-    if (b.size() < 12) throw Error(fmt::format("{}: truncated .npy header", where));
+    if (b.size() < 12) throw Error(fmt::format(N_("{}: truncated .npy header"), where));
     for (int i = 3; i >= 0; --i) hlen = (hlen << 8) | static_cast<unsigned char>(b[8 + i]);
     start = 12;
   } else {
-    throw Error(fmt::format("{}: .npy format version {}.{} is not supported (expected 1.0, 2.0 or 3.0)", where, major, minor));
+    throw Error(fmt::format(N_("{}: .npy format version {}.{} is not supported (expected 1.0, 2.0 or 3.0)"), where, major, minor));
   }
   if (hlen > b.size() - start)
-    throw Error(fmt::format("{}: .npy header says {} bytes, the file has {} after the preamble", where, hlen, b.size() - start));
+    throw Error(fmt::format(N_("{}: .npy header says {} bytes, the file has {} after the preamble"), where, hlen, b.size() - start));
   const std::string header(b.substr(start, hlen));
   const std::size_t data_start = start + hlen;
   // 2. descr, fortran_order, shape
@@ -87,7 +88,7 @@ LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
   auto fortran = npy_field(header, "fortran_order");
   auto shape = npy_field(header, "shape");
   if (!descr || !fortran || !shape)
-    throw Error(fmt::format("{}: .npy header lacks 'descr', 'fortran_order' or 'shape': {}", where, cell_quote(trim(header))));
+    throw Error(fmt::format(N_("{}: .npy header lacks 'descr', 'fortran_order' or 'shape': {}"), where, cell_quote(trim(header))));
   std::string d = *descr;
   if (d.size() >= 2 && (d.front() == '\'' || d.front() == '"')) d = d.substr(1, d.size() - 2);
   bool big = false;
@@ -102,19 +103,19 @@ LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
     item = 8, big = true;
   else
     throw Error(
-        fmt::format("{}: .npy dtype '{}' is not supported; expected float32 ('<f4') or float64 ('<f8') "
-                    "(convert with a.astype(np.float32))",
+        fmt::format(N_("{}: .npy dtype '{}' is not supported; expected float32 ('<f4') or float64 ('<f8') "
+                    "(convert with a.astype(np.float32))"),
                     where, d));
   if (*fortran == "True")
-    throw Error(fmt::format("{}: .npy array is in Fortran (column-major) order; save np.ascontiguousarray(a) instead", where));
+    throw Error(fmt::format(N_("{}: .npy array is in Fortran (column-major) order; save np.ascontiguousarray(a) instead"), where));
   if (*fortran != "False")
-    throw Error(fmt::format("{}: .npy 'fortran_order' is {}, expected True or False", where, cell_quote(*fortran)));
+    throw Error(fmt::format(N_("{}: .npy 'fortran_order' is {}, expected True or False"), where, cell_quote(*fortran)));
   // shape: "(R, C)", "(C,)", "()"
   std::vector<std::uint64_t> dims;
   {
     const std::string s = *shape;
     if (s.size() < 2 || s.front() != '(' || s.back() != ')')
-      throw Error(fmt::format("{}: .npy 'shape' is {}, expected a tuple like (3, 4)", where, cell_quote(s)));
+      throw Error(fmt::format(N_("{}: .npy 'shape' is {}, expected a tuple like (3, 4)"), where, cell_quote(s)));
     std::size_t i = 1;
     while (i + 1 < s.size()) {
       while (i + 1 < s.size() && (s[i] == ' ' || s[i] == ',')) ++i;
@@ -122,25 +123,25 @@ LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
       std::uint64_t v = 0;
       auto res = std::from_chars(s.data() + i, s.data() + s.size() - 1, v);
       if (res.ec == std::errc::result_out_of_range)
-        throw Error(fmt::format("{}: .npy shape {} has a dimension too large to address", where, s));
+        throw Error(fmt::format(N_("{}: .npy shape {} has a dimension too large to address"), where, s));
       if (res.ec != std::errc() || res.ptr == s.data() + i)
-        throw Error(fmt::format("{}: .npy 'shape' is {}, expected a tuple of integers", where, cell_quote(s)));
+        throw Error(fmt::format(N_("{}: .npy 'shape' is {}, expected a tuple of integers"), where, cell_quote(s)));
       dims.push_back(v);
       i = static_cast<std::size_t>(res.ptr - s.data());
     }
   }
-  if (dims.empty()) throw Error(fmt::format("{}: .npy holds a scalar (shape ()); expected a 1-D or 2-D array", where));
+  if (dims.empty()) throw Error(fmt::format(N_("{}: .npy holds a scalar (shape ()); expected a 1-D or 2-D array"), where));
   if (dims.size() > 2)
-    throw Error(fmt::format("{}: .npy array has {} dimensions {}; expected a 1-D or 2-D matrix", where, dims.size(), *shape));
+    throw Error(fmt::format(N_("{}: .npy array has {} dimensions {}; expected a 1-D or 2-D matrix"), where, dims.size(), *shape));
   const std::uint64_t R = dims.size() == 2 ? dims[0] : 1, C = dims.back();
-  if (R == 0 || C == 0) throw Error(fmt::format("{}: .npy array {} is empty; expected at least one value", where, *shape));
+  if (R == 0 || C == 0) throw Error(fmt::format(N_("{}: .npy array {} is empty; expected at least one value"), where, *shape));
   // 3. size checks before any allocation: the element cap, then the bytes actually present
   if (C > kMaxElements || R > kMaxElements / C)
-    throw Error(fmt::format("{}: .npy shape {} has more than 2^30 elements (the most tfx allocates)", where, *shape));
+    throw Error(fmt::format(N_("{}: .npy shape {} has more than 2^30 elements (the most tfx allocates)"), where, *shape));
   const std::size_t count = static_cast<std::size_t>(R * C);
   const std::size_t have = b.size() - data_start;
   if (have != count * item)
-    throw Error(fmt::format("{}: .npy shape {} of {}-byte floats needs {} data bytes, the file has {}{}", where, *shape, item,
+    throw Error(fmt::format(N_("{}: .npy shape {} of {}-byte floats needs {} data bytes, the file has {}{}"), where, *shape, item,
                             count * item, have, have < count * item ? " (truncated)" : ""));
   // 4. convert to float32 (byte order: the host is little-endian)
   static_assert(std::endian::native == std::endian::little, "tfx assumes a little-endian host");

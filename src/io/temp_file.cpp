@@ -19,6 +19,7 @@
 #include <random>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -99,9 +100,9 @@ TempFile::TempFile(const std::string& dir, const std::string& prefix, const std:
     const int err = errno;
     release_slot(slot);
     if (err != EEXIST)
-      throw Error(fmt::format("{}: cannot write: {} (a temporary file in {})", what, std::strerror(err), dir.empty() ? "." : dir));
+      throw Error(fmt::format(N_("{}: cannot write: {} (a temporary file in {})"), what, std::strerror(err), dir.empty() ? "." : dir));
   }
-  throw Error(fmt::format("{}: cannot write: no free temporary name in {}", what, dir.empty() ? "." : dir));
+  throw Error(fmt::format(N_("{}: cannot write: no free temporary name in {}"), what, dir.empty() ? "." : dir));
 }
 
 TempFile::~TempFile() {
@@ -143,7 +144,7 @@ void TempFile::commit(const std::string& target, mode_t mode, const std::string&
     committed_ = true;  // nothing left to remove
     release_slot(slot_);
     slot_ = -1;
-    throw Error(fmt::format("{} {}: cannot write: {}", what, target, std::strerror(err)));
+    throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, target, std::strerror(err)));
   }
   committed_ = true;
   release_slot(slot_);

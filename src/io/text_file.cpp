@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -55,9 +56,9 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
   if (fstat(fd, &st) == 0) {
     regular = S_ISREG(st.st_mode);
     fifo = S_ISFIFO(st.st_mode);
-    if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{} {}: is a directory; expected a file", what, name));
+    if (S_ISDIR(st.st_mode)) throw Error(fmt::format(N_("{} {}: is a directory; expected a file"), what, name));
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > cap)
-      throw Error(fmt::format("{} {}: {} bytes is more than the {} MiB tfx reads", what, name, st.st_size, cap >> 20));
+      throw Error(fmt::format(N_("{} {}: {} bytes is more than the {} MiB tfx reads"), what, name, st.st_size, cap >> 20));
   }
   // a pipe or device is read up to its own cap: its size is not known in advance
   if (!regular) cap = stream_cap;
@@ -71,7 +72,7 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
     if (got == 0) break;
     bytes.append(buf, static_cast<std::size_t>(got));
     if (bytes.size() > cap)
-      throw Error(fmt::format("{} {}: more than {} MiB (a device or an endless stream?); expected a file", what, name,
+      throw Error(fmt::format(N_("{} {}: more than {} MiB (a device or an endless stream?); expected a file"), what, name,
                               cap >> 20));
   }
   if (fifo && path != "-" && bytes.empty())

@@ -21,6 +21,7 @@
 #include "tfx/io/json_fields.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -37,12 +38,12 @@ Checkpoint load_checkpoint(const std::string& dir) {
   const fs::path d(dir);
   std::error_code ec;
   if (!fs::is_directory(d, ec))
-    throw Error(fmt::format("{}: not a directory (expected a Hugging Face checkpoint folder: config.json, model.safetensors, "
-                            "tokenizer files)", dir));
+    throw Error(fmt::format(N_("{}: not a directory (expected a Hugging Face checkpoint folder: config.json, model.safetensors, "
+                            "tokenizer files)"), dir));
   Checkpoint m;
   m.dir = dir;
   const fs::path config = d / "config.json";
-  if (!fs::exists(config, ec)) throw Error(fmt::format("{}: no config.json (the checkpoint's configuration)", dir));
+  if (!fs::exists(config, ec)) throw Error(fmt::format(N_("{}: no config.json (the checkpoint's configuration)"), dir));
   m.config = parse_model_config(read_text_input(config.string(), "config.json"), config.string());
   // 1. the weight files (model.safetensors, or the shards of the index), mapped: nothing is
   // converted or copied; the mapped bytes count against the memory budget before any is read
@@ -52,19 +53,19 @@ Checkpoint load_checkpoint(const std::string& dir) {
   // every block has tensors: more layers than tensors is a config.json that does not fit the file
   // (checked before a name is built for each of them)
   if (c.layers > m.mapped.tensor_count())
-    bad(dir, fmt::format("config.json says {} layers, but the weights hold only {} tensors", c.layers, m.mapped.tensor_count()));
+    bad(dir, fmt::format(N_("config.json says {} layers, but the weights hold only {} tensors"), c.layers, m.mapped.tensor_count()));
   std::vector<TensorSlot> slots = c.family->tensor_slots(m, m.mapped);
   for (TensorSlot& s : slots) {
     const std::vector<std::size_t> has = m.mapped.shape(s.name);
     if (has.empty()) {
       if (s.optional) continue;
-      bad(dir, fmt::format("the weights have no tensor '{}' (a {} checkpoint needs it)", s.name, c.model_type));
+      bad(dir, fmt::format(N_("the weights have no tensor '{}' (a {} checkpoint needs it)"), s.name, c.model_type));
     }
     std::vector<std::size_t> want = s.shape;
     const bool any_rows = want.size() == 2 && want[0] == 0;  // e.g. token types: any number of rows from 1
     if (any_rows && has.size() == 2 && has[0] > 0) want[0] = has[0];  // (0 rows stays a mismatch)
     if (has != want || (any_rows && want[0] == 0))
-      bad(dir, fmt::format("tensor '{}' is {}, expected {} (from config.json)", s.name, shape_string(has),
+      bad(dir, fmt::format(N_("tensor '{}' is {}, expected {} (from config.json)"), s.name, shape_string(has),
                            any_rows ? "[rows ≥ 1, " + std::to_string(want[1]) + "]" : shape_string(want)));
     const StoredMatrix view = *m.mapped.find(s.name);
     if (s.stored) *s.stored = view;
@@ -91,18 +92,18 @@ void check_finite(const ForwardPass& f, const Checkpoint& m) {
   auto fail = [&](const std::string& step, std::size_t token) {
     // the weights are used as stored, unchecked: a NaN or infinite weight is the likely cause, named here
     const std::string culprit = m.mapped.first_non_finite();
-    throw Error(fmt::format("{}: the forward pass overflowed: {} has a non-finite value (inf or NaN) at token {} ({})", m.dir, step,
+    throw Error(fmt::format(N_("{}: the forward pass overflowed: {} has a non-finite value (inf or NaN) at token {} ({})"), m.dir, step,
                             token, culprit.empty() ? "weights too large for float32?" : culprit + "; weights must be finite"));
   };
   for (std::size_t l = 0; l < f.hidden.size(); ++l) {
     // attentions[l − 1] are computed before hidden[l]: report the earlier step first
     if (l >= 1 && l - 1 < f.attentions.size())
       if (const auto at = first_non_finite(f.attentions[l - 1]))
-        fail(fmt::format("the attention weights of layer {}", l - 1), at->first % f.attentions[l - 1].dim(1));
+        fail(fmt::format(N_("the attention weights of layer {}"), l - 1), at->first % f.attentions[l - 1].dim(1));
     if (const auto at = first_non_finite(f.hidden[l]))
-      fail(l == 0 ? std::string("the embedding output") : fmt::format("the output of layer {}", l - 1), at->first);
+      fail(l == 0 ? std::string("the embedding output") : fmt::format(N_("the output of layer {}"), l - 1), at->first);
   }
-  if (const auto at = first_non_finite(f.logits)) fail("the logits", at->first);
+  if (const auto at = first_non_finite(f.logits)) fail(N_("the logits"), at->first);
 }
 
 }  // namespace
@@ -138,12 +139,12 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
 
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
-  if (c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads a picture, not text (give image FILE)", m.dir, c.model_type), {"image"});
-  if (ids.empty()) throw usage_error("no tokens to run the model on");
+  if (c.family->image()) throw usage_error(fmt::format(N_("{}: a {} checkpoint reads a picture, not text (give image FILE)"), m.dir, c.model_type), {"image"});
+  if (ids.empty()) throw usage_error(N_("no tokens to run the model on"));
   const std::size_t rows = m.token_embedding().rows;
   for (std::size_t id : ids)
     if (id >= rows)
-      throw Error(fmt::format("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)", m.dir, id, rows));
+      throw Error(fmt::format(N_("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)"), m.dir, id, rows));
   const std::size_t first = o.cache ? o.cache->length : 0;
   if (o.cache) {
     if (!c.decoder()) throw usage_error(fmt::format("{} is an encoder ({}): it has no KV cache", m.dir, c.model_type));
@@ -153,7 +154,7 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
       throw Error(fmt::format("the KV cache has room for {} positions; {} cached and {} more given", o.cache->capacity, first, ids.size()));
   }
   if (const auto limit = c.position_limit(); limit && first + ids.size() > *limit)
-    throw usage_error(fmt::format("{} tokens are more than the model's {} positions (max_position_embeddings); shorten the text",
+    throw usage_error(fmt::format(N_("{} tokens are more than the model's {} positions (max_position_embeddings); shorten the text"),
                                   first + ids.size(), *limit));
   check_interventions(m, first, ids.size(), o);
   // the model's footprint: the mapped weights, and what the pass keeps (every layer's (heads, T, T)
@@ -177,7 +178,7 @@ ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, bool 
 
 ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
-  if (!c.family->image()) throw usage_error(fmt::format("{}: a {} checkpoint reads text, not a picture (drop image)", m.dir, c.model_type), {"image"});
+  if (!c.family->image()) throw usage_error(fmt::format(N_("{}: a {} checkpoint reads text, not a picture (drop image)"), m.dir, c.model_type), {"image"});
   if (o.cache) throw usage_error(fmt::format("{} is an encoder ({}): it has no KV cache", m.dir, c.model_type));
   check_interventions(m, 0, c.max_positions, o);
   const double T = static_cast<double>(c.max_positions);

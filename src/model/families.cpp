@@ -8,6 +8,7 @@
 #include "model/family_files.hpp"
 #include "tfx/attention/attention.hpp"
 #include "tfx/io/json_fields.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -26,6 +27,13 @@ const Family* find_family(std::string_view model_type) {
   return nullptr;
 }
 
+std::string model_types_where(bool (*serves)(const Family&)) {
+  std::vector<std::string> names;
+  for (const Family* f : kFamilies)
+    if (serves(*f)) names.push_back(f->model_type);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::string supported_model_types(bool images) {
   std::vector<std::string> names;
   for (const Family* f : kFamilies)
@@ -38,16 +46,16 @@ namespace family_files {
 std::size_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::optional<std::size_t> fallback) {
   if (!j.contains(key) || j[key].is_null()) {
     if (fallback) return *fallback;
-    bad(where, fmt::format("no \"{}\" (a whole number)", key));
+    bad(where, fmt::format(N_("no \"{}\" (a whole number)"), key));
   }
   if (!j[key].is_number_unsigned() || j[key].get<std::uint64_t>() == 0 || j[key].get<std::uint64_t>() > (1u << 24))
-    bad(where, fmt::format("\"{}\" should be a whole number from 1 to 2^24, got {}", key, json_excerpt(j[key])));
+    bad(where, fmt::format(N_("\"{}\" should be a whole number from 1 to 2^24, got {}"), key, json_excerpt(j[key])));
   return j[key].get<std::size_t>();
 }
 
 double number_field(const nlohmann::json& j, const char* key, const std::string& where, double fallback) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
-  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format("\"{}\" should be a positive number, got {}", key, json_excerpt(j[key])));
+  if (!j[key].is_number() || !(j[key].get<double>() > 0)) bad(where, fmt::format(N_("\"{}\" should be a positive number, got {}"), key, json_excerpt(j[key])));
   return j[key].get<double>();
 }
 
@@ -61,9 +69,9 @@ void read_gelu_family(const nlohmann::json& j, const GeluFamilyKeys& k, const st
   c.eps = number_field(j, k.eps, where, k.eps_default);
   c.activation = json_string(j, k.activation, k.gelus[0], where);
   if (c.activation != k.gelus[0] && c.activation != k.gelus[1])
-    bad(where, fmt::format("{} \"{}\" is not supported for {} ({}, {})", k.activation, c.activation, c.model_type, k.gelus[0], k.gelus[1]));
+    bad(where, fmt::format(N_("{} \"{}\" is not supported for {} ({}, {})"), k.activation, c.activation, c.model_type, k.gelus[0], k.gelus[1]));
   c.kv_heads = c.heads;
-  if (!heads_divide(c.heads, c.d_model)) bad(where, fmt::format("{} heads do not divide the width {}", c.heads, c.d_model));
+  if (!heads_divide(c.heads, c.d_model)) bad(where, fmt::format(N_("{} heads do not divide the width {}"), c.heads, c.d_model));
   c.head_dim = c.d_model / c.heads;
 }
 
@@ -78,26 +86,26 @@ ModelConfig parse_model_config(const std::string& text, const std::string& where
   try {
     j = parse_json(text, where);
   } catch (const nlohmann::json::exception& e) {
-    family_files::bad(where, fmt::format("not valid JSON ({})", e.what()));
+    family_files::bad(where, fmt::format(N_("not valid JSON ({})"), e.what()));
   }
-  if (!j.is_object()) family_files::bad(where, "should be a JSON object");
+  if (!j.is_object()) family_files::bad(where, N_("should be a JSON object"));
   if (!j.contains("model_type") || !j["model_type"].is_string())
   {
     std::string list = supported_model_types();
     const std::size_t last = list.rfind(", ");
     if (last != std::string::npos) list.replace(last, 2, " or ");
-    family_files::bad(where, fmt::format("no \"model_type\" ({})", list));
+    family_files::bad(where, fmt::format(N_("no \"model_type\" ({})"), list));
   }
   ModelConfig c;
   c.model_type = j["model_type"].get<std::string>();
   c.family = find_family(c.model_type);
   if (!c.family)
-    family_files::bad(where, fmt::format("model_type \"{}\" is not supported (supported: {})", c.model_type, supported_model_types()));
+    family_files::bad(where, fmt::format(N_("model_type \"{}\" is not supported (supported: {})"), c.model_type, supported_model_types()));
   c.family->read_config(j, where, c);
   // tfx's own test and bench checkpoints say they hold random weights (not a Hugging Face key)
   if (j.contains("tfx_random_weights")) {
     if (!j["tfx_random_weights"].is_boolean())
-      family_files::bad(where, "\"tfx_random_weights\" should be true or false");
+      family_files::bad(where, N_("\"tfx_random_weights\" should be true or false"));
     c.random_weights = j["tfx_random_weights"].get<bool>();
   }
   return c;

@@ -11,6 +11,9 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/stored.hpp"
+#include "model/family_files.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -35,13 +38,13 @@ std::size_t KvDecoder::cache_bytes() const { return impl_->cache.bytes(); }
 std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
   Impl& d = *impl_;
   const Checkpoint& m = *d.m;
-  if (ids.empty()) throw usage_error("no tokens to feed the model");
+  if (ids.empty()) throw usage_error(N_("no tokens to feed the model"));
   if (d.cache.length + ids.size() > d.cache.capacity)
-    throw Error(fmt::format("the KV cache has room for {} positions; {} cached and {} more given", d.cache.capacity, d.cache.length, ids.size()));
+    throw Error(fmt::format(N_("the KV cache has room for {} positions; {} cached and {} more given"), d.cache.capacity, d.cache.length, ids.size()));
   const std::size_t rows = m.token_embedding().rows;
   for (std::size_t t = 0; t < ids.size(); ++t)
     if (ids[t] >= rows)
-      throw Error(fmt::format("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)", m.dir, ids[t],
+      throw Error(fmt::format(N_("{}: token id {} is past the embedding's {} rows (the tokenizer does not match the weights)"), m.dir, ids[t],
                               rows));
   // the family's forward over the new positions: no attentions or hidden states kept, the head on
   // the last position only
@@ -56,8 +59,8 @@ std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
 Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, const GenerateOptions& o,
                     const std::function<void(const GenerationStep&)>& on_step) {
   const ModelConfig& c = m.config;
-  if (prompt.empty()) throw usage_error("no prompt tokens to start from");
-  if (o.max_new_tokens == 0) throw usage_error("max_new_tokens must be at least 1", {"max_new_tokens"});
+  if (prompt.empty()) throw usage_error(N_("no prompt tokens to start from"));
+  if (o.max_new_tokens == 0) throw usage_error(N_("max_new_tokens must be at least 1"), {"max_new_tokens"});
   // the sequence (prompt + generated) stays within GPT-2's learned positions
   std::size_t capacity = prompt.size() + o.max_new_tokens;
   bool limited = false;

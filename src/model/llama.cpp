@@ -17,6 +17,7 @@
 #include "tfx/attention/attention.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/io/json_fields.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::family_files {
 
@@ -44,7 +45,7 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
   c.max_positions = whole_field(j, "max_position_embeddings", where, 2048);
   c.eps = number_field(j, "rms_norm_eps", where, 1e-6);
   c.activation = json_string(j, "hidden_act", "silu", where);
-  if (c.activation != "silu") bad(where, fmt::format("hidden_act \"{}\" is not supported (silu)", c.activation));
+  if (c.activation != "silu") bad(where, fmt::format(N_("hidden_act \"{}\" is not supported (silu)"), c.activation));
   c.head_dim = whole_field(j, "head_dim", where, var.head_dim_default ? var.head_dim_default : c.d_model / c.heads);
   c.tied_head = json_bool(j, "tie_word_embeddings", var.tied_default, where);
   const bool attention_bias = json_bool(j, "attention_bias", false, where);
@@ -55,8 +56,8 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
     bad(where, "use_sliding_window true is not supported (tfx attends to every earlier token)");
   if (var.sliding_window && j.contains("sliding_window") && j["sliding_window"].is_number_unsigned())
     c.sliding_window = j["sliding_window"].get<std::size_t>();
-  if (c.heads % c.kv_heads != 0) bad(where, fmt::format("num_key_value_heads {} does not divide num_attention_heads {}", c.kv_heads, c.heads));
-  if (c.head_dim % 2) bad(where, fmt::format("head_dim {} is odd (RoPE rotates pairs)", c.head_dim));
+  if (c.heads % c.kv_heads != 0) bad(where, fmt::format(N_("num_key_value_heads {} does not divide num_attention_heads {}"), c.kv_heads, c.heads));
+  if (c.head_dim % 2) bad(where, fmt::format(N_("head_dim {} is odd (RoPE rotates pairs)"), c.head_dim));
   c.rope.dim = c.head_dim;
   c.rope.layout = RopeLayout::half;
   c.rope.base = number_field(j, "rope_theta", where, 10000.0);
@@ -68,7 +69,7 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
     } else if (type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3") {
       c.rope.scaling = parse_rope_scaling(type);
       c.rope.factor = number_field(s, "factor", at, 0.0);
-      if (!(*c.rope.factor > 0)) bad(at, "no \"factor\"");
+      if (!(*c.rope.factor > 0)) bad(at, N_("no \"factor\""));
       c.rope.original_max_pos = whole_field(s, "original_max_position_embeddings", at, c.max_positions);
       if (c.rope.scaling == RopeScaling::llama3) {
         c.rope.low_freq_factor = number_field(s, "low_freq_factor", at, 1.0);
@@ -80,7 +81,7 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
       }
       if (c.rope.scaling == RopeScaling::dynamic) c.rope.original_max_pos = c.max_positions;
     } else {
-      bad(at, fmt::format("type \"{}\" is not supported (linear, dynamic, yarn, llama3)", type));
+      bad(at, fmt::format(N_("type \"{}\" is not supported (linear, dynamic, yarn, llama3)"), type));
     }
   }
   // validate_rope_config names RoPE's parameters (base, factor, …) and calls them usage errors,

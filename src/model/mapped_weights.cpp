@@ -19,6 +19,7 @@
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/safetensors.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -32,20 +33,20 @@ struct WeightsMapping {
   explicit WeightsMapping(const std::string& path) {
     // O_NONBLOCK: a FIFO in the file's place must not block the open (it is refused below)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) throw Error(fmt::format("{}: cannot open (the weights file)", path));
+    if (fd < 0) throw Error(fmt::format(N_("{}: cannot open (the weights file)"), path));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
-      throw Error(fmt::format("{}: not a regular file", path));
+      throw Error(fmt::format(N_("{}: not a regular file"), path));
     }
     size = static_cast<std::size_t>(st.st_size);
     if (size < 8) {
       ::close(fd);
-      throw Error(fmt::format("{}: {} bytes: too short for a safetensors file", path, size));
+      throw Error(fmt::format(N_("{}: {} bytes: too short for a safetensors file"), path, size));
     }
     addr = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
-    if (addr == MAP_FAILED) throw Error(fmt::format("{}: cannot map the file", path));
+    if (addr == MAP_FAILED) throw Error(fmt::format(N_("{}: cannot map the file"), path));
     watch = watch_mapping(addr, size, path);
   }
   ~WeightsMapping() {
@@ -99,13 +100,13 @@ MappedWeights MappedWeights::open(const std::string& dir) {
   std::error_code ec;
   const fs::path d(dir);
   if (!fs::is_directory(d, ec))
-    throw Error(fmt::format("{}: not a directory (expected a Hugging Face checkpoint folder: config.json, model.safetensors, "
-                            "tokenizer files)", dir));
+    throw Error(fmt::format(N_("{}: not a directory (expected a Hugging Face checkpoint folder: config.json, model.safetensors, "
+                            "tokenizer files)"), dir));
   std::vector<std::string> files;
   const fs::path single = d / "model.safetensors", index = d / "model.safetensors.index.json";
   for (const fs::path& p : {single, index})
     if (fs::is_symlink(p, ec) && !fs::exists(p, ec))  // a dangling link (a moved Hugging Face cache blob)
-      throw Error(fmt::format("{}: a symbolic link to {}, which does not exist", p.string(), fs::read_symlink(p, ec).string()));
+      throw Error(fmt::format(N_("{}: a symbolic link to {}, which does not exist"), p.string(), fs::read_symlink(p, ec).string()));
   if (fs::exists(single, ec)) {
     files.push_back(single.string());
   } else if (fs::exists(index, ec)) {
@@ -113,26 +114,26 @@ MappedWeights MappedWeights::open(const std::string& dir) {
     try {
       j = parse_json(read_text_input(index.string(), "model.safetensors.index.json"), index.string());
     } catch (const nlohmann::json::exception& e) {
-      throw Error(fmt::format("{}: not valid JSON ({})", index.string(), e.what()));
+      throw Error(fmt::format(N_("{}: not valid JSON ({})"), index.string(), e.what()));
     }
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-      throw Error(fmt::format("{}: no \"weight_map\" {{tensor: file}}", index.string()));
+      throw Error(fmt::format(N_("{}: no \"weight_map\" {{tensor: file}}"), index.string()));
     std::set<std::string> shards;
     for (const auto& [name, file] : j["weight_map"].items()) {
-      if (!file.is_string()) throw Error(fmt::format("{}: the file of '{}' should be a string", index.string(), name));
+      if (!file.is_string()) throw Error(fmt::format(N_("{}: the file of '{}' should be a string"), index.string(), name));
       const std::string f = file.get<std::string>();
       // a NUL cannot be in a file name: the system would read the name only up to it
       if (f.find('/') != std::string::npos || f.find('\0') != std::string::npos || f == "." || f == ".." || f.empty())
-        throw Error(fmt::format("{}: shard '{}' should be a file name in the folder", index.string(), escape_for_message(f)));
+        throw Error(fmt::format(N_("{}: shard '{}' should be a file name in the folder"), index.string(), escape_for_message(f)));
       shards.insert(f);
     }
     for (const std::string& f : shards) {
-      if (!fs::exists(d / f, ec)) throw Error(fmt::format("{}: names the shard {}, which the folder does not have", index.string(), f));
+      if (!fs::exists(d / f, ec)) throw Error(fmt::format(N_("{}: names the shard {}, which the folder does not have"), index.string(), f));
       files.push_back((d / f).string());
     }
   } else {
-    throw Error(fmt::format("{}: no model.safetensors or model.safetensors.index.json (tfx reads safetensors weights; convert a "
-                            "pytorch_model.bin with safetensors' convert script)", dir));
+    throw Error(fmt::format(N_("{}: no model.safetensors or model.safetensors.index.json (tfx reads safetensors weights; convert a "
+                            "pytorch_model.bin with safetensors' convert script)"), dir));
   }
   // the files' bytes against the memory budget before any is mapped (the pages come into memory
   // as the ops read them)
@@ -152,7 +153,7 @@ MappedWeights MappedWeights::open(const std::string& dir) {
       m.dtypes.insert(e.dtype);
       const std::string name = mapped_normalized_name(e.name);
       const auto [it, fresh] = m.tensors.emplace(name, Impl::View{std::move(e), f, {}});
-      if (!fresh) throw Error(fmt::format("{}: tensor {} is stored twice (in two files, or under two names that mean the same)", dir, name));
+      if (!fresh) throw Error(fmt::format(N_("{}: tensor {} is stored twice (in two files, or under two names that mean the same)"), dir, name));
       // the ops read elements through typed pointers: a tensor at an offset that is not a
       // multiple of its element size (legal in the format, rare in practice) is copied once
       SafetensorsEntry& entry = it->second.entry;
@@ -178,11 +179,11 @@ std::optional<StoredMatrix> MappedWeights::find(const std::string& name) const {
 
 StoredMatrix MappedWeights::need(const std::string& name, std::size_t rows, std::size_t cols) const {
   const std::optional<StoredMatrix> m = find(name);
-  if (!m) throw Error(fmt::format("{}: no tensor {} (the family needs it)", impl_->dir, name));
+  if (!m) throw Error(fmt::format(N_("{}: no tensor {} (the family needs it)"), impl_->dir, name));
   const auto& e = impl_->tensors.at(name).entry;
   const bool vector = rows == 1 && e.shape.size() == 1;
   if ((e.shape.size() != 2 && !vector) || m->rows != rows || m->cols != cols)
-    throw Error(fmt::format("{}: tensor {} has shape {}; the config needs {}", impl_->tensors.at(name).file, e.name,
+    throw Error(fmt::format(N_("{}: tensor {} has shape {}; the config needs {}"), impl_->tensors.at(name).file, e.name,
                             shape_string(e.shape), rows == 1 ? shape_string({cols}) : shape_string({rows, cols})));
   return *m;
 }

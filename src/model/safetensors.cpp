@@ -23,6 +23,7 @@
 
 #include "tfx/core/show_token.hpp"  // junk bytes as \xNN in messages
 #include "tfx/io/matrix_io.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -45,13 +46,13 @@ std::uint64_t read_u64_le(std::string_view b) {
 std::uint64_t whole(const nlohmann::json& v, const std::string& what) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  throw Error(fmt::format("{}: expected a whole number ≥ 0, got {}", what, json_excerpt(v)));
+  throw Error(fmt::format(N_("{}: expected a whole number ≥ 0, got {}"), what, json_excerpt(v)));
 }
 
 std::string read_all(const std::string& path, const std::string& what) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such file", path));
-  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a {}", path, what));
+  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format(N_("{}: no such file"), path));
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format(N_("{}: is a directory; expected a {}"), path, what));
   // bounded: /dev/zero or an endless pipe is refused, not read until memory runs out
   return read_input_bytes(path, what, memory_budget(), std::size_t{256} << 20);
 }
@@ -85,16 +86,16 @@ float bfloat16_to_float(unsigned short b) { return std::bit_cast<float>(static_c
 std::vector<SafetensorsEntry> safetensors_entries(std::string_view b, const std::string& where, TensorMetadata* metadata) {
   if (metadata) metadata->clear();
   // 1. the header length: 8 bytes little-endian, then that many bytes of JSON
-  if (b.size() < 8) throw Error(fmt::format("{}: {} bytes; a safetensors file starts with an 8-byte header length", where, b.size()));
+  if (b.size() < 8) throw Error(fmt::format(N_("{}: {} bytes; a safetensors file starts with an 8-byte header length"), where, b.size()));
   const std::uint64_t n = read_u64_le(b);
   if (n > b.size() - 8)
-    throw Error(fmt::format("{}: header length {} runs past the end of the file ({} bytes after the length field); "
-                            "not a safetensors file or truncated",
+    throw Error(fmt::format(N_("{}: header length {} runs past the end of the file ({} bytes after the length field); "
+                            "not a safetensors file or truncated"),
                             where, n, b.size() - 8));
   const std::string_view header = b.substr(8, static_cast<std::size_t>(n));
   const std::string_view buffer = b.substr(8 + static_cast<std::size_t>(n));
   if (n > (std::uint64_t{100} << 20))
-    throw Error(fmt::format("{}: header length {} is over the format's 100 MB limit; not a safetensors file", where, n));
+    throw Error(fmt::format(N_("{}: header length {} is over the format's 100 MB limit; not a safetensors file"), where, n));
   // a tensor name given twice would silently keep only one: refuse it (keys of the top object)
   std::string duplicate;
   std::set<std::string> names;
@@ -106,15 +107,15 @@ std::vector<SafetensorsEntry> safetensors_entries(std::string_view b, const std:
   };
   check_json_depth(header, where);  // dump/copy recurse per level: 100k levels overflow the stack
   nlohmann::json j = nlohmann::json::parse(header, cb, false);
-  if (j.is_discarded()) throw Error(fmt::format("{}: the {}-byte header is not valid JSON", where, n));
-  if (!duplicate.empty()) throw Error(fmt::format("{}: tensor '{}' is named twice in the header", where, duplicate));
-  if (!j.is_object()) throw Error(fmt::format("{}: the header is not a JSON object", where));
+  if (j.is_discarded()) throw Error(fmt::format(N_("{}: the {}-byte header is not valid JSON"), where, n));
+  if (!duplicate.empty()) throw Error(fmt::format(N_("{}: tensor '{}' is named twice in the header"), where, duplicate));
+  if (!j.is_object()) throw Error(fmt::format(N_("{}: the header is not a JSON object"), where));
 
   // 2. every entry: dtype, shape, data_offsets; byte count = elements × dtype size
   std::vector<Entry> entries;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "__metadata__") {
-      if (!it->is_object()) throw Error(fmt::format("{}: __metadata__ must be an object of strings", where));
+      if (!it->is_object()) throw Error(fmt::format(N_("{}: __metadata__ must be an object of strings"), where));
       if (metadata)
         for (auto m = it->begin(); m != it->end(); ++m)
           if (m->is_string()) (*metadata)[m.key()] = m->get<std::string>();
@@ -122,38 +123,38 @@ std::vector<SafetensorsEntry> safetensors_entries(std::string_view b, const std:
     }
     const std::string at = fmt::format("{}: tensor '{}'", where, it.key());
     const nlohmann::json& t = *it;
-    if (!t.is_object()) throw Error(fmt::format("{}: expected an object with dtype, shape, data_offsets", at));
-    if (!t.contains("dtype") || !t["dtype"].is_string()) throw Error(fmt::format("{}: missing \"dtype\"", at));
-    if (!t.contains("shape") || !t["shape"].is_array()) throw Error(fmt::format("{}: missing \"shape\" (a list)", at));
+    if (!t.is_object()) throw Error(fmt::format(N_("{}: expected an object with dtype, shape, data_offsets"), at));
+    if (!t.contains("dtype") || !t["dtype"].is_string()) throw Error(fmt::format(N_("{}: missing \"dtype\""), at));
+    if (!t.contains("shape") || !t["shape"].is_array()) throw Error(fmt::format(N_("{}: missing \"shape\" (a list)"), at));
     if (!t.contains("data_offsets") || !t["data_offsets"].is_array() || t["data_offsets"].size() != 2)
-      throw Error(fmt::format("{}: missing \"data_offsets\" [begin, end]", at));
+      throw Error(fmt::format(N_("{}: missing \"data_offsets\" [begin, end]"), at));
     Entry e;
     e.name = it.key();
     e.dtype = t["dtype"].get<std::string>();
     const std::size_t es = dtype_size(e.dtype);
-    if (es == 0) throw Error(fmt::format("{}: dtype '{}' is not supported (tfx reads F32, F16, BF16)", at, e.dtype));
-    if (t["shape"].size() > 8) throw Error(fmt::format("{}: rank {} (tfx reads up to rank 8)", at, t["shape"].size()));
+    if (es == 0) throw Error(fmt::format(N_("{}: dtype '{}' is not supported (tfx reads F32, F16, BF16)"), at, e.dtype));
+    if (t["shape"].size() > 8) throw Error(fmt::format(N_("{}: rank {} (tfx reads up to rank 8)"), at, t["shape"].size()));
     for (const auto& d : t["shape"]) {
       const std::uint64_t v = whole(d, at + " shape");
-      if (v > kMaxElements) throw Error(fmt::format("{}: shape {} is larger than any tensor tfx reads", at, json_excerpt(t["shape"])));
+      if (v > kMaxElements) throw Error(fmt::format(N_("{}: shape {} is larger than any tensor tfx reads"), at, json_excerpt(t["shape"])));
       e.shape.push_back(static_cast<std::size_t>(v));
     }
     e.begin = whole(t["data_offsets"][0], at + " data_offsets[0]");
     e.end = whole(t["data_offsets"][1], at + " data_offsets[1]");
-    if (e.begin > e.end) throw Error(fmt::format("{}: data_offsets [{}, {}] end before they begin", at, e.begin, e.end));
+    if (e.begin > e.end) throw Error(fmt::format(N_("{}: data_offsets [{}, {}] end before they begin"), at, e.begin, e.end));
     if (e.end > buffer.size())
-      throw Error(fmt::format("{}: data_offsets [{}, {}] run past the end of the {}-byte buffer", at, e.begin, e.end,
+      throw Error(fmt::format(N_("{}: data_offsets [{}, {}] run past the end of the {}-byte buffer"), at, e.begin, e.end,
                               buffer.size()));
     // a shape past the cap is the file's fault (a data error, exit 1), not the user's flags
     std::size_t count = 0;
     try {
       count = checked_element_count(e.shape.empty() ? std::vector<std::size_t>{1} : e.shape, at);
     } catch (const Error&) {
-      throw Error(fmt::format("{}: shape {} is larger than any tensor tfx reads (at most {} elements, 4 GiB)", at,
+      throw Error(fmt::format(N_("{}: shape {} is larger than any tensor tfx reads (at most {} elements, 4 GiB)"), at,
                               shape_string(e.shape), kMaxElements));
     }
     if (count * es != e.end - e.begin)
-      throw Error(fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] hold {}", at, shape_string(e.shape),
+      throw Error(fmt::format(N_("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] hold {}"), at, shape_string(e.shape),
                               e.dtype, count * es, e.begin, e.end, e.end - e.begin));
     entries.push_back(std::move(e));
   }
@@ -166,15 +167,15 @@ std::vector<SafetensorsEntry> safetensors_entries(std::string_view b, const std:
   const Entry* prev = nullptr;
   for (const Entry* e : order) {
     if (e->begin < pos)
-      throw Error(fmt::format("{}: tensors '{}' [{}, {}] and '{}' [{}, {}] overlap", where, prev->name, prev->begin, prev->end,
+      throw Error(fmt::format(N_("{}: tensors '{}' [{}, {}] and '{}' [{}, {}] overlap"), where, prev->name, prev->begin, prev->end,
                               e->name, e->begin, e->end));
     if (e->begin > pos)
-      throw Error(fmt::format("{}: bytes {}…{} of the buffer before tensor '{}' belong to no tensor", where, pos, e->begin, e->name));
+      throw Error(fmt::format(N_("{}: bytes {}…{} of the buffer before tensor '{}' belong to no tensor"), where, pos, e->begin, e->name));
     pos = e->end;
     prev = e;
   }
   if (pos != buffer.size())
-    throw Error(fmt::format("{}: {} bytes after the last tensor belong to no tensor", where, buffer.size() - pos));
+    throw Error(fmt::format(N_("{}: {} bytes after the last tensor belong to no tensor"), where, buffer.size() - pos));
   std::vector<SafetensorsEntry> out;
   for (auto& e : entries)
     out.push_back({e.name, e.dtype, e.shape.empty() ? std::vector<std::size_t>{1} : e.shape,
@@ -217,7 +218,7 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
       if (bad)
         for (std::size_t j = 0; j < len; ++j)
           if (!std::isfinite(dst[j]))
-            throw Error(fmt::format("{}: tensor '{}' holds {} at index {}; weights must be finite", where, e.name,
+            throw Error(fmt::format(N_("{}: tensor '{}' holds {} at index {}; weights must be finite"), where, e.name,
                                     std::isnan(dst[j]) ? "NaN" : dst[j] > 0 ? "+inf" : "-inf", start + j));
       if (release) release(base + start * es, len * es);
     }
@@ -236,8 +237,8 @@ TensorMap read_npy_directory(const std::string& path) {
   std::vector<std::filesystem::path> files;
   for (const auto& f : std::filesystem::directory_iterator(path, ec))
     if (f.path().extension() == ".npy") files.push_back(f.path());
-  if (ec) throw Error(fmt::format("{}: cannot list the directory: {}", path, ec.message()));
-  if (files.empty()) throw Error(fmt::format("{}: no .npy files (expected files named by the tensor, e.g. linear1.weight.npy)", path));
+  if (ec) throw Error(fmt::format(N_("{}: cannot list the directory: {}"), path, ec.message()));
+  if (files.empty()) throw Error(fmt::format(N_("{}: no .npy files (expected files named by the tensor, e.g. linear1.weight.npy)"), path));
   for (const auto& f : files) {
     LoadedMatrix m = parse_npy(read_all(f.string(), ".npy file"), f.string());
     Tensor t = std::move(m.values);
@@ -268,7 +269,7 @@ std::optional<std::size_t> metadata_heads(const TensorMetadata& metadata, const 
       h = h * 10 + static_cast<std::size_t>(ch - '0');
     }
     if (!ok || h < 1 || h > 4096)
-      throw Error(fmt::format("{}: __metadata__ {} = '{}' is not a number of heads (a whole number from 1 to 4096)", where, key, show_token(v)));
+      throw Error(fmt::format(N_("{}: __metadata__ {} = '{}' is not a number of heads (a whole number from 1 to 4096)"), where, key, show_token(v)));
     return h;
   }
   return std::nullopt;

@@ -8,18 +8,19 @@
 #include <numeric>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
 void check_sampling_options(const SamplingOptions& o) {
   if (o.greedy) return;
   if (!(o.temperature > 0) || !std::isfinite(o.temperature))
-    throw usage_error(fmt::format("temperature must be a number > 0 (got {}); for the most likely token "
-                                  "every step, sample greedily instead",
+    throw usage_error(fmt::format(N_("temperature must be a number > 0 (got {}); for the most likely token "
+                                  "every step, sample greedily instead"),
                                   o.temperature),
                       {"temperature"});
   if (!(o.top_p > 0 && o.top_p <= 1))
-    throw usage_error(fmt::format("top_p must be in (0, 1] (got {}): the share of probability to keep", o.top_p),
+    throw usage_error(fmt::format(N_("top_p must be in (0, 1] (got {}): the share of probability to keep"), o.top_p),
                       {"top_p"});
 }
 
@@ -29,10 +30,10 @@ std::vector<double> softmax_at_temperature(std::span<const float> logits, double
   if (logits.empty()) return p;
   float mx = -INFINITY;
   for (float l : logits) {
-    if (std::isnan(l)) throw Error("sampling: the logits contain NaN");
+    if (std::isnan(l)) throw Error(N_("sampling: the logits contain NaN"));
     mx = std::max(mx, l);
   }
-  if (mx == -INFINITY) throw Error("sampling: every logit is -inf (no token can follow)");
+  if (mx == -INFINITY) throw Error(N_("sampling: every logit is -inf (no token can follow)"));
   double sum = 0;
   for (std::size_t i = 0; i < logits.size(); ++i) {
     // a logit of −inf (a masked token) gets probability 0
@@ -52,12 +53,12 @@ double entropy_nats(std::span<const double> p) {
 }
 
 std::vector<NextToken> sampling_distribution(std::span<const float> logits, const SamplingOptions& o) {
-  if (logits.empty()) throw Error("sampling: no logits (an empty vocabulary)");
+  if (logits.empty()) throw Error(N_("sampling: no logits (an empty vocabulary)"));
   check_sampling_options(o);
   if (o.greedy) {
     std::size_t best = 0;
     for (std::size_t i = 0; i < logits.size(); ++i) {
-      if (std::isnan(logits[i])) throw Error("sampling: the logits contain NaN");
+      if (std::isnan(logits[i])) throw Error(N_("sampling: the logits contain NaN"));
       if (logits[i] > logits[best]) best = i;
     }
     return {{best, 1.0}};

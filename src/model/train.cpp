@@ -16,6 +16,7 @@
 #include "tfx/core/random.hpp"
 #include "tfx/positional/positional.hpp"
 #include "train_ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -113,20 +114,20 @@ namespace {
 
 void tr_check(const TrainConfig& c, const TensorMap& params, const TrainBatch& b) {
   if (c.vocab < 1 || c.d_model < 1 || c.heads < 1 || c.d_model % c.heads != 0 || c.layers < 1 || c.ffn < 1)
-    throw Error(fmt::format("train: d_model {} must be a positive multiple of heads {}, with layers ≥ 1 and ffn ≥ 1", c.d_model,
+    throw Error(fmt::format(N_("train: d_model {} must be a positive multiple of heads {}, with layers ≥ 1 and ffn ≥ 1"), c.d_model,
                             c.heads));
   for (const auto& [name, shape] : tr_parameter_shapes(c)) {
     const auto it = params.find(name);
-    if (it == params.end()) throw Error(fmt::format("train: parameter {} is missing", name));
+    if (it == params.end()) throw Error(fmt::format(N_("train: parameter {} is missing"), name));
     if (it->second.shape() != shape)
-      throw Error(fmt::format("train: parameter {} has shape {}, expected {}", name, it->second.shape_str(), shape_string(shape)));
+      throw Error(fmt::format(N_("train: parameter {} has shape {}, expected {}"), name, it->second.shape_str(), shape_string(shape)));
   }
   if (b.batch == 0 || b.source_len == 0 || b.target_len == 0 || b.source.size() != b.batch * b.source_len ||
       b.target_in.size() != b.batch * b.target_len || b.target_out.size() != b.batch * b.target_len)
-    throw Error("train: the batch's id arrays do not match its shape");
+    throw Error(N_("train: the batch's id arrays do not match its shape"));
   for (const auto* ids : {&b.source, &b.target_in, &b.target_out})
     for (std::size_t id : *ids)
-      if (id >= c.vocab) throw Error(fmt::format("train: token id {} is outside the vocabulary of {}", id, c.vocab));
+      if (id >= c.vocab) throw Error(fmt::format(N_("train: token id {} is outside the vocabulary of {}"), id, c.vocab));
 }
 
 }  // namespace
@@ -265,7 +266,7 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
   const double eps = c.label_smoothing;
   std::size_t count = 0;
   for (std::size_t r = 0; r < nt; ++r) count += batch.target_out[r] != c.pad;
-  if (count == 0) throw Error("train: the batch has no target tokens");
+  if (count == 0) throw Error(N_("train: the batch has no target tokens"));
   double total = 0;
   Buf dlogits(grads ? nt * V : 0, 0.0f);
   for (std::size_t r = 0; r < nt; ++r) {

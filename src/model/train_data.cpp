@@ -13,6 +13,7 @@
 #include "tfx/core/random.hpp"
 #include "tfx/model/train.hpp"
 #include "tfx/text/unicode.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -34,31 +35,31 @@ std::vector<TextPair> parse_pair_lines(std::string_view text, const std::string&
     for (std::size_t i = 0; i < line.size();) {
       const std::size_t n = unicode::utf8_decode(line, i);
       if (n == 0)
-        throw Error(fmt::format("{}:{}: invalid UTF-8 at byte {} of the line; expected UTF-8 text", where, line_no, i + 1));
+        throw Error(fmt::format(N_("{}:{}: invalid UTF-8 at byte {} of the line; expected UTF-8 text"), where, line_no, i + 1));
       i += n;
     }
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos)
-      throw Error(fmt::format("{}:{}: no tab; expected source<TAB>target", where, line_no));
+      throw Error(fmt::format(N_("{}:{}: no tab; expected source<TAB>target"), where, line_no));
     if (line.find('\t', tab + 1) != std::string_view::npos)
-      throw Error(fmt::format("{}:{}: more than one tab; expected source<TAB>target", where, line_no));
+      throw Error(fmt::format(N_("{}:{}: more than one tab; expected source<TAB>target"), where, line_no));
     TextPair p;
     // one normalization (NFC) on both sides, as translate applies to its input: pairs written in
     // decomposed (NFD) Hangul train the words a query finds
     p.source = split_words(unicode::nfc_utf8(line.substr(0, tab)));
     p.target = split_words(unicode::nfc_utf8(line.substr(tab + 1)));
     if (p.source.empty() || p.target.empty())
-      throw Error(fmt::format("{}:{}: the {} side is empty; expected source<TAB>target", where, line_no,
+      throw Error(fmt::format(N_("{}:{}: the {} side is empty; expected source<TAB>target"), where, line_no,
                                    p.source.empty() ? "source" : "target"));
     if (p.source.size() > kMaxPairWords || p.target.size() > kMaxPairWords)
-      throw Error(fmt::format("{}:{}: {} words on the {} side; at most {} a side", where, line_no,
+      throw Error(fmt::format(N_("{}:{}: {} words on the {} side; at most {} a side"), where, line_no,
                                    std::max(p.source.size(), p.target.size()),
                                    p.source.size() > kMaxPairWords ? "source" : "target", kMaxPairWords));
     if (pairs.size() == kMaxTrainPairs)
-      throw Error(fmt::format("{}:{}: more than {} pairs; at most {}", where, line_no, kMaxTrainPairs, kMaxTrainPairs));
+      throw Error(fmt::format(N_("{}:{}: more than {} pairs; at most {}"), where, line_no, kMaxTrainPairs, kMaxTrainPairs));
     pairs.push_back(std::move(p));
   }
-  if (pairs.empty()) throw Error(fmt::format("{}: no pairs; expected source<TAB>target lines", where));
+  if (pairs.empty()) throw Error(fmt::format(N_("{}: no pairs; expected source<TAB>target lines"), where));
   return pairs;
 }
 

@@ -12,6 +12,7 @@
 #include "tfx/attention/schedule.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/random.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -22,7 +23,7 @@ void adam_step(AdamState& s, TensorMap& params, const TensorMap& grads, double l
   const double step_size = lr / bc1, bc2_sqrt = std::sqrt(bc2);
   for (auto& [name, p] : params) {
     const auto g = grads.find(name);
-    if (g == grads.end() || g->second.size() != p.size()) throw Error(fmt::format("adam: no gradient of the shape of {}", name));
+    if (g == grads.end() || g->second.size() != p.size()) throw Error(fmt::format(N_("adam: no gradient of the shape of {}"), name));
     Tensor& m = s.m.try_emplace(name, p.shape()).first->second;
     Tensor& v = s.v.try_emplace(name, p.shape()).first->second;
     float* pd = p.data();
@@ -149,8 +150,8 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
 
 Tensor train_cross_attention(const TrainConfig& c, const TensorMap& params, const std::vector<std::size_t>& source,
                              const std::vector<std::size_t>& target, std::size_t layer) {
-  if (source.empty()) throw Error("train_cross_attention: empty source");
-  if (layer >= c.layers) throw Error(fmt::format("train_cross_attention: decoder layer {} of {}", layer + 1, c.layers));
+  if (source.empty()) throw Error(N_("train_cross_attention: empty source"));
+  if (layer >= c.layers) throw Error(fmt::format(N_("train_cross_attention: decoder layer {} of {}"), layer + 1, c.layers));
   // one pair as a batch of one: target_in = <bos> y₁ … y_T, target_out = y₁ … y_T <eos>
   TrainBatch b;
   b.batch = 1;
@@ -172,7 +173,7 @@ Tensor train_cross_attention(const TrainConfig& c, const TensorMap& params, cons
 // entropy_r = −Σ_j a_rj ln a_rj (0 · ln 0 = 0); gold mass = a_r,g(r) averaged over aligned rows
 AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<int>& alignment) {
   if (weights.rank() != 2 || weights.dim(0) == 0 || weights.dim(1) == 0)
-    throw Error(fmt::format("attention_sharpness: expected weights (R, S), got {}", shape_string(weights.shape())));
+    throw Error(fmt::format(N_("attention_sharpness: expected weights (R, S), got {}"), shape_string(weights.shape())));
   const std::size_t R = weights.dim(0), S = weights.dim(1);
   AttentionSharpness s;
   s.rows = R;
@@ -185,7 +186,7 @@ AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<
     entropy += h;
     if (r < alignment.size() && alignment[r] >= 0) {
       if (static_cast<std::size_t>(alignment[r]) >= S)
-        throw Error(fmt::format("attention_sharpness: row {} is aligned to source {} of {}", r, alignment[r], S));
+        throw Error(fmt::format(N_("attention_sharpness: row {} is aligned to source {} of {}"), r, alignment[r], S));
       mass += a[alignment[r]];
       ++s.aligned;
     }
@@ -197,7 +198,7 @@ AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<
 
 std::size_t train_model(const TrainConfig& c, TensorMap& params, const std::vector<IdPair>& train, const TrainOptions& o,
                         const std::function<bool(const TrainStepReport&)>& on_step) {
-  if (train.empty()) throw Error("train: no training pairs");
+  if (train.empty()) throw Error(N_("train: no training pairs"));
   Generator gen(o.seed ^ 0x9e3779b97f4a7c15ull);
   std::vector<std::size_t> order;
   std::size_t next = 0;

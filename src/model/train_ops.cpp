@@ -7,6 +7,7 @@
 #include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/gemm_view.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::train_ops {
 
@@ -116,7 +117,7 @@ void tr_attention(const TrShape& s, const TrMha& m, const float* xq, const float
             row[j] = double(dot * s.scale);
             mx = std::max(mx, row[j]);
           }
-          if (mx == -INFINITY) throw Error("train: an attention row has every key masked (an empty sentence?)");
+          if (mx == -INFINITY) throw Error(N_("train: an attention row has every key masked (an empty sentence?)"));
           double sum = 0;
           for (std::size_t j = 0; j < s.Tk; ++j) {
             row[j] = row[j] == -INFINITY ? 0.0 : std::exp(row[j] - mx);

@@ -49,17 +49,17 @@ Translator load_translator(const TensorMap& tensors, Vocabulary vocab, std::size
   m.name = where;
   m.tensors = tensors;
   const auto emb = tensors.find("embedding.weight");
-  if (emb == tensors.end() || emb->second.rank() != 2) throw Error(fmt::format("{}: no embedding.weight (V, D) tensor", where));
+  if (emb == tensors.end() || emb->second.rank() != 2) throw Error(fmt::format(N_("{}: no embedding.weight (V, D) tensor"), where));
   const std::size_t V = emb->second.rows(), D = emb->second.cols();
   if (V != vocab.size())
-    throw Error(fmt::format("{}: embedding.weight has {} rows but the vocabulary {} tokens", where, V, vocab.size()));
+    throw Error(fmt::format(N_("{}: embedding.weight has {} rows but the vocabulary {} tokens"), where, V, vocab.size()));
   m.embedding = emb->second;
   m.d_model = D;
   m.heads = heads;
-  if (!heads_divide(heads, D)) throw Error(fmt::format("{}: {} heads do not divide d_model = {}", where, heads, D));
+  if (!heads_divide(heads, D)) throw Error(fmt::format(N_("{}: {} heads do not divide d_model = {}"), where, heads, D));
   const std::size_t enc_layers = count_layers(tensors, "encoder"), dec_layers = count_layers(tensors, "decoder");
   if (enc_layers == 0 || dec_layers == 0)
-    throw Error(fmt::format("{}: expected encoder.layers.0.* and decoder.layers.0.* tensors", where));
+    throw Error(fmt::format(N_("{}: expected encoder.layers.0.* and decoder.layers.0.* tensors"), where));
   const LayerWidths w = layer_widths(tensors, "encoder.layers.0.", where);
   m.ffn = w.ffn;
   for (std::size_t i = 0; i < enc_layers; ++i)
@@ -71,7 +71,7 @@ Translator load_translator(const TensorMap& tensors, Vocabulary vocab, std::size
   const char* specials[] = {"<pad>", "<bos>", "<eos>", "<unk>"};
   for (std::size_t i = 0; i < 4; ++i)
     if (vocab.size() <= i || vocab.tokens[i] != specials[i])
-      throw Error(fmt::format("{}: the vocabulary must start with <pad> <bos> <eos> <unk>", where));
+      throw Error(fmt::format(N_("{}: the vocabulary must start with <pad> <bos> <eos> <unk>"), where));
   m.vocab = std::move(vocab);
   return m;
 }
@@ -116,7 +116,7 @@ const std::vector<TranslationPair>& teaching_corpus() {
 TokenIds translator_tokens(const Translator& m, const std::string& text, const std::string& flag) {
   TokenIds t;
   t.tokens = split_words(unicode::nfc_utf8(text));  // decomposed (NFD) Hangul is the same words
-  if (t.tokens.empty()) throw usage_error(fmt::format("{} is empty; expected a sentence such as \"나는 학생 이다\"", flag));
+  if (t.tokens.empty()) throw usage_error(fmt::format(N_("{} is empty; expected a sentence such as \"나는 학생 이다\""), flag));
   std::vector<std::string> unknown;
   for (const std::string& w : t.tokens) {
     const auto id = m.vocab.find(w);

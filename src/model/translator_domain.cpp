@@ -171,8 +171,8 @@ std::string unknown_words_message(const Translator& m, const std::vector<std::st
                        "나는 너는 그는 그녀는 우리는 그들은): try \"{}\"",
                        flag, fmt::format("{}", fmt::join(respelled, ", ")), sentence);
   }
-  return fmt::format("{}: {} not in the vocabulary of {} (words are split at spaces; a Korean word keeps its particle, e.g. "
-                     "커피를){}; tfx translate list_vocab lists the {} words it knows",
+  return fmt::format(N_("{}: {} not in the vocabulary of {} (words are split at spaces; a Korean word keeps its particle, e.g. "
+                     "커피를){}; tfx translate list_vocab lists the {} words it knows"),
                      flag, domain_quoted(unknown), m.name,
                      respelled.empty() ? std::string() : fmt::format("; the training sentences write {}", fmt::join(respelled, ", ")),
                      m.vocab.size() - 4);

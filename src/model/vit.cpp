@@ -20,6 +20,7 @@
 #include "tfx/core/ops.hpp"
 #include "tfx/io/json_fields.hpp"
 #include "tfx/io/text_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -44,22 +45,22 @@ void vit_read_config(const nlohmann::json& j, const std::string& where, ModelCon
   c.patch_size = whole_field(j, "patch_size", where, 16);
   c.channels = whole_field(j, "num_channels", where, 3);
   if (c.patch_size > c.image_size || c.image_size % c.patch_size != 0)
-    bad(where, fmt::format("image_size {} is not a multiple of patch_size {} (ViT cuts the picture into whole patches)", c.image_size,
+    bad(where, fmt::format(N_("image_size {} is not a multiple of patch_size {} (ViT cuts the picture into whole patches)"), c.image_size,
                            c.patch_size));
-  if (c.channels != 3) bad(where, fmt::format("num_channels {}: tfx reads pictures as RGB, 3 channels", c.channels));
+  if (c.channels != 3) bad(where, fmt::format(N_("num_channels {}: tfx reads pictures as RGB, 3 channels"), c.channels));
   const std::size_t g = c.image_size / c.patch_size;
-  if (g > 4096) bad(where, fmt::format("{} patches a side is too many", g));
+  if (g > 4096) bad(where, fmt::format(N_("{} patches a side is too many"), g));
   c.max_positions = g * g + 1;  // the patches and [CLS]
   // id2label {"0": "tabby cat", …}: every id from 0 once
   if (j.contains("id2label") && !j["id2label"].is_null()) {
     const nlohmann::json& m = j["id2label"];
-    if (!m.is_object() || m.empty() || m.size() > (1u << 20)) bad(where, "\"id2label\" should be an object {\"0\": \"label\", …}");
+    if (!m.is_object() || m.empty() || m.size() > (1u << 20)) bad(where, N_("\"id2label\" should be an object {\"0\": \"label\", …}"));
     c.labels.assign(m.size(), "");
     for (const auto& [id, label] : m.items()) {
       std::size_t n = 0;
       const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), n);
       if (ec != std::errc() || end != id.data() + id.size() || n >= m.size() || !label.is_string() || !c.labels[n].empty())
-        bad(where, fmt::format("id2label: \"{}\" should be a class id from 0 to {} with a label string, each once", id, m.size() - 1));
+        bad(where, fmt::format(N_("id2label: \"{}\" should be a class id from 0 to {} with a label string, each once"), id, m.size() - 1));
       c.labels[n] = label.get<std::string>();
       if (c.labels[n].empty()) c.labels[n] = fmt::format("LABEL_{}", n);
     }
@@ -111,7 +112,7 @@ OutputHead vit_output_head(const Checkpoint& m) {
 }
 
 ForwardPass vit_forward_text(const Checkpoint& m, const std::vector<std::size_t>&, const ForwardOptions&) {
-  throw usage_error(fmt::format("{}: a ViT reads a picture, not text (give image FILE)", m.dir), {"image"});
+  throw usage_error(fmt::format(N_("{}: a ViT reads a picture, not text (give image FILE)"), m.dir), {"image"});
 }
 
 // the final LayerNorm, then the classifier: x (T, D) → (T, labels)
@@ -127,7 +128,7 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const Forward
   const float eps = static_cast<float>(c.eps);
   const std::size_t L = w.layers.size();
   if (pixels.rank() != 3 || pixels.dim(0) != c.channels || pixels.dim(1) != c.image_size || pixels.dim(2) != c.image_size)
-    throw Error(fmt::format("{}: pixel values are {}, the model reads [{}, {}, {}]", m.dir, pixels.shape_str(), c.channels,
+    throw Error(fmt::format(N_("{}: pixel values are {}, the model reads [{}, {}, {}]"), m.dir, pixels.shape_str(), c.channels,
                             c.image_size, c.image_size));
   ForwardPass out;
   // embeddings: Conv2d(kernel = stride = P) = the unfolded patches × the flattened kernel, [CLS]
@@ -176,7 +177,7 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const Forward
 }
 
 const StoredMatrix& vit_token_embedding(const Checkpoint& m) {
-  throw usage_error(fmt::format("{}: a ViT has no token embedding (it embeds picture patches)", m.dir));
+  throw usage_error(fmt::format(N_("{}: a ViT has no token embedding (it embeds picture patches)"), m.dir));
 }
 const StoredMatrix* vit_position_table(const Checkpoint& m) { return &std::get<VitWeights>(m.weights).position; }
 
@@ -302,7 +303,7 @@ std::pair<std::size_t, std::size_t> vit_size(const nlohmann::json& j, const std:
     const std::size_t n = family_files::whole_field(j, "shortest_edge", where);
     return {n, n};
   }
-  vit_bad(where, fmt::format("\"size\" should be {{\"height\": H, \"width\": W}}, got {}", json_excerpt(j)));
+  vit_bad(where, fmt::format(N_("\"size\" should be {{\"height\": H, \"width\": W}}, got {}"), json_excerpt(j)));
 }
 
 std::array<double, 3> vit_triple(const nlohmann::json& j, const char* key, const std::string& where, std::array<double, 3> fallback,
@@ -310,11 +311,11 @@ std::array<double, 3> vit_triple(const nlohmann::json& j, const char* key, const
   if (!j.contains(key) || j[key].is_null()) return fallback;
   const nlohmann::json& v = j[key];
   if (v.is_number()) return {v.get<double>(), v.get<double>(), v.get<double>()};
-  if (!v.is_array() || v.size() != 3) vit_bad(where, fmt::format("\"{}\" should be 3 numbers (R, G, B), got {}", key, json_excerpt(v)));
+  if (!v.is_array() || v.size() != 3) vit_bad(where, fmt::format(N_("\"{}\" should be 3 numbers (R, G, B), got {}"), key, json_excerpt(v)));
   std::array<double, 3> out{};
   for (std::size_t i = 0; i < 3; ++i) {
     if (!v[i].is_number() || !std::isfinite(v[i].get<double>()) || (positive && !(v[i].get<double>() > 0)))
-      vit_bad(where, fmt::format("\"{}\" should be 3 {}numbers (R, G, B), got {}", key, positive ? "positive " : "", json_excerpt(v)));
+      vit_bad(where, fmt::format(N_("\"{}\" should be 3 {}numbers (R, G, B), got {}"), key, positive ? "positive " : "", json_excerpt(v)));
     out[i] = v[i].get<double>();
   }
   return out;
@@ -322,7 +323,7 @@ std::array<double, 3> vit_triple(const nlohmann::json& j, const char* key, const
 
 bool vit_flag(const nlohmann::json& j, const char* key, const std::string& where) {
   if (!j.contains(key) || j[key].is_null()) return true;
-  if (!j[key].is_boolean()) vit_bad(where, fmt::format("\"{}\" should be true or false, got {}", key, json_excerpt(j[key])));
+  if (!j[key].is_boolean()) vit_bad(where, fmt::format(N_("\"{}\" should be true or false, got {}"), key, json_excerpt(j[key])));
   return j[key].get<bool>();
 }
 
@@ -342,20 +343,20 @@ VitProcessor read_vit_processor(const std::string& dir, const ModelConfig& c) {
   try {
     j = parse_json(read_text_input(where, "preprocessor_config.json"), where);
   } catch (const nlohmann::json::exception& e) {
-    vit_bad(where, fmt::format("not valid JSON ({})", e.what()));
+    vit_bad(where, fmt::format(N_("not valid JSON ({})"), e.what()));
   }
-  if (!j.is_object()) vit_bad(where, "should be a JSON object");
+  if (!j.is_object()) vit_bad(where, N_("should be a JSON object"));
   p.from_file = true;
   if (j.contains("size") && !j["size"].is_null()) std::tie(p.height, p.width) = vit_size(j["size"], where);
   if (p.height != c.image_size || p.width != c.image_size)
-    vit_bad(where, fmt::format("size {}×{} is not config.json's image_size {} (tfx does not interpolate the position embeddings)", p.width,
+    vit_bad(where, fmt::format(N_("size {}×{} is not config.json's image_size {} (tfx does not interpolate the position embeddings)"), p.width,
                                p.height, c.image_size));
   p.do_resize = vit_flag(j, "do_resize", where);
   p.do_rescale = vit_flag(j, "do_rescale", where);
   p.do_normalize = vit_flag(j, "do_normalize", where);
   p.rescale_factor = family_files::number_field(j, "rescale_factor", where, p.rescale_factor);
   if (j.contains("resample") && !j["resample"].is_null() && j["resample"] != 2)
-    vit_bad(where, fmt::format("resample {} is not supported (tfx resizes as PIL's bilinear filter, resample 2)", json_excerpt(j["resample"])));
+    vit_bad(where, fmt::format(N_("resample {} is not supported (tfx resizes as PIL's bilinear filter, resample 2)"), json_excerpt(j["resample"])));
   p.mean = vit_triple(j, "image_mean", where, p.mean, false);
   p.std = vit_triple(j, "image_std", where, p.std, true);
   // the normalized pixels the model reads: HF's processors give at most a few units; a tiny
@@ -373,10 +374,10 @@ VitProcessor read_vit_processor(const std::string& dir, const ModelConfig& c) {
 }
 
 Image vit_resized_picture(const Image& picture, const VitProcessor& p) {
-  if (picture.width <= 0 || picture.height <= 0) throw Error("the picture has no pixels");
+  if (picture.width <= 0 || picture.height <= 0) throw Error(N_("the picture has no pixels"));
   if (static_cast<std::size_t>(picture.width) == p.width && static_cast<std::size_t>(picture.height) == p.height) return picture;
   if (!p.do_resize)
-    throw Error(fmt::format("the picture is {}×{} and the model reads {}×{}, but preprocessor_config.json says do_resize false",
+    throw Error(fmt::format(N_("the picture is {}×{} and the model reads {}×{}, but preprocessor_config.json says do_resize false"),
                             picture.width, picture.height, p.width, p.height));
   return vit_resize_bilinear(picture, static_cast<int>(p.width), static_cast<int>(p.height));
 }
@@ -401,7 +402,7 @@ Tensor vit_pixel_values(const Image& picture, const VitProcessor& p) {
 
 // Â_l = rownorm(½·mean_h A_l + ½·I); R = Â_{L−1} ⋯ Â_0
 Tensor attention_rollout(const std::vector<Tensor>& attentions) {
-  if (attentions.empty()) throw Error("attention rollout: no layers");
+  if (attentions.empty()) throw Error(N_("attention rollout: no layers"));
   const std::size_t H = attentions[0].dim(0), T = attentions[0].dim(1);
   Tensor r({T, T});
   for (std::size_t i = 0; i < T; ++i) r(i, i) = 1;

@@ -11,6 +11,7 @@
 #include "tfx/core/memory.hpp"
 #include "tfx/core/vmath.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -131,7 +132,7 @@ std::vector<double> pe_dot_closed_form_profile(std::size_t len, std::size_t dim,
 
 Tensor pe_similarity_block_means(std::size_t len, std::size_t dim, double base, PeMetric metric, std::size_t max_cells,
                                  std::size_t* block, const Progress& progress) {
-  if (dim % 2 != 0) throw usage_error(fmt::format("dim {}: block means from the closed form need an even dimension", dim), {"dim"});
+  if (dim % 2 != 0) throw usage_error(fmt::format(N_("dim {}: block means from the closed form need an even dimension"), dim), {"dim"});
   const std::size_t L = len, b = std::max<std::size_t>(1, (L + max_cells - 1) / std::max<std::size_t>(max_cells, 1));
   const std::size_t n = (L + b - 1) / b;
   if (block) *block = b;
@@ -218,7 +219,7 @@ std::vector<double> diagonal_spread(const Tensor& s) {
 // block m: [[cos kω_m, sin kω_m], [−sin kω_m, cos kω_m]] at (2m, 2m)
 Tensor shift_rotation(std::int64_t k, std::size_t dim, double base) {
   if (dim % 2 != 0)
-    throw usage_error(fmt::format("dim {}: the shift rotation needs an even dimension (column {} is a sine without a cosine partner)",
+    throw usage_error(fmt::format(N_("dim {}: the shift rotation needs an even dimension (column {} is a sine without a cosine partner)"),
                                   dim, dim - 1), {"dim"});
   checked_element_count({dim, dim}, fmt::format("dim {}", dim), {"dim"});
   Tensor r({dim, dim});

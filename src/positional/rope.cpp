@@ -16,6 +16,7 @@
 #include "tfx/core/ops.hpp"
 #include "tfx/positional/positional.hpp"
 #include "tfx/core/random.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -57,41 +58,41 @@ const char* rope_layout_name(RopeLayout l) { return choice_name<RopeLayout>(kRop
 
 void validate_rope_config(const RopeConfig& c) {
   const char* s = rope_scaling_name(c.scaling);
-  if (c.dim == 0) throw usage_error("dim must be a positive even number (RoPE rotates pairs of dimensions)", {"dim"});
+  if (c.dim == 0) throw usage_error(N_("dim must be a positive even number (RoPE rotates pairs of dimensions)"), {"dim"});
   if (c.dim % 2 != 0)
-    throw usage_error(fmt::format("dim {} is odd; RoPE rotates pairs of dimensions, so D must be even (e.g. dim {})",
+    throw usage_error(fmt::format(N_("dim {} is odd; RoPE rotates pairs of dimensions, so D must be even (e.g. dim {})"),
                                   c.dim, c.dim + 1), {"dim"});
   if (!(c.base > 1.0) || !std::isfinite(c.base))
-    throw usage_error(fmt::format("base {:g} must be a finite number > 1 (the lecture uses 10000)", c.base), {"base"});
+    throw usage_error(fmt::format(N_("base {:g} must be a finite number > 1 (the lecture uses 10000)"), c.base), {"base"});
   if (c.factor && (!(*c.factor > 0.0) || !std::isfinite(*c.factor)))
-    throw usage_error(fmt::format("factor {:g} must be a positive number (the context extension, e.g. factor 4)", *c.factor), {"factor"});
+    throw usage_error(fmt::format(N_("factor {:g} must be a positive number (the context extension, e.g. factor 4)"), *c.factor), {"factor"});
   if (needs_factor(c.scaling) && !c.factor)
-    throw usage_error(fmt::format("scaling {} needs factor F (the context extension ratio, e.g. factor 4)", s), {"scaling", "factor"});
+    throw usage_error(fmt::format(N_("scaling {} needs factor F (the context extension ratio, e.g. factor 4)"), s), {"scaling", "factor"});
   if (c.original_max_pos && *c.original_max_pos == 0)
-    throw usage_error("original_max_pos must be ≥ 1 (the pre-training context length, e.g. 4096)", {"original_max_pos"});
+    throw usage_error(N_("original_max_pos must be ≥ 1 (the pre-training context length, e.g. 4096)"), {"original_max_pos"});
   if (needs_original_max_pos(c.scaling) && !c.original_max_pos)
-    throw usage_error(fmt::format("scaling {} needs original_max_pos N (the pre-training context length, e.g. 4096)", s), {"scaling", "original_max_pos"});
+    throw usage_error(fmt::format(N_("scaling {} needs original_max_pos N (the pre-training context length, e.g. 4096)"), s), {"scaling", "original_max_pos"});
   if ((c.scaling == RopeScaling::ntk || c.scaling == RopeScaling::dynamic) && c.dim < 4)
-    throw usage_error(fmt::format("scaling {} needs dim ≥ 4 (base' = base·f^(D/(D−2)))", s), {"scaling", "dim"});
+    throw usage_error(fmt::format(N_("scaling {} needs dim ≥ 4 (base' = base·f^(D/(D−2)))"), s), {"scaling", "dim"});
   if (c.scaling == RopeScaling::yarn) {
     if (!(c.beta_slow > 0.0) || !std::isfinite(c.beta_slow))
-      throw usage_error(fmt::format("beta_slow {:g} must be a positive number of rotations (default 1)", c.beta_slow), {"beta_slow"});
+      throw usage_error(fmt::format(N_("beta_slow {:g} must be a positive number of rotations (default 1)"), c.beta_slow), {"beta_slow"});
     if (!(c.beta_fast > c.beta_slow) || !std::isfinite(c.beta_fast))
-      throw usage_error(fmt::format("beta_fast {:g} must be greater than beta_slow {:g} (defaults 32 and 1)", c.beta_fast,
+      throw usage_error(fmt::format(N_("beta_fast {:g} must be greater than beta_slow {:g} (defaults 32 and 1)"), c.beta_fast,
                                     c.beta_slow), {"beta_fast", "beta_slow"});
   }
   if (c.scaling == RopeScaling::llama3) {
     if (!(c.low_freq_factor > 0.0) || !std::isfinite(c.low_freq_factor))
-      throw usage_error(fmt::format("low_freq_factor {:g} must be positive (default 1)", c.low_freq_factor), {"low_freq_factor"});
+      throw usage_error(fmt::format(N_("low_freq_factor {:g} must be positive (default 1)"), c.low_freq_factor), {"low_freq_factor"});
     if (!(c.high_freq_factor > c.low_freq_factor) || !std::isfinite(c.high_freq_factor))
-      throw usage_error(fmt::format("high_freq_factor {:g} must be greater than low_freq_factor {:g} (defaults 4 and 1)",
+      throw usage_error(fmt::format(N_("high_freq_factor {:g} must be greater than low_freq_factor {:g} (defaults 4 and 1)"),
                                     c.high_freq_factor, c.low_freq_factor), {"high_freq_factor", "low_freq_factor"});
   }
   if (c.scaling == RopeScaling::xpos) {
     if (!(c.xpos_gamma >= 0.0) || !std::isfinite(c.xpos_gamma))
-      throw usage_error(fmt::format("xpos_gamma {:g} must be ≥ 0 (default 0.4)", c.xpos_gamma), {"xpos_gamma"});
+      throw usage_error(fmt::format(N_("xpos_gamma {:g} must be ≥ 0 (default 0.4)"), c.xpos_gamma), {"xpos_gamma"});
     if (!(c.xpos_scale_base > 0.0) || !std::isfinite(c.xpos_scale_base))
-      throw usage_error(fmt::format("xpos_scale_base {:g} must be positive (default 512)", c.xpos_scale_base), {"xpos_scale_base"});
+      throw usage_error(fmt::format(N_("xpos_scale_base {:g} must be positive (default 512)"), c.xpos_scale_base), {"xpos_scale_base"});
   }
 }
 
@@ -244,7 +245,7 @@ Tensor trig_table(std::size_t len, const RopeConfig& c, bool cosine) {
 
 void check_vector_length(std::span<const float> x, const RopeConfig& c, const char* what) {
   if (x.size() != c.dim)
-    throw usage_error(fmt::format("{} has {} values but dim is {}", what, x.size(), c.dim), {"dim"});
+    throw usage_error(fmt::format(N_("{} has {} values but dim is {}"), what, x.size(), c.dim), {"dim"});
 }
 
 }  // namespace

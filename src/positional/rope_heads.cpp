@@ -6,6 +6,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/positional/rope.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -30,7 +31,7 @@ RopeTables rope_tables(std::size_t len, const RopeConfig& c) {
 void rope_rotate_heads(Tensor& x, std::size_t heads, const RopeTables& t, RopeLayout layout) {
   const std::size_t P = t.pairs, hd = 2 * P, T = x.rows();
   if (x.rank() != 2 || x.cols() != heads * hd || T > t.len)
-    throw Error(fmt::format("rope_rotate_heads: x {} is not (≤ {}, {} heads × {})", x.shape_str(), t.len, heads, hd));
+    throw Error(fmt::format(N_("rope_rotate_heads: x {} is not (≤ {}, {} heads × {})"), x.shape_str(), t.len, heads, hd));
   for (std::size_t r = 0; r < T; ++r)
     for (std::size_t h = 0; h < heads; ++h) {
       float* v = x.data() + r * x.cols() + h * hd;

@@ -4,6 +4,7 @@
 #include "tfx/text/hf_tokenizer.hpp"
 
 #include "hf_tokenizer_impl.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -124,7 +125,7 @@ HfEncoding HfTokenizer::encode(std::string_view text, bool add_special_tokens, b
       continue;
     }
     const std::size_t n = unicode::utf8_decode(text, i);
-    if (n == 0) throw usage_error(fmt::format("TEXT: invalid UTF-8 at byte {}", i));
+    if (n == 0) throw usage_error(fmt::format(N_("TEXT: invalid UTF-8 at byte {}"), i));
     i += n;
   }
   // 1. split out added tokens: ordinary stretches of text between them (a job each) and the tokens

@@ -2,6 +2,7 @@
 // pre-tokenizer's split into words, BPE (with merges cached per word) or WordPiece, and the
 // byte offsets of every token.
 #include "hf_tokenizer_impl.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -43,7 +44,7 @@ std::u32string decode_utf8(std::string_view s, const std::string& what) {
   for (std::size_t i = 0; i < s.size();) {
     char32_t cp = 0;
     const std::size_t n = unicode::utf8_decode(s, i, &cp);
-    if (n == 0) throw usage_error(fmt::format("{}: invalid UTF-8 at byte {}", what, i));
+    if (n == 0) throw usage_error(fmt::format(N_("{}: invalid UTF-8 at byte {}"), what, i));
     out.push_back(cp);
     i += n;
   }
@@ -158,7 +159,7 @@ std::vector<std::size_t> HfTokenizer::Impl::symbols_of(const std::string& word) 
         continue;
       }
     }
-    if (!unk) throw Error(fmt::format("{}: the character '{}' is not in the vocabulary and there is no unknown token", source, ch));
+    if (!unk) throw Error(fmt::format(N_("{}: the character '{}' is not in the vocabulary and there is no unknown token"), source, ch));
     if (!(fuse_unk && last_unk)) out.push_back(*unk);
     last_unk = true;
   }
@@ -282,7 +283,7 @@ void HfTokenizer::Impl::encode_segment(std::string_view text, bool first, HfEnco
         for (const std::string& piece : wordpiece(word, wordpiece_vocab, max_word_chars, &probes)) {
           std::optional<std::size_t> id = piece == "[UNK]" ? unk : find(piece);
           if (!id) id = unk;
-          if (!id) throw Error(fmt::format("{}: '{}' has no token and there is no unknown token", source, word));
+          if (!id) throw Error(fmt::format(N_("{}: '{}' has no token and there is no unknown token"), source, word));
           ids.push_back(static_cast<std::uint32_t>(*id));
         }
         g_work += probes + 1;

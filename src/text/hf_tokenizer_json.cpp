@@ -2,6 +2,7 @@
 // post-processor and added tokens, each checked (kinds tfx does not run are refused by name), and
 // the folder's files (tokenizer.json, or vocab.txt / vocab.json + merges.txt) found.
 #include "hf_tokenizer_impl.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -17,12 +18,12 @@ const json& member(const json& j, const char* key, const std::string& where, con
 }
 
 std::string str(const json& j, const std::string& where, const std::string& what) {
-  if (!j.is_string()) bad(where, fmt::format("{} should be a string", what));
+  if (!j.is_string()) bad(where, fmt::format(N_("{} should be a string"), what));
   return j.get<std::string>();
 }
 
 std::size_t whole(const json& j, const std::string& where, const std::string& what) {
-  if (!j.is_number_unsigned() || j.get<std::uint64_t>() >= (1u << 30)) bad(where, fmt::format("{} should be a whole number below 2^30", what));
+  if (!j.is_number_unsigned() || j.get<std::uint64_t>() >= (1u << 30)) bad(where, fmt::format(N_("{} should be a whole number below 2^30"), what));
   return j.get<std::size_t>();
 }
 
@@ -30,31 +31,31 @@ void add_token(HfTokenizer::Impl& t, const std::string& token, std::size_t id, c
   // ids run 0…V−1; a few gaps are tolerated, but an id far past the tokens the file declares
   // would only allocate an empty table (a 50-byte file claiming id 47666666)
   if (id >= 2 * t.declared + 1024)
-    bad(where, fmt::format("the id {} of '{}' is far past the {} tokens the file declares (ids should run from 0)", id, token, t.declared));
+    bad(where, fmt::format(N_("the id {} of '{}' is far past the {} tokens the file declares (ids should run from 0)"), id, token, t.declared));
   if (id >= t.id_to_token.size()) t.id_to_token.resize(id + 1);
   if (!t.id_to_token[id].empty() && t.id_to_token[id] != token)
-    bad(where, fmt::format("id {} is both '{}' and '{}'", id, t.id_to_token[id], token));
+    bad(where, fmt::format(N_("id {} is both '{}' and '{}'"), id, t.id_to_token[id], token));
   t.id_to_token[id] = token;
   t.token_to_id.emplace(token, id);
 }
 
 void read_merges(HfTokenizer::Impl& t, const json& merges, const std::string& where) {
-  if (!merges.is_array()) bad(where, "model.merges should be a list");
+  if (!merges.is_array()) bad(where, N_("model.merges should be a list"));
   std::uint32_t rank = 0;
   for (const json& m : merges) {
     std::string a, b;
     if (m.is_string()) {
       const std::string s = m.get<std::string>();
       const std::size_t sp = s.find(' ');
-      if (sp == std::string::npos) bad(where, fmt::format("merge {} '{}' should be two tokens separated by a space", rank, s));
+      if (sp == std::string::npos) bad(where, fmt::format(N_("merge {} '{}' should be two tokens separated by a space"), rank, s));
       a = s.substr(0, sp), b = s.substr(sp + 1);
     } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
       a = m[0].get<std::string>(), b = m[1].get<std::string>();
     } else {
-      bad(where, fmt::format("merge {} should be \"a b\" or [\"a\", \"b\"]", rank));
+      bad(where, fmt::format(N_("merge {} should be \"a b\" or [\"a\", \"b\"]"), rank));
     }
     const auto ia = t.find(a), ib = t.find(b), ic = t.find(a + b);
-    if (!ia || !ib || !ic) bad(where, fmt::format("merge {} '{} {}': a token of it is not in the vocabulary", rank, a, b));
+    if (!ia || !ib || !ic) bad(where, fmt::format(N_("merge {} '{} {}': a token of it is not in the vocabulary"), rank, a, b));
     t.merges.emplace((static_cast<std::uint64_t>(*ia) << 32) | *ib, std::pair<std::uint32_t, std::uint32_t>{rank, static_cast<std::uint32_t>(*ic)});
     ++rank;
   }
@@ -64,7 +65,7 @@ Split split_of(const std::string& pattern, const std::string& where) {
   if (pattern.find("\\p{N}{1,3}") != std::string::npos) return Split::llama3;
   if (pattern.find("(?i:'s") != std::string::npos) return Split::qwen2;
   if (pattern.find("'s|'t|'re|'ve|'m|'ll|'d") != std::string::npos) return Split::gpt2;
-  bad(where, fmt::format("pre_tokenizer Split pattern '{}' is not one tfx knows (GPT-2's, Llama 3's or Qwen2's)", pattern));
+  bad(where, fmt::format(N_("pre_tokenizer Split pattern '{}' is not one tfx knows (GPT-2's, Llama 3's or Qwen2's)"), pattern));
 }
 
 void read_pre_tokenizer(HfTokenizer::Impl& t, const json& p, const std::string& where) {
@@ -78,7 +79,7 @@ void read_pre_tokenizer(HfTokenizer::Impl& t, const json& p, const std::string& 
     if (json_bool(p, "use_regex", true, where)) t.split = Split::gpt2;
   } else if (type == "Split") {
     const json& pat = member(p, "pattern", where, "the split pattern");
-    if (!pat.is_object() || !pat.contains("Regex")) bad(where, "pre_tokenizer Split: only a Regex pattern is supported");
+    if (!pat.is_object() || !pat.contains("Regex")) bad(where, N_("pre_tokenizer Split: only a Regex pattern is supported"));
     t.split = split_of(str(pat["Regex"], where, "Split pattern"), where);
   } else if (type == "BertPreTokenizer" || type == "Whitespace" || type == "WhitespaceSplit") {
     // WordPiece's split (BERT's basic tokenizer) is built into the model
@@ -88,9 +89,9 @@ void read_pre_tokenizer(HfTokenizer::Impl& t, const json& p, const std::string& 
     t.prepend = scheme == "always" ? Prepend::always : scheme == "first" ? Prepend::first : Prepend::never;
     t.metaspace_split = json_bool(p, "split", true, where);
   } else if (type == "Digits" || type == "Punctuation") {
-    bad(where, fmt::format("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)", type));
+    bad(where, fmt::format(N_("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)"), type));
   } else {
-    bad(where, fmt::format("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)", type));
+    bad(where, fmt::format(N_("pre_tokenizer {} is not supported (supported: ByteLevel, Split, BertPreTokenizer, Metaspace)"), type));
   }
 }
 
@@ -112,12 +113,12 @@ void read_normalizer(HfTokenizer::Impl& t, const json& n, const std::string& whe
     t.lowercase = true;
     t.norms.push_back({Norm::lowercase});
   } else if (type == "Prepend") {
-    if (json_string(n, "prepend", "", where) != "\xE2\x96\x81") bad(where, "normalizer Prepend: only \"▁\" is supported");
+    if (json_string(n, "prepend", "", where) != "\xE2\x96\x81") bad(where, N_("normalizer Prepend: only \"▁\" is supported"));
     t.prepend = Prepend::always;
   } else if (type == "Replace") {
     const json& pat = member(n, "pattern", where, "what to replace");
     if (!(pat.is_object() && json_string(pat, "String", "", where) == " " && json_string(n, "content", "", where) == "\xE2\x96\x81"))
-      bad(where, "normalizer Replace: only \" \" → \"▁\" is supported");
+      bad(where, N_("normalizer Replace: only \" \" → \"▁\" is supported"));
     t.metaspace = true;
   } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD" || type == "StripAccents") {
     t.norms.push_back({type == "NFC"    ? Norm::nfc
@@ -126,8 +127,8 @@ void read_normalizer(HfTokenizer::Impl& t, const json& n, const std::string& whe
                        : type == "NFKD" ? Norm::nfkd
                                         : Norm::strip_accents});
   } else {
-    bad(where, fmt::format("normalizer {} is not supported (supported: BertNormalizer, Lowercase, NFC, NFD, NFKC, NFKD, "
-                           "StripAccents, Prepend, Replace)", type));
+    bad(where, fmt::format(N_("normalizer {} is not supported (supported: BertNormalizer, Lowercase, NFC, NFD, NFKC, NFKD, "
+                           "StripAccents, Prepend, Replace)"), type));
   }
 }
 
@@ -141,11 +142,11 @@ TemplatePiece special_piece(const std::string& name, const json& specials, const
     p.ids = {*id};
     p.tokens = {name};
   } else {
-    bad(where, fmt::format("post_processor: special token '{}' is not in the vocabulary", name));
+    bad(where, fmt::format(N_("post_processor: special token '{}' is not in the vocabulary"), name));
   }
-  if (p.ids.size() != p.tokens.size()) bad(where, fmt::format("post_processor: '{}' has {} ids and {} tokens", name, p.ids.size(), p.tokens.size()));
+  if (p.ids.size() != p.tokens.size()) bad(where, fmt::format(N_("post_processor: '{}' has {} ids and {} tokens"), name, p.ids.size(), p.tokens.size()));
   for (std::size_t id : p.ids)
-    if (id >= t.id_to_token.size()) bad(where, fmt::format("post_processor: '{}' has id {}, past the vocabulary ({} tokens)", name, id, t.id_to_token.size()));
+    if (id >= t.id_to_token.size()) bad(where, fmt::format(N_("post_processor: '{}' has id {}, past the vocabulary ({} tokens)"), name, id, t.id_to_token.size()));
   return p;
 }
 
@@ -167,26 +168,26 @@ void read_post_processor(HfTokenizer::Impl& t, const json& p, const std::string&
         t.single.push_back(special_piece(str(member(piece["SpecialToken"], "id", where, "the token"), where, "SpecialToken.id"),
                                           p.value("special_tokens", json::object()), t, where));
       } else {
-        bad(where, "post_processor template: each piece should be a Sequence or a SpecialToken");
+        bad(where, N_("post_processor template: each piece should be a Sequence or a SpecialToken"));
       }
     }
   } else if (type == "RobertaProcessing" || type == "BertProcessing") {
     const json& cls = member(p, "cls", where, "[token, id]");
     const json& sep = member(p, "sep", where, "[token, id]");
     auto piece = [&](const json& j) {
-      if (!j.is_array() || j.size() != 2) bad(where, fmt::format("post_processor {}: cls and sep should be [token, id]", type));
+      if (!j.is_array() || j.size() != 2) bad(where, fmt::format(N_("post_processor {}: cls and sep should be [token, id]"), type));
       TemplatePiece tp;
       tp.tokens = {str(j[0], where, "the token")};
       tp.ids = {whole(j[1], where, "the id")};
       if (tp.ids[0] >= t.id_to_token.size())
-        bad(where, fmt::format("post_processor {}: id {} is past the vocabulary ({} tokens)", type, tp.ids[0], t.id_to_token.size()));
+        bad(where, fmt::format(N_("post_processor {}: id {} is past the vocabulary ({} tokens)"), type, tp.ids[0], t.id_to_token.size()));
       return tp;
     };
     TemplatePiece seq;
     seq.sequence = true;
     t.single = {piece(cls), seq, piece(sep)};
   } else {
-    bad(where, fmt::format("post_processor {} is not supported (supported: TemplateProcessing, ByteLevel, RobertaProcessing)", type));
+    bad(where, fmt::format(N_("post_processor {} is not supported (supported: TemplateProcessing, ByteLevel, RobertaProcessing)"), type));
   }
 }
 
@@ -209,7 +210,7 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
                            : model.contains("merges") ? "BPE"
                                                       : "WordPiece";
   const json& vocab = member(model, "vocab", where, "the vocabulary");
-  if (!vocab.is_object()) bad(where, "model.vocab should be an object {token: id}");
+  if (!vocab.is_object()) bad(where, N_("model.vocab should be an object {token: id}"));
   t->declared = vocab.size() + (j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"].size() : 0);
   for (const auto& [token, id] : vocab.items()) add_token(*t, token, whole(id, where, fmt::format("the id of '{}'", token)), where);
   // added tokens (special ones and others), matched in the text before anything else
@@ -222,7 +223,7 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
       at.lstrip = json_bool(a, "lstrip", false, where);
       at.rstrip = json_bool(a, "rstrip", false, where);
       at.single_word = json_bool(a, "single_word", false, where);
-      if (at.content.empty()) bad(where, "an added token is empty");
+      if (at.content.empty()) bad(where, N_("an added token is empty"));
       add_token(*t, at.content, at.id, where);
       t->added.push_back(at);
     }
@@ -238,9 +239,9 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
     t->model = Model::wordpiece;
     t->continuing_prefix = json_string(model, "continuing_subword_prefix", "##", where);
     t->max_word_chars = json_whole(model, "max_input_chars_per_word", 100, std::size_t{1} << 20, where);
-    if (t->continuing_prefix != "##") bad(where, "WordPiece: only the \"##\" continuing prefix is supported");
+    if (t->continuing_prefix != "##") bad(where, N_("WordPiece: only the \"##\" continuing prefix is supported"));
   } else {
-    bad(where, fmt::format("model type '{}' is not supported (supported: BPE, WordPiece)", type));
+    bad(where, fmt::format(N_("model type '{}' is not supported (supported: BPE, WordPiece)"), type));
   }
   read_normalizer(*t, j.value("normalizer", json()), where);
   read_pre_tokenizer(*t, j.value("pre_tokenizer", json()), where);
@@ -271,13 +272,13 @@ HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& whe
   try {
     j = parse_json(text, where);
   } catch (const json::exception& e) {
-    bad(where, fmt::format("not valid JSON ({})", e.what()));
+    bad(where, fmt::format(N_("not valid JSON ({})"), e.what()));
   }
   HfTokenizer h;
   try {
     h.impl_ = interpret(j, where);
   } catch (const json::exception& e) {  // a field of a type no check above expected
-    bad(where, fmt::format("unexpected JSON structure ({})", e.what()));
+    bad(where, fmt::format(N_("unexpected JSON structure ({})"), e.what()));
   }
   return h;
 }
@@ -285,8 +286,8 @@ HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& whe
 HfTokenizer HfTokenizer::load(const std::string& dir) {
   const fs::path d(dir);
   std::error_code ec;
-  if (!fs::is_directory(d, ec)) throw Error(fmt::format("{}: not a directory (expected a checkpoint folder with tokenizer.json, "
-                                                        "vocab.txt or vocab.json + merges.txt)", dir));
+  if (!fs::is_directory(d, ec)) throw Error(fmt::format(N_("{}: not a directory (expected a checkpoint folder with tokenizer.json, "
+                                                        "vocab.txt or vocab.json + merges.txt)"), dir));
   if (fs::exists(d / "tokenizer.json", ec)) {
     const std::string path = (d / "tokenizer.json").string();
     return from_json(read_text(d / "tokenizer.json"), path);
@@ -306,7 +307,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
       try {
         c = parse_json(read_text(d / "tokenizer_config.json"), config);
       } catch (const json::exception& e) {
-        bad(config, fmt::format("not valid JSON ({})", e.what()));
+        bad(config, fmt::format(N_("not valid JSON ({})"), e.what()));
       }
       t->lowercase = json_bool(c, "do_lower_case", true, config);
     }
@@ -332,7 +333,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
     try {
       v = parse_json(read_text(d / "vocab.json"), (d / "vocab.json").string());
     } catch (const json::exception& e) {
-      bad((d / "vocab.json").string(), fmt::format("not valid JSON ({})", e.what()));
+      bad((d / "vocab.json").string(), fmt::format(N_("not valid JSON ({})"), e.what()));
     }
     if (!v.is_object()) bad((d / "vocab.json").string(), "should be an object {token: id}");
     t->declared = v.size();
@@ -354,7 +355,7 @@ HfTokenizer HfTokenizer::load(const std::string& dir) {
     sort_added(*t);
     t->kind = "byte-level BPE";
   } else {
-    throw Error(fmt::format("{}: no tokenizer.json, vocab.txt or vocab.json + merges.txt (the tokenizer files a checkpoint folder needs)", dir));
+    throw Error(fmt::format(N_("{}: no tokenizer.json, vocab.txt or vocab.json + merges.txt (the tokenizer files a checkpoint folder needs)"), dir));
   }
   HfTokenizer h;
   h.impl_ = std::move(t);

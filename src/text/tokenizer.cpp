@@ -70,28 +70,28 @@ Vocabulary parse_vocab(std::string_view text, const std::string& where) {
     ++line_no;
     if (line.ends_with('\r')) line.remove_suffix(1);
     if (line.empty())
-      throw Error(fmt::format("{}:{}: empty line; a vocab file has one token per line (id = line number − 1)", where, line_no));
+      throw Error(fmt::format(N_("{}:{}: empty line; a vocab file has one token per line (id = line number − 1)"), where, line_no));
     for (std::size_t i = 0; i < line.size();) {
       const std::size_t n = utf8_decode(line, i);
-      if (n == 0) throw Error(fmt::format("{}:{}: invalid UTF-8 in '{}'", where, line_no, printable(line)));
-      if (line[i] == '\t') throw Error(fmt::format("{}:{}: a tab in '{}'; expected one token per line", where, line_no, printable(line)));
+      if (n == 0) throw Error(fmt::format(N_("{}:{}: invalid UTF-8 in '{}'"), where, line_no, printable(line)));
+      if (line[i] == '\t') throw Error(fmt::format(N_("{}:{}: a tab in '{}'; expected one token per line"), where, line_no, printable(line)));
       i += n;
     }
     std::string token(line);
     v.longest = std::max(v.longest, token.size());
     auto [it, fresh] = v.ids.emplace(token, v.tokens.size());
     if (!fresh)
-      throw Error(fmt::format("{}:{}: duplicate token '{}' (first on line {})", where, line_no, token, it->second + 1));
+      throw Error(fmt::format(N_("{}:{}: duplicate token '{}' (first on line {})"), where, line_no, token, it->second + 1));
     v.tokens.push_back(std::move(token));
   }
-  if (v.tokens.empty()) throw Error(fmt::format("{}: no tokens; expected one token per line", where));
+  if (v.tokens.empty()) throw Error(fmt::format(N_("{}: no tokens; expected one token per line"), where));
   return v;
 }
 
 Vocabulary read_vocab(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("{}: no such file", path));
-  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory; expected a vocab.txt file", path));
+  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format(N_("{}: no such file"), path));
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format(N_("{}: is a directory; expected a vocab.txt file"), path));
   return parse_vocab(read_text_input(path, "vocabulary"), path);  // bounded: /dev/zero is refused
 }
 
@@ -104,7 +104,7 @@ std::vector<std::string> utf8_characters(std::string_view text) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = utf8_decode(text, i);
-    if (n == 0) throw usage_error(fmt::format("invalid UTF-8 at byte {} of '{}'", i, printable(text)));
+    if (n == 0) throw usage_error(fmt::format(N_("invalid UTF-8 at byte {} of '{}'"), i, printable(text)));
     out.emplace_back(text.substr(i, n));
     i += n;
   }
@@ -182,7 +182,7 @@ std::vector<std::string> wordpiece(const std::string& word, const Vocabulary& vo
   std::vector<std::size_t> at;
   for (std::size_t i = 0; i < word.size();) {
     const std::size_t n = utf8_decode(word, i);
-    if (n == 0) throw usage_error(fmt::format("invalid UTF-8 at byte {} of '{}'", i, printable(word)));
+    if (n == 0) throw usage_error(fmt::format(N_("invalid UTF-8 at byte {} of '{}'"), i, printable(word)));
     at.push_back(i);
     i += n;
   }
@@ -246,7 +246,7 @@ Tokenized tokenize(std::string_view text, TokenizerMode mode, const Vocabulary& 
     }
   }
   if (t.tokens.empty() && !allow_empty)
-    throw usage_error(fmt::format("text '{}' has no tokens; expected e.g. \"I love playing football.\"", printable(text)));
+    throw usage_error(fmt::format(N_("text '{}' has no tokens; expected e.g. \"I love playing football.\""), printable(text)));
   return t;
 
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 #include <vector>
 
 #include "helpers.hpp"
@@ -361,4 +362,28 @@ TEST_CASE("lecture: tfx patches bad input") {
   // the largest accepted sizes only multiply counts, nothing is allocated
   Run huge = run_tfx("patches --image 16777216 --patch 1 --d-model 16777216 --channels 16777216 --format json");
   CHECK(huge.code == 0);
+}
+
+TEST_CASE("lecture: tfx patches numbers its patches one way: the CSV/JSON rows and the figure's tags 0 … N − 1") {
+  TempDir dir;
+  const std::string picture = (std::filesystem::path(TFX_SOURCE_DIR) / "tests" / "data" / "hf_models" / "vit" / "picture.png").string();
+  // a 64×64 picture in 16×16 patches: N = 16, numbered 0 … 15 as F.unfold's rows and the ViT tokens 1 … 16
+  const Run csv = run_tfx("patches --image '" + picture + "' --height 64 --width 64 --patch 16 --format csv", dir.path);
+  REQUIRE(csv.code == 0);
+  std::vector<std::string> labels;
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) labels.push_back(line.substr(0, line.find(',')));
+  REQUIRE(labels.size() == 16);
+  CHECK(labels.front() == "0");
+  CHECK(labels.back() == "15");
+  const json j = run_json("patches --image '" + picture + "' --height 64 --width 64 --patch 16");
+  CHECK(j["rows"].front() == "0");  // the primary matrix: the patches
+  CHECK(j["rows"].back() == "15");
+  REQUIRE(run_tfx("patches --image '" + picture + "' --height 64 --width 64 --patch 16 --svg p.svg", dir.path).code == 0);
+  const std::string svg = read_file(dir.path / "p.svg");
+  CHECK(has(svg, ">0<"));
+  CHECK(has(svg, ">15<"));
+  CHECK_FALSE(has(svg, ">16<"));
 }

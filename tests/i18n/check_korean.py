@@ -95,6 +95,7 @@ TABLES = [
     "model info tests/data/hf_models/bert",
     "model tokenize tests/data/hf_models/bert \"the cat sat\"",
     "model attention tests/data/hf_models/bert \"the cat sat\" --layer 0 --head 0",
+    "model next tests/data/hf_models/gpt2 \"the cat sat\" -k 3 -T 2",
 ]
 
 

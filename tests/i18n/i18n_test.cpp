@@ -1,6 +1,6 @@
 // Korean output (issue 24 §16): the language choice (--lang, LC_ALL / LC_MESSAGES / LANG /
 // LANGUAGE), what gets translated (figure titles, notes, table headers) and what does not (the
-// numbers, JSON keys, CSV headers, error messages). The completeness of po/ko.po and the absence
+// numbers, JSON keys, CSV headers), and error lines in Korean with their flags and values. The completeness of po/ko.po and the absence
 // of English in every command's Korean output are checked by tests/i18n/check_catalog.py and
 // check_korean.py (ctest entries i18n_catalog, i18n_korean_output).
 #include <doctest/doctest.h>
@@ -77,15 +77,18 @@ TEST_CASE("i18n: a Korean LANG switches the output, --lang en switches it back; 
   const Run missing = run_tfx("pe --dim 4 --lang");
   CHECK(missing.code == 2);
   CHECK(has(missing.err, "--lang"));
-  // error messages stay English
+  // error messages in Korean, the flag and the value as given
   const Run err = run_tfx("pe --dim 0 --lang ko");
   CHECK(err.code == 2);
-  CHECK(has(err.err, "--dim"));
-  // the system's reason inside an error line too (glibc's strerror would follow LANGUAGE and,
-  // in the C locale's ASCII, print "?? ????")
+  CHECK(err.err == "tfx: error: --dim: 1 이상의 정수가 필요한데 '0'을 받음 (tfx pe --help 참고)\n");
+  CHECK(run_tfx("pe --dim 0").err == "tfx: error: --dim: expected a whole number ≥ 1, got '0' (see tfx pe --help)\n");
+  // the system's reason inside an error line too, from tfx's catalog (glibc's own strerror would
+  // follow LANGUAGE and, in the C locale's ASCII, print "?? ????")
   const Run unwritable = run_tfx("pe --len 2 --dim 2 --lang ko -o /nonexistent-tfx-dir/pe.csv");
   CHECK(unwritable.code == 1);
-  CHECK(has(unwritable.err, "No such file or directory"));
+  CHECK(has(unwritable.err, "-o /nonexistent-tfx-dir/pe.csv: "));
+  CHECK(has(unwritable.err, "그런 파일이나 디렉터리가 없음"));
+  CHECK_FALSE(has(unwritable.err, "No such file"));
   CHECK_FALSE(has(unwritable.err, "??"));
 }
 

@@ -579,6 +579,40 @@ class ResultObjects(unittest.TestCase):
 
 
 @unittest.skipUnless(os.environ.get("TFX_BUILD_DIR"), "TFX_BUILD_DIR not set")
+class Train(unittest.TestCase):
+    """tfx.train (issue 50): writes a model only when asked, shows progress lines while it trains,
+    and its curve is the CLI's."""
+
+    def test_nothing_written_unless_asked_and_progress_lines(self):
+        with tempfile.TemporaryDirectory() as d:
+            here = os.getcwd()
+            os.chdir(d)
+            err = io.StringIO()
+            old, sys.stderr = sys.stderr, err
+            try:
+                curve, path = tfx.train(steps=20, batch=8, every=10, threads=1, d_model=16, heads=2, ffn=32, layers=1)
+            finally:
+                sys.stderr = old
+                os.chdir(here)
+            self.assertIsNone(path)
+            self.assertEqual(os.listdir(d), [])  # no tfx_train.safetensors, nothing
+            rows = curve.to_dict("records") if hasattr(curve, "to_dict") else curve
+            self.assertEqual([r["step"] for r in rows], [10, 20])
+            lines = [ln for ln in err.getvalue().splitlines() if ln.startswith("step ")]
+            self.assertEqual([ln.split(":")[0] for ln in lines], ["step 10/20", "step 20/20"])
+            want = cli_json("train", "--steps", "20", "--batch", "8", "--every", "10", "--threads", "1", "--d-model", "16",
+                            "--heads", "2", "--ffn", "32", "--layers", "1", "--no-progress")
+            self.assertEqual([r["loss"] for r in rows], [r["loss"] for r in want["data"]])
+
+    def test_model_written_when_asked(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.safetensors")
+            _, got = tfx.train(model=path, steps=5, batch=4, every=5, threads=1, d_model=16, heads=2, ffn=32, layers=1,
+                               no_progress=True)
+            self.assertEqual(got, path)
+            self.assertEqual(sorted(os.listdir(d)), ["m.safetensors", "m.vocab.txt"])
+
+
 class Install(unittest.TestCase):
     def test_cmake_install_puts_an_importable_helper_that_finds_its_tfx(self):
         with tempfile.TemporaryDirectory(prefix="tfx-install-") as prefix:

@@ -4,8 +4,13 @@
 In a fresh venv (--system-site-packages, for Debian's numpy) made by /usr/bin/python3: pip install
 with and without build isolation (--no-index: PyPI is never asked), then, from an empty folder with
 PATH=/usr/bin:/bin and no TFX_BINARY/PYTHONPATH, `import tfx` runs the venv's bin/tfx and gets the
-CLI's numbers; a --prefix install does the same; a checkout whose only binary is a preset's
-build-native/tfx puts that one in the wheel. ctest entry python_pip_install.
+CLI's numbers, and with tfx.LANG = "ko" Korean output (the wheel carries the compiled catalog
+share/locale/ko/LC_MESSAGES/tfx.mo, which the installed bin/tfx finds); a --prefix install does the
+same; a checkout whose only binary is a preset's build-native/tfx puts that one in the wheel. A
+checkout with no binary on a machine without the build tools stops in "Preparing metadata" at
+once, with one message naming all that is missing (numpy too, for a Python without it), having
+built nothing.
+ctest entry python_pip_install.
 """
 import io
 import json
@@ -56,6 +61,10 @@ want = np.load(io.BytesIO(subprocess.run([tfx.binary(), "pe", "--len", "3", "--d
                                          capture_output=True, check=True).stdout))
 assert np.array_equal(tfx.pe(len=3, dim=4), want)
 print(tfx.model.attention(tfx.sample_model("bert"), "the cat sat").shape)
+tfx.LANG = "ko"
+p = subprocess.run([tfx.binary(), "similar", "king", "-k", "2", "--lang", "ko"], capture_output=True, text=True, check=True)
+assert "catalog" not in p.stderr, p.stderr
+print(tfx.table("similar", "king", k=2).splitlines()[0])
 """
 
 
@@ -79,6 +88,9 @@ class PipInstall(unittest.TestCase):
         self.assertEqual(out[0], str(self.venv / "bin" / "tfx"))
         self.assertEqual(out[1], str(self.venv / "share" / "tfx" / "models" / "bert"))
         self.assertEqual(out[2], "(2, 4, 5, 5)")
+        # Korean from the installed catalog: "코사인 기준 king에 가장 가까운 단어 …"
+        self.assertIn("코사인 기준 king에 가장 가까운 단어", out[3])
+        self.assertTrue((self.venv / "share" / "locale" / "ko" / "LC_MESSAGES" / "tfx.mo").is_file())
         self.assertTrue(os.access(self.venv / "bin" / "tfx", os.X_OK))
 
     def test_1_no_build_isolation(self):
@@ -108,15 +120,16 @@ class PipInstall(unittest.TestCase):
         out = run([PY, "-c", CHECK], cwd=self.empty, env=env).splitlines()
         self.assertTrue(out[0].startswith(str(prefix)) and out[0].endswith("/bin/tfx"), out[0])
         self.assertTrue(out[1].startswith(str(prefix)), out[1])
+        self.assertIn("코사인 기준 king에 가장 가까운 단어", out[3])
 
     def test_4_preset_build_folder(self):
         src = self.root / "checkout"
-        for rel in ("pyproject.toml", "CMakeLists.txt", "python/tfx.py"):
+        for rel in ("pyproject.toml", "CMakeLists.txt", "python/tfx.py", "po/ko.po"):
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(SRC / rel, src / rel)
         shutil.copytree(SRC / "python" / "tfx_build", src / "python" / "tfx_build",
                         ignore=shutil.ignore_patterns("__pycache__"))
-        (src / "build-native").mkdir()
+        (src / "build-native").mkdir()  # a binary alone, no locale/ beside it: the catalog is compiled from po/ko.po
         shutil.copy(TFX, src / "build-native" / "tfx")
         wheels = self.root / "wheels"
         run([str(self.venv / "bin" / "pip"), "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels), str(src)],
@@ -128,7 +141,44 @@ class PipInstall(unittest.TestCase):
             self.assertEqual(len(binary), 1, names)
             self.assertEqual(z.read(binary[0]), Path(TFX).read_bytes())
             self.assertIn("tfx.py", names)
+            self.assertTrue(any(n.endswith(".data/data/share/locale/ko/LC_MESSAGES/tfx.mo") for n in names), names)
         self.assertNotIn("none-any", wheel.name)  # it carries a binary: a platform wheel
+
+    def test_6_nothing_built_and_one_message(self):
+        """No binary in the checkout and no build tools on PATH: pip stops in "Preparing metadata" at
+        once with one message naming cmake, the compiler, make and msgfmt, and builds nothing; a
+        Python without numpy (site-packages off) gets numpy named in the same message."""
+        import time
+        src = self.root / "bare-checkout"
+        for rel in ("pyproject.toml", "CMakeLists.txt", "python/tfx.py"):
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(SRC / rel, src / rel)
+        shutil.copytree(SRC / "python" / "tfx_build", src / "python" / "tfx_build",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        nothing = self.root / "no-tools"
+        nothing.mkdir(exist_ok=True)
+        env = clean_env()
+        env["PATH"] = str(nothing)  # no cmake, c++, make, msgfmt
+        start = time.monotonic()
+        p = subprocess.run([str(self.venv / "bin" / "python"), "-m", "pip", "install", "--no-build-isolation", "--no-deps", str(src)],
+                           capture_output=True, text=True, cwd=self.empty, env=env)
+        seconds = time.monotonic() - start
+        self.assertNotEqual(p.returncode, 0)
+        text = p.stdout + p.stderr
+        self.assertIn("Preparing metadata", text)
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("RuntimeError: tfx: cannot install:")]
+        self.assertEqual(len(lines), 1, text[-3000:])
+        for word in ("cmake", "g++", "make", "gettext"):
+            self.assertIn(word, lines[0])
+        self.assertFalse((src / "build").exists())
+        self.assertLess(seconds, 60, text[-2000:])
+        # the same check from a Python that cannot import numpy: numpy is in the one message too
+        probe = subprocess.run([PY, "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1]); import tfx_build\n"
+                                "try:\n    tfx_build.preflight()\nexcept RuntimeError as e:\n    print(e)",
+                                str(src / "python")], capture_output=True, text=True, env=env)
+        self.assertIn("tfx: cannot install:", probe.stdout, probe.stderr)
+        self.assertIn("numpy for", probe.stdout)
+        self.assertIn("cmake", probe.stdout)
 
     def test_5_notebooks_alone_in_an_empty_folder(self):
         """samples/*.ipynb copied alone into an empty folder run with the installed tfx: the tiny BERT

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "tfx/core/error.hpp"
+#ifndef N_
+#define N_(s) s  // as tfx/core/i18n.hpp (which includes this header) defines it
+#endif
 
 namespace tfx {
 
@@ -77,7 +80,7 @@ template <class E>
 E parse_choice(std::span<const Choice<E>> table, std::string_view name, const char* param) {
   for (const auto& c : table)
     if (c.spelling != Spelling::shown && name == c.name) return c.value;
-  throw usage_error(fmt::format("{} '{}' is not one of {}", param, name, choice_list(table)), {param});
+  throw usage_error(fmt::format(N_("{} '{}' is not one of {}"), param, name, choice_list(table)), {param});
 }
 
 }  // namespace tfx

@@ -2,7 +2,8 @@
 // headers, step names and notes go through tr()/trf(), looked up in gettext catalogs (po/ko.po,
 // compiled by msgfmt into <build>/locale/ko/LC_MESSAGES/tfx.mo and installed under
 // share/locale). English is the source language; machine-facing text (JSON keys, CSV headers,
-// .npy) and error messages stay English.
+// .npy) stays English. Error messages are built in English, their format strings marked N_(…),
+// and translated whole at the one exit path (translate_message below).
 //
 // Marking: tr("…") for a fixed string, trf("… {} …", args…) for a fmt format string (the
 // translation may reorder with {0} {1}), N_("…") for a string kept in a table and looked up
@@ -13,10 +14,13 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tfx/core/choices.hpp"
 
+#ifndef N_
 #define N_(s) s
+#endif
 
 namespace tfx {
 
@@ -58,6 +62,23 @@ const char* tr(const char* msgid);
 // pass through here too.
 std::string tr_runtime(const std::string& text);
 
+// `pattern` (a format string) with its fields filled from `args`, each formatted by its own spec
+// ({}, {1}, {:.4f}, {2:>5}; {{ and }} as braces), and every particle marker right after a field
+// replaced by the form that agrees with what was put there. Throws fmt::format_error as fmt does.
+std::string format_translation(std::string_view pattern, fmt::format_args args);
+// The same with the fields' values given as text (their specs are not applied).
+std::string fill_translation(std::string_view pattern, const std::vector<std::string>& values);
+// Whether `pattern` has a particle marker right after a field.
+bool has_particle_after_field(std::string_view pattern);
+
+// An English message (an error line) in the current language: the catalog's format strings
+// (msgids) are matched against the whole message, the most specific match wins, the values it
+// captured stay verbatim (or are translated the same way when they are themselves a message),
+// and the translation is filled with them (particles agreeing). A message no format string
+// matches is tried in its parts ("A; B", "where: what"); what still matches nothing stays
+// English. English: `message` unchanged.
+std::string translate_message(const std::string& message);
+
 // fmt::format of the translated format string; a translation whose placeholders do not fit
 // the arguments falls back to the English original rather than failing the command.
 template <class... Args>
@@ -65,6 +86,7 @@ std::string trf(const char* msgid, Args&&... args) {
   const char* t = tr(msgid);
   if (t != msgid) {
     try {
+      if (has_particle_after_field(t)) return format_translation(t, fmt::make_format_args(args...));
       return fmt::format(fmt::runtime(t), args...);
     } catch (const fmt::format_error&) {
     }
@@ -81,6 +103,7 @@ std::string trnf(const char* singular, const char* plural, unsigned long n, Args
   const char* t = trn(singular, plural, n);
   if (t != original) {
     try {
+      if (has_particle_after_field(t)) return format_translation(t, fmt::make_format_args(args...));
       return fmt::format(fmt::runtime(t), args...);
     } catch (const fmt::format_error&) {
     }

@@ -187,7 +187,7 @@ struct Diagram {
 };
 
 // A photograph (tfx patches --image): drawn `width` units wide, cut by a grid of square cells of
-// `cell` image pixels numbered in reading order from 1 (ViT's patches); or, with `sequence`,
+// `cell` image pixels numbered in reading order from 0 (ViT's patches; token k + 1); or, with `sequence`,
 // the same cells lifted out and laid in one row in that order — the sequence of tokens the
 // transformer reads — the first `shown` of them, "…", and the last. `caption` goes under it.
 struct Picture {

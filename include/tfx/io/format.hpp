@@ -115,8 +115,8 @@ std::string format_list(bool figures, std::string_view last = " or ");
 std::vector<std::string> format_extensions(bool figures);
 // The extensions of the formats of one kind (".gif" for animation).
 std::vector<std::string> format_extensions_of(FormatKind kind);
-// The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg, .gif, .html; any
-// case), if any.
+// The format a file name's extension names (.csv, .json, .npy, .md, .png, .svg, .gif, .html or
+// .htm; any case), if any.
 std::optional<Format> extension_format(const std::string& path);
 
 // The name of a format ("md" for Format::md).

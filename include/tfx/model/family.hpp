@@ -157,5 +157,8 @@ const Family* find_family(std::string_view model_type);
 // "bert, gpt2, llama, qwen2, mistral, vit": the supported model_types in the table's order (without
 // the image families when `images` is false).
 std::string supported_model_types(bool images = true);
+// The model_types of the rows `serves` accepts, in the table's order ("gpt2, llama, qwen2,
+// mistral" for the decoders): what a command that needs a decoder, an MLM head or text serves.
+std::string model_types_where(bool (*serves)(const Family&));
 
 }  // namespace tfx

@@ -16,6 +16,7 @@
 #include "tfx/attention/transformer.hpp"
 #include "tfx/model/translator.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -36,7 +37,7 @@ void set_projections(AttentionRun& run, const MhaParams& p, std::size_t D) {
 // interleaved pairs, θ = pos · base^(−2j/d_k)); V is never rotated.
 Tensor rope_heads(const Tensor& q, std::size_t heads, double base) {
   const std::size_t dk = q.cols() / heads;
-  if (dk % 2 != 0) throw usage_error(fmt::format("--rope: each head's width d_k = {} must be even (RoPE rotates pairs of columns)", dk));
+  if (dk % 2 != 0) throw usage_error(fmt::format(N_("--rope: each head's width d_k = {} must be even (RoPE rotates pairs of columns)"), dk));
   RopeConfig c;
   c.dim = dk;
   c.base = base;
@@ -81,8 +82,8 @@ unsigned parse_show(const std::string& text) {
       steps |= kOutput;
     else
       throw usage_error(
-          fmt::format("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
-                      "or x, w, q, k, v; comma-separated)",
+          fmt::format(N_("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
+                      "or x, w, q, k, v; comma-separated)"),
                       item));
   }
   return steps;
@@ -96,7 +97,7 @@ void run_attention(const AttentionCliOptions& o) {
   if (steps & kX && in.mode == "qkv") {
     const auto items = split_items(o.show);
     if (std::find(items.begin(), items.end(), "x") != items.end())
-      throw usage_error("--show x: with --q/--k/--v there is no X (show q, k or v)");
+      throw usage_error(N_("--show x: with --q/--k/--v there is no X (show q, k or v)"));
   }
   std::size_t H = static_cast<std::size_t>(o.heads);
   AttentionRun run;
@@ -135,20 +136,20 @@ void run_attention(const AttentionCliOptions& o) {
                      H);
   } else if (!o.weights.empty()) {
     // nn.MultiheadAttention's own parameters: Q = X·W_Qᵀ + b_Q, …, output = Concat·W_Oᵀ + b_O
-    if (in.mode == "qkv") throw usage_error("--weights projects X: give --sentence or --x (--q/--k/--v are used as given)");
+    if (in.mode == "qkv") throw usage_error(N_("--weights projects X: give --sentence or --x (--q/--k/--v are used as given)"));
     if (o.identity_given || o.dk || o.dv)
-      throw usage_error(fmt::format("{} goes without --weights: the weights file sets the projections and their widths",
+      throw usage_error(fmt::format(N_("{} goes without --weights: the weights file sets the projections and their widths"),
                                     o.identity_given ? "--identity" : o.dk ? "--dk" : "--dv"));
     TensorMetadata metadata;
     const TensorMap m = read_weights(o.weights, &metadata);
     const std::string prefix = m.count("in_proj_weight") || !m.count("self_attn.in_proj_weight") ? "" : "self_attn.";
     const auto w = m.find(prefix + "in_proj_weight");
     if (w == m.end() || w->second.rank() != 2)
-      throw Error(fmt::format("--weights {}: no tensor 'in_proj_weight' (nn.MultiheadAttention's [3·d_model, d_model])", o.weights));
+      throw Error(fmt::format(N_("--weights {}: no tensor 'in_proj_weight' (nn.MultiheadAttention's [3·d_model, d_model])"), o.weights));
     const std::size_t D = w->second.cols();
     const MhaParams p = mha_params(m, prefix, D, "--weights " + o.weights);
     if (in.x_q.cols() != D || in.x_kv.cols() != D)
-      throw usage_error(fmt::format("--weights {} has d_model = {} but X is {}{}", o.weights, D, in.x_q.shape_str(),
+      throw usage_error(fmt::format(N_("--weights {} has d_model = {} but X is {}{}"), o.weights, D, in.x_q.shape_str(),
                                     in.mode == "sentence" ? " (the embedding's width; use --x with a matching matrix)" : ""));
     const WeightsHeads heads = weights_heads(o.heads_given ? std::optional<std::size_t>(H) : std::nullopt, metadata, o.weights, D);
     H = heads.heads;
@@ -163,8 +164,8 @@ void run_attention(const AttentionCliOptions& o) {
   } else if (in.mode == "qkv") {
     if (o.identity_given && H == 1)
       throw usage_error(
-          "--identity sets the projections of --sentence/--x (and W_O for --heads > 1); "
-          "--q/--k/--v are used as given");
+          N_("--identity sets the projections of --sentence/--x (and W_O for --heads > 1); "
+          "--q/--k/--v are used as given"));
     const std::size_t T = in.q.rows(), S = in.k.rows();
     checked_element_count({H, T, S}, fmt::format("{} queries × {} keys × --heads {}", T, S, H));
     d_model = in.q.cols();
@@ -191,7 +192,7 @@ void run_attention(const AttentionCliOptions& o) {
     } catch (const Error& e) {
       if (e.kind() != Error::Kind::data) throw;
       // a shape error: say which files the matrices came from
-      throw Error(fmt::format("--q {}, --k {}, --v {}: {}", o.q_file, o.k_file, o.v_file, e.what()), e.kind(), e.params());
+      throw Error(fmt::format(N_("--q {}, --k {}, --v {}: {}"), o.q_file, o.k_file, o.v_file, e.what()), e.kind(), e.params());
     }
   } else {
     const std::size_t D = in.x_q.cols(), E = in.x_kv.cols(), T = in.x_q.rows(), S = in.x_kv.rows();

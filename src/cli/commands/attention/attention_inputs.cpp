@@ -8,6 +8,7 @@
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/io/matrix_io.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <sstream>
 
@@ -135,18 +136,18 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
   const bool have_qkv = !o.q_file.empty() || !o.k_file.empty() || !o.v_file.empty();
   const int modes = o.sentence_given + !o.x_file.empty() + have_qkv;
   if (modes == 0)
-    throw usage_error("give the input: --sentence \"I love playing football\", --x FILE, or --q FILE --k FILE --v FILE");
-  if (modes > 1) throw usage_error("give one input: --sentence, --x FILE, or --q/--k/--v FILE (not several)");
-  if (o.cross_given && !o.sentence_given) throw usage_error("--cross goes with --sentence (for matrices give --q, --k and --v)");
+    throw usage_error(N_("give the input: --sentence \"I love playing football\", --x FILE, or --q FILE --k FILE --v FILE"));
+  if (modes > 1) throw usage_error(N_("give one input: --sentence, --x FILE, or --q/--k/--v FILE (not several)"));
+  if (o.cross_given && !o.sentence_given) throw usage_error(N_("--cross goes with --sentence (for matrices give --q, --k and --v)"));
   if (o.no_pe_given && !o.sentence_given)
-    throw usage_error("--no-pe goes with --sentence (a --x/--q/--k/--v matrix is used as given)");
+    throw usage_error(N_("--no-pe goes with --sentence (a --x/--q/--k/--v matrix is used as given)"));
   if (have_qkv) {
     if (o.q_file.empty() || o.k_file.empty() || o.v_file.empty())
-      throw usage_error(fmt::format("--q, --k and --v go together (missing: {}{}{})", o.q_file.empty() ? "--q " : "",
+      throw usage_error(fmt::format(N_("--q, --k and --v go together (missing: {}{}{})"), o.q_file.empty() ? "--q " : "",
                                     o.k_file.empty() ? "--k " : "", o.v_file.empty() ? "--v" : ""));
     if (o.dk || o.dv)
       throw usage_error(
-          fmt::format("{} goes with --sentence or --x: with --q/--k/--v, d_k and d_v are the numbers of columns of Q and V",
+          fmt::format(N_("{} goes with --sentence or --x: with --q/--k/--v, d_k and d_v are the numbers of columns of Q and V"),
                       o.dk ? "--dk" : "--dv"));
     LoadedMatrix q = read_matrix_file(o.q_file, "--q"), k = read_matrix_file(o.k_file, "--k"),
                  v = read_matrix_file(o.v_file, "--v");

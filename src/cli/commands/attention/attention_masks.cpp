@@ -14,6 +14,7 @@
 #include "cli/common.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/random.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -32,8 +33,8 @@ void run_masks(const MaskOptions& o) {
   const auto T = static_cast<std::size_t>(o.len);
   const auto P = static_cast<std::size_t>(o.pad);
   const bool causal = !o.no_causal;
-  if (P >= T) throw usage_error(fmt::format("--pad {}: at least one of the --len {} keys must stay unpadded", P, T));
-  if (!causal && P == 0) throw usage_error("--no-causal with --pad 0 masks nothing; give --pad N (the last N keys are padding)");
+  if (P >= T) throw usage_error(fmt::format(N_("--pad {}: at least one of the --len {} keys must stay unpadded"), P, T));
+  if (!causal && P == 0) throw usage_error(N_("--no-causal with --pad 0 masks nothing; give --pad N (the last N keys are padding)"));
   // blocked(i, j): key j is hidden from query i
   auto blocked = [&](std::size_t i, std::size_t j) { return (causal && j > i) || j >= T - P; };
   // example scores: seeded N(0, 1) (tfx/random.hpp), the same for every convention

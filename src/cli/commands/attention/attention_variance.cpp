@@ -9,6 +9,7 @@
 #include "cli/commands/attention/attention_command.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/attention.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -32,14 +33,14 @@ void run_variance(const VarianceOptions& o) {
   std::vector<std::size_t> dks;
   double work = 0;
   for (auto d : o.dk) {
-    if (d < 1) throw usage_error(fmt::format("--dk {}: d_k must be at least 1", d));
+    if (d < 1) throw usage_error(fmt::format(N_("--dk {}: d_k must be at least 1"), d));
     dks.push_back(static_cast<std::size_t>(d));
     work += static_cast<double>(d) * static_cast<double>(o.samples) * static_cast<double>(o.keys + 1);
   }
   if (work > kMaxWork)
     throw usage_error(
-        fmt::format("--samples {} × --keys {} × Σ --dk draws {:.2g} random numbers, more than the {:.0g} tfx allows; "
-                    "lower --samples or --dk",
+        fmt::format(N_("--samples {} × --keys {} × Σ --dk draws {:.2g} random numbers, more than the {:.0g} tfx allows; "
+                    "lower --samples or --dk"),
                     o.samples, o.keys, work, kMaxWork));
   checked_element_count({static_cast<std::size_t>(o.samples), static_cast<std::size_t>(o.keys)},
                         fmt::format("--samples {} --keys {}", o.samples, o.keys));

@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "tfx/core/ops.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -31,25 +32,25 @@ std::vector<double> number_list(const std::string& text, const std::string& flag
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
     if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v) || std::abs(v) > 1e30)
-      throw usage_error(fmt::format("{}: '{}' is not a finite number; expected e.g. {}", flag, item,
+      throw usage_error(fmt::format(N_("{}: '{}' is not a finite number; expected e.g. {}"), flag, item,
                                     positive ? "--temperature 1,10" : "tfx softmax 1,1,0.8,0.7"));
-    if (positive && !(v > 0)) throw usage_error(fmt::format("{}: {} must be above 0 (x/T with T ≤ 0 is not a softmax temperature)", flag, item));
+    if (positive && !(v > 0)) throw usage_error(fmt::format(N_("{}: {} must be above 0 (x/T with T ≤ 0 is not a softmax temperature)"), flag, item));
     out.push_back(v);
   }
-  if (out.empty()) throw usage_error(fmt::format("{}: expected comma-separated numbers, got none", flag));
+  if (out.empty()) throw usage_error(fmt::format(N_("{}: expected comma-separated numbers, got none"), flag));
   return out;
 }
 
 void run_softmax(const SoftmaxOptions& o) {
   const std::vector<double> x = number_list(o.values, "VALUES", false);
-  if (x.size() > 100000) throw usage_error(fmt::format("VALUES: {} numbers; at most 100000", x.size()));
+  if (x.size() > 100000) throw usage_error(fmt::format(N_("VALUES: {} numbers; at most 100000"), x.size()));
   const std::vector<double> temps = number_list(fmt::format("{}", fmt::join(o.temperatures, ",")), "--temperature", true);
-  if (temps.size() > 16) throw usage_error(fmt::format("--temperature: {} temperatures; at most 16", temps.size()));
+  if (temps.size() > 16) throw usage_error(fmt::format(N_("--temperature: {} temperatures; at most 16"), temps.size()));
   std::vector<std::string> labels = o.labels.empty() ? std::vector<std::string>{} : split_items(o.labels);
   if (labels.empty())
     for (std::size_t i = 0; i < x.size(); ++i) labels.push_back(std::to_string(i + 1));
   if (labels.size() != x.size())
-    throw usage_error(fmt::format("--labels: {} names for {} values", labels.size(), x.size()));
+    throw usage_error(fmt::format(N_("--labels: {} names for {} values"), labels.size(), x.size()));
 
   Result r;
   r.command = "softmax";

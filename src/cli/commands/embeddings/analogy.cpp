@@ -17,6 +17,7 @@
 #include "cli/skipped.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -54,7 +55,7 @@ Query resolve(const Embeddings& e, const std::vector<std::string>& w, const Anal
   }
   unknown.clear();
   if (rows[0] == rows[1] && rows[1] == rows[2])
-    throw usage_error(fmt::format("'{0} − {0} + {0}' is just '{0}': give three words, A − B + C (e.g. king man woman)", w[0]));
+    throw usage_error(fmt::format(N_("'{0} − {0} + {0}' is just '{0}': give three words, A − B + C (e.g. king man woman)"), w[0]));
   return {rows[0], rows[1], rows[2]};
 }
 
@@ -67,9 +68,9 @@ struct BatchQuery {
 void run_analogy(const AnalogyOptions& o) {
   const AnalogyMethod method = parse_choice<AnalogyMethod>(kAnalogyMethodChoices, o.method, "method");
   if (o.batch.empty() && o.words.size() != 3)
-    throw usage_error(fmt::format("expected three words A B C (A − B + C, e.g. tfx analogy king man woman), got {}", o.words.size()));
+    throw usage_error(fmt::format(N_("expected three words A B C (A − B + C, e.g. tfx analogy king man woman), got {}"), o.words.size()));
   if (!o.batch.empty() && !o.words.empty())
-    throw usage_error("give either three words or --batch FILE, not both");
+    throw usage_error(N_("give either three words or --batch FILE, not both"));
   const std::size_t k = static_cast<std::size_t>(o.k);
   // 1. the queries (before loading, so a bad --batch file fails fast)
   std::vector<BatchQuery> queries;
@@ -80,11 +81,11 @@ void run_analogy(const AnalogyOptions& o) {
     if (o.batch != "-") {
       std::error_code ec;
       if (std::filesystem::is_directory(o.batch, ec))
-        throw Error(fmt::format("--batch {}: is a directory; expected a file of 'A B C' lines", o.batch));
+        throw Error(fmt::format(N_("--batch {}: is a directory; expected a file of 'A B C' lines"), o.batch));
       // a missing or unreadable file is a data error (exit 1), like every input file
       // (access, not an open: opening a named pipe would wait for its writer, and it is read below)
       if (::access(o.batch.c_str(), R_OK) != 0)
-        throw Error(fmt::format("--batch {}: cannot open the file: {}", o.batch,
+        throw Error(fmt::format(N_("--batch {}: cannot open the file: {}"), o.batch,
                                 std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
     }
     // read whole (bounded: /dev/zero is refused, not read until memory runs out), BOM removed
@@ -100,11 +101,11 @@ void run_analogy(const AnalogyOptions& o) {
       // some vocabularies, so only ": NAME" is a section line)
       if (w.empty() || w[0][0] == '#' || (w[0] == ":" && w.size() == 2)) continue;
       if (w.size() != 3 && w.size() != 4)
-        throw Error(fmt::format("{}:{}: expected 'A B C' (or 'A B C D' as in questions-words.txt), found {} words", name, ln, w.size()));
+        throw Error(fmt::format(N_("{}:{}: expected 'A B C' (or 'A B C D' as in questions-words.txt), found {} words"), name, ln, w.size()));
       w.resize(3);
       queries.push_back({w, name, ln});
     }
-    if (queries.empty()) throw Error(fmt::format("{}: no queries (expected lines 'A B C')", name));
+    if (queries.empty()) throw Error(fmt::format(N_("{}: no queries (expected lines 'A B C')"), name));
   }
   // 2. one load, then every query
   const Embeddings e = load_embeddings(o.emb);
@@ -129,13 +130,13 @@ void run_analogy(const AnalogyOptions& o) {
       q = resolve(e, w, o, unknown);
       best = analogy(e, q.a, q.b, q.c, k, method, !o.keep_inputs);
       if (best.empty())  // an empty table with exit 0 looked like an answer
-        throw Error(fmt::format("{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
-                                "--keep-inputs",
+        throw Error(fmt::format(N_("{} has no word besides {}, {}, {} to answer with ({} words); use a larger vocabulary or "
+                                "--keep-inputs"),
                                 e.name(), e.word(q.a), e.word(q.b), e.word(q.c), e.size()));
       asked.insert(asked.end(), {q.a, q.b, q.c});
     } catch (const Error& err) {
       if (!batch) throw;
-      if (o.strict) throw Error(fmt::format("{}:{}: {} (--strict)", file, line, message_with_flags(err)), err.kind());
+      if (o.strict) throw Error(fmt::format(N_("{}:{}: {} (--strict)"), file, line, message_with_flags(err)), err.kind());
       skipped.push_back({file, line, fmt::format("{} {} {}", w[0], w[1], w[2]), unknown, message_with_flags(err)});
       continue;
     }
@@ -162,7 +163,7 @@ void run_analogy(const AnalogyOptions& o) {
   if (batch) {
     const std::size_t answered = queries.size() - skipped.size();
     if (answered == 0)  // one error line, naming the first problem
-      throw Error(fmt::format("{}: none of the {} queries could be answered (line {}: {})", skipped[0].file,
+      throw Error(fmt::format(N_("{}: none of the {} queries could be answered (line {}: {})"), skipped[0].file,
                               queries.size(), skipped[0].line, skipped[0].reason));
     report_skipped(skipped);
     r.blocks.push_back(Text{trf("{} queries A − B + C over {} ({} words × {} dims){}", queries.size(), e.name(), e.size(), e.dim(),

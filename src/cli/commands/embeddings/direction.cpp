@@ -12,6 +12,7 @@
 #include "tfx/embeddings/explore.hpp"
 #include "tfx/core/ops.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -29,7 +30,7 @@ void run_direction(const DirectionOptions& o) {
   const auto from_w = split_lists(o.from), to_w = split_lists(o.to);
   auto words = split_lists(o.words);
   if (from_w.empty() || from_w.size() != to_w.size())
-    throw usage_error(fmt::format("--from and --to need the same number of words (pairs from→to), got {} and {}",
+    throw usage_error(fmt::format(N_("--from and --to need the same number of words (pairs from→to), got {} and {}"),
                                   from_w.size(), to_w.size()));
   const Embeddings e = load_embeddings(o.emb);
   const auto from = lookup_words(e, from_w, o.emb, "--from");

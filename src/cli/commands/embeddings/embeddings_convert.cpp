@@ -8,6 +8,7 @@
 #include "cli/embedding_flags.hpp"
 #include "cli/flag_names.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -28,7 +29,7 @@ void run_convert(const ConvertOptions& o) {
   EmbeddingFlags emb = o.emb;
   emb.path = o.in;
   const EmbeddingFormat to = target_format(o);
-  if (o.in == o.out_path) throw usage_error(fmt::format("convert: OUT must differ from IN ({})", o.in));
+  if (o.in == o.out_path) throw usage_error(fmt::format(N_("convert: OUT must differ from IN ({})"), o.in));
   emb.no_cache = true;  // convert reads the file itself; the cache is not needed
   const Embeddings e = load_embeddings(emb);
   write_embedding_file(e, o.out_path, to);
@@ -57,10 +58,10 @@ void register_embeddings_convert(CLI::App* embeddings) {
       ->check(CLI::Validator(
           [](std::string& path) {
             struct stat st {};
-            if (path.empty()) return std::string("expected a file name, got an empty one");
+            if (path.empty()) return std::string(N_("expected a file name, got an empty one"));
             if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-              return fmt::format("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)", path,
-                                 S_ISDIR(st.st_mode) ? "a directory" : "a device or pipe");
+              return fmt::format(N_("'{}' is {}; expected a regular file name (it is written to OUT.tmp.PID, then renamed)"), path,
+                                 S_ISDIR(st.st_mode) ? N_("a directory") : N_("a device or pipe"));
             return std::string();
           },
           ""));

@@ -14,6 +14,7 @@
 #include "tfx/embeddings/evaluation.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -63,10 +64,10 @@ void run_eval_analogies(const EvalAnalogiesOptions& o) {
                        fmt::format("'{}' is not among {}", s.word, where)});
   }
   if (o.strict && !skipped.empty())
-    throw Error(fmt::format("{}:{}: {} (--strict)", o.file, skipped[0].line, skipped[0].reason));
+    throw Error(fmt::format(N_("{}:{}: {} (--strict)"), o.file, skipped[0].line, skipped[0].reason));
   if (!o.dummy4unknown) {
     if (ev.total.answered() == 0)  // one error line, naming the first problem
-      throw Error(fmt::format("{}: none of the {} questions could be answered (line {}: {})", o.file, ev.questions,
+      throw Error(fmt::format(N_("{}: none of the {} questions could be answered (line {}: {})"), o.file, ev.questions,
                               skipped.at(0).line, skipped.at(0).reason));
     report_skipped(skipped);
   }

@@ -14,6 +14,7 @@
 #include "tfx/embeddings/evaluation.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -53,7 +54,7 @@ void run_eval_similarity(const EvalSimilarityOptions& o) {
                        fmt::format("'{}' is not among the first {} words{}", m.word, std::min<std::size_t>(opt.restrict_vocab, e.size()),
                                    opt.case_insensitive ? " (upper-cased)" : "")});
   if (o.strict && !skipped.empty())
-    throw Error(fmt::format("{}:{}: {} (--strict)", o.file, skipped[0].line, skipped[0].reason));
+    throw Error(fmt::format(N_("{}:{}: {} (--strict)"), o.file, skipped[0].line, skipped[0].reason));
   if (!o.dummy4unknown) report_skipped(skipped);
 
   Result r;

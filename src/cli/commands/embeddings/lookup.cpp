@@ -18,6 +18,7 @@
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <sstream>
 
@@ -43,10 +44,10 @@ std::vector<std::size_t> parse_ids(const std::vector<std::string>& values) {
     std::uint64_t v = 0;
     auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (!item.empty() && item[0] == '-')
-      throw usage_error(fmt::format("--ids: '{}' is negative; ids are row numbers 0..N−1", item));
-    if (ec == std::errc::result_out_of_range) throw usage_error(fmt::format("--ids: '{}' is too large", item));
+      throw usage_error(fmt::format(N_("--ids: '{}' is negative; ids are row numbers 0..N−1"), item));
+    if (ec == std::errc::result_out_of_range) throw usage_error(fmt::format(N_("--ids: '{}' is too large"), item));
     if (ec != std::errc() || p != item.data() + item.size())
-      throw usage_error(fmt::format("--ids: '{}' is not a non-negative integer (expected e.g. --ids 0,2,5)", item));
+      throw usage_error(fmt::format(N_("--ids: '{}' is not a non-negative integer (expected e.g. --ids 0,2,5)"), item));
     ids.push_back(static_cast<std::size_t>(v));
   }
   return ids;
@@ -56,20 +57,20 @@ std::vector<std::size_t> parse_ids(const std::vector<std::string>& values) {
 // row `id` depends only on (seed, id), so the 50000 × 512 table is never formed — only the rows
 // looked up are drawn.
 void run_random_lookup(const LookupOptions& o) {
-  if (o.ids.empty()) throw usage_error("--vocab-size: a random table has no words; look rows up with --ids 0,2,5");
-  if (!o.words.empty()) throw usage_error("--words needs a vocabulary; with --vocab-size give --ids");
-  if (o.dim <= 0) throw usage_error("--vocab-size needs --dim D (the width of each row, e.g. --dim 512)");
+  if (o.ids.empty()) throw usage_error(N_("--vocab-size: a random table has no words; look rows up with --ids 0,2,5"));
+  if (!o.words.empty()) throw usage_error(N_("--words needs a vocabulary; with --vocab-size give --ids"));
+  if (o.dim <= 0) throw usage_error(N_("--vocab-size needs --dim D (the width of each row, e.g. --dim 512)"));
   const auto V = static_cast<std::size_t>(o.vocab_size), D = static_cast<std::size_t>(o.dim);
   std::vector<std::vector<std::size_t>> id_lists;
   for (const auto& l : o.ids) id_lists.push_back(parse_ids(l));
   const std::size_t T = id_lists[0].size(), B = id_lists.size();
   for (std::size_t b = 1; b < B; ++b)
     if (id_lists[b].size() != T)
-      throw usage_error(fmt::format("--ids lists must have the same length (a batch is a B × T matrix of ids): list 1 has {}, list {} has {}",
+      throw usage_error(fmt::format(N_("--ids lists must have the same length (a batch is a B × T matrix of ids): list 1 has {}, list {} has {}"),
                                     T, b + 1, id_lists[b].size()));
   for (const auto& l : id_lists)
     for (std::size_t id : l)
-      if (id >= V) throw usage_error(fmt::format("--ids: id {} is out of range for --vocab-size {}; valid ids are 0..{}", id, V, V - 1));
+      if (id >= V) throw usage_error(fmt::format(N_("--ids: id {} is out of range for --vocab-size {}; valid ids are 0..{}"), id, V, V - 1));
   checked_element_count({B * T, D}, fmt::format("--ids ({} ids) × --dim {}", B * T, D));
   // the rows, and the encoded output beside them
   check_memory(2.0 * 4.0 * static_cast<double>(B * T) * static_cast<double>(D), fmt::format("{} rows of --dim {}", B * T, D));
@@ -111,18 +112,18 @@ EmbeddingFlags lookup_table_flags(const LookupOptions& o, std::string& table) {
   table = o.table;
   if (f.translator) {
     if (!table.empty() && table != "translator")
-      throw usage_error(fmt::format("give one table: --translator or --table {} (not both)", table));
+      throw usage_error(fmt::format(N_("give one table: --translator or --table {} (not both)"), table));
     table = "translator";
   }
   if (!table.empty() && !f.path.empty())
-    throw usage_error(fmt::format("give one table: {} or --embeddings FILE (not both)",
+    throw usage_error(fmt::format(N_("give one table: {} or --embeddings FILE (not both)"),
                                   f.translator ? std::string("--translator") : "--table " + table));
   if (table.empty()) {
     const char* env = std::getenv("TFX_EMBEDDINGS");
     table = f.path.empty() && !(env && *env) ? "translator" : "";
   }
   if (table == "translator") {
-    if (f.limit) throw usage_error("--limit goes with --embeddings FILE or --table named-dims; the translator's table has 112 rows");
+    if (f.limit) throw usage_error(N_("--limit goes with --embeddings FILE or --table named-dims; the translator's table has 112 rows"));
     f.translator = true;
   }
   if (table == "named-dims") f.builtin = true;
@@ -131,12 +132,12 @@ EmbeddingFlags lookup_table_flags(const LookupOptions& o, std::string& table) {
 
 void run_lookup(const LookupOptions& o) {
   if (o.vocab_size > 0) {
-    if (!o.table.empty() || o.emb.translator) throw usage_error("--vocab-size makes a random table; leave out --table/--translator");
+    if (!o.table.empty() || o.emb.translator) throw usage_error(N_("--vocab-size makes a random table; leave out --table/--translator"));
     return run_random_lookup(o);
   }
-  if (o.dim > 0) throw usage_error("--dim goes with --vocab-size V (a random nn.Embedding(V, D)); a loaded table has its own width");
+  if (o.dim > 0) throw usage_error(N_("--dim goes with --vocab-size V (a random nn.Embedding(V, D)); a loaded table has its own width"));
   if (o.ids.empty() == o.words.empty())
-    throw usage_error("give --ids 0,2,5 (repeat for a batch: --ids 0,2,5 --ids 0,99,24) or --words king,queen, not both");
+    throw usage_error(N_("give --ids 0,2,5 (repeat for a batch: --ids 0,2,5 --ids 0,99,24) or --words king,queen, not both"));
   const bool by_id = !o.ids.empty();
   const auto& lists = by_id ? o.ids : o.words;
   const char* flag = by_id ? "--ids" : "--words";
@@ -155,7 +156,7 @@ void run_lookup(const LookupOptions& o) {
       word_lists.push_back(std::move(words));
     }
     const std::size_t n = by_id ? id_lists.back().size() : word_lists.back().size();
-    if (n == 0) throw usage_error(fmt::format("{}: an empty list", flag));
+    if (n == 0) throw usage_error(fmt::format(N_("{}: an empty list"), flag));
   }
   std::string table;
   const EmbeddingFlags flags = lookup_table_flags(o, table);
@@ -177,13 +178,13 @@ void run_lookup(const LookupOptions& o) {
   const std::size_t T = id_lists[0].size();
   for (std::size_t b = 1; b < id_lists.size(); ++b)
     if (id_lists[b].size() != T)
-      throw usage_error(fmt::format("{} lists must have the same length (a batch is a B × T matrix of ids): list 1 has {}, list {} has {}",
+      throw usage_error(fmt::format(N_("{} lists must have the same length (a batch is a B × T matrix of ids): list 1 has {}, list {} has {}"),
                                     flag, T, b + 1, id_lists[b].size()));
   std::vector<std::size_t> flat;
   for (const auto& l : id_lists) flat.insert(flat.end(), l.begin(), l.end());
   for (std::size_t i = 0; i < flat.size(); ++i)
     if (!e.has_row(flat[i]))
-      throw usage_error(fmt::format("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}{}", flat[i], e.name(),
+      throw usage_error(fmt::format(N_("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}{}"), flat[i], e.name(),
                                     e.size(), e.size() - 1,
                                     translator ? "; --table named-dims: the built-in 531-word teaching embedding" : ""));
 

@@ -13,6 +13,7 @@
 #include "cli/progress_bar.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -44,10 +45,10 @@ Figure figure_3d(const ProjectOptions& o, const Embeddings& e, const std::vector
       char* end = nullptr;
       const long a = std::strtol(item.c_str(), &end, 10);
       if (item.empty() || end != item.c_str() + item.size() || a < -360 || a > 360)
-        throw usage_error(fmt::format("--azimuth: '{}' is not a whole number of degrees from -360 to 360 (e.g. --azimuth -60,30)", item));
+        throw usage_error(fmt::format(N_("--azimuth: '{}' is not a whole number of degrees from -360 to 360 (e.g. --azimuth -60,30)"), item));
       v.push_back(a);
     }
-    if (v.empty() || v.size() > 4) throw usage_error("--azimuth: give 1 to 4 angles, comma-separated (e.g. --azimuth -60,30)");
+    if (v.empty() || v.size() > 4) throw usage_error(N_("--azimuth: give 1 to 4 angles, comma-separated (e.g. --azimuth -60,30)"));
     return v;
   }();
   double extent = 0;
@@ -110,14 +111,14 @@ void run_project(const ProjectOptions& o) {
   for (const auto& p : split_lists(o.pairs)) {
     const auto colon = p.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == p.size() || p.find(':', colon + 1) != std::string::npos)
-      throw usage_error(fmt::format("--pairs: '{}' is not FROM:TO (expected e.g. --pairs king:queen,man:woman)", p));
+      throw usage_error(fmt::format(N_("--pairs: '{}' is not FROM:TO (expected e.g. --pairs king:queen,man:woman)"), p));
     pairs.emplace_back(p.substr(0, colon), p.substr(colon + 1));
     add(pairs.back().first);
     add(pairs.back().second);
   }
   const auto k = static_cast<std::size_t>(o.dims);
   if (words.size() < k + 1)
-    throw usage_error(fmt::format("a {}-D projection needs at least {} different words (got {}{}); e.g. tfx project king queen man woman", k,
+    throw usage_error(fmt::format(N_("a {}-D projection needs at least {} different words (got {}{}); e.g. tfx project king queen man woman"), k,
                                   k + 1, words.size(), words.size() == 1 ? ": " + words[0] : ""));
   const Embeddings e = load_embeddings(o.emb);
   const auto rows = lookup_words(e, words, o.emb);

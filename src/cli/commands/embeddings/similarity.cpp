@@ -7,6 +7,7 @@
 #include "cli/embedding_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -19,7 +20,7 @@ struct SimilarityOptions {
 };
 
 void run_similarity(const SimilarityOptions& o) {
-  if (o.words.size() != 2) throw usage_error(fmt::format("expected two words W1 W2 (e.g. tfx similarity king queen), got {}", o.words.size()));
+  if (o.words.size() != 2) throw usage_error(fmt::format(N_("expected two words W1 W2 (e.g. tfx similarity king queen), got {}"), o.words.size()));
   const Embeddings e = load_embeddings(o.emb);
   const auto rows = lookup_words(e, o.words, o.emb);
   const std::string a(e.word(rows[0])), b(e.word(rows[1]));

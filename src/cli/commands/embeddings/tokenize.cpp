@@ -16,6 +16,7 @@
 #include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <sstream>
 
@@ -90,14 +91,14 @@ void run_tokenize(const TokenizeOptions& given) {
   const bool wordpiece_options = !o.mode.empty() || o.lower;
   if (o.translator) {
     if (!o.vocab.empty() && o.vocab != "translator")
-      throw usage_error("give one vocabulary: --translator or --vocab FILE (not both)");
+      throw usage_error(N_("give one vocabulary: --translator or --vocab FILE (not both)"));
     o.vocab = "translator";
   }
   if (o.vocab.empty()) o.vocab = wordpiece_options ? "wordpiece" : "translator";
   if (o.vocab == "translator") {
     if (wordpiece_options)
-      throw usage_error(fmt::format("{} goes with a WordPiece vocabulary (--vocab wordpiece or --vocab FILE); the teaching "
-                                    "translator's vocabulary splits at spaces",
+      throw usage_error(fmt::format(N_("{} goes with a WordPiece vocabulary (--vocab wordpiece or --vocab FILE); the teaching "
+                                    "translator's vocabulary splits at spaces"),
                                     !o.mode.empty() ? "--mode" : "--lower"));
     return run_tokenize_translator(o);
   }
@@ -110,7 +111,7 @@ void run_tokenize(const TokenizeOptions& given) {
   try {
     t = tokenize(o.text, mode, vocab, o.lower ? Casing::bert_uncased : Casing::keep, true);
   } catch (const Error& e) {
-    throw usage_error(fmt::format("TEXT: {}", e.what()));
+    throw usage_error(fmt::format(N_("TEXT: {}"), e.what()));
   }
   Result r;
   r.command = "tokenize";

@@ -8,6 +8,7 @@
 #include "cli/layer_flags.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -35,8 +36,8 @@ void add_decoder_blocks(Result& r, const DecoderLayerSteps& s, const std::vector
 void run_decoder(const DecoderOptions& o) {
   const LayerFlags& f = o.f;
   if (!o.memory_opt->count() && o.memory_x.empty())
-    throw usage_error("give the encoder's memory Z: --memory \"나는 학생 이다\" or --memory-x FILE");
-  if (o.memory_opt->count() && !o.memory_x.empty()) throw usage_error("give one memory: --memory or --memory-x FILE (not both)");
+    throw usage_error(N_("give the encoder's memory Z: --memory \"나는 학생 이다\" or --memory-x FILE"));
+  if (o.memory_opt->count() && !o.memory_x.empty()) throw usage_error(N_("give one memory: --memory or --memory-x FILE (not both)"));
   const std::vector<std::string> show = parse_layer_show(f.show, kDecoderShow, {"self_weights", "cross_weights"});
 
   // 1. weights file, inputs, widths
@@ -49,7 +50,7 @@ void run_decoder(const DecoderOptions& o) {
   if (!o.memory_x.empty()) {
     mem = matrix_input(o.memory_x, "--memory-x");
     if (mem.x.cols() != D)
-      throw usage_error(fmt::format("--memory-x {} has {} columns but d_model = {}", o.memory_x, mem.x.cols(), D));
+      throw usage_error(fmt::format(N_("--memory-x {} has {} columns but d_model = {}"), o.memory_x, mem.x.cols(), D));
     memory_note = trf("memory Z from --memory-x {} {}, used as given", o.memory_x, mem.x.shape_str());
   } else if (setup.trained && o.memory.find_first_not_of(" \t\n\r") != std::string::npos) {
     // Z = the teaching translator's trained encoder over the source sentence

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -45,13 +46,13 @@ std::vector<std::vector<float>> parse_rows(const std::string& text, const std::s
       float v = 0;
       auto res = std::from_chars(cell.data(), cell.data() + cell.size(), v);
       if (cell.empty() || res.ec != std::errc() || res.ptr != cell.data() + cell.size() || !std::isfinite(v))
-        throw usage_error(fmt::format("{}: '{}' is not a finite number (row {}, value {}); expected e.g. {} \"4,2,3,5;2,1,-3,2\"",
+        throw usage_error(fmt::format(N_("{}: '{}' is not a finite number (row {}, value {}); expected e.g. {} \"4,2,3,5;2,1,-3,2\""),
                                       flag, cell, rows.size() + 1, values.size() + 1, flag));
       values.push_back(v);
       s = e + 1;
     }
     if (!rows.empty() && values.size() != rows[0].size())
-      throw usage_error(fmt::format("{}: row {} has {} values but row 1 has {}", flag, rows.size() + 1, values.size(), rows[0].size()));
+      throw usage_error(fmt::format(N_("{}: row {} has {} values but row 1 has {}"), flag, rows.size() + 1, values.size(), rows[0].size()));
     rows.push_back(std::move(values));
     start = end + 1;
   }
@@ -61,7 +62,7 @@ std::vector<std::vector<float>> parse_rows(const std::string& text, const std::s
 Tensor vector_flag(const std::string& text, const std::string& flag, std::size_t dim) {
   auto rows = parse_rows(text, flag);
   if (rows.size() != 1 || rows[0].size() != dim)
-    throw usage_error(fmt::format("{}: expected {} comma-separated values (one per feature), got {}", flag, dim,
+    throw usage_error(fmt::format(N_("{}: expected {} comma-separated values (one per feature), got {}"), flag, dim,
                                   rows.size() == 1 ? std::to_string(rows[0].size()) : "several rows"));
   return Tensor::from({dim}, rows[0]);
 }
@@ -109,7 +110,7 @@ Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std
 void run_layernorm(const LayerNormOptions& o) {
   auto rows = parse_rows(o.x, "--x");
   const std::size_t T = rows.size(), D = rows[0].size();
-  if (D < 2) throw usage_error("--x: each token needs at least 2 features to normalize over");
+  if (D < 2) throw usage_error(N_("--x: each token needs at least 2 features to normalize over"));
   std::vector<float> flat;
   for (auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
   Tensor x = Tensor::from({T, D}, flat);
@@ -119,8 +120,8 @@ void run_layernorm(const LayerNormOptions& o) {
   if (D != 4 && (default_gamma || default_beta)) {
     if (!default_gamma && !o.gamma.empty()) (void)vector_flag(o.gamma, "--gamma", D);
     if (!default_beta && !o.beta.empty()) (void)vector_flag(o.beta, "--beta", D);
-    throw usage_error(fmt::format("--x has {} features per token, but the lecture's default {} has 4 values; give {} with {} values "
-                                  "(\"\" for {})",
+    throw usage_error(fmt::format(N_("--x has {} features per token, but the lecture's default {} has 4 values; give {} with {} values "
+                                  "(\"\" for {})"),
                                   D, default_gamma ? "--gamma " + LayerNormOptions{}.gamma : "--beta " + LayerNormOptions{}.beta,
                                   default_gamma && default_beta ? "--gamma and --beta" : default_gamma ? "--gamma" : "--beta", D,
                                   default_gamma && default_beta ? "γ = 1, β = 0" : default_gamma ? "γ = 1" : "β = 0"));
@@ -133,7 +134,7 @@ void run_layernorm(const LayerNormOptions& o) {
       tokens.clear();
       for (std::size_t t = 0; t < T; ++t) tokens.push_back(fmt::format("x{}", t));
     } else {
-      throw usage_error(fmt::format("--tokens: {} names for {} rows of --x", tokens.size(), T));
+      throw usage_error(fmt::format(N_("--tokens: {} names for {} rows of --x"), tokens.size(), T));
     }
   }
 
@@ -146,10 +147,10 @@ void run_layernorm(const LayerNormOptions& o) {
     const auto n = normalized.row(t), yt = y.row(t);
     const bool finite_n = std::all_of(n.begin(), n.end(), [](float v) { return std::isfinite(v); });
     if (!finite_n && o.eps == 0)
-      throw usage_error(fmt::format("--eps 0: token '{}' has σ = 0 (all features equal), so x̂ = 0/0; use --eps > 0 (e.g. 1e-5)",
+      throw usage_error(fmt::format(N_("--eps 0: token '{}' has σ = 0 (all features equal), so x̂ = 0/0; use --eps > 0 (e.g. 1e-5)"),
                                     tokens[t]));
     if (!finite_n || !std::all_of(yt.begin(), yt.end(), [](float v) { return std::isfinite(v); }))
-      throw usage_error(fmt::format("token '{}': the result overflows float32 (a value became ±inf); use smaller --x, --gamma or --beta",
+      throw usage_error(fmt::format(N_("token '{}': the result overflows float32 (a value became ±inf); use smaller --x, --gamma or --beta"),
                                     tokens[t]));
   }
 

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/schedule.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -32,13 +33,13 @@ void run_lr(const LrOptions& o) {
   r.params = {{"d_model", o.d_model}, {"warmup", o.warmup}, {"factor", o.factor}};
   // --scale sizes the figure on every command; here a user may mean the schedule's multiplier
   if (o.fig.scale != 1.0 && !o.fig.png_requested() && !o.out.figure_format())
-    throw usage_error("--scale sizes the figure (with --png, --svg or --format png/svg); the schedule's multiplier is --factor");
+    throw usage_error(N_("--scale sizes the figure (with --png, --svg or --format png/svg); the schedule's multiplier is --factor"));
   // the schedule peaks at step = warmup: factor·d_model^(-0.5)·warmup^(-0.5); past float32 the table shows inf
   for (auto w : o.warmup) {
     const double peak = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.factor);
     if (!(peak <= std::numeric_limits<float>::max()))
-      throw usage_error(fmt::format("--factor {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
-                                    "use a smaller --factor or a larger --d-model",
+      throw usage_error(fmt::format(N_("--factor {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
+                                    "use a smaller --factor or a larger --d-model"),
                                     o.factor, o.d_model, peak, w));
   }
   if (o.step) {

@@ -18,6 +18,7 @@
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -189,10 +190,77 @@ Diagram trace_tokens_panel(const TokenIds& t, const std::string& title) {
   return d;
 }
 
+// A slide's formula with the shapes it multiplies ("Q = X·W_Q, (3×64)·(64×16) → (3×16), head 0"):
+// S source and T target tokens, D = d_model, d_k per head, F = the FFN width, V the vocabulary.
+std::string trace_slide_formula(const std::string& step, std::size_t S, std::size_t T, std::size_t D, std::size_t d_k, std::size_t F,
+                                std::size_t V, std::size_t head) {
+  const auto sh = [](std::size_t a, std::size_t b) { return fmt::format("({}×{})", a, b); };
+  const std::string h = trf(", head {}", head);
+  if (step == "tokens") return fmt::format("ids = vocab(tokens), ({}) → ({})", S, S);
+  if (step == "embedding") return fmt::format("e = Embedding(ids): ({}) · {} → {}", S, sh(V, D), sh(S, D));
+  if (step == "pe") return fmt::format("p = PE(pos): PE(pos, 2i) = sin(pos/10000^(2i/{0})), PE(pos, 2i+1) = cos(…), {1}", D, sh(S, D));
+  if (step == "x") return fmt::format("X = e + p: {} + {} → {}", sh(S, D), sh(S, D), sh(S, D));
+  if (step == "q" || step == "k" || step == "v") {
+    const std::string M = step == "q" ? "Q" : step == "k" ? "K" : "V";
+    return fmt::format("{0} = X·W_{0}: {1}·{2} → {3}", M, sh(S, D), sh(D, d_k), sh(S, d_k)) + h;
+  }
+  if (step == "scores") return fmt::format("QKᵀ/√d_k: {}·{} / √{} → {}", sh(S, d_k), sh(d_k, S), d_k, sh(S, S)) + h;
+  if (step == "softmax") return fmt::format("A = softmax(QKᵀ/√d_k), Σ_j A_ij = 1: {}", sh(S, S)) + h;
+  if (step == "z") return fmt::format("Z = A·V: {}·{} → {}", sh(S, S), sh(S, d_k), sh(S, d_k)) + h;
+  if (step == "concat") return fmt::format("Concat(Z₁ … Z_h)·W_O: {}·{} → {}", sh(S, D), sh(D, D), sh(S, D));
+  if (step == "add-norm") return fmt::format("H = LayerNorm(X + MultiHead(X)): {} + {} → {}", sh(S, D), sh(S, D), sh(S, D));
+  if (step == "ffn") return fmt::format("ReLU(H·W₁ + b₁): {}·{} → {}", sh(S, D), sh(D, F), sh(S, F));
+  if (step == "ffn-norm") return fmt::format("Y = LayerNorm(H + ReLU(H·W₁ + b₁)·W₂ + b₂): {}·{} → {}", sh(S, F), sh(F, D), sh(S, D));
+  if (step == "memory") return fmt::format("Z = Y (memory): {}", sh(S, D));
+  if (step == "decoder-input") return fmt::format("X = e + p: {} + {} → {}", sh(T, D), sh(T, D), sh(T, D));
+  if (step == "masked-scores") return fmt::format("QKᵀ/√d_k + M (M_ij = −∞ for j > i): {}·{} → {}", sh(T, d_k), sh(d_k, T), sh(T, T)) + h;
+  if (step == "masked-softmax") return fmt::format("A = softmax(QKᵀ/√d_k + M): {}", sh(T, T)) + h;
+  if (step == "cross-attention") return fmt::format("A = softmax(Q·K_Zᵀ/√d_k): {}·{} → {}", sh(T, d_k), sh(d_k, S), sh(T, S)) + h;
+  if (step == "next-token") return fmt::format("P(next) = softmax(y·W_vocab): ({})·{} → ({})", D, sh(D, V), V);
+  return {};
+}
+
+// A heatmap much wider than the 16:9 page (the PE slide's 3×64) laid out as stacked slices of
+// its columns on one colour scale, so the matrix fills the page instead of a thin strip: about
+// √(aspect / (16/9)) slices (at most 3), each titled with its columns.
+std::vector<Panel> trace_slide_panels(const Panel& p) {
+  const auto* h = std::get_if<Heatmap>(&p);
+  if (!h || h->values.rank() != 2) return {p};
+  const std::size_t R = h->values.rows(), C = h->values.cols();
+  const double aspect = static_cast<double>(C) / static_cast<double>(std::max<std::size_t>(R, 1));
+  // at most 3 slices: more would shrink the page's text below what a projector shows
+  const auto n = std::min<std::size_t>(3, static_cast<std::size_t>(std::lround(std::sqrt(aspect / (16.0 / 9.0)))));
+  if (n < 2 || R > 16) return {p};
+  const std::size_t width = (C + n - 1) / n;
+  const auto [lo, hi] = heatmap_scale(*h);
+  std::vector<Panel> out;
+  for (std::size_t c0 = 0; c0 < C; c0 += width) {
+    const std::size_t c1 = std::min(C, c0 + width);
+    Heatmap part = *h;
+    part.values = Tensor({R, c1 - c0});
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = c0; c < c1; ++c) part.values(r, c - c0) = h->values(r, c);
+    if (!h->masked.empty()) {
+      part.masked.clear();
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = c0; c < c1; ++c) part.masked.push_back(h->masked[r * C + c]);
+    }
+    part.col_labels.clear();
+    for (std::size_t c = c0; c < c1; ++c) part.col_labels.push_back(c < h->col_labels.size() ? h->col_labels[c] : std::to_string(c));
+    part.vmin = lo, part.vmax = hi, part.symmetric = false;
+    part.title = c0 == 0 ? h->title : "";
+    const std::string columns = trf("columns {} … {} of {}", c0, c1 - 1, C);
+    part.subtitle = c0 == 0 && !h->subtitle.empty() ? h->subtitle + "; " + columns : columns;  // the formula stays on top
+    part.source_rows = part.source_cols = 0;
+    out.push_back(std::move(part));
+  }
+  return out;
+}
+
 void run_trace(const TraceOptions& o) {
   const Translator& m = cli_translator();
   const std::size_t H = m.heads, D = m.d_model, d_k = D / H;
-  if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format("--head {}: the model has {} heads (0 … {})", o.head, H, H - 1));
+  if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format(N_("--head {}: the model has {} heads (0 … {})"), o.head, H, H - 1));
   const auto head = static_cast<std::size_t>(o.head);
 
   // the source through the encoder; the target prefix: --target, else the model's own
@@ -284,7 +352,7 @@ void run_trace(const TraceOptions& o) {
     std::stringstream ss(o.show);
     for (std::string item; std::getline(ss, item, ',');) {
       const bool known = item == "all" || std::any_of(tc.matrices.begin(), tc.matrices.end(), [&](const Matrix& x) { return x.name == item; });
-      if (!known) throw usage_error(fmt::format("--show: no matrix '{}'; the steps table's name column lists them (or all)", item));
+      if (!known) throw usage_error(fmt::format(N_("--show: no matrix '{}'; the steps table's name column lists them (or all)"), item));
       shown.push_back(item);
     }
   }
@@ -366,16 +434,33 @@ void run_trace(const TraceOptions& o) {
     // 00-poster, then 01-tokens … one 16:9 page per step, under the poster's title
     std::vector<Slide> pages;
     pages.push_back({"00-poster", figure});
+    // the poster again in parts of four steps, each a 16:9 page legible on a projector (the whole
+    // poster is 3328 pixels wide): 00a-poster … 00e-poster
+    for (std::size_t first = 0, part = 0; first < drawn.size(); first += 4, ++part) {
+      Figure f;
+      f.title = trf("{} ({}/{})", figure.title, part + 1, (drawn.size() + 3) / 4);
+      for (std::size_t i = first; i < std::min(drawn.size(), first + 4); ++i) f.panels.push_back(drawn[i].panel);
+      f.columns = 2;
+      f.page_width = kSlideWidth;
+      f.page_height = kSlideHeight;
+      pages.push_back({fmt::format("00{}-poster", static_cast<char>('a' + part)), std::move(f)});
+    }
+    const std::size_t S = src.size(), T = tgt.size(), F = m.ffn, V = m.vocab.size();
     for (std::size_t i = 0; i < drawn.size(); ++i) {
       Figure f;
       f.title = figure.title;
-      f.panels.push_back(drawn[i].panel);
-      if (!domain.in_domain) std::visit([&](auto& p) { p.subtitle = domain.reasons.front(); }, f.panels.back());
+      // each step's formula with the shapes it multiplies, under the step's title; a wide matrix
+      // in stacked slices so it fills the page
+      Panel step = drawn[i].panel;
+      const std::string formula = trace_slide_formula(drawn[i].name, S, T, D, d_k, F, V, head);
+      std::visit([&](auto& p) { p.subtitle = domain.in_domain ? formula : domain.reasons.front() + " — " + formula; }, step);
+      f.panels = trace_slide_panels(step);
+      if (f.panels.size() > 1) f.columns = 1;
       f.page_width = kSlideWidth;
       f.page_height = kSlideHeight;
       pages.push_back({fmt::format("{:02}-{}", i + 1, drawn[i].name), std::move(f)});
     }
-    write_slides(pages, o.slides, o.slides_format == "svg" ? Format::svg : Format::png, o.out, o.fig);
+    write_slides(pages, o.slides, parse_format(o.slides_format), o.out, o.fig);
     // only the slides asked for: no table (as with --png)
     if (!o.out.format_given() && !o.fig.png_requested() && !o.fig.view) return;
   }
@@ -394,13 +479,14 @@ void register_trace(CLI::App& app) {
   cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
   cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));
   o->slides_opt = cmd->add_option("--slides", o->slides,
-                  tr("Write every step drawn as a 16:9 slide of its own (1920×1080 at --scale 1) into folder DIR, created if "
-                     "missing: 00-poster, 01-tokens, 02-embedding, … 20-next-token"))
+                  tr("Write every step drawn as a 16:9 slide of its own (1920×1080 at --scale 1), with its formula and shapes, into "
+                     "folder DIR, created if missing: 00-poster (the whole poster), 00a-poster … 00e-poster (the poster in 16:9 "
+                     "parts), 01-tokens, 02-embedding, … 20-next-token"))
       ->type_name("DIR")
       ->group(tr("Figures"));
   cmd->add_option("--slides-format", o->slides_format, tr("The --slides files: png or svg"))
       ->capture_default_str()
-      ->check(CLI::IsMember({"png", "svg"}))
+      ->check(CLI::IsMember(format_names_of(kind_bit(FormatKind::figure))))
       ->group(tr("Figures"));
   add_model_flag(cmd);
   add_output_flags(cmd, o->out);

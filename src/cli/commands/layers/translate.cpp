@@ -12,6 +12,7 @@
 #include "cli/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -63,11 +64,11 @@ void run_list_vocab(const TranslateOptions& o) {
 
 void run_translate(const TranslateOptions& o) {
   if (o.list_vocab) return run_list_vocab(o);
-  if (o.text.empty()) throw usage_error("give the Korean sentence: tfx translate \"나는 학생 이다\" (or --list-vocab)");
+  if (o.text.empty()) throw usage_error(N_("give the Korean sentence: tfx translate \"나는 학생 이다\" (or --list-vocab)"));
   const Translator& m = cli_translator();
   const std::size_t layers = m.decoder.size();
   if (o.layer > static_cast<int>(layers))
-    throw usage_error(fmt::format("--layer {}: the model has {} decoder layers (1 … {})", o.layer, layers, layers));
+    throw usage_error(fmt::format(N_("--layer {}: the model has {} decoder layers (1 … {})"), o.layer, layers, layers));
   const std::size_t layer = o.layer == 0 ? layers - 1 : static_cast<std::size_t>(o.layer - 1);
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   const Translation t = translate(m, o.text, static_cast<std::size_t>(o.max_tokens), "TEXT");

@@ -17,6 +17,7 @@
 #include "tfx/model/translator.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -70,7 +71,7 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
     try {
       return load_checkpoint(dir);
     } catch (const Error& e) {
-      throw Error(fmt::format("--model {}: {}", dir, e.what()));
+      throw Error(fmt::format(N_("--model {}: {}"), dir, e.what()));
     }
   }();
   const ModelConfig& c = m.config;
@@ -99,12 +100,12 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
     const HfTokenizer tok = HfTokenizer::load(dir);
     a.source_tokens = tok.encode(sentence).readable;
   } catch (const Error& e) {
-    throw Error(fmt::format("--model {}: the sentence's length comes from its tokenizer: {}", dir, e.what()));
+    throw Error(fmt::format(N_("--model {}: the sentence's length comes from its tokenizer: {}"), dir, e.what()));
   }
   s.source_len = a.source_tokens.size();
-  if (s.source_len == 0) throw usage_error(fmt::format("--sentence: the tokenizer of {} gives no tokens", dir));
+  if (s.source_len == 0) throw usage_error(fmt::format(N_("--sentence: the tokenizer of {} gives no tokens"), dir));
   if (const auto limit = c.position_limit(); limit && *limit > 0 && s.source_len > *limit)
-    throw usage_error(fmt::format("--sentence: {} tokens, but {} has a table of {} learned positions (max_position_embeddings)", s.source_len,
+    throw usage_error(fmt::format(N_("--sentence: {} tokens, but {} has a table of {} learned positions (max_position_embeddings)"), s.source_len,
                                   c.model_type, *limit));
   return a;
 }
@@ -267,15 +268,15 @@ void run_architecture(const ArchitectureOptions& o) {
         return read_translator_file(o.model);
       } catch (const Error& e) {
         if (std::string_view(e.what()).rfind("--model", 0) == 0) throw;
-        throw Error(fmt::format("--model {}", e.what()));
+        throw Error(fmt::format(N_("--model {}"), e.what()));
       }
     }();
     a = arch_translator(m, std::filesystem::path(o.model).filename().string(), o.sentence.empty() ? "나는 학생 이다" : o.sentence);
   } else {
     std::error_code ec;
     const bool exists = std::filesystem::exists(o.model, ec);
-    throw Error(fmt::format("--model {}: {}; expected teaching, a checkpoint folder with config.json, "
-                            "or a FILE.safetensors written by tfx train -o",
+    throw Error(fmt::format(N_("--model {}: {}; expected teaching, a checkpoint folder with config.json, "
+                            "or a FILE.safetensors written by tfx train -o"),
                             o.model, exists ? "neither a folder nor a regular file" : "no such folder or file"));
   }
   const std::vector<ArchBlock> blocks = architecture_blocks(a.spec);

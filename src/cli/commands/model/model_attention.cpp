@@ -4,6 +4,7 @@
 // picture's patch grid, and --rollout (Abnar & Zuidema 2020) across the layers.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli/commands/model/model.hpp"
@@ -12,6 +13,7 @@
 #include "cli/validators.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/figure/attention_html.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -44,6 +46,7 @@ struct ModelAttentionOptions {
   std::string layer = "all", head = "all";
   std::string html;  // --html FILE
   bool rollout = false;
+  bool shared_scale = false;  // --shared-scale: one heat scale over every panel of an image model
   OutputFlags out;
   FigureFlags fig;
 };
@@ -51,8 +54,8 @@ struct ModelAttentionOptions {
 std::optional<std::size_t> model_pick(const std::string& v, std::size_t n, const char* flag, const char* what) {
   if (v == "all") return std::nullopt;
   const std::optional<unsigned long long> k = model_whole_number(v);
-  if (!k) throw usage_error(fmt::format("{} {}: expected a {} number from 0 or all", flag, v, what));
-  if (*k >= n) throw usage_error(fmt::format("{} {}: the model has {} {}s (0 … {})", flag, v, n, what, n - 1));
+  if (!k) throw usage_error(fmt::format(N_("{} {}: expected a {} number from 0 or all"), flag, v, what));
+  if (*k >= n) throw usage_error(fmt::format(N_("{} {}: the model has {} {}s (0 … {})"), flag, v, n, what, n - 1));
   return static_cast<std::size_t>(*k);
 }
 
@@ -173,10 +176,10 @@ void run_model_attention(const ModelAttentionOptions& o) {
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
   if (o.rollout && !l.picture)
-    throw usage_error("--rollout goes with an image model's --image FILE (the [CLS] row over the picture's patches)");
+    throw usage_error(N_("--rollout goes with an image model's --image FILE (the [CLS] row over the picture's patches)"));
   const std::optional<std::size_t> layer = model_pick(o.layer, c.layers, "--layer", "layer");
   const std::optional<std::size_t> head = model_pick(o.head, c.heads, "--head", "head");
-  if (o.rollout && (layer || head)) throw usage_error("--rollout runs over every layer and head: drop --layer and --head");
+  if (o.rollout && (layer || head)) throw usage_error(N_("--rollout runs over every layer and head: drop --layer and --head"));
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   ForwardPass f = model_run(l, false);
   f.hidden.clear();  // not shown here: memory back before the output is encoded
@@ -260,8 +263,8 @@ void run_model_attention(const ModelAttentionOptions& o) {
       column.columns = 1;
       const double w = figure_pixels(row, o.fig.scale).first, hgt = figure_pixels(column, o.fig.scale).second;
       if (w * hgt > kMaxFigurePixels)
-        throw usage_error(fmt::format("the model view of {} layers × {} heads would be about {:.0f}×{:.0f} pixels at scale {} (at most {:.0f} million); "
-                              "choose --layer N or --head N, or a smaller --scale",
+        throw usage_error(fmt::format(N_("the model view of {} layers × {} heads would be about {:.0f}×{:.0f} pixels at scale {} (at most {:.0f} million); "
+                              "choose --layer N or --head N, or a smaller --scale"),
                               layers.size(), heads.size(), w, hgt, o.fig.scale, kMaxFigurePixels / 1e6));
     }
     for (std::size_t li : layers)
@@ -296,6 +299,16 @@ void run_model_attention(const ModelAttentionOptions& o) {
                                        model_folder_name(o.in.dir), fmt::join(l.tokens, " "), layers.size(), heads.size())
                                  : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
                                                       : trf("Head {} in {} layers", heads[0], layers.size());
+    // an image model's panels: each its own heat scale (0 … its max), or with --shared-scale one
+    // over them all, so panels compare; the title says which
+    if (l.picture && fig.panels.size() > 1) {
+      double shared = 0;
+      for (const Panel& panel : fig.panels) shared = std::max(shared, std::get<Picture>(panel).heat_max);
+      if (o.shared_scale)
+        for (Panel& panel : fig.panels) std::get<Picture>(panel).heat_max = shared;
+      fig.title += o.shared_scale ? trf("; one colour scale for every panel, 0 … {:.2g}", shared)
+                                  : tr("; each panel its own colour scale, 0 … its maximum (--shared-scale: one for all)");
+    }
   }
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();
@@ -317,6 +330,9 @@ void register_model_attention(CLI::App& model) {
     cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
     add_presentation_flags(cmd, o->out, o->fig);
     add_html_flag(cmd, o->html, o->out);
+    cmd->add_flag("--shared-scale", o->shared_scale,
+                  tr("With --image and several panels: one [CLS] heat scale for every panel (default: each panel its own)"))
+        ->group(tr("Figures"));
     cmd->add_flag("--rollout", o->rollout, tr("With --image: attention rollout across the layers (Abnar & Zuidema 2020), the [CLS] row over the picture"));
     set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),

@@ -7,6 +7,7 @@
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -21,14 +22,14 @@ struct ModelFillOptions {
 void run_model_fill(const ModelFillOptions& o) {
   const LoadedInput l = load_input(o.in);
   if (!l.model.config.family->masked_lm)
-    throw usage_error(fmt::format("{} is a {} decoder: fill predicts BERT's [MASK]; use tfx model next", o.in.dir, l.model.config.model_type));
-  if (!l.model.has_lm_head) throw usage_error(fmt::format("{}: this BERT checkpoint has no MLM head (cls.predictions.*), so fill cannot predict", o.in.dir));
+    throw usage_error(fmt::format(N_("{} is a {} decoder: fill predicts BERT's [MASK]; use tfx model next"), o.in.dir, l.model.config.model_type));
+  if (!l.model.has_lm_head) throw usage_error(fmt::format(N_("{}: this BERT checkpoint has no MLM head (cls.predictions.*), so fill cannot predict"), o.in.dir));
   const std::optional<std::size_t> mask = l.tokenizer ? l.tokenizer->mask_id() : std::nullopt;
   std::vector<std::size_t> positions;
   for (std::size_t t = 0; t < l.ids.size(); ++t)
     if (mask && l.ids[t] == *mask) positions.push_back(t);
   if (positions.empty())
-    throw usage_error(fmt::format("TEXT has no mask token{}; write it where the word is missing: \"the {} sat on the mat.\"",
+    throw usage_error(fmt::format(N_("TEXT has no mask token{}; write it where the word is missing: \"the {} sat on the mat.\""),
                                   mask ? " " + l.tokenizer->mask_token() : "", mask ? l.tokenizer->mask_token() : "[MASK]"));
   const ForwardPass f = model_forward(l.model, l.ids, true);
   Result r;

@@ -28,6 +28,7 @@
 #include "tfx/text/hf_tokenizer.hpp"
 #include "tfx/text/unicode.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -112,31 +113,40 @@ std::string gen_readable(const HfTokenizer& tok, std::size_t id) { return tok.re
 std::vector<double> gen_temperatures(const std::vector<std::string>& values) {
   std::vector<double> out;
   for (const std::string& item : list_items(values)) out.push_back(std::stod(item));
-  if (out.size() > 8) throw usage_error(fmt::format("--temperature: {} temperatures; at most 8 side by side", out.size()));
+  if (out.size() > 8) throw usage_error(fmt::format(N_("--temperature: {} temperatures; at most 8 side by side"), out.size()));
   return out;
 }
 
 void run_generate(const GenerateCliOptions& o) {
-  const std::vector<double> temps = gen_temperatures(o.temperatures);
+  std::vector<double> temps = gen_temperatures(o.temperatures);
+  // --top-k/--top-p choose among tokens to sample: without --temperature they sample at T = 1
+  // (not greedy, which would ignore them), and say so
+  if (temps.empty() && (o.top_k > 0 || o.top_p < 1)) {
+    temps = {1.0};
+    std::fprintf(stderr, "%s\n",
+                 trf("tfx: note: {} without --temperature: sampling at temperature 1 (greedy decoding would ignore it; -T sets another)",
+                     o.top_k > 0 ? "--top-k" : "--top-p")
+                     .c_str());
+  }
   // the checkpoint, its weights mapped as stored (nothing converted: a BF16 model takes its file's size)
   const Checkpoint m = load_checkpoint(o.dir);
   keep_freed_blocks();  // each step allocates the same activations layer after layer
   const ModelConfig& config = m.config;
   if (!config.decoder())
-    throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]", o.dir,
+    throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]"), o.dir,
                                   config.model_type));
   const HfTokenizer tok = HfTokenizer::load(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
     const std::optional<std::size_t> bos = gen_bos_id(o.dir, tok);
     if (!bos)
-      throw usage_error(fmt::format("TEXT is empty and {}'s tokenizer has no beginning-of-text token (no bos_token_id in config.json, "
-                                    "no <s> or <|endoftext|>) to start from; give a prompt",
+      throw usage_error(fmt::format(N_("TEXT is empty and {}'s tokenizer has no beginning-of-text token (no bos_token_id in config.json, "
+                                    "no <s> or <|endoftext|>) to start from; give a prompt"),
                                     o.dir));
     prompt.push_back(*bos);
   }
   if (const auto limit = config.position_limit(); limit && prompt.size() >= *limit)
-    throw usage_error(fmt::format("TEXT: its {} tokens fill {}'s {} positions (max_position_embeddings): no room to generate; shorten it",
+    throw usage_error(fmt::format(N_("TEXT: its {} tokens fill {}'s {} positions (max_position_embeddings): no room to generate; shorten it"),
                                   prompt.size(), o.dir, *limit));
   GenerateOptions go;
   go.max_new_tokens = static_cast<std::size_t>(o.n);
@@ -144,8 +154,8 @@ void run_generate(const GenerateCliOptions& o) {
   go.shown = static_cast<std::size_t>(o.shown);
   if (o.stop) go.stop_ids = gen_eos_ids(o.dir, tok);
   if (o.stop && go.stop_ids.empty())
-    throw usage_error(fmt::format("--stop: {} names no end-of-text token (no eos_token_id in config.json, no </s> or <|endoftext|> "
-                                  "in the tokenizer)",
+    throw usage_error(fmt::format(N_("--stop: {} names no end-of-text token (no eos_token_id in config.json, no </s> or <|endoftext|> "
+                                  "in the tokenizer)"),
                                   o.dir));
   std::string prompt_text;
   for (std::size_t id : prompt) prompt_text += tok.token_bytes(id);
@@ -320,8 +330,7 @@ void run_generate(const GenerateCliOptions& o) {
 
 void register_model_generate(CLI::App& model) {
   auto [cmd, o] = add_command(model, "generate",
-                              tr("Write on after a prompt with a KV cache: greedy, or sampled with --temperature/--top-k/--top-p "
-                                 "(GPT-2, Llama family)"),
+                              tr("Write on after a prompt with a KV cache: greedy, or sampled with --temperature/--top-k/--top-p"),
                               run_generate);
   cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
   cmd->add_option("TEXT", o->text, tr("The prompt (through the checkpoint's own tokenizer; empty: start from the BOS token)"))->required();
@@ -335,7 +344,7 @@ void register_model_generate(CLI::App& model) {
             char* end = nullptr;
             const double v = std::strtod(s.c_str(), &end);
             if (s.empty() || end != s.c_str() + s.size() || !(v > 0 && v <= 1))
-              return fmt::format("expected a probability 0 < p ≤ 1, got '{}'", s);
+              return fmt::format(N_("expected a probability 0 < p ≤ 1, got '{}'"), s);
             return {};
           },
           "(0, 1]"));

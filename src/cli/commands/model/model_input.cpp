@@ -13,6 +13,7 @@
 #include "cli/heap_policy.hpp"
 #include "cli/validators.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -33,11 +34,11 @@ namespace {
 
 // An image family's input: the picture through its preprocessor_config.json; tokens [CLS], 1 … N.
 LoadedInput model_load_picture(const ModelInput& in) {
-  if (!in.text.empty() || !in.ids.empty()) throw usage_error("--image FILE goes without TEXT or --ids: a ViT reads the picture alone");
+  if (!in.text.empty() || !in.ids.empty()) throw usage_error(N_("--image FILE goes without TEXT or --ids: a ViT reads the picture alone"));
   LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}, std::nullopt, Tensor()};
   const ModelConfig& c = l.model.config;
   if (!c.family->image())
-    throw usage_error(fmt::format("--image {}: {} is a {} checkpoint, which reads text (give TEXT or --ids)", in.image, in.dir, c.model_type));
+    throw usage_error(fmt::format(N_("--image {}: {} is a {} checkpoint, which reads text (give TEXT or --ids)"), in.image, in.dir, c.model_type));
   const VitProcessor p = read_vit_processor(in.dir, c);
   if (!p.from_file)
     std::fprintf(stderr, "%s\n",
@@ -91,15 +92,15 @@ LoadedInput load_input(const ModelInput& in) {
   if (in.text.empty() && in.ids.empty())
     throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3");
   if (!in.text.empty() && !in.ids.empty())
-    throw usage_error("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both");
+    throw usage_error(N_("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3, not both"));
   LoadedInput l{load_checkpoint(in.dir), std::nullopt, {}, {}, std::nullopt, Tensor()};
   if (l.model.config.family->image())
-    throw usage_error(fmt::format("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "
-                                  "--image FILE)", in.dir, in.dir));
+    throw usage_error(fmt::format(N_("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "
+                                  "--image FILE)"), in.dir, in.dir));
   if (!in.ids.empty()) {
     for (const std::string& item : split_items(in.ids)) {
       const std::optional<unsigned long long> v = model_whole_number(item);
-      if (!v) throw usage_error(fmt::format("--ids: '{}' is not a token id", item));
+      if (!v) throw usage_error(fmt::format(N_("--ids: '{}' is not a token id"), item));
       l.ids.push_back(static_cast<std::size_t>(*v));
     }
     std::error_code ec;
@@ -115,7 +116,7 @@ LoadedInput load_input(const ModelInput& in) {
   } else {
     l.tokenizer = HfTokenizer::load(in.dir);
     const HfEncoding e = l.tokenizer->encode(in.text, !in.no_special);
-    if (e.ids.empty()) throw usage_error(fmt::format("TEXT '{}' gives no tokens", in.text));
+    if (e.ids.empty()) throw usage_error(fmt::format(N_("TEXT '{}' gives no tokens"), in.text));
     l.ids = e.ids;
     l.tokens = e.readable;
   }

@@ -8,6 +8,7 @@
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -52,10 +53,10 @@ void run_model_logits(const ModelLogitsOptions& o) {
   const LoadedInput l = load_input(o.in);
   const ForwardPass f = model_run(l, true);
   if (l.picture) {
-    if (f.logits.empty()) throw usage_error(fmt::format("{}: this ViT checkpoint has no classifier (a ViTModel), so no logits", o.in.dir));
+    if (f.logits.empty()) throw usage_error(fmt::format(N_("{}: this ViT checkpoint has no classifier (a ViTModel), so no logits"), o.in.dir));
     return run_model_classifier(o, l, f);
   }
-  if (f.logits.empty()) throw usage_error(fmt::format("{}: this BERT checkpoint has no MLM head (cls.predictions.*), so no logits", o.in.dir));
+  if (f.logits.empty()) throw usage_error(fmt::format(N_("{}: this BERT checkpoint has no MLM head (cls.predictions.*), so no logits"), o.in.dir));
   Result r;
   r.command = "model logits";
   r.params = model_params(o.in, l);

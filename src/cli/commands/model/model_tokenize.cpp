@@ -13,6 +13,7 @@
 #include "cli/validators.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <cctype>
 #include <algorithm>
@@ -103,7 +104,7 @@ std::string document_label(const std::string& file) {
 // what each language costs). Special tokens are left out of every count.
 void run_model_tokenize_compare(const ModelTokenizeOptions& o, const std::vector<std::string>& texts) {
   if (o.compare.size() < 2)
-    throw usage_error(fmt::format("--compare: got one folder ({}); expected two or more tokenizer folders (--compare gpt2/ bert/ …)",
+    throw usage_error(fmt::format(N_("--compare: got one folder ({}); expected two or more tokenizer folders (--compare gpt2/ bert/ …)"),
                                   o.compare.front()));
   // every folder is loaded before any is run: a bad one fails fast
   std::vector<HfTokenizer> toks;
@@ -209,9 +210,9 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   if (o.compare_opt->count() > 0) {
     // with --compare every folder is --compare's; a lone positional is the TEXT
     if (o.dir_opt->count() > 0 && o.text_opt->count() > 0)
-      throw usage_error(fmt::format("--compare: give the folders after --compare and the text as TEXT or --file; got DIR {} too", o.dir));
+      throw usage_error(fmt::format(N_("--compare: give the folders after --compare and the text as TEXT or --file; got DIR {} too"), o.dir));
     if (o.dir_opt->count() > 0) o.text.swap(o.dir);
-    if (o.stats) throw usage_error("--stats and --compare: --compare shows the counts of each tokenizer; give one of them");
+    if (o.stats) throw usage_error(N_("--stats and --compare: --compare shows the counts of each tokenizer; give one of them"));
     std::vector<std::string> texts;
     if (o.files.size() > 1) {
       if (given.dir_opt->count() > 0) throw usage_error(tr("give the text once: TEXT or --file FILE, not both"));
@@ -222,10 +223,10 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
     return run_model_tokenize_compare(o, texts);
   }
   if (o.files.size() > 1)
-    throw usage_error(fmt::format("--file given {} times; expected one document (several only with --compare DIR DIR…)", o.files.size()));
-  if (o.dir_opt->count() == 0) throw usage_error("DIR is required: the checkpoint folder with the tokenizer (or --compare DIR DIR…)");
+    throw usage_error(fmt::format(N_("--file given {} times; expected one document (several only with --compare DIR DIR…)"), o.files.size()));
+  if (o.dir_opt->count() == 0) throw usage_error(N_("DIR is required: the checkpoint folder with the tokenizer (or --compare DIR DIR…)"));
   if (o.fig.png_requested() || o.out.figure_format())
-    throw usage_error("--png/--svg/--format png: model tokenize draws a figure only with --compare DIR DIR…");
+    throw usage_error(N_("--png/--svg/--format png: model tokenize draws a figure only with --compare DIR DIR…"));
   const std::string text = document_text(o.text, o.text_opt->count() > 0, o.file);  // a usage error first
   const HfTokenizer tok = HfTokenizer::load(o.dir);
   const Format format = output_options(o.out).format;

@@ -8,6 +8,7 @@
 #include "cli/common.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -40,11 +41,11 @@ Result pe_value_result(const PeOptions& o) {
 
 void run_pe(const PeOptions& o) {
   if (o.pos || o.i) {
-    if (!o.pos || !o.i) throw usage_error("--pos and --i go together: tfx pe --dim 4 --pos 1 --i 2");
+    if (!o.pos || !o.i) throw usage_error(N_("--pos and --i go together: tfx pe --dim 4 --pos 1 --i 2"));
     if (o.len_given && *o.pos >= o.len)
-      throw usage_error(fmt::format("--pos {} is outside --len {} (positions 0..{})", *o.pos, o.len, o.len - 1));
+      throw usage_error(fmt::format(N_("--pos {} is outside --len {} (positions 0..{})"), *o.pos, o.len, o.len - 1));
     if (*o.i >= o.dim)
-      throw usage_error(fmt::format("--i {} is outside --dim {} (dimensions 0..{})", *o.i, o.dim, o.dim - 1));
+      throw usage_error(fmt::format(N_("--i {} is outside --dim {} (dimensions 0..{})"), *o.i, o.dim, o.dim - 1));
     Result r = pe_value_result(o);
     if (o.out.format == Format::table || o.out.format == Format::md) {
       Result shown = r;

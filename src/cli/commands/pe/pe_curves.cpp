@@ -10,6 +10,7 @@
 #include "tfx/core/memory.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -25,10 +26,10 @@ struct PeCurvesOptions : PeShape {
 void run_pe_curves(const PeCurvesOptions& o) {
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
   const std::vector<std::int64_t> dims = whole_number_items(o.dims_text);
-  if (dims.size() > 16) throw usage_error(fmt::format("--dims: {} columns; at most 16 curves in one figure", dims.size()));
+  if (dims.size() > 16) throw usage_error(fmt::format(N_("--dims: {} columns; at most 16 curves in one figure"), dims.size()));
   for (std::int64_t d : dims)
     if (d < 0 || static_cast<std::size_t>(d) >= D)
-      throw usage_error(fmt::format("--dims {}: a column of the PE matrix is 0 … {} for --dim {}", d, D - 1, D));
+      throw usage_error(fmt::format(N_("--dims {}: a column of the PE matrix is 0 … {} for --dim {}"), d, D - 1, D));
   checked_element_count({L, dims.size()}, "--len × --dims");
   // a chart point and a table cell per position and curve: about 75 bytes (2^20 positions took 70 MB)
   check_memory(80.0 * static_cast<double>(L) * static_cast<double>(dims.size()), fmt::format("--len {} × {} curves", o.len, dims.size()));

@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -27,15 +28,15 @@ struct PeLinearOptions : PeShape {  // the lecture's 50 × 128, base 10000
 
 void run_pe_linear(const PeLinearOptions& o) {
   if (o.short_len > o.len)
-    throw usage_error(fmt::format("--short {} is longer than --len {}: --short is the shorter sentence (e.g. --len 50 --short 10)",
+    throw usage_error(fmt::format(N_("--short {} is longer than --len {}: --short is the shorter sentence (e.g. --len 50 --short 10)"),
                                   o.short_len, o.len));
   const auto L = static_cast<std::size_t>(o.len), S = static_cast<std::size_t>(o.short_len), D = static_cast<std::size_t>(o.dim);
   const std::vector<std::int64_t> dims = whole_number_items(o.dims_text);
-  if (dims.size() > 8) throw usage_error(fmt::format("--dims: {} columns; at most 8 sin/cos columns beside the linear codes", dims.size()));
+  if (dims.size() > 8) throw usage_error(fmt::format(N_("--dims: {} columns; at most 8 sin/cos columns beside the linear codes"), dims.size()));
   for (std::int64_t d : dims)
     if (d < 0 || static_cast<std::size_t>(d) >= D)
-      throw usage_error(fmt::format("--dims {}: a column of the PE matrix is 0 … {} for --dim {}", d, D - 1, D));
-  if (o.k >= o.len) throw usage_error(fmt::format("--k {}: the shift must be shorter than --len {}", o.k, o.len));
+      throw usage_error(fmt::format(N_("--dims {}: a column of the PE matrix is 0 … {} for --dim {}"), d, D - 1, D));
+  if (o.k >= o.len) throw usage_error(fmt::format(N_("--k {}: the shift must be shorter than --len {}"), o.k, o.len));
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
 
   const std::vector<double> long_code = linear_position_code(L), short_code = linear_position_code(S);

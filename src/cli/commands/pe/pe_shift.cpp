@@ -10,6 +10,7 @@
 #include "cli/pair_panel.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -50,7 +51,7 @@ Figure shift_frame(const Tensor& r_k, std::int64_t p, std::int64_t k, std::size_
 void run_pe_shift(const PeShiftOptions& o) {
   // 1. validate: some p must have both p and p + k in 0..L−1
   if (o.k <= -o.len || o.k >= o.len)
-    throw usage_error(fmt::format("--k {} is beyond ±{} (--len {}): no position p has both p and p{:+} in 0..{}", o.k, o.len - 1, o.len,
+    throw usage_error(fmt::format(N_("--k {} is beyond ±{} (--len {}): no position p has both p and p{:+} in 0..{}"), o.k, o.len - 1, o.len,
                                   o.k, o.len - 1));
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
   const std::string name = fmt::format("pe_shift_k{}_dim{}", o.k, D);

@@ -12,6 +12,7 @@
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/positional/positional.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <filesystem>
 
@@ -76,8 +77,8 @@ Matrix pe_sim_matrix(Tensor sim) {
 void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
   if (D % 2 != 0)
-    throw usage_error(fmt::format("--len {} --dim {}: the {}×{} matrix exceeds the memory cap, and an odd D has no closed form to "
-                                  "draw it from; use an even --dim or --len ≤ 32768", o.len, o.dim, L, L));
+    throw usage_error(fmt::format(N_("--len {} --dim {}: the {}×{} matrix exceeds the memory cap, and an odd D has no closed form to "
+                                  "draw it from; use an even --dim or --len ≤ 32768"), o.len, o.dim, L, L));
   std::size_t b = 1;
   const MetricText t = metric_text(metric);
   Heatmap h = similarity_heatmap(o, metric);
@@ -98,7 +99,7 @@ void run_pe_sim_figure_only(const PeSimOptions& o, PeMetric metric) {
 // --model DIR: the learned position table P of a GPT-2 (wpe) or BERT (position_embeddings)
 // checkpoint, P·Pᵀ beside the sinusoidal PE·PEᵀ of the same size.
 void run_pe_sim_model(const PeSimOptions& o) {
-  if (o.profile) throw usage_error("--profile goes with the sinusoidal PE (a learned table has no closed form); drop it with --model");
+  if (o.profile) throw usage_error(N_("--profile goes with the sinusoidal PE (a learned table has no closed form); drop it with --model"));
   // the built-in translator adds the sinusoidal PE itself: it has no learned table
   if (o.model == "teaching")
     throw usage_error("--model teaching: the translator adds the sinusoidal PE itself; pe sim --model compares a checkpoint's "
@@ -106,13 +107,13 @@ void run_pe_sim_model(const PeSimOptions& o) {
   const Checkpoint m = load_checkpoint(o.model);
   const ModelConfig& c = m.config;
   if (c.uses_rope())
-    throw usage_error(fmt::format("--model {}: {} has no position table (it rotates Q and K by RoPE); see tfx rope freqs --config {}/config.json",
+    throw usage_error(fmt::format(N_("--model {}: {} has no position table (it rotates Q and K by RoPE); see tfx rope freqs --config {}/config.json"),
                                   o.model, c.model_type, o.model));
   const std::string name = c.family->position_table_name;
   const StoredMatrix& table = *c.family->position_table(m);
   const std::size_t rows = table.rows, D = table.cols;
   const std::size_t L = o.len_opt && o.len_opt->count() ? static_cast<std::size_t>(o.len) : rows;
-  if (L > rows) throw usage_error(fmt::format("--len {}: {} has {} positions", o.len, o.model, rows));
+  if (L > rows) throw usage_error(fmt::format(N_("--len {}: {} has {} positions"), o.len, o.model, rows));
   checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L)", L));
   const PeMetric metric = parse_pe_metric(o.metric);
   const MetricText t = metric_text(metric);

@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -121,11 +122,11 @@ std::vector<float> parse_vector_flag(const std::string& text, const std::string&
     }
     while (ok && used < item.size() && std::isspace(static_cast<unsigned char>(item[used]))) ++used;
     if (!ok || used != item.size() || !std::isfinite(x))
-      throw usage_error(fmt::format("{}: item {} '{}' is not a number; expected comma-separated numbers like 1,0,0,1", flag, n, item));
+      throw usage_error(fmt::format(N_("{}: item {} '{}' is not a number; expected comma-separated numbers like 1,0,0,1"), flag, n, item));
     v.push_back(static_cast<float>(x));
   }
   if (v.empty() || text.back() == ',')
-    throw usage_error(fmt::format("{} '{}' is empty or ends with a comma; expected comma-separated numbers like 1,0,0,1", flag, text));
+    throw usage_error(fmt::format(N_("{} '{}' is empty or ends with a comma; expected comma-separated numbers like 1,0,0,1"), flag, text));
   return v;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/common.hpp"
 #include "cli/flag_names.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -44,14 +45,14 @@ namespace {
 // --factor or --original-max-pos without a --scaling would be silently ignored (and named in PNG file names)
 void unused_scaling_flags(const RopeFlags& f) {
   if (f.factor || f.original_max_pos)
-    throw usage_error(fmt::format("{} does nothing without --scaling (linear, ntk, dynamic, yarn or llama3), e.g. --scaling linear --factor 4",
+    throw usage_error(fmt::format(N_("{} does nothing without --scaling (linear, ntk, dynamic, yarn or llama3), e.g. --scaling linear --factor 4"),
                                   f.factor ? "--factor" : "--original-max-pos"));
 }
 }  // namespace
 
 RopeScaling single_scaling(const RopeFlags& f) {
   if (f.scaling.find(',') != std::string::npos)
-    throw usage_error(fmt::format("--scaling takes one name here, got '{}' (lists are for `rope freqs` and `rope decay`)", f.scaling));
+    throw usage_error(fmt::format(N_("--scaling takes one name here, got '{}' (lists are for `rope freqs` and `rope decay`)"), f.scaling));
   const RopeScaling s = parse_rope_scaling(f.scaling);
   if (s == RopeScaling::none) unused_scaling_flags(f);
   return s;
@@ -61,11 +62,11 @@ std::vector<RopeScaling> scaling_list(const RopeFlags& f) {
   std::vector<RopeScaling> out{RopeScaling::none};
   // getline drops a trailing empty item ("linear,"): refuse it like an inner one
   if (!f.scaling.empty() && f.scaling.back() == ',')
-    throw usage_error(fmt::format("--scaling '{}' has an empty item; expected e.g. linear,ntk,yarn", f.scaling));
+    throw usage_error(fmt::format(N_("--scaling '{}' has an empty item; expected e.g. linear,ntk,yarn"), f.scaling));
   std::stringstream ss(f.scaling);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) throw usage_error(fmt::format("--scaling '{}' has an empty item; expected e.g. linear,ntk,yarn", f.scaling));
+    if (item.empty()) throw usage_error(fmt::format(N_("--scaling '{}' has an empty item; expected e.g. linear,ntk,yarn"), f.scaling));
     const RopeScaling s = parse_rope_scaling(item);
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   }

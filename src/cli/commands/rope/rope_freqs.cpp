@@ -16,6 +16,7 @@
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
+#include "tfx/core/i18n.hpp"
 
 #include <filesystem>
 
@@ -54,7 +55,7 @@ void run_rope_freqs(const RopeFreqsOptions& given);
         }
       }
     }
-  throw Error(fmt::format("--config {}: {}", path, m));
+  throw Error(fmt::format(N_("--config {}: {}"), path, m));
 }
 
 // --config FILE: the model's own RoPE (head_dim, rope_theta, rope_scaling), drawn beside the
@@ -71,7 +72,7 @@ RopeFreqsOptions from_config(const RopeFreqsOptions& o) {
     rope_config_error(e, path);
   }
   if (!c.uses_rope())
-    throw usage_error(fmt::format("--config {}: {} uses learned positions, not RoPE; see tfx pe sim --model DIR", path, c.model_type));
+    throw usage_error(fmt::format(N_("--config {}: {} uses learned positions, not RoPE; see tfx pe sim --model DIR"), path, c.model_type));
   RopeFreqsOptions r = o;
   r.dim = static_cast<std::int64_t>(c.head_dim);
   r.rope.base = c.rope.base;

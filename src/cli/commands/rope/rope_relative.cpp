@@ -9,6 +9,7 @@
 #include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/positional/positional.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -28,15 +29,15 @@ struct RopeRelativeOptions {
 void run_rope_relative(const RopeRelativeOptions& o) {
   const auto L = static_cast<std::size_t>(o.len);
   const bool own = o.q_opt->count() > 0;
-  if (own != (o.k_opt->count() > 0)) throw usage_error("--q and --k go together: give both vectors (or neither, for random ones)");
+  if (own != (o.k_opt->count() > 0)) throw usage_error(N_("--q and --k go together: give both vectors (or neither, for random ones)"));
   std::vector<float> q, k;
   std::int64_t dim = o.dim;
   if (own) {
     q = parse_vector_flag(o.q, "--q");
     k = parse_vector_flag(o.k, "--k");
-    if (q.size() != k.size()) throw usage_error(fmt::format("--q has {} values but --k has {}; q and k need the same length", q.size(), k.size()));
+    if (q.size() != k.size()) throw usage_error(fmt::format(N_("--q has {} values but --k has {}; q and k need the same length"), q.size(), k.size()));
     if (o.dim_opt->count() && static_cast<std::size_t>(o.dim) != q.size())
-      throw usage_error(fmt::format("--q has {} values but --dim is {}; give exactly D values (or leave out --dim)", q.size(), o.dim));
+      throw usage_error(fmt::format(N_("--q has {} values but --dim is {}; give exactly D values (or leave out --dim)"), q.size(), o.dim));
     dim = static_cast<std::int64_t>(q.size());
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), L);

@@ -13,6 +13,7 @@
 #include "cli/pair_panel.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -76,7 +77,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
     x = parse_vector_flag(o.vector, "--vector");
     if (!o.dim) dim = static_cast<std::int64_t>(x.size());
     if (static_cast<std::int64_t>(x.size()) != dim)
-      throw usage_error(fmt::format("--vector has {} values but --dim is {}; give exactly D values", x.size(), dim));
+      throw usage_error(fmt::format(N_("--vector has {} values but --dim is {}; give exactly D values"), x.size(), dim));
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), static_cast<std::size_t>(o.pos) + 1);
   // one result row per pair and its numbers: about 650 bytes a dimension (65536 took 42 MB, 2^24 10 GB)
@@ -92,8 +93,8 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   // float32 overflow (|x| near 3.4e38, or an XPos key's zeta^(-pos/B) at a large --pos) would print inf
   for (const float v : y)
     if (!std::isfinite(v))
-      throw usage_error(fmt::format("the rotated vector at --pos {} overflows float32 (a value became ±inf); use smaller "
-                                    "--vector values{}",
+      throw usage_error(fmt::format(N_("the rotated vector at --pos {} overflows float32 (a value became ±inf); use smaller "
+                                    "--vector values{}"),
                                     o.pos, c.scaling == RopeScaling::xpos ? " or a smaller --pos" : ""));
   const std::vector<double>& inv = rot.inv_freq;
 

@@ -64,8 +64,8 @@ Translator read_translator_file(const std::string& path) {
     return it != meta.end() && it->second == value;
   };
   if (says("norm_first", "true") || says("positional_encoding", "none") || says("scale_scores", "false"))
-    throw Error(fmt::format("--model {}: trained with --pre-ln, --no-pe or --no-scale; the translator commands run "
-                            "the lecture's model (post-LN, sinusoidal PE, 1/√d_k)",
+    throw Error(fmt::format(N_("--model {}: trained with --pre-ln, --no-pe or --no-scale; the translator commands run "
+                            "the lecture's model (post-LN, sinusoidal PE, 1/√d_k)"),
                             path));
   // the vocabulary, read once: its fingerprint against the one the weights were saved with
   const std::string vocab_path = model_vocab_path(path);
@@ -80,7 +80,7 @@ Translator read_translator_file(const std::string& path) {
   Vocabulary vocab = parse_vocab(vocab_bytes, vocab_path);
   vocab.name = path;
   const auto heads = metadata_heads(meta, path);
-  if (!heads) throw Error(fmt::format("--model {}: no nhead in the file's metadata (expected a model written by tfx train)", path));
+  if (!heads) throw Error(fmt::format(N_("--model {}: no nhead in the file's metadata (expected a model written by tfx train)"), path));
   return load_translator(tensors, std::move(vocab), *heads, path);
 }
 

@@ -26,6 +26,7 @@
 #include "tfx/model/train.hpp"
 #include "tfx/model/translator.hpp"
 #include "cli/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -86,7 +87,7 @@ void run_train(const TrainCommandOptions& o) {
     data_name = o.pairs;
   }
   const IdPairs data = pair_ids(pairs, vocab);
-  if (data.train.empty()) throw usage_error("--test-fraction leaves no training pairs");
+  if (data.train.empty()) throw usage_error(N_("--test-fraction leaves no training pairs"));
 
   TrainConfig c;
   c.vocab = vocab.size();
@@ -99,7 +100,7 @@ void run_train(const TrainCommandOptions& o) {
   c.pre_ln = o.pre_ln;
   c.label_smoothing = o.label_smoothing;
   if (c.d_model % c.heads != 0)
-    throw usage_error(fmt::format("--heads {} does not divide --d-model {}; expected a divisor such as 4", o.heads, o.d_model));
+    throw usage_error(fmt::format(N_("--heads {} does not divide --d-model {}; expected a divisor such as 4"), o.heads, o.d_model));
   const std::string& model_path = o.model;
   // the model's two files are checked before training, not after it: each must be a file tfx can
   // replace (a folder, a named pipe or a device in the vocabulary's place would block or fail only
@@ -153,7 +154,7 @@ void run_train(const TrainCommandOptions& o) {
     const double frame_pixels = 1500.0 * 640.0 * o.fig.scale * o.fig.scale;
     const auto n = static_cast<double>(std::min<std::int64_t>(o.gif.frames, o.steps + 1));
     if (n * frame_pixels > double(kMaxGifPixels))
-      throw usage_error(fmt::format("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale",
+      throw usage_error(fmt::format(N_("--gif: {} frames at --scale {} would pass {} megapixels; use fewer --frames or a smaller --scale"),
                                     static_cast<long long>(n), o.fig.scale, kMaxGifPixels >> 20));
   }
   WatchPlan plan;

@@ -31,7 +31,7 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
   // 1. the sentence: --watch, else a fixed one of the data
   if (watch) {
     p.words = split_words(unicode::nfc_utf8(*watch));  // NFC, as the pairs
-    if (p.words.empty()) throw usage_error("--watch is empty; expected a sentence of the training data's source language");
+    if (p.words.empty()) throw usage_error(N_("--watch is empty; expected a sentence of the training data's source language"));
   } else if (builtin) {
     p.words = {"그녀는", "커피를", "마셨다"};
   } else {
@@ -55,8 +55,8 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
   if (!unknown.empty()) {
     std::string list;
     for (const auto& w : unknown) list += (list.empty() ? "\"" : ", \"") + w + "\"";
-    throw usage_error(fmt::format("--watch \"{}\": {} {} not in the vocabulary ({}); expected words of the training pairs' source side, "
-                                  "such as \"{}\"",
+    throw usage_error(fmt::format(N_("--watch \"{}\": {} {} not in the vocabulary ({}); expected words of the training pairs' source side, "
+                                  "such as \"{}\""),
                                   watch ? *watch : join_words(p.words), list, unknown.size() == 1 ? "is" : "are",
                                   builtin ? std::string("the built-in corpus") : std::string("the --pairs file"),
                                   join_words(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source)));

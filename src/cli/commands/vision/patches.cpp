@@ -14,6 +14,7 @@
 #include "tfx/attention/vision.hpp"
 #include "tfx/figure/shapes.hpp"
 #include "tfx/io/image_file.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
@@ -132,7 +133,7 @@ void run_patches(const PatchesOptions& o) {
   std::string name = fmt::format("patches_{}x{}_p{}", h, w, o.patch);
   std::optional<Image> shown;
   if (!o.picture.empty()) {
-    if (o.channels != 3) throw usage_error(fmt::format("--channels {} with --image FILE: a picture is RGB, 3 channels", o.channels));
+    if (o.channels != 3) throw usage_error(fmt::format(N_("--channels {} with --image FILE: a picture is RGB, 3 channels"), o.channels));
     const Image original = read_image(o.picture);
     shown = resize_image(original, static_cast<int>(w), static_cast<int>(h));
     Matrix m;
@@ -140,7 +141,7 @@ void run_patches(const PatchesOptions& o) {
     m.values = unfold_patches(*shown, static_cast<int>(o.patch));
     m.row_axis = N_("patch");
     m.col_axis = N_("c·P² + y·P + x");
-    for (std::int64_t n = 1; n <= N; ++n) m.row_labels.push_back(std::to_string(n));
+    for (std::int64_t n = 0; n < N; ++n) m.row_labels.push_back(std::to_string(n));  // 0 … N − 1, as the figure and F.unfold number them
     r.blocks.insert(r.blocks.begin() + 1, Text{trf("{}: {}×{} pixels, resized to {}×{} (stb_image_resize), values scaled to [0, 1]; "
                                                            "patch n is row n of \"patches\": F.unfold's order (channel, row, column)",
                                                            o.picture, original.width, original.height, w, h)});
@@ -153,7 +154,7 @@ void run_patches(const PatchesOptions& o) {
   if (figure_drawn(o.fig, o.out)) {
     if (!shown) {
       if (h * w > kMaxImagePixels)
-        throw usage_error(fmt::format("a {}×{} picture is too big to draw (at most {} megapixels); draw a smaller --image", h, w,
+        throw usage_error(fmt::format(N_("a {}×{} picture is too big to draw (at most {} megapixels); draw a smaller --image"), h, w,
                                       kMaxImagePixels >> 20), {"image"});
       shown = gradient_picture(static_cast<int>(w), static_cast<int>(h));
     }
@@ -192,7 +193,7 @@ void register_patches(CLI::App& app) {
                                v.find_first_of("0123456789") != std::string::npos;
            if (number) {
              if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoll(v) < 1 || std::stoll(v) > big)
-               throw usage_error(fmt::format("--image: expected a side from 1 to {} pixels or a picture file, got '{}'", big, v), {"image"});
+               throw usage_error(fmt::format(N_("--image: expected a side from 1 to {} pixels or a picture file, got '{}'"), big, v), {"image"});
              opts->image = std::stoll(v);
            } else {
              opts->picture = v;
