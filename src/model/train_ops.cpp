@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/parallel.hpp"
+#include "tfx/core/error.hpp"
 #include "tfx/core/gemm_view.hpp"
 
 namespace tfx::train_ops {
