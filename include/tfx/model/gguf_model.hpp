@@ -12,6 +12,7 @@
 
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/gguf.hpp"
+#include "tfx/text/hf_tokenizer.hpp"
 
 namespace tfx {
 
@@ -27,5 +28,12 @@ struct GgufModel {
 // Maps and reads `path`. An unknown general.architecture, a missing metadata key or tensor, a
 // tensor of another shape than the metadata says: tfx::Error naming the file and the key or tensor.
 GgufModel open_gguf_model(const std::string& path);
+
+// The file's tokenizer from tokenizer.ggml.* (model gpt2: byte-level BPE; llama: SentencePiece as
+// BPE over ▁ with byte fallback, merges from the scores; bert: WordPiece), as HfTokenizer. No
+// tokenizer in the file, or a kind tfx does not run: tfx::Error naming the key.
+HfTokenizer gguf_tokenizer(const GgufFile& f, const std::string& where);
+// gguf_tokenizer for a .gguf file, HfTokenizer::load for a folder.
+HfTokenizer load_model_tokenizer(const std::string& dir);
 
 }  // namespace tfx

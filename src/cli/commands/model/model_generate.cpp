@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
@@ -124,7 +125,7 @@ void run_generate(const GenerateCliOptions& o) {
   if (!config.decoder())
     throw usage_error(fmt::format("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]", o.dir,
                                   config.model_type));
-  const HfTokenizer tok = HfTokenizer::load(o.dir);
+  const HfTokenizer tok = load_model_tokenizer(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
     const std::optional<std::size_t> bos = gen_bos_id(o.dir, tok);

@@ -1,4 +1,5 @@
 // The shared part of the `tfx model` subcommands (model_input.hpp).
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model_input.hpp"
 
 #include <fmt/format.h>
@@ -99,7 +100,7 @@ LoadedInput load_input(const ModelInput& in) {
     }
     std::error_code ec;
     try {
-      l.tokenizer = HfTokenizer::load(in.dir);
+      l.tokenizer = load_model_tokenizer(in.dir);
     } catch (const Error&) {
       // ids work without a tokenizer; tokens are then shown by number
     }
@@ -108,7 +109,7 @@ LoadedInput load_input(const ModelInput& in) {
       l.tokens.push_back(t.empty() ? std::to_string(id) : t);
     }
   } else {
-    l.tokenizer = HfTokenizer::load(in.dir);
+    l.tokenizer = load_model_tokenizer(in.dir);
     const HfEncoding e = l.tokenizer->encode(in.text, !in.no_special);
     if (e.ids.empty()) throw usage_error(fmt::format("TEXT '{}' gives no tokens", in.text));
     l.ids = e.ids;

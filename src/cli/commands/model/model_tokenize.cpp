@@ -4,6 +4,7 @@
 // (--lines, HF `encode_batch`).
 #include <fmt/format.h>
 
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
@@ -98,7 +99,7 @@ void run_model_tokenize_compare(const ModelTokenizeOptions& o, const std::vector
                                   o.compare.front()));
   // every folder is loaded before any is run: a bad one fails fast
   std::vector<HfTokenizer> toks;
-  for (const std::string& d : o.compare) toks.push_back(HfTokenizer::load(d));
+  for (const std::string& d : o.compare) toks.push_back(load_model_tokenizer(d));
   const bool several = texts.size() > 1;
   std::vector<std::string> docs;
   for (std::size_t d = 0; d < texts.size(); ++d) docs.push_back(document_label(o.files.empty() ? std::string() : o.files[d]));
@@ -218,7 +219,7 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   if (o.fig.png_requested() || o.out.figure_format())
     throw usage_error("--png/--svg/--format png: model tokenize draws a figure only with --compare DIR DIR…");
   const std::string text = document_text(o.text, o.text_opt->count() > 0, o.file);  // a usage error first
-  const HfTokenizer tok = HfTokenizer::load(o.dir);
+  const HfTokenizer tok = load_model_tokenizer(o.dir);
   const Format format = output_options(o.out).format;
   const bool npy = format == Format::npy;
   // csv and json carry each token's offsets into its sequence, in characters and in bytes
