@@ -72,3 +72,18 @@ TEST_CASE("gguf tokenizer: llama.cpp's ggml-vocab test cases give llama.cpp's id
   }
   if (present == 0) std::cout << "TFX-SKIP: no ggml-vocab-*.gguf in " << cache.string() << " (tests/reference/fetch_gguf_vocab.sh)\n";
 }
+
+TEST_CASE("gguf tokenizer: the tiny gpt2.gguf's tokenizer.ggml.* tokenizes as the folder's vocab.json + merges.txt") {
+  const HfTokenizer folder = load_model_tokenizer(std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/gpt2");
+  const HfTokenizer file = load_model_tokenizer(std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/gpt2.gguf");
+  CHECK(file.kind() == "byte-level BPE");
+  CHECK(file.vocab_size() == folder.vocab_size());
+  for (const std::string text : {"the cat sat on the mat", "Hello, world!  \n 33 3333", "한국어 ☃ tokens", ""}) {
+    CAPTURE(text);
+    CHECK(file.encode(text, false, false).ids == folder.encode(text, false, false).ids);
+    CHECK(file.encode(text).ids == folder.encode(text).ids);
+  }
+  // a file without tokenizer.ggml.* says so
+  CHECK_THROWS_WITH_AS(load_model_tokenizer(std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/llama.gguf"),
+                       doctest::Contains("no metadata tokenizer.ggml.model"), Error);
+}

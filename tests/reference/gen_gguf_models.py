@@ -4,6 +4,7 @@
 convert_hf_to_gguf.py writes them, from the SAME weights as the tiny folders tests/data/hf_models/:
 
   tests/data/gguf/llama.gguf, qwen2.gguf, gpt2.gguf     F32, from hf_models/{llama,qwen2,gpt2}
+      (gpt2.gguf also carries the folder's tokenizer as tokenizer.ggml.*)
       (llama: the Q and K rows permuted as LlamaModel.permute does; gpt2: the Conv1D weights
       transposed to (out, in), output.weight a copy of token_embd, as GPT2Model does)
   tests/data/gguf/llama_q8_0.gguf                       llama with every weight whose rows are whole
@@ -148,6 +149,15 @@ def write_gpt2(path):
     wr.add_feed_forward_length(4 * cfg["n_embd"])
     wr.add_head_count(cfg["n_head"])
     wr.add_layer_norm_eps(cfg["layer_norm_epsilon"])
+    # the folder's tokenizer (vocab.json + merges.txt) as convert_hf_to_gguf.py writes a GPT-2 one
+    vocab = json.load(open(os.path.join(HF, "gpt2", "vocab.json"), encoding="utf-8"))
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    merges = [l.rstrip("\n") for l in open(os.path.join(HF, "gpt2", "merges.txt"), encoding="utf-8") if not l.startswith("#version")]
+    wr.add_tokenizer_model("gpt2")
+    wr.add_tokenizer_pre("gpt-2")
+    wr.add_token_list(tokens)
+    wr.add_token_types([1] * len(tokens))
+    wr.add_token_merges([m for m in merges if m])
     for name in sorted(w):
         a = w[name]
         n = name[len("transformer."):]
