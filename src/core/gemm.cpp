@@ -190,6 +190,10 @@ gemm_kernels::Elem kernel_elem(StoredType t) {
 void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
                     unsigned threads) {
   if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i) std::fill(c + i * n, c + (i + 1) * n, 0.0f);
+    return;
+  }
   const gemm_kernels::Kernel& kernel = active_kernel();
   const gemm_kernels::Part run = m * n * k <= gemm_kernels::kSmallWork ? kernel.small
                                  : std::min(m, n) <= gemm_kernels::kSkinny ? kernel.skinny

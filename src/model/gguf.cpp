@@ -17,11 +17,15 @@ namespace {
 constexpr int kMaxDepth = 4;           // arrays of arrays of …
 constexpr std::size_t kMaxDims = 4;    // GGML_MAX_DIMS
 constexpr std::uint64_t kMaxName = 1 << 16;
+// metadata values held at once (each ~90 bytes): a real vocabulary's tokens, merges, scores and
+// types are ~1.5 million at most; more is an absurd file, refused before it takes gigabytes
+constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 22;
 
 struct Cursor {
   std::string_view b;
   std::size_t at = 0;
   const std::string& where;
+  std::uint64_t values = 0;  // array elements read so far
 
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(fmt::format("{}: not a valid GGUF file: {} (at byte {})", where, what, at));
@@ -93,6 +97,8 @@ GgufValue read_value(Cursor& c, GgufValueType type, int depth) {
       const auto n = c.read<std::uint64_t>("an array's length");
       if (n > c.left() / min_bytes(v.elem))
         c.fail(fmt::format("an array of {} elements is more than the {} bytes left could hold", n, c.left()));
+      c.values += n;
+      if (c.values > kMaxValues) c.fail(fmt::format("more than {} metadata values (an array of {})", kMaxValues, n));
       v.items.reserve(static_cast<std::size_t>(n));
       for (std::uint64_t k = 0; k < n; ++k) v.items.push_back(read_value(c, v.elem, depth + 1));
       return v;
@@ -183,7 +189,7 @@ std::optional<std::string> GgufFile::get_string(std::string_view key, const std:
 bool is_gguf(std::string_view bytes) { return bytes.size() >= 4 && bytes.substr(0, 4) == "GGUF"; }
 
 GgufFile parse_gguf(std::string_view bytes, const std::string& where) {
-  Cursor c{bytes, 0, where};
+  Cursor c{bytes, 0, where, 0};
   c.need(4, "the magic");
   if (!is_gguf(bytes)) c.fail("it does not start with \"GGUF\"");
   c.at = 4;

@@ -323,7 +323,7 @@ void register_model_generate(CLI::App& model) {
                               tr("Write on after a prompt with a KV cache: greedy, or sampled with --temperature/--top-k/--top-p "
                                  "(GPT-2, Llama family)"),
                               run_generate);
-  cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
+  cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files; or a GGUF file (llama.cpp, Ollama)"))->required();
   cmd->add_option("TEXT", o->text, tr("The prompt (through the checkpoint's own tokenizer; empty: start from the BOS token)"))->required();
   cmd->add_option("-n,--max-new-tokens", o->n, tr("How many tokens to generate"))->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--temperature,-T", o->temperatures,

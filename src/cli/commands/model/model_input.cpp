@@ -17,7 +17,7 @@
 namespace tfx::cli {
 
 void add_model_input(CLI::App* cmd, ModelInput& in, bool text, bool image) {
-  cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
+  cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files; or a GGUF file (llama.cpp, Ollama)"))->required();
   if (!text) return;
   cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
   cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
