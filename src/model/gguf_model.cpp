@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <span>
@@ -35,7 +37,8 @@ constexpr NameMap kLlamaNames[] = {
     {"attn_q.bias", "self_attn.q_proj.bias"},         {"attn_k.bias", "self_attn.k_proj.bias"},
     {"attn_v.bias", "self_attn.v_proj.bias"},         {"attn_output.weight", "self_attn.o_proj.weight"},
     {"ffn_norm.weight", "post_attention_layernorm.weight"}, {"ffn_gate.weight", "mlp.gate_proj.weight"},
-    {"ffn_up.weight", "mlp.up_proj.weight"},          {"ffn_down.weight", "mlp.down_proj.weight"}};
+    {"ffn_up.weight", "mlp.up_proj.weight"},          {"ffn_down.weight", "mlp.down_proj.weight"},
+    {"attn_q_norm.weight", "self_attn.q_norm.weight"}, {"attn_k_norm.weight", "self_attn.k_norm.weight"}};  // (qwen3)
 constexpr NameMap kLlamaGlobal[] = {{"token_embd.weight", "embed_tokens.weight"}, {"output_norm.weight", "norm.weight"},
                                     {"output.weight", "lm_head.weight"}};
 
@@ -60,7 +63,57 @@ struct Arch {
 
 const Arch kArchs[] = {{"llama", "llama", "layers.{}.", kLlamaNames, kLlamaGlobal, true},
                        {"qwen2", "qwen2", "layers.{}.", kLlamaNames, kLlamaGlobal, false},
+                       // read as config.json's model_type "qwen3": works once tfx has that family
+                       // (until then parse_model_config names the supported ones)
+                       {"qwen3", "qwen3", "layers.{}.", kLlamaNames, kLlamaGlobal, false},
                        {"gpt2", "gpt2", "h.{}.", kGpt2Names, kGpt2Global, false}};
+
+// llama.cpp's converter keeps Llama 3's RoPE scaling only as rope_freqs.weight: a factor per
+// frequency (1 for high frequencies, `factor` for low ones, a smooth step between, from
+// low_freq_factor 1, high_freq_factor 4 and the original context length). The scaling is found
+// again by solving the original length from a factor inside the step (or trying the usual ones)
+// and checked by recomputing every factor; a table that fits none is an error.
+json llama3_scaling(const GgufTensor& t, double base, std::size_t head_dim, const std::string& where) {
+  if (t.type != StoredType::f32 || t.ne.size() != 1 || t.ne[0] * 2 != head_dim)
+    gguf_bad(where, fmt::format("tensor rope_freqs.weight should be {} F32 values (head_dim / 2)", head_dim / 2));
+  std::vector<double> r(static_cast<std::size_t>(t.ne[0]));
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    float v;
+    std::memcpy(&v, t.data + 4 * i, 4);
+    r[i] = v;
+  }
+  const double factor = *std::max_element(r.begin(), r.end()), low = 1.0, high = 4.0, two_pi = 6.283185307179586;
+  auto wavelen = [&](std::size_t i) {
+    const float freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * i) / static_cast<float>(head_dim));
+    return two_pi / freq;
+  };
+  auto fits = [&](double orig) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const double w = wavelen(i);
+      double want;
+      if (w < orig / high) want = 1;
+      else if (w > orig / low) want = factor;
+      else {
+        const double smooth = (orig / w - low) / (high - low);
+        want = 1 / ((1 - smooth) / factor + smooth);
+      }
+      if (std::abs(static_cast<double>(static_cast<float>(want)) - r[i]) > 1e-6 * std::max(1.0, want)) return false;
+    }
+    return true;
+  };
+  std::vector<double> candidates = {8192, 4096, 16384, 2048, 32768, 1024};
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (r[i] > 1 && r[i] < factor && factor > 1) {  // inside the step: solve for the original length
+      const double smooth = (1 / r[i] - 1 / factor) / (1 - 1 / factor);
+      candidates.insert(candidates.begin(), std::round(wavelen(i) * (low + smooth * (high - low))));
+    }
+  for (double orig : candidates)
+    if (factor > 1 && fits(orig))
+      return {{"rope_type", "llama3"}, {"factor", factor}, {"low_freq_factor", low}, {"high_freq_factor", high},
+              {"original_max_position_embeddings", static_cast<std::uint64_t>(orig)}};
+  if (std::all_of(r.begin(), r.end(), [](double v) { return v == 1.0; })) return json();
+  gguf_bad(where, "tensor rope_freqs.weight holds RoPE factors that fit no Llama 3 scaling tfx knows (low_freq_factor 1, high_freq_factor 4)");
+}
 
 // GGUF's metadata → the config.json the family reads
 json gguf_config_json(const GgufFile& f, const Arch& a, const std::string& where) {
@@ -96,7 +149,12 @@ json gguf_config_json(const GgufFile& f, const Arch& a, const std::string& where
   if (const auto base = f.get_float(p + "rope.freq_base", where)) j["rope_theta"] = *base;
   if (const auto kd = maybe("attention.key_length")) j["head_dim"] = *kd;
   j["tie_word_embeddings"] = f.tensor("output.weight") == nullptr;
-  if (const auto type = f.get_string(p + "rope.scaling.type", where); type && *type != "none") {
+  if (const GgufTensor* freqs = f.tensor("rope_freqs.weight")) {
+    const std::size_t hd = j.contains("head_dim") ? j["head_dim"].get<std::size_t>()
+                                                  : j["hidden_size"].get<std::size_t>() / std::max<std::uint64_t>(1, j["num_attention_heads"].get<std::uint64_t>());
+    const json s = llama3_scaling(*freqs, j.value("rope_theta", 10000.0), hd, where);
+    if (!s.is_null()) j["rope_scaling"] = s;
+  } else if (const auto type = f.get_string(p + "rope.scaling.type", where); type && *type != "none") {
     json s;
     s["rope_type"] = *type;
     if (const auto factor = f.get_float(p + "rope.scaling.factor", where)) s["factor"] = *factor;
@@ -147,7 +205,7 @@ GgufModel open_gguf_model(const std::string& path) {
   const Arch* arch = nullptr;
   for (const Arch& a : kArchs)
     if (*arch_name == a.name) arch = &a;
-  if (!arch) gguf_bad(path, fmt::format("architecture \"{}\" is not supported (llama, qwen2, gpt2)", *arch_name));
+  if (!arch) gguf_bad(path, fmt::format("architecture \"{}\" is not supported (llama, qwen2, qwen3, gpt2)", *arch_name));
   g.config = parse_model_config(gguf_config_json(f, *arch, path).dump(), path + " (metadata)");
   const std::size_t heads = g.config.heads, kv_heads = g.config.kv_heads;
   for (const GgufTensor& t : f.tensors) {

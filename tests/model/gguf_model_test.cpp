@@ -38,7 +38,7 @@ double gguf_maxdiff(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 TEST_CASE("gguf: F32 llama, qwen2 and gpt2 files give the logits of the same weights' folder (≤ 1e-5)") {
-  for (const std::string family : {"llama", "qwen2", "gpt2"}) {
+  for (const std::string family : {"llama", "qwen2", "gpt2", "llama_llama3"}) {
     CAPTURE(family);
     const Checkpoint folder = load_checkpoint(gguf_data("hf_models/" + family));
     const Checkpoint file = load_checkpoint(gguf_data("gguf/" + family + ".gguf"));
@@ -51,6 +51,9 @@ TEST_CASE("gguf: F32 llama, qwen2 and gpt2 files give the logits of the same wei
     CHECK(file.config.max_positions == folder.config.max_positions);
     CHECK(file.config.eps == doctest::Approx(folder.config.eps).epsilon(1e-6));
     CHECK(file.config.rope.base == folder.config.rope.base);
+    CHECK(file.config.rope.scaling == folder.config.rope.scaling);  // llama_llama3: found again from rope_freqs.weight
+    CHECK(file.config.rope.factor == folder.config.rope.factor);
+    CHECK(file.config.rope.original_max_pos == folder.config.rope.original_max_pos);
     CHECK(file.parameter_count() >= folder.parameter_count());
     const std::vector<std::size_t> ids = gguf_ids(9, folder.config.vocab);
     const ForwardPass a = model_forward(folder, ids), b = model_forward(file, ids);
@@ -170,6 +173,13 @@ TEST_CASE("gguf: the CLI reads a .gguf file where it reads a folder; broken ones
   const test::Run info = test::run_tfx("model info " + test::shell_quote(gguf_data("gguf/llama_kquant.gguf")));
   CHECK(info.code == 0);
   CHECK(info.out.find("llama") != std::string::npos);
+  // the tokenizer from tokenizer.ggml.*: the same tokens as the folder's
+  const std::string text = " -- 'the cat sat, 33 한국어' --format csv";
+  const test::Run tok_folder = test::run_tfx("model tokenize --no-special " + test::shell_quote(gguf_data("hf_models/gpt2")) + text);
+  const test::Run tok_file = test::run_tfx("model tokenize --no-special " + test::shell_quote(gguf_data("gguf/gpt2.gguf")) + text);
+  REQUIRE(tok_folder.code == 0);
+  CHECK(tok_file.code == 0);
+  CHECK(tok_file.out == tok_folder.out);
   test::TempDir dir;
   const std::string good = test::read_file(gguf_data("gguf/qwen2.gguf"));
   test::write_file(dir.path / "cut.gguf", good.substr(0, good.size() / 2));

@@ -4,6 +4,8 @@
 convert_hf_to_gguf.py writes them, from the SAME weights as the tiny folders tests/data/hf_models/:
 
   tests/data/gguf/llama.gguf, qwen2.gguf, gpt2.gguf     F32, from hf_models/{llama,qwen2,gpt2}
+  tests/data/gguf/llama_llama3.gguf                     F32 from hf_models/llama_llama3: Llama 3's RoPE
+      scaling only as the converter's rope_freqs.weight table
       (gpt2.gguf also carries the folder's tokenizer as tokenizer.ggml.*)
       (llama: the Q and K rows permuted as LlamaModel.permute does; gpt2: the Conv1D weights
       transposed to (out, in), output.weight a copy of token_embd, as GPT2Model does)
@@ -114,10 +116,34 @@ def llama_metadata(wr, arch, cfg):
     wr.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
 
 
+def llama3_rope_factors(cfg):
+    """convert_hf_to_gguf.py's LlamaModel rope_freqs (float32 as torch computes it), from the
+    folder's rope_scaling (its original_max_position_embeddings: the converter reads a top-level
+    key that Llama 3.1 also has, 8192)."""
+    import math
+    rs = cfg["rope_scaling"]
+    dim = cfg.get("head_dim", cfg["hidden_size"] // cfg["num_attention_heads"])
+    freqs = (np.float32(1.0) / (np.float32(cfg["rope_theta"]) ** (np.arange(0, dim, 2, dtype=np.float32) / np.float32(dim)))).astype(np.float32)
+    factor, low, high, old = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"], rs["original_max_position_embeddings"]
+    out = []
+    for freq in freqs:
+        wavelen = np.float32(2 * math.pi) / freq
+        if wavelen < old / high:
+            out.append(1)
+        elif wavelen > old / low:
+            out.append(factor)
+        else:
+            smooth = (old / wavelen - low) / (high - low)
+            out.append(1 / ((1 - smooth) / factor + smooth))
+    return np.array(out, dtype=np.float32)
+
+
 def write_llama(folder, arch, path, qtype=None, dequant_folder=None):
     cfg, tensors = llama_tensors(folder, arch)
     wr = gguf.GGUFWriter(path, arch)
     llama_metadata(wr, arch, cfg)
+    if cfg.get("rope_scaling", {}).get("rope_type") == "llama3":
+        wr.add_tensor("rope_freqs.weight", llama3_rope_factors(cfg))
     deq = {}
     for g, a, hf in sorted(tensors):
         a = a.astype(np.float32)
@@ -268,6 +294,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     write_llama("llama", "llama", os.path.join(OUT, "llama.gguf"))
     write_llama("qwen2", "qwen2", os.path.join(OUT, "qwen2.gguf"))
+    write_llama("llama_llama3", "llama", os.path.join(OUT, "llama_llama3.gguf"))
     write_gpt2(os.path.join(OUT, "gpt2.gguf"))
     write_llama("llama", "llama", os.path.join(OUT, "llama_q8_0.gguf"), T.Q8_0, os.path.join(OUT, "llama_q8_0_dequant"))
     write_kquant(os.path.join(OUT, "llama_kquant.gguf"))
