@@ -174,9 +174,9 @@ TEST_CASE("gguf: the CLI reads a .gguf file where it reads a folder; broken ones
   CHECK(info.code == 0);
   CHECK(info.out.find("llama") != std::string::npos);
   // the tokenizer from tokenizer.ggml.*: the same tokens as the folder's
-  const std::string text = " -- 'the cat sat, 33 한국어' --format csv";
-  const test::Run tok_folder = test::run_tfx("model tokenize --no-special " + test::shell_quote(gguf_data("hf_models/gpt2")) + text);
-  const test::Run tok_file = test::run_tfx("model tokenize --no-special " + test::shell_quote(gguf_data("gguf/gpt2.gguf")) + text);
+  const std::string text = " -- 'the cat sat, 33 한국어'";
+  const test::Run tok_folder = test::run_tfx("model tokenize --no-special --format csv " + test::shell_quote(gguf_data("hf_models/gpt2")) + text);
+  const test::Run tok_file = test::run_tfx("model tokenize --no-special --format csv " + test::shell_quote(gguf_data("gguf/gpt2.gguf")) + text);
   REQUIRE(tok_folder.code == 0);
   CHECK(tok_file.code == 0);
   CHECK(tok_file.out == tok_folder.out);
