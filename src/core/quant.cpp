@@ -8,6 +8,10 @@
 //   Q8_0  34 B, 32 values:  d, q[32] int8                      x = q·d
 //   Q4_0  18 B, 32 values:  d, qs[16]: low nibbles are values 0…15, high nibbles 16…31
 //                                                              x = (q − 8)·d
+//   Q4_1  20 B, 32 values:  d, m, qs[16] (Q4_0's order)         x = d·q + m
+//   Q5_0  22 B, 32 values:  d, qh (uint32: bit j the fifth bit of value j), qs[16] (Q4_0's order)
+//                                                              x = (q − 16)·d
+//   Q5_1  24 B, 32 values:  d, m, qh, qs[16]                   x = d·q + m
 //   Q4_K 144 B, 256 values: d, dmin, scales[12] (8 six-bit scales sc and mins m), qs[128]:
 //         value 64c + 32h + l is nibble h of qs[32c + l]       x = (d·sc)·q − dmin·m
 //   Q5_K 176 B, 256 values: Q4_K's d, dmin, scales, then qh[32], qs[128]: the fifth bit of
@@ -47,6 +51,26 @@ void q4_0(const unsigned char* b, float* y) {
   for (int i = 0; i < 16; ++i) {
     y[i] = d * static_cast<float>((b[2 + i] & 0x0f) - 8);
     y[i + 16] = d * static_cast<float>((b[2 + i] >> 4) - 8);
+  }
+}
+
+// Q4_1, Q5_0, Q5_1: nibbles as Q4_0's, the fifth bit from qh (nullptr: none); m: nullptr for
+// none (then q − offset times d), else d·q + m
+void q_legacy(const unsigned char* d_at, const unsigned char* m_at, const unsigned char* qh, const unsigned char* qs, int offset,
+              float* y) {
+  const float d = half(d_at);
+  const float m = m_at ? half(m_at) : 0.0f;
+  std::uint32_t h = 0;
+  if (qh) h = static_cast<std::uint32_t>(qh[0] | (qh[1] << 8) | (qh[2] << 16)) | (static_cast<std::uint32_t>(qh[3]) << 24);
+  for (int j = 0; j < 32; ++j) {
+    int q = j < 16 ? (qs[j] & 0x0f) : (qs[j - 16] >> 4);
+    if (qh) q |= static_cast<int>((h >> j) & 1u) << 4;
+    if (m_at) {
+      const float p = d * static_cast<float>(q);
+      y[j] = p + m;
+    } else {
+      y[j] = d * static_cast<float>(q - offset);
+    }
   }
 }
 
@@ -92,6 +116,9 @@ void dequantize(StoredType t, const void* src, float* out, std::size_t n) {
     switch (t) {
       case StoredType::q8_0: q8_0(p, out); break;
       case StoredType::q4_0: q4_0(p, out); break;
+      case StoredType::q4_1: q_legacy(p, p + 2, nullptr, p + 4, 0, out); break;
+      case StoredType::q5_0: q_legacy(p, nullptr, p + 2, p + 6, 16, out); break;
+      case StoredType::q5_1: q_legacy(p, p + 2, p + 4, p + 8, 0, out); break;
       case StoredType::q4_k: q45_k(p, nullptr, p + 16, out); break;
       case StoredType::q5_k: q45_k(p, p + 16, p + 48, out); break;
       case StoredType::q6_k: q6_k(p, out); break;

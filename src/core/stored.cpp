@@ -24,6 +24,9 @@ const char* stored_type_name(StoredType t) {
     case StoredType::q4_k: return "Q4_K";
     case StoredType::q5_k: return "Q5_K";
     case StoredType::q6_k: return "Q6_K";
+    case StoredType::q4_1: return "Q4_1";
+    case StoredType::q5_0: return "Q5_0";
+    case StoredType::q5_1: return "Q5_1";
     case StoredType::f32: break;
   }
   return "F32";
@@ -34,7 +37,10 @@ bool stored_quantized(StoredType t) { return stored_block_size(t) > 1; }
 std::size_t stored_block_size(StoredType t) {
   switch (t) {
     case StoredType::q8_0:
-    case StoredType::q4_0: return 32;
+    case StoredType::q4_0:
+    case StoredType::q4_1:
+    case StoredType::q5_0:
+    case StoredType::q5_1: return 32;
     case StoredType::q4_k:
     case StoredType::q5_k:
     case StoredType::q6_k: return 256;
@@ -49,6 +55,9 @@ std::size_t stored_block_bytes(StoredType t) {
     case StoredType::q4_k: return 144;
     case StoredType::q5_k: return 176;
     case StoredType::q6_k: return 210;
+    case StoredType::q4_1: return 20;
+    case StoredType::q5_0: return 22;
+    case StoredType::q5_1: return 24;
     default: return stored_bytes(t);
   }
 }

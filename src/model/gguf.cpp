@@ -123,6 +123,9 @@ std::optional<StoredType> gguf_stored_type(std::uint32_t t) {
     case 0: return StoredType::f32;
     case 1: return StoredType::f16;
     case 2: return StoredType::q4_0;
+    case 3: return StoredType::q4_1;
+    case 6: return StoredType::q5_0;
+    case 7: return StoredType::q5_1;
     case 8: return StoredType::q8_0;
     case 12: return StoredType::q4_k;
     case 13: return StoredType::q5_k;
@@ -136,6 +139,9 @@ std::uint32_t gguf_ggml_type(StoredType t) {
   switch (t) {
     case StoredType::f16: return 1;
     case StoredType::q4_0: return 2;
+    case StoredType::q4_1: return 3;
+    case StoredType::q5_0: return 6;
+    case StoredType::q5_1: return 7;
     case StoredType::q8_0: return 8;
     case StoredType::q4_k: return 12;
     case StoredType::q5_k: return 13;
@@ -236,7 +242,7 @@ GgufFile parse_gguf(std::string_view bytes, const std::string& where) {
     }
     const auto type = c.read<std::uint32_t>("a tensor's type");
     const std::optional<StoredType> st = gguf_stored_type(type);
-    if (!st) c.fail(fmt::format("tensor {} has ggml type {}, which tfx does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K)", t.name, type));
+    if (!st) c.fail(fmt::format("tensor {} has ggml type {}, which tfx does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)", t.name, type));
     t.type = *st;
     if (t.ne[0] % stored_block_size(t.type) != 0)
       c.fail(fmt::format("tensor {}: rows of {} values are not whole {} blocks of {}", t.name, t.ne[0], stored_type_name(t.type),

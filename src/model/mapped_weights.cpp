@@ -152,7 +152,7 @@ MappedWeights MappedWeights::open(const std::string& dir) {
     for (SafetensorsEntry& e : safetensors_entries({static_cast<const char*>(map.addr), map.size}, f)) {
       m.dtypes.insert(e.dtype);
       const std::string name = mapped_normalized_name(e.name);
-      const auto [it, fresh] = m.tensors.emplace(name, Impl::View{std::move(e), f, {}});
+      const auto [it, fresh] = m.tensors.emplace(name, Impl::View{std::move(e), f, {}, std::nullopt});
       if (!fresh) throw Error(fmt::format("{}: tensor {} is stored twice (in two files, or under two names that mean the same)", dir, name));
       // the ops read elements through typed pointers: a tensor at an offset that is not a
       // multiple of its element size (legal in the format, rare in practice) is copied once

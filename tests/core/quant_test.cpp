@@ -61,7 +61,7 @@ std::vector<unsigned char> quant_random_blocks(StoredType t, std::size_t rows, s
       put_scale(&v[off + 208]);
     } else {
       put_scale(&v[off]);
-      if (t == StoredType::q4_k || t == StoredType::q5_k) put_scale(&v[off + 2]);
+      if (t == StoredType::q4_k || t == StoredType::q5_k || t == StoredType::q4_1 || t == StoredType::q5_1) put_scale(&v[off + 2]);
     }
   }
   return v;
@@ -77,6 +77,7 @@ struct QuantForceKernel {
 TEST_CASE("quant: dequantization equals llama.cpp's gguf-py quants.py bit for bit on every type") {
   const std::vector<std::pair<std::string, StoredType>> types = {
       {"f16", StoredType::f16},   {"bf16", StoredType::bf16}, {"q8_0", StoredType::q8_0}, {"q4_0", StoredType::q4_0},
+      {"q4_1", StoredType::q4_1}, {"q5_0", StoredType::q5_0}, {"q5_1", StoredType::q5_1},
       {"q4_k", StoredType::q4_k}, {"q5_k", StoredType::q5_k}, {"q6_k", StoredType::q6_k}};
   for (const auto& [name, type] : types) {
     CAPTURE(name);
@@ -122,7 +123,8 @@ TEST_CASE("quant: matmul and matmul_bt on quantized weights equal the product wi
   for (const std::string& kernel : available_gemm_kernels()) {
     CAPTURE(kernel);
     QuantForceKernel force(kernel);
-    for (StoredType type : {StoredType::q8_0, StoredType::q4_0, StoredType::q4_k, StoredType::q5_k, StoredType::q6_k}) {
+    for (StoredType type : {StoredType::q8_0, StoredType::q4_0, StoredType::q4_1, StoredType::q5_0, StoredType::q5_1, StoredType::q4_k,
+                            StoredType::q5_k, StoredType::q6_k}) {
       const std::string type_name = stored_type_name(type);
       CAPTURE(type_name);
       for (const auto& mkn : sizes) {

@@ -9,10 +9,10 @@ sentencepiece; where it is not installed, a stub module `sentencepiece.py` holdi
 
     PYTHONPATH=/path/to/llama.cpp/gguf-py:/path/to/stub python3 tests/reference/gen_gguf_reference.py
 
-Writes tests/data/gguf/dequant_<type>.bin for F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K:
+Writes tests/data/gguf/dequant_<type>.bin for F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K:
     uint32 n (values), uint32 block bytes b, then the blocks (n / block size · b bytes), then the
     n float32 values gguf-py's dequantize gives (little-endian).
-Q8_0, Q4_0, BF16, F16: seeded random rows quantized by gguf-py's own quantize (with a row of zeros
+Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, F16: seeded random rows quantized by gguf-py's own quantize (with a row of zeros
 and a row holding one large value). Q4_K, Q5_K, Q6_K: gguf-py has no quantizer for them, so their
 blocks are seeded random bytes with finite float16 scales d, dmin (every bit of qs, qh, scales
 exercised); the reference is gguf-py's dequantize all the same.
@@ -67,7 +67,8 @@ def write(name, qtype, blocks):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, qtype, seed in [("q8_0", T.Q8_0, 1), ("q4_0", T.Q4_0, 2), ("bf16", T.BF16, 3)]:
+    for name, qtype, seed in [("q8_0", T.Q8_0, 1), ("q4_0", T.Q4_0, 2), ("bf16", T.BF16, 3), ("q4_1", T.Q4_1, 8),
+                              ("q5_0", T.Q5_0, 9), ("q5_1", T.Q5_1, 10)]:
         block, _ = GGML_QUANT_SIZES[qtype]
         rows = rows_for(max(block, 32), seed)
         write(name, qtype, quants.quantize(rows, qtype))

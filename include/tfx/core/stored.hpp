@@ -17,23 +17,24 @@
 
 namespace tfx {
 
-enum class StoredType : unsigned char { f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k };
+enum class StoredType : unsigned char { f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k, q4_1, q5_0, q5_1 };
 
 // Bytes per element: 4 for f32, 2 for f16 and bf16 (a quantized type: see stored_row_bytes).
 std::size_t stored_bytes(StoredType t);
-// "F32", "F16", "BF16" (safetensors' names), "Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K" (GGUF's)
+// "F32", "F16", "BF16" (safetensors' names), "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K" (GGUF's)
 const char* stored_type_name(StoredType t);
 // A quantized type (stored in blocks of stored_block_size elements)?
 bool stored_quantized(StoredType t);
-// Elements per block: 1 (f32, f16, bf16), 32 (q8_0, q4_0), 256 (the K-quants).
+// Elements per block: 1 (f32, f16, bf16), 32 (q8_0, q4_0, q4_1, q5_0, q5_1), 256 (the K-quants).
 std::size_t stored_block_size(StoredType t);
-// Bytes per block: 4, 2, 2, 34, 18, 144, 176, 210 (ggml's block_q8_0 … block_q6_K).
+// Bytes per block: 4, 2, 2; Q8_0 34, Q4_0 18, Q4_1 20, Q5_0 22, Q5_1 24, Q4_K 144, Q5_K 176, Q6_K 210 (ggml's blocks).
 std::size_t stored_block_bytes(StoredType t);
 // Bytes of a row of `cols` elements (cols a multiple of the block size).
 inline std::size_t stored_row_bytes(StoredType t, std::size_t cols) { return cols / stored_block_size(t) * stored_block_bytes(t); }
 
 // `n` elements (a multiple of the block size) of type t at `src` → float32, as llama.cpp's
-// reference (gguf-py's quants.py) computes them, bit for bit: Q8_0 q·d; Q4_0 (q − 8)·d; Q4_K and
+// reference (gguf-py's quants.py) computes them, bit for bit: Q8_0 q·d; Q4_0 (q − 8)·d; Q5_0
+// (q − 16)·d; Q4_1 and Q5_1 d·q + m; Q4_K and
 // Q5_K (d·sc)·q − (dmin·m) with each product rounded to float32; Q6_K (d·sc)·(q − 32).
 void dequantize(StoredType t, const void* src, float* out, std::size_t n);
 

@@ -42,8 +42,8 @@ struct GgufValue {
   bool floating() const { return type == GgufValueType::f32 || type == GgufValueType::f64; }
 };
 
-// ggml's tensor types tfx uses as stored: F32 0, F16 1, Q4_0 2, Q8_0 8, Q4_K 12, Q5_K 13, Q6_K 14,
-// BF16 30; nullopt for any other.
+// ggml's tensor types tfx uses as stored: F32 0, F16 1, Q4_0 2, Q4_1 3, Q5_0 6, Q5_1 7, Q8_0 8,
+// Q4_K 12, Q5_K 13, Q6_K 14, BF16 30; nullopt for any other (the i-quants, Q2_K, Q3_K, …).
 std::optional<StoredType> gguf_stored_type(std::uint32_t ggml_type);
 // ggml's number for a stored type (the inverse of gguf_stored_type)
 std::uint32_t gguf_ggml_type(StoredType t);
