@@ -1,5 +1,5 @@
 // Weights used as stored: a matrix of F32, F16 or BF16 elements, or of GGUF's quantized blocks
-// (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K: llama.cpp's formats, each row a run of whole blocks), in someone
+// (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K: llama.cpp's formats, each row a run of whole blocks), in someone
 // else's memory (a memory-mapped safetensors or GGUF file), never converted as a whole. The ops here widen elements to
 // float32 where they read them: the GEMM while packing B (AVX-512 / AVX2 / baseline kernels,
 // gemm_kernel.inc), the embedding lookup row by row, the norms their weight vectors. Every F16

@@ -3,7 +3,7 @@
 // (`<arch>.embedding_length`, `block_count`, `attention.head_count`, … as config.json's keys) and
 // llama.cpp's tensor names become the family's (token_embd → embed_tokens / wte, blk.N.attn_q →
 // layers.N.self_attn.q_proj, …), each tensor a view into the mapped file, used as stored (F32,
-// F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K). Layouts llama.cpp's converter changed are undone:
+// F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K). Layouts llama.cpp's converter changed are undone:
 // the Q and K rows of a `llama` model (convert_hf_to_gguf.py interleaves each head's two halves
 // for ggml's RoPE; they are put back in a copy, in their stored type), GPT-2's Conv1D weights
 // (stored (out, in): read transposed). Architectures: llama, qwen2, gpt2.
