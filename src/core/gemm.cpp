@@ -177,9 +177,65 @@ gemm_kernels::Elem kernel_elem(StoredType t) {
   switch (t) {
     case StoredType::f16: return gemm_kernels::Elem::f16;
     case StoredType::bf16: return gemm_kernels::Elem::bf16;
-    case StoredType::f32: break;
+    default: break;
   }
   return gemm_kernels::Elem::f32;
+}
+
+// C (m × n) = A · B with B quantized (stored.hpp): B is `q`'s (n, k) rows transposed (bt) or its
+// (k, n) rows as they are. The kernel (small, skinny or blocked) is chosen for the whole product,
+// as gemm() chooses it; then B is dequantized a panel of columns at a time into a float buffer
+// (never the whole matrix) and the kernel runs on that panel's columns of C. Each entry of C is
+// computed by the same kernel from the same float values in the same order whatever the panels,
+// so the result equals gemm() on the dequantized matrix. Workers take whole panels.
+void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
+                    unsigned threads) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i) std::fill(c + i * n, c + (i + 1) * n, 0.0f);
+    return;
+  }
+  const gemm_kernels::Kernel& kernel = active_kernel();
+  const gemm_kernels::Part run = m * n * k <= gemm_kernels::kSmallWork ? kernel.small
+                                 : std::min(m, n) <= gemm_kernels::kSkinny ? kernel.skinny
+                                                                           : kernel.blocked;
+  const std::size_t block = stored_block_size(type);
+  // panel columns: ~128 KiB of floats, a multiple of the block (the (k, n) case cuts rows of B)
+  // and of 16 (whole register tiles)
+  std::size_t width = std::max<std::size_t>(16, (std::size_t{1} << 15) / std::max<std::size_t>(k, 1));
+  width = (width + block - 1) / block * block;
+  width = (width + 15) / 16 * 16;
+  if (!bt) width = (width + block - 1) / block * block;
+  width = std::min(width, n);
+  const std::size_t panels = (n + width - 1) / width;
+  if (threads == 0) threads = hardware_threads();
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, panels, std::max<std::size_t>(1, m * n * k / (1u << 20))}));
+  const auto* bytes = static_cast<const unsigned char*>(q);
+  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+    std::vector<float> buf(width * k);
+    for (std::size_t p = t; p < panels; p += T) {
+      const std::size_t j0 = p * width, w = std::min(width, n - j0);
+      if (bt) {  // rows j0 … j0+w of the (n, k) matrix: B's columns
+        const std::size_t row_bytes = stored_row_bytes(type, k);
+        for (std::size_t j = 0; j < w; ++j) dequantize(type, bytes + (j0 + j) * row_bytes, buf.data() + j * k, k);
+        run(a, {buf.data(), 1, k, gemm_kernels::Elem::f32}, c + j0, n, m, w, k);
+      } else {  // columns j0 … j0+w of every row of the (k, n) matrix
+        const std::size_t row_bytes = stored_row_bytes(type, n), off = j0 / block * stored_block_bytes(type);
+        for (std::size_t r = 0; r < k; ++r) dequantize(type, bytes + r * row_bytes + off, buf.data() + r * w, w);
+        run(a, {buf.data(), w, 1, gemm_kernels::Elem::f32}, c + j0, n, m, w, k);
+      }
+    }
+  });
+}
+
+// C = A · B with B (k, n) as stored: `s` holds B (bt false) or Bᵀ (bt true), row-major
+void gemm_stored(const Tensor& a, const void* data, StoredType type, bool bt, Tensor& c, unsigned threads) {
+  const std::size_t M = a.rows(), K = a.cols(), N = c.cols();
+  if (stored_quantized(type)) return gemm_quantized({a.data(), K, 1}, data, type, bt, c.data(), M, N, K, threads);
+  if (bt)
+    gemm({a.data(), K, 1}, {data, 1, K, kernel_elem(type)}, c.data(), N, M, N, K, threads);
+  else
+    gemm({a.data(), K, 1}, {data, N, 1, kernel_elem(type)}, c.data(), N, M, N, K, threads);
 }
 }  // namespace
 
@@ -189,9 +245,8 @@ Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads) {
   if (a.cols() != b.rows)
     throw Error(fmt::format(N_("matmul: shapes {} and {} do not chain (inner sizes {} and {})"), a.shape_str(),
                             shape_string({b.rows, b.cols}), a.cols(), b.rows));
-  const std::size_t M = a.rows(), K = a.cols(), N = b.cols;
-  Tensor c({M, N});
-  gemm({a.data(), K, 1}, {b.data, N, 1, kernel_elem(b.type)}, c.data(), N, M, N, K, threads);
+  Tensor c({a.rows(), b.cols});
+  gemm_stored(a, b.data, b.type, b.transposed, c, threads);
   return c;
 }
 
@@ -201,9 +256,8 @@ Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
   if (a.cols() != b.cols)
     throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"),
                             a.shape_str(), shape_string({b.rows, b.cols})));
-  const std::size_t M = a.rows(), K = a.cols(), N = b.rows;
-  Tensor c({M, N});
-  gemm({a.data(), K, 1}, {b.data, 1, K, kernel_elem(b.type)}, c.data(), N, M, N, K, threads);
+  Tensor c({a.rows(), b.rows});
+  gemm_stored(a, b.data, b.type, !b.transposed, c, threads);
   return c;
 }
 

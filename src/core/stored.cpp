@@ -20,9 +20,47 @@ const char* stored_type_name(StoredType t) {
   switch (t) {
     case StoredType::f16: return "F16";
     case StoredType::bf16: return "BF16";
+    case StoredType::q8_0: return "Q8_0";
+    case StoredType::q4_0: return "Q4_0";
+    case StoredType::q4_k: return "Q4_K";
+    case StoredType::q5_k: return "Q5_K";
+    case StoredType::q6_k: return "Q6_K";
+    case StoredType::q4_1: return "Q4_1";
+    case StoredType::q5_0: return "Q5_0";
+    case StoredType::q5_1: return "Q5_1";
     case StoredType::f32: break;
   }
   return "F32";
+}
+
+bool stored_quantized(StoredType t) { return stored_block_size(t) > 1; }
+
+std::size_t stored_block_size(StoredType t) {
+  switch (t) {
+    case StoredType::q8_0:
+    case StoredType::q4_0:
+    case StoredType::q4_1:
+    case StoredType::q5_0:
+    case StoredType::q5_1: return 32;
+    case StoredType::q4_k:
+    case StoredType::q5_k:
+    case StoredType::q6_k: return 256;
+    default: return 1;
+  }
+}
+
+std::size_t stored_block_bytes(StoredType t) {
+  switch (t) {
+    case StoredType::q8_0: return 34;
+    case StoredType::q4_0: return 18;
+    case StoredType::q4_k: return 144;
+    case StoredType::q5_k: return 176;
+    case StoredType::q6_k: return 210;
+    case StoredType::q4_1: return 20;
+    case StoredType::q5_0: return 22;
+    case StoredType::q5_1: return 24;
+    default: return stored_bytes(t);
+  }
 }
 
 // bf16 → f32: bits << 16
@@ -69,7 +107,7 @@ float stored_at(const StoredMatrix& m, std::size_t i) {
       std::memcpy(&h, static_cast<const char*>(m.data) + 2 * i, 2);
       return widen_bf16(h);
     }
-    case StoredType::f32: break;
+    default: break;
   }
   float f;
   std::memcpy(&f, static_cast<const char*>(m.data) + 4 * i, 4);
@@ -79,6 +117,19 @@ float stored_at(const StoredMatrix& m, std::size_t i) {
 
 void widen_row(const StoredMatrix& m, std::size_t row, std::span<float> out) {
   assert(row < m.rows && out.size() == m.cols);
+  if (m.transposed) {  // column `row` of the stored (cols, rows) matrix: one block per element
+    const std::size_t block = stored_block_size(m.type), row_bytes = stored_row_bytes(m.type, m.rows);
+    float values[256];
+    for (std::size_t j = 0; j < m.cols; ++j) {
+      dequantize(m.type, static_cast<const char*>(m.data) + j * row_bytes + row / block * stored_block_bytes(m.type), values, block);
+      out[j] = values[row % block];
+    }
+    return;
+  }
+  if (stored_quantized(m.type)) {
+    dequantize(m.type, static_cast<const char*>(m.data) + row * stored_row_bytes(m.type, m.cols), out.data(), m.cols);
+    return;
+  }
   const std::size_t base = row * m.cols;
   if (m.type == StoredType::bf16) {  // the common case, kept a tight loop
     const auto* p = static_cast<const unsigned char*>(m.data) + 2 * base;

@@ -22,6 +22,7 @@
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/model/gguf_model.hpp"
 
 namespace tfx {
 
@@ -37,17 +38,24 @@ namespace fs = std::filesystem;
 Checkpoint load_checkpoint(const std::string& dir) {
   const fs::path d(dir);
   std::error_code ec;
-  if (!fs::is_directory(d, ec))
+  const bool gguf = is_gguf_file(dir);  // a .gguf file (gguf_model.hpp) in a folder's place
+  if (!gguf && !fs::is_directory(d, ec))
     throw Error(fmt::format(N_("{}: not a directory (expected a Hugging Face checkpoint folder: config.json, model.safetensors, "
                             "tokenizer files)"), dir));
   Checkpoint m;
   m.dir = dir;
-  const fs::path config = d / "config.json";
-  if (!fs::exists(config, ec)) throw Error(fmt::format(N_("{}: no config.json (the checkpoint's configuration)"), dir));
-  m.config = parse_model_config(read_text_input(config.string(), "config.json"), config.string());
-  // 1. the weight files (model.safetensors, or the shards of the index), mapped: nothing is
-  // converted or copied; the mapped bytes count against the memory budget before any is read
-  m.mapped = MappedWeights::open(dir);
+  if (gguf) {
+    GgufModel g = open_gguf_model(dir);
+    m.config = std::move(g.config);
+    m.mapped = std::move(g.weights);
+  } else {
+    const fs::path config = d / "config.json";
+    if (!fs::exists(config, ec)) throw Error(fmt::format(N_("{}: no config.json (the checkpoint's configuration)"), dir));
+    m.config = parse_model_config(read_text_input(config.string(), "config.json"), config.string());
+    // 1. the weight files (model.safetensors, or the shards of the index), mapped: nothing is
+    // converted or copied; the mapped bytes count against the memory budget before any is read
+    m.mapped = MappedWeights::open(dir);
+  }
   // 2. the family's tensors, each with its shape, as views (or float32 copies) in the family's typed weights
   const ModelConfig& c = m.config;
   // every block has tensors: more layers than tensors is a config.json that does not fit the file

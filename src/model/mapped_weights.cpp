@@ -30,7 +30,7 @@ struct WeightsMapping {
   void* addr = MAP_FAILED;
   std::size_t size = 0;
   int watch = -1;
-  explicit WeightsMapping(const std::string& path) {
+  explicit WeightsMapping(const std::string& path, const char* kind = "a safetensors file") {
     // O_NONBLOCK: a FIFO in the file's place must not block the open (it is refused below)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error(fmt::format(N_("{}: cannot open (the weights file)"), path));
@@ -42,7 +42,7 @@ struct WeightsMapping {
     size = static_cast<std::size_t>(st.st_size);
     if (size < 8) {
       ::close(fd);
-      throw Error(fmt::format(N_("{}: {} bytes: too short for a safetensors file"), path, size));
+      throw Error(fmt::format("{}: {} bytes: too short for {}", path, size, kind));
     }
     addr = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
@@ -84,6 +84,8 @@ struct MappedWeights::Impl {
     SafetensorsEntry entry;
     std::string file;
     std::vector<unsigned char> aligned;  // a copy, only when the file's offset is not a multiple of the element size
+                                         // (GGUF: Q/K rows put back in Hugging Face's order)
+    std::optional<StoredMatrix> stored;  // GGUF: the view as add_view gave it (its data in `aligned` when that is set)
   };
   std::map<std::string, View> tensors;
   std::set<std::string> dtypes;
@@ -152,7 +154,7 @@ MappedWeights MappedWeights::open(const std::string& dir) {
     for (SafetensorsEntry& e : safetensors_entries({static_cast<const char*>(map.addr), map.size}, f)) {
       m.dtypes.insert(e.dtype);
       const std::string name = mapped_normalized_name(e.name);
-      const auto [it, fresh] = m.tensors.emplace(name, Impl::View{std::move(e), f, {}});
+      const auto [it, fresh] = m.tensors.emplace(name, Impl::View{std::move(e), f, {}, std::nullopt});
       if (!fresh) throw Error(fmt::format(N_("{}: tensor {} is stored twice (in two files, or under two names that mean the same)"), dir, name));
       // the ops read elements through typed pointers: a tensor at an offset that is not a
       // multiple of its element size (legal in the format, rare in practice) is copied once
@@ -167,9 +169,43 @@ MappedWeights MappedWeights::open(const std::string& dir) {
   return w;
 }
 
+MappedWeights MappedWeights::map_whole(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  check_memory(fs::is_regular_file(path, ec) ? static_cast<double>(fs::file_size(path, ec)) : 0.0,
+               fmt::format("the weights of {} (mapped as stored)", path));
+  MappedWeights w;
+  Impl& m = *w.impl_;
+  m.dir = path;
+  m.files = {path};
+  m.maps.push_back(std::make_unique<mapped_detail::WeightsMapping>(path, "a GGUF file"));
+  m.bytes = m.maps.back()->size;
+  return w;
+}
+
+std::string_view MappedWeights::mapped_file() const {
+  if (impl_->maps.empty()) return {};
+  return {static_cast<const char*>(impl_->maps.front()->addr), impl_->maps.front()->size};
+}
+
+void MappedWeights::add_view(const std::string& name, StoredMatrix view, std::vector<std::size_t> shape, std::vector<unsigned char> owned) {
+  SafetensorsEntry e;
+  e.name = name;
+  e.dtype = stored_type_name(view.type);
+  e.shape = std::move(shape);
+  e.bytes = view.bytes();
+  const auto [it, fresh] = impl_->tensors.emplace(name, Impl::View{std::move(e), impl_->dir, std::move(owned), std::nullopt});
+  if (!fresh) throw Error(fmt::format("{}: tensor {} is stored twice", impl_->dir, name));
+  if (!it->second.aligned.empty()) view.data = it->second.aligned.data();
+  it->second.entry.data = static_cast<const unsigned char*>(view.data);
+  it->second.stored = view;
+  impl_->dtypes.insert(it->second.entry.dtype);
+}
+
 std::optional<StoredMatrix> MappedWeights::find(const std::string& name) const {
   const auto it = impl_->tensors.find(name);
   if (it == impl_->tensors.end()) return std::nullopt;
+  if (it->second.stored) return it->second.stored;
   const SafetensorsEntry& e = it->second.entry;
   const StoredType t = e.dtype == "F16" ? StoredType::f16 : e.dtype == "BF16" ? StoredType::bf16 : StoredType::f32;
   std::size_t rows = 1, cols = e.shape.back();
@@ -200,7 +236,11 @@ const std::vector<std::string>& MappedWeights::files() const { return impl_->fil
 std::string MappedWeights::first_non_finite() const {
   std::vector<float> row;
   for (const auto& [name, view] : impl_->tensors) {
-    const StoredMatrix m = *find(name);
+    StoredMatrix m = *find(name);
+    if (m.transposed) {  // scan the stored rows
+      std::swap(m.rows, m.cols);
+      m.transposed = false;
+    }
     row.resize(m.cols);
     for (std::size_t r = 0; r < m.rows; ++r) {
       widen_row(m, r, row);

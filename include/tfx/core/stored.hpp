@@ -1,5 +1,6 @@
-// Weights used as stored: a matrix of F32, F16 or BF16 elements in someone else's memory (a
-// memory-mapped safetensors file), never converted as a whole. The ops here widen elements to
+// Weights used as stored: a matrix of F32, F16 or BF16 elements, or of GGUF's quantized blocks
+// (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K: llama.cpp's formats, each row a run of whole blocks), in someone
+// else's memory (a memory-mapped safetensors or GGUF file), never converted as a whole. The ops here widen elements to
 // float32 where they read them: the GEMM while packing B (AVX-512 / AVX2 / baseline kernels,
 // gemm_kernel.inc), the embedding lookup row by row, the norms their weight vectors. Every F16
 // and BF16 value is exactly a float32, so each op's result is bit-identical to the same op on the
@@ -16,26 +17,44 @@
 
 namespace tfx {
 
-enum class StoredType : unsigned char { f32, f16, bf16 };
+enum class StoredType : unsigned char { f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k, q4_1, q5_0, q5_1 };
 
-// Bytes per element: 4 for f32, 2 for f16 and bf16.
+// Bytes per element: 4 for f32, 2 for f16 and bf16 (a quantized type: see stored_row_bytes).
 std::size_t stored_bytes(StoredType t);
-// "F32", "F16", "BF16" (safetensors' names)
+// "F32", "F16", "BF16" (safetensors' names), "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K" (GGUF's)
 const char* stored_type_name(StoredType t);
+// A quantized type (stored in blocks of stored_block_size elements)?
+bool stored_quantized(StoredType t);
+// Elements per block: 1 (f32, f16, bf16), 32 (q8_0, q4_0, q4_1, q5_0, q5_1), 256 (the K-quants).
+std::size_t stored_block_size(StoredType t);
+// Bytes per block: 4, 2, 2; Q8_0 34, Q4_0 18, Q4_1 20, Q5_0 22, Q5_1 24, Q4_K 144, Q5_K 176, Q6_K 210 (ggml's blocks).
+std::size_t stored_block_bytes(StoredType t);
+// Bytes of a row of `cols` elements (cols a multiple of the block size).
+inline std::size_t stored_row_bytes(StoredType t, std::size_t cols) { return cols / stored_block_size(t) * stored_block_bytes(t); }
+
+// `n` elements (a multiple of the block size) of type t at `src` → float32, as llama.cpp's
+// reference (gguf-py's quants.py) computes them, bit for bit: Q8_0 q·d; Q4_0 (q − 8)·d; Q5_0
+// (q − 16)·d; Q4_1 and Q5_1 d·q + m; Q4_K and
+// Q5_K (d·sc)·q − (dmin·m) with each product rounded to float32; Q6_K (d·sc)·(q − 32).
+void dequantize(StoredType t, const void* src, float* out, std::size_t n);
 
 // rows × cols elements of `type`, row-major and contiguous at `data` (not owned: the mapping or
 // tensor it points into must outlive it). Default-constructed: 0 × 0 (an absent tensor).
+// `transposed`: the data holds the transpose, (cols, rows) row-major (GGUF's GPT-2 Conv1D weights,
+// which llama.cpp stores (out, in) while the family reads them (in, out)); the GEMM reads it
+// through its strides, widen_row gathers a column.
 struct StoredMatrix {
   const void* data = nullptr;
   StoredType type = StoredType::f32;
   std::size_t rows = 0, cols = 0;
+  bool transposed = false;
 
   StoredMatrix() = default;
   StoredMatrix(const void* data_, StoredType type_, std::size_t rows_, std::size_t cols_)
       : data(data_), type(type_), rows(rows_), cols(cols_) {}
   // A float32 tensor's own storage (a rank-1 tensor is one row).
   explicit StoredMatrix(const Tensor& t) : StoredMatrix(t.data(), StoredType::f32, t.rows(), t.cols()) {}
-  std::size_t bytes() const { return rows * cols * stored_bytes(type); }
+  std::size_t bytes() const { return transposed ? cols * stored_row_bytes(type, rows) : rows * stored_row_bytes(type, cols); }
   std::size_t size() const { return rows * cols; }
   bool empty() const { return rows * cols == 0; }
 };

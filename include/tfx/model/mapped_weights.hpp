@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tfx/core/stored.hpp"
@@ -21,6 +22,13 @@ class MappedWeights {
   // model.safetensors.index.json names — and validates their headers as parse_safetensors does.
   // A missing folder/file, a malformed header or index: tfx::Error (data) naming the file.
   static MappedWeights open(const std::string& dir);
+  // A GGUF file (gguf_model.hpp) mapped whole, with no tensors yet: its reader adds them by
+  // add_view under the names the families read (the file's bytes against the memory budget first).
+  static MappedWeights map_whole(const std::string& path);
+  // The first file's mapped bytes.
+  std::string_view mapped_file() const;
+  // Adds `view` (into the mapping, or into `owned`, which it then keeps) as tensor `name` of `shape`.
+  void add_view(const std::string& name, StoredMatrix view, std::vector<std::size_t> shape, std::vector<unsigned char> owned = {});
   MappedWeights();
   ~MappedWeights();
   MappedWeights(MappedWeights&&) noexcept;

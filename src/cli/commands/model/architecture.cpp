@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "cli/common.hpp"
@@ -97,7 +98,7 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   s.vocab = c.vocab;
   s.output_head = m.head != OutputHead::none;
   try {
-    const HfTokenizer tok = HfTokenizer::load(dir);
+    const HfTokenizer tok = load_model_tokenizer(dir);
     a.source_tokens = tok.encode(sentence).readable;
   } catch (const Error& e) {
     throw Error(fmt::format(N_("--model {}: the sentence's length comes from its tokenizer: {}"), dir, e.what()));

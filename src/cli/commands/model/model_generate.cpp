@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
@@ -135,7 +136,7 @@ void run_generate(const GenerateCliOptions& o) {
   if (!config.decoder())
     throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]"), o.dir,
                                   config.model_type));
-  const HfTokenizer tok = HfTokenizer::load(o.dir);
+  const HfTokenizer tok = load_model_tokenizer(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
     const std::optional<std::size_t> bos = gen_bos_id(o.dir, tok);
@@ -332,7 +333,7 @@ void register_model_generate(CLI::App& model) {
   auto [cmd, o] = add_command(model, "generate",
                               tr("Write on after a prompt with a KV cache: greedy, or sampled with --temperature/--top-k/--top-p"),
                               run_generate);
-  cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
+  cmd->add_option("DIR", o->dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files; or a GGUF file (llama.cpp, Ollama)"))->required();
   cmd->add_option("TEXT", o->text, tr("The prompt (through the checkpoint's own tokenizer; empty: start from the BOS token)"))->required();
   cmd->add_option("-n,--max-new-tokens", o->n, tr("How many tokens to generate"))->capture_default_str()->check(whole_number(1, 100000));
   add_temperature_flag(cmd, o->temperatures);

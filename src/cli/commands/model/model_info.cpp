@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
@@ -103,7 +104,7 @@ void run_model_info(const ModelInfoOptions& o) {
   }
   std::string tok = tr("none (give --ids)");
   try {
-    const HfTokenizer t = HfTokenizer::load(o.in.dir);
+    const HfTokenizer t = load_model_tokenizer(o.in.dir);
     tok = trf("{}, {} tokens ({})", t.kind(), t.vocab_size(), std::filesystem::path(t.source()).filename().string());
     if (t.vocab_size() > c.vocab) tok += trf(" — more ids than the embedding's {} rows!", c.vocab);
   } catch (const Error& e) {

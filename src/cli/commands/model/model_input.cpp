@@ -1,4 +1,5 @@
 // The shared part of the `tfx model` subcommands (model_input.hpp).
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model_input.hpp"
 
 #include <fmt/format.h>
@@ -18,7 +19,7 @@
 namespace tfx::cli {
 
 void add_model_input(CLI::App* cmd, ModelInput& in, bool text, bool image) {
-  cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files"))->required();
+  cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files; or a GGUF file (llama.cpp, Ollama)"))->required();
   if (!text) return;
   in.text_opt = cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
   cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
@@ -105,7 +106,7 @@ LoadedInput load_input(const ModelInput& in) {
     }
     std::error_code ec;
     try {
-      l.tokenizer = HfTokenizer::load(in.dir);
+      l.tokenizer = load_model_tokenizer(in.dir);
     } catch (const Error&) {
       // ids work without a tokenizer; tokens are then shown by number
     }
@@ -114,7 +115,7 @@ LoadedInput load_input(const ModelInput& in) {
       l.tokens.push_back(t.empty() ? std::to_string(id) : t);
     }
   } else {
-    l.tokenizer = HfTokenizer::load(in.dir);
+    l.tokenizer = load_model_tokenizer(in.dir);
     const HfEncoding e = l.tokenizer->encode(in.text, !in.no_special);
     if (e.ids.empty()) throw usage_error(fmt::format(N_("TEXT '{}' gives no tokens"), in.text));
     l.ids = e.ids;

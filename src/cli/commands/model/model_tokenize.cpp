@@ -4,6 +4,7 @@
 // (--lines, HF `encode_batch`).
 #include <fmt/format.h>
 
+#include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
@@ -108,7 +109,7 @@ void run_model_tokenize_compare(const ModelTokenizeOptions& o, const std::vector
                                   o.compare.front()));
   // every folder is loaded before any is run: a bad one fails fast
   std::vector<HfTokenizer> toks;
-  for (const std::string& d : o.compare) toks.push_back(HfTokenizer::load(d));
+  for (const std::string& d : o.compare) toks.push_back(load_model_tokenizer(d));
   const bool several = texts.size() > 1;
   std::vector<std::string> docs;
   for (std::size_t d = 0; d < texts.size(); ++d) docs.push_back(document_label(o.files.empty() ? std::string() : o.files[d]));
@@ -228,7 +229,7 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   if (o.fig.png_requested() || o.out.figure_format())
     throw usage_error(N_("--png/--svg/--format png: model tokenize draws a figure only with --compare DIR DIR…"));
   const std::string text = document_text(o.text, o.text_opt->count() > 0, o.file);  // a usage error first
-  const HfTokenizer tok = HfTokenizer::load(o.dir);
+  const HfTokenizer tok = load_model_tokenizer(o.dir);
   const Format format = output_options(o.out).format;
   // what the result holds per byte of the document, by format, before it is built: measured peak
   // memory (/usr/bin/time) for 1 MB of Korean through a byte-level BPE, about a token per byte —
@@ -333,7 +334,7 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
 
 void register_model_tokenize(CLI::App& model) {
   auto [cmd, o] = add_command(model, "tokenize", tr("The checkpoint's own tokenizer: tokens and ids as Hugging Face gives them"), run_model_tokenize);
-  o->dir_opt = cmd->add_option("DIR", o->dir, tr("Checkpoint folder with tokenizer.json (or vocab.txt, or vocab.json + merges.txt)"));
+  o->dir_opt = cmd->add_option("DIR", o->dir, tr("Checkpoint folder with tokenizer.json (or vocab.txt, or vocab.json + merges.txt), or a GGUF file (its tokenizer.ggml.*)"));
   o->text_opt = cmd->add_option("TEXT", o->text, tr("The text to tokenize (or --file)"));
   cmd->add_option("--file", o->files,
                   tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT: the whole document one sequence, as "

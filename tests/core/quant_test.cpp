@@ -1,0 +1,178 @@
+// GGUF's quantized weights used as stored (stored.hpp, src/core/quant.cpp): dequantization of every
+// type equal bit for bit to llama.cpp's Python reference (gguf-py's quants.py, through
+// tests/reference/gen_gguf_reference.py's files tests/data/gguf/dequant_<type>.bin), and every op
+// that reads a quantized matrix — matmul and matmul_bt on every GEMM kernel and path, a transposed
+// matrix, the embedding lookup — bit-identical to the same op on the dequantized float32 matrix
+// (the GEMM dequantizes panels and runs the same kernel on them).
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+#include "tfx/core/gemm.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/core/stored.hpp"
+
+using namespace tfx;
+
+namespace {
+
+struct QuantReference {
+  std::vector<unsigned char> blocks;
+  std::vector<float> values;
+};
+
+QuantReference quant_reference(const std::string& name) {
+  const std::string bytes = test::read_file(std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/dequant_" + name + ".bin");
+  REQUIRE(bytes.size() >= 8);
+  std::uint32_t n, b;
+  std::memcpy(&n, bytes.data(), 4);
+  std::memcpy(&b, bytes.data() + 4, 4);
+  QuantReference r;
+  const std::size_t block_bytes = bytes.size() - 8 - 4 * std::size_t{n};
+  r.blocks.assign(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(block_bytes));
+  r.values.resize(n);
+  std::memcpy(r.values.data(), bytes.data() + 8 + block_bytes, 4 * std::size_t{n});
+  return r;
+}
+
+std::uint32_t quant_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// random but valid blocks of type t: random bytes with small finite float16 scales in place
+std::vector<unsigned char> quant_random_blocks(StoredType t, std::size_t rows, std::size_t cols, unsigned seed) {
+  std::mt19937 gen(seed);
+  const std::size_t row_bytes = stored_row_bytes(t, cols), bb = stored_block_bytes(t);
+  std::vector<unsigned char> v(rows * row_bytes);
+  for (auto& c : v) c = static_cast<unsigned char>(gen());
+  auto put_scale = [&](unsigned char* p) {
+    const unsigned e = 5 + gen() % 6;  // 2^(e−15): 2⁻¹⁰ … 2⁻⁵
+    const auto h = static_cast<std::uint16_t>(((gen() & 1) << 15) | (e << 10) | (gen() & 0x3ff));
+    p[0] = static_cast<unsigned char>(h & 0xff);
+    p[1] = static_cast<unsigned char>(h >> 8);
+  };
+  for (std::size_t off = 0; off < v.size(); off += bb) {
+    if (t == StoredType::q6_k) {
+      put_scale(&v[off + 208]);
+    } else {
+      put_scale(&v[off]);
+      if (t == StoredType::q4_k || t == StoredType::q5_k || t == StoredType::q4_1 || t == StoredType::q5_1) put_scale(&v[off + 2]);
+    }
+  }
+  return v;
+}
+
+struct QuantForceKernel {
+  explicit QuantForceKernel(const std::string& name) { set_gemm_kernel(name); }
+  ~QuantForceKernel() { set_gemm_kernel("auto"); }
+};
+
+}  // namespace
+
+TEST_CASE("quant: dequantization equals llama.cpp's gguf-py quants.py bit for bit on every type") {
+  const std::vector<std::pair<std::string, StoredType>> types = {
+      {"f16", StoredType::f16},   {"bf16", StoredType::bf16}, {"q8_0", StoredType::q8_0}, {"q4_0", StoredType::q4_0},
+      {"q4_1", StoredType::q4_1}, {"q5_0", StoredType::q5_0}, {"q5_1", StoredType::q5_1},
+      {"q4_k", StoredType::q4_k}, {"q5_k", StoredType::q5_k}, {"q6_k", StoredType::q6_k}};
+  for (const auto& [name, type] : types) {
+    CAPTURE(name);
+    const QuantReference r = quant_reference(name);
+    REQUIRE(r.blocks.size() == stored_row_bytes(type, r.values.size()));
+    std::vector<float> got(r.values.size());
+    dequantize(type, r.blocks.data(), got.data(), got.size());
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) same += quant_bits(got[i]) == quant_bits(r.values[i]);
+    MESSAGE(name << ": " << same << " of " << got.size() << " values bit-identical to gguf-py");
+    CHECK(same == got.size());
+    // the same through a StoredMatrix row (the embedding lookup's path)
+    const StoredMatrix m(r.blocks.data(), type, 1, r.values.size());
+    CHECK(widen(m).values() == r.values);
+  }
+}
+
+TEST_CASE("quant: a hand-built Q8_0 and Q4_0 block") {
+  // Q8_0: d = 0.5 (0x3800), q = 0, 1, −1, …
+  std::vector<unsigned char> q8(34, 0);
+  q8[0] = 0x00;
+  q8[1] = 0x38;
+  for (int i = 0; i < 32; ++i) q8[2 + i] = static_cast<unsigned char>(static_cast<std::int8_t>(i % 2 ? -i : i));
+  std::vector<float> y(32);
+  dequantize(StoredType::q8_0, q8.data(), y.data(), 32);
+  for (int i = 0; i < 32; ++i) CHECK(y[i] == 0.5f * static_cast<float>(i % 2 ? -i : i));
+  // Q4_0: d = 2 (0x4000), byte i = (15 − i)·16 + i: low nibble i → value i, high nibble 15 − i → value 16 + i
+  std::vector<unsigned char> q4(18, 0);
+  q4[1] = 0x40;
+  for (int i = 0; i < 16; ++i) q4[2 + i] = static_cast<unsigned char>(((15 - i) << 4) | i);
+  dequantize(StoredType::q4_0, q4.data(), y.data(), 32);
+  for (int i = 0; i < 16; ++i) {
+    CHECK(y[i] == 2.0f * static_cast<float>(i - 8));
+    CHECK(y[16 + i] == 2.0f * static_cast<float>(15 - i - 8));
+  }
+}
+
+TEST_CASE("quant: matmul and matmul_bt on quantized weights equal the product with the dequantized matrix, bit for bit") {
+  // K multiples of 256 (K-quants) and of 32; paths: plain loops, skinny (decode), packed tiles,
+  // several panels and threads
+  const std::vector<std::array<std::size_t, 3>> sizes = {{1, 256, 40}, {3, 512, 300}, {37, 256, 77}, {2, 256, 3}, {1, 32, 3}};
+  unsigned seed = 11;
+  for (const std::string& kernel : available_gemm_kernels()) {
+    CAPTURE(kernel);
+    QuantForceKernel force(kernel);
+    for (StoredType type : {StoredType::q8_0, StoredType::q4_0, StoredType::q4_1, StoredType::q5_0, StoredType::q5_1, StoredType::q4_k,
+                            StoredType::q5_k, StoredType::q6_k}) {
+      const std::string type_name = stored_type_name(type);
+      CAPTURE(type_name);
+      for (const auto& mkn : sizes) {
+        const std::size_t M = mkn[0], K = mkn[1], N = mkn[2];
+        if (K % stored_block_size(type)) continue;
+        CAPTURE(M);
+        CAPTURE(K);
+        CAPTURE(N);
+        std::mt19937 gen(seed++);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        std::vector<float> av(M * K);
+        for (float& x : av) x = u(gen);
+        const Tensor a = Tensor::from({M, K}, av);
+        const std::vector<unsigned char> b = quant_random_blocks(type, N, K, seed++);
+        const StoredMatrix b_nk(b.data(), type, N, K);
+        const Tensor wide_nk = widen(b_nk);
+        StoredMatrix b_kn = b_nk;  // the same bytes read as the (K, N) transpose
+        b_kn.rows = K;
+        b_kn.cols = N;
+        b_kn.transposed = true;
+        const Tensor wide_kn = transpose(wide_nk);
+        CHECK(widen(b_kn).values() == wide_kn.values());
+        for (unsigned threads : {1u, 2u}) {
+          CAPTURE(threads);
+          CHECK(matmul_bt(a, b_nk, threads).values() == matmul_bt(a, wide_nk, threads).values());
+          // (the transposed view runs as a·bᵀ on the stored rows)
+          CHECK(matmul(a, b_kn, threads).values() == matmul_bt(a, wide_nk, threads).values());
+        }
+        // a (K, N) matrix quantized along N (rows of N): matmul without the transpose
+        if (N % stored_block_size(type) == 0) {
+          const StoredMatrix rows_kn(b.data(), type, K, N);
+          CHECK(matmul(a, rows_kn, 2).values() == matmul(a, widen(rows_kn), 2).values());
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("quant: F16 and F32 matrices read transposed equal the transposed product") {
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> w(6 * 10), av(4 * 10);
+  for (float& x : w) x = u(gen);
+  for (float& x : av) x = u(gen);
+  const Tensor a = Tensor::from({4, 10}, av), wt = Tensor::from({6, 10}, w);
+  StoredMatrix t(wt.data(), StoredType::f32, 10, 6);
+  t.transposed = true;
+  CHECK(matmul(a, t).values() == matmul_bt(a, wt).values());
+  CHECK(widen(t).values() == transpose(wt).values());
+  CHECK(t.bytes() == 240);
+}
