@@ -11,6 +11,7 @@
 #include "core/parallel.hpp"
 #include "tfx/attention/schedule.hpp"
 #include "tfx/core/error.hpp"
+#include "tfx/core/random.hpp"
 
 namespace tfx {
 

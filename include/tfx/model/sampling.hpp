@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "tfx/core/ops.hpp"
 #include "tfx/core/random.hpp"
 
 namespace tfx {
@@ -58,9 +59,8 @@ class Sampler {
   Generator gen_;
 };
 
-// The softmax of logits / τ over the whole vocabulary (V), in double, max subtracted first; the
-// step table's probabilities and entropy use it at τ = 1.
-std::vector<double> softmax_at_temperature(std::span<const float> logits, double temperature);
+// The softmax of logits / τ over the whole vocabulary is the op set's softmax_at_temperature
+// (tfx/core/ops.hpp); the step table's probabilities and entropy use it at τ = 1.
 
 // Entropy −Σ p ln p of a distribution, in nats (0 · ln 0 = 0).
 double entropy_nats(std::span<const double> p);

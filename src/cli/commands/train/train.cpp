@@ -236,22 +236,23 @@ void run_train(const TrainCommandOptions& o) {
   }
 
   if (!model_path.empty()) {
-    TensorMetadata meta{{"format", "pt"},
-                        {"module", "tfx teaching translator (tfx train)"},
-                        {"d_model", std::to_string(o.d_model)},
-                        {"nhead", std::to_string(o.heads)},
-                        {"layers", std::to_string(o.layers)},
-                        {"dim_feedforward", std::to_string(o.ffn)},
-                        {"norm_first", o.pre_ln ? "true" : "false"},
-                        {"positional_encoding", o.no_pe ? "none" : "sinusoidal"},
-                        {"scale_scores", o.no_scale ? "false" : "true"},
-                        {"seed", std::to_string(o.seed)},
-                        {"steps", std::to_string(o.steps)}};
+    // the model's properties and its own pairs go with its weights (read_translator_file)
+    std::vector<TranslationPair> own;
+    for (const TextPair& p : pairs) own.push_back({p.test ? "test" : "train", join_words(p.source), join_words(p.target), p.alignment});
+    TranslatorProperties props;
+    props.pre_ln = o.pre_ln;
+    props.positional_encoding = !o.no_pe;
+    props.scale_scores = !o.no_scale;
+    TensorMetadata meta = translator_metadata(static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.heads),
+                                              static_cast<std::size_t>(o.layers), static_cast<std::size_t>(o.ffn), props, own,
+                                              o.pairs.empty());
+    meta["seed"] = std::to_string(o.seed);
+    meta["steps"] = std::to_string(o.steps);
     std::string vocab_text;
     for (const auto& w : vocab) vocab_text += w + "\n";
-    emit(vocab_text, model_vocab_path(model_path), false, "vocabulary");
+    emit(vocab_text, translator_vocab_path(model_path), false, "vocabulary");
     emit(encode_safetensors(params, meta), model_path, true, "model");
-    r.blocks.push_back(Text{trf("wrote {} and {}", model_path, model_vocab_path(model_path))});
+    r.blocks.push_back(Text{trf("wrote {} and {}", model_path, translator_vocab_path(model_path))});
   }
   Figure figure;
   if (figure_drawn(o.fig, o.out)) {
