@@ -1,6 +1,7 @@
 // The op set apart from matmul/matmul_bt (src/matmul.cpp): transpose, add, scale, masked
 // softmax, layer norm, dot, norm, cosine, top-k. Shape letters as in ops.hpp.
 #include "tfx/core/ops.hpp"
+#include "tfx/core/ops_backward.hpp"
 #include "tfx/core/vmath.hpp"
 
 #include <fmt/format.h>

@@ -18,6 +18,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/ops_backward.hpp"
 #include "tfx/io/json_fields.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"

@@ -36,10 +36,6 @@ Tensor scale(const Tensor& a, float s);
 Tensor softmax_rows(const Tensor& x, const std::vector<unsigned char>* mask = nullptr);
 // The same in x's own memory (no second T×S buffer): the caller gives x up.
 Tensor softmax_rows(Tensor&& x, const std::vector<unsigned char>* mask = nullptr);
-// The softmax of one logit vector at temperature τ, in double (a distribution to sample from or
-// print): p_i = exp((l_i − max l)/τ) / Σ_j exp((l_j − max l)/τ); a logit of −∞ gets p = 0. Throws
-// on NaN and when every logit is −∞. Its backward is softmax_rows_backward's formula.
-std::vector<double> softmax_at_temperature(std::span<const float> logits, double temperature = 1.0);
 
 // Layer norm over the last axis of x: (M, D): y = gamma ⊙ (x − μ)/sqrt(σ² + eps) + beta with
 // the population variance σ² = mean((x − μ)²). gamma, beta: (D) or empty for 1 and 0.

@@ -33,6 +33,12 @@ void embedding_backward(const std::vector<std::size_t>& ids, const Tensor& dy, T
 // (y = 0) get 0.
 Tensor softmax_rows_backward(const Tensor& y, const Tensor& dy, double temperature = 1.0);
 
+// The softmax of one logit vector at temperature τ, in double (a distribution to sample from or
+// print; tfx/model/sampling.hpp declares it too): p_i = exp((l_i − max l)/τ) / Σ_j exp((l_j − max l)/τ);
+// a logit of −∞ gets p = 0. Throws on NaN and when every logit is −∞. Defined beside softmax_rows
+// (ops.cpp); its backward is softmax_rows_backward's formula.
+std::vector<double> softmax_at_temperature(std::span<const float> logits, double temperature = 1.0);
+
 // Scaled dot-product attention of one head, given its forward's weights
 // P = softmax(q·kᵀ·scale, masked) (masked cells 0) and Z = P·v.
 // q: (T, d), k: (S, d), v: (S, dv), weights: (T, S), dz: (T, dv) ->

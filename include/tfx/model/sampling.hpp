@@ -11,7 +11,6 @@
 #include <span>
 #include <vector>
 
-#include "tfx/core/ops.hpp"
 #include "tfx/core/random.hpp"
 
 namespace tfx {
@@ -59,8 +58,9 @@ class Sampler {
   Generator gen_;
 };
 
-// The softmax of logits / τ over the whole vocabulary is the op set's softmax_at_temperature
-// (tfx/core/ops.hpp); the step table's probabilities and entropy use it at τ = 1.
+// The softmax of logits / τ over the whole vocabulary (V), in double, max subtracted first; the
+// step table's probabilities and entropy use it at τ = 1.
+std::vector<double> softmax_at_temperature(std::span<const float> logits, double temperature);
 
 // Entropy −Σ p ln p of a distribution, in nats (0 · ln 0 = 0).
 double entropy_nats(std::span<const double> p);

@@ -6,6 +6,7 @@
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "cli/embedding_flags.hpp"
+#include "cli/flag_names.hpp"
 
 namespace tfx::cli {
 
