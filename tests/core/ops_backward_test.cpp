@@ -7,6 +7,8 @@
 // backward must agree within a relative error of 1e-4, measured as max_i |g_i − n_i| / max_i |n_i|
 // (the error relative to the largest gradient entry). Errors measured on this machine are noted
 // per op; the last case shows that the comparison catches a wrong gradient.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <functional>
 #include <random>
@@ -75,7 +77,8 @@ double obt_dot(const Vec& c, const Vec& y) {
 }
 
 void obt_report(const char* op, const char* wrt, double err) {
-  MESSAGE(op << " d/d" << wrt << ": max relative error " << err);
+  const std::string line = fmt::format("{} d/d{}: max relative error {:.2e}", op, wrt, err);
+  MESSAGE(line);
   CHECK(err <= kTolerance);
 }
 
