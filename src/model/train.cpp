@@ -243,7 +243,10 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
   std::size_t count = 0;
   for (std::size_t id : batch.target_out) count += id != c.pad;
   if (count == 0) throw Error("train: the batch has no target tokens");
-  const RowBatch sources = tr_padding(batch.source, B, S, c.pad), targets = tr_padding(batch.target_in, B, T, c.pad);
+  // a batch of one is its sentence (greedy decoding may have chosen <pad> as a word: it is read as
+  // one, as translate reads it); a larger batch is padded at the ends
+  const RowBatch sources = B == 1 ? RowBatch{} : tr_padding(batch.source, B, S, c.pad);
+  const RowBatch targets = B == 1 ? RowBatch{} : tr_padding(batch.target_in, B, T, c.pad);
 
   // ---- forward: the translator family's own (translator.hpp), over the batch ----
   TranslatorProperties props;
