@@ -62,6 +62,14 @@ FeedForwardParams seeded_ffn(std::size_t D, std::size_t F, Generator& gen) {
 
 LayerNormParams unit_norm(std::size_t D) { return {Tensor({D}, 1.0f), Tensor({D})}; }
 
+// FFN(x) = ReLU(x·W₁ᵀ + b₁)·W₂ᵀ + b₂
+FeedForwardSteps feed_forward_threads(const Tensor& x, const FeedForwardParams& p, unsigned threads) {
+  FeedForwardSteps s;
+  s.hidden = relu(linear(x, p.w1, p.b1, threads));
+  s.output = linear(s.hidden, p.w2, p.b2, threads);
+  return s;
+}
+
 // One residual block around f: post-LN LayerNorm(x + f(x)), pre-LN x + f(LayerNorm(x)).
 template <class F>
 SublayerSteps residual_block(const Tensor& x, const LayerNormParams& norm, bool norm_first, float eps, F f) {
@@ -194,29 +202,74 @@ MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x
   return a;
 }
 
+MultiHeadAttention torch_multi_head_attention_batch(const Tensor& x_q, const Tensor& x_kv, const RowBatch& keys,
+                                                    const MhaParams& p, std::size_t heads, const AttentionOptions& o) {
+  const std::size_t B = keys.count;
+  if (B <= 1) {
+    AttentionOptions ob = o;
+    ob.pad = keys.pad_of(0);
+    return torch_multi_head_attention(x_q, x_kv, p, heads, ob);
+  }
+  const std::size_t D = p.out_proj_weight.rows();
+  if (x_q.cols() != D || x_kv.cols() != D || x_q.rows() % B != 0 || x_kv.rows() % B != 0)
+    throw Error(fmt::format("multi-head attention: inputs {} and {} are not {} sequences of d_model = {} columns", x_q.shape_str(),
+                            x_kv.shape_str(), B, D));
+  check_heads_divide(heads, D);
+  const std::size_t T = x_q.rows() / B, S = x_kv.rows() / B;
+  MultiHeadAttention a;
+  // 1. the three projections over every row of the batch
+  a.q = linear(x_q, slice_rows(p.in_proj_weight, 0, D), slice_rows(p.in_proj_bias, 0, D), o.threads);
+  a.k = linear(x_kv, slice_rows(p.in_proj_weight, D, D), slice_rows(p.in_proj_bias, D, D), o.threads);
+  a.v = linear(x_kv, slice_rows(p.in_proj_weight, 2 * D, D), slice_rows(p.in_proj_bias, 2 * D, D), o.threads);
+  // 2. the heads of each sequence, its padded keys masked
+  a.concat = Tensor({B * T, D});
+  std::vector<MultiHeadAttention> per(B);
+  AttentionOptions ob = o;
+  ob.threads = 1;
+  for (std::size_t b = 0; b < B; ++b) {
+    ob.pad = keys.pad_of(b);
+    per[b] = attend_heads(slice_rows(a.q, b * T, T), slice_rows(a.k, b * S, S), slice_rows(a.v, b * S, S), heads, Tensor(), ob);
+  }
+  for (std::size_t b = 0; b < B; ++b) {
+    std::copy(per[b].concat.values().begin(), per[b].concat.values().end(), a.concat.data() + b * T * D);
+    a.max_row_sum_error = std::max(a.max_row_sum_error, per[b].max_row_sum_error);
+    for (AttentionSteps& h : per[b].heads) a.heads.push_back(std::move(h));
+  }
+  // 3. Concat·W_Oᵀ + b_O over every row
+  a.output = add(matmul(a.concat, transpose(p.out_proj_weight), o.threads), repeat_row(p.out_proj_bias, B * T));
+  return a;
+}
+
 Tensor average_head_weights(const MultiHeadAttention& a) {
   Tensor sum = a.heads.at(0).weights;
   for (std::size_t h = 1; h < a.heads.size(); ++h) sum = add(sum, a.heads[h].weights);
   return scale(sum, 1.0f / static_cast<float>(a.heads.size()));
 }
 
-FeedForwardSteps feed_forward(const Tensor& x, const FeedForwardParams& p) {
-  FeedForwardSteps s;
-  s.hidden = relu(linear(x, p.w1, p.b1));
-  s.output = linear(s.hidden, p.w2, p.b2);
-  return s;
-}
+FeedForwardSteps feed_forward(const Tensor& x, const FeedForwardParams& p) { return feed_forward_threads(x, p, 1); }
 
 EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, std::size_t heads, bool norm_first, float eps) {
+  LayerOptions o;
+  o.norm_first = norm_first;
+  o.eps = eps;
+  return encoder_layer(x, p, heads, o, RowBatch{});
+}
+
+EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, std::size_t heads, const LayerOptions& o,
+                                const RowBatch& batch) {
   EncoderLayerSteps s;
+  AttentionOptions self;
+  self.scale = o.scale_scores;
+  self.keep_steps = o.keep_steps;
+  self.threads = o.threads;
   // 1. H = LayerNorm(MultiHead(X) + X)
-  s.attn_block = residual_block(x, p.norm1, norm_first, eps, [&](const Tensor& in) {
-    s.attention = torch_multi_head_attention(in, in, p.self_attn, heads, AttentionOptions{});
+  s.attn_block = residual_block(x, p.norm1, o.norm_first, o.eps, [&](const Tensor& in) {
+    s.attention = torch_multi_head_attention_batch(in, in, batch, p.self_attn, heads, self);
     return s.attention.output;
   });
   // 2. Y = LayerNorm(FFN(H) + H)
-  s.ffn_block = residual_block(s.attn_block.output, p.norm2, norm_first, eps, [&](const Tensor& in) {
-    s.ffn = feed_forward(in, p.ffn);
+  s.ffn_block = residual_block(s.attn_block.output, p.norm2, o.norm_first, o.eps, [&](const Tensor& in) {
+    s.ffn = feed_forward_threads(in, p.ffn, o.threads);
     return s.ffn.output;
   });
   return s;
@@ -224,22 +277,34 @@ EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, st
 
 DecoderLayerSteps decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerParams& p, std::size_t heads,
                                 bool norm_first, float eps) {
+  LayerOptions o;
+  o.norm_first = norm_first;
+  o.eps = eps;
+  return decoder_layer(x, memory, p, heads, o, RowBatch{}, RowBatch{});
+}
+
+DecoderLayerSteps decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerParams& p, std::size_t heads,
+                                const LayerOptions& o, const RowBatch& targets, const RowBatch& sources) {
   DecoderLayerSteps s;
-  AttentionOptions causal;
+  AttentionOptions cross;
+  cross.scale = o.scale_scores;
+  cross.keep_steps = o.keep_steps;
+  cross.threads = o.threads;
+  AttentionOptions causal = cross;
   causal.causal = true;
   // 1. H₁ = LayerNorm(MaskedMultiHead(X) + X): query i sees positions j ≤ i
-  s.self_block = residual_block(x, p.norm1, norm_first, eps, [&](const Tensor& in) {
-    s.self_attention = torch_multi_head_attention(in, in, p.self_attn, heads, causal);
+  s.self_block = residual_block(x, p.norm1, o.norm_first, o.eps, [&](const Tensor& in) {
+    s.self_attention = torch_multi_head_attention_batch(in, in, targets, p.self_attn, heads, causal);
     return s.self_attention.output;
   });
   // 2. H₂ = LayerNorm(MultiHead(H₁, Z, Z) + H₁): queries from the decoder, keys/values from memory
-  s.cross_block = residual_block(s.self_block.output, p.norm2, norm_first, eps, [&](const Tensor& in) {
-    s.cross_attention = torch_multi_head_attention(in, memory, p.cross_attn, heads, AttentionOptions{});
+  s.cross_block = residual_block(s.self_block.output, p.norm2, o.norm_first, o.eps, [&](const Tensor& in) {
+    s.cross_attention = torch_multi_head_attention_batch(in, memory, sources, p.cross_attn, heads, cross);
     return s.cross_attention.output;
   });
   // 3. Y = LayerNorm(FFN(H₂) + H₂)
-  s.ffn_block = residual_block(s.cross_block.output, p.norm3, norm_first, eps, [&](const Tensor& in) {
-    s.ffn = feed_forward(in, p.ffn);
+  s.ffn_block = residual_block(s.cross_block.output, p.norm3, o.norm_first, o.eps, [&](const Tensor& in) {
+    s.ffn = feed_forward_threads(in, p.ffn, o.threads);
     return s.ffn.output;
   });
   return s;

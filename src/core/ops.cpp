@@ -1,6 +1,7 @@
 // The op set apart from matmul/matmul_bt (src/matmul.cpp): transpose, add, scale, masked
 // softmax, layer norm, dot, norm, cosine, top-k. Shape letters as in ops.hpp.
 #include "tfx/core/ops.hpp"
+#include "tfx/core/ops_backward.hpp"
 #include "tfx/core/vmath.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -94,6 +95,26 @@ Tensor softmax_rows(Tensor&& x, const std::vector<unsigned char>* mask) {
   require_softmax_input(x, mask);
   softmax_rows_into(x, x, mask);
   return std::move(x);
+}
+
+// p_i = exp((l_i − max l)/τ) / Σ_j exp((l_j − max l)/τ), in double
+std::vector<double> softmax_at_temperature(std::span<const float> logits, double temperature) {
+  std::vector<double> p(logits.size());
+  if (logits.empty()) return p;
+  float mx = -INFINITY;
+  for (float l : logits) {
+    if (std::isnan(l)) throw Error("softmax: the logits contain NaN");
+    mx = std::max(mx, l);
+  }
+  if (mx == -INFINITY) throw Error("softmax: every logit is -inf (no token can follow)");
+  double sum = 0;
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    // a logit of −inf (a masked token) gets probability 0
+    p[i] = logits[i] == -INFINITY ? 0.0 : std::exp((static_cast<double>(logits[i]) - mx) / temperature);
+    sum += p[i];
+  }
+  for (double& x : p) x /= sum;
+  return p;
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps) {

@@ -18,6 +18,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
+#include "tfx/core/ops_backward.hpp"
 #include "tfx/io/json_fields.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/text_file.hpp"
@@ -199,14 +200,11 @@ ForwardPass model_forward_image(const Checkpoint& m, const Tensor& pixels, const
   return f;
 }
 
-// p_i = e^(x_i − max) / Σ_j e^(x_j − max)
+// p_i = e^(x_i − max) / Σ_j e^(x_j − max) (the op set's softmax, in double)
 std::vector<TokenProbability> top_probabilities(std::span<const float> logits, std::size_t k) {
-  double mx = -INFINITY;
-  for (float v : logits) mx = std::max(mx, static_cast<double>(v));
-  double sum = 0;
-  for (float v : logits) sum += std::exp(static_cast<double>(v) - mx);
+  const std::vector<double> p = softmax_at_temperature(logits, 1.0);
   std::vector<TokenProbability> out;
-  for (const auto& [id, v] : top_k(logits, k)) out.push_back({id, std::exp(static_cast<double>(v) - mx) / sum, v});
+  for (const auto& [id, v] : top_k(logits, k)) out.push_back({id, p[id], v});
   return out;
 }
 

@@ -24,26 +24,6 @@ void check_sampling_options(const SamplingOptions& o) {
                       {"top_p"});
 }
 
-// p_i = exp((l_i − max l)/τ) / Σ_j exp((l_j − max l)/τ), in double
-std::vector<double> softmax_at_temperature(std::span<const float> logits, double temperature) {
-  std::vector<double> p(logits.size());
-  if (logits.empty()) return p;
-  float mx = -INFINITY;
-  for (float l : logits) {
-    if (std::isnan(l)) throw Error(N_("sampling: the logits contain NaN"));
-    mx = std::max(mx, l);
-  }
-  if (mx == -INFINITY) throw Error(N_("sampling: every logit is -inf (no token can follow)"));
-  double sum = 0;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    // a logit of −inf (a masked token) gets probability 0
-    p[i] = logits[i] == -INFINITY ? 0.0 : std::exp((static_cast<double>(logits[i]) - mx) / temperature);
-    sum += p[i];
-  }
-  for (double& x : p) x /= sum;
-  return p;
-}
-
 // H = −Σ p ln p
 double entropy_nats(std::span<const double> p) {
   double h = 0;

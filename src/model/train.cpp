@@ -1,6 +1,8 @@
 // Training the lecture's Transformer: its parameters (PyTorch's names and initialisation) and
-// train_loss, the batched forward pass with its intermediates and the backward pass through every
-// op (train_ops.hpp) into the gradients. Adam, batches and the loop are in train_loop.cpp.
+// train_loss: the translator family's own forward pass (translator_encode_batch /
+// translator_decode_batch, the code translate and trace run) over a padded batch, then the
+// backward pass composed from the op set's backward functions (tfx/core/ops_backward.hpp) into
+// the gradients. Adam, batches and the loop are in train_loop.cpp.
 #include "tfx/model/train.hpp"
 
 #include <fmt/format.h>
@@ -9,51 +11,20 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/parallel.hpp"
 #include "tfx/attention/schedule.hpp"
 #include "tfx/core/error.hpp"
-#include "tfx/core/gemm_view.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/core/ops_backward.hpp"
 #include "tfx/core/random.hpp"
 #include "tfx/positional/positional.hpp"
-#include "train_ops.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/model/translator.hpp"
 
 namespace tfx {
 
 
 namespace {
 
-using namespace train_ops;
-
-// ---- one sublayer block with its residual and norm ----
-// post-LN: out = LN(x + f(x));  pre-LN: out = x + f(LN(x)).
-
-struct TrBlock {
-  Buf input, normed, sum, out;  // normed: pre-LN's LN(x); sum: post-LN's x + f(x)
-  TrNorm norm;
-  TrAttn attn;
-  TrFf ff;
-};
-
-// ---- parameter lookup ----
-
-struct TrParams {
-  const TensorMap* p;
-  TensorMap* g;
-  const float* get(const std::string& n) const { return p->at(n).data(); }
-  float* grad(const std::string& n) const { return g ? g->at(n).data() : nullptr; }
-  TrMha mha(const std::string& pre) const {
-    return {get(pre + "in_proj_weight"), get(pre + "in_proj_bias"), get(pre + "out_proj.weight"), get(pre + "out_proj.bias"),
-            grad(pre + "in_proj_weight"), grad(pre + "in_proj_bias"), grad(pre + "out_proj.weight"), grad(pre + "out_proj.bias")};
-  }
-  TrNormP norm(const std::string& pre) const {
-    return {get(pre + "weight"), get(pre + "bias"), grad(pre + "weight"), grad(pre + "bias")};
-  }
-  TrFfn ffn(const std::string& pre) const {
-    return {get(pre + "linear1.weight"), get(pre + "linear1.bias"), get(pre + "linear2.weight"), get(pre + "linear2.bias"),
-            grad(pre + "linear1.weight"), grad(pre + "linear1.bias"), grad(pre + "linear2.weight"), grad(pre + "linear2.bias")};
-  }
-};
 
 // Shapes of every parameter, by name, in named_parameters() order.
 std::vector<std::pair<std::string, std::vector<std::size_t>>> tr_parameter_shapes(const TrainConfig& c) {
@@ -170,184 +141,209 @@ TensorMap init_train_parameters(const TrainConfig& c, std::uint64_t seed) {
   return m;
 }
 
+namespace {
+
+// Rows [r0, r0 + n) and columns [c0, c0 + w) of a matrix (or elements [r0, r0 + n) of a vector).
+Tensor tr_block(const Tensor& t, std::size_t r0, std::size_t n, std::size_t c0, std::size_t w) {
+  Tensor out({n, w});
+  for (std::size_t r = 0; r < n; ++r) std::copy_n(t.data() + (r0 + r) * t.cols() + c0, w, out.data() + r * w);
+  return out;
+}
+Tensor tr_rows(const Tensor& t, std::size_t r0, std::size_t n) {
+  if (t.rank() == 1) return Tensor::from({n}, std::vector<float>(t.data() + r0, t.data() + r0 + n));
+  return tr_block(t, r0, n, 0, t.cols());
+}
+// t[r0 + r, c0 + c] += part[r, c] (a vector: t[r0 + r] += part[r])
+void tr_add_block(Tensor& t, std::size_t r0, std::size_t c0, const Tensor& part) {
+  const std::size_t n = part.rank() == 1 ? part.size() : part.rows(), w = part.rank() == 1 ? 1 : part.cols();
+  const std::size_t C = t.rank() == 1 ? 1 : t.cols();
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t c = 0; c < w; ++c) t.data()[(r0 + r) * C + c0 + c] += part.data()[r * w + c];
+}
+
+// How many of each sentence's last positions are padding (a pad id before a word is refused: the
+// batch is padded at the end, as make_train_batch pads it).
+RowBatch tr_padding(const std::vector<std::size_t>& ids, std::size_t B, std::size_t L, std::size_t pad) {
+  RowBatch r;
+  r.count = B;
+  r.pad.assign(B, 0);
+  for (std::size_t b = 0; b < B; ++b) {
+    std::size_t n = 0;
+    while (n < L && ids[b * L + L - 1 - n] == pad) ++n;
+    if (n == L) throw Error("train: an attention row has every key masked (an empty sentence?)");
+    for (std::size_t t = 0; t + n < L; ++t)
+      if (ids[b * L + t] == pad) throw Error("train: a sentence of the batch has padding before its last word");
+    r.pad[b] = n;
+  }
+  return r;
+}
+
+// The gradients of one module's parameters, by name.
+struct TrGrads {
+  TensorMap* g;
+  Tensor& at(const std::string& name) const { return g->at(name); }
+};
+
+// Backward of a block: post-LN out = LN(x + f(x)), pre-LN out = x + f(LN(x)). f_back maps the
+// gradient at f's output to the gradient at f's input.
+template <class F>
+Tensor tr_block_backward(const SublayerSteps& s, const LayerNormParams& norm, bool pre_ln, const Tensor& dout, const TrGrads& g,
+                         const std::string& name, F f_back) {
+  Tensor& dgamma = g.at(name + ".weight");
+  Tensor& dbeta = g.at(name + ".bias");
+  if (pre_ln) {
+    // dx = dout + LN'ᵀ(f'ᵀ(dout))
+    const Tensor dn = f_back(dout);
+    return add(dout, layer_norm_backward(s.input, norm.weight, dn, dgamma, dbeta));
+  }
+  // ds = LN'ᵀ(dout); dx = ds + f'ᵀ(ds)
+  const Tensor ds = layer_norm_backward(s.sum, norm.weight, dout, dgamma, dbeta);
+  return add(ds, f_back(ds));
+}
+
+// What f of a block read: LN(x) for pre-LN, x for post-LN.
+const Tensor& tr_f_input(const SublayerSteps& s, bool pre_ln) { return pre_ln ? s.normed : s.input; }
+
+// Backward of FFN(x) = ReLU(x·W₁ᵀ + b₁)·W₂ᵀ + b₂
+Tensor tr_ffn_backward(const FeedForwardSteps& s, const Tensor& x, const FeedForwardParams& p, const Tensor& dout, const TrGrads& g,
+                       const std::string& pre, unsigned threads) {
+  Tensor dh = linear_backward(s.hidden, p.w2, dout, g.at(pre + "linear2.weight"), &g.at(pre + "linear2.bias"), threads);
+  dh = relu_backward(s.hidden, dh);
+  return linear_backward(x, p.w1, dh, g.at(pre + "linear1.weight"), &g.at(pre + "linear1.bias"), threads);
+}
+
+// Backward of nn.MultiheadAttention over a batch of B sequences (torch_multi_head_attention_batch):
+// the output projection, each sequence's heads (attention_backward), the three input
+// projections. Returns the gradients at x_q and at x_kv.
+std::pair<Tensor, Tensor> tr_mha_backward(const MultiHeadAttention& a, const Tensor& xq, const Tensor& xkv, const MhaParams& p,
+                                          std::size_t H, std::size_t B, const Tensor& dout, const TrGrads& g,
+                                          const std::string& pre, unsigned threads) {
+  const std::size_t D = p.out_proj_weight.rows(), T = xq.rows() / B, S = xkv.rows() / B, dk = D / H;
+  // 1. output = Concat·W_Oᵀ + b_O
+  const Tensor dconcat = linear_backward(a.concat, p.out_proj_weight, dout, g.at(pre + "out_proj.weight"), &g.at(pre + "out_proj.bias"),
+                                         threads);
+  // 2. each sequence's heads
+  Tensor dq({B * T, D}), dkk({B * S, D}), dv({B * S, D});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      const AttentionSteps& st = a.heads.at(b * H + h);
+      const AttentionGrads gr = attention_backward(tr_block(a.q, b * T, T, h * dk, dk), tr_block(a.k, b * S, S, h * dk, dk),
+                                                   tr_block(a.v, b * S, S, h * dk, dk), st.weights,
+                                                   tr_block(dconcat, b * T, T, h * dk, dk), 1.0 / st.divisor);
+      tr_add_block(dq, b * T, h * dk, gr.dq);
+      tr_add_block(dkk, b * S, h * dk, gr.dk);
+      tr_add_block(dv, b * S, h * dk, gr.dv);
+    }
+  // 3. Q = x_q·W_Qᵀ + b_Q, K and V from x_kv: rows [0, D), [D, 2D), [2D, 3D) of in_proj
+  Tensor& dW = g.at(pre + "in_proj_weight");
+  Tensor& db = g.at(pre + "in_proj_bias");
+  std::pair<Tensor, Tensor> dx;
+  const Tensor* grads[3] = {&dq, &dkk, &dv};
+  for (std::size_t i = 0; i < 3; ++i) {
+    Tensor dWi({D, D}), dbi({D});
+    Tensor dxi = linear_backward(i == 0 ? xq : xkv, tr_rows(p.in_proj_weight, i * D, D), *grads[i], dWi, &dbi, threads);
+    tr_add_block(dW, i * D, 0, dWi);
+    tr_add_block(db, i * D, 0, dbi);
+    if (i == 0)
+      dx.first = std::move(dxi);
+    else if (i == 1)
+      dx.second = std::move(dxi);
+    else
+      add_inplace(dx.second, dxi);
+  }
+  return dx;
+}
+
+}  // namespace
+
 double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatch& batch, TensorMap* grads, unsigned threads,
                   ForwardExtras* extras) {
   tr_check(c, params, batch);
   threads = std::max(1u, threads);
-  if (grads) {
-    grads->clear();
-    for (const auto& [name, shape] : tr_parameter_shapes(c)) grads->emplace(name, Tensor(shape));
-  }
-  const TrParams P{&params, grads};
-  const std::size_t B = batch.batch, S = batch.source_len, T = batch.target_len, D = c.d_model, F = c.ffn, V = c.vocab;
-  const std::size_t ns = B * S, nt = B * T;
-  const float scale = c.scale_scores ? static_cast<float>(1.0 / std::sqrt(double(D / c.heads))) : 1.0f;
-  const Tensor pe = sinusoidal_encoding(std::max(S, T), D);
-  const float* emb = P.get("embedding.weight");
+  const std::size_t B = batch.batch, S = batch.source_len, T = batch.target_len, V = c.vocab, H = c.heads;
+  std::size_t count = 0;
+  for (std::size_t id : batch.target_out) count += id != c.pad;
+  if (count == 0) throw Error("train: the batch has no target tokens");
+  // a batch of one is its sentence (greedy decoding may have chosen <pad> as a word: it is read as
+  // one, as translate reads it); a larger batch is padded at the ends
+  const RowBatch sources = B == 1 ? RowBatch{} : tr_padding(batch.source, B, S, c.pad);
+  const RowBatch targets = B == 1 ? RowBatch{} : tr_padding(batch.target_in, B, T, c.pad);
 
-  auto embed = [&](const std::vector<std::size_t>& ids, std::size_t len, Buf& x) {
-    x.resize(ids.size() * D);
-    for (std::size_t r = 0; r < ids.size(); ++r)
-      for (std::size_t j = 0; j < D; ++j)
-        x[r * D + j] = emb[ids[r] * D + j] + (c.positional_encoding ? pe(r % len, j) : 0.0f);
-  };
-
-  // A sublayer: f(input) → out, with its residual and norm; returns the block's output.
-  auto block = [&](TrBlock& bl, const Buf& x, std::size_t n, const TrNormP& nm, const std::function<void(const float*, float*)>& f) {
-    bl.input = x;
-    Buf fx(n * D);
-    bl.out.resize(n * D);
-    if (c.pre_ln) {
-      bl.normed.resize(n * D);
-      tr_norm(bl.input.data(), n, D, nm.g, nm.b, bl.normed.data(), bl.norm);
-      f(bl.normed.data(), fx.data());
-      for (std::size_t i = 0; i < n * D; ++i) bl.out[i] = bl.input[i] + fx[i];
-    } else {
-      f(bl.input.data(), fx.data());
-      bl.sum.resize(n * D);
-      for (std::size_t i = 0; i < n * D; ++i) bl.sum[i] = bl.input[i] + fx[i];
-      tr_norm(bl.sum.data(), n, D, nm.g, nm.b, bl.out.data(), bl.norm);
-    }
-  };
-
-  // ---- forward ----
-  Buf x;
-  embed(batch.source, S, x);
-  std::vector<TrBlock> enc(2 * c.layers);
-  const TrShape enc_self{B, S, S, D, c.heads, false, batch.source.data(), c.pad, scale};
-  for (std::size_t l = 0; l < c.layers; ++l) {
-    const std::string pre = fmt::format("encoder.layers.{}.", l);
-    const TrMha sa = P.mha(pre + "self_attn.");
-    const TrFfn ff = P.ffn(pre);
-    TrBlock& a = enc[2 * l];
-    block(a, x, ns, P.norm(pre + "norm1."), [&](const float* in, float* out) { tr_attention(enc_self, sa, in, in, out, a.attn, threads); });
-    TrBlock& f = enc[2 * l + 1];
-    block(f, a.out, ns, P.norm(pre + "norm2."), [&](const float* in, float* out) { tr_ffn(ff, ns, D, F, in, out, f.ff, threads); });
-    x = f.out;
-  }
-  const Buf memory = x;
-
-  Buf y;
-  embed(batch.target_in, T, y);
-  std::vector<TrBlock> dec(3 * c.layers);
-  const TrShape dec_self{B, T, T, D, c.heads, true, batch.target_in.data(), c.pad, scale};
-  const TrShape dec_cross{B, T, S, D, c.heads, false, batch.source.data(), c.pad, scale};
-  for (std::size_t l = 0; l < c.layers; ++l) {
-    const std::string pre = fmt::format("decoder.layers.{}.", l);
-    const TrMha sa = P.mha(pre + "self_attn."), ca = P.mha(pre + "multihead_attn.");
-    const TrFfn ff = P.ffn(pre);
-    TrBlock& a = dec[3 * l];
-    block(a, y, nt, P.norm(pre + "norm1."), [&](const float* in, float* out) { tr_attention(dec_self, sa, in, in, out, a.attn, threads); });
-    TrBlock& m = dec[3 * l + 1];
-    block(m, a.out, nt, P.norm(pre + "norm2."),
-          [&](const float* in, float* out) { tr_attention(dec_cross, ca, in, memory.data(), out, m.attn, threads); });
-    TrBlock& f = dec[3 * l + 2];
-    block(f, m.out, nt, P.norm(pre + "norm3."), [&](const float* in, float* out) { tr_ffn(ff, nt, D, F, in, out, f.ff, threads); });
-    y = f.out;
-  }
-  Buf logits(nt * V);
-  tr_linear(y.data(), nt, D, P.get("generator.weight"), P.get("generator.bias"), V, logits.data(), threads);
+  // ---- forward: the translator family's own (translator.hpp), over the batch ----
+  TranslatorProperties props;
+  props.pre_ln = c.pre_ln;
+  props.positional_encoding = c.positional_encoding;
+  props.scale_scores = c.scale_scores;
+  const Translator m = translator_weights(params, H, props, "train");
+  LayerOptions run;
+  run.keep_steps = false;
+  run.threads = threads;
+  const EncoderPass enc = translator_encode_batch(m, batch.source, sources, run);
+  const DecoderPass dec = translator_decode_batch(m, enc.memory, sources, batch.target_in, targets, run, false);
 
   if (extras) {
-    if (extras->want_logits) extras->logits = logits;
+    if (extras->want_logits) extras->logits.assign(dec.logits.values().begin(), dec.logits.values().end());
     if (extras->cross_layer >= 0 && static_cast<std::size_t>(extras->cross_layer) < c.layers) {
-      const Buf& p = dec[3 * extras->cross_layer + 1].attn.p;
+      const MultiHeadAttention& a = dec.layers[static_cast<std::size_t>(extras->cross_layer)].cross_attention;
       extras->cross_attention.assign(B * T * S, 0.0f);
       for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < c.heads; ++h)
+        for (std::size_t h = 0; h < H; ++h)
           for (std::size_t i = 0; i < T * S; ++i)
-            extras->cross_attention[b * T * S + i] += p[(b * c.heads + h) * T * S + i] / static_cast<float>(c.heads);
+            extras->cross_attention[b * T * S + i] += a.heads[b * H + h].weights[i] / static_cast<float>(H);
     }
     if (extras->logits_only && !grads) return 0.0;  // scoring: no loss (its V exponentials per token)
   }
 
   // ---- loss: label-smoothed cross-entropy over the non-pad targets ----
-  // q = (1 − ε)·onehot(y) + ε/V; loss_i = −Σ_c q_c log p_c; ∂loss/∂logits_i = (p_i − q)/N.
-  const double eps = c.label_smoothing;
-  std::size_t count = 0;
-  for (std::size_t r = 0; r < nt; ++r) count += batch.target_out[r] != c.pad;
-  if (count == 0) throw Error(N_("train: the batch has no target tokens"));
-  double total = 0;
-  Buf dlogits(grads ? nt * V : 0, 0.0f);
-  for (std::size_t r = 0; r < nt; ++r) {
-    if (batch.target_out[r] == c.pad) continue;
-    const float* z = logits.data() + r * V;
-    double mx = z[0];
-    for (std::size_t j = 1; j < V; ++j) mx = std::max(mx, double(z[j]));
-    double sum = 0;
-    for (std::size_t j = 0; j < V; ++j) sum += std::exp(z[j] - mx);
-    const double lse = mx + std::log(sum);
-    double mean_logp = 0;
-    for (std::size_t j = 0; j < V; ++j) mean_logp += z[j] - lse;
-    mean_logp /= double(V);
-    const std::size_t yid = batch.target_out[r];
-    total += (1 - eps) * (lse - z[yid]) - eps * mean_logp;
-    if (grads)
-      for (std::size_t j = 0; j < V; ++j) {
-        const double q = (j == yid ? 1 - eps : 0.0) + eps / double(V);
-        dlogits[r * V + j] = static_cast<float>((std::exp(z[j] - lse) - q) / double(count));
-      }
-  }
-  const double loss = total / double(count);
-  if (!grads) return loss;
+  const CrossEntropy ce = cross_entropy(dec.logits, batch.target_out, c.label_smoothing, c.pad, grads != nullptr);
+  if (!grads) return ce.loss;
 
-  // ---- backward ----
-  Buf scratch;
-  Buf dy(nt * D);
-  tr_linear_back(y.data(), nt, D, P.get("generator.weight"), V, dlogits.data(), dy.data(), false, P.grad("generator.weight"),
-                 P.grad("generator.bias"), threads, scratch);
-  Buf dmemory(ns * D, 0.0f);
-
-  // Backward of a block: d = ∂/∂out in, ∂/∂input out (in place). f_back(in, dfx, din) adds
-  // f's input gradient into din.
-  auto block_back = [&](TrBlock& bl, Buf& d, std::size_t n, const TrNormP& nm,
-                        const std::function<void(const float*, float*)>& f_back) {
-    if (c.pre_ln) {
-      // out = x + f(LN(x)): dx = d + LN'ᵀ(f'ᵀ(d))
-      Buf dn(n * D, 0.0f);
-      f_back(d.data(), dn.data());
-      tr_norm_back(bl.norm, n, D, nm.g, dn.data(), dn.data(), nm.dg, nm.db);
-      for (std::size_t i = 0; i < n * D; ++i) d[i] += dn[i];
-    } else {
-      // out = LN(x + f(x)): ds = LN'ᵀ(d); dx = ds + f'ᵀ(ds)
-      tr_norm_back(bl.norm, n, D, nm.g, d.data(), d.data(), nm.dg, nm.db);
-      Buf ds = d;
-      f_back(ds.data(), d.data());
-    }
-  };
-
+  // ---- backward: each op's backward from the op set (ops_backward.hpp), last op first ----
+  grads->clear();
+  for (const auto& [name, shape] : tr_parameter_shapes(c)) grads->emplace(name, Tensor(shape));
+  const TrGrads g{grads};
+  const bool pre = c.pre_ln;
+  Tensor dy = linear_backward(dec.layers.back().ffn_block.output, m.generator_weight, ce.dlogits, g.at("generator.weight"),
+                              &g.at("generator.bias"), threads);
+  Tensor dmemory({B * S, c.d_model});
   for (std::size_t l = c.layers; l-- > 0;) {
-    const std::string pre = fmt::format("decoder.layers.{}.", l);
-    const TrMha sa = P.mha(pre + "self_attn."), ca = P.mha(pre + "multihead_attn.");
-    const TrFfn ff = P.ffn(pre);
-    TrBlock& f = dec[3 * l + 2];
-    block_back(f, dy, nt, P.norm(pre + "norm3."), [&](const float* g, float* din) { tr_ffn_back(ff, nt, D, F, f.ff, g, din, threads, scratch); });
-    TrBlock& m = dec[3 * l + 1];
-    block_back(m, dy, nt, P.norm(pre + "norm2."), [&](const float* g, float* din) {
-      tr_attention_back(dec_cross, ca, m.attn, g, din, dmemory.data(), threads, scratch);
+    const std::string p = fmt::format("decoder.layers.{}.", l);
+    const DecoderLayerSteps& s = dec.layers[l];
+    const DecoderLayerParams& w = m.decoder[l];
+    dy = tr_block_backward(s.ffn_block, w.norm3, pre, dy, g, p + "norm3", [&](const Tensor& d) {
+      return tr_ffn_backward(s.ffn, tr_f_input(s.ffn_block, pre), w.ffn, d, g, p, threads);
     });
-    TrBlock& a = dec[3 * l];
-    block_back(a, dy, nt, P.norm(pre + "norm1."),
-               [&](const float* g, float* din) { tr_attention_back(dec_self, sa, a.attn, g, din, din, threads, scratch); });
+    dy = tr_block_backward(s.cross_block, w.norm2, pre, dy, g, p + "norm2", [&](const Tensor& d) {
+      auto [dq, dkv] = tr_mha_backward(s.cross_attention, tr_f_input(s.cross_block, pre), enc.memory, w.cross_attn, H, B, d, g,
+                                       p + "multihead_attn.", threads);
+      add_inplace(dmemory, dkv);
+      return dq;
+    });
+    dy = tr_block_backward(s.self_block, w.norm1, pre, dy, g, p + "norm1", [&](const Tensor& d) {
+      const Tensor& in = tr_f_input(s.self_block, pre);
+      auto [dq, dkv] = tr_mha_backward(s.self_attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads);
+      return add(dq, dkv);
+    });
   }
-  float* demb = P.grad("embedding.weight");
-  for (std::size_t r = 0; r < nt; ++r)
-    for (std::size_t j = 0; j < D; ++j) demb[batch.target_in[r] * D + j] += dy[r * D + j];
-
-  Buf dx = dmemory;
+  // X = Embedding(ids) + PE: the PE is a constant
+  embedding_backward(batch.target_in, dy, g.at("embedding.weight"));
+  Tensor dx = dmemory;
   for (std::size_t l = c.layers; l-- > 0;) {
-    const std::string pre = fmt::format("encoder.layers.{}.", l);
-    const TrMha sa = P.mha(pre + "self_attn.");
-    const TrFfn ff = P.ffn(pre);
-    TrBlock& f = enc[2 * l + 1];
-    block_back(f, dx, ns, P.norm(pre + "norm2."), [&](const float* g, float* din) { tr_ffn_back(ff, ns, D, F, f.ff, g, din, threads, scratch); });
-    TrBlock& a = enc[2 * l];
-    block_back(a, dx, ns, P.norm(pre + "norm1."),
-               [&](const float* g, float* din) { tr_attention_back(enc_self, sa, a.attn, g, din, din, threads, scratch); });
+    const std::string p = fmt::format("encoder.layers.{}.", l);
+    const EncoderLayerSteps& s = enc.layers[l];
+    const EncoderLayerParams& w = m.encoder[l];
+    dx = tr_block_backward(s.ffn_block, w.norm2, pre, dx, g, p + "norm2", [&](const Tensor& d) {
+      return tr_ffn_backward(s.ffn, tr_f_input(s.ffn_block, pre), w.ffn, d, g, p, threads);
+    });
+    dx = tr_block_backward(s.attn_block, w.norm1, pre, dx, g, p + "norm1", [&](const Tensor& d) {
+      const Tensor& in = tr_f_input(s.attn_block, pre);
+      auto [dq, dkv] = tr_mha_backward(s.attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads);
+      return add(dq, dkv);
+    });
   }
-  for (std::size_t r = 0; r < ns; ++r)
-    for (std::size_t j = 0; j < D; ++j) demb[batch.source[r] * D + j] += dx[r * D + j];
-  return loss;
+  embedding_backward(batch.source, dx, g.at("embedding.weight"));
+  (void)V;
+  return ce.loss;
 }
 
 }  // namespace tfx

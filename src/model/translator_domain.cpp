@@ -36,14 +36,19 @@ bool domain_known(const Vocabulary& v, const std::string& w) {
 
 }  // namespace
 
-TranslatorDomain translator_domain(const std::vector<TranslationPair>& corpus) {
+TranslatorDomain translator_domain(const std::vector<TranslationPair>& corpus, bool builtin) {
   TranslatorDomain d;
+  d.builtin = builtin;
   for (const TranslationPair& p : corpus) {
     const std::vector<std::string> ko = split_words(p.korean);
     for (const std::string& w : ko) d.korean.insert(w);
     for (const std::string& w : split_words(p.english)) d.english.insert(w);
     d.sentences[fmt::format("{}", fmt::join(ko, " "))] = p.split;
-    if (ko.size() != 3) continue;  // the script writes none; a corpus of other shapes simply adds no shape
+    if (d.example.empty() && p.split == "train") d.example = fmt::format("{}", fmt::join(ko, " "));
+    if (ko.size() != 3) {
+      d.shaped = false;  // the script writes none; a corpus of other shapes has no shape to check
+      continue;
+    }
     if (std::find(d.subjects.begin(), d.subjects.end(), ko[0]) == d.subjects.end()) d.subjects.push_back(ko[0]);
     std::vector<std::string>& last = d.last_words[ko[1]];
     if (std::find(last.begin(), last.end(), ko[2]) == last.end()) last.push_back(ko[2]);
@@ -59,6 +64,11 @@ const TranslatorDomain& teaching_domain() {
   return d;
 }
 
+TranslatorDomain model_domain(const Translator& m) {
+  if (&m == &teaching_translator()) return teaching_domain();
+  return translator_domain(m.pairs, m.builtin_corpus);
+}
+
 // In the domain: three words, a subject of the corpus first, and a (middle, last) pair the corpus
 // holds. Otherwise the reasons, the English side first (a sentence of English words is out of the
 // domain for that reason alone; its length and order say nothing more).
@@ -72,13 +82,19 @@ DomainCheck check_domain(const TranslatorDomain& d, const std::vector<std::strin
       foreign.push_back(w);
     }
   }
-  if (!english.empty())
-    c.reasons.push_back(trnf("{} is a word of the English side; the source is Korean, e.g. 나는 학생 이다",
-                             "{} are words of the English side; the source is Korean, e.g. 나는 학생 이다", english.size(),
-                             domain_quoted(english)));
+  if (!english.empty()) {
+    if (d.builtin)
+      c.reasons.push_back(trnf("{} is a word of the English side; the source is Korean, e.g. 나는 학생 이다",
+                               "{} are words of the English side; the source is Korean, e.g. 나는 학생 이다", english.size(),
+                               domain_quoted(english)));
+    else
+      c.reasons.push_back(trnf("{} is a word of the target side; the source is the other side of the training pairs, e.g. {}",
+                               "{} are words of the target side; the source is the other side of the training pairs, e.g. {}",
+                               english.size(), domain_quoted(english), d.example));
+  }
   if (!foreign.empty())
     c.reasons.push_back(trnf("{} is in no training sentence", "{} are in no training sentence", foreign.size(), domain_quoted(foreign)));
-  if (english.empty()) {
+  if (english.empty() && d.builtin && d.shaped) {
     const std::string subjects = fmt::format("{}", fmt::join(d.subjects, " "));
     if (tokens.size() != 3)
       c.reasons.push_back(trf("the training sentences have three words (subject · noun · 이다/이었다, or subject · object · "

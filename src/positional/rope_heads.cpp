@@ -44,4 +44,21 @@ void rope_rotate_heads(Tensor& x, std::size_t heads, const RopeTables& t, RopeLa
     }
 }
 
+// dx_a = dy_a·cos + dy_b·sin, dx_b = dy_b·cos − dy_a·sin (the transpose of the forward's rotation)
+void rope_rotate_heads_backward(Tensor& dy, std::size_t heads, const RopeTables& t, RopeLayout layout) {
+  const std::size_t P = t.pairs, hd = 2 * P, T = dy.rows();
+  if (dy.rank() != 2 || dy.cols() != heads * hd || T > t.len)
+    throw Error(fmt::format("rope_rotate_heads_backward: dy {} is not (≤ {}, {} heads × {})", dy.shape_str(), t.len, heads, hd));
+  for (std::size_t r = 0; r < T; ++r)
+    for (std::size_t h = 0; h < heads; ++h) {
+      float* v = dy.data() + r * dy.cols() + h * hd;
+      for (std::size_t j = 0; j < P; ++j) {
+        const std::size_t ia = layout == RopeLayout::half ? j : 2 * j, ib = layout == RopeLayout::half ? j + P : 2 * j + 1;
+        const float a = v[ia], b = v[ib], cs = t.cos[r * P + j], sn = t.sin[r * P + j];
+        v[ia] = a * cs + b * sn;
+        v[ib] = b * cs - a * sn;
+      }
+    }
+}
+
 }  // namespace tfx

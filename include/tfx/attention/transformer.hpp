@@ -82,6 +82,23 @@ DecoderLayerParams seeded_decoder_layer(std::size_t D, std::size_t F, Generator&
 // H does not divide D.
 MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const MhaParams& p, std::size_t heads,
                                               const AttentionOptions& o);
+// A batch: B sequences stacked in a matrix's rows (B·T rows, each sequence padded at its end to
+// T), and how many of each sequence's last positions are padding (pad[b]; empty = none). Padded
+// positions are masked as keys; as queries they are computed and ignored by the caller.
+struct RowBatch {
+  std::size_t count = 1;
+  std::vector<std::size_t> pad;
+  std::size_t pad_of(std::size_t b) const { return pad.empty() ? 0 : pad.at(b); }
+};
+
+// torch_multi_head_attention over a batch: the projections and W_O over all rows at once, the
+// heads per sequence (o.pad is replaced by keys.pad_of(b) for sequence b). x_q: (B·T, D),
+// x_kv: (B·S, D). The result's heads hold B·H entries, sequence-major (head h of sequence b at
+// b·H + h); q, k, v, concat and output hold every row. With B = 1 this is
+// torch_multi_head_attention itself.
+MultiHeadAttention torch_multi_head_attention_batch(const Tensor& x_q, const Tensor& x_kv, const RowBatch& keys,
+                                                    const MhaParams& p, std::size_t heads, const AttentionOptions& o);
+
 // The head-averaged weights (T, S), what nn.MultiheadAttention returns by default.
 Tensor average_head_weights(const MultiHeadAttention& a);
 
@@ -112,6 +129,18 @@ struct EncoderLayerSteps {
 EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, std::size_t heads, bool norm_first,
                                 float eps = 1e-5f);
 
+// What a layer is, beyond its weights: the properties a model is trained with.
+struct LayerOptions {
+  bool norm_first = false;    // pre-LN: x + f(LayerNorm(x)); post-LN (false): LayerNorm(x + f(x))
+  bool scale_scores = true;   // scores / √d_k (false: the unscaled QKᵀ, tfx train --no-scale)
+  float eps = 1e-5f;
+  bool keep_steps = true;     // false: attention keeps only its weights and outputs (training)
+  unsigned threads = 1;       // for the projections and the feed-forward
+};
+// The same over a batch of sequences (x: (B·T, D), `batch` says which positions are padding).
+EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, std::size_t heads, const LayerOptions& o,
+                                const RowBatch& batch);
+
 struct DecoderLayerSteps {
   SublayerSteps self_block;   // H₁ = LayerNorm(MaskedMultiHead(X) + X)
   MultiHeadAttention self_attention;
@@ -123,5 +152,8 @@ struct DecoderLayerSteps {
 // x: (T, D), memory Z: (S, D) -> Y (T, D); the self-attention is causal.
 DecoderLayerSteps decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerParams& p, std::size_t heads,
                                 bool norm_first, float eps = 1e-5f);
+// The same over a batch: x (B·T, D) with its padding `targets`, memory (B·S, D) with `sources`.
+DecoderLayerSteps decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerParams& p, std::size_t heads,
+                                const LayerOptions& o, const RowBatch& targets, const RowBatch& sources);
 
 }  // namespace tfx

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,29 @@
 #include "tfx/text/tokenizer.hpp"
 
 namespace tfx {
+
+// The pairs a translator was trained and tested on: split ("train"/"test"), the source
+// sentence (`korean`, the built-in corpus's source language), the target sentence and the gold
+// alignment (for each target token the index of its source token, −1 for none, e.g. a/an/the;
+// empty when unknown).
+struct TranslationPair {
+  std::string split, korean, english;
+  std::vector<int> alignment;
+};
+
+// What a translator is besides its weights: the experiment it was trained as (tfx train --pre-ln,
+// --no-pe, --no-scale). Stored with its weights (the safetensors metadata: norm_first,
+// positional_encoding, scale_scores); the built-in model is all defaults, the lecture's model.
+struct TranslatorProperties {
+  bool pre_ln = false;               // norm_first: x + f(LayerNorm(x)) instead of LayerNorm(x + f(x))
+  bool positional_encoding = true;   // false: X = Embedding(ids), no PE
+  bool scale_scores = true;          // false: attention scores QKᵀ without 1/√d_k
+  bool lecture() const { return !pre_ln && positional_encoding && scale_scores; }
+  // "post-LN" or "pre-LN", then ", no PE", ", no 1/√d_k" as they apply
+  std::string layout() const;
+  // the tfx train flags that make this model ("--pre-ln --no-pe"), "" for the lecture's model
+  std::string flags() const;
+};
 
 struct Translator {
   std::string name;  // "the built-in teaching translator" or the weights' path
@@ -30,6 +54,11 @@ struct Translator {
   Tensor generator_weight, generator_bias;  // logits = y·Wᵀ + b   (V, D), (V)
   std::size_t d_model = 0, heads = 0, ffn = 0;
   std::size_t pad = 0, bos = 1, eos = 2, unk = 3;
+  TranslatorProperties properties;
+  // The pairs it was trained and tested on (the built-in corpus for the built-in model; a model
+  // file's own, stored with it by tfx train), for the domain check; empty when unknown.
+  std::vector<TranslationPair> pairs;
+  bool builtin_corpus = true;  // pairs are the built-in Korean → English corpus
   TensorMap tensors;  // every tensor by its PyTorch name (for --save-weights and the layer commands)
   std::size_t parameter_count() const;
 };
@@ -38,15 +67,40 @@ struct Translator {
 const Translator& teaching_translator();
 // A translator from a state_dict with the names above and a vocabulary (<pad> <bos> <eos> <unk>
 // first). Every tensor's name and shape is checked (tfx::Error prefixed with `where`).
-Translator load_translator(const TensorMap& tensors, Vocabulary vocab, std::size_t heads, const std::string& where);
+Translator load_translator(const TensorMap& tensors, Vocabulary vocab, std::size_t heads, const std::string& where,
+                           const TranslatorProperties& properties = {});
+// The typed weights alone (no vocabulary, `tensors` not kept): what training runs the forward on.
+Translator translator_weights(const TensorMap& tensors, std::size_t heads, const TranslatorProperties& properties,
+                              const std::string& where);
 
-// The pairs the model was trained and tested on: split ("train"/"test"), Korean, English and
-// the gold alignment (for each English token the index of its Korean token, −1 for a/an/the).
-struct TranslationPair {
-  std::string split, korean, english;
-  std::vector<int> alignment;
-};
+// A model written by `tfx train -o FILE.safetensors`: its weights, its properties and its
+// training pairs from the file's metadata, its vocabulary from FILE.vocab.txt beside it
+// (translator_vocab_path). Errors name the file.
+Translator read_translator_file(const std::string& path);
+// The vocabulary file beside a model: FILE.safetensors → FILE.vocab.txt (else FILE + ".vocab.txt").
+std::string translator_vocab_path(const std::string& model);
+// The fingerprint of a vocabulary file's bytes (FNV-1a, 64 bits, as 16 hex digits) that tfx train
+// stores in the weights' metadata under kVocabFingerprintKey: read_translator_file refuses a
+// vocabulary whose fingerprint differs (the two files come from different saves). Models without
+// the key load as before.
+inline constexpr const char* kVocabFingerprintKey = "vocab_fnv1a64";
+std::string vocab_fingerprint(std::string_view bytes);
+// The metadata tfx train writes with a model (read back by read_translator_file): the shape
+// (d_model, nhead, layers, dim_feedforward), the properties, and the training pairs (`pairs`,
+// corpus.tsv's lines: split, source, target, alignment) with `corpus` "built-in" or the file.
+TensorMetadata translator_metadata(std::size_t d_model, std::size_t heads, std::size_t layers, std::size_t ffn,
+                                   const TranslatorProperties& properties, const std::vector<TranslationPair>& pairs,
+                                   bool builtin_corpus);
+// The pairs as corpus.tsv writes them (header line, then split TAB source TAB target TAB
+// alignment) and back.
+std::string pairs_tsv(const std::vector<TranslationPair>& pairs);
+std::vector<TranslationPair> parse_pairs_tsv(std::string_view text);
+
+// The built-in model's pairs (data/teaching_model/corpus.tsv).
 const std::vector<TranslationPair>& teaching_corpus();
+// A sentence the model was trained on (its first training pair's source; "나는 학생 이다" when it
+// carries no pairs): what a command shows when not given one.
+std::string translator_example_sentence(const Translator& m);
 
 // The sentence's tokens (split at whitespace) and their ids. Words outside the vocabulary throw
 // a usage error naming every one of them and how to list the vocabulary; `flag` names the input.
@@ -63,6 +117,9 @@ struct EmbeddedTokens {
   Tensor x;          // e + p                      (T, D)
 };
 EmbeddedTokens translator_embed(const Translator& m, const std::vector<std::size_t>& ids);
+// The same for B sequences of equal length stacked in ids (PE restarts at each); without PE
+// (properties.positional_encoding false) pe is 0 and x = e.
+EmbeddedTokens translator_embed_batch(const Translator& m, const std::vector<std::size_t>& ids, std::size_t batch);
 
 // The encoder: every layer's steps; memory = the last layer's output.
 struct EncoderPass {
@@ -71,6 +128,12 @@ struct EncoderPass {
   Tensor memory;  // (S, D)
 };
 EncoderPass translator_encode(const Translator& m, const std::vector<std::size_t>& source_ids);
+
+// The encoder over a batch: ids (B·S) of B sentences padded at their ends (`sources` says how
+// far), every layer's steps over all rows. `run` gives keep_steps and threads; the layer's
+// properties (pre-LN, scaling) are the model's. translator_encode is this with B = 1.
+EncoderPass translator_encode_batch(const Translator& m, const std::vector<std::size_t>& ids, const RowBatch& sources,
+                                    const LayerOptions& run);
 
 // The decoder over target ids (starting with <bos>), teacher-forced: every layer's steps and
 // the logits of every position (T, V); row t predicts token t + 1.
@@ -81,6 +144,10 @@ struct DecoderPass {
   Tensor probabilities;  // softmax of each row (T, V)
 };
 DecoderPass translator_decode(const Translator& m, const Tensor& memory, const std::vector<std::size_t>& target_ids);
+// The same over a batch (ids (B·T), memory (B·S, D)); probabilities only when asked for.
+DecoderPass translator_decode_batch(const Translator& m, const Tensor& memory, const RowBatch& sources,
+                                    const std::vector<std::size_t>& ids, const RowBatch& targets, const LayerOptions& run,
+                                    bool probabilities);
 
 // Greedy decoding: at each step the most probable next token, until <eos> or `max_tokens`.
 struct TranslationStep {

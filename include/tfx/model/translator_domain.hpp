@@ -21,10 +21,18 @@ struct TranslatorDomain {
   std::map<std::string, std::vector<std::string>> last_words;  // middle word → the last words seen after it
   std::set<std::string> korean, english;                       // the words of each side (English: not also Korean)
   std::map<std::string, std::string> sentences;                // Korean sentence → its split ("train", "test")
+  bool shaped = true;      // every source sentence has three words: the shape checks apply
+  bool builtin = true;     // the built-in Korean → English corpus (its own wording of the reasons)
+  std::string example;     // a training sentence of the source side, for the messages
 };
-TranslatorDomain translator_domain(const std::vector<TranslationPair>& corpus);
+// `builtin`: the pairs are the built-in corpus (or a copy of it a model carries), so the reasons
+// speak of Korean and English; otherwise of the model's source and target sides.
+TranslatorDomain translator_domain(const std::vector<TranslationPair>& corpus, bool builtin = true);
 // The built-in translator's domain (teaching_corpus(), read once).
 const TranslatorDomain& teaching_domain();
+// A translator's own domain: the built-in one's for the built-in model, else read from the pairs
+// it carries (Translator::pairs).
+TranslatorDomain model_domain(const Translator& m);
 
 // The verdict on a sentence's tokens: in the domain or not, and why not (one sentence per
 // reason, in the output language); `seen` is the corpus split of an in-domain sentence ("train",

@@ -188,5 +188,9 @@ RopeTables rope_tables(std::size_t len, const RopeConfig& c);
 // j of a head is (2j, 2j+1) for RopeLayout::interleaved, (j, j + hd/2) for RopeLayout::half (HF's
 // rotate_half): x'_a = x_a·cos − x_b·sin, x'_b = x_b·cos + x_a·sin.
 void rope_rotate_heads(Tensor& x, std::size_t heads, const RopeTables& t, RopeLayout layout);
+// Its backward: the rotation is orthogonal (up to the attention factor m, which scales cos and sin
+// alike), so dx = R_tᵀ·dy: each pair rotated back, x'_a = a·cos + b·sin, x'_b = b·cos − a·sin.
+// dy: (T, heads·hd) in place -> dx.
+void rope_rotate_heads_backward(Tensor& dy, std::size_t heads, const RopeTables& t, RopeLayout layout);
 
 }  // namespace tfx

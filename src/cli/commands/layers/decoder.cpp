@@ -44,6 +44,11 @@ void run_decoder(const DecoderOptions& o) {
   const LayerSetup setup = layer_setup(f, "I am a student");
   const LayerInput& in = setup.input;
   const LayerShape& shape = setup.shape;
+  // the trained translator (--model FILE) runs as it was trained: pre-LN and scaling are its properties
+  LayerOptions lo;
+  lo.norm_first = f.norm_first || (setup.trained && cli_translator().properties.pre_ln);
+  lo.scale_scores = !setup.trained || cli_translator().properties.scale_scores;
+  const bool pre = lo.norm_first;
   const std::size_t D = shape.d_model;
   LayerInput mem;
   std::string memory_note;
@@ -82,7 +87,7 @@ void run_decoder(const DecoderOptions& o) {
   r.command = "decoder";
   r.blocks.push_back(Text{trnf("Decoder, {} layer, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}",
                                        "Decoder, {} layers, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers, shape.layers,
-                                      f.norm_first ? tr("pre-LN (--norm-first)") : tr("post-LN (the paper, PyTorch's default)"), D,
+                                      pre ? tr("pre-LN (--norm-first)") : tr("post-LN (the paper, PyTorch's default)"), D,
                                       shape.heads, D / shape.heads, shape.ffn)});
   r.blocks.push_back(Text{tr("tokens: ") + joined_tokens(in.tokens) + tr("   memory tokens: ") + joined_tokens(mem.tokens)});
   r.blocks.push_back(Text{in.description});
@@ -99,14 +104,14 @@ void run_decoder(const DecoderOptions& o) {
   Tensor x = in.x;
   Figure figure;
   for (std::size_t i = 0; i < shape.layers; ++i) {
-    const DecoderLayerSteps s = decoder_layer(x, mem.x, params[i], shape.heads, f.norm_first);
+    const DecoderLayerSteps s = decoder_layer(x, mem.x, params[i], shape.heads, lo, RowBatch{}, RowBatch{});
     const auto L = static_cast<long long>(i + 1);
     steps.rows.push_back({L, std::string(tr("masked self-attention weights (query i sees j ≤ i)")), dims(shape.heads, T, T)});
-    steps.rows.push_back({L, std::string(f.norm_first ? "H₁ = X + MaskedMultiHead(LayerNorm₁(X))" : "H₁ = LayerNorm₁(X + MaskedMultiHead(X))"), dims(T, D)});
+    steps.rows.push_back({L, std::string(pre ? "H₁ = X + MaskedMultiHead(LayerNorm₁(X))" : "H₁ = LayerNorm₁(X + MaskedMultiHead(X))"), dims(T, D)});
     steps.rows.push_back({L, std::string(tr("cross-attention weights (queries H₁, keys/values Z)")), dims(shape.heads, T, S)});
-    steps.rows.push_back({L, std::string(f.norm_first ? "H₂ = H₁ + MultiHead(LayerNorm₂(H₁), Z, Z)" : "H₂ = LayerNorm₂(H₁ + MultiHead(H₁, Z, Z))"), dims(T, D)});
+    steps.rows.push_back({L, std::string(pre ? "H₂ = H₁ + MultiHead(LayerNorm₂(H₁), Z, Z)" : "H₂ = LayerNorm₂(H₁ + MultiHead(H₁, Z, Z))"), dims(T, D)});
     steps.rows.push_back({L, std::string("ReLU(H₂·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
-    steps.rows.push_back({L, std::string(f.norm_first ? "Y = H₂ + FFN(LayerNorm₃(H₂))" : "Y = LayerNorm₃(H₂ + FFN(H₂))"), dims(T, D)});
+    steps.rows.push_back({L, std::string(pre ? "Y = H₂ + FFN(LayerNorm₃(H₂))" : "Y = LayerNorm₃(H₂ + FFN(H₂))"), dims(T, D)});
     const std::string prefix = shape.layers == 1 ? "" : fmt::format("layer{}.", i + 1);
     if (i == 0 && shows(show, "memory")) r.blocks.push_back(layer_matrix("memory", mem.x, mem.tokens));
     add_decoder_blocks(r, s, show, prefix, in.tokens, mem.tokens);

@@ -41,13 +41,18 @@ void run_encoder(const EncoderOptions& o) {
   const LayerSetup setup = layer_setup(f, "I love playing football.");
   const LayerInput& in = setup.input;
   const LayerShape& shape = setup.shape;
+  // the trained translator (--model FILE) runs as it was trained: pre-LN and scaling are its properties
+  LayerOptions lo;
+  lo.norm_first = f.norm_first || (setup.trained && cli_translator().properties.pre_ln);
+  lo.scale_scores = !setup.trained || cli_translator().properties.scale_scores;
+  const bool pre = lo.norm_first;
   TensorMap used;
   const auto params = layer_stack_params<EncoderLayerParams>(f, setup, used, encoder_layer_params, seeded_encoder_layer);
 
   // 3. the stack: X⁽ᵏ⁺¹⁾ = Y⁽ᵏ⁾
   Result r;
   r.command = "encoder";
-  const char* norm = f.norm_first ? tr("pre-LN (--norm-first): H = X + MultiHead(LayerNorm(X)), Y = H + FFN(LayerNorm(H))")
+  const char* norm = pre ? tr("pre-LN (--norm-first): H = X + MultiHead(LayerNorm(X)), Y = H + FFN(LayerNorm(H))")
                                   : tr("post-LN (the paper, PyTorch's default): H = LayerNorm(MultiHead(X) + X), Y = LayerNorm(FFN(H) + H)");
   r.blocks.push_back(Text{trnf("Encoder, {} layer, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}",
                                        "Encoder, {} layers, {}; d_model = {}, heads = {} (d_k = {}), FFN width {}", shape.layers, shape.layers, norm, shape.d_model, shape.heads, shape.d_model / shape.heads,
@@ -66,15 +71,15 @@ void run_encoder(const EncoderOptions& o) {
   Figure figure;
   std::vector<MultiHeadAttention> attentions;  // for --html
   for (std::size_t i = 0; i < shape.layers; ++i) {
-    const EncoderLayerSteps s = encoder_layer(x, params[i], shape.heads, f.norm_first);
+    const EncoderLayerSteps s = encoder_layer(x, params[i], shape.heads, lo, RowBatch{});
     if (!o.html.empty()) attentions.push_back(s.attention);
     const auto L = static_cast<long long>(i + 1);
     steps.rows.push_back({L, trf("Q, K, V = X·W_Q,K,Vᵀ + b, {} heads of d_k = {}", shape.heads, D / shape.heads), dims(T, D)});
     steps.rows.push_back({L, std::string(tr("weights = softmax(QKᵀ/√d_k) per head")), dims(shape.heads, T, T)});
     steps.rows.push_back({L, std::string(tr("MultiHead(X) = Concat(heads)·W_Oᵀ + b_O")), dims(T, D)});
-    steps.rows.push_back({L, std::string(f.norm_first ? "H = X + MultiHead(LayerNorm₁(X))" : "H = LayerNorm₁(X + MultiHead(X))"), dims(T, D)});
+    steps.rows.push_back({L, std::string(pre ? "H = X + MultiHead(LayerNorm₁(X))" : "H = LayerNorm₁(X + MultiHead(X))"), dims(T, D)});
     steps.rows.push_back({L, std::string("ReLU(H·W₁ᵀ + b₁)"), dims(T, shape.ffn)});
-    steps.rows.push_back({L, std::string(f.norm_first ? "Y = H + FFN(LayerNorm₂(H))" : "Y = LayerNorm₂(H + FFN(H))"), dims(T, D)});
+    steps.rows.push_back({L, std::string(pre ? "Y = H + FFN(LayerNorm₂(H))" : "Y = LayerNorm₂(H + FFN(H))"), dims(T, D)});
     add_encoder_blocks(r, s, show, shape.layers == 1 ? "" : fmt::format("layer{}.", i + 1), in.tokens);
     add_weight_panels(figure, s.attention, shape.layers == 1 ? std::string(tr("self-attention")) : trf("layer {} self-attention", i + 1),
                       in.tokens, in.tokens);

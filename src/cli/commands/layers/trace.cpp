@@ -266,7 +266,7 @@ void run_trace(const TraceOptions& o) {
   // the source through the encoder; the target prefix: --target, else the model's own
   // translation without its last word (so the trace ends by predicting that word)
   const Translation full = translate(m, o.text, 20, "TEXT");
-  const DomainCheck domain = check_domain(teaching_domain(), full.source.tokens);
+  const DomainCheck domain = check_domain(model_domain(m), full.source.tokens);
   warn_outside_domain(domain);
   TokenIds target;
   if (o.target_opt->count()) {
@@ -331,10 +331,17 @@ void run_trace(const TraceOptions& o) {
   r.command = "trace";
   r.params = {{"text", o.text}, {"target", tgt}, {"model", m.name}, {"head", head}, {"vocab", cli_vocab_name()},
               {"vocab_size", m.vocab.size()}};
-  r.blocks.push_back(Text{trf("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
-                                      "post-LN): source “{}”, decoder input “{}” → next token “{}”",
-                                      tr_runtime(m.name), D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
-                                      fmt::format("{}", fmt::join(tgt, " ")), next)});
+  if (m.properties.lecture())
+    r.blocks.push_back(Text{trf("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
+                                        "post-LN): source “{}”, decoder input “{}” → next token “{}”",
+                                        tr_runtime(m.name), D, H, d_k, m.encoder.size(), m.decoder.size(), o.text,
+                                        fmt::format("{}", fmt::join(tgt, " ")), next)});
+  else
+    r.blocks.push_back(Text{trf("The Transformer step by step on {} (d_model {}, {} heads of d_k {}, {} + {} layers, "
+                                "{}; trained with {}): source “{}”, decoder input “{}” → next token “{}”",
+                                tr_runtime(m.name), D, H, d_k, m.encoder.size(), m.decoder.size(), m.properties.layout(),
+                                m.properties.flags(), o.text, fmt::format("{}", fmt::join(tgt, " ")), next)});
+  if (!m.properties.lecture()) r.params["trained_with"] = m.properties.flags();
   r.blocks.push_back(Text{trf("ids index {} (tfx tokenize prints them; tfx lookup --ids shows their embedding rows)", cli_vocab_label())});
   r.blocks.push_back(Text{domain_line(domain)});
   if (!full.finished)

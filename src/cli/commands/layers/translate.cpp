@@ -74,7 +74,7 @@ void run_translate(const TranslateOptions& o) {
   const Translation t = translate(m, o.text, static_cast<std::size_t>(o.max_tokens), "TEXT");
   // outside what the model was trained on it still translates (watching it fail is a lesson),
   // and says so everywhere the answer shows
-  const DomainCheck domain = check_domain(teaching_domain(), t.source.tokens);
+  const DomainCheck domain = check_domain(model_domain(m), t.source.tokens);
   warn_outside_domain(domain);
   const std::string limit_note = t.finished ? std::string() : length_limit_note(t.output, o.max_tokens);
   if (!limit_note.empty()) std::fprintf(stderr, "%s\n", trf("tfx: warning: {}", limit_note).c_str());
@@ -85,9 +85,16 @@ void run_translate(const TranslateOptions& o) {
   r.command = "translate";
   r.params = {{"text", o.text}, {"max_tokens", o.max_tokens}, {"layer", layer + 1}, {"model", m.name}};
   r.blocks.push_back(Text{fmt::format("{}  →  {}", o.text, english.empty() ? std::string(tr("(nothing)")) : english)});
-  r.blocks.push_back(Text{trf("{}: d_model {}, {} heads, {} encoder + {} decoder layers (post-LN), {} tokens; greedy "
-                                      "decoding from <bos>: each step takes the most probable next token",
-                                      tr_runtime(m.name), m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.vocab.size())});
+  if (m.properties.lecture())
+    r.blocks.push_back(Text{trf("{}: d_model {}, {} heads, {} encoder + {} decoder layers (post-LN), {} tokens; greedy "
+                                        "decoding from <bos>: each step takes the most probable next token",
+                                        tr_runtime(m.name), m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.vocab.size())});
+  else
+    r.blocks.push_back(Text{trf("{}: d_model {}, {} heads, {} encoder + {} decoder layers ({}; trained with {}), {} tokens; "
+                                "greedy decoding from <bos>: each step takes the most probable next token",
+                                tr_runtime(m.name), m.d_model, m.heads, m.encoder.size(), m.decoder.size(), m.properties.layout(),
+                                m.properties.flags(), m.vocab.size())});
+  if (!m.properties.lecture()) r.params["trained_with"] = m.properties.flags();
   r.blocks.insert(r.blocks.begin() + 1, Text{domain_line(domain)});
   if (!limit_note.empty()) r.blocks.push_back(Text{limit_note});
 
@@ -119,9 +126,14 @@ void run_translate(const TranslateOptions& o) {
   cross.col_labels = t.source.tokens;
   cross.row_axis = N_("generated");
   cross.col_axis = N_("source");
-  r.blocks.push_back(Text{trf("cross-attention of decoder layer {} (mean over its {} heads): each row is the step that "
-                                      "chose that English word, each column a Korean source word",
-                                      layer + 1, m.heads)});
+  if (m.builtin_corpus)
+    r.blocks.push_back(Text{trf("cross-attention of decoder layer {} (mean over its {} heads): each row is the step that "
+                                        "chose that English word, each column a Korean source word",
+                                        layer + 1, m.heads)});
+  else
+    r.blocks.push_back(Text{trf("cross-attention of decoder layer {} (mean over its {} heads): each row is the step that "
+                                "chose that target word, each column a source word",
+                                layer + 1, m.heads)});
   r.blocks.push_back(cross);
   r.primary = "steps";
   r.summary[N_("translation")] = english;
@@ -137,7 +149,7 @@ void run_translate(const TranslateOptions& o) {
     h.values = Tensor({rows.size(), t.source.tokens.size()});
     for (std::size_t i = 0; i < rows.size(); ++i) std::copy(w.row(i).begin(), w.row(i).end(), h.values.row(i).begin());
     h.title = title;
-    h.x_label = tr("source (Korean)");
+    h.x_label = m.builtin_corpus ? std::string(tr("source (Korean)")) : std::string(tr("source"));
     // each row: the token the decoder read → the word it chose there (as trace labels them)
     std::vector<std::string> inputs{"<bos>"};
     inputs.insert(inputs.end(), t.output.begin(), t.output.end());

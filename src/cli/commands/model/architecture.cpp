@@ -10,7 +10,6 @@
 
 #include "tfx/model/gguf_model.hpp"
 #include "cli/commands.hpp"
-#include "cli/commands/train/model_flag.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/architecture.hpp"
 #include "tfx/model/checkpoint.hpp"
@@ -49,7 +48,8 @@ std::string arch_join_tokens(const std::vector<std::string>& t) {
 ArchModel arch_translator(const Translator& m, const std::string& name, const std::string& sentence) {
   ArchModel a;
   a.name = name;
-  a.kind = tr("encoder + decoder, post-LN (the paper's figure)");
+  a.kind = m.properties.lecture() ? std::string(tr("encoder + decoder, post-LN (the paper's figure)"))
+                                   : trf("encoder + decoder, {} (trained with {})", m.properties.layout(), m.properties.flags());
   const Translation t = translate(m, sentence, 20, "--sentence");
   a.source_tokens = t.source.tokens;
   a.target_tokens.push_back("<bos>");
@@ -272,7 +272,8 @@ void run_architecture(const ArchitectureOptions& o) {
         throw Error(fmt::format(N_("--model {}"), e.what()));
       }
     }();
-    a = arch_translator(m, std::filesystem::path(o.model).filename().string(), o.sentence.empty() ? "나는 학생 이다" : o.sentence);
+    a = arch_translator(m, std::filesystem::path(o.model).filename().string(),
+                        o.sentence.empty() ? translator_example_sentence(m) : o.sentence);
   } else {
     std::error_code ec;
     const bool exists = std::filesystem::exists(o.model, ec);

@@ -106,7 +106,7 @@ void run_train(const TrainCommandOptions& o) {
   // replace (a folder, a named pipe or a device in the vocabulary's place would block or fail only
   // once the minutes of training are spent)
   if (!model_path.empty())
-    for (const std::string& f : {model_path, model_vocab_path(model_path)}) {
+    for (const std::string& f : {model_path, translator_vocab_path(model_path)}) {
       std::error_code ec;
       const auto st = std::filesystem::status(f, ec);
       if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
@@ -304,26 +304,27 @@ void run_train(const TrainCommandOptions& o) {
   }
 
   if (!model_path.empty()) {
-    TensorMetadata meta{{"format", "pt"},
-                        {"module", "tfx teaching translator (tfx train)"},
-                        {"d_model", std::to_string(o.d_model)},
-                        {"nhead", std::to_string(o.heads)},
-                        {"layers", std::to_string(o.layers)},
-                        {"dim_feedforward", std::to_string(o.ffn)},
-                        {"norm_first", o.pre_ln ? "true" : "false"},
-                        {"positional_encoding", o.no_pe ? "none" : "sinusoidal"},
-                        {"scale_scores", o.no_scale ? "false" : "true"},
-                        {"seed", std::to_string(o.seed)},
-                        {"steps", std::to_string(o.steps)}};
+    // the model's properties and its own pairs go with its weights (read_translator_file)
+    std::vector<TranslationPair> own;
+    for (const TextPair& p : pairs) own.push_back({p.test ? "test" : "train", join_words(p.source), join_words(p.target), p.alignment});
+    TranslatorProperties props;
+    props.pre_ln = o.pre_ln;
+    props.positional_encoding = !o.no_pe;
+    props.scale_scores = !o.no_scale;
+    TensorMetadata meta = translator_metadata(static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.heads),
+                                              static_cast<std::size_t>(o.layers), static_cast<std::size_t>(o.ffn), props, own,
+                                              o.pairs.empty());
+    meta["seed"] = std::to_string(o.seed);
+    meta["steps"] = std::to_string(o.steps);
     std::string vocab_text;
     for (const auto& w : vocab) vocab_text += w + "\n";
     // the weights name their vocabulary by its fingerprint, so a vocabulary from another save
     // beside them is refused at load; and both files are replaced together or not at all
     meta[kVocabFingerprintKey] = vocab_fingerprint(vocab_text);
     const std::string weights = encode_safetensors(params, meta);
-    emit_together({{{vocab_text}, model_vocab_path(model_path), false, "-o " + model_path + ": vocabulary"},
+    emit_together({{{vocab_text}, translator_vocab_path(model_path), false, "-o " + model_path + ": vocabulary"},
                    {{weights}, model_path, true, "-o"}});
-    r.blocks.push_back(Text{trf("wrote {} and {}", model_path, model_vocab_path(model_path))});
+    r.blocks.push_back(Text{trf("wrote {} and {}", model_path, translator_vocab_path(model_path))});
   }
   Figure figure;
   if (figure_drawn(o.fig, o.out)) {
