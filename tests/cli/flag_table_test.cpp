@@ -54,7 +54,7 @@ const std::set<std::string> kNotYetOneDefinition{
     "--base",   "--batch", "--d-model", "--dim",    "--dims",  "--dk",     "--factor", "--ffn",    "--file",   "--frames",
     "--head",   "--heads", "--ids",     "--image",  "--k",     "--layer",  "--layers", "--len",    "--lower",  "--method",
     "--pad",    "--pairs", "--pos",     "--q",      "--scaling", "--seed", "--sentence", "--show", "--steps",
-    "--to",     "--top",   "--translator", "--warmup", "--weights", "--width", "--words", "--x",    "-k"};
+    "--to",     "--top",   "--translator", "--vocab-size", "--warmup", "--weights", "--width", "--words", "--x",    "-k"};
 
 std::string without_default(std::string facts) {
   const std::size_t d = facts.find("default");
@@ -128,13 +128,13 @@ TEST_CASE("flag table: --model is a model and --temperature one shape in every c
   std::set<std::string> model_commands;
   for (const auto& c : table.at("--model").begin()->second) model_commands.insert(c);
   CHECK(model_commands == std::set<std::string>{"pe sim", "attention", "encoder", "decoder", "translate", "trace", "architecture"});
-  // --temperature: one comma list of numbers > 0 in softmax, attention and model generate; -T the same flag
+  // --temperature: one comma list of numbers > 0 in softmax, attention, model generate and model next; -T the same flag
   for (const char* name : {"--temperature", "-T"}) {
     CAPTURE(name);
     REQUIRE(table.count(name) == 1);
     CHECK(table.at(name).size() == 1);
     CHECK(table.at(name).begin()->first.range == "> 0");
-    CHECK(table.at(name).begin()->second.size() == 3);
+    CHECK(table.at(name).begin()->second.size() == 4);
   }
   // the translator commands take --model teaching as the built-in model: the same translation as without it
   Run builtin = run_tfx("translate '나는 학생 이다'");

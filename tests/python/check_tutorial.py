@@ -94,6 +94,7 @@ def check_page(path, tfx, env):
         os.makedirs(os.path.join(tmp, "tests"))
         os.symlink(os.path.join(repo, "tests", "data"), os.path.join(tmp, "tests", "data"))
         os.symlink(os.path.join(repo, "samples"), os.path.join(tmp, "samples"))  # samples/attention/… as the pages use them
+        os.symlink(os.path.join(repo, "data"), os.path.join(tmp, "data"))  # data/teaching_gpt/corpus.txt, as docs/models.md uses it
         # the real tokenizers the pages name as gpt2/, llama3/, qwen3/, bert-base-uncased/ (../shared/data/tokenizers,
         # beside the checkout; a command naming one is skipped, and says so, when it is absent), and the paragraphs
         shared = os.path.join(os.path.dirname(repo), "shared", "data", "tokenizers")

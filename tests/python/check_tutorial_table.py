@@ -104,7 +104,7 @@ def main():
             failures.append(f"{path}: the table does not show `tfx {' '.join(c)}` (registered in the CLI)")
 
     with tempfile.TemporaryDirectory() as tmp:
-        for d in ("samples", "tests"):
+        for d in ("samples", "tests", "data"):
             os.symlink(os.path.join(SOURCE, d), os.path.join(tmp, d))
         have_shared = os.path.isdir(SHARED)
         for name, real in DATA_FILES.items():

@@ -10,6 +10,7 @@
 
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
+#include "cli/shared_flags.hpp"
 #include "cli/progress_bar.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/io/text_file.hpp"
@@ -180,7 +181,7 @@ void register_tokenize_train(CLI::App* tokenize) {
                 tr("The tokenizer lesson: the first merges (--merges rows) with what each new token holds, and a figure of "
                    "how the vocabulary grows (written to tokenize_train_vocabN.png unless --png/--svg/--view say where)"));
   cmd->add_option("--merges", o->merges, tr("Rows of the --show table of merges"))->capture_default_str()->check(whole_number(1, 100000));
-  cmd->add_flag("--no-progress", o->no_progress, tr("No progress bar (it is drawn on stderr only when stderr is a terminal)"));
+  add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   o->out.output_opt->description(tr("Write the tokenizer here (tokenizer.json: written to a temporary beside it, then renamed); "

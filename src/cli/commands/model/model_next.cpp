@@ -8,6 +8,7 @@
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
+#include "cli/shared_flags.hpp"
 #include "cli/validators.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -75,10 +76,7 @@ void register_model_next(CLI::App& model) {
     auto [cmd, o] = add_command(model, "next", tr("The next token's top-k with probabilities"), run_model_next);
     add_model_input(cmd, o->in);
     cmd->add_option("-k,--top", o->k, tr("How many tokens"))->capture_default_str()->check(whole_number(1, 1000));
-    cmd->add_option("--temperature,-T", o->temperature,
-                    tr("Temperature T > 0 of the probabilities, softmax(logits / T), as model generate samples (1: the model's own)"))
-        ->capture_default_str()
-        ->check(positive_number());
+    add_temperature_flag(cmd, o->temperature);
     add_presentation_flags(cmd, o->out, o->fig);
     set_examples(cmd, {tr("tfx model next gpt2/ \"The capital of France is\" -k 5"),
                        tr("tfx model next gpt2/ \"The capital of France is\" -k 10 -T 2 --png   # flatter at T = 2, as bars")});
