@@ -596,7 +596,7 @@ class Train(unittest.TestCase):
                 os.chdir(here)
             self.assertIsNone(path)
             self.assertEqual(os.listdir(d), [])  # no tfx_train.safetensors, nothing
-            rows = curve.to_dict("records") if hasattr(curve, "to_dict") else curve
+            rows = curve.reset_index().to_dict("records") if hasattr(curve, "reset_index") else curve
             self.assertEqual([r["step"] for r in rows], [10, 20])
             lines = [ln for ln in err.getvalue().splitlines() if ln.startswith("step ")]
             self.assertEqual([ln.split(":")[0] for ln in lines], ["step 10/20", "step 20/20"])
