@@ -51,6 +51,11 @@ Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, cons
                         Tensor* weights);
 // z (T, H·hd): the HeadAblations of o for `layer` applied to their heads' columns
 void ablate_heads(Tensor& z, std::size_t layer, std::size_t hd, const ForwardOptions& o);
+// A decoder block's attention step: q, k, v tapped, cached_attention (its weights kept in
+// out.attentions when o.keep_attentions), the ablations applied, the heads' outputs tapped as
+// attn_heads. -> (T, H·hd), before the output projection
+Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
+                         std::size_t H, std::size_t hd, const ForwardOptions& o);
 // x (T, D) of positions first … first+T−1: the ResidualPatches of o for `layer` written in
 void patch_residual(Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o);
 // The residual stream entering block `layer` (L: the final norm): patched, tapped as resid_pre, kept

@@ -94,6 +94,19 @@ void ablate_heads(Tensor& z, std::size_t layer, std::size_t hd, const ForwardOpt
   }
 }
 
+Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
+                         std::size_t H, std::size_t hd, const ForwardOptions& o) {
+  tap(o, "q", layer, q);
+  tap(o, "k", layer, k);
+  tap(o, "v", layer, v);
+  Tensor weights;
+  Tensor z = cached_attention(cache, layer, q, k, v, H, o.keep_attentions ? &weights : nullptr);
+  if (o.keep_attentions) out.attentions.push_back(std::move(weights));
+  ablate_heads(z, layer, hd, o);
+  tap(o, "attn_heads", layer, z);
+  return z;
+}
+
 void patch_residual(Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o) {
   for (const ResidualPatch& p : o.patch)
     if (p.layer == layer && p.position >= first_position && p.position < first_position + x.rows())

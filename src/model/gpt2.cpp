@@ -87,14 +87,7 @@ ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& id
       std::copy_n(qkv.data() + t * 3 * D + D, D, k.data() + t * D);
       std::copy_n(qkv.data() + t * 3 * D + 2 * D, D, v.data() + t * D);
     }
-    tap(o, "q", i, q);
-    tap(o, "k", i, k);
-    tap(o, "v", i, v);
-    Tensor weights;
-    Tensor z = cached_attention(cache, i, q, k, v, c.heads, o.keep_attentions ? &weights : nullptr);
-    if (o.keep_attentions) out.attentions.push_back(std::move(weights));
-    ablate_heads(z, i, c.head_dim, o);
-    tap(o, "attn_heads", i, z);
+    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o);
     const Tensor proj = linear_in_out(z, l.proj_w, l.proj_b, kGpt2Threads);
     tap(o, "attn_out", i, proj);
     add_inplace(x, proj);

@@ -210,14 +210,7 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     }
     rope_rotate_heads(q, c.heads, rope, RopeLayout::half);
     rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
-    tap(o, "q", i, q);
-    tap(o, "k", i, k);
-    tap(o, "v", i, v);
-    Tensor weights;
-    Tensor z = cached_attention(cache, i, q, k, v, c.heads, o.keep_attentions ? &weights : nullptr);
-    if (o.keep_attentions) out.attentions.push_back(std::move(weights));
-    ablate_heads(z, i, c.head_dim, o);
-    tap(o, "attn_heads", i, z);
+    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o);
     const Tensor proj = linear(z, l.o_w, l.o_b, kLlamaThreads);
     tap(o, "attn_out", i, proj);
     add_inplace(x, proj);
