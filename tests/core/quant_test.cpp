@@ -79,7 +79,9 @@ TEST_CASE("quant: dequantization equals llama.cpp's gguf-py quants.py bit for bi
       {"f16", StoredType::f16},   {"bf16", StoredType::bf16}, {"q8_0", StoredType::q8_0}, {"q4_0", StoredType::q4_0},
       {"q4_1", StoredType::q4_1}, {"q5_0", StoredType::q5_0}, {"q5_1", StoredType::q5_1},
       {"q4_k", StoredType::q4_k}, {"q5_k", StoredType::q5_k}, {"q6_k", StoredType::q6_k}};
-  for (const auto& [name, type] : types) {
+  for (const auto& entry : types) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one in CAPTURE
+    const StoredType type = entry.second;
     CAPTURE(name);
     const QuantReference r = quant_reference(name);
     REQUIRE(r.blocks.size() == stored_row_bytes(type, r.values.size()));
