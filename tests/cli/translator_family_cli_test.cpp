@@ -25,6 +25,17 @@ TEST_CASE("translator family: a --pre-ln --no-pe model opens in translate, trace
   const Run tc = run_tfx("trace --model m.safetensors '나는 학생 이다'", dir.path);
   REQUIRE(tc.code == 0);
   CHECK(has(tc.out, "pre-LN, no PE; trained with --pre-ln --no-pe"));
+  // the steps name what this model computes: the norm before each sublayer and no PE row, never
+  // the lecture's post-LN add & norm
+  CHECK(has(tc.out, "residual (pre-LN): H = X + MultiHead(LayerNorm(X))"));
+  CHECK(has(tc.out, "Q = LayerNorm(X)·W_Qᵀ + b"));
+  CHECK(has(tc.out, "no positional encoding (this model was trained with --no-pe)"));
+  CHECK(!has(tc.out, "add & norm"));
+  CHECK(!has(tc.out, "p = PE(pos)"));
+  // the built-in (post-LN, PE) model keeps the lecture's labels
+  const Run lecture = run_tfx("trace '나는 학생 이다'");
+  CHECK(has(lecture.out, "add & norm: H = LayerNorm(X + MultiHead(X))"));
+  CHECK(!has(lecture.out, "pre-LN"));
   const Run a = run_tfx("architecture --model m.safetensors --format json", dir.path);
   REQUIRE(a.code == 0);
   CHECK(has(a.out, "trained with --pre-ln --no-pe"));

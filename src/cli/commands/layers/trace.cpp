@@ -40,6 +40,7 @@ struct TraceOptions {
 
 // The trace being built: the steps table and every matrix, in order.
 struct Trace {
+  TranslatorProperties model;  // the labels follow the model: pre-LN or post-LN, PE or none, 1/√d_k or none
   Records steps;
   std::vector<Matrix> matrices;
   int number = 0;
@@ -51,6 +52,8 @@ struct Trace {
     matrices.push_back(Matrix{.name = key, .values = t, .row_labels = rows, .col_labels = cols, .row_axis = row_axis,
                               .col_axis = col_axis, .slice_axis = slice_axis});
   }
+  // what a sublayer reads: x itself (post-LN), or LayerNorm(x) (pre-LN)
+  std::string normed(const std::string& x) const { return model.pre_ln ? "LayerNorm(" + x + ")" : x; }
 };
 
 std::string shape_of(const Tensor& t) {
@@ -88,8 +91,10 @@ void trace_attention(Trace& tc, const std::string& part, const std::string& key,
   tc.step(part, fmt::format("V = {}·W_Vᵀ + b", kv_from), shape_of(V), key + ".v");
   tc.matrix(key + ".v", V, k_tokens, {}, "key", "dim", "head");
   const Tensor scores = stack_heads(a, [](const AttentionSteps& h) { return h.scaled; });
-  tc.step(part, trf("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores),
-          key + ".scores");
+  if (tc.model.scale_scores)
+    tc.step(part, trf("scores = QKᵀ / √d_k (√{} = {:.4g})", d_k, std::sqrt(static_cast<double>(d_k))), shape_of(scores), key + ".scores");
+  else
+    tc.step(part, tr("scores = QKᵀ, not divided by √d_k (this model was trained with --no-scale)"), shape_of(scores), key + ".scores");
   tc.matrix(key + ".scores", scores, q_tokens, k_tokens, "query", "key", "head");
   if (causal) {
     const Tensor masked = stack_heads(a, [](const AttentionSteps& h) { return h.masked; });
@@ -109,11 +114,14 @@ void trace_attention(Trace& tc, const std::string& part, const std::string& key,
 
 void trace_ffn(Trace& tc, const std::string& part, const std::string& key, const FeedForwardSteps& ffn, const SublayerSteps& block,
                const std::vector<std::string>& tokens, const std::string& input, const std::string& output) {
-  tc.step(part, trf("FFN hidden = ReLU({}·W₁ᵀ + b₁)", input), shape_of(ffn.hidden), key + ".ffn_hidden");
+  tc.step(part, trf("FFN hidden = ReLU({}·W₁ᵀ + b₁)", tc.normed(input)), shape_of(ffn.hidden), key + ".ffn_hidden");
   tc.matrix(key + ".ffn_hidden", ffn.hidden, tokens, {}, "token", N_("unit"));
   tc.step(part, tr("FFN = hidden·W₂ᵀ + b₂"), shape_of(ffn.output), key + ".ffn");
   tc.matrix(key + ".ffn", ffn.output, tokens, {}, "token", "dim");
-  tc.step(part, trf("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
+  if (tc.model.pre_ln)
+    tc.step(part, trf("residual (pre-LN): {} = {} + FFN(LayerNorm({}))", output, input, input), shape_of(block.output), key + ".y");
+  else
+    tc.step(part, trf("add & norm: {} = LayerNorm({} + FFN({}))", output, input, input), shape_of(block.output), key + ".y");
   tc.matrix(key + ".y", block.output, tokens, {}, "token", "dim");
 }
 
@@ -126,9 +134,14 @@ void trace_input(Trace& tc, const std::string& part, const std::string& key, con
   tc.step(part, trf("ids: each token's row in the vocabulary ({})", ids), fmt::format("[{}]", t.ids.size()), key + ".ids");
   tc.step(part, trf("e = Embedding(ids): row id of the {}×{} table", V, D), shape_of(e.embedding), key + ".e");
   tc.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
-  tc.step(part, tr("p = PE(pos): sin/cos rows 0 … T−1"), shape_of(e.pe), key + ".p");
-  tc.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
-  tc.step(part, "X = e + p", shape_of(e.x), key + ".x");
+  if (tc.model.positional_encoding) {
+    tc.step(part, tr("p = PE(pos): sin/cos rows 0 … T−1"), shape_of(e.pe), key + ".p");
+    tc.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
+    tc.step(part, "X = e + p", shape_of(e.x), key + ".x");
+  } else {
+    tc.step(part, tr("X = e: no positional encoding (this model was trained with --no-pe), so X does not depend on word order"),
+            shape_of(e.x), key + ".x");
+  }
   tc.matrix(key + ".x", e.x, t.tokens, {}, "token", "dim");
 }
 
@@ -283,15 +296,17 @@ void run_trace(const TraceOptions& o) {
   const std::vector<std::string>& src = full.source.tokens;
 
   Trace tc;
+  tc.model = m.properties;
   tc.steps.name = N_("steps");
   tc.steps.columns = {N_("#"), N_("part"), N_("step"), N_("shape"), N_("name")};
   trace_input(tc, tr("encoder input"), "src", full.source, enc.input, m.vocab.size(), D);
   for (std::size_t l = 0; l < enc.layers.size(); ++l) {
     const std::string part = trf("encoder layer {}", l + 1), key = fmt::format("enc{}", l + 1);
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
-    trace_attention(tc, part, key + ".self", enc.layers[l].attention, src, src, false, H, d_k, X, X);
-    tc.step(part, trf("add & norm: H = LayerNorm({} + MultiHead({}))", X, X), shape_of(enc.layers[l].attn_block.output),
-            key + ".h");
+    trace_attention(tc, part, key + ".self", enc.layers[l].attention, src, src, false, H, d_k, tc.normed(X), tc.normed(X));
+    tc.step(part, m.properties.pre_ln ? trf("residual (pre-LN): H = {} + MultiHead(LayerNorm({}))", X, X)
+                                      : trf("add & norm: H = LayerNorm({} + MultiHead({}))", X, X),
+            shape_of(enc.layers[l].attn_block.output), key + ".h");
     tc.matrix(key + ".h", enc.layers[l].attn_block.output, src, {}, "token", "dim");
     trace_ffn(tc, part, key, enc.layers[l].ffn, enc.layers[l].ffn_block, src, "H", fmt::format("Y{}", l + 1));
   }
@@ -304,12 +319,15 @@ void run_trace(const TraceOptions& o) {
     const std::string part = trf("decoder layer {}", l + 1), key = fmt::format("dec{}", l + 1);
     const DecoderLayerSteps& s = dec.layers[l];
     const std::string X = l == 0 ? "X" : fmt::format("Y{}", l);
-    trace_attention(tc, part, key + ".self", s.self_attention, tgt, tgt, true, H, d_k, X, X);
-    tc.step(part, trf("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X), shape_of(s.self_block.output),
-            key + ".h1");
+    trace_attention(tc, part, key + ".self", s.self_attention, tgt, tgt, true, H, d_k, tc.normed(X), tc.normed(X));
+    tc.step(part, m.properties.pre_ln ? trf("residual (pre-LN): H₁ = {} + MaskedMultiHead(LayerNorm({}))", X, X)
+                                      : trf("add & norm: H₁ = LayerNorm({} + MaskedMultiHead({}))", X, X),
+            shape_of(s.self_block.output), key + ".h1");
     tc.matrix(key + ".h1", s.self_block.output, tgt, {}, "token", "dim");
-    trace_attention(tc, part + tr(", cross"), key + ".cross", s.cross_attention, tgt, src, false, H, d_k, "H₁", "Z");
-    tc.step(part, tr("add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))"), shape_of(s.cross_block.output), key + ".h2");
+    trace_attention(tc, part + tr(", cross"), key + ".cross", s.cross_attention, tgt, src, false, H, d_k, tc.normed("H₁"), "Z");
+    tc.step(part, m.properties.pre_ln ? tr("residual (pre-LN): H₂ = H₁ + MultiHead(LayerNorm(H₁), Z, Z)")
+                                      : tr("add & norm: H₂ = LayerNorm(H₁ + MultiHead(H₁, Z, Z))"),
+            shape_of(s.cross_block.output), key + ".h2");
     tc.matrix(key + ".h2", s.cross_block.output, tgt, {}, "token", "dim");
     trace_ffn(tc, part, key, s.ffn, s.ffn_block, tgt, "H₂", fmt::format("Y{}", l + 1));
   }
