@@ -4,6 +4,8 @@
 // ablated alone, activation patching. And the resumed passes the microscope runs equal the whole
 // passes they stand for: every head of all_heads_effect = its own full forward with that ablation.
 #include <cmath>
+#include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_microscope.hpp"

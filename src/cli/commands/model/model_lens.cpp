@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_microscope.hpp"
