@@ -53,13 +53,12 @@ void run_model_ablate(const ModelAblateOptions& o) {
   r.params["mode"] = o.mean ? "mean" : "zero";
   r.params["target"] = token_name(l, target);
   r.params["position"] = t;
-  note_random_weights(r, c);
   Figure fig;
   std::optional<Heatmap> view;
   const std::string where = trf("the prediction at position {} ({})", t, l.tokens[t]);
   if (o.all_heads) {
     const Tensor effect = all_heads_effect(l.model, run, clean, mode, target, t);
-    r.blocks.insert(r.blocks.begin(), Text{trf("{}: every head alone, its attention output {} (one pass per head, rerun from its "
+    r.blocks.push_back(Text{trf("{}: every head alone, its attention output {} (one pass per head, rerun from its "
                                               "layer); Δ log p({}) of {}, which was {:.6g} unablated",
                                               family_name(c), how, token_name(l, target), where, lp_before)});
     Matrix m;
@@ -132,6 +131,7 @@ void run_model_ablate(const ModelAblateOptions& o) {
       fig.title = trf("{}: {}", folder(o.in.dir), where);
     }
   }
+  note_random_weights(r, c);
   note_random_weights(fig, c);
   present_all(r, o.out, o.fig, fig.panels.empty() ? nullptr : &fig, view ? &*view : nullptr,
               microscope_figure_name(o.all_heads ? "ablate_all" : "ablate", o.in, l));
