@@ -143,7 +143,7 @@ void register_model_ablate(CLI::App& model) {
   auto [cmd, o] = add_command(model, "ablate", tr("Head ablation: a head's attention output zeroed (or its mean) and what the prediction loses"),
                               run_model_ablate);
   add_model_input(cmd, o->in, true, true);
-  cmd->add_option("--head", o->head, tr("The heads to ablate as LAYER.HEAD from 0, comma-separated (1.3 or 0.1,1.3)"));
+  cmd->add_option("--head", o->head, tr("The heads to ablate as LAYER.HEAD from 0, comma-separated (1.3 or 0.1,1.3)"))->type_name("L.H[,L.H…]");
   cmd->add_flag("--all-heads", o->all_heads, tr("Every head alone: the layers × heads map of the target's log-probability change"));
   cmd->add_flag("--mean", o->mean, tr("Replace the head's output by its mean over the positions instead of zero"));
   add_target_flag(cmd, o->target, tr("one token, whose log-probability change is reported; default: the unablated top token"));
