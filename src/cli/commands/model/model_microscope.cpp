@@ -63,7 +63,10 @@ std::size_t one_token(const LoadedInput& l, const std::string& text, const char*
     throw usage_error(fmt::format(N_("{} {}: not a label of the model's id2label"), flag, text));
   }
   if (!l.tokenizer) throw usage_error(fmt::format(N_("{} {}: the checkpoint has no tokenizer to read it with"), flag, text));
-  const HfEncoding e = l.tokenizer->encode(text, false);
+  // "␣sat" as the tables print it: the token " sat" (a comma-separated list trims the space itself)
+  std::string spelled = text;
+  for (std::size_t at = spelled.find("\u2423"); at != std::string::npos; at = spelled.find("\u2423")) spelled.replace(at, 3, " ");
+  const HfEncoding e = l.tokenizer->encode(spelled, false);
   if (e.ids.size() != 1)
     throw usage_error(fmt::format(N_("{} '{}' is {} tokens ({}); expected one token of the vocabulary"), flag, text, e.ids.size(),
                                   fmt::join(e.readable, " ")));

@@ -20,8 +20,8 @@ std::size_t answer_position(const LoadedInput& l);
 std::string token_name(const LoadedInput& l, std::size_t id);
 // --head "1.3,0.2" → the heads, each in range (flag errors name the value and the model's sizes)
 std::vector<HeadAblation> parse_heads(const std::string& spec, const ModelConfig& c, HeadAblation::Mode mode);
-// --target TOKEN (or --answers' A/B): exactly one token of the vocabulary (ViT: a label of
-// id2label); `flag` names the flag in errors
+// --target TOKEN (or --answers' A/B): exactly one token of the vocabulary, ␣ read as a space as
+// the tables print it (ViT: a label of id2label); `flag` names the flag in errors
 std::size_t one_token(const LoadedInput& l, const std::string& text, const char* flag);
 // "model_lens_<folder>_<words>.png": the default figure name
 std::string microscope_figure_name(const std::string& command, const ModelInput& in, const LoadedInput& l);

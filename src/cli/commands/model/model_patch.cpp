@@ -115,7 +115,7 @@ void register_model_patch(CLI::App& model) {
   add_model_input(cmd, o->in, false);
   cmd->add_option("--clean", o->clean, tr("The clean prompt, whose residual stream is patched in"))->required();
   cmd->add_option("--corrupt", o->corrupt, tr("The corrupted prompt (the same number of tokens), whose run is patched"))->required();
-  cmd->add_option("--answers", o->answers, tr("The clean and the corrupt answer, A,B (one token each; default: each run's top prediction)"));
+  cmd->add_option("--answers", o->answers, tr("The clean and the corrupt answer, A,B (one token each, ␣ for a leading space as the tables print it; default: each run's top prediction)"));
   add_no_special_flag(cmd, o->in.no_special);
   add_presentation_flags(cmd, o->out, o->fig);
   set_examples(cmd, {tr("tfx model patch gpt2/ --clean \"The Eiffel Tower is in\" --corrupt \"The Colosseum is in\" --png")});
