@@ -23,6 +23,10 @@ CLI::Option* add_model_flag(CLI::App* cmd, std::string& model) {
       ->option_text("teaching|DIR|FILE");
 }
 
+CLI::Option* add_target_flag(CLI::App* cmd, std::string& target, const char* note) {
+  return cmd->add_option("--target", target, fmt::format("{} ({})", tr("The target, what the model should predict"), note));
+}
+
 namespace {
 CLI::Validator temperatures() { return comma_list("temperatures", "0.5,1,2", positive_number()); }
 const char* temperature_help() {

@@ -19,6 +19,9 @@ CLI::Option* add_model_flag(CLI::App* cmd, std::string& model);
 // --temperature,-T T[,T…]: temperatures > 0, comma-separated (the flag may repeat). A command
 // that shows one temperature takes the double overload: the same flag (help, range, type), and a
 // list or a second value is refused in one line.
+// --target: what the model should predict; `note` (a marked string) says what it is on this command
+// (trace: the decoder's input words; model ablate: one token).
+CLI::Option* add_target_flag(CLI::App* cmd, std::string& target, const char* note);
 CLI::Option* add_temperature_flag(CLI::App* cmd, std::vector<std::string>& temperatures);
 CLI::Option* add_temperature_flag(CLI::App* cmd, double& temperature);
 

@@ -79,6 +79,9 @@ Heatmap transposed(const Heatmap& h) {
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < C; ++j) t.masked[j * R + i] = h.masked[i * C + j];
   }
+  if (h.cell_text.size() == R * C)
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) t.cell_text[j * R + i] = h.cell_text[i * C + j];
   std::swap(t.x_label, t.y_label);
   std::swap(t.row_labels, t.col_labels);
   std::swap(t.source_rows, t.source_cols);

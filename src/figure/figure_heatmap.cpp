@@ -76,6 +76,12 @@ Scene heatmap_scene(const Heatmap& h) {
   const double min_token_cell = line_height(kTickType) + 2;
   if (h.row_labels.size() == M && d.block_rows == 1 && R <= 8 && C > 8) ch = std::max(ch, min_token_cell);
   if (h.col_labels.size() == N && d.block_cols == 1 && C <= 8 && R > 8) cw = std::max(cw, min_token_cell);
+  // words in the cells: each cell as wide as the widest word (at most 120 units), a line tall
+  const bool words = h.cell_text.size() == M * N && d.block_rows == 1 && d.block_cols == 1;
+  if (words) {
+    cw = std::max(cw, std::min(120.0, max_width(h.cell_text) + 8));
+    ch = std::max(ch, line_height(kTickType) + 8);
+  }
   const double pw = static_cast<double>(C) * cw, ph = static_cast<double>(R) * ch;
   const auto scale = heatmap_scale(h);  // (not a structured binding: clang 14 cannot capture those in lambdas)
   const double lo = scale.first, hi = scale.second;
@@ -142,7 +148,9 @@ Scene heatmap_scene(const Heatmap& h) {
         const double v = d.values(r, c);
         const Rgb col = color_of(r, c);
         cv.rect(x0, y0, cw, ch, col, fmt::format("{} · {}{}", where, d.block_rows * d.block_cols > 1 ? tr("mean ") : "", fmt::format("{:.6g}", v)));
-        if (annotate)
+        if (words && h.annotate.value_or(true))
+          cv.text(x0 + cw / 2, y0 + ch / 2 + center_baseline(kTickType), h.cell_text[r * C + c], kTickType, ink_on(col), Align::center);
+        else if (annotate)
           cv.text(x0 + cw / 2, y0 + ch / 2 + center_baseline(value_type), value_text(v, magnitude), value_type, ink_on(col), Align::center);
       }
   }

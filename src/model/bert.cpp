@@ -83,13 +83,19 @@ ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& id
   const std::size_t L = w.layers.size();
   ForwardPass out;
   // embeddings: word + position + token type 0, then LayerNorm
-  Tensor x = stored_rows(w.word, ids);
-  add_table_rows(x, w.position, 0);
-  const Tensor type0 = stored_rows(w.token_type, std::vector<std::size_t>{0});
-  for (std::size_t t = 0; t < x.rows(); ++t)
-    for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += type0(0, j);
-  x = stored_layer_norm(x, w.emb_ln_w, w.emb_ln_b, eps);
-  for (std::size_t i = 0; i < L; ++i) {
+  // (or the resumed stream)
+  Tensor x;
+  if (o.resume) {
+    x = o.resume->residual;
+  } else {
+    x = stored_rows(w.word, ids);
+    add_table_rows(x, w.position, 0);
+    const Tensor type0 = stored_rows(w.token_type, std::vector<std::size_t>{0});
+    for (std::size_t t = 0; t < x.rows(); ++t)
+      for (std::size_t j = 0; j < x.cols(); ++j) x(t, j) += type0(0, j);
+    x = stored_layer_norm(x, w.emb_ln_w, w.emb_ln_b, eps);
+  }
+  for (std::size_t i = first_block(o); i < L; ++i) {
     const BertLayerWeights& l = w.layers[i];
     enter_block(out, x, i, 0, o);
     tap(o, "attn_in", i, x);

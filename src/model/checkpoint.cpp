@@ -135,6 +135,12 @@ void check_interventions(const Checkpoint& m, std::size_t first, std::size_t T, 
       throw usage_error(fmt::format("residual patch: position {} is not one of this pass's positions ({} … {})", p.position, first, first + T - 1));
     if (p.value.size() != c.d_model) throw usage_error(fmt::format("residual patch: {} values given for a residual stream of width {}", p.value.size(), c.d_model));
   }
+  if (o.resume) {
+    if (o.cache) throw Error("a resumed pass runs a whole sequence, without a KV cache");
+    if (o.resume->layer > c.layers) throw Error(fmt::format("resume: block {} is past the model's {} layers", o.resume->layer, c.layers));
+    if (o.resume->residual.rank() != 2 || o.resume->residual.rows() != T || o.resume->residual.cols() != c.d_model)
+      throw Error(fmt::format("resume: the residual stream {} is not ({}, {})", o.resume->residual.shape_str(), T, c.d_model));
+  }
 }
 
 }  // namespace

@@ -60,6 +60,8 @@ Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, co
 void patch_residual(Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o);
 // The residual stream entering block `layer` (L: the final norm): patched, tapped as resid_pre, kept
 void enter_block(ForwardPass& out, Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o);
+// The block a pass starts at: o.resume's, else 0
+inline std::size_t first_block(const ForwardOptions& o) { return o.resume ? o.resume->layer : 0; }
 // o.tap(name, layer, value) when a tap is set
 inline void tap(const ForwardOptions& o, const char* name, std::size_t layer, const Tensor& value) {
   if (o.tap) o.tap(name, layer, value);

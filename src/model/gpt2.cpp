@@ -71,10 +71,15 @@ ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& id
   KvCache& cache = *pass_cache(o, local, c, T);
   const std::size_t n = cache.length;
   ForwardPass out;
-  // token + position embeddings
-  Tensor x = stored_rows(w.wte, ids);
-  add_table_rows(x, w.wpe, n);
-  for (std::size_t i = 0; i < L; ++i) {
+  // token + position embeddings (or the resumed stream)
+  Tensor x;
+  if (o.resume) {
+    x = o.resume->residual;
+  } else {
+    x = stored_rows(w.wte, ids);
+    add_table_rows(x, w.wpe, n);
+  }
+  for (std::size_t i = first_block(o); i < L; ++i) {
     const Gpt2LayerWeights& l = w.layers[i];
     enter_block(out, x, i, n, o);
     // x + attention(ln_1(x)): q, k, v side by side in c_attn's output

@@ -194,8 +194,8 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   if (cache.rope.len == 0) cache.rope = rope_tables(cache.capacity, c.rope);
   const RopeTables rope = n == 0 && T == cache.capacity ? cache.rope : llama_rope_rows(cache.rope, n, T);
   ForwardPass out;
-  Tensor x = stored_rows(w.embed, ids);
-  for (std::size_t i = 0; i < L; ++i) {
+  Tensor x = o.resume ? o.resume->residual : stored_rows(w.embed, ids);
+  for (std::size_t i = first_block(o); i < L; ++i) {
     const LlamaLayerWeights& l = w.layers[i];
     enter_block(out, x, i, n, o);
     // x + o_proj(attention(RoPE(q), RoPE(k), v)) of RMSNorm(x)

@@ -132,13 +132,18 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const Forward
                             c.image_size, c.image_size));
   ForwardPass out;
   // embeddings: Conv2d(kernel = stride = P) = the unfolded patches × the flattened kernel, [CLS]
-  // in front, + positions
-  const Tensor patches = linear(unfold_patches(pixels, c.patch_size), w.patch_w, w.patch_b, kVitThreads);
-  Tensor x({patches.rows() + 1, c.d_model});
-  std::copy_n(w.cls.data(), c.d_model, x.data());
-  std::copy_n(patches.data(), patches.size(), x.data() + c.d_model);
-  add_table_rows(x, widen(w.position), 0);
-  for (std::size_t i = 0; i < L; ++i) {
+  // in front, + positions (or the resumed stream)
+  Tensor x;
+  if (o.resume) {
+    x = o.resume->residual;
+  } else {
+    const Tensor patches = linear(unfold_patches(pixels, c.patch_size), w.patch_w, w.patch_b, kVitThreads);
+    x = Tensor({patches.rows() + 1, c.d_model});
+    std::copy_n(w.cls.data(), c.d_model, x.data());
+    std::copy_n(patches.data(), patches.size(), x.data() + c.d_model);
+    add_table_rows(x, widen(w.position), 0);
+  }
+  for (std::size_t i = first_block(o); i < L; ++i) {
     const VitLayerWeights& l = w.layers[i];
     enter_block(out, x, i, 0, o);
     // pre-LN self-attention (no mask) and its residual

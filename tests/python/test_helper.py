@@ -613,6 +613,32 @@ class Train(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), ["m.safetensors", "m.vocab.txt"])
 
 
+class Microscope(unittest.TestCase):
+    """Issue 48: tfx.model.lens(...) is the (L + 1, T, V) probabilities with token labels, the CLI's
+    npy; tfx.model.patch(...) the (L, T) patching matrix."""
+
+    GPT2 = str(REPO / "tests" / "data" / "hf_models" / "gpt2")
+
+    def test_lens_is_the_clis_npy_with_token_labels(self):
+        p = tfx.model.lens(self.GPT2, "the cat sat")
+        npy = cli_npy("model", "lens", self.GPT2, "the cat sat")
+        tokens = cli_json("model", "next", self.GPT2, "the cat sat")["params"]["tokens"]
+        self.assertEqual(p.shape, (3, len(tokens), 272))  # 2 layers + the embeddings, T, vocabulary
+        self.assertTrue(np.array_equal(p, npy))
+        self.assertEqual(p.axes, ("layer", "position", "vocabulary id"))
+        self.assertEqual(p.labels[1], tokens)
+        self.assertTrue(np.allclose(p.sum(-1), 1, atol=1e-5))
+
+    def test_patch_is_layers_by_positions(self):
+        m = tfx.model.patch(self.GPT2, clean="the cat sat", corrupt="the dog sat")
+        npy = cli_npy("model", "patch", self.GPT2, "--clean", "the cat sat", "--corrupt", "the dog sat")
+        self.assertEqual(m.shape, npy.shape)
+        self.assertEqual(m.shape[0], 2)
+        self.assertTrue(np.array_equal(m, npy))
+        self.assertEqual(m.axes, ("block", "position"))
+        self.assertIn("␣cat/␣dog", m.cols)
+
+
 class Install(unittest.TestCase):
     def test_cmake_install_puts_an_importable_helper_that_finds_its_tfx(self):
         with tempfile.TemporaryDirectory(prefix="tfx-install-") as prefix:

@@ -67,6 +67,9 @@ struct Heatmap {
   // Each cell's value printed in it (in black or white, whichever reads on the cell);
   // unset = automatic: on when the matrix has at most kMaxAnnotatedCells per axis.
   std::optional<bool> annotate;
+  // Optional, rows × columns: a word printed in each cell instead of its value (the logit lens's
+  // top tokens); the cells are widened to hold them.
+  std::vector<std::string> cell_text;
   // When values are already block means of a larger matrix (too big to form): that matrix's
   // size, so the index ticks count its rows/columns. 0 = the size of values.
   std::size_t source_rows = 0, source_cols = 0;

@@ -101,6 +101,15 @@ struct ResidualPatch {
 //   mlp_out     the MLP's output (T, D) before the residual add
 using ForwardTap = std::function<void(const char* name, std::size_t layer, const Tensor& value)>;
 
+// A whole-sequence pass resumed at block `layer` (0 … L) with `residual` (T, D) as the stream
+// entering it: the embeddings and blocks 0 … layer−1 are skipped (the microscope reruns only the
+// blocks after its intervention, from a clean run's resid_pre). Kept hidden states and attentions
+// then start at that block. Not with a KV cache.
+struct ResumeAt {
+  std::size_t layer = 0;
+  Tensor residual;
+};
+
 // What a pass computes besides the hidden states: the logits' rows, a KV cache to read and extend
 // (decoders; nullptr: a whole sequence from position 0), whether to keep the attentions (H, T, n+T)
 // and hidden states (generation keeps neither), and the microscope's intervention points.
@@ -112,6 +121,7 @@ struct ForwardOptions {
   std::vector<HeadAblation> ablate = {};
   std::vector<ResidualPatch> patch = {};
   ForwardTap tap = {};
+  const ResumeAt* resume = nullptr;
 };
 
 struct Family {

@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/shared_flags.hpp"
 #include "cli/decoder_rows.hpp"
 #include "cli/translator_domain_notes.hpp"
 #include "cli/validators.hpp"
@@ -498,8 +499,8 @@ void register_trace(CLI::App& app) {
   auto [cmd, o] = add_command(app, "trace", tr("The whole Transformer step by step on the teaching translator: tokens → … → the next token, every shape"),
                               run_trace, tr("Attention"));
   cmd->add_option("TEXT", o->text, tr("A Korean sentence of the translator's domain (\"나는 학생 이다\")"))->required();
-  o->target_opt = cmd->add_option("--target", o->target,
-                                  tr("The decoder's input after <bos> (English words; \"\" = <bos> alone); default: the model's "
+  o->target_opt = add_target_flag(cmd, o->target,
+                                  tr("the decoder's input after <bos>, English words; \"\" = <bos> alone; default: the model's "
                                      "translation without its last word, so the trace ends by predicting it"));
   cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
   cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));

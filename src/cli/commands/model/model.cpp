@@ -22,6 +22,9 @@ constexpr Serves kServes[] = {
     {"generate", [](const Family& f) { return f.decoder; }},
     {"fill", [](const Family& f) { return f.masked_lm; }},
     {"tokenize", [](const Family& f) { return !f.image(); }},
+    {"lens", [](const Family&) { return true; }},
+    {"ablate", [](const Family&) { return true; }},
+    {"patch", [](const Family& f) { return !f.image(); }},
 };
 
 }  // namespace
@@ -41,6 +44,9 @@ void register_model(CLI::App& app) {
   register_model_fill(*cmd);
   register_model_tokenize(*cmd);
   register_model_generate(*cmd);
+  register_model_lens(*cmd);
+  register_model_ablate(*cmd);
+  register_model_patch(*cmd);
   // each subcommand's help names the families it serves (model_type as config.json spells it)
   for (CLI::App* sub : cmd->get_subcommands({}))
     for (const Serves& s : kServes)

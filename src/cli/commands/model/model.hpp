@@ -5,6 +5,8 @@
 //   model_fill.cpp      tfx model info | attention | hidden | logits | next | fill (what they
 //                       share: model_input.hpp)
 //   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
+//   model_lens.cpp, model_ablate.cpp, model_patch.cpp  the microscope: logit lens, head ablation,
+//                       activation patching (what they share: model_microscope.hpp)
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -18,5 +20,8 @@ void register_model_logits(CLI::App& model);
 void register_model_next(CLI::App& model);
 void register_model_fill(CLI::App& model);
 void register_model_generate(CLI::App& model);
+void register_model_lens(CLI::App& model);
+void register_model_ablate(CLI::App& model);
+void register_model_patch(CLI::App& model);
 
 }  // namespace tfx::cli
