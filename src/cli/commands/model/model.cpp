@@ -41,6 +41,7 @@ void register_model(CLI::App& app) {
   register_model_fill(*cmd);
   register_model_tokenize(*cmd);
   register_model_generate(*cmd);
+  register_model_quantize(*cmd);
   // each subcommand's help names the families it serves (model_type as config.json spells it)
   for (CLI::App* sub : cmd->get_subcommands({}))
     for (const Serves& s : kServes)

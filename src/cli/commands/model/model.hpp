@@ -5,6 +5,7 @@
 //   model_fill.cpp      tfx model info | attention | hidden | logits | next | fill (what they
 //                       share: model_input.hpp)
 //   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
+//   model_quantize.cpp  tfx model quantize SRC --type T -o OUT.gguf [--show TEXT]
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -18,5 +19,6 @@ void register_model_logits(CLI::App& model);
 void register_model_next(CLI::App& model);
 void register_model_fill(CLI::App& model);
 void register_model_generate(CLI::App& model);
+void register_model_quantize(CLI::App& model);
 
 }  // namespace tfx::cli
