@@ -67,7 +67,6 @@ std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / 
 
 std::string read_text(const fs::path& p) { return read_text_input(p.string(), p.string()); }
 
-[[noreturn]] void source_bad(const std::string& where, const std::string& what) { throw Error(fmt::format("{}: {}", where, what)); }
 
 GgufValue string_array(const std::vector<std::string>& items) {
   GgufValue v;
@@ -98,11 +97,11 @@ void folder_tokenizer(const fs::path& dir, std::vector<std::pair<std::string, Gg
   }
   if (!fs::exists(dir / "vocab.json", ec) || !fs::exists(dir / "merges.txt", ec)) return;  // no tokenizer: --ids only
   const json vocab = json::parse(read_text(dir / "vocab.json"), nullptr, false);
-  if (!vocab.is_object()) source_bad((dir / "vocab.json").string(), "not a JSON object of token → id");
+  if (!vocab.is_object()) throw Error(fmt::format(N_("{}: not a JSON object of token → id"), (dir / "vocab.json").string()));
   std::vector<std::string> tokens(vocab.size());
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
     if (!it.value().is_number_unsigned() || it.value().get<std::size_t>() >= tokens.size())
-      source_bad((dir / "vocab.json").string(), fmt::format("token {} has no id below {}", it.key(), tokens.size()));
+      throw Error(fmt::format(N_("{}: token {} has no id below {}"), (dir / "vocab.json").string(), it.key(), tokens.size()));
     tokens[it.value().get<std::size_t>()] = it.key();
   }
   std::vector<std::string> merges;
@@ -135,13 +134,13 @@ QuantSource read_folder(const std::string& dir) {
   const fs::path d(dir);
   std::error_code ec;
   if (!fs::exists(d / "config.json", ec))
-    source_bad(dir, "not a model: expected a checkpoint folder (config.json, model.safetensors) or a .gguf file");
+    throw Error(fmt::format(N_("{}: not a model: expected a checkpoint folder (config.json, model.safetensors) or a GGUF file (it starts with GGUF)"), dir));
   const ModelConfig c = parse_model_config(read_text(d / "config.json"), (d / "config.json").string());
   const char* arch = arch_of(c.model_type);
-  if (!arch) source_bad(dir, fmt::format("model_type {}: quantize writes llama, mistral, qwen2, qwen3 and gpt2 checkpoints", c.model_type));
+  if (!arch) throw Error(fmt::format(N_("{}: model_type {}: quantize writes llama, mistral, qwen2, qwen3 and gpt2 checkpoints"), dir, c.model_type));
   s.arch = arch;
   if (c.rope.scaling != RopeScaling::none && c.rope.scaling != RopeScaling::linear)
-    source_bad(dir, fmt::format("rope_scaling {}: quantize writes no RoPE scaling but linear yet", rope_scaling_name(c.rope.scaling)));
+    throw Error(fmt::format(N_("{}: rope_scaling {}: quantize writes no RoPE scaling but linear yet"), dir, rope_scaling_name(c.rope.scaling)));
   auto& md = s.metadata;
   const std::string p = s.arch + ".";
   md.emplace_back("general.architecture", gguf_string(s.arch));
@@ -219,7 +218,7 @@ QuantSource read_gguf(const std::string& path) {
   s.source_bytes = map.mapped_bytes();
   const std::optional<std::string> arch = f.get_string("general.architecture", path);
   if (!arch || !(*arch == "llama" || *arch == "qwen2" || *arch == "qwen3" || *arch == "gpt2"))
-    source_bad(path, fmt::format("architecture \"{}\": quantize writes llama, qwen2, qwen3 and gpt2 files", arch.value_or("")));
+    throw Error(fmt::format(N_("{}: architecture \"{}\": quantize writes llama, qwen2, qwen3 and gpt2 files"), path, arch.value_or("")));
   s.arch = *arch;
   for (const auto& kv : f.metadata)
     if (kv.first != "general.file_type" && kv.first != "general.alignment") s.metadata.push_back(kv);
@@ -316,8 +315,8 @@ QuantSource read_quant_source(const std::string& path) {
   std::error_code ec;
   if (is_gguf_file(path)) return read_gguf(path);
   if (fs::is_directory(path, ec)) return read_folder(path);
-  if (!fs::exists(path, ec)) source_bad(path, "no such file or folder");
-  source_bad(path, "not a model: expected a checkpoint folder (config.json, model.safetensors) or a GGUF file (it starts with GGUF)");
+  if (!fs::exists(path, ec)) throw Error(fmt::format(N_("{}: no such file or folder"), path));
+  throw Error(fmt::format(N_("{}: not a model: expected a checkpoint folder (config.json, model.safetensors) or a GGUF file (it starts with GGUF)"), path));
 }
 
 bool quantized_tensor(const SourceTensor& t) {

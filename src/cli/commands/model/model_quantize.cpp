@@ -340,7 +340,7 @@ void register_model_quantize(CLI::App& model) {
       },
       ""));
   set_examples(cmd, {tr("tfx model quantize qwen2.5-0.5b/ --type q8_0 -o qwen-q8_0.gguf"),
-                     tr("tfx model quantize gpt2/ --type f16,q8_0,q5_0,q4_0 --show \"The capital of France is Paris.\" --png")});
+                     tr("tfx model quantize gpt2/ --type f16,q8_0,q5_0,q4_0 --show \"The capital of France is\" --png")});
 }
 
 }  // namespace tfx::cli
