@@ -127,7 +127,7 @@ TEST_CASE("quantize: the llama folder as Q8_0 equals gguf-py's llama_q8_0.gguf t
 TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; every family re-opens") {
   test::TempDir dir;
   const std::vector<std::size_t> ids = {5, 42, 79, 116, 3};
-  for (const char* family : {"llama", "qwen2", "qwen3", "gpt2"}) {
+  for (const std::string family : {"llama", "qwen2", "qwen3", "gpt2"}) {
     CAPTURE(family);
     const Checkpoint folder = load_checkpoint(quant_data(std::string("hf_models/") + family));
     const Tensor want = model_forward(folder, ids).logits;
@@ -138,10 +138,20 @@ TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; 
     CHECK(d32 <= 1e-6);
     const Checkpoint q8 = load_checkpoint(
         quant_write(dir, quant_data(std::string("hf_models/") + family), StoredType::q8_0, std::string(family) + "_q8.gguf", StoredType::f32));
-    const double d8 = quant_maxdiff(model_forward(q8, ids).logits, want);
-    MESSAGE(family << ": Q8_0 file vs folder maxdiff = " << d8);
+    const Tensor got8 = model_forward(q8, ids).logits;
+    const double d8 = quant_maxdiff(got8, want);
+    double scale = 0;
+    for (float v : want.values()) scale = std::max(scale, std::abs(static_cast<double>(v)));
+    MESSAGE(family << ": Q8_0 file vs folder maxdiff = " << d8 << " (max |logit| " << scale << ")");
     CHECK(d8 > 0);
-    CHECK(d8 < 0.05);
+    CHECK(d8 < 0.1 * scale);  // random weights of 32 dims: 8-bit weights move the logits a few per cent
+    if (family == "llama") {
+      // the same weights as gguf-py dequantizes its own Q8_0 file (llama_q8_0_dequant/): equal logits
+      const Checkpoint deq = load_checkpoint(quant_data("gguf/llama_q8_0_dequant"));
+      const double dd = quant_maxdiff(got8, model_forward(deq, ids).logits);
+      MESSAGE("llama: Q8_0 file vs gguf-py's dequantized folder maxdiff = " << dd);
+      CHECK(dd <= 1e-5);
+    }
   }
   // a GGUF source: gpt2.gguf (F32, with its tokenizer.ggml.*) to F16 and back to F32
   const std::string f16 = quant_write(dir, quant_data("gguf/gpt2.gguf"), StoredType::f16, "gpt2_f16.gguf");
