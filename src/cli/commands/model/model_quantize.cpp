@@ -155,7 +155,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
                                 "position_embd in the type, the rest F32), each block as gguf-py's quants.py",
                                 o.src, src.arch, src.tensors.size())});
   if (!written.empty())
-    res.blocks.push_back(Text{trf("wrote {} ({:.2f} MB, GGUF v3; the source's weights {:.2f} MB): every tfx model command and llama.cpp open it",
+    res.blocks.push_back(Text{trf("wrote {} ({:.2f} MB, GGUF v3; the source's weights {:.2f} MB): every tfx model command opens it, as gguf-py's GGUFReader does",
                                   written, static_cast<double>(runs[0].file_bytes) / 1e6, static_cast<double>(src.source_bytes) / 1e6)});
   else
     res.blocks.push_back(Text{tr("no -o FILE.gguf: nothing written (tfx model quantize SRC --type q8_0 -o out.gguf)")});
@@ -270,7 +270,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
       };
       std::vector<double> before(shown->values.begin(), shown->values.end());
       auto h0 = share(before);
-      dist.series.push_back({tr("source"), h0.first, h0.second, true});
+      dist.series.push_back({tr("source weights"), h0.first, h0.second, true});
       const std::size_t index = static_cast<std::size_t>(shown - src.tensors.data());
       for (const TypeRun& r : runs) {
         const GgufTensorOut& t = r.model.tensors[index];
