@@ -167,6 +167,7 @@ QuantSource read_folder(const std::string& dir) {
       md.emplace_back(p + "rope.scaling.factor", gguf_f32(static_cast<float>(c.rope.factor.value_or(1.0))));
     }
   }
+  s.random_weights = c.random_weights;
   if (c.random_weights) md.emplace_back("tfx.random_weights", gguf_bool(true));
   folder_tokenizer(d, md);
 
@@ -222,6 +223,7 @@ QuantSource read_gguf(const std::string& path) {
   s.arch = *arch;
   for (const auto& kv : f.metadata)
     if (kv.first != "general.file_type" && kv.first != "general.alignment") s.metadata.push_back(kv);
+  if (const GgufValue* r = f.find("tfx.random_weights")) s.random_weights = r->i != 0;
   for (const GgufTensor& g : f.tensors) {
     SourceTensor t;
     t.name = g.name;

@@ -61,6 +61,7 @@ struct QuantSource {
   std::vector<std::pair<std::string, GgufValue>> metadata;  // everything but general.file_type
   std::vector<SourceTensor> tensors;
   std::size_t source_bytes = 0;  // the source's weight files
+  bool random_weights = false;   // config.json's tfx_random_weights (a GGUF's tfx.random_weights)
 };
 // Reads a folder or a GGUF file (is_gguf_file). Not a model, another architecture: tfx::Error
 // naming `path`.

@@ -242,7 +242,13 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   if (!o.tensor.empty() && !shown) throw usage_error(fmt::format(N_("--tensor {}: {} has no such tensor (the tensors table lists them)"), o.tensor, o.src));
   res.primary = "cost";
   res.summary["types"] = o.types;
-  if (in) note_random_weights(res, in->model.config);
+  if (in) {
+    note_random_weights(res, in->model.config);
+  } else if (src.random_weights) {
+    ModelConfig random;
+    random.random_weights = true;
+    note_random_weights(res, random);
+  }
 
   std::optional<Figure> figure;
   if (figure_drawn(o.fig, o.out)) {
