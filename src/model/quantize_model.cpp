@@ -171,7 +171,9 @@ QuantSource read_folder(const std::string& dir) {
   if (c.random_weights) md.emplace_back("tfx.random_weights", gguf_bool(true));
   folder_tokenizer(d, md);
 
-  const MappedWeights w = MappedWeights::open(dir);
+  auto mapping = std::make_shared<MappedWeights>(MappedWeights::open(dir));
+  const MappedWeights& w = *mapping;
+  s.mapping = mapping;
   s.source_bytes = w.mapped_bytes();
   for (const std::string& hf : w.names()) {
     if (hf == "lm_head.weight" && c.tied_head) continue;
@@ -182,29 +184,34 @@ QuantSource read_folder(const std::string& dir) {
     SourceTensor t;
     t.name = g->name;
     t.stored = m.type;
-    t.values = widen(m).values();
     for (std::size_t k = shape.size(); k-- > 0;) t.ne.push_back(shape[k]);
-    if (g->transposed && shape.size() == 2) {  // (in, out) → (out, in)
-      const std::size_t rows = shape[0], cols = shape[1];
-      std::vector<float> tr(t.values.size());
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t k = 0; k < cols; ++k) tr[k * rows + r] = t.values[r * cols + k];
-      t.values = std::move(tr);
-      t.ne = {rows, cols};
-    }
+    const bool transpose = g->transposed && shape.size() == 2;
+    if (transpose) t.ne = {shape[0], shape[1]};
     // convert_hf_to_gguf.py's LlamaModel.permute: within each head, HF row s·hd/2 + i → row 2i + s
     const bool q = t.name.ends_with(".attn_q.weight") || t.name.ends_with(".attn_q.bias");
     const bool k = t.name.ends_with(".attn_k.weight") || t.name.ends_with(".attn_k.bias");
-    if (s.arch == "llama" && (q || k)) {
-      const std::size_t heads = q ? c.heads : c.kv_heads, rows = static_cast<std::size_t>(t.ne.size() == 2 ? t.ne[1] : t.ne[0]);
-      const std::size_t cols = t.values.size() / rows, hd = rows / heads, half = hd / 2;
-      std::vector<float> perm(t.values.size());
-      for (std::size_t h = 0; h < heads; ++h)
-        for (std::size_t sft = 0; sft < 2; ++sft)
-          for (std::size_t i = 0; i < half; ++i)
-            std::memcpy(perm.data() + (h * hd + 2 * i + sft) * cols, t.values.data() + (h * hd + sft * half + i) * cols, cols * sizeof(float));
-      t.values = std::move(perm);
-    }
+    const std::size_t heads = s.arch == "llama" && (q || k) ? (q ? c.heads : c.kv_heads) : 0;
+    t.load = [m, shape, transpose, heads] {
+      Tensor wide = widen(m);
+      std::vector<float> values = std::move(wide.values());
+      if (transpose) {  // (in, out) → (out, in)
+        const std::size_t rows = shape[0], cols = shape[1];
+        std::vector<float> tr(values.size());
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t j = 0; j < cols; ++j) tr[j * rows + r] = values[r * cols + j];
+        values = std::move(tr);
+      }
+      if (heads) {
+        const std::size_t rows = shape[0], cols = values.size() / rows, hd = rows / heads, half = hd / 2;
+        std::vector<float> perm(values.size());
+        for (std::size_t h = 0; h < heads; ++h)
+          for (std::size_t sft = 0; sft < 2; ++sft)
+            for (std::size_t i = 0; i < half; ++i)
+              std::memcpy(perm.data() + (h * hd + 2 * i + sft) * cols, values.data() + (h * hd + sft * half + i) * cols, cols * sizeof(float));
+        values = std::move(perm);
+      }
+      return values;
+    };
     s.tensors.push_back(std::move(t));
   }
   std::sort(s.tensors.begin(), s.tensors.end(), [](const SourceTensor& a, const SourceTensor& b) { return a.name < b.name; });
@@ -214,9 +221,10 @@ QuantSource read_folder(const std::string& dir) {
 QuantSource read_gguf(const std::string& path) {
   QuantSource s;
   s.path = path;
-  const MappedWeights map = MappedWeights::map_whole(path);
-  const GgufFile f = parse_gguf(map.mapped_file(), path);
-  s.source_bytes = map.mapped_bytes();
+  auto mapping = std::make_shared<MappedWeights>(MappedWeights::map_whole(path));
+  s.mapping = mapping;
+  const GgufFile f = parse_gguf(mapping->mapped_file(), path);
+  s.source_bytes = mapping->mapped_bytes();
   const std::optional<std::string> arch = f.get_string("general.architecture", path);
   if (!arch || !(*arch == "llama" || *arch == "qwen2" || *arch == "qwen3" || *arch == "gpt2"))
     throw Error(fmt::format(N_("{}: architecture \"{}\": quantize writes llama, qwen2, qwen3 and gpt2 files"), path, arch.value_or("")));
@@ -229,10 +237,12 @@ QuantSource read_gguf(const std::string& path) {
     t.name = g.name;
     t.ne = g.ne;
     t.stored = g.type;
-    std::size_t n = 1;
-    for (std::uint64_t e : g.ne) n *= static_cast<std::size_t>(e);
-    t.values.resize(n);
-    dequantize(g.type, g.data, t.values.data(), n);
+    const std::size_t n = t.size();
+    t.load = [type = g.type, data = g.data, n] {
+      std::vector<float> values(n);
+      dequantize(type, data, values.data(), n);
+      return values;
+    };
     s.tensors.push_back(std::move(t));
   }
   return s;
@@ -283,7 +293,8 @@ GgufValue gguf_bool(bool x) {
   return v;
 }
 
-std::string encode_gguf(const std::vector<std::pair<std::string, GgufValue>>& metadata, const std::vector<GgufTensorOut>& tensors) {
+std::string encode_gguf_header(const std::vector<std::pair<std::string, GgufValue>>& metadata, const std::vector<GgufTensorOut>& tensors,
+                               const std::vector<std::size_t>& bytes) {
   std::uint64_t alignment = 32;
   for (const auto& kv : metadata)
     if (kv.first == "general.alignment" && kv.second.integer() && kv.second.i > 0) alignment = static_cast<std::uint64_t>(kv.second.i);
@@ -297,15 +308,26 @@ std::string encode_gguf(const std::vector<std::pair<std::string, GgufValue>>& me
     put_value(out, kv.second, kv.second.type);
   }
   std::uint64_t offset = 0;
-  for (const GgufTensorOut& t : tensors) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const GgufTensorOut& t = tensors[i];
     put_str(out, t.name);
     put_u32(out, static_cast<std::uint32_t>(t.ne.size()));
     for (std::uint64_t e : t.ne) put_u64(out, e);
     put_u32(out, gguf_ggml_type(t.type));
     put_u64(out, offset);
-    offset = align_up(offset + t.data.size(), alignment);
+    offset = align_up(offset + bytes[i], alignment);
   }
   out.resize(align_up(out.size(), alignment), '\0');
+  return out;
+}
+
+std::string encode_gguf(const std::vector<std::pair<std::string, GgufValue>>& metadata, const std::vector<GgufTensorOut>& tensors) {
+  std::vector<std::size_t> bytes;
+  for (const GgufTensorOut& t : tensors) bytes.push_back(t.data.size());
+  std::string out = encode_gguf_header(metadata, tensors, bytes);
+  std::uint64_t alignment = 32;
+  for (const auto& kv : metadata)
+    if (kv.first == "general.alignment" && kv.second.integer() && kv.second.i > 0) alignment = static_cast<std::uint64_t>(kv.second.i);
   for (const GgufTensorOut& t : tensors) {
     out.append(reinterpret_cast<const char*>(t.data.data()), t.data.size());
     out.resize(align_up(out.size(), alignment), '\0');
@@ -327,43 +349,101 @@ bool quantized_tensor(const SourceTensor& t) {
   return true;
 }
 
+std::size_t SourceTensor::size() const {
+  std::size_t n = 1;
+  for (std::uint64_t e : ne) n *= static_cast<std::size_t>(e);
+  return n;
+}
+
+namespace {
+
+// The type tensor t is stored in: `type`, F32 for one that is not quantized, `fallback` for rows
+// that are not whole blocks (none: an error naming the tensor)
+StoredType tensor_type(const QuantSource& src, const SourceTensor& t, StoredType type, std::optional<StoredType> fallback) {
+  StoredType ty = quantized_tensor(t) ? type : StoredType::f32;
+  const std::size_t row = static_cast<std::size_t>(t.ne.empty() ? 1 : t.ne[0]);
+  if (row % stored_block_size(ty) != 0) {
+    if (!fallback)
+      throw Error(fmt::format(N_("{}: tensor {} has rows of {} values, not whole blocks of {} ({}); choose another --type, or "
+                                 "--fallback TYPE to store such tensors in TYPE"),
+                              src.path, t.name, row, stored_block_size(ty), stored_type_name(ty)));
+    ty = *fallback;
+    if (row % stored_block_size(ty) != 0)
+      throw Error(fmt::format(N_("{}: tensor {} has rows of {} values, not whole blocks of {} (--fallback {}) either"), src.path, t.name,
+                              row, stored_block_size(ty), stored_type_name(ty)));
+  }
+  if (!quantizer_available(ty)) throw Error(fmt::format(N_("{}: tfx has no {} quantizer yet"), src.path, stored_type_name(ty)));
+  return ty;
+}
+
+// t's values quantized to ty into `out`, with ‖W − Ŵ‖ / ‖W‖ (Ŵ the dequantized tensor)
+TensorError quantize_tensor(const SourceTensor& t, StoredType ty, std::vector<unsigned char>& out) {
+  const std::vector<float> values = t.load();
+  out.resize(stored_row_bytes(ty, values.size()));
+  quantize(ty, values.data(), out.data(), values.size());
+  // block by block: no second copy of the tensor
+  const std::size_t block = stored_block_size(ty), block_bytes = stored_block_bytes(ty);
+  std::vector<float> back(block);
+  double num = 0, den = 0;
+  for (std::size_t b = 0; b * block < values.size(); ++b) {
+    dequantize(ty, out.data() + b * block_bytes, back.data(), block);
+    for (std::size_t j = 0; j < block; ++j) {
+      const double x = values[b * block + j], d = static_cast<double>(back[j]) - x;
+      num += d * d;
+      den += x * x;
+    }
+  }
+  return {t.name, ty, values.size(), den > 0 ? std::sqrt(num / den) : 0.0};
+}
+
+std::vector<std::pair<std::string, GgufValue>> quantized_metadata(const QuantSource& src, StoredType type) {
+  std::vector<std::pair<std::string, GgufValue>> md = src.metadata;
+  md.emplace_back("general.file_type", gguf_u32(llama_ftype(type)));
+  return md;
+}
+
+}  // namespace
+
 QuantizedModel quantize_model(const QuantSource& src, StoredType type, std::optional<StoredType> fallback) {
   QuantizedModel q;
-  q.metadata = src.metadata;
-  q.metadata.emplace_back("general.file_type", gguf_u32(llama_ftype(type)));
+  q.metadata = quantized_metadata(src, type);
   for (const SourceTensor& t : src.tensors) {
-    StoredType ty = quantized_tensor(t) ? type : StoredType::f32;
-    const std::size_t row = static_cast<std::size_t>(t.ne.empty() ? 1 : t.ne[0]);
-    if (row % stored_block_size(ty) != 0) {
-      if (!fallback)
-        throw Error(fmt::format(N_("{}: tensor {} has rows of {} values, not whole blocks of {} ({}); choose another --type, or "
-                                   "--fallback TYPE to store such tensors in TYPE"),
-                                src.path, t.name, row, stored_block_size(ty), stored_type_name(ty)));
-      ty = *fallback;
-      if (row % stored_block_size(ty) != 0)
-        throw Error(fmt::format(N_("{}: tensor {} has rows of {} values, not whole blocks of {} (--fallback {}) either"), src.path, t.name,
-                                row, stored_block_size(ty), stored_type_name(ty)));
-    }
-    if (!quantizer_available(ty)) throw Error(fmt::format(N_("{}: tfx has no {} quantizer yet"), src.path, stored_type_name(ty)));
     GgufTensorOut o;
     o.name = t.name;
     o.ne = t.ne;
-    o.type = ty;
-    o.data.resize(stored_row_bytes(ty, t.values.size()));
-    quantize(ty, t.values.data(), o.data.data(), t.values.size());
-    // ‖W − Ŵ‖ / ‖W‖, Ŵ the dequantized tensor
-    std::vector<float> back(t.values.size());
-    dequantize(ty, o.data.data(), back.data(), back.size());
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < back.size(); ++i) {
-      const double d = static_cast<double>(back[i]) - t.values[i];
-      num += d * d;
-      den += static_cast<double>(t.values[i]) * t.values[i];
-    }
-    q.errors.push_back({t.name, ty, t.values.size(), den > 0 ? std::sqrt(num / den) : 0.0});
+    o.type = tensor_type(src, t, type, fallback);
+    q.errors.push_back(quantize_tensor(t, o.type, o.data));
     q.tensors.push_back(std::move(o));
   }
   return q;
+}
+
+std::vector<TensorError> write_quantized_gguf(const QuantSource& src, StoredType type, std::optional<StoredType> fallback,
+                                              const std::function<void(std::string_view)>& write) {
+  // 1. the header with every tensor's info (sizes known from the types), data left empty
+  std::vector<GgufTensorOut> infos;
+  std::vector<std::size_t> bytes;
+  for (const SourceTensor& t : src.tensors) {
+    GgufTensorOut o;
+    o.name = t.name;
+    o.ne = t.ne;
+    o.type = tensor_type(src, t, type, fallback);
+    bytes.push_back(stored_row_bytes(o.type, t.size()));
+    infos.push_back(std::move(o));
+  }
+  const std::vector<std::pair<std::string, GgufValue>> md = quantized_metadata(src, type);
+  std::string header = encode_gguf_header(md, infos, bytes);
+  write(header);
+  // 2. each tensor's data, padded to the alignment, one at a time
+  std::vector<TensorError> errors;
+  std::vector<unsigned char> data;
+  const std::string pad(32, '\0');
+  for (std::size_t i = 0; i < src.tensors.size(); ++i) {
+    errors.push_back(quantize_tensor(src.tensors[i], infos[i].type, data));
+    write(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+    write(std::string_view(pad.data(), align_up(data.size(), 32) - data.size()));
+  }
+  return errors;
 }
 
 NextTokenCost next_token_cost(const Tensor& ref, const Tensor& q, std::span<const std::size_t> ids) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "helpers.hpp"
@@ -115,6 +116,13 @@ TEST_CASE("quantize: the llama folder as Q8_0 equals gguf-py's llama_q8_0.gguf t
   }
   MESSAGE(same << " of " << fb.tensors.size() << " tensors byte-identical to gguf-py's");
   CHECK(same == fb.tensors.size());
+  // the streaming writer (-o) gives the same bytes as the file made in memory
+  std::string streamed;
+  const QuantSource src = read_quant_source(quant_data("hf_models/llama"));
+  const std::vector<TensorError> errors =
+      write_quantized_gguf(src, StoredType::q8_0, StoredType::f32, [&streamed](std::string_view b) { streamed.append(b); });
+  CHECK(streamed == a);
+  CHECK(errors.size() == fb.tensors.size());
   // without --fallback the 48-wide ffn_down rows are an error naming the tensor
   try {
     (void)quantize_model(read_quant_source(quant_data("hf_models/llama")), StoredType::q8_0);

@@ -18,9 +18,12 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,20 +46,28 @@ struct GgufTensorOut {
 // alignment. parse_gguf reads it back; so does gguf-py's GGUFReader.
 std::string encode_gguf(const std::vector<std::pair<std::string, GgufValue>>& metadata, const std::vector<GgufTensorOut>& tensors);
 
+// encode_gguf's header alone, up to the start of the data, for tensors of bytes[i] bytes each
+// (their `data` unused): a writer that streams the data after it.
+std::string encode_gguf_header(const std::vector<std::pair<std::string, GgufValue>>& metadata, const std::vector<GgufTensorOut>& tensors,
+                               const std::vector<std::size_t>& bytes);
+
 // GgufValue constructors for the writer
 GgufValue gguf_string(const std::string& s);
 GgufValue gguf_u32(std::uint32_t v);
 GgufValue gguf_f32(float v);
 GgufValue gguf_bool(bool v);
 
-// One tensor of a source, float32 in llama.cpp's name and layout
+// One tensor of a source in llama.cpp's name and layout, read when asked (one tensor in memory at
+// a time: the source stays mapped)
 struct SourceTensor {
   std::string name;
   std::vector<std::uint64_t> ne;
   StoredType stored = StoredType::f32;  // its type in the source
-  std::vector<float> values;
+  std::function<std::vector<float>()> load;  // its values as float32, row-major in ggml's order
+  std::size_t size() const;                  // ne[0] · ne[1] · …
 };
 struct QuantSource {
+  std::shared_ptr<const void> mapping;  // keeps the source's mapped file(s) for `load`
   std::string path, arch;  // arch: general.architecture (llama, qwen2, qwen3, gpt2)
   std::vector<std::pair<std::string, GgufValue>> metadata;  // everything but general.file_type
   std::vector<SourceTensor> tensors;
@@ -86,6 +97,10 @@ struct QuantizedModel {
 // is llama.cpp's LLAMA_FTYPE of `type`. A row that is not whole blocks without a fallback, or a
 // type without a quantizer: tfx::Error naming the tensor (and the type).
 QuantizedModel quantize_model(const QuantSource& src, StoredType type, std::optional<StoredType> fallback = std::nullopt);
+// The same GGUF file as encode_gguf(quantize_model(…)) gives, handed to `write` piece by piece
+// with one tensor in memory at a time (what -o does: a 7B model needs no 28 GB of float32).
+std::vector<TensorError> write_quantized_gguf(const QuantSource& src, StoredType type, std::optional<StoredType> fallback,
+                                              const std::function<void(std::string_view)>& write);
 
 // What quantization did to the next-token predictions: ref and q are the logits (T, V) of the
 // source and of the quantized model on the same ids (one sequence).

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -66,10 +68,10 @@ std::string lower_name(StoredType t) {
 }
 
 // quantized bits per weight of the tensors the type applies to
-double bits_per_weight(const QuantizedModel& q, StoredType type) {
+double bits_per_weight(const std::vector<TensorError>& errors, StoredType type) {
   double bits = 0, n = 0;
-  for (std::size_t i = 0; i < q.tensors.size(); ++i)
-    if (q.errors[i].type == type) bits += 8.0 * static_cast<double>(q.tensors[i].data.size()), n += static_cast<double>(q.errors[i].values);
+  for (const TensorError& e : errors)
+    if (e.type == type) bits += 8.0 * static_cast<double>(stored_row_bytes(e.type, e.values)), n += static_cast<double>(e.values);
   return n > 0 ? bits / n : 32.0;
 }
 
@@ -89,10 +91,30 @@ std::pair<std::vector<double>, std::vector<double>> histogram(const std::vector<
 
 struct TypeRun {
   StoredType type;
-  QuantizedModel model;
+  std::vector<TensorError> errors;
   std::size_t file_bytes = 0;
+  std::optional<QuantizedModel> model;  // in memory: for --show and the figure
   std::optional<NextTokenCost> cost;
 };
+
+// -o FILE.gguf written tensor by tensor into a temporary beside it, renamed onto it at the end
+std::vector<TensorError> write_model_file(const QuantSource& src, StoredType type, std::optional<StoredType> fallback,
+                                          const std::string& path, std::size_t& bytes) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  std::error_code ec;
+  mode_t mode = default_file_mode();
+  if (fs::exists(target, ec)) mode = static_cast<mode_t>(fs::status(target, ec).permissions() & fs::perms::mask);
+  TempFile tmp(dir, ".tfx-quantize-", ".gguf", "-o " + path);
+  std::vector<TensorError> errors = write_quantized_gguf(src, type, fallback, [&](std::string_view b) {
+    bytes += b.size();
+    if (!b.empty() && !tmp.write_all(b.data(), b.size()))
+      throw Error(fmt::format(N_("{}: cannot write: {}"), "-o " + path, std::strerror(errno)));
+  });
+  tmp.commit(path, mode, "-o " + path);
+  return errors;
+}
 
 void run_model_quantize(const ModelQuantizeOptions& o) {
   std::vector<StoredType> types;
@@ -107,17 +129,23 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   if (!o.fallback.empty()) fallback = parse_quantize_type(o.fallback, "--fallback");
 
   const QuantSource src = read_quant_source(o.src);
+  const bool in_memory = !o.show.empty() || figure_drawn(o.fig, o.out);
   std::vector<TypeRun> runs;
-  for (StoredType t : types) {
-    TypeRun r{t, quantize_model(src, t, fallback), 0, std::nullopt};
-    runs.push_back(std::move(r));
-  }
   std::string written;
-  if (!o.model_out.empty()) {
-    const std::string bytes = encode_gguf(runs[0].model.metadata, runs[0].model.tensors);
-    runs[0].file_bytes = bytes.size();
-    emit(bytes, o.model_out, true, "-o");
-    written = o.model_out;
+  for (StoredType t : types) {
+    TypeRun r{t, {}, 0, std::nullopt, std::nullopt};
+    if (!o.model_out.empty()) {
+      r.errors = write_model_file(src, t, fallback, o.model_out, r.file_bytes);
+      written = o.model_out;
+    } else if (!in_memory) {  // the errors and the size, one tensor at a time, nothing kept
+      r.errors = write_quantized_gguf(src, t, fallback, [&r](std::string_view b) { r.file_bytes += b.size(); });
+    }
+    if (in_memory) {
+      r.model = quantize_model(src, t, fallback);
+      if (r.errors.empty()) r.errors = r.model->errors;
+      if (!r.file_bytes) r.file_bytes = encode_gguf(r.model->metadata, r.model->tensors).size();
+    }
+    runs.push_back(std::move(r));
   }
 
   // --show TEXT: the source and each type on the same ids
@@ -131,21 +159,13 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     const Tensor ref = model_forward(in->model, in->ids, true).logits;
     const std::string tmp_dir = std::filesystem::temp_directory_path().string();
     for (TypeRun& r : runs) {
-      const std::string bytes = encode_gguf(r.model.metadata, r.model.tensors);
-      r.file_bytes = bytes.size();
+      const std::string bytes = encode_gguf(r.model->metadata, r.model->tensors);
       TempFile tmp(tmp_dir, "tfx-quantize-", ".gguf", "the quantized model for --show");
       if (!tmp.write_all(bytes.data(), bytes.size()) || !tmp.close_fd())
         throw Error(fmt::format("{}: could not write the quantized model for --show", tmp.path()));
       const Checkpoint q = load_checkpoint(tmp.path());
       r.cost = next_token_cost(ref, model_forward(q, in->ids, true).logits, in->ids);
     }
-  } else {
-    for (TypeRun& r : runs)
-      if (!r.file_bytes) r.file_bytes = encode_gguf(r.model.metadata, {}).size() + [&] {
-        std::size_t n = 0;
-        for (const GgufTensorOut& t : r.model.tensors) n += (t.data.size() + 31) / 32 * 32;
-        return n;
-      }();
   }
 
   Result res;
@@ -169,12 +189,12 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     double sum = 0, mx = 0;
     std::size_t n = 0;
     std::string worst;
-    for (const TensorError& e : r.model.errors) {
+    for (const TensorError& e : r.errors) {
       if (e.type != r.type) continue;  // kept F32, or --fallback's type
       sum += e.relative_error, ++n;
       if (e.relative_error >= mx) mx = e.relative_error, worst = e.name;
     }
-    std::vector<Cell> row = {std::string(stored_type_name(r.type)), bits_per_weight(r.model, r.type),
+    std::vector<Cell> row = {std::string(stored_type_name(r.type)), bits_per_weight(r.errors, r.type),
                              static_cast<double>(r.file_bytes) / 1e6, n ? sum / static_cast<double>(n) : 0.0, mx, worst};
     if (r.cost) {
       row.push_back(r.cost->kl);
@@ -196,11 +216,11 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   per.name = N_("tensors");
   per.columns = {N_("tensor"), N_("values")};
   for (const TypeRun& r : runs) per.columns.push_back(lower_name(r.type));
-  for (std::size_t i = 0; i < runs[0].model.errors.size(); ++i) {
-    std::vector<Cell> row = {runs[0].model.errors[i].name, static_cast<long long>(runs[0].model.errors[i].values)};
+  for (std::size_t i = 0; i < runs[0].errors.size(); ++i) {
+    std::vector<Cell> row = {runs[0].errors[i].name, static_cast<long long>(runs[0].errors[i].values)};
     for (const TypeRun& r : runs)
     {
-      const TensorError& e = r.model.errors[i];
+      const TensorError& e = r.errors[i];
       if (e.type == r.type) row.push_back(e.relative_error);
       else if (e.type == StoredType::f32) row.push_back(std::string("F32"));
       else row.push_back(fmt::format("{:.4g} ({})", e.relative_error, stored_type_name(e.type)));  // --fallback's type
@@ -216,7 +236,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   std::vector<double> centres;
   for (const TypeRun& r : runs) {
     std::vector<double> logs;
-    for (const TensorError& e : r.model.errors)
+    for (const TensorError& e : r.errors)
       if (e.type == r.type && e.relative_error > 0) logs.push_back(std::log10(e.relative_error));
     auto h = histogram(logs, kLo, kHi, kBins);
     centres = h.first;
@@ -237,7 +257,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   // one tensor's weights before and after: --tensor, else the largest quantized one
   const SourceTensor* shown = nullptr;
   for (const SourceTensor& t : src.tensors) {
-    if (!o.tensor.empty() ? t.name == o.tensor : (quantized_tensor(t) && (!shown || t.values.size() > shown->values.size()))) shown = &t;
+    if (!o.tensor.empty() ? t.name == o.tensor : (quantized_tensor(t) && (!shown || t.size() > shown->size()))) shown = &t;
   }
   if (!o.tensor.empty() && !shown) throw usage_error(fmt::format(N_("--tensor {}: {} has no such tensor (the tensors table lists them)"), o.tensor, o.src));
   res.primary = "cost";
@@ -261,12 +281,13 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     for (std::size_t k = 0; k < runs.size(); ++k) errs.series.push_back({stored_type_name(runs[k].type), centres, counts[k], false});
     f.panels.push_back(errs);
     if (shown) {
+      const std::vector<float> values = shown->load();
       LineChart dist;
       dist.title = trf("weights of {} before and after", shown->name);
       dist.x_label = tr("weight");
       dist.y_label = tr("share of weights");
       double lo = 0, hi = 0;
-      for (float v : shown->values) lo = std::min(lo, static_cast<double>(v)), hi = std::max(hi, static_cast<double>(v));
+      for (float v : values) lo = std::min(lo, static_cast<double>(v)), hi = std::max(hi, static_cast<double>(v));
       if (hi <= lo) hi = lo + 1;
       const std::size_t bins = 120;
       auto share = [&](const std::vector<double>& xs) {
@@ -274,13 +295,13 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
         for (double& c : h.second) c /= static_cast<double>(std::max<std::size_t>(1, xs.size()));
         return h;
       };
-      std::vector<double> before(shown->values.begin(), shown->values.end());
+      std::vector<double> before(values.begin(), values.end());
       auto h0 = share(before);
       dist.series.push_back({tr("source weights"), h0.first, h0.second, true});
       const std::size_t index = static_cast<std::size_t>(shown - src.tensors.data());
       for (const TypeRun& r : runs) {
-        const GgufTensorOut& t = r.model.tensors[index];
-        std::vector<float> back(shown->values.size());
+        const GgufTensorOut& t = r.model->tensors[index];
+        std::vector<float> back(values.size());
         dequantize(t.type, t.data.data(), back.data(), back.size());
         auto h = share(std::vector<double>(back.begin(), back.end()));
         dist.series.push_back({stored_type_name(r.type), h.first, h.second, false});
