@@ -162,7 +162,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
       const std::string bytes = encode_gguf(r.model->metadata, r.model->tensors);
       TempFile tmp(tmp_dir, "tfx-quantize-", ".gguf", "the quantized model for --show");
       if (!tmp.write_all(bytes.data(), bytes.size()) || !tmp.close_fd())
-        throw Error(fmt::format("{}: could not write the quantized model for --show", tmp.path()));
+        throw Error(fmt::format(N_("{}: could not write the quantized model for --show: {}"), tmp.path(), std::strerror(errno)));
       const Checkpoint q = load_checkpoint(tmp.path());
       r.cost = next_token_cost(ref, model_forward(q, in->ids, true).logits, in->ids);
     }
