@@ -73,8 +73,9 @@ void q8_0(const float* x, unsigned char* b) {
   const float id = d == 0 ? 0.0f : 1.0f / d;
   put_half(b, d);
   for (int i = 0; i < 32; ++i) {
-    const float p = x[i] * id;
-    b[2 + i] = static_cast<unsigned char>(static_cast<std::int8_t>(static_cast<int>(round_away(p))));
+    const float p = round_away(x[i] * id);
+    // |p| ≤ 127 for finite weights; a NaN or infinite weight (no meaningful block) stores 0
+    b[2 + i] = static_cast<unsigned char>(static_cast<std::int8_t>(std::isfinite(p) ? static_cast<int>(std::fmax(-128.0f, std::fmin(127.0f, p))) : 0));
   }
 }
 
@@ -90,7 +91,7 @@ float q_sym(const float* x, int levels, unsigned char* q) {
   for (int i = 0; i < 32; ++i) {
     const float v = static_cast<float>(static_cast<double>(x[i]) * static_cast<double>(id) + offset);
     float t = std::trunc(v);
-    if (t < 0) t = 0;  // quants.py casts to uint8 then clips; the values here are ≥ 0 anyway
+    if (!(t > 0)) t = 0;  // quants.py casts to uint8 then clips; the values here are ≥ 0 anyway (NaN: 0)
     q[i] = static_cast<unsigned char>(std::fmin(t, static_cast<float>(levels - 1)));
   }
   return d;
@@ -107,7 +108,8 @@ void q_affine(const float* x, int levels, unsigned char* q, float& d, float& mn)
     const float s = x[i] - mn;
     const float p = s * id;
     const float v = p + 0.5f;
-    q[i] = static_cast<unsigned char>(std::fmin(std::trunc(v), static_cast<float>(levels - 1)));
+    const float t = std::trunc(v);
+    q[i] = static_cast<unsigned char>(t > 0 ? std::fmin(t, static_cast<float>(levels - 1)) : 0.0f);  // NaN: 0
   }
 }
 
