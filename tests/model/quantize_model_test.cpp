@@ -1,7 +1,7 @@
 // tfx model quantize (tfx/model/quantize.hpp): the GGUF it writes read back by parse_gguf; a
 // folder quantized to Q8_0 equal byte for byte, tensor by tensor, to the file llama.cpp's own
 // gguf-py wrote from the same weights (tests/data/gguf/llama_q8_0.gguf: its names, the Q/K
-// permutation, its quantizer); F32 files whose logits equal the folder's; a Q8_0 file close to it;
+// permutation, its quantizer); F32 files whose logits and tokens equal the folder's; a Q8_0 file close to it;
 // next_token_cost against numpy (tests/reference/gen_quantize_reference.py) and its properties
 // (a model against itself: KL 0, top-1 1); the command's --show on F32 (KL 0, agreement 1).
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "tfx/core/error.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/gguf.hpp"
+#include "tfx/model/gguf_model.hpp"
 #include "tfx/model/quantize.hpp"
 
 using namespace tfx;
@@ -139,7 +140,11 @@ TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; 
     CAPTURE(family);
     const Checkpoint folder = load_checkpoint(quant_data(std::string("hf_models/") + family));
     const Tensor want = model_forward(folder, ids).logits;
-    const Checkpoint f32 = load_checkpoint(quant_write(dir, quant_data(std::string("hf_models/") + family), StoredType::f32, std::string(family) + ".gguf"));
+    const std::string f32_path = quant_write(dir, quant_data(std::string("hf_models/") + family), StoredType::f32, std::string(family) + ".gguf");
+    const Checkpoint f32 = load_checkpoint(f32_path);
+    // the folder's tokenizer went along (tokenizer.huggingface.json, or GPT-2's tokenizer.ggml.*)
+    const std::string text = "the cat sat, 한국어 <s>";
+    CHECK(load_model_tokenizer(f32_path).encode(text).ids == load_model_tokenizer(quant_data(std::string("hf_models/") + family)).encode(text).ids);
     CHECK(f32.config.random_weights == folder.config.random_weights);
     const double d32 = quant_maxdiff(model_forward(f32, ids).logits, want);
     MESSAGE(family << ": F32 file vs folder maxdiff = " << d32);
