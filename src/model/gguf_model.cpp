@@ -128,6 +128,8 @@ json gguf_config_json(const GgufFile& f, const Arch& a, const std::string& where
   if (!embd || embd->ne.size() != 2) gguf_bad(where, "no 2-D tensor token_embd.weight (the token embedding)");
   json j;
   j["model_type"] = a.model_type;
+  // tfx's own key for config.json's tfx_random_weights (a file tfx model quantize wrote from one)
+  if (const GgufValue* r = f.find("tfx.random_weights"); r && r->type == GgufValueType::boolean) j["tfx_random_weights"] = r->i != 0;
   j["vocab_size"] = embd->ne[1];
   if (std::string(a.name) == "gpt2") {
     j["n_embd"] = need("embedding_length");
@@ -181,6 +183,26 @@ std::vector<unsigned char> unpermute_rows(const GgufTensor& t, std::size_t heads
 }
 
 }  // namespace
+
+std::optional<GgufName> gguf_name_for(const std::string& arch_name, const std::string& hf) {
+  for (const Arch& a : kArchs) {
+    if (arch_name != a.name) continue;
+    for (const NameMap& n : a.global)
+      if (hf == n.hf) return GgufName{n.gguf, n.transposed};
+    // the layer prefix "layers.{}." / "h.{}.": its text before {} , the layer number, the rest
+    const std::string prefix = a.layer_prefix;
+    const std::string head = prefix.substr(0, prefix.find("{}"));
+    if (hf.rfind(head, 0) != 0) return std::nullopt;
+    const std::size_t dot = hf.find('.', head.size());
+    if (dot == std::string::npos) return std::nullopt;
+    const std::string layer = hf.substr(head.size(), dot - head.size()), rest = hf.substr(dot + 1);
+    if (layer.empty() || layer.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    for (const NameMap& n : a.block)
+      if (rest == n.hf) return GgufName{fmt::format("blk.{}.{}", layer, n.gguf), n.transposed};
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 bool is_gguf_file(const std::string& path) {
   namespace fs = std::filesystem;

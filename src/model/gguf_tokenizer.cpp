@@ -51,6 +51,10 @@ bool is_wordpiece_special(const std::string& t) { return t.size() >= 2 && t.fron
 }  // namespace
 
 HfTokenizer gguf_tokenizer(const GgufFile& f, const std::string& where) {
+  // a Hugging Face tokenizer.json carried whole (GGUF's tokenizer.huggingface.json: what tfx model
+  // quantize writes for a folder that has one) is the tokenizer exactly
+  if (const auto hf = f.get_string("tokenizer.huggingface.json", where))
+    return HfTokenizer::from_json(*hf, where + " (tokenizer.huggingface.json)");
   const std::optional<std::string> model = f.get_string("tokenizer.ggml.model", where);
   if (!model) tok_bad(where, "no metadata tokenizer.ggml.model (the file carries no tokenizer; give --ids)");
   const std::vector<GgufValue>& tokens = array_of(f, "tokenizer.ggml.tokens", GgufValueType::string, where);

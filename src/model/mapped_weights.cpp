@@ -92,6 +92,12 @@ struct MappedWeights::Impl {
   std::size_t bytes = 0;
 };
 
+std::vector<std::string> MappedWeights::names() const {
+  std::vector<std::string> out;
+  for (const auto& entry : impl_->tensors) out.push_back(entry.first);
+  return out;
+}
+
 MappedWeights::MappedWeights() : impl_(std::make_unique<Impl>()) {}
 MappedWeights::~MappedWeights() = default;
 MappedWeights::MappedWeights(MappedWeights&&) noexcept = default;

@@ -12,6 +12,14 @@ sentencepiece; where it is not installed, a stub module `sentencepiece.py` holdi
 Writes tests/data/gguf/dequant_<type>.bin for F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K:
     uint32 n (values), uint32 block bytes b, then the blocks (n / block size · b bytes), then the
     n float32 values gguf-py's dequantize gives (little-endian).
+And tests/data/gguf/quantize_<type>.bin for F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 (tfx's
+quantizers, src/core/quantize.cpp, against gguf-py's quantize):
+    uint32 n (values), uint32 block bytes b, then the n float32 inputs, then the blocks gguf-py's
+    quantize gives them (n / block size · b bytes).
+The inputs: seeded normal rows at several scales, an all-zero block, a block whose largest
+magnitude is negative, one outlier, values on the rounding midpoints (k + 0.5 steps), float16
+subnormals and values past float16's range.
+
 Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, F16: seeded random rows quantized by gguf-py's own quantize (with a row of zeros
 and a row holding one large value). Q4_K, Q5_K, Q6_K: gguf-py has no quantizer for them, so their
 blocks are seeded random bytes with finite float16 scales d, dmin (every bit of qs, qh, scales
@@ -65,8 +73,39 @@ def write(name, qtype, blocks):
     print(f"dequant_{name}.bin: {n} values, {blocks.shape[0]} blocks of {size} bytes")
 
 
+def quantize_inputs(seed):
+    rng = np.random.default_rng(seed)
+    rows = [rng.standard_normal(256) * s for s in (0.02, 1.0, 300.0)]
+    rows.append(np.zeros(32))
+    neg = rng.standard_normal(32) * 0.1
+    neg[5] = -3.0                                  # largest magnitude negative
+    rows.append(neg)
+    out = rng.standard_normal(32) * 0.01
+    out[17] = 40.0                                 # one outlier
+    rows.append(out)
+    rows.append((np.arange(32) - 16) * 0.5 / 7.5)  # midpoints of the steps
+    rows.append(np.linspace(-1, 1, 32) * 1e-6)     # float16 subnormal scales
+    rows.append(np.array([7e4, -7e4, 65504, 65519, 65520, 6e-8, 3e-8, 2.9e-8] * 4))
+    return np.concatenate(rows).astype(np.float32)
+
+
+def write_quantize(name, qtype, seed):
+    block, size = GGML_QUANT_SIZES[qtype]
+    x = quantize_inputs(seed)
+    blocks = np.ascontiguousarray(quants.quantize(x.reshape(-1, 32), qtype)).view(np.uint8).reshape(-1)
+    assert blocks.size == x.size // block * size
+    with open(os.path.join(OUT, f"quantize_{name}.bin"), "wb") as f:
+        f.write(struct.pack("<II", x.size, size))
+        f.write(x.astype("<f4").tobytes())
+        f.write(blocks.tobytes())
+    print(f"quantize_{name}.bin: {x.size} values")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    for name, qtype, seed in [("f16", T.F16, 11), ("bf16", T.BF16, 12), ("q8_0", T.Q8_0, 13), ("q4_0", T.Q4_0, 14),
+                              ("q4_1", T.Q4_1, 15), ("q5_0", T.Q5_0, 16), ("q5_1", T.Q5_1, 17)]:
+        write_quantize(name, qtype, seed)
     for name, qtype, seed in [("q8_0", T.Q8_0, 1), ("q4_0", T.Q4_0, 2), ("bf16", T.BF16, 3), ("q4_1", T.Q4_1, 8),
                               ("q5_0", T.Q5_0, 9), ("q5_1", T.Q5_1, 10)]:
         block, _ = GGML_QUANT_SIZES[qtype]

@@ -38,6 +38,17 @@ inline std::size_t stored_row_bytes(StoredType t, std::size_t cols) { return col
 // Q5_K (d·sc)·q − (dmin·m) with each product rounded to float32; Q6_K (d·sc)·(q − 32).
 void dequantize(StoredType t, const void* src, float* out, std::size_t n);
 
+// The inverse: `n` float32 values (a multiple of the block size) → type t's blocks at `dst`
+// (n / block size · block bytes), as gguf-py's quants.py quantizes them, bit for bit (F32, F16,
+// BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1; src/core/quantize.cpp has each formula). The K-quants have
+// no quantizer yet (quantizer_available false): tfx::Error.
+void quantize(StoredType t, const float* src, void* dst, std::size_t n);
+bool quantizer_available(StoredType t);
+// f32 → IEEE binary16 bits, round to nearest even (subnormals, ±Inf past 65504, NaN kept a NaN);
+// f32 → bfloat16 bits, round to nearest even (NaN made quiet), as ggml's ggml_compute_fp32_to_bf16.
+std::uint16_t narrow_f16(float f);
+std::uint16_t narrow_bf16(float f);
+
 // rows × cols elements of `type`, row-major and contiguous at `data` (not owned: the mapping or
 // tensor it points into must outlive it). Default-constructed: 0 × 0 (an absent tensor).
 // `transposed`: the data holds the transpose, (cols, rows) row-major (GGUF's GPT-2 Conv1D weights,

@@ -8,6 +8,7 @@
 // for ggml's RoPE; they are put back in a copy, in their stored type), GPT-2's Conv1D weights
 // (stored (out, in): read transposed). Architectures: llama, qwen2, gpt2.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "tfx/model/checkpoint.hpp"
@@ -24,6 +25,16 @@ struct GgufModel {
   MappedWeights weights;
   GgufFile file;  // the parsed header (its tensors point into `weights`' mapping)
 };
+
+// llama.cpp's name for the family's tensor `hf` (its Hugging Face name without the base model's
+// prefix: layers.0.self_attn.q_proj.weight, h.0.attn.c_attn.weight, wte.weight) in architecture
+// `arch` (llama, qwen2, qwen3, gpt2), with `transposed` true where llama.cpp stores it (out, in)
+// while the family reads (in, out) (GPT-2's Conv1D); nullopt for a tensor llama.cpp does not keep.
+struct GgufName {
+  std::string name;
+  bool transposed = false;
+};
+std::optional<GgufName> gguf_name_for(const std::string& arch, const std::string& hf);
 
 // Maps and reads `path`. An unknown general.architecture, a missing metadata key or tensor, a
 // tensor of another shape than the metadata says: tfx::Error naming the file and the key or tensor.

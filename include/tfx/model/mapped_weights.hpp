@@ -44,6 +44,8 @@ class MappedWeights {
   // throws tfx::Error naming the file's tensor and both shapes.
   StoredMatrix need(const std::string& name, std::size_t rows, std::size_t cols) const;
 
+  // Every tensor's name (without the base model's prefix), in name order.
+  std::vector<std::string> names() const;
   std::size_t mapped_bytes() const;  // of all the files
   std::size_t tensor_count() const;
   const std::vector<std::string>& files() const;

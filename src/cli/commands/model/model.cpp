@@ -47,6 +47,7 @@ void register_model(CLI::App& app) {
   register_model_lens(*cmd);
   register_model_ablate(*cmd);
   register_model_patch(*cmd);
+  register_model_quantize(*cmd);
   // each subcommand's help names the families it serves (model_type as config.json spells it)
   for (CLI::App* sub : cmd->get_subcommands({}))
     for (const Serves& s : kServes)

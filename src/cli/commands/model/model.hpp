@@ -7,6 +7,7 @@
 //   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
 //   model_lens.cpp, model_ablate.cpp, model_patch.cpp  the microscope: logit lens, head ablation,
 //                       activation patching (what they share: model_microscope.hpp)
+//   model_quantize.cpp  tfx model quantize SRC --type T -o OUT.gguf [--show TEXT]
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -23,5 +24,6 @@ void register_model_generate(CLI::App& model);
 void register_model_lens(CLI::App& model);
 void register_model_ablate(CLI::App& model);
 void register_model_patch(CLI::App& model);
+void register_model_quantize(CLI::App& model);
 
 }  // namespace tfx::cli

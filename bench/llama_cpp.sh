@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# tfx beside llama.cpp (issue 51, "As fast as llama.cpp"): the same GGUF files — the Qwen2.5-0.5B
+# shape with random weights (bench/generate_bench.py make-qwen), written per type by
+# `tfx model quantize` — decoded by llama.cpp's llama-bench and by tfx (bench_generate, which opens
+# a .gguf file as every model command does), same thread count, in one run; prints each type's
+# decode and 128-token prefill tokens/s for both and tfx's ratio.
+#
+#   bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]
+#
+# LLAMA_CPP: a llama.cpp source folder, or a bare git directory of one (what the `fetch` tool
+# leaves under /work/.mirror/ggml-org+llama.cpp/…: its HEAD is unpacked with git archive). It is
+# built CPU-only (GGML_NATIVE, as tfx's native build; no CURL, CUDA or Metal), llama-bench only,
+# with cmake -j2. BUILD_DIR: tfx's build folder with tfx and bench_generate (default build).
+# THREADS (llama-bench -t; default 2: give the core count, which tfx uses), TYPES (default "bf16 q8_0": the types tfx writes; llama.cpp's K-quants
+# Q4_K_M need llama-quantize, which this script builds and uses when TYPES names q4_k_m), WORK (a
+# scratch folder; default a new one under /tmp, removed at the end unless KEEP=1).
+set -euo pipefail
+src=${1:?usage: bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]}
+build=${2:-build}
+threads=${THREADS:-2}
+types=${TYPES:-bf16 q8_0}
+work=${WORK:-$(mktemp -d /tmp/tfx-llama-cpp-XXXXXX)}
+[[ ${KEEP:-0} == 1 ]] || trap 'rm -rf "$work"' EXIT
+PY=${PY:-/usr/bin/python3}
+
+for f in "$build/tfx" "$build/bench_generate"; do
+  [[ -x $f ]] || { echo "bench/llama_cpp.sh: $f is missing (cmake --build $build --target tfx bench_generate)" >&2; exit 1; }
+done
+
+# 1. llama.cpp's source, then llama-bench (and llama-quantize) built CPU-only
+if [[ -f $src/HEAD && ! -f $src/CMakeLists.txt ]]; then
+  mkdir -p "$work/llama.cpp"
+  git --git-dir="$src" archive HEAD | tar x -C "$work/llama.cpp"
+  src="$work/llama.cpp"
+fi
+[[ -f $src/CMakeLists.txt ]] || { echo "bench/llama_cpp.sh: $src is not a llama.cpp source folder" >&2; exit 1; }
+cmake -S "$src" -B "$work/llama-build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DGGML_CUDA=OFF \
+  -DGGML_METAL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF >/dev/null
+cmake --build "$work/llama-build" -j2 --target llama-bench llama-quantize >/dev/null
+lbench="$work/llama-build/bin/llama-bench"
+lquant="$work/llama-build/bin/llama-quantize"
+
+# 2. the model: a Qwen2.5-0.5B-shaped folder (random BF16), then one GGUF per type
+"$PY" bench/generate_bench.py make-qwen "$work/qwen" >/dev/null
+for t in $types; do
+  case $t in
+    q4_k_m) "$build/tfx" model quantize "$work/qwen" --type bf16 -o "$work/qwen-bf16-src.gguf" >/dev/null
+            "$lquant" "$work/qwen-bf16-src.gguf" "$work/qwen-$t.gguf" Q4_K_M "$threads" >/dev/null 2>&1 ;;
+    *) "$build/tfx" model quantize "$work/qwen" --type "$t" -o "$work/qwen-$t.gguf" >/dev/null ;;
+  esac
+done
+
+# 3. both on each file: prefill of 128 tokens and 64 decoded tokens, tokens/s
+printf '%-8s %10s %14s %14s %8s %14s %14s %8s\n' type MB "llama decode" "tfx decode" ratio "llama pp128" "tfx pp128" ratio
+for t in $types; do
+  f="$work/qwen-$t.gguf"
+  mb=$(( $(stat -c %s "$f") / 1000000 ))
+  # llama-bench -o csv: the columns name n_prompt, n_gen, avg_ts
+  csv=$("$lbench" -m "$f" -p 128 -n 64 -t "$threads" -r 3 -o csv 2>/dev/null)
+  l_pp=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
+                  { gsub(/"/, "") } $c["n_prompt"] == 128 && $c["n_gen"] == 0 { print $c["avg_ts"] }' <<<"$csv")
+  l_tg=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
+                  { gsub(/"/, "") } $c["n_prompt"] == 0 && $c["n_gen"] == 64 { print $c["avg_ts"] }' <<<"$csv")
+  g=$("$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
+  t_pp=$(sed -nE 's/.*tfx_prefill_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 128 / $1 }')
+  t_tg=$(sed -nE 's/.*tfx_token_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 1 / $1 }')
+  printf '%-8s %10s %14.2f %14s %8s %14.2f %14s %8s\n' "$t" "$mb" "${l_tg:-0}" "${t_tg:-?}" \
+    "$(awk -v a="${t_tg:-0}" -v b="${l_tg:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" \
+    "${l_pp:-0}" "${t_pp:-?}" "$(awk -v a="${t_pp:-0}" -v b="${l_pp:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')"
+done

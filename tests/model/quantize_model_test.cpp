@@ -1,0 +1,197 @@
+// tfx model quantize (tfx/model/quantize.hpp): the GGUF it writes read back by parse_gguf; a
+// folder quantized to Q8_0 equal byte for byte, tensor by tensor, to the file llama.cpp's own
+// gguf-py wrote from the same weights (tests/data/gguf/llama_q8_0.gguf: its names, the Q/K
+// permutation, its quantizer); F32 files whose logits and tokens equal the folder's; a Q8_0 file close to it;
+// next_token_cost against numpy (tests/reference/gen_quantize_reference.py) and its properties
+// (a model against itself: KL 0, top-1 1); the command's --show on F32 (KL 0, agreement 1).
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "helpers.hpp"
+#include "tfx/core/error.hpp"
+#include "tfx/model/checkpoint.hpp"
+#include "tfx/model/gguf.hpp"
+#include "tfx/model/gguf_model.hpp"
+#include "tfx/model/quantize.hpp"
+
+using namespace tfx;
+
+namespace {
+
+std::string quant_data(const std::string& name) { return std::string(TFX_SOURCE_DIR) + "/tests/data/" + name; }
+
+// the source quantized to `type` and written to dir/name
+std::string quant_write(const test::TempDir& dir, const std::string& src, StoredType type, const std::string& name,
+                        std::optional<StoredType> fallback = std::nullopt) {
+  const QuantizedModel q = quantize_model(read_quant_source(src), type, fallback);
+  const std::string path = (dir / name).string();
+  test::write_file(path, encode_gguf(q.metadata, q.tensors));
+  return path;
+}
+
+double quant_maxdiff(const Tensor& a, const Tensor& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  double d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(static_cast<double>(a.data()[i]) - b.data()[i]));
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("quantize: next_token_cost equals numpy's KL, top-1 agreement and perplexities") {
+  // the logits of tests/reference/gen_quantize_reference.py
+  const std::size_t T = 5, V = 7;
+  Tensor ref({T, V}), q({T, V});
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t v = 0; v < V; ++v) {
+      const double r = 2 * std::sin(1.3 * static_cast<double>(t) + 0.7 * static_cast<double>(v));
+      ref.data()[t * V + v] = static_cast<float>(r);
+      q.data()[t * V + v] = static_cast<float>(static_cast<double>(static_cast<float>(r)) +
+                                               0.3 * std::cos(2.1 * static_cast<double>(t) + 0.3 * static_cast<double>(v)));
+    }
+  const std::vector<std::size_t> ids = {1, 3, 0, 6, 2};
+  const NextTokenCost c = next_token_cost(ref, q, ids);
+  CHECK(c.kl == doctest::Approx(0.0055148566873515865).epsilon(1e-9));
+  CHECK(c.top1 == doctest::Approx(0.8));
+  CHECK(c.ppl_ref == doctest::Approx(6.74830459056246).epsilon(1e-9));
+  CHECK(c.ppl_q == doctest::Approx(6.035382812164294).epsilon(1e-9));
+  // a model against itself
+  const NextTokenCost same = next_token_cost(ref, ref, ids);
+  CHECK(same.kl == 0.0);
+  CHECK(same.top1 == 1.0);
+  CHECK(same.ppl_q == same.ppl_ref);
+  CHECK_THROWS_AS(next_token_cost(ref, Tensor({T, V + 1}), ids), Error);
+}
+
+TEST_CASE("quantize: encode_gguf is read back by parse_gguf: metadata, tensor infos, aligned data") {
+  std::vector<std::pair<std::string, GgufValue>> md = {{"general.architecture", gguf_string("llama")},
+                                                       {"a.u32", gguf_u32(7)},
+                                                       {"a.f32", gguf_f32(0.5f)},
+                                                       {"a.bool", gguf_bool(true)}};
+  GgufValue arr;
+  arr.type = GgufValueType::array;
+  arr.elem = GgufValueType::string;
+  arr.items = {gguf_string("토큰"), gguf_string("b")};
+  md.emplace_back("a.arr", arr);
+  std::vector<GgufTensorOut> ts(2);
+  ts[0].name = "x";
+  ts[0].ne = {3};
+  ts[0].data.assign(12, 1);
+  ts[1].name = "y";
+  ts[1].ne = {32, 2};
+  ts[1].type = StoredType::q8_0;
+  ts[1].data.assign(68, 2);
+  const std::string bytes = encode_gguf(md, ts);
+  const GgufFile f = parse_gguf(bytes, "mem.gguf");
+  CHECK(f.version == 3);
+  CHECK(f.get_string("general.architecture", "m") == std::optional<std::string>("llama"));
+  CHECK(f.get_uint("a.u32", "m") == std::optional<std::uint64_t>(7));
+  CHECK(f.get_float("a.f32", "m") == std::optional<double>(0.5));
+  REQUIRE(f.find("a.arr"));
+  CHECK(f.find("a.arr")->items.at(0).s == "토큰");
+  REQUIRE(f.tensors.size() == 2);
+  CHECK(f.tensors[1].type == StoredType::q8_0);
+  CHECK(f.tensors[1].offset % 32 == 0);
+  CHECK(f.tensors[1].data[0] == 2);
+  CHECK(f.data_offset % 32 == 0);
+}
+
+TEST_CASE("quantize: the llama folder as Q8_0 equals gguf-py's llama_q8_0.gguf tensor by tensor, byte for byte") {
+  test::TempDir dir;
+  const std::string mine = quant_write(dir, quant_data("hf_models/llama"), StoredType::q8_0, "q8.gguf", StoredType::f32);
+  const std::string a = test::read_file(mine), b = test::read_file(quant_data("gguf/llama_q8_0.gguf"));
+  const GgufFile fa = parse_gguf(a, mine), fb = parse_gguf(b, "llama_q8_0.gguf");
+  REQUIRE(fa.tensors.size() == fb.tensors.size());
+  std::size_t same = 0;
+  for (const GgufTensor& t : fb.tensors) {
+    const GgufTensor* u = fa.tensor(t.name);
+    REQUIRE(u != nullptr);
+    CHECK(u->type == t.type);
+    CHECK(u->ne == t.ne);
+    same += u->bytes == t.bytes && std::equal(t.data, t.data + t.bytes, u->data);
+  }
+  MESSAGE(same << " of " << fb.tensors.size() << " tensors byte-identical to gguf-py's");
+  CHECK(same == fb.tensors.size());
+  // the streaming writer (-o) gives the same bytes as the file made in memory
+  std::string streamed;
+  const QuantSource src = read_quant_source(quant_data("hf_models/llama"));
+  const std::vector<TensorError> errors =
+      write_quantized_gguf(src, StoredType::q8_0, StoredType::f32, [&streamed](std::string_view b) { streamed.append(b); });
+  CHECK(streamed == a);
+  CHECK(errors.size() == fb.tensors.size());
+  // without --fallback the 48-wide ffn_down rows are an error naming the tensor
+  try {
+    (void)quantize_model(read_quant_source(quant_data("hf_models/llama")), StoredType::q8_0);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("blk.0.ffn_down.weight has rows of 48 values") != std::string::npos);
+  }
+}
+
+TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; every family re-opens") {
+  test::TempDir dir;
+  const std::vector<std::size_t> ids = {5, 42, 79, 116, 3};
+  for (const std::string family : {"llama", "qwen2", "qwen3", "gpt2"}) {
+    CAPTURE(family);
+    const Checkpoint folder = load_checkpoint(quant_data(std::string("hf_models/") + family));
+    const Tensor want = model_forward(folder, ids).logits;
+    const std::string f32_path = quant_write(dir, quant_data(std::string("hf_models/") + family), StoredType::f32, std::string(family) + ".gguf");
+    const Checkpoint f32 = load_checkpoint(f32_path);
+    // the folder's tokenizer went along (tokenizer.huggingface.json, or GPT-2's tokenizer.ggml.*)
+    const std::string text = "the cat sat, 한국어 <s>";
+    CHECK(load_model_tokenizer(f32_path).encode(text).ids == load_model_tokenizer(quant_data(std::string("hf_models/") + family)).encode(text).ids);
+    CHECK(f32.config.random_weights == folder.config.random_weights);
+    const double d32 = quant_maxdiff(model_forward(f32, ids).logits, want);
+    MESSAGE(family << ": F32 file vs folder maxdiff = " << d32);
+    CHECK(d32 <= 1e-6);
+    const Checkpoint q8 = load_checkpoint(
+        quant_write(dir, quant_data(std::string("hf_models/") + family), StoredType::q8_0, std::string(family) + "_q8.gguf", StoredType::f32));
+    const Tensor got8 = model_forward(q8, ids).logits;
+    const double d8 = quant_maxdiff(got8, want);
+    double scale = 0;
+    for (float v : want.values()) scale = std::max(scale, std::abs(static_cast<double>(v)));
+    MESSAGE(family << ": Q8_0 file vs folder maxdiff = " << d8 << " (max |logit| " << scale << ")");
+    CHECK(d8 > 0);
+    CHECK(d8 < 0.1 * scale);  // random weights of 32 dims: 8-bit weights move the logits a few per cent
+    if (family == "llama") {
+      // the same weights as gguf-py dequantizes its own Q8_0 file (llama_q8_0_dequant/): equal logits
+      const Checkpoint deq = load_checkpoint(quant_data("gguf/llama_q8_0_dequant"));
+      const double dd = quant_maxdiff(got8, model_forward(deq, ids).logits);
+      MESSAGE("llama: Q8_0 file vs gguf-py's dequantized folder maxdiff = " << dd);
+      CHECK(dd <= 1e-5);
+    }
+  }
+  // a GGUF source: gpt2.gguf (F32, with its tokenizer.ggml.*) to F16 and back to F32
+  const std::string f16 = quant_write(dir, quant_data("gguf/gpt2.gguf"), StoredType::f16, "gpt2_f16.gguf");
+  const std::string back = quant_write(dir, f16, StoredType::f32, "gpt2_back.gguf");
+  const GgufFile g = parse_gguf(test::read_file(back), back);
+  CHECK(g.get_string("tokenizer.ggml.model", back) == std::optional<std::string>("gpt2"));
+  CHECK(g.get_uint("general.file_type", back) == std::optional<std::uint64_t>(0));
+}
+
+TEST_CASE("quantize: the CLI writes the file, --show on F32 costs nothing, -o over the input is refused") {
+  test::TempDir dir;
+  const std::string gpt2 = test::shell_quote(quant_data("hf_models/gpt2"));
+  const test::Run w = test::run_tfx("model quantize " + gpt2 + " --type q4_0 -o q4.gguf", dir.path);
+  REQUIRE(w.code == 0);
+  CHECK(test::read_file(dir / "q4.gguf").substr(0, 4) == "GGUF");
+  const test::Run info = test::run_tfx("model info q4.gguf", dir.path);
+  CHECK(info.code == 0);
+  const test::Run show = test::run_tfx("model quantize " + gpt2 + " --type f32,q8_0 --show 'hello world' --format json", dir.path);
+  REQUIRE(show.code == 0);
+  const auto j = nlohmann::json::parse(show.out);
+  const auto& rows = j["data"];
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["type"] == "F32");
+  CHECK(rows[0]["KL (nats)"].get<double>() == 0.0);
+  CHECK(rows[0]["top-1 agree"].get<double>() == 1.0);
+  CHECK(rows[1]["KL (nats)"].get<double>() > 0.0);
+  const test::Run over = test::run_tfx("model quantize q4.gguf --type q8_0 -o q4.gguf", dir.path);
+  CHECK(over.code == 2);
+  CHECK(over.err.find("is also the input") != std::string::npos);
+}
