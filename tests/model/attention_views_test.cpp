@@ -153,7 +153,9 @@ TEST_CASE("generation's cached attention equals a whole forward pass over the fi
     CHECK(kv_cache_bytes_per_token(c, 4) * N == formula);
     CHECK(kv_cache_bytes_per_token(c, 2, false) == 2 * c.layers * c.heads * c.head_dim * 2);
     // without the attentions the last token is not fed: one position fewer cached, the same held
-    const Generation plain = generate(m, prompt, GenerateOptions{.max_new_tokens = 4});
+    GenerateOptions po;
+    po.max_new_tokens = 4;
+    const Generation plain = generate(m, prompt, po);
     CHECK(plain.cache_length == N - 1);
     CHECK(plain.cache_held_bytes == formula);
     for (std::size_t i = 0; i < g.steps.size(); ++i) CHECK(plain.steps[i].token == g.steps[i].token);

@@ -58,6 +58,8 @@ std::optional<std::size_t> model_pick(const std::string& v, std::size_t n, const
   if (v == "all") return std::nullopt;
   const std::optional<unsigned long long> k = model_whole_number(v);
   if (!k) throw usage_error(fmt::format(N_("{} {}: expected a {} number from 0 or all"), flag, v, what));
+  if (*k >= n && std::string_view(what) == "layer")
+    throw usage_error(fmt::format(N_("--layer {}: the model has {} layers (0 … {})"), v, n, n - 1));
   if (*k >= n) throw usage_error(fmt::format(N_("{} {}: the model has {} {}s (0 … {})"), flag, v, n, what, n - 1));
   return static_cast<std::size_t>(*k);
 }

@@ -147,11 +147,11 @@ void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t l
   mk.row_axis = N_("key");
   mk.col_axis = N_("dim");
   Matrix mqk = mk;
-  mqk.name = N_("q∘k");
+  mqk.name = N_("qk");
   mqk.values = v.qk;
   Records sc;
   sc.name = N_("scores");
-  sc.columns = {N_("key"), N_("token"), N_("Σ q∘k"), N_("× 1/√d_k"), N_("softmax"), N_("model's weight")};
+  sc.columns = {N_("key"), N_("token"), N_("sum(q*k)"), N_("score = sum/sqrt(d_k)"), N_("softmax"), N_("model's weight")};
   for (std::size_t j = 0; j < n; ++j)
     sc.rows.push_back({static_cast<long long>(j), keys[j], v.scores[j] / v.scale, v.scores[j], v.weights[j],
                        static_cast<double>(taps.attentions[(head * T + q) * T + j])});
@@ -160,7 +160,7 @@ void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t l
   r.blocks.push_back(std::move(mq));
   r.blocks.push_back(std::move(mk));
   r.blocks.push_back(std::move(mqk));
-  r.primary = npy ? "q∘k" : "scores";
+  r.primary = npy ? "qk" : "scores";
   Figure f;
   if (figure_drawn(fig, out)) {
     f.title = trf("{} — neuron view, layer {} head {}, query {} “{}”", views_folder_name(in.dir), layer, head, q, l.tokens[q]);
@@ -199,7 +199,7 @@ std::string kv_bytes_text(double b) {
   return fmt::format("{:.0f} B", b);
 }
 
-Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, const std::string& dir) {
+Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, const std::string& dir, bool this_run) {
   if (!c.decoder()) throw usage_error(fmt::format(N_("--cache: {} is an encoder ({}): it keeps no KV cache"), dir, c.model_type));
   if (const auto limit = c.position_limit(); len && limit && *len > *limit)
     throw usage_error(fmt::format(N_("--len {}: {}'s learned positions end at {} (max_position_embeddings)"), *len, dir, *limit));
@@ -207,7 +207,7 @@ Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, c
   rec.name = N_("kv_cache");
   rec.columns = {N_("dtype"), N_("attention"), N_("kv_heads"), N_("bytes per token per layer"), N_("bytes per token"),
                  trf("at {} positions", c.max_positions)};
-  if (len) rec.columns.push_back(trf("at {} positions (--len)", *len));
+  if (len) rec.columns.push_back(this_run ? trf("at {} positions (this run)", *len) : trf("at {} positions (--len)", *len));
   for (const bool grouped : {true, false}) {
     if (!grouped && c.kv_heads == c.heads) continue;  // the model is MHA already
     for (const auto& [dtype, bytes] : {std::pair<const char*, std::size_t>{"F32", 4}, {"BF16", 2}}) {

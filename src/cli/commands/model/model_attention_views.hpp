@@ -16,8 +16,9 @@ void run_model_sink(const ModelInput& in, const LoadedInput& l, const OutputFlag
 void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t layer, std::size_t head, const std::string& query,
                        const OutputFlags& out, const FigureFlags& fig);
 // The KV cache's size for a checkpoint's config: per token per layer and over every layer, F32 and
-// BF16, the model's grouping and MHA, at its context length and at `len` (when given). `dir` names it.
-Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, const std::string& dir);
+// BF16, the model's grouping and MHA, at its context length and at `len` (when given: --len, or the
+// positions of this run when `this_run`). `dir` names it.
+Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, const std::string& dir, bool this_run = false);
 // bytes as "12.0 KiB", "3.00 MiB", "1.50 GiB" (whole bytes below 1 KiB)
 std::string kv_bytes_text(double bytes);
 

@@ -223,7 +223,7 @@ void run_generate(const GenerateCliOptions& o) {
                    N_("entropy (nats)")};
   if (o.out.format == Format::json) steps.columns.push_back(N_("top"));
   if (o.cache) {
-    r.blocks.push_back(kv_cache_records(config, gens.front().cache_capacity, o.dir));
+    r.blocks.push_back(kv_cache_records(config, gens.front().cache_capacity, o.dir, true));
     r.blocks.push_back(kv_cache_held_text(config, gens.front()));
   }
   std::vector<std::string> seq;  // --html: prompt + generated tokens, readable
