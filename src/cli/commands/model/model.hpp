@@ -5,6 +5,8 @@
 //   model_fill.cpp      tfx model info | attention | hidden | logits | next | fill (what they
 //                       share: model_input.hpp)
 //   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
+//   model_attention_views.cpp, model_generate_views.cpp  the microscope's attention views:
+//                       attention --sink / --neurons, info/generate --cache, generate --html
 #pragma once
 #include <CLI/CLI.hpp>
 

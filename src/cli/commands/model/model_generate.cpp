@@ -159,7 +159,7 @@ void run_generate(const GenerateCliOptions& o) {
   if (o.stop) go.stop_ids = gen_eos_ids(o.dir, tok);
   if (!o.html.empty() && temps.size() > 1) throw usage_error(N_("--html shows one generation's attention: give one --temperature"));
   go.keep_attentions = !o.html.empty();
-  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
+  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig) && !o.cache;  // --cache: its table too
   if (o.stop && go.stop_ids.empty())
     throw usage_error(fmt::format(N_("--stop: {} names no end-of-text token (no eos_token_id in config.json, no </s> or <|endoftext|> "
                                   "in the tokenizer)"),
