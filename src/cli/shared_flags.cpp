@@ -85,6 +85,12 @@ CLI::Option* add_skip_invalid_flag(CLI::App* cmd, bool& skip_invalid) {
   return cmd->add_flag("--skip-invalid", skip_invalid, tr("Skip malformed lines (gensim does) instead of stopping"));
 }
 
+CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache) {
+  return cmd->add_flag("--cache", cache,
+                       tr("The KV cache's size: 2 × layers × kv_heads × head_dim × bytes per token, F32 and BF16, the model's "
+                          "grouping and multi-head, at the context length and at --len"));
+}
+
 CLI::Option* add_stats_flag(CLI::App* cmd, bool& stats) {
   return cmd->add_flag("--stats", stats,
                        tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens "

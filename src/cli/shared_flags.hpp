@@ -42,6 +42,9 @@ CLI::Option* add_skip_invalid_flag(CLI::App* cmd, bool& skip_invalid);
 CLI::Option* add_stats_flag(CLI::App* cmd, bool& stats);
 CLI::Option* add_no_special_flag(CLI::App* cmd, bool& no_special);
 
+// The KV cache's size (model info, model generate): --cache.
+CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache);
+
 // The attention experiments (attention, train): --no-pe and --no-scale.
 CLI::Option* add_no_pe_flag(CLI::App* cmd, bool& no_pe);
 CLI::Option* add_no_scale_flag(CLI::App* cmd, bool& no_scale);

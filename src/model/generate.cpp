@@ -14,6 +14,7 @@
 #include "tfx/core/stored.hpp"
 #include "model/family_files.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/model/attention_views.hpp"
 
 namespace tfx {
 
@@ -34,8 +35,17 @@ KvDecoder& KvDecoder::operator=(KvDecoder&&) noexcept = default;
 std::size_t KvDecoder::length() const { return impl_->cache.length; }
 std::size_t KvDecoder::capacity() const { return impl_->cache.capacity; }
 std::size_t KvDecoder::cache_bytes() const { return impl_->cache.bytes(); }
+const KvCache& KvDecoder::cache() const { return impl_->cache; }
 
 std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
+  return feed_pass(ids, nullptr);
+}
+
+std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids, std::vector<Tensor>& attentions) {
+  return feed_pass(ids, &attentions);
+}
+
+std::vector<float> KvDecoder::feed_pass(std::span<const std::size_t> ids, std::vector<Tensor>* attentions) {
   Impl& d = *impl_;
   const Checkpoint& m = *d.m;
   if (ids.empty()) throw usage_error(N_("no tokens to feed the model"));
@@ -51,9 +61,11 @@ std::vector<float> KvDecoder::feed(std::span<const std::size_t> ids) {
   ForwardOptions o;
   o.cache = &d.cache;
   o.logits = LogitRows::last;
-  o.keep_attentions = false;
+  o.keep_attentions = attentions != nullptr;
   o.keep_hidden = false;
-  return m.config.family->forward(m, std::vector<std::size_t>(ids.begin(), ids.end()), o).logits.values();
+  ForwardPass f = m.config.family->forward(m, std::vector<std::size_t>(ids.begin(), ids.end()), o);
+  if (attentions) *attentions = std::move(f.attentions);
+  return std::move(f.logits.values());
 }
 
 Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, const GenerateOptions& o,
@@ -75,7 +87,20 @@ Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, co
   Sampler sampler(o.sampling, o.seed);
   Generation g;
   g.prompt.assign(prompt.begin(), prompt.end());
-  std::vector<float> logits = dec.feed(prompt);
+  // keep_attentions: each feed's (H, T, n+T) rows written into the (H, N, N) of the final sequence
+  std::vector<Tensor> rows;
+  const auto feed = [&](std::span<const std::size_t> ids) {
+    if (!o.keep_attentions) return dec.feed(ids);
+    std::vector<float> logits = dec.feed(ids, rows);
+    const std::size_t n = dec.length(), first = n - ids.size();
+    if (g.attentions.empty()) g.attentions.assign(rows.size(), Tensor({c.heads, capacity, capacity}));
+    for (std::size_t l = 0; l < rows.size(); ++l)
+      for (std::size_t h = 0; h < c.heads; ++h)
+        for (std::size_t t = 0; t < ids.size(); ++t)
+          std::copy_n(rows[l].data() + (h * ids.size() + t) * n, n, g.attentions[l].data() + (h * capacity + first + t) * capacity);
+    return logits;
+  };
+  std::vector<float> logits = feed(prompt);
   const std::size_t steps = capacity - prompt.size();
   for (std::size_t s = 0; s < steps; ++s) {
     GenerationStep st;
@@ -96,9 +121,22 @@ Generation generate(const Checkpoint& m, std::span<const std::size_t> prompt, co
       g.stopped = true;
       break;
     }
-    if (s + 1 < steps) logits = dec.feed(std::span<const std::size_t>(&st.token, 1));
+    // the last token's keys and values are only needed for its attention row
+    if (s + 1 < steps || o.keep_attentions) logits = feed(std::span<const std::size_t>(&st.token, 1));
   }
   g.out_of_positions = limited && !g.stopped;
+  // attentions over the N tokens of the final sequence (a stop token may end before the capacity)
+  const std::size_t N = prompt.size() + g.steps.size();
+  if (o.keep_attentions && N < capacity)
+    for (Tensor& a : g.attentions) {
+      Tensor cut({c.heads, N, N});
+      for (std::size_t h = 0; h < c.heads; ++h)
+        for (std::size_t i = 0; i < N; ++i) std::copy_n(a.data() + (h * capacity + i) * capacity, N, cut.data() + (h * N + i) * N);
+      a = std::move(cut);
+    }
+  g.cache_length = dec.length();
+  g.cache_capacity = dec.capacity();
+  g.cache_held_bytes = kv_cache_held_bytes(dec.cache());
   return g;
 }
 

@@ -72,7 +72,7 @@ TEST_CASE("shape flags: every --len, --dim and --base has one range and one help
   const std::set<std::string> dims{"pe", "pe sim", "pe shift", "pe curves", "pe linear", "rope", "rope rotate",
                                    "rope relative", "rope freqs", "rope decay", "lookup"};
   CHECK(where["--dim"] == dims);
-  CHECK(where["--len"].size() == 10);  // the 5 pe commands, rope, relative, freqs, decay, attention masks
+  CHECK(where["--len"].size() == 11);  // the 5 pe commands, rope, relative, freqs, decay, attention masks, model info (--cache)
   CHECK(where["--base"].size() == 10);  // the 5 pe commands and the 5 rope commands
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("shape flags: one limit, 2^40, refused with the flag's name by every c
     CHECK(zero.code == 2);
     CHECK(has(zero.err, f.flag + ": expected a whole number ≥ 1, got '0'"));
   }
-  CHECK(seen.size() == 20);  // 11 --dim and 9 --len
+  CHECK(seen.size() == 21);  // 11 --dim and 10 --len
 }
 
 TEST_CASE("shape flags: a size a command cannot afford is refused by its memory check, in one line") {

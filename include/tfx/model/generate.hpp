@@ -34,13 +34,17 @@ class KvDecoder {
   // ids (T ≥ 1) at the next T positions: their keys and values join the cache; returns the logits
   // (V) after the last of them. Past the capacity, or an id past the vocabulary: tfx::Error.
   std::vector<float> feed(std::span<const std::size_t> ids);
+  // The same, keeping this pass's attentions: per layer (H, T, n+T) after softmax (n: cached before).
+  std::vector<float> feed(std::span<const std::size_t> ids, std::vector<Tensor>& attentions);
   std::size_t length() const;    // positions cached so far
   std::size_t capacity() const;
   std::size_t cache_bytes() const;
+  const KvCache& cache() const;  // the keys and values held (kv_cache_held_bytes measures it)
 
   struct Impl;
 
  private:
+  std::vector<float> feed_pass(std::span<const std::size_t> ids, std::vector<Tensor>* attentions);
   std::unique_ptr<Impl> impl_;
 };
 
@@ -50,6 +54,9 @@ struct GenerateOptions {
   std::uint64_t seed = 0;
   std::vector<std::size_t> stop_ids;    // generation ends after one of these (EOS); empty: never
   std::size_t shown = 5;                // the most likely tokens kept per step
+  // keep the attentions the cached passes computed (Generation::attentions); the last generated
+  // token is then fed too, so every token of the final sequence has its row
+  bool keep_attentions = false;
 };
 
 // One generated token and the distribution it came from.
@@ -67,6 +74,12 @@ struct Generation {
   std::vector<GenerationStep> steps;
   bool stopped = false;                 // ended on a stop id
   bool out_of_positions = false;        // ended at the model's last position (learned positions)
+  // keep_attentions: per layer (H, N, N) over the N = prompt + generated tokens, row i as the cached
+  // pass that fed token i computed it (keys after i: 0)
+  std::vector<Tensor> attentions;
+  // the KV cache at the end: positions it holds, its capacity, and its bytes measured from its
+  // buffers (kv_cache_held_bytes)
+  std::size_t cache_length = 0, cache_capacity = 0, cache_held_bytes = 0;
 };
 
 // Generates up to o.max_new_tokens after `prompt` (≥ 1 token). GPT-2's learned positions end at

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/commands/model/model.hpp"
+#include "cli/commands/model/model_attention_views.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
@@ -47,6 +48,8 @@ struct ModelAttentionOptions {
   std::string html;  // --html FILE
   bool rollout = false;
   bool shared_scale = false;  // --shared-scale: one heat scale over every panel of an image model
+  bool sink = false, neurons = false;  // --sink, --neurons (model_attention_views.hpp)
+  std::string query;                   // --query T: the neuron view's query position
   OutputFlags out;
   FigureFlags fig;
 };
@@ -55,6 +58,8 @@ std::optional<std::size_t> model_pick(const std::string& v, std::size_t n, const
   if (v == "all") return std::nullopt;
   const std::optional<unsigned long long> k = model_whole_number(v);
   if (!k) throw usage_error(fmt::format(N_("{} {}: expected a {} number from 0 or all"), flag, v, what));
+  if (*k >= n && std::string_view(what) == "layer")
+    throw usage_error(fmt::format(N_("--layer {}: the model has {} layers (0 … {})"), v, n, n - 1));
   if (*k >= n) throw usage_error(fmt::format(N_("{} {}: the model has {} {}s (0 … {})"), flag, v, n, what, n - 1));
   return static_cast<std::size_t>(*k);
 }
@@ -180,6 +185,13 @@ void run_model_attention(const ModelAttentionOptions& o) {
   const std::optional<std::size_t> layer = model_pick(o.layer, c.layers, "--layer", "layer");
   const std::optional<std::size_t> head = model_pick(o.head, c.heads, "--head", "head");
   if (o.rollout && (layer || head)) throw usage_error(N_("--rollout runs over every layer and head: drop --layer and --head"));
+  if (o.sink && o.neurons) throw usage_error(N_("--sink and --neurons are two views: choose one"));
+  if (!o.query.empty() && !o.neurons) throw usage_error(N_("--query goes with --neurons (the neuron view of one query)"));
+  if (o.neurons && (!layer || !head || o.query.empty()))
+    throw usage_error(N_("--neurons shows one query of one head: give --layer L, --head H and --query T"));
+  if ((o.sink || o.neurons) && (o.rollout || !o.html.empty())) throw usage_error(N_("--sink and --neurons go without --rollout and --html"));
+  if (o.sink) return run_model_sink(o.in, l, o.out, o.fig);
+  if (o.neurons) return run_model_neurons(o.in, l, *layer, *head, o.query, o.out, o.fig);
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   ForwardPass f = model_run(l, false);
   f.hidden.clear();  // not shown here: memory back before the output is encoded
@@ -333,13 +345,18 @@ void register_model_attention(CLI::App& model) {
     cmd->add_flag("--shared-scale", o->shared_scale,
                   tr("With --image and several panels: one [CLS] heat scale for every panel (default: each panel its own)"))
         ->group(tr("Figures"));
+    cmd->add_flag("--sink", o->sink, tr("Attention sinks: every layer × head's mean weight on position 0, and again without the first token"));
+    cmd->add_flag("--neurons", o->neurons, tr("The neuron view of --layer, --head and --query: q, k, q∘k, the scaled sum and the softmax"));
+    cmd->add_option("--query", o->query, tr("The query's token position, from 0 (with --neurons)"));
     cmd->add_flag("--rollout", o->rollout, tr("With --image: attention rollout across the layers (Abnar & Zuidema 2020), the [CLS] row over the picture"));
     set_examples(cmd, {tr("tfx model attention bert-base-uncased/ \"the cat sat on the mat\" --layer 5 --head 3 --png"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --png           # the model view: every layer × head"),
                        tr("tfx model attention gpt2/ \"The cat sat\" --format npy -o att.npy   # (layers, heads, T, T) float32"),
                        tr("tfx model attention gpt2/ \"The cat sat on the mat\" --html cat.html  # head view + model view, offline"),
                        tr("tfx model attention vit-base-patch16-224/ --image cat.jpg --layer 11 --head 3 --png  # [CLS] row over the patches"),
-                       tr("tfx model attention vit-base-patch16-224/ --image cat.jpg --rollout --png")});
+                       tr("tfx model attention vit-base-patch16-224/ --image cat.jpg --rollout --png"),
+                       tr("tfx model attention gpt2/ \"The cat sat on the mat\" --sink --png     # who looks at the first token"),
+                       tr("tfx model attention gpt2/ \"The cat sat\" --layer 0 --head 1 --query 2 --neurons --png")});
   }
 }
 

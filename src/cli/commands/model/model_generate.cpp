@@ -18,6 +18,7 @@
 #include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
+#include "cli/commands/model/model_attention_views.hpp"
 #include "cli/common.hpp"
 #include "cli/heap_policy.hpp"
 #include "cli/terminal.hpp"
@@ -44,6 +45,8 @@ struct GenerateCliOptions {
   std::uint64_t seed = 42;
   bool stop = false;
   std::int64_t shown = 5;
+  bool cache = false;  // --cache: the KV cache's size, and the one held at the end, measured
+  std::string html;    // --html FILE: the attention over prompt + generated tokens (--png with it: the model view)
   OutputFlags out;
   FigureFlags fig;
 };
@@ -154,6 +157,9 @@ void run_generate(const GenerateCliOptions& o) {
   go.seed = o.seed;
   go.shown = static_cast<std::size_t>(o.shown);
   if (o.stop) go.stop_ids = gen_eos_ids(o.dir, tok);
+  if (!o.html.empty() && temps.size() > 1) throw usage_error(N_("--html shows one generation's attention: give one --temperature"));
+  go.keep_attentions = !o.html.empty();
+  const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig) && !o.cache;  // --cache: its table too
   if (o.stop && go.stop_ids.empty())
     throw usage_error(fmt::format(N_("--stop: {} names no end-of-text token (no eos_token_id in config.json, no </s> or <|endoftext|> "
                                   "in the tokenizer)"),
@@ -163,7 +169,7 @@ void run_generate(const GenerateCliOptions& o) {
   prompt_text = gen_valid_text(prompt_text);
 
   // streaming: one temperature, the table at a terminal
-  const bool stream = temps.size() <= 1 && !o.out.format_given() && is_terminal(stdout) && !o.fig.png_requested() && !o.fig.view;
+  const bool stream = !html_only && temps.size() <= 1 && !o.out.format_given() && is_terminal(stdout) && !o.fig.png_requested() && !o.fig.view;
   std::string pending;
   auto on_step = [&](const GenerationStep& s) {
     if (!stream) return;
@@ -216,6 +222,14 @@ void run_generate(const GenerateCliOptions& o) {
   steps.columns = {N_("temperature"), N_("step"), N_("token"), N_("id"), N_("probability"), N_("next best"), N_("its probability"),
                    N_("entropy (nats)")};
   if (o.out.format == Format::json) steps.columns.push_back(N_("top"));
+  if (o.cache) {
+    r.blocks.push_back(kv_cache_records(config, gens.front().cache_capacity, o.dir, true));
+    r.blocks.push_back(kv_cache_held_text(config, gens.front()));
+  }
+  std::vector<std::string> seq;  // --html: prompt + generated tokens, readable
+  for (std::size_t id : prompt) seq.push_back(gen_readable(tok, id));
+  for (const GenerationStep& s : gens.front().steps) seq.push_back(gen_readable(tok, s.token));
+  if (html_only) return write_html(attention_html(generated_attention_page(o.dir, config, seq, gens.front())), o.html, o.out, o.fig);
   Figure fig;
   const bool drawing = figure_drawn(o.fig, o.out);
   for (std::size_t k = 0; k < gens.size(); ++k) {
@@ -252,7 +266,9 @@ void run_generate(const GenerateCliOptions& o) {
       steps.rows.push_back(std::move(row));
     }
   }
-  if (drawing) {
+  if (drawing && !o.html.empty()) {
+    fig = generated_attention_figure(o.dir, config, seq, gens.front());
+  } else if (drawing) {
     if (gens.size() > 1) {
       // the flattening: the first step's distribution at each temperature, over the tokens most
       // likely at τ = 1 (the same tokens in every panel), on one 0–1 scale
@@ -325,6 +341,7 @@ void run_generate(const GenerateCliOptions& o) {
   note_random_weights(r, config);
   note_random_weights(fig, config);
   present_all(r, o.out, o.fig, drawing ? &fig : nullptr, nullptr, name + ".png");
+  if (!o.html.empty()) write_html(attention_html(generated_attention_page(o.dir, config, seq, gens.front())), o.html, o.out, o.fig);
 }
 
 }  // namespace
@@ -354,12 +371,16 @@ void register_model_generate(CLI::App& model) {
   cmd->add_option("--show", o->shown, tr("How many most likely tokens each step keeps for the figure and JSON"))
       ->capture_default_str()
       ->check(whole_number(2, 50));
+  add_cache_flag(cmd, o->cache);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
+  add_html_flag(cmd, o->html, o->out);
   set_examples(cmd, {tr("tfx model generate gpt2/ \"The cat\" -n 40                      # greedy, streamed at a terminal"),
                      tr("tfx model generate Qwen2.5-0.5B/ \"The cat\" -T 0.8 --top-p 0.9 --seed 1 --stop"),
                      tr("tfx model generate gpt2/ \"The cat\" -n 10 -T 0.5,1,2 --png        # side by side; the flattening figure"),
-                     tr("tfx model generate gpt2/ \"The cat\" -n 5 --format json           # every step")});
+                     tr("tfx model generate gpt2/ \"The cat\" -n 5 --format json           # every step"),
+                     tr("tfx model generate gpt2/ \"The cat\" -n 8 --html gen.html --png    # attention over the generated tokens"),
+                     tr("tfx model generate gpt2/ \"The cat\" -n 8 --cache                  # the KV cache, formula and measured")});
 }
 
 }  // namespace tfx::cli

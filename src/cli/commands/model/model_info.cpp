@@ -7,6 +7,9 @@
 #include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
+#include "cli/commands/model/model_attention_views.hpp"
+#include "cli/shape_flags.hpp"
+#include "cli/shared_flags.hpp"
 #include "cli/common.hpp"
 #include "cli/validators.hpp"
 
@@ -23,12 +26,33 @@ std::string model_bytes_text(std::size_t b) {
 
 struct ModelInfoOptions {
   ModelInput in;
+  bool cache = false;               // --cache: the KV cache's size
+  std::optional<std::int64_t> len;  // --len N: and at N positions
   OutputFlags out;
 };
+
+// --cache: the KV cache table alone (primary), after the family line
+void run_model_info_cache(const ModelInfoOptions& o, const Checkpoint& m) {
+  const ModelConfig& c = m.config;
+  const std::optional<std::size_t> len = o.len ? std::optional<std::size_t>(static_cast<std::size_t>(*o.len)) : std::nullopt;
+  Result r;
+  r.command = "model info";
+  r.params = {{"model", o.in.dir}, {"cache", true}};
+  if (len) r.params["len"] = *len;
+  r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
+  r.blocks.push_back(Text{trf("KV cache: 2 (K and V) × {} layers × {} kv_heads × {} head_dim × bytes per number, per token", c.layers,
+                              c.kv_heads, c.head_dim)});
+  r.blocks.push_back(kv_cache_records(c, len, o.in.dir));
+  r.primary = "kv_cache";
+  note_random_weights(r, c);
+  present(r, o.out);
+}
 
 void run_model_info(const ModelInfoOptions& o) {
   const Checkpoint m = load_checkpoint(o.in.dir);
   const ModelConfig& c = m.config;
+  if (o.len && !o.cache) throw usage_error(N_("--len goes with --cache (the KV cache's size at N positions)"));
+  if (o.cache) return run_model_info_cache(o, m);
   Result r;
   r.command = "model info";
   r.params = {{"model", o.in.dir}};
@@ -124,8 +148,11 @@ void register_model_info(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "info", tr("What the checkpoint is: family, layers, heads, widths, RoPE, parameters, dtype, tokenizer"), run_model_info);
     add_model_input(cmd, o->in, false);
+    add_cache_flag(cmd, o->cache);
+    add_len_flag(cmd, o->len, tr("(the KV cache's length, with --cache)"));
     add_output_flags(cmd, o->out, false);
-    set_examples(cmd, {tr("tfx model info gpt2/"), tr("tfx model info Llama-3.2-1B/ --format json")});
+    set_examples(cmd, {tr("tfx model info gpt2/"), tr("tfx model info Llama-3.2-1B/ --format json"),
+                       tr("tfx model info Llama-3.2-1B/ --cache --len 8192   # the KV cache per token and at 8192 positions")});
   }
 }
 

@@ -1,0 +1,228 @@
+// The microscope's views of `tfx model attention` (model_attention_views.hpp): --sink and --neurons,
+// computed by the library (tfx/model/attention_views.hpp), shown as tables, npy and figures; and the
+// KV cache table of `model info --cache` and `model generate --cache`.
+#include "cli/commands/model/model_attention_views.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
+#include "tfx/model/attention_views.hpp"
+#include "tfx/model/family.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+std::string views_folder_name(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().empty() ? dir : p.filename().string();
+}
+
+std::vector<std::string> numbered(const char* what, std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(fmt::format("{}{}", what, i));
+  return out;
+}
+
+Heatmap sink_heatmap(const Tensor& share, const std::string& title, const std::string& subtitle) {
+  Heatmap h;
+  h.values = share;
+  h.title = title;
+  h.subtitle = subtitle;
+  h.x_label = tr("head");
+  h.y_label = tr("layer");
+  h.row_labels = numbered("L", share.rows());
+  h.col_labels = numbered("H", share.cols());
+  h.vmin = 0;
+  h.vmax = 1;
+  h.value_label = tr("mean attention on position 0");
+  return h;
+}
+
+Heatmap neuron_heatmap(const Tensor& v, const std::string& title, const std::vector<std::string>& rows) {
+  Heatmap h;
+  h.values = v;
+  h.title = title;
+  h.x_label = tr("dimension of the head");
+  h.row_labels = rows;
+  h.cmap = Colormap::bluered;
+  h.symmetric = true;
+  h.annotate = v.cols() <= 16;
+  return h;
+}
+
+}  // namespace
+
+void run_model_sink(const ModelInput& in, const LoadedInput& l, const OutputFlags& out, const FigureFlags& fig) {
+  const ModelConfig& c = l.model.config;
+  if (l.picture)
+    throw usage_error(N_("--sink reads a text: an image model's first token is its [CLS], which cannot be removed; use a text model"));
+  if (l.ids.size() < 2)
+    throw usage_error(fmt::format(N_("--sink: the input has {} token; it needs at least 2 (the share on the first token, and again without it)"),
+                                  l.ids.size()));
+  const AttentionSinks s = attention_sinks(l.model, l.ids);
+  const std::string first = l.tokens[0], second = l.tokens[1];
+  Result r;
+  r.command = "model attention";
+  r.params = model_params(in, l);
+  r.params["sink"] = true;
+  r.blocks.push_back(Text{trf("{}: {} tokens; for every layer and head the attention weight on position 0 (“{}”), averaged over the {} "
+                              "queries{}; then the same for the text without its first token, where “{}” is at position 0",
+                              family_name(c), l.ids.size(), first, l.ids.size(),
+                              c.decoder() ? tr(" (causal: query 0 sees only position 0)") : "", second)});
+  Matrix a;
+  a.name = N_("sink");
+  a.values = s.share;
+  a.row_labels = numbered("L", c.layers);
+  a.col_labels = numbered("H", c.heads);
+  a.row_axis = N_("layer");
+  a.col_axis = N_("head");
+  Matrix b = a;
+  b.name = N_("sink_without_first");
+  b.values = s.share_without_first;
+  r.blocks.push_back(std::move(a));
+  r.blocks.push_back(std::move(b));
+  r.primary = "sink";
+  r.summary[N_("mean share on position 0")] = s.mean;
+  r.summary[N_("mean share on position 0 without the first token")] = s.mean_without_first;
+  // uniform weights as the baseline: 1/T on position 0 (encoder), 1/(i+1) for query i (causal), averaged over the queries
+  const auto uniform = [&](std::size_t T) {
+    double u = 0;
+    for (std::size_t i = 0; i < T; ++i) u += c.decoder() ? 1.0 / static_cast<double>(i + 1) : 1.0 / static_cast<double>(T);
+    return u / static_cast<double>(T);
+  };
+  r.blocks.push_back(Text{trf("mean over every layer and head: {:.3f} with “{}” first, {:.3f} with “{}” first (uniform attention would "
+                              "give {:.3f} and {:.3f})",
+                              s.mean, first, s.mean_without_first, second, uniform(l.ids.size()), uniform(l.ids.size() - 1))});
+  Figure f;
+  if (figure_drawn(fig, out)) {
+    f.title = trf("{} — attention sinks: the share of attention on position 0", views_folder_name(in.dir));
+    f.panels.push_back(sink_heatmap(s.share, trf("“{}” first", first), trf("mean {:.3f}", s.mean)));
+    f.panels.push_back(sink_heatmap(s.share_without_first, trf("without it: “{}” first", second), trf("mean {:.3f}", s.mean_without_first)));
+    f.columns = 2;
+  }
+  const std::string name = fmt::format("model_attention_sink_{}.png", name_part({views_folder_name(in.dir), in.text}));
+  note_random_weights(r, c);
+  note_random_weights(f, c);
+  present_all(r, out, fig, f.panels.empty() ? nullptr : &f, nullptr, name);
+}
+
+void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t layer, std::size_t head, const std::string& query,
+                       const OutputFlags& out, const FigureFlags& fig) {
+  const ModelConfig& c = l.model.config;
+  const std::size_t T = l.positions();
+  const std::optional<unsigned long long> qi = model_whole_number(query);
+  if (!qi) throw usage_error(fmt::format(N_("--query {}: expected a token position from 0"), query));
+  if (*qi >= T) throw usage_error(fmt::format(N_("--query {}: the input has {} tokens (0 … {})"), query, T, T - 1));
+  const std::size_t q = static_cast<std::size_t>(*qi);
+  const LayerQk taps = layer_qk(l.model, l.ids, l.pixels, layer);
+  const NeuronView v = neuron_view(taps.q, taps.k, c.heads, c.kv_heads, head, q, c.decoder());
+  const std::size_t n = v.scores.size(), hd = v.head_dim;
+  const std::vector<std::string> keys(l.tokens.begin(), l.tokens.begin() + static_cast<std::ptrdiff_t>(n));
+  Result r;
+  r.command = "model attention";
+  r.params = model_params(in, l);
+  r.params["layer"] = layer;
+  r.params["head"] = head;
+  r.params["query"] = q;
+  r.params["neurons"] = true;
+  r.blocks.push_back(Text{trf("{}: layer {} head {}, query {} (“{}”) against {} keys{}: q and each k (head_dim {}{}), their elementwise "
+                              "product q∘k, whose sum × 1/√{} is the score, and the softmax of the scores",
+                              family_name(c), layer, head, q, l.tokens[q], n, c.decoder() ? tr(" (causal: keys 0 … the query)") : "", hd,
+                              c.uses_rope() ? tr("; after RoPE") : "", hd)});
+  Matrix mq;
+  mq.name = N_("q");
+  mq.values = Tensor::from({1, hd}, v.q);
+  mq.row_labels = {l.tokens[q]};
+  mq.row_axis = N_("query");
+  mq.col_axis = N_("dim");
+  Matrix mk;
+  mk.name = N_("k");
+  mk.values = v.k;
+  mk.row_labels = keys;
+  mk.row_axis = N_("key");
+  mk.col_axis = N_("dim");
+  Matrix mqk = mk;
+  mqk.name = N_("qk");
+  mqk.values = v.qk;
+  Records sc;
+  sc.name = N_("scores");
+  sc.columns = {N_("key"), N_("token"), N_("sum(q*k)"), N_("score = sum/sqrt(d_k)"), N_("softmax"), N_("model's weight")};
+  for (std::size_t j = 0; j < n; ++j)
+    sc.rows.push_back({static_cast<long long>(j), keys[j], v.scores[j] / v.scale, v.scores[j], v.weights[j],
+                       static_cast<double>(taps.attentions[(head * T + q) * T + j])});
+  const bool npy = out.format == Format::npy || (out.output.size() > 4 && out.output.ends_with(".npy"));
+  r.blocks.push_back(std::move(sc));
+  r.blocks.push_back(std::move(mq));
+  r.blocks.push_back(std::move(mk));
+  r.blocks.push_back(std::move(mqk));
+  r.primary = npy ? "qk" : "scores";
+  Figure f;
+  if (figure_drawn(fig, out)) {
+    f.title = trf("{} — neuron view, layer {} head {}, query {} “{}”", views_folder_name(in.dir), layer, head, q, l.tokens[q]);
+    f.panels.push_back(neuron_heatmap(Tensor::from({1, hd}, v.q), tr("q"), {l.tokens[q]}));
+    f.panels.push_back(neuron_heatmap(v.k, tr("k of each key"), keys));
+    f.panels.push_back(neuron_heatmap(v.qk, tr("q∘k (their sum is the score)"), keys));
+    Bars s;
+    s.title = trf("Σ q∘k × 1/√{}", hd);
+    s.labels = keys;
+    s.values = v.scores;
+    s.horizontal = true;
+    s.annotate = true;
+    s.category_label = tr("key");
+    s.value_label = tr("score");
+    Bars w = s;
+    w.title = tr("softmax");
+    w.values = v.weights;
+    w.vmin = 0;
+    w.vmax = 1;
+    w.color = 1;
+    w.value_label = tr("attention weight");
+    f.panels.push_back(std::move(s));
+    f.panels.push_back(std::move(w));
+    f.columns = 3;
+  }
+  const std::string name = fmt::format("model_attention_neurons_{}_L{}_H{}_Q{}.png", name_part({views_folder_name(in.dir), in.text}), layer, head, q);
+  note_random_weights(r, c);
+  note_random_weights(f, c);
+  present_all(r, out, fig, f.panels.empty() ? nullptr : &f, nullptr, name);
+}
+
+std::string kv_bytes_text(double b) {
+  if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024) return fmt::format("{:.2f} MiB", b / (1024.0 * 1024));
+  if (b >= 1024.0) return fmt::format("{:.1f} KiB", b / 1024.0);
+  return fmt::format("{:.0f} B", b);
+}
+
+Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, const std::string& dir, bool this_run) {
+  if (!c.decoder()) throw usage_error(fmt::format(N_("--cache: {} is an encoder ({}): it keeps no KV cache"), dir, c.model_type));
+  if (const auto limit = c.position_limit(); len && limit && *len > *limit)
+    throw usage_error(fmt::format(N_("--len {}: {}'s learned positions end at {} (max_position_embeddings)"), *len, dir, *limit));
+  Records rec;
+  rec.name = N_("kv_cache");
+  rec.columns = {N_("dtype"), N_("attention"), N_("kv_heads"), N_("bytes per token per layer"), N_("bytes per token"),
+                 trf("at {} positions", c.max_positions)};
+  if (len) rec.columns.push_back(this_run ? trf("at {} positions (this run)", *len) : trf("at {} positions (--len)", *len));
+  for (const bool grouped : {true, false}) {
+    if (!grouped && c.kv_heads == c.heads) continue;  // the model is MHA already
+    for (const auto& [dtype, bytes] : {std::pair<const char*, std::size_t>{"F32", 4}, {"BF16", 2}}) {
+      const std::size_t per_token = kv_cache_bytes_per_token(c, bytes, grouped);
+      const std::string how = c.kv_heads == c.heads ? tr("multi-head (the model's)")
+                              : grouped              ? trf("grouped-query, {} query heads per KV head (the model's)", c.heads / c.kv_heads)
+                                                     : tr("multi-head (if every head kept its own K, V)");
+      std::vector<Cell> row = {std::string(dtype), how, static_cast<long long>(grouped ? c.kv_heads : c.heads),
+                               static_cast<long long>(per_token / c.layers), static_cast<long long>(per_token),
+                               kv_bytes_text(static_cast<double>(per_token) * static_cast<double>(c.max_positions))};
+      if (len) row.push_back(kv_bytes_text(static_cast<double>(per_token) * static_cast<double>(*len)));
+      rec.rows.push_back(std::move(row));
+    }
+  }
+  return rec;
+}
+
+}  // namespace tfx::cli
