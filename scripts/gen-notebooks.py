@@ -393,6 +393,30 @@ if gpt2:
     print(tfx.table("model generate", gpt2, "the cat", max_new_tokens=4, temperature="0.5,1,2", seed=1))
     display(tfx.show("model generate", gpt2, "the cat", max_new_tokens=4, temperature="0.5,1,2", seed=1))"""),
 
+(M, """### The microscope: logit lens and the KV cache
+
+The logit lens reads the residual stream after every block through the model's final norm and
+output head: layer 0 is the embeddings, the last layer the model's own prediction.
+`tfx.model.lens` returns the (layers + 1, T, V) probabilities labelled by token; the figure colours
+each (layer, position)'s top token by its probability. (`model ablate` and `model patch` knock out
+heads and patch activations the same way; docs/models.md.) The tiny GPT-2's weights are random, so
+only the mechanics show. `model info --cache` is the KV cache's size: 2 × layers × kv_heads ×
+head_dim × bytes per token:""",
+"""### 현미경: logit lens와 KV 캐시
+
+logit lens는 블록마다 잔차 스트림을 모델의 마지막 정규화와 출력 헤드에 통과시켜 읽습니다: 층 0은
+임베딩, 마지막 층은 모델 자신의 예측입니다. `tfx.model.lens`는 토큰 라벨이 붙은 (층 + 1, T, V) 확률을
+돌려주고, 그림은 (층, 위치)마다 가장 높은 토큰을 그 확률로 칠합니다. (`model ablate`와 `model patch`는
+같은 방식으로 헤드를 끄고 활성값을 바꿔 넣습니다; docs/models.md.) 아주 작은 GPT-2의 가중치는 무작위라
+동작 방식만 보입니다. `model info --cache`는 KV 캐시의 크기입니다: 토큰당 2 × 층 × kv_heads × head_dim
+× 바이트:"""),
+(C, """if gpt2:
+    p = tfx.model.lens(gpt2, "the cat sat")
+    print(p.shape, p.axes, p.labels[1])
+    assert np.allclose(p.sum(-1), 1, atol=1e-5)
+    display(tfx.show("model lens", gpt2, "the cat sat"))
+    print(tfx.table("model info", gpt2, cache=True))"""),
+
 (M, """## 5. Layer normalization
 
 "thinking" = (4, 2, 3, 5) and "machines" = (2, 1, −3, 2), normalized per token to mean 0 and variance
