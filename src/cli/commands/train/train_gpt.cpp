@@ -316,9 +316,11 @@ void run_train_gpt(const TrainGptOptions& o) {
               {"layers", o.layers}, {"context", o.context}, {"lr", o.lr}, {"warmup", o.warmup}, {"seed", o.seed},
               {"threads", to.threads}, {"vocab_size", c.vocab}};
   r.blocks.push_back(Text{trf("trained on {}: {} tokens ({} held out), vocabulary {}; GPT-2 with d_model {}, {} heads, {} layers, "
-                              "context {}, {} parameters; {} steps of {} sequences in {:.1f} s ({:.0f} tokens/s)",
-                              name, ids.size(), held.size(), c.vocab, o.d_model, o.heads, o.layers, o.context, n_params, done, o.batch,
-                              seconds, double(tokens) / std::max(seconds, 1e-9))});
+                              "context {}, {} parameters; {} steps of {} sequences",
+                              name, ids.size(), held.size(), c.vocab, o.d_model, o.heads, o.layers, o.context, n_params, done, o.batch)});
+  if (!held.empty()) r.blocks.push_back(Text{trf("loss {:.4f} (last step), held-out loss {:.4f}", last_loss, last_held)});
+  r.blocks.push_back(Text{trf("sample from \"{}\": {}", prompt_text, std::get<std::string>(samples.rows.back()[1]))});
+  r.blocks.push_back(Text{trf("training took {:.1f} s ({:.0f} tokens/s)", seconds, double(tokens) / std::max(seconds, 1e-9))});
   r.blocks.push_back(Text{trf("wrote {} (config.json, model.safetensors, tokenizer.json): tfx model next {} TEXT", o.dir, o.dir)});
   r.summary[N_("final_loss")] = last_loss;
   if (!held.empty()) r.summary[N_("held_out_loss")] = last_held;
