@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <cmath>
@@ -79,6 +80,10 @@ void tg_write_folder(const std::string& dir, const std::vector<std::pair<std::st
   if (!mkdtemp(pattern.data())) throw Error(fmt::format(N_("-o {}: cannot create a folder beside it ({})"), dir, parent.string()));
   const fs::path tmp(pattern);
   try {
+    // mkdtemp's 0700 becomes what a new folder gets (0777 less the umask)
+    const mode_t mask = umask(0);
+    umask(mask);
+    fs::permissions(tmp, static_cast<fs::perms>(0777 & ~mask));
     for (const auto& [file, bytes] : files) {
       std::ofstream f(tmp / file, std::ios::binary);
       f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
