@@ -180,6 +180,12 @@ void run_train_gpt(const TrainGptOptions& o) {
         t = train_byte_level_bpe(text, static_cast<std::size_t>(o.vocab_size), bar.callback());
       } catch (const Error& e) {
         const std::string what = e.what();
+        if (what.find("more than this text allows") != std::string::npos) {
+          const std::size_t reachable = byte_level_bpe_reachable(text);
+          throw usage_error(fmt::format(N_("--vocab-size {}: more than this text allows; no pair is left to merge at {} tokens (the "
+                                           "largest reachable size: give at most {}, or a longer text)"),
+                                        o.vocab_size, reachable, reachable));
+        }
         if (what.rfind("vocab_size ", 0) == 0) throw usage_error("--vocab-size " + what.substr(11));
         throw;
       }
