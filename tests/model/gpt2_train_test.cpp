@@ -74,7 +74,7 @@ TEST_CASE("train gpt: gradients equal PyTorch autograd on a tiny GPT-2") {
       }
   }
   INFO("maxdiff " << worst << " at " << worst_name);
-  CHECK(worst <= 1e-4);  // measured 2e-7
+  CHECK(worst <= 1e-4);  // measured 1.2e-7
 }
 
 TEST_CASE("train gpt: the first 40 losses equal PyTorch's Adam run from the same weights and batches") {
@@ -89,7 +89,7 @@ TEST_CASE("train gpt: the first 40 losses equal PyTorch's Adam run from the same
     worst = std::max(worst, std::abs(loss - double(want[s])));
   }
   INFO("maxdiff " << worst);
-  CHECK(worst <= 1e-3);  // measured 2e-6
+  CHECK(worst <= 1e-3);  // measured 4.0e-6
   CHECK(want[want.size() - 1] < want[0] - 0.5f);  // it learns
 }
 
