@@ -49,8 +49,7 @@ TEST_CASE("train gpt: a Hugging Face GPT-2 folder that the model commands open")
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
   const auto j = json_of(r);
-  const auto& curve = j["blocks"];
-  (void)curve;
+  CHECK(j["summary"]["final_loss"].get<double>() < 3.0);  // ln 300 = 5.7 at the start
   const auto cfg = nlohmann::json::parse(read_file(d / "gpt/config.json"));
   CHECK(cfg["model_type"] == "gpt2");
   CHECK(cfg["architectures"][0] == "GPT2LMHeadModel");
