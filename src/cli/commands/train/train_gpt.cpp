@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -243,7 +244,8 @@ void run_train_gpt(const TrainGptOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   // the time per step: the steps after the first, without the samples and held-out scores between them
   auto previous_end = start;
-  double step_seconds = 0;
+  double step_seconds = 0, step_cpu = 0;
+  std::clock_t previous_cpu = std::clock();  // the process's CPU time, all threads
   std::size_t tokens = 0;
   double loss_sum = 0, last_held = NAN, last_loss = NAN;
   std::size_t loss_n = 0;
@@ -269,7 +271,10 @@ void run_train_gpt(const TrainGptOptions& o) {
     loss_sum += r.loss;
     ++loss_n;
     last_loss = r.loss;
-    if (r.step > 1) step_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - previous_end).count();
+    if (r.step > 1) {
+      step_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - previous_end).count();
+      step_cpu += double(std::clock() - previous_cpu) / CLOCKS_PER_SEC;
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (bar_wanted) {
       bar.set_label(trf("training: loss {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.loss, r.learning_rate, tokens / std::max(seconds, 1e-9)));
@@ -294,6 +299,7 @@ void run_train_gpt(const TrainGptOptions& o) {
       loss_n = 0;
     }
     previous_end = std::chrono::steady_clock::now();
+    previous_cpu = std::clock();
     return true;
   };
   const std::size_t done = train_gpt2(c, params, train, to, on_step);
@@ -339,6 +345,7 @@ void run_train_gpt(const TrainGptOptions& o) {
   r.summary[N_("seconds")] = seconds;
   r.summary[N_("seconds_per_step")] =
       done > 1 ? step_seconds / double(done - 1) : seconds / double(std::max<std::size_t>(done, 1));
+  if (done > 1) r.summary[N_("cpu_seconds_per_step")] = step_cpu / double(done - 1);
   r.blocks.push_back(std::move(curve));
   r.blocks.push_back(std::move(samples));
   r.primary = "curve";
