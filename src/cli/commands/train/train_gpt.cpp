@@ -165,7 +165,7 @@ void run_train_gpt(const TrainGptOptions& o) {
     const std::size_t n = text[i] == '\0' ? 0 : unicode::utf8_decode(text, i);
     if (n == 0)
       throw Error(fmt::format(N_("--text {}: not UTF-8 text (byte {} is {}); expected a UTF-8 text file"), o.text, i,
-                              text[i] == '\0' ? std::string("NUL") : fmt::format("0x{:02X}", static_cast<unsigned char>(text[i]))));
+                              fmt::format("0x{:02X}", static_cast<unsigned char>(text[i]))));
     i += n;
   }
   // 2. the tokenizer: --tokenizer FILE, or learned from the same text
