@@ -64,7 +64,9 @@ TEST_CASE("train gpt: gradients equal PyTorch autograd on a tiny GPT-2") {
   REQUIRE(grads.size() == want.size());
   double worst = 0;
   std::string worst_name;
-  for (const auto& [name, g] : want) {
+  for (const auto& entry : want) {
+    const std::string& name = entry.first;
+    const Tensor& g = entry.second;
     const Tensor& got = grads.at(name);
     REQUIRE(got.shape() == g.shape());
     for (std::size_t i = 0; i < g.size(); ++i)
@@ -112,7 +114,7 @@ TEST_CASE("train gpt: the loss is the family's forward pass, and threads do not 
   TensorMap g1, g3;
   gpt2_train_loss(c, params, gt_batch(1), &g1, 1);
   gpt2_train_loss(c, params, gt_batch(1), &g3, 3);
-  for (const auto& [name, g] : g1) CHECK(g.values() == g3.at(name).values());
+  for (const auto& entry : g1) CHECK(entry.second.values() == g3.at(entry.first).values());
 }
 
 TEST_CASE("train gpt: the learning-rate schedule warms up linearly and decays to a tenth") {
