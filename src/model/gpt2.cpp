@@ -98,7 +98,10 @@ ForwardPass gpt2_forward(const Checkpoint& m, const std::vector<std::size_t>& id
     add_inplace(x, proj);
     tap(o, "resid_mid", i, x);
     // x + mlp(ln_2(x))
-    Tensor f = linear_in_out(stored_layer_norm(x, l.ln2_w, l.ln2_b, eps), l.fc_w, l.fc_b, kGpt2Threads);
+    const Tensor mlp_in = stored_layer_norm(x, l.ln2_w, l.ln2_b, eps);
+    tap(o, "mlp_in", i, mlp_in);
+    Tensor f = linear_in_out(mlp_in, l.fc_w, l.fc_b, kGpt2Threads);
+    tap(o, "mlp_pre", i, f);
     gelu_inplace(f, gelu_form(c));
     tap(o, "mlp_act", i, f);
     const Tensor mlp = linear_in_out(f, l.fc_proj_w, l.fc_proj_b, kGpt2Threads);

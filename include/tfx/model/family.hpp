@@ -97,6 +97,8 @@ struct ResidualPatch {
 //   attn_heads  the heads' outputs side by side (T, H·hd), after any HeadAblation, before o_proj
 //   attn_out    after the output projection (T, D)
 //   resid_mid   the residual stream between attention and MLP (BERT: after its Add & Norm)
+//   mlp_in      (gpt2) the MLP's input after ln_2 (T, D)
+//   mlp_pre     (gpt2) the MLP's hidden layer before GELU (T, F): what training's backward reads
 //   mlp_act     the MLP's hidden activation (T, F) after GELU / SwiGLU
 //   mlp_out     the MLP's output (T, D) before the residual add
 using ForwardTap = std::function<void(const char* name, std::size_t layer, const Tensor& value)>;

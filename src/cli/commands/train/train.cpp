@@ -13,6 +13,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/commands/train/model_flag.hpp"
+#include "cli/commands/train/train_flags.hpp"
+#include "cli/commands/train/train_gpt.hpp"
 #include "cli/commands/train/train_watch.hpp"
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
@@ -41,6 +43,7 @@ struct TrainCommandOptions {
   std::string model;  // -o FILE.safetensors
   std::string watch;  // --watch SENTENCE
   CLI::Option* watch_opt = nullptr;
+  CLI::App* gpt = nullptr;  // the subcommand `train gpt`
   OutputFlags out;
   FigureFlags fig;
   GifFlags gif;
@@ -57,6 +60,7 @@ bool tc_ends_with(const std::string& s, const std::string& tail) {
 }
 
 void run_train(const TrainCommandOptions& o) {
+  if (o.gpt && o.gpt->parsed()) return;  // `tfx train gpt …` ran instead
   // the data: the built-in corpus (its own split and alignments) or --pairs
   std::vector<TextPair> pairs;
   std::vector<std::string> vocab;
@@ -367,22 +371,18 @@ void register_train(CLI::App& app) {
   auto [cmd, o] = add_command(app, "train",
                               tr("Train the teaching translator's Transformer in tfx (hand-written backward pass, Adam, warm-up)"),
                               run_train, tr("Training"));
-  cmd->add_option("--steps", o->steps, tr("Optimizer steps"))->capture_default_str()->check(whole_number(1, 1000000));
+  add_train_steps_flag(cmd, o->steps);
   cmd->add_option("--batch", o->batch, tr("Pairs per step"))->capture_default_str()->check(whole_number(1, 4096));
-  cmd->add_option("--d-model", o->d_model, tr("Model width d_model"))->capture_default_str()->check(whole_number(2, 1024));
-  cmd->add_option("--heads", o->heads, tr("Attention heads (must divide --d-model)"))->capture_default_str()->check(whole_number(1, 64));
+  add_train_d_model_flag(cmd, o->d_model);
+  add_train_heads_flag(cmd, o->heads);
   cmd->add_option("--layers", o->layers, tr("Encoder layers (and as many decoder layers)"))->capture_default_str()->check(whole_number(1, 12));
   cmd->add_option("--ffn", o->ffn, tr("Feed-forward width"))->capture_default_str()->check(whole_number(1, 8192));
   add_seed_flag(cmd, o->seed, tr("Seed of the initial weights, the batch order and the held-out split"))->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, tr("Warm-up steps of the learning-rate schedule (tfx lr)"))
-      ->capture_default_str()
-      ->check(positive_number());
+  add_train_warmup_flag(cmd, o->warmup, "tfx lr");
   cmd->add_option("--label-smoothing", o->label_smoothing, tr("Label smoothing ε of the cross-entropy"))
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
-  cmd->add_option("--threads", o->threads, tr("Worker threads (0 = every core, at most 8); the result depends only on this number"))
-      ->capture_default_str()
-      ->check(whole_number(0, 64));
+  add_train_threads_flag(cmd, o->threads);
   add_no_pe_flag(cmd, o->no_pe);
   add_no_scale_flag(cmd, o->no_scale);
   cmd->add_flag("--pre-ln", o->pre_ln, tr("Experiment: pre-LN layers, x + f(LayerNorm(x)), instead of post-LN"));
@@ -391,9 +391,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--test-fraction", o->test_fraction, tr("With --pairs: the fraction of pairs held out for testing"))
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.9));
-  cmd->add_option("--every", o->every, tr("Held-out accuracy (and, when piped, a progress line) every N steps"))
-      ->capture_default_str()
-      ->check(whole_number(1, 1000000));
+  add_train_every_flag(cmd, o->every, tr("held-out exact match and alignment"));
   add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
@@ -415,6 +413,7 @@ void register_train(CLI::App& app) {
         return std::string();
       },
       ""));
+  o->gpt = register_train_gpt(cmd);
   set_examples(cmd, {tr("tfx train                                   # the built-in corpus, about a minute"),
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
                      tr("tfx train --no-pe --steps 1500             # what is lost without word order?"),

@@ -1,0 +1,22 @@
+// The flags `tfx train` and `tfx train gpt` share, each defined once here (one help, one range):
+// --steps, --d-model, --heads, --threads, --warmup and --every. A command's own note on the same
+// meaning is a final parenthesis of the help (tests/cli/flag_table_test.cpp allows it).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace tfx::cli {
+
+CLI::Option* add_train_steps_flag(CLI::App* cmd, std::int64_t& steps);
+CLI::Option* add_train_d_model_flag(CLI::App* cmd, std::int64_t& d_model);
+CLI::Option* add_train_heads_flag(CLI::App* cmd, std::int64_t& heads);
+// --threads N (0 = every core, at most 8)
+CLI::Option* add_train_threads_flag(CLI::App* cmd, std::int64_t& threads);
+// --warmup STEPS; `note` (translated, may be empty) says what the schedule is
+CLI::Option* add_train_warmup_flag(CLI::App* cmd, double& warmup, const std::string& note);
+// --every N; `note` (translated, may be empty) says what else happens every N steps
+CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std::string& note);
+
+}  // namespace tfx::cli

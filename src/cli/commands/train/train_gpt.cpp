@@ -1,0 +1,414 @@
+// `tfx train gpt --text FILE -o DIR`: trains a GPT-2 (tfx/model/gpt2_train.hpp: the family's forward
+// pass, its backward beside it, Adam) on a UTF-8 text with a byte-level BPE tokenizer learned from
+// the same text (tfx/text/bpe_train.hpp) unless --tokenizer gives one, and writes DIR as a Hugging
+// Face folder — config.json (GPT2Config's keys and what tfx trained it on), model.safetensors
+// (GPT2LMHeadModel's names, F32), tokenizer.json — that every `tfx model` command opens. DIR is
+// written to a temporary folder beside it and renamed into place once training is done: an
+// interrupted run leaves nothing.
+#include "cli/commands/train/train_gpt.hpp"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/commands/train/train_flags.hpp"
+#include "cli/common.hpp"
+#include "cli/progress_bar.hpp"
+#include "cli/shared_flags.hpp"
+#include "cli/terminal.hpp"
+#include "tfx/core/i18n.hpp"
+#include "tfx/core/memory.hpp"
+#include "tfx/io/text_file.hpp"
+#include "tfx/model/gpt2_train.hpp"
+#include "tfx/model/safetensors.hpp"
+#include "tfx/text/bpe_train.hpp"
+#include "tfx/text/hf_tokenizer.hpp"
+#include "tfx/text/unicode.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TrainGptOptions {
+  std::string text, dir, tokenizer, prompt;
+  std::int64_t vocab_size = 512, d_model = 64, layers = 2, heads = 4, context = 64, steps = 500, batch = 8, threads = 0, every = 100;
+  double lr = 3e-3, warmup = 50;
+  std::uint64_t seed = 20261125;
+  bool no_progress = false;
+  OutputFlags out;
+  FigureFlags fig;
+};
+
+// A folder `tfx train gpt` wrote: its config.json has the key tfx_trained.
+bool tg_is_tfx_model(const fs::path& dir) {
+  std::ifstream f(dir / "config.json");
+  if (!f) return false;
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  return j.is_object() && j.contains("tfx_trained");
+}
+
+// -o DIR must be a folder tfx may fill or replace: absent, empty, or one `tfx train gpt` wrote.
+void tg_check_target(const std::string& dir) {
+  std::error_code ec;
+  const fs::path p(dir);
+  const auto st = fs::symlink_status(p, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(st))
+    throw Error(fmt::format(N_("-o {}: exists and is not a folder; expected a new folder for the model (config.json, "
+                               "model.safetensors, tokenizer.json)"), dir));
+  if (!fs::is_empty(p, ec) && !tg_is_tfx_model(p))
+    throw Error(fmt::format(N_("-o {}: the folder is not empty and holds no model of tfx train gpt; give a new or empty folder"), dir));
+}
+
+// Writes `files` into a temporary folder beside `dir`, then renames it onto `dir` (an old model
+// there is moved aside first and removed after): readers see the old folder or the new one.
+void tg_write_folder(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  const fs::path target = fs::absolute(fs::path(dir)).lexically_normal();
+  const fs::path parent = target.has_filename() ? target.parent_path() : target.parent_path().parent_path();
+  const std::string name = (target.has_filename() ? target : target.parent_path()).filename().string();
+  std::string pattern = (parent / ("." + name + ".tmp-XXXXXX")).string();
+  if (!mkdtemp(pattern.data())) throw Error(fmt::format(N_("-o {}: cannot create a folder beside it ({})"), dir, parent.string()));
+  const fs::path tmp(pattern);
+  try {
+    // mkdtemp's 0700 becomes what a new folder gets (0777 less the umask)
+    const mode_t mask = umask(0);
+    umask(mask);
+    fs::permissions(tmp, static_cast<fs::perms>(0777 & ~mask));
+    for (const auto& [file, bytes] : files) {
+      std::ofstream f(tmp / file, std::ios::binary);
+      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      if (!f.good()) throw Error(fmt::format(N_("-o {}: cannot write {}"), dir, file));
+    }
+    std::error_code ec;
+    const fs::path final_path = parent / name;
+    fs::path old;
+    if (fs::exists(final_path, ec)) {
+      old = fs::path(pattern + ".old");
+      fs::rename(final_path, old);
+    }
+    fs::rename(tmp, final_path);
+    if (!old.empty()) fs::remove_all(old, ec);
+  } catch (const fs::filesystem_error& e) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw Error(fmt::format(N_("-o {}: {}"), dir, e.code().message()));
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+std::string tg_config_json(const Gpt2TrainConfig& c, const nlohmann::json& trained) {
+  nlohmann::ordered_json j;
+  j["activation_function"] = "gelu_new";
+  j["architectures"] = {"GPT2LMHeadModel"};
+  j["attn_pdrop"] = 0.0;
+  j["bos_token_id"] = nullptr;
+  j["embd_pdrop"] = 0.0;
+  j["eos_token_id"] = nullptr;
+  j["initializer_range"] = 0.02;
+  j["layer_norm_epsilon"] = 1e-05;
+  j["model_type"] = "gpt2";
+  j["n_ctx"] = c.context;
+  j["n_embd"] = c.d_model;
+  j["n_head"] = c.heads;
+  j["n_inner"] = nullptr;
+  j["n_layer"] = c.layers;
+  j["n_positions"] = c.context;
+  j["reorder_and_upcast_attn"] = false;
+  j["resid_pdrop"] = 0.0;
+  j["scale_attn_by_inverse_layer_idx"] = false;
+  j["scale_attn_weights"] = true;
+  j["summary_activation"] = nullptr;
+  j["summary_first_dropout"] = 0.1;
+  j["summary_proj_to_labels"] = true;
+  j["summary_type"] = "cls_index";
+  j["summary_use_proj"] = true;
+  j["tie_word_embeddings"] = true;
+  j["torch_dtype"] = "float32";
+  j["transformers_version"] = "4.40.0";
+  j["use_cache"] = true;
+  j["vocab_size"] = c.vocab;
+  j["tfx_trained"] = trained;  // tfx's own key (Hugging Face keeps it as an attribute): what it was trained on
+  return j.dump(2) + "\n";
+}
+
+std::string tg_decode(const HfTokenizer& tok, const std::vector<std::size_t>& ids) {
+  std::string s;
+  for (std::size_t id : ids) s += tok.token_bytes(id);
+  s = unicode::escape_invalid_utf8(s);
+  for (char& ch : s)
+    if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';  // a newline or tab of the sample stays on its line
+  return s;
+}
+
+void run_train_gpt(const TrainGptOptions& o) {
+  // 1. the target first (nothing is trained for a folder that cannot be written), then the text
+  if (o.dir.empty()) throw usage_error(N_("train gpt needs -o DIR: the folder to write the model to"));
+  tg_check_target(o.dir);
+  const std::string text = read_text_input(o.text, "--text");
+  const std::string name = o.text == "-" ? std::string("<stdin>") : fs::path(o.text).filename().string();
+  if (text.empty()) throw Error(fmt::format(N_("--text {}: empty file; expected UTF-8 text to train on"), o.text));
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = text[i] == '\0' ? 0 : unicode::utf8_decode(text, i);
+    if (n == 0)
+      throw Error(fmt::format(N_("--text {}: not UTF-8 text (byte {} is {}); expected a UTF-8 text file"), o.text, i,
+                              fmt::format("0x{:02X}", static_cast<unsigned char>(text[i]))));
+    i += n;
+  }
+  // 2. the tokenizer: --tokenizer FILE, or learned from the same text
+  std::string tokenizer_json;
+  if (!o.tokenizer.empty()) {
+    tokenizer_json = read_text_input(o.tokenizer, "--tokenizer");
+  } else {
+    check_memory(static_cast<double>(text.size()) * 64, fmt::format("train gpt: the tokenizer of --text {}", o.text));
+    BpeTraining t;
+    {
+      ProgressBar bar(tr("learning merges"), tr("merges"), !o.no_progress && is_terminal(stderr));
+      try {
+        t = train_byte_level_bpe(text, static_cast<std::size_t>(o.vocab_size), bar.callback());
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        if (what.find("more than this text allows") != std::string::npos) {
+          const std::size_t reachable = byte_level_bpe_reachable(text);
+          throw usage_error(fmt::format(N_("--vocab-size {}: more than this text allows; no pair is left to merge at {} tokens (the "
+                                           "largest reachable size: give at most {}, or a longer text)"),
+                                        o.vocab_size, reachable, reachable));
+        }
+        if (what.rfind("vocab_size ", 0) == 0) throw usage_error("--vocab-size " + what.substr(11));
+        throw;
+      }
+    }
+    tokenizer_json = byte_level_bpe_json(t);
+  }
+  const HfTokenizer tok = HfTokenizer::from_json(tokenizer_json, o.tokenizer.empty() ? "tokenizer.json" : o.tokenizer);
+  const std::vector<std::size_t> ids = tok.encode(text, false, false).ids;
+  Gpt2TrainConfig c;
+  c.vocab = tok.vocab_size();
+  c.d_model = static_cast<std::size_t>(o.d_model);
+  c.layers = static_cast<std::size_t>(o.layers);
+  c.heads = static_cast<std::size_t>(o.heads);
+  c.context = static_cast<std::size_t>(o.context);
+  if (c.d_model % c.heads != 0)
+    throw usage_error(fmt::format(N_("--heads {} does not divide --d-model {}; expected a divisor such as 4"), o.heads, o.d_model));
+  if (ids.size() < c.context + 1)
+    throw Error(fmt::format(N_("--text {}: {} tokens, fewer than --context {} + 1; give a longer text or a smaller --context"), o.text,
+                            ids.size(), o.context));
+  // the last tenth is held out when it holds a whole window; else all is training
+  std::vector<std::size_t> train = ids, held;
+  const std::size_t tail = ids.size() / 10;
+  if (tail >= c.context + 1 && ids.size() - tail >= c.context + 1) {
+    held.assign(ids.end() - static_cast<std::ptrdiff_t>(tail), ids.end());
+    train.resize(ids.size() - tail);
+  }
+  // the budget: parameters, gradients, Adam's two moments; a step's kept activations
+  {
+    double params = 0;
+    for (const auto& [n, shape] : gpt2_parameter_shapes(c)) params += double(shape.size() == 2 ? shape[0] * shape[1] : shape[0]);
+    const double N = double(o.batch) * double(c.context), D = double(c.d_model);
+    const double acts = double(c.layers) * N * (16 * D + 3 * 4 * D + 2 * double(c.heads) * double(c.context)) + 3 * N * double(c.vocab);
+    check_memory(4.0 * (4 * params + acts), fmt::format("train gpt (--d-model {}, --layers {}, --context {}, --batch {})", o.d_model,
+                                                       o.layers, o.context, o.batch));
+  }
+  TensorMap params = init_gpt2_parameters(c, o.seed);
+  Gpt2TrainOptions to;
+  to.steps = static_cast<std::size_t>(o.steps);
+  to.batch = static_cast<std::size_t>(o.batch);
+  to.warmup = static_cast<std::size_t>(std::llround(o.warmup));
+  to.lr = o.lr;
+  to.seed = o.seed;
+  to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  // the prompt of the samples: --prompt, else the text's first tokens
+  std::vector<std::size_t> prompt =
+      o.prompt.empty() ? std::vector<std::size_t>(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(4, ids.size())))
+                       : tok.encode(o.prompt, false, false).ids;
+  if (prompt.size() > c.context) prompt.erase(prompt.begin(), prompt.end() - static_cast<std::ptrdiff_t>(c.context));
+  const std::string prompt_text = tg_decode(tok, prompt);
+  const std::size_t sample_tokens = std::min<std::size_t>(24, c.context);
+
+  // 3. training, watched: a bar at a terminal, else a line every --every steps; a sample every --every steps
+  const bool bar_wanted = !o.no_progress && is_terminal(stderr);
+  ProgressBar bar(tr("training"), tr("steps"), bar_wanted);
+  const auto start = std::chrono::steady_clock::now();
+  // the time per step: the steps after the first, without the samples and held-out scores between them
+  auto previous_end = start;
+  double step_seconds = 0, step_cpu = 0;
+  std::clock_t previous_cpu = std::clock();  // the process's CPU time, all threads
+  std::size_t tokens = 0;
+  double loss_sum = 0, last_held = NAN, last_loss = NAN;
+  std::size_t loss_n = 0;
+  Records curve, samples;
+  curve.name = N_("curve");
+  curve.columns = {N_("step"), N_("loss"), N_("held_out_loss"), N_("learning_rate")};
+  samples.name = N_("samples");
+  samples.columns = {N_("step"), N_("sample")};
+  Series step_loss, held_series;
+  step_loss.name = tr("training loss (each step)");
+  held_series.name = tr("held-out loss");
+  const auto sample_now = [&](std::size_t step) {
+    const std::string s = tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens));
+    samples.rows.push_back({static_cast<long long>(step), prompt_text + s});
+    if (!o.no_progress) std::fprintf(stderr, "%s\n", trf("sample at step {}: {}", step, prompt_text + s).c_str());
+  };
+  if (!o.no_progress && !bar_wanted) sample_now(0);
+  else samples.rows.push_back({0LL, prompt_text + tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens))});
+  auto on_step = [&](const TrainStepReport& r) {
+    step_loss.x.push_back(double(r.step));
+    step_loss.y.push_back(r.loss);
+    tokens += r.tokens;
+    loss_sum += r.loss;
+    ++loss_n;
+    last_loss = r.loss;
+    if (r.step > 1) {
+      step_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - previous_end).count();
+      step_cpu += double(std::clock() - previous_cpu) / CLOCKS_PER_SEC;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (bar_wanted) {
+      bar.set_label(trf("training: loss {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.loss, r.learning_rate, tokens / std::max(seconds, 1e-9)));
+      bar.update(r.step, to.steps);
+    }
+    if (r.step % static_cast<std::size_t>(o.every) == 0 || r.step == to.steps) {
+      if (!held.empty()) {
+        last_held = gpt2_held_out_loss(c, params, held);
+        held_series.x.push_back(double(r.step));
+        held_series.y.push_back(last_held);
+      }
+      curve.rows.push_back({static_cast<long long>(r.step), loss_sum / double(loss_n), held.empty() ? Cell(std::string("-")) : Cell(last_held),
+                            r.learning_rate});
+      if (!bar_wanted && !o.no_progress)
+        std::fprintf(stderr, "%s\n",
+                     trf("step {}/{}: loss {:.4f}, held-out {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.step, to.steps, loss_sum / double(loss_n),
+                         last_held, r.learning_rate, tokens / std::max(seconds, 1e-9))
+                         .c_str());
+      if (!o.no_progress && !bar_wanted) sample_now(r.step);
+      else samples.rows.push_back({static_cast<long long>(r.step), prompt_text + tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens))});
+      loss_sum = 0;
+      loss_n = 0;
+    }
+    previous_end = std::chrono::steady_clock::now();
+    previous_cpu = std::clock();
+    return true;
+  };
+  const std::size_t done = train_gpt2(c, params, train, to, on_step);
+  bar.finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // 4. the folder
+  std::size_t n_params = 0;
+  for (const auto& [k, t] : params) n_params += t.size();
+  nlohmann::json trained = {{"command", "tfx train gpt"},
+                            {"corpus", name},
+                            {"corpus_bytes", text.size()},
+                            {"tokens", ids.size()},
+                            {"held_out_tokens", held.size()},
+                            {"tokenizer", o.tokenizer.empty() ? std::string("byte-level BPE learned from the corpus") : o.tokenizer},
+                            {"steps", done},
+                            {"batch", o.batch},
+                            {"lr", o.lr},
+                            {"warmup", to.warmup},
+                            {"seed", o.seed},
+                            {"threads", to.threads},
+                            {"final_train_loss", last_loss}};
+  if (!held.empty()) trained["final_held_out_loss"] = last_held;
+  const std::string config = tg_config_json(c, trained);
+  const std::string weights = encode_safetensors(params, {{"format", "pt"}});
+  tg_write_folder(o.dir, {{"config.json", config}, {"model.safetensors", weights}, {"tokenizer.json", tokenizer_json}});
+
+  Result r;
+  r.command = "train gpt";
+  r.params = {{"text", o.text}, {"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads},
+              {"layers", o.layers}, {"context", o.context}, {"lr", o.lr}, {"warmup", o.warmup}, {"seed", o.seed},
+              {"threads", to.threads}, {"vocab_size", c.vocab}};
+  r.blocks.push_back(Text{trf("trained on {}: {} tokens ({} held out), vocabulary {}; GPT-2 with d_model {}, {} heads, {} layers, "
+                              "context {}, {} parameters; {} steps of {} sequences",
+                              name, ids.size(), held.size(), c.vocab, o.d_model, o.heads, o.layers, o.context, n_params, done, o.batch)});
+  if (!held.empty()) r.blocks.push_back(Text{trf("loss {:.4f} (last step), held-out loss {:.4f}", last_loss, last_held)});
+  r.blocks.push_back(Text{trf("sample from \"{}\": {}", prompt_text, std::get<std::string>(samples.rows.back()[1]))});
+  r.blocks.push_back(Text{trf("training took {:.1f} s ({:.0f} tokens/s)", seconds, double(tokens) / std::max(seconds, 1e-9))});
+  r.blocks.push_back(Text{trf("wrote {} (config.json, model.safetensors, tokenizer.json): tfx model next {} TEXT", o.dir, o.dir)});
+  r.summary[N_("final_loss")] = last_loss;
+  if (!held.empty()) r.summary[N_("held_out_loss")] = last_held;
+  r.summary[N_("parameters")] = n_params;
+  r.summary[N_("seconds")] = seconds;
+  r.summary[N_("seconds_per_step")] =
+      done > 1 ? step_seconds / double(done - 1) : seconds / double(std::max<std::size_t>(done, 1));
+  if (done > 1) r.summary[N_("cpu_seconds_per_step")] = step_cpu / double(done - 1);
+  r.blocks.push_back(std::move(curve));
+  r.blocks.push_back(std::move(samples));
+  r.primary = "curve";
+  Figure figure;
+  if (figure_drawn(o.fig, o.out)) {
+    LineChart loss;
+    loss.title = tr("Training loss");
+    loss.subtitle = trf("{} steps of {} sequences of {} tokens", done, o.batch, o.context);
+    loss.x_label = tr("training step");
+    loss.y_label = tr("loss (cross-entropy)");
+    loss.series.push_back(step_loss);
+    if (!held_series.x.empty()) loss.series.push_back(held_series);
+    figure.panels.push_back(std::move(loss));
+    figure.title = trf("tfx train gpt: {}", name);
+  }
+  present_all(r, o.out, o.fig, &figure, nullptr, "train_gpt.png");
+}
+
+}  // namespace
+
+CLI::App* register_train_gpt(CLI::App* train) {
+  auto [cmd, o] = add_command(*train, "gpt",
+                              tr("Train a GPT-2 on a UTF-8 text and write it as a Hugging Face folder every model command opens"),
+                              run_train_gpt);
+  cmd->add_option("--text", o->text, tr("The UTF-8 text to train on (- = standard input): Korean, English, one line or a whole book"))
+      ->required()
+      ->check(non_empty_path("give a text file or - for standard input"));
+  cmd->add_option("--tokenizer", o->tokenizer, tr("A tokenizer.json to use instead of learning one from --text"))
+      ->check(non_empty_path("a tokenizer.json file"));
+  cmd->add_option("--vocab-size", o->vocab_size,
+                  tr("Tokens in the vocabulary: the 256 byte tokens, then one per merge (at least 256; at most what the text "
+                     "allows)"))
+      ->capture_default_str()
+      ->check(whole_number(256, std::int64_t{1} << 24));
+  add_train_d_model_flag(cmd, o->d_model);
+  cmd->add_option("--layers", o->layers, tr("Decoder blocks (n_layer)"))->capture_default_str()->check(whole_number(1, 48));
+  add_train_heads_flag(cmd, o->heads);
+  cmd->add_option("--context", o->context, tr("Tokens per training sequence (n_positions)"))->capture_default_str()->check(whole_number(2, 4096));
+  add_train_steps_flag(cmd, o->steps);
+  cmd->add_option("--batch", o->batch, tr("Sequences of --context tokens per step"))->capture_default_str()->check(whole_number(1, 4096));
+  cmd->add_option("--lr", o->lr, tr("Peak learning rate of Adam"))->capture_default_str()->check(positive_number());
+  add_train_warmup_flag(cmd, o->warmup, tr("linear to --lr, then a cosine to --lr/10"));
+  add_seed_flag(cmd, o->seed, tr("Seed of the initial weights and the batches"))->capture_default_str();
+  add_train_threads_flag(cmd, o->threads);
+  add_train_every_flag(cmd, o->every, tr("held-out loss and a greedy sample from --prompt"));
+  cmd->add_option("--prompt", o->prompt, tr("The prompt of the samples (default: the text's first tokens)"));
+  add_no_progress_flag(cmd, o->no_progress);
+  add_output_flags(cmd, o->out);
+  add_figure_flags(cmd, o->fig, false);
+  o->out.output_opt->description(tr("The model folder to write (config.json, model.safetensors, tokenizer.json); the summary goes "
+                                    "to standard output"));
+  o->out.output_opt->transform(CLI::Validator(
+      [opts = o](std::string& path) {
+        if (path != "-") {
+          opts->dir = path;
+          path = "-";
+        }
+        return std::string();
+      },
+      ""));
+  set_examples(cmd, {tr("tfx train gpt --text book.txt -o my_gpt && tfx model next my_gpt \"The cat\""),
+                     tr("tfx train gpt --text corpus.txt --steps 2000 --every 200 --png -o my_gpt")});
+  return cmd;
+}
+
+}  // namespace tfx::cli
