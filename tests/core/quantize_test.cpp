@@ -69,13 +69,12 @@ TEST_CASE("quantize: dequantize(quantize(x)) keeps each value within half a step
   CHECK(narrow_bf16(1.0f) == 0x3f80);
 }
 
-// The K-quants' round trip, bounded by their own steps: for a sub-block with stored scale d·sc
-// (and min dmin·m), every value x that lies inside the sub-block's representable range comes back
-// within half a step (d·sc/2) of x, plus float16 and float32 rounding; values outside it (an
-// extreme value whose scale was quantized down) within a step and a half. Relative errors on
-// Gaussian weights, per type, under bounds the bits per weight imply (about 2^−bits·√12 of the
-// standard deviation; llama.cpp's quantize-stats reports the same order: Q4_K ≈ 0.1, Q5_K ≈ 0.05,
-// Q6_K ≈ 0.025 of rms).
+// The K-quants' round trip, bounded by their own steps: every value comes back within two of its
+// sub-block's (max − min)/levels (half a step when the fitted scale is exact; the 6-bit or int8
+// scales and the least-squares fit stretch it a little). Relative errors ‖x − x̂‖/‖x‖ on
+// Gaussian weights, per type: each extra bit should about halve it (a uniform quantizer's error is
+// step/√12, the step halving per bit), so the bounds are 0.12, 0.06, 0.03 and each type must beat
+// the one with a bit less.
 TEST_CASE("quantize: K-quants dequantize(quantize(x)) within a step of x, and their relative error shrinks with the bits") {
   const std::size_t n = 256 * 16;
   std::vector<float> x(n);
