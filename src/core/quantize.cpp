@@ -2,7 +2,9 @@
 // quants.py, quantize_blocks) computes them, bit for bit: each float32 operation rounded once,
 // nothing fused (this file is built with -ffp-contract=off, CMakeLists.txt), float16 scales by
 // round-to-nearest-even (numpy's astype(float16)). Checked against gguf-py's own quantize in
-// tests/core/quantize_test.cpp (constants from tests/reference/gen_gguf_reference.py).
+// tests/core/quantize_test.cpp (constants from tests/reference/gen_gguf_reference.py). The
+// K-quants (Q4_K, Q5_K, Q6_K), which gguf-py cannot quantize, follow ggml's C reference instead:
+// quantize_k.cpp.
 //
 // Per block of 32 values x (quants.py's names):
 //   Q8_0  d = max|x| / 127, id = 1/d (0 when d = 0), q = round(x·id) half away from zero
@@ -19,6 +21,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/stored.hpp"
+#include "quantize_k.hpp"
 
 namespace tfx {
 
@@ -125,9 +128,7 @@ void pack_fifth_bits(const unsigned char* q, unsigned char* qh) {
 
 }  // namespace
 
-bool quantizer_available(StoredType t) {
-  return t != StoredType::q4_k && t != StoredType::q5_k && t != StoredType::q6_k;
-}
+bool quantizer_available(StoredType) { return true; }
 
 void quantize(StoredType t, const float* x, void* dst, std::size_t n) {
   auto* out = static_cast<unsigned char*>(dst);
@@ -175,9 +176,9 @@ void quantize(StoredType t, const float* x, void* dst, std::size_t n) {
         pack_nibbles(q, out + 8);
         break;
       }
-      case StoredType::q4_k:
-      case StoredType::q5_k:
-      case StoredType::q6_k: break;  // refused above
+      case StoredType::q4_k: quantize_q4_k_block(x, out); break;
+      case StoredType::q5_k: quantize_q5_k_block(x, out); break;
+      case StoredType::q6_k: quantize_q6_k_block(x, out); break;
     }
   }
 }

@@ -4,6 +4,7 @@
 // permutation, its quantizer); F32 files whose logits and tokens equal the folder's; a Q8_0 file close to it;
 // next_token_cost against numpy (tests/reference/gen_quantize_reference.py) and its properties
 // (a model against itself: KL 0, top-1 1); the command's --show on F32 (KL 0, agreement 1).
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -194,4 +195,55 @@ TEST_CASE("quantize: the CLI writes the file, --show on F32 costs nothing, -o ov
   const test::Run over = test::run_tfx("model quantize q4.gguf --type q8_0 -o q4.gguf", dir.path);
   CHECK(over.code == 2);
   CHECK(over.err.find("is also the input") != std::string::npos);
+}
+
+TEST_CASE("quantize: K-quant models: each tensor of 256-wide rows is quantize()'s blocks, narrower ones take --fallback") {
+  // a source in memory: one 2-D weight of rows of 256 (a K-quant's super-block), one of 48, a norm
+  QuantSource src;
+  src.path = "mem";
+  src.arch = "llama";
+  src.metadata = {{"general.architecture", gguf_string("llama")}};
+  auto values = [](std::size_t n, float scale) {
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>(std::sin(0.37 * static_cast<double>(i) + 0.1 * static_cast<double>(i % 7)));
+    return v;
+  };
+  src.tensors.push_back({"blk.0.attn_q.weight", {256, 3}, StoredType::f32, [values] { return values(768, 0.05f); }});
+  src.tensors.push_back({"blk.0.ffn_down.weight", {48, 2}, StoredType::f32, [values] { return values(96, 0.1f); }});
+  src.tensors.push_back({"blk.0.attn_norm.weight", {256}, StoredType::f32, [values] { return values(256, 1.0f); }});
+  for (StoredType type : {StoredType::q4_k, StoredType::q5_k, StoredType::q6_k}) {
+    const std::string name = stored_type_name(type);
+    CAPTURE(name);
+    CHECK_THROWS_AS(quantize_model(src, type), Error);  // ffn_down's rows of 48 are not whole blocks of 256
+    const QuantizedModel q = quantize_model(src, type, StoredType::f16);
+    REQUIRE(q.tensors.size() == 3);
+    CHECK(q.tensors[0].type == type);
+    CHECK(q.tensors[1].type == StoredType::f16);
+    CHECK(q.tensors[2].type == StoredType::f32);
+    const std::vector<float> w = values(768, 0.05f);
+    std::vector<unsigned char> want(stored_row_bytes(type, 768));
+    quantize(type, w.data(), want.data(), 768);
+    CHECK(q.tensors[0].data == want);
+    CHECK(q.errors[0].relative_error > 0);
+    CHECK(q.errors[0].relative_error < 0.12);
+    // written and read back: parse_gguf sees the type and the bytes
+    const std::string file = encode_gguf(q.metadata, q.tensors);
+    const GgufFile g = parse_gguf(file, "mem.gguf");
+    const GgufTensor* t = g.tensor("blk.0.attn_q.weight");
+    REQUIRE(t != nullptr);
+    CHECK(t->type == type);
+    CHECK(std::equal(want.begin(), want.end(), t->data));
+  }
+}
+
+TEST_CASE("quantize: the CLI's --type q4_k with --fallback on models narrower than 256") {
+  test::TempDir dir;
+  const std::string llama = test::shell_quote(quant_data("hf_models/llama"));
+  const test::Run no = test::run_tfx("model quantize " + llama + " --type q4_k", dir.path);
+  CHECK(no.code == 1);
+  CHECK(no.err.find("not whole blocks of 256 (Q4_K)") != std::string::npos);
+  const test::Run w = test::run_tfx("model quantize " + llama + " --type q4_k --fallback f16 -o k.gguf --format json", dir.path);
+  REQUIRE(w.code == 0);
+  const test::Run info = test::run_tfx("model info k.gguf", dir.path);
+  CHECK(info.code == 0);
 }

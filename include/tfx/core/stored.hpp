@@ -40,8 +40,9 @@ void dequantize(StoredType t, const void* src, float* out, std::size_t n);
 
 // The inverse: `n` float32 values (a multiple of the block size) → type t's blocks at `dst`
 // (n / block size · block bytes), as gguf-py's quants.py quantizes them, bit for bit (F32, F16,
-// BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1; src/core/quantize.cpp has each formula). The K-quants have
-// no quantizer yet (quantizer_available false): tfx::Error.
+// BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1; src/core/quantize.cpp has each formula), and the K-quants
+// Q4_K, Q5_K, Q6_K as ggml's C reference (quantize_row_q*_K_ref) does, bit for bit
+// (src/core/quantize_k.cpp). n not a multiple of the block size: tfx::Error.
 void quantize(StoredType t, const float* src, void* dst, std::size_t n);
 bool quantizer_available(StoredType t);
 // f32 → IEEE binary16 bits, round to nearest even (subnormals, ±Inf past 65504, NaN kept a NaN);

@@ -35,8 +35,9 @@ struct QuantizeType {
 };
 // the types tfx quantizes to, as --type spells them
 constexpr QuantizeType kQuantizeTypes[] = {{StoredType::f32, "f32"},   {StoredType::f16, "f16"},   {StoredType::bf16, "bf16"},
-                                           {StoredType::q8_0, "q8_0"}, {StoredType::q5_1, "q5_1"}, {StoredType::q5_0, "q5_0"},
-                                           {StoredType::q4_1, "q4_1"}, {StoredType::q4_0, "q4_0"}};
+                                           {StoredType::q8_0, "q8_0"}, {StoredType::q6_k, "q6_k"}, {StoredType::q5_1, "q5_1"},
+                                           {StoredType::q5_k, "q5_k"}, {StoredType::q5_0, "q5_0"}, {StoredType::q4_1, "q4_1"},
+                                           {StoredType::q4_k, "q4_k"}, {StoredType::q4_0, "q4_0"}};
 
 std::string quantize_type_names() {
   std::string s;
@@ -49,9 +50,10 @@ StoredType parse_quantize_type(const std::string& name, const std::string& flag)
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   for (const QuantizeType& t : kQuantizeTypes)
     if (lower == t.name) return t.type;
-  if (lower == "q4_k" || lower == "q5_k" || lower == "q6_k" || lower == "q4_k_m" || lower == "q5_k_m")
-    throw usage_error(fmt::format(N_("{} {}: tfx reads the K-quants but has no K-quant quantizer yet; expected one of {}"), flag, name,
-                                  quantize_type_names()));
+  if (lower == "q4_k_m" || lower == "q5_k_m" || lower == "q4_k_s" || lower == "q5_k_s")
+    throw usage_error(fmt::format(N_("{} {}: tfx writes no llama-quantize mixes yet (a type per tensor); expected one of {}, one type for "
+                                     "every quantized tensor as llama-quantize --pure"),
+                                  flag, name, quantize_type_names()));
   throw usage_error(fmt::format(N_("{} {}: unknown type; expected one of {}"), flag, name, quantize_type_names()));
 }
 
@@ -172,7 +174,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   res.command = "model quantize";
   res.params = {{"src", o.src}, {"type", o.types}, {"output", o.model_out}, {"fallback", o.fallback}, {"show", o.show}};
   res.blocks.push_back(Text{trf("{} ({}, {} tensors): quantized as llama-quantize --pure does (every 2-D weight but the norms and "
-                                "position_embd in the type, the rest F32), each block as gguf-py's quants.py",
+                                "position_embd in the type, the rest F32), each block as gguf-py's quants.py (the K-quants as ggml's C)",
                                 o.src, src.arch, src.tensors.size())});
   if (!written.empty())
     res.blocks.push_back(Text{trf("wrote {} ({:.2f} MB, GGUF v3; the source's weights {:.2f} MB): every tfx model command opens it, as gguf-py's GGUFReader does",
