@@ -317,7 +317,7 @@ const std::set<std::string> kKeptTerms = {
     "BOM", "GloVe", "fastText", "BERT", "GPT", "Llama", "Qwen", "Mistral", "ViT", "ViTModel", "WordPiece", "BPE",
     "GGUF", "softmax", "LayerNorm", "FFN", "Adam", "NaN", "nan", "inf", "CLS", "SEP", "MASK", "PAD", "UNK", "EOS",
     "BOS", "HF", "PyTorch", "numpy", "GEMM", "KV", "MLM", "CPU", "RGB", "TrueType", "OpenType", "MiB", "GiB", "TEXT",
-    "FILE", "DIR", "VALUES", "WORDS", "DIMENSIONS", "NAME", "OUT", "IN", "FROM", "TO", "Hugging", "Face", "tfx",
+    "FILE", "DIR", "SRC", "VALUES", "WORDS", "DIMENSIONS", "NAME", "OUT", "IN", "FROM", "TO", "Hugging", "Face", "tfx",
     "safetensors", "gzip", "zlib", "cbow", "skipgram", "Fortran", "True", "False", "true", "false", "Xavier", "Conv2d",
     "stdout", "stdin", "SIGBUS", "TAB", "Regex", "Split", "ByteLevel", "Metaspace", "GPOS", "cmap", "glyf", "loca",
     "hhea", "hmtx", "maxp", "kern", "name", "head", "auto", "all", "none", "man", "bash", "zsh", "python", "notdef",
