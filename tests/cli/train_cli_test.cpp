@@ -76,8 +76,10 @@ TEST_CASE("train: --pairs trains on your own pairs with their own vocabulary and
   CHECK(has(j["summary"]["probe"].get<std::string>(), " "));
   // vocabulary: 4 specials + 6 source words + 6 target words
   CHECK(count_lines(read_file(dir / "m.vocab.txt")) == 16);
-  // piped: a line every --every steps on stderr, stdout only the JSON
-  CHECK(count_lines(r.err) == 2);
+  // piped: a line at each held-out checkpoint on stderr (step 10 of the dense start, then every
+  // --every steps), stdout only the JSON
+  CHECK(count_lines(r.err) == 3);
+  CHECK(has(r.err, "step 10/40: loss"));
   CHECK(has(r.err, "step 20/40: loss"));
 }
 
