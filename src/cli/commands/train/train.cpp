@@ -204,7 +204,7 @@ void run_train(const TrainCommandOptions& o) {
   Series step_loss, exact_series, align_series;
   step_loss.name = tr("training loss (each step)");
   exact_series.name = tr("held-out exact match");
-  align_series.name = tr("alignment (decoder layer 2)");
+  align_series.name = trf("alignment (decoder layer {})", align_layer + 1);
   HeldOutScore last_score;
   std::size_t last_scored = 0;  // the step last_score was taken after (the last step's is the final score)
   auto on_step = [&](const TrainStepReport& r) {
@@ -381,7 +381,7 @@ void run_train(const TrainCommandOptions& o) {
     loss.x_label = tr("training step (log scale)");
     loss.y_label = tr("loss (label-smoothed cross-entropy)");
     loss.log_x = true;
-    loss.plot_height = 560;
+    loss.plot_height = 760;
     double top = 0;
     for (double v : step_loss.y) top = std::max(top, v);
     loss.series.push_back(step_loss);
@@ -402,7 +402,7 @@ void run_train(const TrainCommandOptions& o) {
     acc.log_x = true;
     acc.ymin = 0.0;
     acc.ymax = 1.0;
-    acc.plot_height = 560;
+    acc.plot_height = 760;
     acc.series.push_back(exact_series);
     if (has_alignment) acc.series.push_back(align_series);
     figure.panels.push_back(std::move(acc));
