@@ -453,7 +453,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--test-fraction", o->test_fraction, tr("With --pairs: the fraction of pairs held out for testing"))
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.9));
-  cmd->add_option("--every", o->every, tr("Held-out accuracy (and, when piped, a progress line) every N steps"))
+  cmd->add_option("--every", o->every, tr("Held-out accuracy (and, when piped, a progress line) every N steps, and before N densely: after steps 10, 20, 50, 100, …"))
       ->capture_default_str()
       ->check(whole_number(1, 1000000));
   add_no_progress_flag(cmd, o->no_progress);
