@@ -320,17 +320,22 @@ void run_train(const TrainCommandOptions& o) {
     Records wrong;
     wrong.name = N_("held_out_wrong");
     wrong.columns = {N_("source"), N_("expected"), N_("model")};
-    std::size_t n_wrong = 0;
+    // as many as the score counted (its teacher-forced check is greedy decoding's), found by
+    // decoding the held-out pairs until 10 are listed (at most 1000 decoded: a big --pairs split)
+    const std::size_t n_wrong = score.pairs - score.exact;
+    std::size_t decoded = 0;
     for (const TextPair& p : pairs) {
+      if (wrong.rows.size() >= std::min<std::size_t>(n_wrong, 10) || decoded == 1000) break;
       if (!p.test) continue;
+      ++decoded;
       std::vector<std::size_t> src;
       for (const auto& w : p.source) src.push_back(ids.count(w) ? ids.at(w) : 3);
       std::vector<std::string> got;
       for (std::size_t id : train_greedy(c, params, src)) got.push_back(vocab[id]);
       if (got == p.target) continue;
-      if (++n_wrong <= 10) wrong.rows.push_back({shown(p.source), shown(p.target), shown(got)});
+      wrong.rows.push_back({shown(p.source), shown(p.target), shown(got)});
     }
-    if (n_wrong > 0) {
+    if (n_wrong > 0 && !wrong.rows.empty()) {
       r.blocks.push_back(Text{trf("held-out pairs translated wrong ({}: {} of {}):", experiment_title, n_wrong, score.pairs)});
       r.blocks.push_back(std::move(wrong));
     }
