@@ -3,12 +3,15 @@
 // that `tfx translate --model` runs; the same seed and thread count give the same curve; --pairs
 // with its own vocabulary and split; progress lines on stderr only. (Bad --pairs files are in
 // tests/bad_inputs/cases.tsv.) --gif: the frames decode and the watched sentence's attention sharpens.
+// --corpus en-ko: word order needs PE (≥ 90 % with it, ≤ 60 % and the roles swapped without);
+// --png: a 16:9 page at --scale 1 and 2, the experiment in the title, the table still printed.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "gif.hpp"
+#include "png.hpp"
 #include "helpers.hpp"
 #include "tfx/core/words.hpp"
 
@@ -179,4 +182,27 @@ TEST_CASE("train --corpus en-ko: word order needs PE — with PE ≥ 90 % held-o
   }
   CHECK(swapped * 10 >= rows.size() * 8);  // at least 80 % of the listed mistakes are role swaps
   if (!a["tables"].contains("held_out_wrong")) CHECK(a["summary"]["held_out_exact"].get<double>() == 1.0);
+}
+
+TEST_CASE("train --png: a 16:9 figure at --scale 1 and 2, titled with the experiment, and the results table still printed") {
+  TempDir dir;
+  const std::string args = "train --corpus en-ko --no-pe --steps 20 --d-model 16 --heads 2 --layers 1 --ffn 32 --threads 2 --no-progress";
+  const Run r = run_tfx(args + " --png t.png", dir.path);
+  REQUIRE(r.code == 0);
+  const Decoded one = decode_png(read_file(dir / "t.png"));
+  CHECK(one.w == 1920);
+  CHECK(one.h == 1080);
+  // the table as the run without --png prints it: its experiment line, the score and the curve
+  CHECK(has(r.out, "tfx train, experiment: --corpus en-ko --no-pe"));
+  CHECK(has(r.out, "held-out exact match:"));
+  CHECK(has(r.out, "step"));
+  const Run two = run_tfx(args + " --png t2.png --scale 2", dir.path);
+  REQUIRE(two.code == 0);
+  const Decoded d2 = decode_png(read_file(dir / "t2.png"));
+  CHECK(d2.w == 3840);
+  CHECK(d2.h == 2160);
+  // the SVG carries the title naming the experiment
+  const Run svg = run_tfx(args + " --svg t.svg", dir.path);
+  REQUIRE(svg.code == 0);
+  CHECK(has(read_file(dir / "t.svg"), "--corpus en-ko --no-pe"));
 }
