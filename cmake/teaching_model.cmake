@@ -4,7 +4,8 @@
 # build picks them up.
 add_executable(gen_embedded_file ${CMAKE_SOURCE_DIR}/cmake/gen_embedded_file.cpp)
 target_compile_options(gen_embedded_file PRIVATE ${TFX_WARNINGS})
-foreach(part model.safetensors:teaching_model_weights vocab.txt:teaching_model_vocab corpus.tsv:teaching_model_corpus)
+foreach(part model.safetensors:teaching_model_weights vocab.txt:teaching_model_vocab corpus.tsv:teaching_model_corpus
+             corpus_en_ko.tsv:teaching_model_corpus_en_ko)
   string(REPLACE ":" ";" pair ${part})
   list(GET pair 0 file)
   list(GET pair 1 symbol)

@@ -97,9 +97,11 @@ AxisTicks log_ticks(double lo, double hi, double pixels) {
 // Lays out a panel around a w×h plot: titles, y ticks and label, x ticks and label, and
 // `extra_right` units on the right (legend). Draws grid, frame, ticks and labels.
 Scene axes_scene(const std::string& title, const std::string& subtitle, const std::string& x_label, const std::string& y_label, Axes& a,
-                 bool log_y, double extra_right) {
+                 bool log_y, double extra_right, bool log_x = false) {
   const AxisTicks yt = log_y ? log_ticks(a.y0, a.y1, a.f.h) : value_ticks(a.y0, a.y1, a.f.h, true, 6);
-  const AxisTicks xt = value_ticks(a.x0, a.x1, a.f.w, false, 7);
+  AxisTicks xt = log_x ? log_ticks(a.x0, a.x1, a.f.w) : value_ticks(a.x0, a.x1, a.f.w, false, 7);
+  if (log_x)  // log_ticks counts from the bottom of a y axis: from the left here
+    for (double& p : xt.pos) p = a.f.w - p;
   const double label_line = line_height(kLabelType);
   const double left = kPad + (y_label.empty() ? 0 : label_line + kLabelGap) + max_width(yt.labels) + kTick + 4;
   const double top = title_height(title, subtitle);
@@ -136,17 +138,20 @@ void widen(double& lo, double& hi, double margin) {
 }  // namespace
 
 Scene line_chart_scene(const LineChart& c) {
-  Axes a{{0, 0, 620, 380}, INFINITY, -INFINITY, INFINITY, -INFINITY};
+  Axes a{{0, 0, 620, std::clamp(c.plot_height, 100.0, 2000.0)}, INFINITY, -INFINITY, INFINITY, -INFINITY};
   auto yv = [&](double y) { return c.log_y ? (y > 0 ? std::log10(y) : NAN) : y; };
+  auto xv = [&](double x) { return c.log_x ? (x > 0 ? std::log10(x) : NAN) : x; };
   for (const Series& s : c.series)
     for (std::size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k) {
-      const double y = yv(s.y[k]);
-      if (!std::isfinite(s.x[k]) || !std::isfinite(y)) continue;
-      a.x0 = std::min(a.x0, s.x[k]), a.x1 = std::max(a.x1, s.x[k]);
+      const double y = yv(s.y[k]), x = xv(s.x[k]);
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      a.x0 = std::min(a.x0, x), a.x1 = std::max(a.x1, x);
       a.y0 = std::min(a.y0, y), a.y1 = std::max(a.y1, y);
     }
   if (!std::isfinite(a.x0)) a.x0 = 0, a.x1 = 1, a.y0 = 0, a.y1 = 1;
   if (!(a.x1 > a.x0)) widen(a.x0, a.x1, 0);
+  if (c.ymin && c.ymax && *c.ymax > *c.ymin) a.y0 = yv(*c.ymin), a.y1 = yv(*c.ymax);
+  if (!std::isfinite(a.y0) || !std::isfinite(a.y1)) a.y0 = 0, a.y1 = 1;
   widen(a.y0, a.y1, 0.04);
   std::vector<std::string> names;
   for (const Series& s : c.series)
@@ -155,7 +160,7 @@ Scene line_chart_scene(const LineChart& c) {
   const bool legend = c.series.size() >= 2 && !names.empty();
   const double sample = 34;
   const double legend_w = legend ? 16 + sample + 8 + max_width(names) : 0;
-  Scene cv = axes_scene(c.title, c.subtitle, c.x_label, c.y_label, a, c.log_y, legend_w);
+  Scene cv = axes_scene(c.title, c.subtitle, c.x_label, c.y_label, a, c.log_y, legend_w, c.log_x);
   // reference curves first (dashed, under), then the others in order, the last on top; markers
   // at every point of short series, else at ~12 points shifted per series so they do not coincide
   // A reference is drawn wider than the measured line (4.5 vs 2 px), so where the two coincide its
@@ -178,8 +183,8 @@ Scene line_chart_scene(const LineChart& c) {
       run.clear();
     };
     for (std::size_t k = 0; k < n; ++k) {
-      const double y = yv(s.y[k]);
-      if (std::isfinite(y) && std::isfinite(s.x[k])) run.push_back({a.px(s.x[k]), a.py(y)});
+      const double y = yv(s.y[k]), x = xv(s.x[k]);
+      if (std::isfinite(y) && std::isfinite(x)) run.push_back({a.px(x), a.py(y)});
       else flush();
     }
     flush();
@@ -188,7 +193,7 @@ Scene line_chart_scene(const LineChart& c) {
     const std::size_t every = n <= 40 ? 1 : std::max<std::size_t>(1, n / 12);
     const std::size_t start = n <= 40 ? 0 : every * i / n_series;
     for (std::size_t k = start; k < n; k += every)
-      if (std::isfinite(yv(s.y[k])) && std::isfinite(s.x[k])) cv.marker(static_cast<int>(i), a.px(s.x[k]), a.py(yv(s.y[k])), 3.6, col);
+      if (std::isfinite(yv(s.y[k])) && std::isfinite(xv(s.x[k]))) cv.marker(static_cast<int>(i), a.px(xv(s.x[k])), a.py(yv(s.y[k])), 3.6, col);
   }
   // legend, right of the plot: a sample of each named series' line and marker, and its name
   if (legend) {

@@ -228,4 +228,15 @@ std::size_t train_model(const TrainConfig& c, TensorMap& params, const std::vect
   return o.steps;
 }
 
+bool held_out_checkpoint(std::size_t step, std::size_t every, std::size_t steps) {
+  if (step == 0) return false;
+  if (step == steps || (every > 0 && step % every == 0)) return true;
+  if (every > 0 && step >= every) return false;
+  // 1-2-5 per decade from 10: the mantissa of step is 1, 2 or 5 and the rest zeros
+  std::size_t m = step;
+  if (m < 10) return false;
+  while (m % 10 == 0) m /= 10;
+  return m == 1 || m == 2 || m == 5;
+}
+
 }  // namespace tfx

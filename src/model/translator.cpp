@@ -28,6 +28,7 @@ namespace tfx::embedded {
 std::string_view teaching_model_weights();
 std::string_view teaching_model_vocab();
 std::string_view teaching_model_corpus();
+std::string_view teaching_model_corpus_en_ko();
 }  // namespace tfx::embedded
 
 namespace tfx {
@@ -229,6 +230,13 @@ const std::vector<TranslationPair>& teaching_corpus() {
   static std::once_flag once;
   static std::vector<TranslationPair> pairs;
   std::call_once(once, [] { pairs = parse_pairs_tsv(embedded::teaching_model_corpus()); });
+  return pairs;
+}
+
+const std::vector<TranslationPair>& teaching_corpus_en_ko() {
+  static std::once_flag once;
+  static std::vector<TranslationPair> pairs;
+  std::call_once(once, [] { pairs = parse_pairs_tsv(embedded::teaching_model_corpus_en_ko()); });
   return pairs;
 }
 

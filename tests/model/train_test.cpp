@@ -196,3 +196,17 @@ TEST_CASE("train: wrong parameter shapes and ids out of the vocabulary are error
   params.erase("generator.bias");
   CHECK_THROWS_WITH(train_loss(c, params, ref_batch(0), nullptr), doctest::Contains("generator.bias"));
 }
+
+TEST_CASE("held_out_checkpoint: 10, 20, 50, 100, 200, 500, … below --every, then every --every steps and the last") {
+  std::vector<std::size_t> got;
+  for (std::size_t step = 1; step <= 1300; ++step)
+    if (tfx::held_out_checkpoint(step, 250, 1300)) got.push_back(step);
+  const std::vector<std::size_t> want = {10, 20, 50, 100, 200, 250, 500, 750, 1000, 1250, 1300};
+  CHECK(got == want);
+  // a short run: the dense steps up to its end, and its last step
+  got.clear();
+  for (std::size_t step = 1; step <= 60; ++step)
+    if (tfx::held_out_checkpoint(step, 250, 60)) got.push_back(step);
+  CHECK(got == std::vector<std::size_t>{10, 20, 50, 60});
+  CHECK(!tfx::held_out_checkpoint(0, 250, 60));
+}

@@ -109,6 +109,9 @@ struct LineChart {
   std::string title, subtitle, x_label, y_label;
   std::vector<Series> series;  // with two or more series, the legend lists the named ones
   bool log_y = false;
+  bool log_x = false;                 // a log10 step axis (points at x ≤ 0 are left out)
+  std::optional<double> ymin, ymax;   // a fixed value axis (accuracy on 0–1); else the data's range
+  double plot_height = 380;           // the plot area's height (its width is 620): 560 for a 16:9 pair
 };
 
 struct Point {

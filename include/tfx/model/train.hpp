@@ -133,6 +133,11 @@ struct AttentionSharpness {
 };
 AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<int>& alignment);
 
+// The steps held-out accuracy is measured after: dense at the start, where the model changes
+// most — 10, 20, 50, 100, 200, 500, 1000, … (1-2-5 per decade) below `every` — then every
+// `every` steps, and the last step.
+bool held_out_checkpoint(std::size_t step, std::size_t every, std::size_t steps);
+
 struct TrainOptions {
   std::size_t steps = 3000, batch = 32;
   double warmup = 200;

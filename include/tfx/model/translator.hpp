@@ -98,6 +98,11 @@ std::vector<TranslationPair> parse_pairs_tsv(std::string_view text);
 
 // The built-in model's pairs (data/teaching_model/corpus.tsv).
 const std::vector<TranslationPair>& teaching_corpus();
+// The built-in English → Korean corpus of the word-order experiment (tfx train --corpus en-ko;
+// data/teaching_model/corpus_en_ko.tsv, written by scripts/gen_en_ko_corpus.py): "the dog bites
+// the man" → 개가 남자를 문다. Its source side (English) is in `korean`, its target in `english`:
+// the fields are corpus.tsv's columns (source, target).
+const std::vector<TranslationPair>& teaching_corpus_en_ko();
 // A sentence the model was trained on (its first training pair's source; "나는 학생 이다" when it
 // carries no pairs): what a command shows when not given one.
 std::string translator_example_sentence(const Translator& m);

@@ -3,6 +3,8 @@
 // and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
 // FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it;
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
+// --corpus en-ko trains on the built-in English → Korean corpus instead: the word-order experiment
+// (with --no-pe the roles come out swapped). The experiment's flags title the results and figure.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -40,6 +42,7 @@ struct TrainCommandOptions {
   double warmup = 200, label_smoothing = 0.05, test_fraction = 0.17;
   bool no_pe = false, no_scale = false, pre_ln = false, no_progress = false;
   std::string pairs;
+  std::string corpus = "ko-en";  // the built-in corpus: ko-en (the lecture's) or en-ko (word order)
   std::string model;  // -o FILE.safetensors
   std::string watch;  // --watch SENTENCE
   CLI::Option* watch_opt = nullptr;
@@ -65,7 +68,20 @@ void run_train(const TrainCommandOptions& o) {
   std::vector<TextPair> pairs;
   std::vector<std::string> vocab;
   std::string data_name;
-  if (o.pairs.empty()) {
+  const bool en_ko = o.pairs.empty() && o.corpus == "en-ko";
+  if (en_ko) {
+    // the word-order corpus: its source (English) in `korean`, its target in `english` (translator.hpp)
+    for (const TranslationPair& p : teaching_corpus_en_ko()) {
+      TextPair t;
+      t.source = split_words(p.korean);
+      t.target = split_words(p.english);
+      t.alignment = p.alignment;
+      t.test = p.split == "test";
+      pairs.push_back(std::move(t));
+    }
+    vocab = pair_vocabulary(pairs);
+    data_name = tr("the built-in English → Korean corpus");
+  } else if (o.pairs.empty()) {
     for (const TranslationPair& p : teaching_corpus()) {
       TextPair t;
       t.source = split_words(p.korean);
@@ -92,6 +108,16 @@ void run_train(const TrainCommandOptions& o) {
   }
   const IdPairs data = pair_ids(pairs, vocab);
   if (data.train.empty()) throw usage_error(N_("--test-fraction leaves no training pairs"));
+
+  // the experiment, as its flags: in every title, so two runs' figures and tables tell themselves apart
+  std::string experiment;
+  const auto add_flag = [&](const std::string& f) { experiment += (experiment.empty() ? "" : " ") + f; };
+  if (en_ko) add_flag("--corpus en-ko");
+  if (!o.pairs.empty()) add_flag("--pairs " + o.pairs);
+  if (o.no_pe) add_flag("--no-pe");
+  if (o.no_scale) add_flag("--no-scale");
+  if (o.pre_ln) add_flag("--pre-ln");
+  const std::string experiment_title = experiment.empty() ? tr("the lecture's model") : experiment;
 
   TrainConfig c;
   c.vocab = vocab.size();
@@ -184,7 +210,7 @@ void run_train(const TrainCommandOptions& o) {
   Series step_loss, exact_series, align_series;
   step_loss.name = tr("training loss (each step)");
   exact_series.name = tr("held-out exact match");
-  align_series.name = tr("alignment (decoder layer 2)");
+  align_series.name = trf("alignment (decoder layer {})", align_layer + 1);
   HeldOutScore last_score;
   std::size_t last_scored = 0;  // the step last_score was taken after (the last step's is the final score)
   auto on_step = [&](const TrainStepReport& r) {
@@ -211,7 +237,7 @@ void run_train(const TrainCommandOptions& o) {
       bar.set_label(trf("training: loss {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.loss, r.learning_rate, tokens / std::max(seconds, 1e-9)));
       bar.update(r.step, to.steps);
     }
-    if (r.step % static_cast<std::size_t>(o.every) == 0 || r.step == to.steps) {
+    if (held_out_checkpoint(r.step, static_cast<std::size_t>(o.every), to.steps)) {
       const HeldOutScore s = score_held_out(c, params, data.test, align_layer, to.threads);
       last_score = s;
       last_scored = r.step;
@@ -242,7 +268,8 @@ void run_train(const TrainCommandOptions& o) {
   r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
               {"ffn", o.ffn}, {"seed", o.seed}, {"warmup", o.warmup}, {"label_smoothing", o.label_smoothing},
               {"pe", !o.no_pe}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"threads", to.threads},
-              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}};
+              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}};
+  r.blocks.push_back(Text{trf("tfx train, experiment: {}", experiment_title)});
   r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
                               "({}), FFN {}, {} parameters; {} steps of {} pairs",
                               data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers,
@@ -294,6 +321,31 @@ void run_train(const TrainCommandOptions& o) {
   r.blocks.push_back(Text{fmt::format("{}  →  {}", shown(probe), shown(out_words))});
   r.summary[N_("probe")] = shown(probe);
   r.summary[N_("translation")] = shown(out_words);
+  // the held-out pairs the model gets wrong (up to 10): without PE on --corpus en-ko, the roles swapped
+  {
+    Records wrong;
+    wrong.name = N_("held_out_wrong");
+    wrong.columns = {N_("source"), N_("expected"), N_("model")};
+    // as many as the score counted (its teacher-forced check is greedy decoding's), found by
+    // decoding the held-out pairs until 10 are listed (at most 1000 decoded: a big --pairs split)
+    const std::size_t n_wrong = score.pairs - score.exact;
+    std::size_t decoded = 0;
+    for (const TextPair& p : pairs) {
+      if (wrong.rows.size() >= std::min<std::size_t>(n_wrong, 10) || decoded == 1000) break;
+      if (!p.test) continue;
+      ++decoded;
+      std::vector<std::size_t> src;
+      for (const auto& w : p.source) src.push_back(ids.count(w) ? ids.at(w) : 3);
+      std::vector<std::string> got;
+      for (std::size_t id : train_greedy(c, params, src)) got.push_back(vocab[id]);
+      if (got == p.target) continue;
+      wrong.rows.push_back({shown(p.source), shown(p.target), shown(got)});
+    }
+    if (n_wrong > 0 && !wrong.rows.empty()) {
+      r.blocks.push_back(Text{trf("held-out pairs translated wrong ({}: {} of {}):", experiment_title, n_wrong, score.pairs)});
+      r.blocks.push_back(std::move(wrong));
+    }
+  }
   if (!curve.rows.empty()) r.summary[N_("final_loss")] = std::get<double>(curve.rows.back()[1]);
   r.blocks.push_back(std::move(curve));
   r.primary = "curve";
@@ -317,7 +369,8 @@ void run_train(const TrainCommandOptions& o) {
     props.scale_scores = !o.no_scale;
     TensorMetadata meta = translator_metadata(static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.heads),
                                               static_cast<std::size_t>(o.layers), static_cast<std::size_t>(o.ffn), props, own,
-                                              o.pairs.empty());
+                                              o.pairs.empty() && !en_ko);
+    meta["experiment"] = experiment.empty() ? std::string("default") : experiment;
     meta["seed"] = std::to_string(o.seed);
     meta["steps"] = std::to_string(o.steps);
     std::string vocab_text;
@@ -336,8 +389,10 @@ void run_train(const TrainCommandOptions& o) {
     LineChart loss;
     loss.title = tr("Training loss");
     loss.subtitle = trf("lr = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5), peak at step {:g}", o.warmup);
-    loss.x_label = tr("training step");
+    loss.x_label = tr("training step (log scale)");
     loss.y_label = tr("loss (label-smoothed cross-entropy)");
+    loss.log_x = true;
+    loss.plot_height = 760;
     double top = 0;
     for (double v : step_loss.y) top = std::max(top, v);
     loss.series.push_back(step_loss);
@@ -353,15 +408,23 @@ void run_train(const TrainCommandOptions& o) {
     LineChart acc;
     acc.title = tr("Held-out accuracy");
     acc.subtitle = trf("{} pairs never seen in training", data.test.size());
-    acc.x_label = tr("training step");
+    acc.x_label = tr("training step (log scale)");
     acc.y_label = tr("fraction");
+    acc.log_x = true;
+    acc.ymin = 0.0;
+    acc.ymax = 1.0;
+    acc.plot_height = 760;
     acc.series.push_back(exact_series);
     if (has_alignment) acc.series.push_back(align_series);
     figure.panels.push_back(std::move(acc));
     figure.columns = 2;
-    figure.title = trf("tfx train: {} steps of {} pairs", o.steps, o.batch);
+    figure.title = trf("tfx train ({}): {} steps of {} pairs", experiment_title, o.steps, o.batch);
+    figure.page_width = kSlideWidth;  // a 16:9 page at every --scale
+    figure.page_height = kSlideHeight;
   }
   present_all(r, o.out, o.fig, &figure, nullptr, "train.png");
+  // --png (or --svg) writes the figure and still prints the results, as the run without it does
+  if (o.fig.png_requested() && !o.out.format_given() && o.fig.png != "-" && o.fig.svg != "-") present(r, o.out);
   if (o.gif.requested()) write_gif(watch_figures(plan, frames, c, align_layer, to.steps), o.gif, "train_watch.gif", o.out, o.fig);
 }
 
@@ -386,12 +449,18 @@ void register_train(CLI::App& app) {
   add_no_pe_flag(cmd, o->no_pe);
   add_no_scale_flag(cmd, o->no_scale);
   cmd->add_flag("--pre-ln", o->pre_ln, tr("Experiment: pre-LN layers, x + f(LayerNorm(x)), instead of post-LN"));
+  CLI::Option* corpus_opt = cmd->add_option("--corpus", o->corpus,
+                  tr("The built-in corpus: ko-en (Korean → English, the lecture's) or en-ko (English → Korean, where word order "
+                     "carries who does what: the word-order experiment)"))
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ko-en", "en-ko"}));
   cmd->add_option("--pairs", o->pairs, tr("Your own pairs: a UTF-8 file of source<TAB>target lines (default: the built-in corpus)"))
-      ->check(non_empty_path("a .tsv file"));
+      ->check(non_empty_path("a .tsv file"))
+      ->excludes(corpus_opt);
   cmd->add_option("--test-fraction", o->test_fraction, tr("With --pairs: the fraction of pairs held out for testing"))
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.9));
-  add_train_every_flag(cmd, o->every, tr("held-out exact match and alignment"));
+  add_train_every_flag(cmd, o->every, tr("held-out exact match and alignment; before N densely, after steps 10, 20, 50, 100, …"));
   add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
@@ -416,7 +485,7 @@ void register_train(CLI::App& app) {
   o->gpt = register_train_gpt(cmd);
   set_examples(cmd, {tr("tfx train                                   # the built-in corpus, about a minute"),
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
-                     tr("tfx train --no-pe --steps 1500             # what is lost without word order?"),
+                     tr("tfx train --corpus en-ko --no-pe           # without PE: the dog bites the man, or the man the dog?"),
                      tr("tfx train --gif --watch \"그녀는 커피를 마셨다\"     # watch attention and embeddings form"),
                      tr("tfx train --pairs my_pairs.tsv --test-fraction 0.2")});
 }
