@@ -1,5 +1,6 @@
 // checkpoint_embeddings (tfx/embeddings/checkpoint_embeddings.hpp): a checkpoint's token embedding
 // named by its tokenizer.
+#include "tfx/model/builtin_models.hpp"
 #include "tfx/embeddings/checkpoint_embeddings.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +20,7 @@ Embeddings checkpoint_embeddings(const std::string& dir) {
   const Tensor table = widen(m.token_embedding());  // a float32 copy: the rows are searched as vectors
   std::optional<HfTokenizer> tok;
   try {
-    tok = HfTokenizer::load(dir);
+    tok = HfTokenizer::load(model_files_dir(dir));
   } catch (const Error&) {
   }
   const bool marks = tok && (tok->kind() == "byte-level BPE" || tok->kind().find("▁") != std::string::npos);

@@ -24,6 +24,7 @@
 #include "tfx/io/text_file.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/model/gguf_model.hpp"
+#include "tfx/model/builtin_models.hpp"
 
 namespace tfx {
 
@@ -36,7 +37,8 @@ namespace fs = std::filesystem;
 
 }  // namespace
 
-Checkpoint load_checkpoint(const std::string& dir) {
+Checkpoint load_checkpoint(const std::string& named) {
+  const std::string dir = model_files_dir(named);  // a built-in name (teaching-gpt): its cached files
   const fs::path d(dir);
   std::error_code ec;
   const bool gguf = is_gguf_file(dir);  // a .gguf file (gguf_model.hpp) in a folder's place

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "tfx/model/builtin_models.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/model/gguf_model.hpp"
 #include "tfx/model/mapped_weights.hpp"
@@ -161,7 +162,8 @@ HfTokenizer gguf_tokenizer(const GgufFile& f, const std::string& where) {
   return HfTokenizer::from_json(j.dump(), where + " (tokenizer.ggml)");
 }
 
-HfTokenizer load_model_tokenizer(const std::string& dir) {
+HfTokenizer load_model_tokenizer(const std::string& named) {
+  const std::string dir = model_files_dir(named);  // a built-in name (teaching-gpt): its cached files
   if (!is_gguf_file(dir)) return HfTokenizer::load(dir);
   const MappedWeights map = MappedWeights::map_whole(dir);
   return gguf_tokenizer(parse_gguf(map.mapped_file(), dir), dir);

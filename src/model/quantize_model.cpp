@@ -1,6 +1,7 @@
 // Quantizing a checkpoint into a GGUF file (quantize.hpp): the source read into llama.cpp's names
 // and layouts, the GGUF writer, the quantization of each tensor with its error, and the
 // next-token cost of the quantized model.
+#include "tfx/model/builtin_models.hpp"
 #include "tfx/model/quantize.hpp"
 
 #include <fmt/format.h>
@@ -128,9 +129,10 @@ const char* arch_of(const std::string& model_type) {
   return nullptr;
 }
 
-QuantSource read_folder(const std::string& dir) {
+QuantSource read_folder(const std::string& named) {
   QuantSource s;
-  s.path = dir;
+  s.path = named;
+  const std::string dir = model_files_dir(named);  // a built-in name (teaching-gpt): its cached files
   const fs::path d(dir);
   std::error_code ec;
   if (!fs::exists(d / "config.json", ec))
@@ -337,6 +339,7 @@ std::string encode_gguf(const std::vector<std::pair<std::string, GgufValue>>& me
 
 QuantSource read_quant_source(const std::string& path) {
   std::error_code ec;
+  if (is_builtin_model(path)) return read_folder(path);
   if (is_gguf_file(path)) return read_gguf(path);
   if (fs::is_directory(path, ec)) return read_folder(path);
   if (!fs::exists(path, ec)) throw Error(fmt::format(N_("{}: no such file or folder"), path));

@@ -3,6 +3,7 @@
 // preprocessing and the forward pass over a picture, top to bottom. Conv2d patch embedding (as a
 // GEMM over F.unfold's rows, tfx/attention/vision.hpp), [CLS] first, learned positions, pre-LN
 // blocks, erf GELU, the final LayerNorm and the classifier on the [CLS] row.
+#include "tfx/model/builtin_models.hpp"
 #include "tfx/model/vit.hpp"
 
 #include <fmt/format.h>
@@ -340,7 +341,7 @@ constexpr double kMaxPixelValue = 1e6;
 VitProcessor read_vit_processor(const std::string& dir, const ModelConfig& c) {
   VitProcessor p;
   p.height = p.width = c.image_size;
-  const std::filesystem::path file = std::filesystem::path(dir) / "preprocessor_config.json";
+  const std::filesystem::path file = std::filesystem::path(model_files_dir(dir)) / "preprocessor_config.json";
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return p;
   const std::string where = file.string();

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tfx/model/builtin_models.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -53,7 +55,7 @@ struct GenerateCliOptions {
 
 // config.json's token id field (a number or a list of numbers), when present
 std::vector<std::size_t> gen_config_ids(const std::string& dir, const char* key) {
-  std::ifstream in(std::filesystem::path(dir) / "config.json");
+  std::ifstream in(std::filesystem::path(model_files_dir(dir)) / "config.json");
   std::stringstream ss;
   ss << in.rdbuf();
   const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);

@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "tfx/model/gguf_model.hpp"
+#include "tfx/model/builtin_models.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/commands/model/model_attention_views.hpp"
@@ -23,6 +28,22 @@ std::string model_bytes_text(std::size_t b) {
   return fmt::format("{:.1f} KiB", static_cast<double>(b) / 1024);
 }
 
+
+// config.json's tfx_trained (what `tfx train gpt` wrote): one line of how the model was trained; "" without it
+std::string info_trained(const std::string& dir) {
+  if (is_gguf_file(dir)) return "";
+  std::ifstream in(std::filesystem::path(model_files_dir(dir)) / "config.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("tfx_trained") || !j["tfx_trained"].is_object()) return "";
+  const nlohmann::json& t = j["tfx_trained"];
+  auto num = [&](const char* k) { return t.contains(k) && t[k].is_number() ? t[k].get<double>() : 0.0; };
+  auto str = [&](const char* k) { return t.contains(k) && t[k].is_string() ? t[k].get<std::string>() : std::string("?"); };
+  return trf("by {} on {} ({:.0f} tokens): {:.0f} steps of {:.0f} sequences, lr {:g}, seed {:.0f}, {:.0f} threads; loss {:.4f}, held-out {:.4f}",
+             str("command"), str("corpus"), num("tokens"), num("steps"), num("batch"), num("lr"), num("seed"), num("threads"),
+             num("final_train_loss"), num("final_held_out_loss"));
+}
 
 struct ModelInfoOptions {
   ModelInput in;
@@ -135,6 +156,8 @@ void run_model_info(const ModelInfoOptions& o) {
     tok = std::string(tr("not readable: ")) + e.what();
   }
   row("tokenizer", tok, tok);
+  if (is_builtin_model(o.in.dir)) row("built_in", tr("yes: compiled into tfx (data/teaching_gpt, scripts/train_teaching_gpt.sh)"), true);
+  if (const std::string t = info_trained(o.in.dir); !t.empty()) row("trained", t, t);
   r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
   r.blocks.push_back(std::move(rec));
   r.primary = "info";

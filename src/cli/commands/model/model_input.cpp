@@ -1,5 +1,6 @@
 // The shared part of the `tfx model` subcommands (model_input.hpp).
 #include "tfx/model/gguf_model.hpp"
+#include "tfx/model/builtin_models.hpp"
 #include "cli/commands/model/model_input.hpp"
 
 #include <fmt/format.h>
@@ -59,7 +60,7 @@ LoadedInput model_load_picture(const ModelInput& in) {
 // Whether DIR's config.json names an image family (for the error when TEXT or --ids are missing).
 bool model_dir_is_image(const std::string& dir) {
   try {
-    const std::filesystem::path config = std::filesystem::path(dir) / "config.json";
+    const std::filesystem::path config = std::filesystem::path(model_files_dir(dir)) / "config.json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(config, ec)) return false;
     return parse_model_config(read_text_input(config.string(), "config.json"), config.string()).family->image();

@@ -1,0 +1,36 @@
+// The built-in trained checkpoints a model command opens by name, like a folder: `teaching-gpt`
+// (data/teaching_gpt, trained by scripts/train_teaching_gpt.sh with `tfx train gpt`; its
+// config.json, model.safetensors and tokenizer.json are compiled into tfxcore as byte arrays by
+// cmake/teaching_model.cmake).
+//
+// How it is opened: the first use writes the three files, whole, into a folder named after their
+// content's hash under the cache ($XDG_CACHE_HOME/tfx, else $HOME/.cache/tfx, else a temporary
+// folder): <cache>/builtin-<hash>/teaching-gpt/. Every reader of a checkpoint folder (the loader,
+// its memory map, the tokenizer, generation's config.json) then works on real files unchanged, and
+// the weights are memory-mapped as a downloaded checkpoint's are. A new build with other weights
+// has another hash, so a stale copy is never read.
+//
+// A real file or folder named teaching-gpt in the working directory is refused (one line: write
+// ./teaching-gpt to open it), never silently preferred to the built-in or hidden by it.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace tfx {
+
+inline constexpr std::string_view kTeachingGpt = "teaching-gpt";
+
+// Whether DIR, as the user wrote it, names a built-in model ("teaching-gpt" or "teaching-gpt/").
+bool is_builtin_model(const std::string& dir);
+
+// The folder to read for DIR: DIR itself, or for a built-in name the cached copy of its files
+// (written on first use). Throws tfx::Error when a built-in name is also a path in the working
+// directory, or when no cache folder can be written.
+std::string model_files_dir(const std::string& dir);
+
+// The built-in files as compiled in (for tests and `model info`).
+std::string_view teaching_gpt_config();
+std::string_view teaching_gpt_weights();
+std::string_view teaching_gpt_tokenizer();
+
+}  // namespace tfx

@@ -1,0 +1,121 @@
+// The built-in trained checkpoints opened by name (builtin_models.hpp).
+#include "tfx/model/builtin_models.hpp"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
+
+namespace tfx::embedded {
+std::string_view teaching_gpt_config();
+std::string_view teaching_gpt_weights();
+std::string_view teaching_gpt_tokenizer();
+}  // namespace tfx::embedded
+
+namespace tfx {
+
+namespace fs = std::filesystem;
+
+std::string_view teaching_gpt_config() { return embedded::teaching_gpt_config(); }
+std::string_view teaching_gpt_weights() { return embedded::teaching_gpt_weights(); }
+std::string_view teaching_gpt_tokenizer() { return embedded::teaching_gpt_tokenizer(); }
+
+namespace {
+
+struct BuiltinFile {
+  const char* name;
+  std::string_view bytes;
+};
+
+std::vector<BuiltinFile> teaching_gpt_files() {
+  return {{"config.json", teaching_gpt_config()}, {"model.safetensors", teaching_gpt_weights()}, {"tokenizer.json", teaching_gpt_tokenizer()}};
+}
+
+std::uint64_t fnv1a64(std::uint64_t h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The folders to try, in order: $XDG_CACHE_HOME/tfx, $HOME/.cache/tfx, a temporary folder.
+std::vector<fs::path> cache_roots() {
+  std::vector<fs::path> roots;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') roots.push_back(fs::path(x) / "tfx");
+  if (const char* h = std::getenv("HOME"); h && *h) roots.push_back(fs::path(h) / ".cache" / "tfx");
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  if (!ec) roots.push_back(tmp / fmt::format("tfx-cache-{}", ::geteuid()));
+  return roots;
+}
+
+// Whether `dir` holds the files with their sizes (the folder's name is their content's hash).
+bool complete(const fs::path& dir, const std::vector<BuiltinFile>& files) {
+  std::error_code ec;
+  for (const BuiltinFile& f : files) {
+    const std::uintmax_t n = fs::file_size(dir / f.name, ec);
+    if (ec || n != f.bytes.size()) return false;
+  }
+  return true;
+}
+
+bool write_whole(const fs::path& path, std::string_view bytes) {
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (!out) return false;
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+  return std::fclose(out) == 0 && ok;
+}
+
+// Writes the files into a fresh temporary folder beside `target`, then renames it onto `target`
+// (another run that got there first wins; its copy is the same bytes).
+bool materialize(const fs::path& target, const std::vector<BuiltinFile>& files) {
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  if (ec) return false;
+  std::string tmpl = (target.parent_path() / ".tmp-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) return false;
+  const fs::path tmp(tmpl);
+  bool ok = true;
+  for (const BuiltinFile& f : files) ok = ok && write_whole(tmp / f.name, f.bytes);
+  if (ok) {
+    fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec,
+                    ec);
+    fs::rename(tmp, target, ec);
+    if (!ec) return true;
+  }
+  fs::remove_all(tmp, ec);
+  return complete(target, files);
+}
+
+}  // namespace
+
+bool is_builtin_model(const std::string& dir) { return dir == kTeachingGpt || dir == std::string(kTeachingGpt) + "/"; }
+
+std::string model_files_dir(const std::string& dir) {
+  if (!is_builtin_model(dir)) return dir;
+  std::error_code ec;
+  if (fs::symlink_status(fs::path(kTeachingGpt), ec).type() != fs::file_type::not_found && !ec)
+    throw Error(fmt::format(N_("{} is the built-in GPT, and this folder also has a file or folder named {}: write ./{} to open yours"),
+                            kTeachingGpt, kTeachingGpt, kTeachingGpt));
+  const std::vector<BuiltinFile> files = teaching_gpt_files();
+  std::uint64_t h = 14695981039346656037ull;
+  for (const BuiltinFile& f : files) h = fnv1a64(fnv1a64(h, f.name), f.bytes);
+  for (const fs::path& root : cache_roots()) {
+    const fs::path target = root / fmt::format("builtin-{:016x}", h) / kTeachingGpt;
+    if (complete(target, files) || materialize(target, files)) return target.string();
+  }
+  throw Error(fmt::format(N_("{}: the built-in model's files could not be written to a cache folder ($XDG_CACHE_HOME/tfx, $HOME/.cache/tfx or "
+                             "the temporary folder)"),
+                          kTeachingGpt));
+}
+
+}  // namespace tfx
