@@ -62,7 +62,9 @@ TEST_CASE("translator family: training's forward equals translate's on the built
   c.ffn = m.ffn;
   const double d = tf_max_diff(c, m.tensors, m.properties, tf_pairs(m));
   MESSAGE("max |training − inference| logits: " << d);
-  CHECK(d <= 1e-6);
+  // float32 logits of size ~10: 1e-6 in the Release build (g++ -O3); clang -O1 (the sanitizer
+  // build) contracts the two callers' sums differently and measured 1.9e-6
+  CHECK(d <= 5e-6);
 }
 
 TEST_CASE("translator family: the same for a pre-LN, no-PE, unscaled model (properties of the model, not of a code path)") {
