@@ -52,7 +52,7 @@ std::vector<IdPair> tf_pairs(const Translator& m) {
 
 }  // namespace
 
-TEST_CASE("translator family: training's forward equals translate's on the built-in weights (<= 1e-6)") {
+TEST_CASE("translator family: training's forward equals translate's on the built-in weights (<= 5e-6)") {
   const Translator& m = teaching_translator();
   TrainConfig c;
   c.vocab = m.vocab.size();
