@@ -204,7 +204,19 @@ def execute(generator, path):
     shared = Path(path).resolve().parent.parent.parent / "shared" / "data"
     differ = []
     old = [c for c in committed["cells"] if c["cell_type"] == "code"]
+    # training (tfx.train) follows its float rounding for thousands of steps: the sanitizer build
+    # (clang -O1) ends elsewhere than the Release build the notebooks are written with, so there a
+    # training cell is compared by its outputs' kinds and text with the numbers masked
+    sanitizer = "asan" in Path(os.environ.get("TFX_BUILD_DIR", "")).name
     for i, (a, b) in enumerate(zip(old, cells)):
+        if sanitizer and "tfx.train(" in "".join(b["source"]):
+            oa, ob = a.get("outputs", []), b.get("outputs", [])
+            if [o.get("output_type") for o in oa] != [o.get("output_type") for o in ob] or \
+                    [NUMBER.sub("#", text_of(o.get("text", ""))) for o in oa] != [NUMBER.sub("#", text_of(o.get("text", ""))) for o in ob]:
+                differ.append(f"code cell {i} ({''.join(b['source']).splitlines()[0][:60]!r}), numbers masked")
+            else:
+                print(f"code cell {i}: a training cell under the sanitizer build, compared with its numbers masked")
+            continue
         if not same_outputs(a.get("outputs", []), b.get("outputs", [])):
             differ.append(f"code cell {i} ({''.join(b['source']).splitlines()[0][:60]!r})")
     if len(old) != len(cells):
