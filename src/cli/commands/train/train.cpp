@@ -69,9 +69,9 @@ void run_train(const TrainCommandOptions& o) {
   std::vector<std::string> vocab;
   std::string data_name;
   const bool en_ko = o.pairs.empty() && o.corpus == "en-ko";
-  if (en_ko) {
-    // the word-order corpus: its source (English) in `korean`, its target in `english` (translator.hpp)
-    for (const TranslationPair& p : teaching_corpus_en_ko()) {
+  if (o.pairs.empty()) {
+    // a built-in corpus; for en-ko its source (English) is in `korean`, its target in `english` (translator.hpp)
+    for (const TranslationPair& p : en_ko ? teaching_corpus_en_ko() : teaching_corpus()) {
       TextPair t;
       t.source = split_words(p.korean);
       t.target = split_words(p.english);
@@ -79,19 +79,8 @@ void run_train(const TrainCommandOptions& o) {
       t.test = p.split == "test";
       pairs.push_back(std::move(t));
     }
-    vocab = pair_vocabulary(pairs);
-    data_name = tr("the built-in English → Korean corpus");
-  } else if (o.pairs.empty()) {
-    for (const TranslationPair& p : teaching_corpus()) {
-      TextPair t;
-      t.source = split_words(p.korean);
-      t.target = split_words(p.english);
-      t.alignment = p.alignment;
-      t.test = p.split == "test";
-      pairs.push_back(std::move(t));
-    }
-    vocab = teaching_translator().vocab.tokens;
-    data_name = tr("the built-in corpus");
+    vocab = en_ko ? pair_vocabulary(pairs) : teaching_translator().vocab.tokens;
+    data_name = en_ko ? tr("the built-in English → Korean corpus") : tr("the built-in corpus");
   } else {
     // the text, then its words as strings, ids and a vocabulary: about kPairsBytesPerByte bytes
     // of memory per byte of the file (measured), refused before reading when over the budget
