@@ -4,35 +4,22 @@
 # build picks them up.
 add_executable(gen_embedded_file ${CMAKE_SOURCE_DIR}/cmake/gen_embedded_file.cpp)
 target_compile_options(gen_embedded_file PRIVATE ${TFX_WARNINGS})
-foreach(part model.safetensors:teaching_model_weights vocab.txt:teaching_model_vocab corpus.tsv:teaching_model_corpus
-             corpus_en_ko.tsv:teaching_model_corpus_en_ko)
-  string(REPLACE ":" ";" pair ${part})
-  list(GET pair 0 file)
-  list(GET pair 1 symbol)
-  set(out ${CMAKE_BINARY_DIR}/generated/${symbol}.cpp)
-  add_custom_command(
-    OUTPUT ${out}
-    COMMAND gen_embedded_file ${CMAKE_SOURCE_DIR}/data/teaching_model/${file} ${out} ${symbol}
-    DEPENDS gen_embedded_file ${CMAKE_SOURCE_DIR}/data/teaching_model/${file}
-    COMMENT "Embedding data/teaching_model/${file}"
-    VERBATIM)
-  target_sources(tfxcore PRIVATE ${out})
-  set_source_files_properties(${out} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # each defines its own kBytes
-endforeach()
-
 # The built-in teaching GPT (issue 46): data/teaching_gpt/{config.json,model.safetensors,tokenizer.json},
 # written by scripts/train_teaching_gpt.sh (tfx train gpt), opened by every model command as
-# `teaching-gpt` (include/tfx/model/builtin_models.hpp).
-foreach(part config.json:teaching_gpt_config model.safetensors:teaching_gpt_weights tokenizer.json:teaching_gpt_tokenizer)
+# `teaching-gpt` (include/tfx/model/builtin_models.hpp). One loop embeds both models' files.
+foreach(part teaching_model/model.safetensors:teaching_model_weights teaching_model/vocab.txt:teaching_model_vocab
+             teaching_model/corpus.tsv:teaching_model_corpus teaching_model/corpus_en_ko.tsv:teaching_model_corpus_en_ko
+             teaching_gpt/config.json:teaching_gpt_config teaching_gpt/model.safetensors:teaching_gpt_weights
+             teaching_gpt/tokenizer.json:teaching_gpt_tokenizer)
   string(REPLACE ":" ";" pair ${part})
   list(GET pair 0 file)
   list(GET pair 1 symbol)
   set(out ${CMAKE_BINARY_DIR}/generated/${symbol}.cpp)
   add_custom_command(
     OUTPUT ${out}
-    COMMAND gen_embedded_file ${CMAKE_SOURCE_DIR}/data/teaching_gpt/${file} ${out} ${symbol}
-    DEPENDS gen_embedded_file ${CMAKE_SOURCE_DIR}/data/teaching_gpt/${file}
-    COMMENT "Embedding data/teaching_gpt/${file}"
+    COMMAND gen_embedded_file ${CMAKE_SOURCE_DIR}/data/${file} ${out} ${symbol}
+    DEPENDS gen_embedded_file ${CMAKE_SOURCE_DIR}/data/${file}
+    COMMENT "Embedding data/${file}"
     VERBATIM)
   target_sources(tfxcore PRIVATE ${out})
   set_source_files_properties(${out} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # each defines its own kBytes
