@@ -112,7 +112,9 @@ std::string imgf_cut_short(std::string_view b, int w, int h) {
   if (b.size() >= 2 && b.substr(0, 2) == "BM") {
     const std::uint64_t offset = imgf_le(b, 10, 4), hsz = imgf_le(b, 14, 4);
     const std::uint64_t bpp = hsz == 12 ? imgf_le(b, 24, 2) : imgf_le(b, 28, 2), compress = hsz == 12 ? 0 : imgf_le(b, 30, 4);
-    if (compress != 0 && compress != 3) return "";  // stb refuses RLE and the rest itself
+    // stb refuses RLE itself; any other value (even one it reads as a negative int, 0xFF000000)
+    // it may decode as plain rows, which must then be in the file
+    if (compress == 1 || compress == 2) return "";
     const std::uint64_t row = (static_cast<std::uint64_t>(w) * bpp + 7) / 8, stride = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
     const std::uint64_t need = offset + stride * (static_cast<std::uint64_t>(h) - 1) + row;
     if (b.size() < need) return fmt::format("the BMP file is {} bytes, its {}×{} pixels end at byte {}", b.size(), w, h, need);
