@@ -374,48 +374,45 @@ if bert:
 (M, """### Writing on: `tfx model generate`
 
 GPT is the generative decoder: it predicts the next token, appends it, and predicts again, keeping
-each layer's keys and values (the KV cache) so a step costs one pass over the weights. The tiny
-GPT-2 here has **random weights**, so its text is noise; what it shows is the notes' temperature
-lesson on a real vocabulary: dividing the logits by T = 0.5 sharpens the next-token distribution,
-T = 2 flattens it (the entropy column grows with T):""",
+each layer's keys and values (the KV cache) so a step costs one pass over the weights.
+`teaching-gpt` is built into tfx: a small GPT that `tfx train gpt` trained on a small world of
+Korean and English sentences, so it writes words. The notes' temperature lesson on it: dividing
+the logits by T = 0.5 sharpens the next-token distribution, T = 2 flattens it, and the text at
+T = 2 loses its grammar. The table's probability and entropy columns are the model's own
+distribution (T = 1) at each step; the figure draws the first step's distribution at each T:""",
 """### 이어서 쓰기: `tfx model generate`
 
 GPT는 생성하는 디코더입니다: 다음 토큰을 예측해 덧붙이고 다시 예측하며, 각 층의 key와 value(KV 캐시)를
-보관해 한 스텝이 가중치를 한 번 읽는 비용이 되게 합니다. 여기의 아주 작은 GPT-2는 **무작위 가중치**라
-글은 의미가 없습니다. 보여 주는 것은 실제 어휘 위에서의 노트의 temperature 수업입니다: logit을 T = 0.5로
-나누면 다음 토큰 분포가 뾰족해지고, T = 2면 평평해집니다 (entropy 열이 T와 함께 커집니다):"""),
-(C, """try:
-    gpt2 = tfx.sample_model("gpt2")
-except FileNotFoundError as missing:
-    gpt2 = None
-    print("skipped:", missing)
-if gpt2:
-    print(tfx.table("model generate", gpt2, "the cat", max_new_tokens=4, temperature="0.5,1,2", seed=1))
-    display(tfx.show("model generate", gpt2, "the cat", max_new_tokens=4, temperature="0.5,1,2", seed=1))"""),
+보관해 한 스텝이 가중치를 한 번 읽는 비용이 되게 합니다. `teaching-gpt`는 tfx에 내장된 작은 GPT로,
+`tfx train gpt`가 작은 세계의 한국어·영어 문장으로 학습시켜 단어를 씁니다. 그 위에서 노트의 temperature
+수업: logit을 T = 0.5로 나누면 다음 토큰 분포가 뾰족해지고, T = 2면 평평해져 T = 2의 글은 문법을 잃습니다.
+표의 확률과 entropy 열은 스텝마다 모델 자신의 분포(T = 1)이고, 그림은 첫 스텝의 분포를 T마다 그립니다:"""),
+(C, """print(tfx.table("model generate", "teaching-gpt", "나는", max_new_tokens=8, temperature="0.5,1,2", seed=1))
+display(tfx.show("model generate", "teaching-gpt", "나는", max_new_tokens=8, temperature="0.5,1,2", seed=1))"""),
 
 (M, """### The microscope: logit lens and the KV cache
 
 The logit lens reads the residual stream after every block through the model's final norm and
 output head: layer 0 is the embeddings, the last layer the model's own prediction.
 `tfx.model.lens` returns the (layers + 1, T, V) probabilities labelled by token; the figure colours
-each (layer, position)'s top token by its probability. (`model ablate` and `model patch` knock out
-heads and patch activations the same way; docs/models.md.) The tiny GPT-2's weights are random, so
-only the mechanics show. `model info --cache` is the KV cache's size: 2 × layers × kv_heads ×
-head_dim × bytes per token:""",
+each (layer, position)'s top token by its probability. On `teaching-gpt`, " Paris" is already the
+top token after block 0 and grows sharper after. (`model ablate` and `model patch` knock out heads
+and patch activations the same way; docs/models.md.) `model info --cache` is the KV cache's size:
+2 × layers × kv_heads × head_dim × bytes per token:""",
 """### 현미경: logit lens와 KV 캐시
 
 logit lens는 블록마다 잔차 스트림을 모델의 마지막 정규화와 출력 헤드에 통과시켜 읽습니다: 층 0은
 임베딩, 마지막 층은 모델 자신의 예측입니다. `tfx.model.lens`는 토큰 라벨이 붙은 (층 + 1, T, V) 확률을
-돌려주고, 그림은 (층, 위치)마다 가장 높은 토큰을 그 확률로 칠합니다. (`model ablate`와 `model patch`는
-같은 방식으로 헤드를 끄고 활성값을 바꿔 넣습니다; docs/models.md.) 아주 작은 GPT-2의 가중치는 무작위라
-동작 방식만 보입니다. `model info --cache`는 KV 캐시의 크기입니다: 토큰당 2 × 층 × kv_heads × head_dim
-× 바이트:"""),
-(C, """if gpt2:
-    p = tfx.model.lens(gpt2, "the cat sat")
-    print(p.shape, p.axes, p.labels[1])
-    assert np.allclose(p.sum(-1), 1, atol=1e-5)
-    display(tfx.show("model lens", gpt2, "the cat sat"))
-    print(tfx.table("model info", gpt2, cache=True))"""),
+돌려주고, 그림은 (층, 위치)마다 가장 높은 토큰을 그 확률로 칠합니다. `teaching-gpt`에서는 블록 0 다음에
+이미 " Paris"가 가장 높은 토큰이고 그 뒤로 더 뚜렷해집니다. (`model ablate`와 `model patch`는 같은 방식으로
+헤드를 끄고 활성값을 바꿔 넣습니다; docs/models.md.) `model info --cache`는 KV 캐시의 크기입니다: 토큰당
+2 × 층 × kv_heads × head_dim × 바이트:"""),
+(C, """p = tfx.model.lens("teaching-gpt", "The capital of France is")
+print(p.shape, p.axes, p.labels[1])
+assert np.allclose(p.sum(-1), 1, atol=1e-5)
+print("the last position's top probability, layer by layer:", p[:, -1].max(-1).round(4))
+display(tfx.show("model lens", "teaching-gpt", "The capital of France is"))
+print(tfx.table("model info", "teaching-gpt", cache=True))"""),
 
 (M, """## 5. Layer normalization
 
