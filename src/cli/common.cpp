@@ -77,7 +77,7 @@ std::vector<InputFile> files_read_from(const std::string& value) {
   if (std::filesystem::is_regular_file(value, ec)) {
     out.push_back({value, value});
     for (const std::string& c : companion_files(value))
-      if (std::filesystem::is_regular_file(c, ec)) out.push_back({c, fmt::format("{} (read with {})", c, value)});
+      if (std::filesystem::is_regular_file(c, ec)) out.push_back({c, fmt::format(N_("{} (read with {})"), c, value)});
     return out;
   }
   if (!std::filesystem::is_directory(value, ec)) return out;
@@ -130,7 +130,7 @@ void refuse_output_over_input(const CLI::App* app) {
             if (!std::filesystem::equivalent(file.path, target, ec)) continue;
             const std::string name = in->get_name().empty() ? std::string("argument") : in->get_name();
             const std::string what = target == path ? fmt::format("{} {}", flag, path)
-                                                    : fmt::format("{} {} (which writes {} beside it)", flag, path, target);
+                                                    : fmt::format(N_("{} {} (which writes {} beside it)"), flag, path, target);
             throw usage_error(fmt::format(N_("{} is also the input {} {}; writing there would replace the input, so give "
                                           "another output file"),
                                           what, name, file.label));
@@ -271,7 +271,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
                      ->capture_default_str()
                      ->check(CLI::Validator(
                          [](std::string& path) {
-                           return path.empty() ? std::string("expected a file name (or - for stdout), got an empty one")
+                           return path.empty() ? std::string(N_("expected a file name (or - for stdout), got an empty one"))
                                                : std::string();
                          },
                          ""))
@@ -354,11 +354,11 @@ CLI::Validator scale_number() {
 CLI::Validator figure_file(bool svg_only) {
   return CLI::Validator(
       [svg_only](std::string& path) -> std::string {
-        if (path.empty()) return "expected a file name (or - for stdout), got an empty one";
+        if (path.empty()) return N_("expected a file name (or - for stdout), got an empty one");
         const std::string ext = std::filesystem::path(path).extension().string();
         if (path == "-" || ext.empty() || ext == ".svg" || (!svg_only && ext == ".png")) return {};
-        return svg_only ? fmt::format("{}: an SVG file name ends in .svg", path)
-                        : fmt::format("{}: a figure file name ends in .png (or .svg for SVG)", path);
+        return svg_only ? fmt::format(N_("{}: an SVG file name ends in .svg"), path)
+                        : fmt::format(N_("{}: a figure file name ends in .png (or .svg for SVG)"), path);
       },
       "");
 }

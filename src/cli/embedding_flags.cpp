@@ -27,7 +27,7 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
                      "(default: $TFX_EMBEDDINGS, else the built-in teaching embedding)"))
       ->check(CLI::Validator(
           [](std::string& path) {
-            return path.empty() ? std::string("expected a file name, got an empty one (leave --embeddings out for the default)")
+            return path.empty() ? fmt::format(N_("expected a file name, got an empty one ({})"), N_("leave --embeddings out for the default"))
                                 : std::string();
           },
           ""))

@@ -200,10 +200,10 @@ void add_html_flag(CLI::App* app, std::string& html, OutputFlags& out) {
                      "and the model view (every layer × head); no network needed"))
       ->check(CLI::Validator(
           [](std::string& path) -> std::string {
-            if (path.empty()) return "expected a file name ending in .html (or - for stdout), got an empty one";
+            if (path.empty()) return N_("expected a file name ending in .html (or - for stdout), got an empty one");
             const std::string ext = std::filesystem::path(path).extension().string();
             if (path == "-" || ext == ".html" || ext == ".htm") return {};
-            return fmt::format("{}: an HTML page's file name ends in .html", path);
+            return fmt::format(N_("{}: an HTML page's file name ends in .html"), path);
           },
           "FILE.html"))
       ->group(tr("Figures"));
@@ -240,7 +240,7 @@ void add_gif_flags(CLI::App* app, GifFlags& g, OutputFlags& out, const std::stri
               ->check(CLI::Validator(
                   [](std::string& path) -> std::string {
                     if (path.empty() || std::filesystem::path(path).extension() == ".gif") return {};
-                    return fmt::format("{}: an animation's file name ends in .gif", path);
+                    return fmt::format(N_("{}: an animation's file name ends in .gif"), path);
                   },
                   "FILE.gif"))
               ->group(tr("Figures"));

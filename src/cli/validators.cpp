@@ -71,8 +71,8 @@ CLI::Validator finite_float() {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || end != text.c_str() + text.size()) return fmt::format("expected a number, got '{}'", text);
-        if (std::isnan(v)) return fmt::format("expected a number, got '{}' (not a number)", text);
-        if (!std::isfinite(v)) return fmt::format("expected a finite number (magnitude at most 1.8e308), got '{}'", text);
+        if (std::isnan(v)) return fmt::format(N_("expected a number, got '{}' (not a number)"), text);
+        if (!std::isfinite(v)) return fmt::format(N_("expected a finite number (magnitude at most 1.8e308), got '{}'"), text);
         return {};
       },
       "");

@@ -15,7 +15,7 @@ namespace tfx {
 
 namespace {
 std::size_t budget = 0;  // 0 = not set: the default
-std::string how = "set TFX_MEMORY_LIMIT (e.g. 16G) to change it";
+std::string how = N_("set TFX_MEMORY_LIMIT (e.g. 16G) to change it");
 
 // 3/4 of an address-space limit (ulimit -v), when one is set: the rest is the program, its
 // libraries and its threads' stacks
@@ -57,7 +57,7 @@ void check_memory(double bytes, const std::string& what) {
                           what, memory_amount(bytes, limit), memory_amount(limit, limit),
                           budget                                          ? "TFX_MEMORY_LIMIT"
                           : address_space_budget() <= default_memory_budget() ? "3/4 of the address-space limit, ulimit -v"
-                                                                          : "half of this machine's memory",
+                                                                          : N_("half of this machine's memory"),
                           how));
 }
 

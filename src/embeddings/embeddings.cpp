@@ -395,10 +395,11 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
     }
   const auto near = close_spellings(e, word, 5);
   if (!near.empty()) {
-    msg += "; close spellings: ";
-    for (std::size_t k = 0; k < near.size(); ++k) msg += (k ? ", " : "") + show_token(near[k]);
+    std::string list;
+    for (std::size_t k = 0; k < near.size(); ++k) list += (k ? ", " : "") + show_token(near[k]);
+    msg += "; " + fmt::format(N_("close spellings: {}"), list);
   } else {
-    msg += "; no close spellings";
+    msg += std::string("; ") + N_("no close spellings");
   }
   throw Error(msg);
 }

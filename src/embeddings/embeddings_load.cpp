@@ -194,7 +194,7 @@ namespace {
 // recognisable): another input of tfx given to --embeddings by mistake.
 std::string looks_like_other_file(const Bytes& b, std::size_t start) {
   const std::string_view all(b.data + start, b.size - start);
-  if (all.rfind("\x93NUMPY", 0) == 0) return "a .npy array";
+  if (all.rfind("\x93NUMPY", 0) == 0) return N_("a .npy array");
   std::size_t p = 0, n = 0;
   while (p < all.size() && n < 20) {
     std::size_t e = all.find('\n', p);
@@ -207,19 +207,19 @@ std::string looks_like_other_file(const Bytes& b, std::size_t start) {
     if (line.empty() || line[0] == '#') continue;
     ++n;
     const std::string shown = show_token(line);
-    if (line[0] == '[' || line[0] == '{') return fmt::format("JSON (line {} is '{}')", lineno, shown);
+    if (line[0] == '[' || line[0] == '{') return fmt::format(N_("JSON (line {} is '{}')"), lineno, shown);
     if (line.size() > 2 && line[0] == ':' && line[1] == ' ')
-      return fmt::format("an analogy-question file (line {} is the section line '{}'; questions are 'a b c d' lines)", lineno, shown);
+      return fmt::format(N_("an analogy-question file (line {} is the section line '{}'; questions are 'a b c d' lines)"), lineno, shown);
     const std::size_t tabs = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t'));
     if (tabs == 2) {
       const std::string_view score = line.substr(line.rfind('\t') + 1);
       float v;
       const char* q = score.data();
       if (parse_number(q, score.data() + score.size(), b.data + b.size, v) == Num::ok && q == score.data() + score.size())
-        return fmt::format("a word-pair file (line {} is 'word1<TAB>word2<TAB>score')", lineno);
+        return fmt::format(N_("a word-pair file (line {} is 'word1<TAB>word2<TAB>score')"), lineno);
     }
     if (line.find(',') != std::string_view::npos && line.find(' ') == std::string_view::npos)
-      return fmt::format("a CSV table (line {} is '{}')", lineno, shown);
+      return fmt::format(N_("a CSV table (line {} is '{}')"), lineno, shown);
     return "";
   }
   return "";

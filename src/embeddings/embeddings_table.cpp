@@ -162,7 +162,7 @@ std::shared_ptr<Embeddings::Store> map_table(const std::string& table_path, cons
   struct stat st{};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) < sizeof(TableHeader)) {
     close(fd);
-    why = "corrupt: shorter than its header";
+    why = N_("corrupt: shorter than its header");
     return nullptr;
   }
   const std::size_t size = static_cast<std::size_t>(st.st_size);

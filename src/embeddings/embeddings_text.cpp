@@ -230,7 +230,7 @@ void parse_text_range(const char* const w, const char* const stop, std::uint64_t
           field_error(line, le, st == Num::non_finite
                           ? fmt::format(N_("'{}' in the row for '{}' (number {} of {}): NaN and infinite values are not allowed"), tok, show_token(w), j + 1, D)
                       : st == Num::out_of_range
-                          ? fmt::format("'{}' in the row for '{}' (number {} of {}) is out of float32 range", tok, show_token(w), j + 1, D)
+                          ? fmt::format(N_("'{}' in the row for '{}' (number {} of {}) is out of float32 range"), tok, show_token(w), j + 1, D)
                           : fmt::format(N_("'{}' in the row for '{}' (number {} of {}) is not a number"), tok, show_token(w), j + 1, D));
           return;
         }

@@ -102,9 +102,13 @@ AnalogySet parse_analogy_set(std::string_view text, const std::string& path, boo
         ++set.skipped_lines;
         return;
       }
-      throw Error(fmt::format(N_("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got {} word{}: {} "
-                              "(skip_invalid skips such lines, as gensim does)"),
-                              path, no, words.size(), words.size() == 1 ? "" : "s", quoted(line)), Error::Kind::data, {"skip_invalid"});
+      throw Error(words.size() == 1 ? fmt::format(N_("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got 1 word: {} "
+                                                     "(skip_invalid skips such lines, as gensim does)"),
+                                                  path, no, quoted(line))
+                                    : fmt::format(N_("{}:{}: expected a question of 4 words 'a b c d' (a:b :: c:d), got {} words: {} "
+                                                     "(skip_invalid skips such lines, as gensim does)"),
+                                                  path, no, words.size(), quoted(line)),
+                  Error::Kind::data, {"skip_invalid"});
     }
     set.sections.back().questions.push_back(
         {std::string(words[0]), std::string(words[1]), std::string(words[2]), std::string(words[3]), no});
@@ -135,14 +139,16 @@ WordPairSet parse_word_pairs(std::string_view text, const std::string& path, boo
     } else {
       fields = split_ws(line);
     }
-    const char* hint = " (skip_invalid skips such lines, as gensim does)";  // (reached only without it)
     if (fields.size() != 3 || fields[0].empty() || fields[1].empty()) {
       if (skip_invalid) {
         ++set.skipped_lines;
         return;
       }
-      throw Error(fmt::format(N_("{}:{}: expected 'word1<TAB>word2<TAB>score', got {} field{}: {}{}"), path, no, fields.size(),
-                              fields.size() == 1 ? "" : "s", quoted(line), hint),
+      throw Error(fields.size() == 1 ? fmt::format(N_("{}:{}: expected 'word1<TAB>word2<TAB>score', got 1 field: {} (skip_invalid skips such lines, as gensim does)"),
+                                                   path, no, quoted(line))
+                                     : fmt::format(N_("{}:{}: expected 'word1<TAB>word2<TAB>score', got {} fields: {} (skip_invalid skips such lines, "
+                                                      "as gensim does)"),
+                                                   path, no, fields.size(), quoted(line)),
                   Error::Kind::data, {"skip_invalid"});
     }
     std::string num(fields[2]);
@@ -155,8 +161,8 @@ WordPairSet parse_word_pairs(std::string_view text, const std::string& path, boo
         return;
       }
       throw Error(fmt::format(N_("{}:{}: score {} is not a number (expected 'word1<TAB>word2<TAB>score', e.g. "
-                              "'tiger<TAB>cat<TAB>7.35'){}"),
-                              path, no, quoted(fields[2]), hint),
+                              "'tiger<TAB>cat<TAB>7.35') (skip_invalid skips such lines, as gensim does)"),
+                              path, no, quoted(fields[2])),
                   Error::Kind::data, {"skip_invalid"});
     }
     set.pairs.push_back({std::string(fields[0]), std::string(fields[1]), score, no});

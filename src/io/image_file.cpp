@@ -53,7 +53,7 @@ std::string imgf_short_data(std::string_view b, int w, int h) {
     skip();
     const std::uint64_t maxv = integer();
     const std::uint64_t need = pixels * (b[1] == '6' ? 3 : 1) * (maxv > 255 ? 2 : 1), have = pos <= b.size() ? b.size() - pos : 0;
-    if (have < need) return fmt::format("the PNM pixel data is {} bytes, {}×{} pixels need {}", have, w, h, need);
+    if (have < need) return fmt::format(N_("the PNM pixel data is {} bytes, {}×{} pixels need {}"), have, w, h, need);
     return "";
   }
   // TGA: no magic; stb took it for one when no other format matched. Types 1–3 are uncompressed.
@@ -63,7 +63,7 @@ std::string imgf_short_data(std::string_view b, int w, int h) {
   if (b.size() >= 3 && (type == 1 || type == 2 || type == 3) && at(1) <= 1) {
     const std::uint64_t id = at(0), cmap_len = at(5) | (at(6) << 8), cmap_bits = at(7), bits = at(16);
     const std::uint64_t need = 18 + id + (at(1) ? cmap_len * ((cmap_bits + 7) / 8) : 0) + pixels * ((bits + 7) / 8);
-    if (b.size() < need) return fmt::format("the TGA file is {} bytes, its header and {}×{} pixels need {}", b.size(), w, h, need);
+    if (b.size() < need) return fmt::format(N_("the TGA file is {} bytes, its header and {}×{} pixels need {}"), b.size(), w, h, need);
   }
   return "";
 }
@@ -117,7 +117,7 @@ std::string imgf_cut_short(std::string_view b, int w, int h) {
     if (compress == 1 || compress == 2) return "";
     const std::uint64_t row = (static_cast<std::uint64_t>(w) * bpp + 7) / 8, stride = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
     const std::uint64_t need = offset + stride * (static_cast<std::uint64_t>(h) - 1) + row;
-    if (b.size() < need) return fmt::format("the BMP file is {} bytes, its {}×{} pixels end at byte {}", b.size(), w, h, need);
+    if (b.size() < need) return fmt::format(N_("the BMP file is {} bytes, its {}×{} pixels end at byte {}"), b.size(), w, h, need);
     return "";
   }
   if (b.size() >= 6 && (b.substr(0, 6) == "GIF87a" || b.substr(0, 6) == "GIF89a")) {

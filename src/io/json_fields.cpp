@@ -86,8 +86,10 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
     if (const auto p = number.find('\''); p != std::string::npos) number = number.substr(p + 1);
     if (!number.empty() && number.back() == '\'') number.pop_back();
     const std::size_t at = number.empty() ? std::string_view::npos : text.find(number);
-    const std::string line = at == std::string_view::npos ? std::string() : fmt::format(" at line {}", jsonf_line_column(text, at).first);
-    throw Error(fmt::format(N_("{}: the number {}{} is beyond a double's range (±1.8e308)"), where, escape_for_message(number, 40), line));
+    if (at == std::string_view::npos)
+      throw Error(fmt::format(N_("{}: the number {} is beyond a double's range (±1.8e308)"), where, escape_for_message(number, 40)));
+    throw Error(fmt::format(N_("{}: the number {} at line {} is beyond a double's range (±1.8e308)"), where, escape_for_message(number, 40),
+                            jsonf_line_column(text, at).first));
   } catch (const nlohmann::json::exception&) {
     throw Error(fmt::format(N_("{}: not valid JSON"), where));
   }

@@ -152,8 +152,8 @@ LoadedMatrix parse_matrix_csv(std::string_view text, const std::string& where) {
       auto v = parse_number(l.cells[c]);
       if (!v)
         throw Error(fmt::format(N_("{}:{}: column {}: {} is not a number"), where, l.number, c + 1,
-                                l.cells[c].empty() ? std::string("an empty cell") : cell_quote(l.cells[c])));
-      values.push_back(to_float(*v, where, fmt::format("line {} column {}", l.number, c + 1)));
+                                l.cells[c].empty() ? std::string(N_("an empty cell")) : cell_quote(l.cells[c])));
+      values.push_back(to_float(*v, where, fmt::format(N_("line {} column {}"), l.number, c + 1)));
     }
   }
   if (has_header) m.col_labels.assign(header.begin() + static_cast<std::ptrdiff_t>(first_col), header.end());

@@ -72,7 +72,7 @@ void check_labels(const LoadedMatrix& m, const std::string& where) {
 
 std::string json_type(const nlohmann::json& j) {
   if (j.is_null()) return "null (tfx writes NaN/Inf as null)";
-  if (j.is_string()) return "the string " + cell_quote(j.get<std::string>());
+  if (j.is_string()) return fmt::format(N_("the string {}"), cell_quote(j.get<std::string>()));
   if (j.is_boolean()) return "a boolean";
   if (j.is_object()) return "an object";
   if (j.is_array()) return "an array";
@@ -116,7 +116,7 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
     values.push_back(to_float(x.get<double>(), where, at));
   };
   if (one_row) {
-    for (std::size_t c = 0; c < C; ++c) element((*data)[c], fmt::format("element [{}]", c));
+    for (std::size_t c = 0; c < C; ++c) element((*data)[c], fmt::format(N_("element [{}]"), c));
   } else {
     for (std::size_t r = 0; r < R; ++r) {
       const auto& row = (*data)[r];
@@ -126,7 +126,7 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
       for (std::size_t c = 0; c < C; ++c) {
         if (row[c].is_array())
           throw Error(fmt::format(N_("{}: element [{}][{}] is an array: a 3-D array; expected a 2-D matrix"), where, r, c));
-        element(row[c], fmt::format("element [{}][{}]", r, c));
+        element(row[c], fmt::format(N_("element [{}][{}]"), r, c));
       }
     }
   }

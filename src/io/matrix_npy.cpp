@@ -141,8 +141,11 @@ LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
   const std::size_t count = static_cast<std::size_t>(R * C);
   const std::size_t have = b.size() - data_start;
   if (have != count * item)
-    throw Error(fmt::format(N_("{}: .npy shape {} of {}-byte floats needs {} data bytes, the file has {}{}"), where, *shape, item,
-                            count * item, have, have < count * item ? " (truncated)" : ""));
+    throw Error(have < count * item
+                    ? fmt::format(N_("{}: .npy shape {} of {}-byte floats needs {} data bytes, the file has {} (truncated)"), where, *shape,
+                                  item, count * item, have)
+                    : fmt::format(N_("{}: .npy shape {} of {}-byte floats needs {} data bytes, the file has {} (more than its shape)"),
+                                  where, *shape, item, count * item, have));
   // 4. convert to float32 (byte order: the host is little-endian)
   static_assert(std::endian::native == std::endian::little, "tfx assumes a little-endian host");
   std::vector<float> values(count);
@@ -159,7 +162,7 @@ LoadedMatrix parse_npy(std::string_view b, const std::string& where) {
       v = big ? byteswap_value(x) : x;
     }
     if (!std::isfinite(v) || std::abs(v) > kFloatMax)
-      values[k] = to_float(v, where, fmt::format("element [{}][{}]", k / C, k % C));
+      values[k] = to_float(v, where, fmt::format(N_("element [{}][{}]"), k / C, k % C));
     else
       values[k] = static_cast<float>(v);
   }

@@ -168,14 +168,14 @@ std::string domain_spelling(const Vocabulary& vocab, const std::string& word) {
 
 std::string unknown_words_message(const Translator& m, const std::vector<std::string>& tokens,
                                   const std::vector<std::string>& unknown, const std::string& flag) {
-  std::vector<std::string> respelled;  // "'학생이다' as '학생 이다'"
+  std::vector<std::string> respelled;  // "'학생이다' → '학생 이다'" (language-neutral: the list stays one value in every reading)
   std::size_t missing = 0;
   for (const std::string& w : unknown) {
     const std::string s = domain_spelling(m.vocab, w);
     if (s.empty())
       ++missing;
     else
-      respelled.push_back(fmt::format("'{}' as '{}'", w, s));
+      respelled.push_back(fmt::format("'{}' → '{}'", w, s));
   }
   if (missing == 0) {
     std::string sentence;
@@ -183,14 +183,14 @@ std::string unknown_words_message(const Translator& m, const std::vector<std::st
       const bool is_unknown = std::find(unknown.begin(), unknown.end(), w) != unknown.end();
       sentence += (sentence.empty() ? "" : " ") + (is_unknown ? domain_spelling(m.vocab, w) : w);
     }
-    return fmt::format("{}: the training sentences write {} (the copula 이다/이었다 is a word of its own, the subjects are "
-                       "나는 너는 그는 그녀는 우리는 그들은): try \"{}\"",
+    return fmt::format(N_("{}: the training sentences write {} (the copula 이다/이었다 is a word of its own, the subjects are "
+                          "나는 너는 그는 그녀는 우리는 그들은): try \"{}\""),
                        flag, fmt::format("{}", fmt::join(respelled, ", ")), sentence);
   }
   return fmt::format(N_("{}: {} not in the vocabulary of {} (words are split at spaces; a Korean word keeps its particle, e.g. "
                      "커피를){}; tfx translate list_vocab lists the {} words it knows"),
                      flag, domain_quoted(unknown), m.name,
-                     respelled.empty() ? std::string() : fmt::format("; the training sentences write {}", fmt::join(respelled, ", ")),
+                     respelled.empty() ? std::string() : "; " + fmt::format(N_("the training sentences write {}"), fmt::join(respelled, ", ")),
                      m.vocab.size() - 4);
 }
 

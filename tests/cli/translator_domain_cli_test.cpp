@@ -60,7 +60,7 @@ TEST_CASE("translate: greedy decoding that hits --max-tokens says it stopped at 
 
 TEST_CASE("translate and trace: standard spelling is a usage error that shows the domain's spelling") {
   check_one_line_error(run_tfx("translate '나는 학생이다'"), 2, "try \"나는 학생 이다\"");
-  check_one_line_error(run_tfx("translate '저는 학생입니다'"), 2, "'저는' as '나는', '학생입니다' as '학생 이다'");
+  check_one_line_error(run_tfx("translate '저는 학생입니다'"), 2, "'저는' → '나는', '학생입니다' → '학생 이다'");
   check_one_line_error(run_tfx("trace '저는 학생 이다'"), 2, "try \"나는 학생 이다\"");
 }
 

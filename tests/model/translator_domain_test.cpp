@@ -108,5 +108,5 @@ TEST_CASE("translator domain: unknown words with a domain spelling get the respe
   CHECK(message("그가 커피 마셨다").find("try \"그는 커피를 마셨다\"") != std::string::npos);
   const std::string b = message("저는 고양이 이다");  // one word has no respelling: the old error, with the hint there is
   CHECK(b.find("'저는', '고양이' not in the vocabulary") != std::string::npos);
-  CHECK(b.find("'저는' as '나는'") != std::string::npos);
+  CHECK(b.find("'저는' → '나는'") != std::string::npos);
 }

@@ -249,19 +249,19 @@ void register_attention(CLI::App& app) {
           ->group(in);
   cmd->add_option("--x", o->x_file, tr("Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V"))
       ->type_name("FILE")
-      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
       ->group(in);
   cmd->add_option("--q", o->q_file, tr("Queries Q (T×d_k; JSON, CSV or .npy), used as given"))
       ->type_name("FILE")
-      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
       ->group(in);
   cmd->add_option("--k", o->k_file, tr("Keys K (S×d_k)"))
       ->type_name("FILE")
-      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
       ->group(in);
   cmd->add_option("--v", o->v_file, tr("Values V (S×d_v)"))
       ->type_name("FILE")
-      ->check(non_empty_path("give a JSON, CSV or .npy file"))
+      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
       ->group(in);
   const char* g = tr("Attention");
   cmd->add_option("--dk", o->dk, tr("Width d_k of each head's Q, K, V projections (default: d_model / --heads)"))

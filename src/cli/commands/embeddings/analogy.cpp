@@ -200,7 +200,7 @@ void register_analogy(CLI::App& app) {
   cmd->add_option("--batch", o->batch, tr("Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
                                           "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
                                           "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)"))
-      ->check(non_empty_path("- reads stdin"));
+      ->check(non_empty_path(N_("- reads stdin")));
   add_strict_flag(cmd, o->strict);
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);

@@ -108,7 +108,7 @@ void register_embeddings(CLI::App& app) {
                                    "$TFX_EMBEDDINGS, else the built-in teaching embedding and its axes)"),
                                 run_info, tr("Subcommands"));
   info->add_option("file", io->file, tr("Embedding file (GloVe, word2vec text/binary, fastText .vec, .gz, or a tfx table)"))
-      ->check(non_empty_path("leave FILE out for the default"));
+      ->check(non_empty_path(N_("leave FILE out for the default")));
   add_embedding_flags(info, io->emb);
   add_output_flags(info, io->out, false);
   set_examples(info, {tr("tfx embeddings info                       # the built-in embedding and its named axes"),

@@ -136,7 +136,7 @@ void register_eval_analogies(CLI::App& app) {
                               run_eval_analogies, tr("Word embeddings"));
   cmd->add_option("file", o->file, tr("Analogy file: ': section' lines, then 'a b c d' questions (a:b :: c:d)"))
       ->required()
-      ->check(non_empty_path("give an analogy file such as questions-words.txt"));
+      ->check(non_empty_path(N_("give an analogy file such as questions-words.txt")));
   add_restrict_vocab_flag(cmd, o->restrict_vocab);
   cmd->add_option("--method", o->method, trf("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()

@@ -119,7 +119,7 @@ void register_eval_similarity(CLI::App& app) {
                               run_eval_similarity, tr("Word embeddings"));
   cmd->add_option("file", o->file, tr("Pairs file: 'word1<TAB>word2<TAB>score' lines, '#' comments"))
       ->required()
-      ->check(non_empty_path("give a word-pair file such as wordsim353.tsv"));
+      ->check(non_empty_path(N_("give a word-pair file such as wordsim353.tsv")));
   add_restrict_vocab_flag(cmd, o->restrict_vocab);
   add_case_sensitive_flag(cmd, o->case_sensitive);
   add_dummy4unknown_flag(cmd, o->dummy4unknown);

@@ -186,7 +186,7 @@ void run_lookup(const LookupOptions& o) {
     if (!e.has_row(flat[i]))
       throw usage_error(fmt::format(N_("--ids: id {} is out of range; {} has {} words, valid ids are 0..{}{}"), flat[i], e.name(),
                                     e.size(), e.size() - 1,
-                                    translator ? "; --table named-dims: the built-in 531-word teaching embedding" : ""));
+                                    translator ? std::string("; ") + N_("--table named-dims: the built-in 531-word teaching embedding") : std::string()));
 
   // 2. the lookup: (T, D) for one list, (B, T, D) for several
   const std::size_t B = id_lists.size();

@@ -50,12 +50,12 @@ void run_tokenize_train(const TokenizeTrainOptions& o) {
   // -o is the tokenizer, never a table or figure (those go to stdout, --png, --svg)
   for (const char* ext : {".png", ".svg", ".csv", ".npy", ".md", ".gif", ".html"})
     if (o.tokenizer.size() > std::string_view(ext).size() && o.tokenizer.ends_with(ext))
-      throw usage_error(fmt::format("-o {}: -o is where the tokenizer.json goes; the figure goes to --png/--svg FILE, the "
-                                    "summary to standard output (--format)",
+      throw usage_error(fmt::format(N_("-o {}: -o is where the tokenizer.json goes; the figure goes to --png/--svg FILE, the "
+                                       "summary to standard output (--format)"),
                                     o.tokenizer));
   const std::string text = read_text_input(o.file, "FILE");
   const std::string name = o.file == "-" ? "<stdin>" : o.file;
-  if (text.empty()) throw Error(fmt::format("FILE {}: empty file; expected UTF-8 text to learn merges from", name));
+  if (text.empty()) throw Error(fmt::format(N_("FILE {}: empty file; expected UTF-8 text to learn merges from"), name));
   check_memory(static_cast<double>(text.size()) * kTrainBytesPerByte, fmt::format("tokenize train {}", o.file));
   BpeTraining t;
   const auto start = std::chrono::steady_clock::now();

@@ -123,7 +123,7 @@ void run_layernorm(const LayerNormOptions& o) {
     throw usage_error(fmt::format(N_("--x has {} features per token, but the lecture's default {} has 4 values; give {} with {} values "
                                   "(\"\" for {})"),
                                   D, default_gamma ? "--gamma " + LayerNormOptions{}.gamma : "--beta " + LayerNormOptions{}.beta,
-                                  default_gamma && default_beta ? "--gamma and --beta" : default_gamma ? "--gamma" : "--beta", D,
+                                  default_gamma && default_beta ? N_("--gamma and --beta") : default_gamma ? "--gamma" : "--beta", D,
                                   default_gamma && default_beta ? "γ = 1, β = 0" : default_gamma ? "γ = 1" : "β = 0"));
   }
   Tensor gamma = o.gamma.empty() ? Tensor() : vector_flag(o.gamma, "--gamma", D);

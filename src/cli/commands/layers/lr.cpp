@@ -119,7 +119,7 @@ void register_lr(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup_text, tr("Warm-up steps; several (comma-separated) give one column/curve each"))
       ->capture_default_str()
       ->type_name("INT")
-      ->check(comma_list("warm-up steps", "4000,8000", whole_number(1, std::int64_t{1} << 40)));
+      ->check(comma_list(N_("warm-up steps"), "4000,8000", whole_number(1, std::int64_t{1} << 40)));
   cmd->add_option("--steps", o->steps, tr("Last step of the table/curve"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--rows", o->rows, tr("Evenly spaced steps in the table (warm-up peaks are added)"))
       ->capture_default_str()

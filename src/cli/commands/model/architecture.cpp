@@ -279,7 +279,7 @@ void run_architecture(const ArchitectureOptions& o) {
     const bool exists = std::filesystem::exists(o.model, ec);
     throw Error(fmt::format(N_("--model {}: {}; expected teaching, a checkpoint folder with config.json, "
                             "or a FILE.safetensors written by tfx train -o"),
-                            o.model, exists ? "neither a folder nor a regular file" : "no such folder or file"));
+                            o.model, exists ? N_("neither a folder nor a regular file") : N_("no such folder or file")));
   }
   const std::vector<ArchBlock> blocks = architecture_blocks(a.spec);
   const ArchitectureSpec& s = a.spec;

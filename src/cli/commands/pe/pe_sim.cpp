@@ -114,7 +114,7 @@ void run_pe_sim_model(const PeSimOptions& o) {
   const std::size_t rows = table.rows, D = table.cols;
   const std::size_t L = o.len_opt && o.len_opt->count() ? static_cast<std::size_t>(o.len) : rows;
   if (L > rows) throw usage_error(fmt::format(N_("--len {}: {} has {} positions"), o.len, o.model, rows));
-  checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L)", L));
+  checked_element_count({L, L}, fmt::format(N_("--len {} (the similarity matrix is L×L)"), L));
   const PeMetric metric = parse_pe_metric(o.metric);
   const MetricText t = metric_text(metric);
   Tensor p({L, D});
@@ -157,7 +157,7 @@ void run_pe_sim(const PeSimOptions& o) {
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
   const bool figure_only = (o.fig.png_requested() || o.fig.view) && !o.out.format_given() && !o.profile;
   if (figure_only && L > kMaxElements / L) return run_pe_sim_figure_only(o, metric);
-  checked_element_count({L, L}, fmt::format("--len {} (the similarity matrix is L×L; a --png/--view alone can be drawn for any L)", o.len));
+  checked_element_count({L, L}, fmt::format(N_("--len {} (the similarity matrix is L×L; a --png/--view alone can be drawn for any L)"), o.len));
   const bool cosine = metric == PeMetric::cosine, euclidean = metric == PeMetric::euclidean;
   const MetricText t = metric_text(metric);
 

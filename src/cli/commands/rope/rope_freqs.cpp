@@ -112,7 +112,8 @@ void run_rope_freqs(const RopeFreqsOptions& given) {
   const std::size_t P = configs[0].dim / 2, n = configs.size();
   // a row per pair with each scaling's frequency and wavelength: about 50 bytes a dimension and scaling
   check_memory(64.0 * static_cast<double>(configs[0].dim) * static_cast<double>(n),
-               fmt::format("--dim {} (a row per pair, {} {})", configs[0].dim, n, n == 1 ? "scaling" : "scalings"));
+               n == 1 ? fmt::format(N_("--dim {} (a row per pair, {} scaling)"), configs[0].dim, n)
+                      : fmt::format(N_("--dim {} (a row per pair, {} scalings)"), configs[0].dim, n));
 
   Matrix m;
   m.name = N_("freqs");

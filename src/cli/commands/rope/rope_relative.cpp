@@ -42,7 +42,7 @@ void run_rope_relative(const RopeRelativeOptions& o) {
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), L);
   // q, k and their rotations: about 100 bytes a dimension (2^20 took 100 MB)
-  check_memory(128.0 * static_cast<double>(c.dim), fmt::format("--dim {} (q, k and their rotations)", c.dim));
+  check_memory(128.0 * static_cast<double>(c.dim), fmt::format(N_("--dim {} (q, k and their rotations)"), c.dim));
   checked_element_count({L, L}, fmt::format("--len {} (an L×L score table)", o.len));
   // q and k from one generator stream: q from seed, k from seed + 1
   if (!own) {

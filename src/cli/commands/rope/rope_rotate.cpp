@@ -81,7 +81,7 @@ void run_rope_rotate(const RopeRotateOptions& o) {
   }
   const RopeConfig c = rope_config(o.rope, dim, single_scaling(o.rope), static_cast<std::size_t>(o.pos) + 1);
   // one result row per pair and its numbers: about 650 bytes a dimension (65536 took 42 MB, 2^24 10 GB)
-  check_memory(1024.0 * static_cast<double>(c.dim), fmt::format("--dim {} (a table row per pair)", c.dim));
+  check_memory(1024.0 * static_cast<double>(c.dim), fmt::format(N_("--dim {} (a table row per pair)"), c.dim));
   if (x.empty()) x = rope_random_vector(c.dim, o.seed);
   const std::string name = fmt::format("rope_rotate_pos{}_dim{}{}", o.pos, c.dim, rope_name_suffix(c));
   const bool gif_only = check_gif_target(o.gif, name + ".gif", o.out, o.fig);

@@ -155,8 +155,8 @@ void run_train(const TrainCommandOptions& o) {
     for (const auto& w : vocab) vocab_bytes += 96.0 + double(w.size());  // the string, its id map entry
     const double bytes = train_memory_bytes(c, static_cast<std::size_t>(o.batch), longest_source, longest_target) +
                          vocab_bytes + words * 48.0;
-    check_memory(bytes, fmt::format("training (--d-model {}, --ffn {}, --layers {}, --batch {}, {} tokens in the vocabulary, "
-                                    "sentences of up to {} words)",
+    check_memory(bytes, fmt::format(N_("training (--d-model {}, --ffn {}, --layers {}, --batch {}, {} tokens in the vocabulary, "
+                                       "sentences of up to {} words)"),
                                     o.d_model, o.ffn, o.layers, o.batch, vocab.size(), std::max(longest_source, longest_target - 1)));
   }
   TensorMap params = init_train_parameters(c, o.seed);

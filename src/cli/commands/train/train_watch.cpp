@@ -55,11 +55,16 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
   if (!unknown.empty()) {
     std::string list;
     for (const auto& w : unknown) list += (list.empty() ? "\"" : ", \"") + w + "\"";
-    throw usage_error(fmt::format(N_("--watch \"{}\": {} {} not in the vocabulary ({}); expected words of the training pairs' source side, "
-                                  "such as \"{}\""),
-                                  watch ? *watch : join_words(p.words), list, unknown.size() == 1 ? "is" : "are",
-                                  builtin ? std::string("the built-in corpus") : std::string("the --pairs file"),
-                                  join_words(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source)));
+    const std::string where = builtin ? std::string("the built-in corpus") : std::string(N_("the --pairs file"));
+    const std::string example = join_words(builtin ? std::vector<std::string>{"그녀는", "커피를", "마셨다"} : pairs.front().source);
+    const std::string text = watch ? *watch : join_words(p.words);
+    throw usage_error(unknown.size() == 1
+                          ? fmt::format(N_("--watch \"{}\": {} is not in the vocabulary ({}); expected words of the training pairs' "
+                                           "source side, such as \"{}\""),
+                                        text, list, where, example)
+                          : fmt::format(N_("--watch \"{}\": {} are not in the vocabulary ({}); expected words of the training pairs' "
+                                           "source side, such as \"{}\""),
+                                        text, list, where, example));
   }
   // 2. its reference, when the data has the sentence as a pair (training or held out)
   for (const TextPair& t : pairs)

@@ -35,11 +35,11 @@ std::string shape(std::initializer_list<std::int64_t> dims) { return fmt::format
 
 // --shapes: one seeded picture per named shape, its area and mask, cut into the patch grid.
 void run_patches_shapes(const PatchesOptions& o, const PatchEmbedding& p) {
-  if (!o.picture.empty()) throw usage_error("give --shapes or --image FILE, not both");
+  if (!o.picture.empty()) throw usage_error(N_("give --shapes or --image FILE, not both"));
   if ((o.height && o.height != o.image) || (o.width && o.width != o.image))
     throw usage_error("--shapes draws square pictures: give their side with --image N, not --height/--width");
   if (o.channels != 3) throw usage_error(fmt::format("--channels {} with --shapes: the pictures are RGB, 3 channels", o.channels));
-  if (o.image < 16 || o.image > 1024) throw usage_error(fmt::format("--image {} with --shapes: expected a side from 16 to 1024 pixels", o.image));
+  if (o.image < 16 || o.image > 1024) throw usage_error(fmt::format(N_("--image {} with --shapes: expected a side from 16 to 1024 pixels"), o.image));
   std::vector<ShapeKind> kinds;
   for (const std::string& name : o.shapes) {
     if (name.empty()) continue;  // --shapes alone
