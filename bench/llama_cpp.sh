@@ -8,7 +8,7 @@
 #   bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]
 #
 # LLAMA_CPP: a llama.cpp source folder, or a bare git directory of one (what the `fetch` tool
-# leaves under /work/.mirror/ggml-org+llama.cpp/…: its HEAD is unpacked with git archive). It is
+# leaves under /work/.mirror/ggerganov+llama.cpp/…: its HEAD is unpacked with git archive). It is
 # built CPU-only (GGML_NATIVE, as tfx's native build; no CURL, CUDA or Metal), llama-bench only,
 # with cmake -j2. BUILD_DIR: tfx's build folder with tfx and bench_generate (default build).
 # THREADS (llama-bench -t; default 2: give the core count, which tfx uses), TYPES (default "bf16 q8_0": the types tfx writes; llama.cpp's K-quants
@@ -30,7 +30,8 @@ done
 # 1. llama.cpp's source, then llama-bench (and llama-quantize) built CPU-only
 if [[ -f $src/HEAD && ! -f $src/CMakeLists.txt ]]; then
   mkdir -p "$work/llama.cpp"
-  git --git-dir="$src" archive HEAD | tar x -C "$work/llama.cpp"
+  # the vocab files under models/ are not needed, and a snapshot may list them without their blobs
+  git --git-dir="$src" archive HEAD -- . ':!models/*.gguf' | tar x -C "$work/llama.cpp"
   src="$work/llama.cpp"
 fi
 [[ -f $src/CMakeLists.txt ]] || { echo "bench/llama_cpp.sh: $src is not a llama.cpp source folder" >&2; exit 1; }

@@ -320,7 +320,7 @@ void write_slides(const std::vector<Slide>& slides, const std::string& dir, Form
       throw Error(fmt::format("--slides {}: {} is a symbolic link (to {}); the slides are written as the folder's own files, "
                               "never through a link: remove it or choose another folder",
                               dir, path.string(), fs::read_symlink(path, ec).string()));
-    throw Error(fmt::format("--slides {}: {} exists and is not a regular file; remove it or choose another folder", dir,
+    throw Error(fmt::format(N_("--slides {}: {} exists and is not a regular file; remove it or choose another folder"), dir,
                             path.string()));
   }
   choose_fonts(fig);

@@ -28,7 +28,7 @@ CLI::Option* add_target_flag(CLI::App* cmd, std::string& target, const char* not
 }
 
 namespace {
-CLI::Validator temperatures() { return comma_list("temperatures", "0.5,1,2", positive_number()); }
+CLI::Validator temperatures() { return comma_list(N_("temperature values"), "0.5,1,2", positive_number()); }
 const char* temperature_help() {
   return tr("Temperature T > 0 dividing the scores before softmax (< 1 sharper, > 1 flatter); where a command shows "
             "several, comma-separated");

@@ -40,7 +40,7 @@ CLI::Validator seed_number() {
         const char* end = text.data() + text.size();
         auto [p, ec] = std::from_chars(text.data(), end, v);
         if (text.empty() || ec != std::errc{} || p != end)
-          return fmt::format("expected a whole number from 0 to 18446744073709551615 (2^64−1), got '{}'", text);
+          return fmt::format(N_("expected a whole number from 0 to 18446744073709551615 (2^64−1), got '{}'"), text);
         return {};
       },
       "", "whole number");
@@ -57,7 +57,7 @@ CLI::Validator finite_number_from(double lo, bool or_equal, const char* message,
         const double v = std::strtod(text.c_str(), &end);
         const bool number = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(v);
         if (!number && errno == ERANGE && std::isfinite(v) && end == text.c_str() + text.size())  // 1e-308: below double's normal range
-          return fmt::format("expected {} from {} to {}, got '{}'", words, or_equal ? "0" : "2.2e-308", "1.8e308", text);
+          return fmt::format(N_("expected {} from {} to {}, got '{}'"), words, or_equal ? "0" : "2.2e-308", "1.8e308", text);
         if (!number || v < lo || (!or_equal && v == lo)) return fmt::format(fmt::runtime(message), text);
         return {};
       },

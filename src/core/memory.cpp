@@ -56,7 +56,7 @@ void check_memory(double bytes, const std::string& what) {
   throw Error(fmt::format(N_("{} needs about {}, over the memory budget of {} ({}); use smaller inputs, or {}"),
                           what, memory_amount(bytes, limit), memory_amount(limit, limit),
                           budget                                          ? "TFX_MEMORY_LIMIT"
-                          : address_space_budget() <= default_memory_budget() ? "3/4 of the address-space limit, ulimit -v"
+                          : address_space_budget() <= default_memory_budget() ? N_("3/4 of the address-space limit, ulimit -v")
                                                                           : N_("half of this machine's memory"),
                           how));
 }

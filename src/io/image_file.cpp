@@ -121,7 +121,7 @@ std::string imgf_cut_short(std::string_view b, int w, int h) {
     return "";
   }
   if (b.size() >= 6 && (b.substr(0, 6) == "GIF87a" || b.substr(0, 6) == "GIF89a")) {
-    const auto cut = [&] { return fmt::format("the GIF file is {} bytes and its first frame's data runs past the end", b.size()); };
+    const auto cut = [&] { return fmt::format(N_("the GIF file is {} bytes and its first frame's data runs past the end"), b.size()); };
     std::uint64_t p = 13;
     if (imgf_le(b, 10, 1) & 0x80) p += 3ull << ((imgf_le(b, 10, 1) & 7) + 1);
     const auto blocks = [&]() -> bool {  // data sub-blocks up to the 0 that ends them
@@ -166,7 +166,7 @@ std::string imgf_cut_short(std::string_view b, int w, int h) {
       p += 2 + imgf_be(b, p + 2, 2);
       if (m == 0xDA) {  // the scans: entropy-coded data escapes 0xFF, so FF D9 is the end marker
         if (p < b.size() && b.find("\xFF\xD9", p) != std::string_view::npos) return "";
-        return fmt::format("the JPEG file is {} bytes and ends before its end marker (FF D9)", b.size());
+        return fmt::format(N_("the JPEG file is {} bytes and ends before its end marker (FF D9)"), b.size());
       }
     }
     return fmt::format("the JPEG file is {} bytes and ends before its first scan", b.size());

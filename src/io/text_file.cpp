@@ -76,7 +76,7 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
                               cap >> 20));
   }
   if (fifo && path != "-" && bytes.empty())
-    throw Error(fmt::format("{} {}: a named pipe that nothing wrote to; expected a file", what, name));
+    throw Error(fmt::format(N_("{} {}: a named pipe that nothing wrote to; expected a file"), what, name));
   return bytes;
 }
 

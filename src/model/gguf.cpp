@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
 
 namespace tfx {
 
@@ -28,11 +29,11 @@ struct Cursor {
   std::uint64_t values = 0;  // array elements read so far
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(fmt::format("{}: not a valid GGUF file: {} (at byte {})", where, what, at));
+    throw Error(fmt::format(N_("{}: not a valid GGUF file: {} (at byte {})"), where, what, at));
   }
   std::size_t left() const { return b.size() - at; }
   void need(std::size_t n, const char* what) const {
-    if (n > left()) fail(fmt::format("truncated: {} needs {} bytes, {} left", what, n, left()));
+    if (n > left()) fail(fmt::format(N_("truncated: {} needs {} bytes, {} left"), what, n, left()));
   }
   template <class T>
   T read(const char* what) {
@@ -44,7 +45,8 @@ struct Cursor {
   }
   std::string string(const char* what, std::uint64_t max = UINT64_MAX) {
     const auto n = read<std::uint64_t>(what);
-    if (n > left() || n > max) fail(fmt::format("{} of {} bytes is longer than {}", what, n, n > max ? "allowed" : "the rest of the file"));
+    if (n > left() || n > max) fail(n > max ? fmt::format(N_("{} of {} bytes is longer than allowed"), what, n)
+                            : fmt::format(N_("{} of {} bytes is longer than the rest of the file"), what, n));
     std::string s(b.data() + at, static_cast<std::size_t>(n));
     at += static_cast<std::size_t>(n);
     return s;
@@ -88,7 +90,7 @@ GgufValue read_value(Cursor& c, GgufValueType type, int depth) {
       v.i = x;
       break;
     }
-    case GgufValueType::string: v.s = c.string("a string"); return v;
+    case GgufValueType::string: v.s = c.string(N_("a string")); return v;
     case GgufValueType::array: {
       if (depth >= kMaxDepth) c.fail(fmt::format("arrays nested deeper than {}", kMaxDepth));
       const auto elem = c.read<std::uint32_t>("an array's element type");
@@ -197,22 +199,22 @@ bool is_gguf(std::string_view bytes) { return bytes.size() >= 4 && bytes.substr(
 GgufFile parse_gguf(std::string_view bytes, const std::string& where) {
   Cursor c{bytes, 0, where, 0};
   c.need(4, "the magic");
-  if (!is_gguf(bytes)) c.fail("it does not start with \"GGUF\"");
+  if (!is_gguf(bytes)) c.fail(N_("it does not start with \"GGUF\""));
   c.at = 4;
   GgufFile f;
   f.version = c.read<std::uint32_t>("the version");
   if (f.version != 2 && f.version != 3) {
     if (f.version == 0x02000000u || f.version == 0x03000000u) c.fail("a big-endian GGUF file (tfx reads little-endian ones)");
-    c.fail(fmt::format("version {} (tfx reads GGUF versions 2 and 3)", f.version));
+    c.fail(fmt::format(N_("version {} (tfx reads GGUF versions 2 and 3)"), f.version));
   }
-  const auto n_tensors = c.read<std::uint64_t>("the tensor count");
-  const auto n_kv = c.read<std::uint64_t>("the metadata count");
+  const auto n_tensors = c.read<std::uint64_t>(N_("the tensor count"));
+  const auto n_kv = c.read<std::uint64_t>(N_("the metadata count"));
   // each metadata entry takes ≥ 8 + 4 + 1 bytes, each tensor info ≥ 8 + 4 + 8 + 4 + 8
-  if (n_kv > c.left() / 13) c.fail(fmt::format("{} metadata entries are more than the file could hold", n_kv));
+  if (n_kv > c.left() / 13) c.fail(fmt::format(N_("{} metadata entries are more than the file could hold"), n_kv));
   f.metadata.reserve(static_cast<std::size_t>(n_kv));
   std::set<std::string> keys;
   for (std::uint64_t k = 0; k < n_kv; ++k) {
-    std::string key = c.string("a metadata key", kMaxName);
+    std::string key = c.string(N_("a metadata key"), kMaxName);
     const auto type = c.read<std::uint32_t>("a metadata value type");
     if (!known_value_type(type)) c.fail(fmt::format("metadata {} has unknown value type {}", key, type));
     GgufValue v = read_value(c, static_cast<GgufValueType>(type), 0);
@@ -224,12 +226,12 @@ GgufFile parse_gguf(std::string_view bytes, const std::string& where) {
       c.fail("general.alignment should be a uint32 power of two");
     f.alignment = static_cast<std::size_t>(a->i);
   }
-  if (n_tensors > c.left() / 32) c.fail(fmt::format("{} tensors are more than the file could hold", n_tensors));
+  if (n_tensors > c.left() / 32) c.fail(fmt::format(N_("{} tensors are more than the file could hold"), n_tensors));
   f.tensors.reserve(static_cast<std::size_t>(n_tensors));
   std::set<std::string> names;
   for (std::uint64_t k = 0; k < n_tensors; ++k) {
     GgufTensor t;
-    t.name = c.string("a tensor name", kMaxName);
+    t.name = c.string(N_("a tensor name"), kMaxName);
     const auto dims = c.read<std::uint32_t>("a tensor's dimension count");
     if (dims == 0 || dims > kMaxDims) c.fail(fmt::format("tensor {} has {} dimensions (1 to {})", t.name, dims, kMaxDims));
     std::uint64_t count = 1;

@@ -223,7 +223,7 @@ GgufModel open_gguf_model(const std::string& path) {
   g.file = parse_gguf(g.weights.mapped_file(), path);
   const GgufFile& f = g.file;
   const std::optional<std::string> arch_name = f.get_string("general.architecture", path);
-  if (!arch_name) gguf_bad(path, "no metadata general.architecture");
+  if (!arch_name) gguf_bad(path, N_("no metadata general.architecture (the model's family)"));
   const Arch* arch = nullptr;
   for (const Arch& a : kArchs)
     if (*arch_name == a.name) arch = &a;

@@ -326,7 +326,9 @@ const std::set<std::string> kKeptTerms = {
     "sin", "normal", "uniform", "dot", "cosine", "euclidean", "table", "csv", "json", "npy", "markdown", "png", "svg", "gif",
     "html", "teaching", "bert", "gpt", "qwen", "mistral", "vit", "glove", "fasttext", "cbow", "skipgram", "supervised",
     "float", "double", "dtype", "nhead", "dim", "minn", "maxn", "bucket", "heads", "layers", "ffn", "gamma", "beta",
-    "bias", "weight", "silu", "text", "ids", "image", "source", "target", "tokens", "sentence"};
+    "bias", "weight", "silu", "text", "ids", "image", "source", "target", "tokens", "sentence", "wordpiece",
+    // names of a library and a data set the messages cite
+    "gensim", "Google"};
 
 bool is_hangul_line(const std::string& s) {
   for (std::size_t i = 0; i + 2 < s.size(); ++i) {

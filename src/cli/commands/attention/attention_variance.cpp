@@ -103,7 +103,7 @@ void register_attention_variance(CLI::App* attention) {
   cmd->add_option("--dk", o->dk_text, tr("Key widths d_k to measure, comma-separated"))
       ->capture_default_str()
       ->type_name("INT")
-      ->check(comma_list("widths", "1,8,64,512", whole_number(1, std::int64_t{1} << 24)));
+      ->check(comma_list(N_("key widths d_k"), "1,8,64,512", whole_number(1, std::int64_t{1} << 24)));
   cmd->add_option("--samples", o->samples, tr("Rows (one query, n keys) per d_k"))
       ->capture_default_str()
       ->check(whole_number(2, std::int64_t{1} << 30));

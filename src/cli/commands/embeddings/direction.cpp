@@ -105,9 +105,9 @@ void run_direction(const DirectionOptions& o) {
 void register_direction(CLI::App& app) {
   auto [cmd, o] = add_command(app, "direction", tr("A semantic direction (e.g. plural) as the mean difference of word pairs, and its dot product with words"),
                               run_direction, tr("Word embeddings"));
-  cmd->add_option("--from", o->from, tr("Words the pairs start from, comma-separated (dog,cat,car)"))->required()->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--to", o->to, tr("Words the pairs go to, in the same order (dogs,cats,cars)"))->required()->check(comma_list("words", "dog,cat,car"));
-  cmd->add_option("--words", o->words, tr("Words to score, comma-separated (default: the pairs' words)"))->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--from", o->from, tr("Words the pairs start from, comma-separated (dog,cat,car)"))->required()->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
+  cmd->add_option("--to", o->to, tr("Words the pairs go to, in the same order (dogs,cats,cars)"))->required()->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
+  cmd->add_option("--words", o->words, tr("Words to score, comma-separated (default: the pairs' words)"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   cmd->add_option("--top", o->top, tr("Also list the N vocabulary words scoring highest and lowest (0 = none)"))
       ->capture_default_str()
       ->check(whole_number(0, 100000));

@@ -246,7 +246,7 @@ void register_lookup(CLI::App& app) {
       ->allow_extra_args(false)
       ->check(comma_list("ids", "0,2,5"));
   cmd->add_option("--words", o->words, tr("Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch"))->expected(1, -1)
-      ->check(comma_list("words", "dog,cat,car"));
+      ->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   cmd->add_option("--vocab-size", o->vocab_size, tr("A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors"))
       ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, kMaxSizeFlag));

@@ -212,9 +212,9 @@ void run_project(const ProjectOptions& o) {
 void register_project(CLI::App& app) {
   auto [cmd, o] = add_command(app, "project", tr("PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance"),
                               run_project, tr("Word embeddings"));
-  cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --pairs words)"))->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --pairs words)"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   cmd->add_option("--pairs", o->pairs, tr("Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too"))
-      ->check(comma_list("pairs", "king:queen,man:woman"));
+      ->check(comma_list(N_("word pairs FROM:TO"), "king:queen,man:woman"));
   cmd->add_option("--method", o->method, tr("Projection method: ") + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
       ->capture_default_str()
       ->check(one_of<ProjectionMethod>(kProjectionMethodChoices));

@@ -78,7 +78,7 @@ void register_similar(CLI::App& app) {
                               run_similar, tr("Word embeddings"));
   cmd->add_option("words", o->words, tr("WORD (several: the mean of their unit vectors)"))->required()->check(non_empty_word());
   cmd->add_option("-k,--top", o->k, tr("Number of neighbours"))->capture_default_str()->check(whole_number(1, 1000000));
-  cmd->add_option("--negative", o->negative, tr("Words to subtract (comma-separated; gensim's negative=[…])"))->check(comma_list("words", "dog,cat,car"));
+  cmd->add_option("--negative", o->negative, tr("Words to subtract (comma-separated; gensim's negative=[…])"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);

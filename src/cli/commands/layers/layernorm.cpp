@@ -202,7 +202,7 @@ void register_layernorm(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tokens", o->tokens_text, tr("Row names (comma-separated)"))
       ->capture_default_str()
-      ->check(comma_list("names", "thinking,machines"));
+      ->check(comma_list(N_("token names"), "thinking,machines"));
   cmd->add_option("--gamma", o->gamma, tr("Per-feature gain γ (empty string = 1)"))->capture_default_str();
   cmd->add_option("--beta", o->beta, tr("Per-feature bias β (empty string = 0)"))->capture_default_str();
   cmd->add_option("--eps", o->eps, tr("ε added to σ² (PyTorch's default 1e-5)"))->capture_default_str()->check(non_negative_number());

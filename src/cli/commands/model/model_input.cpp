@@ -90,7 +90,7 @@ LoadedInput load_input(const ModelInput& in) {
     throw usage_error(fmt::format("{} is an image model (ViT): it reads a picture, not TEXT or --ids (tfx model attention|hidden|logits {} "
                                   "--image FILE)", in.dir, in.dir));
   if (in.text.empty() && in.ids.empty() && in.text_opt && in.text_opt->count() > 0)
-    throw usage_error("TEXT is empty; expected the text the model reads (or token ids as --ids 1,2,3)");
+    throw usage_error(N_("TEXT is empty; expected the text the model reads (or token ids as --ids 1,2,3)"));
   if (in.text.empty() && in.ids.empty())
     throw usage_error(N_("give the TEXT (tokenized by the checkpoint's tokenizer) or --ids 1,2,3"));
   if (!in.text.empty() && !in.ids.empty())

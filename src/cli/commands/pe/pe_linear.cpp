@@ -135,7 +135,7 @@ void register_pe_linear(CLI::App* pe) {
   cmd->add_option("--dims", o->dims_text, tr("Sin/cos columns of the PE matrix to show, comma-separated (0 … D−1)"))
       ->capture_default_str()
       ->type_name("INT")
-      ->check(comma_list("columns", "6,7,30,31", whole_number(0, std::int64_t{1} << 16)));
+      ->check(comma_list(N_("PE columns"), "6,7,30,31", whole_number(0, std::int64_t{1} << 16)));
   cmd->add_option("--k", o->k, tr("Offset k of the rotation check PE(p+k) = R(k)·PE(p)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
