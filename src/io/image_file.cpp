@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "tfx/core/error.hpp"
@@ -25,33 +26,47 @@ constexpr std::size_t kMaxImageFile = std::size_t{256} << 20, kMaxImageStream = 
 // stb_image copies a PNM's pixels and an uncompressed TGA's rows in one read whose failure it
 // ignores, so a truncated file decoded from uninitialised memory (other output on every run):
 // the pixel bytes those formats need must be in the file. Returns "" or what is missing.
+// A binary PNM's header (P5, P6) as stbi__pnm_info reads it: whitespace and # comments, width,
+// height, maxval, one byte; `data` is where the samples start (may be past the end)
+struct PnmHeader {
+  std::uint64_t maxv = 0, data = 0;
+};
+std::optional<PnmHeader> imgf_pnm_header(std::string_view b) {
+  if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6')) return std::nullopt;
+  const auto at = [&](std::size_t i) -> unsigned { return i < b.size() ? static_cast<unsigned char>(b[i]) : 0u; };
+  std::size_t pos = 2;
+  char c = static_cast<char>(at(pos++));
+  const auto eof = [&] { return pos > b.size(); };
+  const auto next = [&] { c = static_cast<char>(at(pos++)); };
+  const auto skip = [&] {
+    for (;;) {
+      while (!eof() && (c == ' ' || (c >= '\t' && c <= '\r'))) next();
+      if (eof() || c != '#') break;
+      while (!eof() && c != '\n' && c != '\r') next();
+    }
+  };
+  const auto integer = [&] {
+    std::uint64_t v = 0;
+    while (!eof() && c >= '0' && c <= '9') v = std::min<std::uint64_t>(v * 10 + static_cast<unsigned>(c - '0'), 1u << 30), next();
+    return v;
+  };
+  skip();
+  integer();
+  skip();
+  integer();
+  skip();
+  PnmHeader h;
+  h.maxv = integer();
+  h.data = pos;
+  return h;
+}
+
 std::string imgf_short_data(std::string_view b, int w, int h) {
   const auto at = [&](std::size_t i) -> unsigned { return i < b.size() ? static_cast<unsigned char>(b[i]) : 0u; };
   const std::uint64_t pixels = static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(h);
-  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) {
-    // the header as stbi__pnm_info reads it: whitespace and # comments, width, height, maxval, one byte
-    std::size_t pos = 2;
-    char c = static_cast<char>(at(pos++));
-    const auto eof = [&] { return pos > b.size(); };
-    const auto next = [&] { c = static_cast<char>(at(pos++)); };
-    const auto skip = [&] {
-      for (;;) {
-        while (!eof() && (c == ' ' || (c >= '\t' && c <= '\r'))) next();
-        if (eof() || c != '#') break;
-        while (!eof() && c != '\n' && c != '\r') next();
-      }
-    };
-    const auto integer = [&] {
-      std::uint64_t v = 0;
-      while (!eof() && c >= '0' && c <= '9') v = std::min<std::uint64_t>(v * 10 + static_cast<unsigned>(c - '0'), 1u << 30), next();
-      return v;
-    };
-    skip();
-    integer();
-    skip();
-    integer();
-    skip();
-    const std::uint64_t maxv = integer();
+  if (const auto pnm = imgf_pnm_header(b)) {
+    const std::uint64_t maxv = pnm->maxv;
+    const std::size_t pos = pnm->data;
     const std::uint64_t need = pixels * (b[1] == '6' ? 3 : 1) * (maxv > 255 ? 2 : 1), have = pos <= b.size() ? b.size() - pos : 0;
     if (have < need) return fmt::format(N_("the PNM pixel data is {} bytes, {}×{} pixels need {}"), have, w, h, need);
     return "";
@@ -64,6 +79,20 @@ std::string imgf_short_data(std::string_view b, int w, int h) {
     const std::uint64_t id = at(0), cmap_len = at(5) | (at(6) << 8), cmap_bits = at(7), bits = at(16);
     const std::uint64_t need = 18 + id + (at(1) ? cmap_len * ((cmap_bits + 7) / 8) : 0) + pixels * ((bits + 7) / 8);
     if (b.size() < need) return fmt::format(N_("the TGA file is {} bytes, its header and {}×{} pixels need {}"), b.size(), w, h, need);
+  }
+  // RLE TGA (types 9–11): packets of a header byte, then one pixel repeated (bit 7) or that many
+  // raw pixels, until w×h pixels; stb reads past the end as zeros, so every packet must be there
+  if (b.size() >= 3 && (type == 9 || type == 10 || type == 11) && at(1) <= 1) {
+    const std::uint64_t id = at(0), cmap_len = at(5) | (at(6) << 8), cmap_bits = at(7), bytes_per = (at(16) + 7) / 8;
+    std::uint64_t p = 18 + id + (at(1) ? cmap_len * ((cmap_bits + 7) / 8) : 0), done = 0;
+    while (done < pixels) {
+      if (p >= b.size()) return fmt::format(N_("the TGA file is {} bytes and its run-length packets stop after {} of {}×{} pixels"), b.size(), done, w, h);
+      const unsigned head = at(p);
+      const std::uint64_t count = (head & 0x7F) + 1;
+      p += 1 + ((head & 0x80) ? bytes_per : count * bytes_per);
+      if (p > b.size()) return fmt::format(N_("the TGA file is {} bytes and its run-length packets stop after {} of {}×{} pixels"), b.size(), done, w, h);
+      done += count;
+    }
   }
   return "";
 }
@@ -208,17 +237,35 @@ Image read_image(const std::string& path) {
   if (w > kMaxImageSide || h > kMaxImageSide || static_cast<long long>(w) * h > kMaxImagePixels)
     throw Error(fmt::format(N_("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read"), path, w, h, kMaxImageSide,
                             kMaxImagePixels >> 20));
+  // a 16-bit PNM: its big-endian samples' high bytes, read here (this stb keeps the samples in
+  // file byte order and takes the low byte; its conversion to RGBA then reads past the buffer)
+  if (const auto pnm = imgf_pnm_header(bytes); pnm && pnm->maxv > 255) {
+    Image out;
+    out.width = w, out.height = h;
+    out.rgb.resize(static_cast<std::size_t>(w) * h * 3);
+    const std::size_t comp = bytes[1] == '6' ? 3 : 1;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(w) * h; ++k)
+      for (std::size_t c = 0; c < 3; ++c) out.rgb[3 * k + c] = static_cast<std::uint8_t>(bytes[pnm->data + 2 * (comp * k + (comp == 3 ? c : 0))]);
+    return out;
+  }
+  // the picture's own channels (req_comp 0), expanded here: stb's conversion to another channel
+  // count treats a 16-bit PNM's buffer as 8-bit and then reads past it (a fuzz find)
   int cw = 0, ch = 0, cn = 0;
-  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, len, &cw, &ch, &cn, 4), stbi_image_free);
-  if (!pixels || cw != w || ch != h)
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, len, &cw, &ch, &cn, 0), stbi_image_free);
+  if (!pixels || cw != w || ch != h || cn < 1 || cn > 4)
     throw Error(fmt::format(N_("{}: the picture could not be decoded ({})"), path, pixels ? "its size changed" : stbi_failure_reason()));
   Image out;
   out.width = w, out.height = h;
   out.rgb.resize(static_cast<std::size_t>(w) * h * 3);
   const stbi_uc* p = pixels.get();
+  const std::size_t n = static_cast<std::size_t>(cn);
   for (std::size_t k = 0; k < static_cast<std::size_t>(w) * h; ++k) {
-    const unsigned a = p[4 * k + 3];  // transparent pixels over white, as a slide shows them
-    for (int c = 0; c < 3; ++c) out.rgb[3 * k + c] = static_cast<std::uint8_t>((p[4 * k + c] * a + 255 * (255 - a) + 127) / 255);
+    const stbi_uc* q = p + n * k;
+    const unsigned a = n == 2 || n == 4 ? q[n - 1] : 255;  // transparent pixels over white, as a slide shows them
+    for (std::size_t c = 0; c < 3; ++c) {
+      const unsigned v = n <= 2 ? q[0] : q[c];  // grey: the same value in r, g and b
+      out.rgb[3 * k + c] = static_cast<std::uint8_t>((v * a + 255 * (255 - a) + 127) / 255);
+    }
   }
   return out;
 }

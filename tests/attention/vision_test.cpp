@@ -88,6 +88,14 @@ TEST_CASE("vision: pictures are read as RGB (alpha over white, grey expanded); b
   CHECK(ga.at(0, 0).r == 127);
   CHECK(ga.at(0, 0).b == 127);
   CHECK(ga.at(1, 0).g == 200);
+  // a 16-bit PPM (maxval 65535, big-endian samples): each sample's high byte, read within its own
+  // buffer (stb's conversion to RGBA read past a 16-bit buffer; a fuzz find), the same on every read
+  std::string ppm = "P6\n2 1\n65535\n";
+  for (const unsigned v : {0x1234u, 0xABCDu, 0x00FFu, 0xFF00u, 0x8080u, 0x7F7Fu}) ppm += static_cast<char>(v >> 8), ppm += static_cast<char>(v & 0xFF);
+  write_bytes(tmp.path / "deep.ppm", ppm);
+  const Image deep = read_image((tmp.path / "deep.ppm").string());
+  CHECK(deep.rgb == std::vector<std::uint8_t>{0x12, 0xAB, 0x00, 0xFF, 0x80, 0x7F});
+  CHECK(read_image((tmp.path / "deep.ppm").string()).rgb == deep.rgb);
   // not pictures
   write_bytes(tmp.path / "text.png", "hello");
   CHECK_THROWS_WITH_AS(read_image((tmp.path / "text.png").string()), doctest::Contains("text.png: not a picture tfx can read"), Error);

@@ -33,7 +33,7 @@ done
 run_one() {
   local t=$1 dir="$out_root/$1"
   mkdir -p "$dir/corpus"
-  rm -f "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-* "$dir"/slow-unit-*
+  rm -f "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-* "$dir"/slow-unit-* "$dir"/slow-confirmed-* "$dir"/load-*
   # -max_len: real inputs are bigger, but every parser's structure shows within 8 KiB;
   # -rss_limit_mb: the loaders refuse sizes they cannot have, so 2 GiB means a bug;
   # -timeout / -report_slow_units: every parser bounds its work (a damaged font's GPOS walk and
