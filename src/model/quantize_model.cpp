@@ -399,42 +399,106 @@ TensorError quantize_tensor(const SourceTensor& t, StoredType ty, std::vector<un
   return {t.name, ty, values.size(), den > 0 ? std::sqrt(num / den) : 0.0};
 }
 
-std::vector<std::pair<std::string, GgufValue>> quantized_metadata(const QuantSource& src, StoredType type) {
+// llama.cpp's use_more_bits: the layers whose attn_v and ffn_down a _M mix stores in more bits
+bool use_more_bits(std::size_t i, std::size_t n) {
+  const long long il = static_cast<long long>(i), nl = static_cast<long long>(n);
+  return il < nl / 8 || il >= 7 * nl / 8 || (il - nl / 8) % 3 == 2;
+}
+
+// a mix's type for one quantized tensor (before the fallback for rows that are not whole blocks)
+StoredType mix_type(const QuantSource& src, const SourceTensor& t, const QuantRecipe& r, std::size_t& i_v, std::size_t n_v,
+                    std::size_t& i_down, std::size_t n_down) {
+  const bool has_output = std::any_of(src.tensors.begin(), src.tensors.end(), [](const SourceTensor& x) { return x.name == "output.weight"; });
+  if (t.name == "output.weight" || (!has_output && t.name == "token_embd.weight"))
+    return t.ne[0] % stored_block_size(r.type) != 0 ? StoredType::q8_0 : StoredType::q6_k;
+  // the layer: blk.N. in the name (llama.cpp counts these tensors in file order, which is the
+  // layer order of the files it writes; the name keeps a folder's order from mattering)
+  const auto layer = [&](std::size_t& counter) {
+    std::size_t n = counter++;
+    if (t.name.rfind("blk.", 0) == 0) {
+      std::size_t v = 0, k = 4;
+      while (k < t.name.size() && t.name[k] >= '0' && t.name[k] <= '9') v = v * 10 + static_cast<std::size_t>(t.name[k++] - '0');
+      if (k > 4 && k < t.name.size() && t.name[k] == '.') n = v;
+    }
+    return n;
+  };
+  if (t.name.find("attn_v.weight") != std::string::npos) return use_more_bits(layer(i_v), n_v) ? StoredType::q6_k : r.type;
+  if (t.name.find("ffn_down") != std::string::npos) return use_more_bits(layer(i_down), n_down) ? StoredType::q6_k : r.type;
+  if (t.name.find("attn_qkv.weight") != std::string::npos) return r.mix == QuantMix::q4_k_m ? StoredType::q5_k : StoredType::q6_k;
+  return r.type;
+}
+
+std::vector<std::pair<std::string, GgufValue>> quantized_metadata(const QuantSource& src, const QuantRecipe& r) {
   std::vector<std::pair<std::string, GgufValue>> md = src.metadata;
-  md.emplace_back("general.file_type", gguf_u32(llama_ftype(type)));
+  // LLAMA_FTYPE_MOSTLY_Q4_K_M = 15, Q5_K_M = 17
+  md.emplace_back("general.file_type", gguf_u32(r.mix == QuantMix::q4_k_m   ? 15u
+                                                : r.mix == QuantMix::q5_k_m ? 17u
+                                                                            : llama_ftype(r.type)));
   return md;
 }
 
 }  // namespace
 
-QuantizedModel quantize_model(const QuantSource& src, StoredType type, std::optional<StoredType> fallback) {
-  QuantizedModel q;
-  q.metadata = quantized_metadata(src, type);
+std::vector<StoredType> quantize_plan(const QuantSource& src, const QuantRecipe& recipe, std::optional<StoredType> fallback) {
+  std::vector<StoredType> plan;
+  if (recipe.mix == QuantMix::none) {
+    for (const SourceTensor& t : src.tensors) plan.push_back(tensor_type(src, t, recipe.type, fallback));
+    return plan;
+  }
+  std::size_t n_v = 0, n_down = 0, i_v = 0, i_down = 0;
   for (const SourceTensor& t : src.tensors) {
+    n_v += t.name.find("attn_v.weight") != std::string::npos;
+    n_down += t.name.find("ffn_down") != std::string::npos;
+  }
+  for (const SourceTensor& t : src.tensors) {
+    if (!quantized_tensor(t)) {
+      plan.push_back(StoredType::f32);
+      continue;
+    }
+    StoredType ty = mix_type(src, t, recipe, i_v, n_v, i_down, n_down);
+    const std::size_t row = static_cast<std::size_t>(t.ne[0]);
+    if (row % stored_block_size(ty) != 0) {  // llama.cpp's fallback for K-quant rows
+      ty = ty == StoredType::q4_k ? StoredType::q5_0 : ty == StoredType::q5_k ? StoredType::q5_1 : ty == StoredType::q6_k ? StoredType::q8_0 : ty;
+      if (row % stored_block_size(ty) != 0) ty = StoredType::f16;
+    }
+    if (!quantizer_available(ty)) throw Error(fmt::format(N_("{}: tfx has no {} quantizer yet"), src.path, stored_type_name(ty)));
+    plan.push_back(ty);
+  }
+  return plan;
+}
+
+QuantizedModel quantize_model(const QuantSource& src, const QuantRecipe& recipe, std::optional<StoredType> fallback) {
+  QuantizedModel q;
+  q.metadata = quantized_metadata(src, recipe);
+  const std::vector<StoredType> plan = quantize_plan(src, recipe, fallback);
+  for (std::size_t i = 0; i < src.tensors.size(); ++i) {
+    const SourceTensor& t = src.tensors[i];
     GgufTensorOut o;
     o.name = t.name;
     o.ne = t.ne;
-    o.type = tensor_type(src, t, type, fallback);
+    o.type = plan[i];
     q.errors.push_back(quantize_tensor(t, o.type, o.data));
     q.tensors.push_back(std::move(o));
   }
   return q;
 }
 
-std::vector<TensorError> write_quantized_gguf(const QuantSource& src, StoredType type, std::optional<StoredType> fallback,
+std::vector<TensorError> write_quantized_gguf(const QuantSource& src, const QuantRecipe& recipe, std::optional<StoredType> fallback,
                                               const std::function<void(std::string_view)>& write) {
   // 1. the header with every tensor's info (sizes known from the types), data left empty
+  const std::vector<StoredType> plan = quantize_plan(src, recipe, fallback);
   std::vector<GgufTensorOut> infos;
   std::vector<std::size_t> bytes;
-  for (const SourceTensor& t : src.tensors) {
+  for (std::size_t i = 0; i < src.tensors.size(); ++i) {
+    const SourceTensor& t = src.tensors[i];
     GgufTensorOut o;
     o.name = t.name;
     o.ne = t.ne;
-    o.type = tensor_type(src, t, type, fallback);
+    o.type = plan[i];
     bytes.push_back(stored_row_bytes(o.type, t.size()));
     infos.push_back(std::move(o));
   }
-  const std::vector<std::pair<std::string, GgufValue>> md = quantized_metadata(src, type);
+  const std::vector<std::pair<std::string, GgufValue>> md = quantized_metadata(src, recipe);
   std::string header = encode_gguf_header(md, infos, bytes);
   write(header);
   // 2. each tensor's data, padded to the alignment, one at a time

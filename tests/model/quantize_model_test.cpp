@@ -247,3 +247,66 @@ TEST_CASE("quantize: the CLI's --type q4_k with --fallback on models narrower th
   const test::Run info = test::run_tfx("model info k.gguf", dir.path);
   CHECK(info.code == 0);
 }
+
+namespace {
+#include "../reference/quant_mix_reference.inc"
+
+// A QuantSource of llama's tensor names and shapes (the values are never read by the plan)
+QuantSource mix_source(std::size_t width, std::size_t layers, std::size_t ffn, std::size_t kv_rows, std::size_t vocab, bool tied) {
+  QuantSource s;
+  s.path = "mix";
+  s.arch = "llama";
+  const auto add = [&](std::string name, std::vector<std::uint64_t> ne) {
+    SourceTensor t;
+    t.name = std::move(name);
+    t.ne = std::move(ne);
+    s.tensors.push_back(std::move(t));
+  };
+  add("token_embd.weight", {width, vocab});
+  for (std::size_t i = 0; i < layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    add(b + "attn_norm.weight", {width});
+    add(b + "attn_q.weight", {width, width});
+    add(b + "attn_k.weight", {width, kv_rows});
+    add(b + "attn_v.weight", {width, kv_rows});
+    add(b + "attn_output.weight", {width, width});
+    add(b + "ffn_norm.weight", {width});
+    add(b + "ffn_gate.weight", {width, ffn});
+    add(b + "ffn_up.weight", {width, ffn});
+    add(b + "ffn_down.weight", {ffn, width});
+  }
+  add("output_norm.weight", {width});
+  if (!tied) add("output.weight", {width, vocab});
+  return s;
+}
+
+template <std::size_t N>
+void check_mix(const QuantSource& src, const QuantRecipe& recipe, const QuantMixRow (&expected)[N]) {
+  const std::vector<StoredType> plan = quantize_plan(src, recipe, std::nullopt);
+  REQUIRE(plan.size() == src.tensors.size());
+  REQUIRE(plan.size() == N);
+  std::map<std::string, std::string> got;
+  for (std::size_t i = 0; i < plan.size(); ++i) got[src.tensors[i].name] = stored_type_name(plan[i]);
+  for (const QuantMixRow& row : expected) {
+    INFO(row.name);
+    REQUIRE(got.count(row.name) == 1);
+    CHECK(got[row.name] == std::string(row.type));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("quantize: the q4_k_m and q5_k_m mixes give every tensor llama-quantize's type (use_more_bits layers, fallbacks, tied head)") {
+  // model A: width 256, 8 layers, ffn 288 (ffn_down's rows fall back), untied output (Q6_K)
+  const QuantSource a = mix_source(256, 8, 288, 128, 300, false);
+  check_mix(a, QuantRecipe(StoredType::q4_k, QuantMix::q4_k_m), kMixA_Q4_K_M);
+  check_mix(a, QuantRecipe(StoredType::q5_k, QuantMix::q5_k_m), kMixA_Q5_K_M);
+  // model B: width 320 (no whole 256-blocks), 4 layers, tied embeddings: the head's rule on token_embd
+  const QuantSource b = mix_source(320, 4, 512, 320, 300, true);
+  check_mix(b, QuantRecipe(StoredType::q4_k, QuantMix::q4_k_m), kMixB_Q4_K_M);
+  check_mix(b, QuantRecipe(StoredType::q5_k, QuantMix::q5_k_m), kMixB_Q5_K_M);
+  // the layer comes from the name, so the order of a folder's tensors does not matter
+  QuantSource shuffled = a;
+  std::reverse(shuffled.tensors.begin(), shuffled.tensors.end());
+  check_mix(shuffled, QuantRecipe(StoredType::q4_k, QuantMix::q4_k_m), kMixA_Q4_K_M);
+}

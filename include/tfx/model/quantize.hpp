@@ -93,13 +93,32 @@ struct QuantizedModel {
   std::vector<GgufTensorOut> tensors;
   std::vector<TensorError> errors;  // per tensor, in file order
 };
-// The source's tensors quantized to `type` (a tensor that stays F32 is copied). general.file_type
-// is llama.cpp's LLAMA_FTYPE of `type`. A row that is not whole blocks without a fallback, or a
-// type without a quantizer: tfx::Error naming the tensor (and the type).
-QuantizedModel quantize_model(const QuantSource& src, StoredType type, std::optional<StoredType> fallback = std::nullopt);
+// What a file is quantized to: one type for every quantized tensor (llama-quantize --pure), or
+// one of llama-quantize's mixes, which pick a type per tensor as llama.cpp's
+// llama_tensor_get_type does (src/llama-quant.cpp) for dense models:
+//   q4_k_m / q5_k_m: Q4_K / Q5_K; Q6_K for the output head (Q8_0 when its rows are not whole
+//   256-blocks; the token embedding when the head is tied to it), for attn_v and ffn_down in the
+//   layers use_more_bits picks (the first and last eighth, and every third between), Q5_K / Q6_K
+//   for a fused attn_qkv; a K-quant whose rows are not whole 256-blocks falls back to Q5_0 / Q5_1
+//   / Q8_0 (F16 when those do not fit either).
+enum class QuantMix { none, q4_k_m, q5_k_m };
+struct QuantRecipe {
+  StoredType type = StoredType::f32;  // with a mix: its base type (Q4_K, Q5_K)
+  QuantMix mix = QuantMix::none;
+  QuantRecipe(StoredType t) : type(t) {}  // NOLINT: a single type is a recipe
+  QuantRecipe(StoredType t, QuantMix m) : type(t), mix(m) {}
+};
+// Each tensor's type under `recipe`, in file order (`fallback`: for rows that are not whole blocks
+// of a single type; mixes fall back by their own rule).
+std::vector<StoredType> quantize_plan(const QuantSource& src, const QuantRecipe& recipe, std::optional<StoredType> fallback);
+
+// The source's tensors quantized by `recipe` (a tensor that stays F32 is copied). general.file_type
+// is llama.cpp's LLAMA_FTYPE of the type or mix. A row that is not whole blocks without a fallback,
+// or a type without a quantizer: tfx::Error naming the tensor (and the type).
+QuantizedModel quantize_model(const QuantSource& src, const QuantRecipe& recipe, std::optional<StoredType> fallback = std::nullopt);
 // The same GGUF file as encode_gguf(quantize_model(…)) gives, handed to `write` piece by piece
 // with one tensor in memory at a time (what -o does: a 7B model needs no 28 GB of float32).
-std::vector<TensorError> write_quantized_gguf(const QuantSource& src, StoredType type, std::optional<StoredType> fallback,
+std::vector<TensorError> write_quantized_gguf(const QuantSource& src, const QuantRecipe& recipe, std::optional<StoredType> fallback,
                                               const std::function<void(std::string_view)>& write);
 
 // What quantization did to the next-token predictions: ref and q are the logits (T, V) of the

@@ -42,20 +42,23 @@ constexpr QuantizeType kQuantizeTypes[] = {{StoredType::f32, "f32"},   {StoredTy
 std::string quantize_type_names() {
   std::string s;
   for (const QuantizeType& t : kQuantizeTypes) s += (s.empty() ? "" : "|") + std::string(t.name);
-  return s;
+  return s + "|q4_k_m|q5_k_m";
 }
 
-StoredType parse_quantize_type(const std::string& name, const std::string& flag) {
+// a type, or (where `mixes`) one of llama-quantize's mixes
+QuantRecipe parse_quantize_recipe(const std::string& name, const std::string& flag, bool mixes) {
   std::string lower = name;
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   for (const QuantizeType& t : kQuantizeTypes)
     if (lower == t.name) return t.type;
-  if (lower == "q4_k_m" || lower == "q5_k_m" || lower == "q4_k_s" || lower == "q5_k_s")
-    throw usage_error(fmt::format(N_("{} {}: tfx writes no llama-quantize mixes yet (a type per tensor); expected one of {}, one type for "
-                                     "every quantized tensor as llama-quantize --pure"),
-                                  flag, name, quantize_type_names()));
+  if (mixes && lower == "q4_k_m") return {StoredType::q4_k, QuantMix::q4_k_m};
+  if (mixes && lower == "q5_k_m") return {StoredType::q5_k, QuantMix::q5_k_m};
+  if (lower == "q4_k_s" || lower == "q5_k_s" || lower.ends_with("_k_l") || (!mixes && lower.ends_with("_k_m")))
+    throw usage_error(fmt::format(N_("{} {}: tfx writes the mixes q4_k_m and q5_k_m (as --type) and single types; expected one of {}"), flag,
+                                  name, quantize_type_names()));
   throw usage_error(fmt::format(N_("{} {}: unknown type; expected one of {}"), flag, name, quantize_type_names()));
 }
+StoredType parse_quantize_type(const std::string& name, const std::string& flag) { return parse_quantize_recipe(name, flag, false).type; }
 
 struct ModelQuantizeOptions {
   std::string src, types = "q8_0", model_out, fallback, show, tensor;
@@ -63,17 +66,24 @@ struct ModelQuantizeOptions {
   FigureFlags fig;
 };
 
-std::string lower_name(StoredType t) {
-  std::string s = stored_type_name(t);
+
+// a recipe's name as --type spells it, and as the tables print it (Q4_K_M)
+std::string recipe_name(const QuantRecipe& r) {
+  return r.mix == QuantMix::q4_k_m ? "Q4_K_M" : r.mix == QuantMix::q5_k_m ? "Q5_K_M" : stored_type_name(r.type);
+}
+std::string lower_recipe_name(const QuantRecipe& r) {
+  std::string s = recipe_name(r);
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
 }
+// the tensors a recipe quantizes: its type (not kept F32, nor --fallback's); a mix: every one not F32
+bool applies(const QuantRecipe& r, StoredType t) { return r.mix == QuantMix::none ? t == r.type : t != StoredType::f32; }
 
-// quantized bits per weight of the tensors the type applies to
-double bits_per_weight(const std::vector<TensorError>& errors, StoredType type) {
+// quantized bits per weight of the tensors the recipe applies to
+double bits_per_weight(const std::vector<TensorError>& errors, const QuantRecipe& r) {
   double bits = 0, n = 0;
   for (const TensorError& e : errors)
-    if (e.type == type) bits += 8.0 * static_cast<double>(stored_row_bytes(e.type, e.values)), n += static_cast<double>(e.values);
+    if (applies(r, e.type)) bits += 8.0 * static_cast<double>(stored_row_bytes(e.type, e.values)), n += static_cast<double>(e.values);
   return n > 0 ? bits / n : 32.0;
 }
 
@@ -92,7 +102,7 @@ std::pair<std::vector<double>, std::vector<double>> histogram(const std::vector<
 }
 
 struct TypeRun {
-  StoredType type;
+  QuantRecipe type;
   std::vector<TensorError> errors;
   std::size_t file_bytes = 0;
   std::optional<QuantizedModel> model;  // in memory: for --show and the figure
@@ -100,7 +110,7 @@ struct TypeRun {
 };
 
 // -o FILE.gguf written tensor by tensor into a temporary beside it, renamed onto it at the end
-std::vector<TensorError> write_model_file(const QuantSource& src, StoredType type, std::optional<StoredType> fallback,
+std::vector<TensorError> write_model_file(const QuantSource& src, const QuantRecipe& type, std::optional<StoredType> fallback,
                                           const std::string& path, std::size_t& bytes) {
   namespace fs = std::filesystem;
   const fs::path target(path);
@@ -119,10 +129,10 @@ std::vector<TensorError> write_model_file(const QuantSource& src, StoredType typ
 }
 
 void run_model_quantize(const ModelQuantizeOptions& o) {
-  std::vector<StoredType> types;
+  std::vector<QuantRecipe> types;
   for (const std::string& item : split_items(o.types)) {
-    const StoredType t = parse_quantize_type(item, "--type");
-    if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
+    const QuantRecipe t = parse_quantize_recipe(item, "--type", true);
+    if (std::none_of(types.begin(), types.end(), [&](const QuantRecipe& u) { return u.type == t.type && u.mix == t.mix; })) types.push_back(t);
   }
   if (types.empty()) throw usage_error(fmt::format(N_("--type: expected one of {}"), quantize_type_names()));
   if (!o.model_out.empty() && types.size() > 1)
@@ -134,7 +144,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   const bool in_memory = !o.show.empty() || figure_drawn(o.fig, o.out);
   std::vector<TypeRun> runs;
   std::string written;
-  for (StoredType t : types) {
+  for (const QuantRecipe& t : types) {
     TypeRun r{t, {}, 0, std::nullopt, std::nullopt};
     if (!o.model_out.empty()) {
       r.errors = write_model_file(src, t, fallback, o.model_out, r.file_bytes);
@@ -192,11 +202,11 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     std::size_t n = 0;
     std::string worst;
     for (const TensorError& e : r.errors) {
-      if (e.type != r.type) continue;  // kept F32, or --fallback's type
+      if (!applies(r.type, e.type)) continue;  // kept F32, or --fallback's type
       sum += e.relative_error, ++n;
       if (e.relative_error >= mx) mx = e.relative_error, worst = e.name;
     }
-    std::vector<Cell> row = {std::string(stored_type_name(r.type)), bits_per_weight(r.errors, r.type),
+    std::vector<Cell> row = {recipe_name(r.type), bits_per_weight(r.errors, r.type),
                              static_cast<double>(r.file_bytes) / 1e6, n ? sum / static_cast<double>(n) : 0.0, mx, worst};
     if (r.cost) {
       row.push_back(r.cost->kl);
@@ -217,15 +227,15 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   Records per;
   per.name = N_("tensors");
   per.columns = {N_("tensor"), N_("values")};
-  for (const TypeRun& r : runs) per.columns.push_back(lower_name(r.type));
+  for (const TypeRun& r : runs) per.columns.push_back(lower_recipe_name(r.type));
   for (std::size_t i = 0; i < runs[0].errors.size(); ++i) {
     std::vector<Cell> row = {runs[0].errors[i].name, static_cast<long long>(runs[0].errors[i].values)};
     for (const TypeRun& r : runs)
     {
       const TensorError& e = r.errors[i];
-      if (e.type == r.type) row.push_back(e.relative_error);
+      if (r.type.mix == QuantMix::none && e.type == r.type.type) row.push_back(e.relative_error);
       else if (e.type == StoredType::f32) row.push_back(std::string("F32"));
-      else row.push_back(fmt::format("{:.4g} ({})", e.relative_error, stored_type_name(e.type)));  // --fallback's type
+      else row.push_back(fmt::format("{:.4g} ({})", e.relative_error, stored_type_name(e.type)));  // a mix's or --fallback's type
     }
     per.rows.push_back(std::move(row));
   }
@@ -239,7 +249,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   for (const TypeRun& r : runs) {
     std::vector<double> logs;
     for (const TensorError& e : r.errors)
-      if (e.type == r.type && e.relative_error > 0) logs.push_back(std::log10(e.relative_error));
+      if (applies(r.type, e.type) && e.relative_error > 0) logs.push_back(std::log10(e.relative_error));
     auto h = histogram(logs, kLo, kHi, kBins);
     centres = h.first;
     counts.push_back(h.second);
@@ -247,7 +257,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   Records hist;
   hist.name = N_("error histogram");
   hist.columns = {N_("log10 rel. error")};
-  for (const TypeRun& r : runs) hist.columns.push_back(lower_name(r.type));
+  for (const TypeRun& r : runs) hist.columns.push_back(lower_recipe_name(r.type));
   for (std::size_t b = 0; b < kBins; ++b) {
     std::vector<Cell> row = {fmt::format("[{:g}, {:g})", kLo + (kHi - kLo) * static_cast<double>(b) / kBins, kLo + (kHi - kLo) * static_cast<double>(b + 1) / kBins)};
     bool any = false;
@@ -280,7 +290,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     errs.title = tr("per-tensor relative error ‖W − Ŵ‖ / ‖W‖");
     errs.x_label = tr("log10 relative error");
     errs.y_label = tr("tensors");
-    for (std::size_t k = 0; k < runs.size(); ++k) errs.series.push_back({stored_type_name(runs[k].type), centres, counts[k], false});
+    for (std::size_t k = 0; k < runs.size(); ++k) errs.series.push_back({recipe_name(runs[k].type), centres, counts[k], false});
     f.panels.push_back(errs);
     if (shown) {
       const std::vector<float> values = shown->load();
@@ -306,7 +316,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
         std::vector<float> back(values.size());
         dequantize(t.type, t.data.data(), back.data(), back.size());
         auto h = share(std::vector<double>(back.begin(), back.end()));
-        dist.series.push_back({stored_type_name(r.type), h.first, h.second, false});
+        dist.series.push_back({recipe_name(r.type), h.first, h.second, false});
       }
       f.panels.push_back(dist);
     }
@@ -331,9 +341,9 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
       ppl.annotate = true;
       ppl.color = 2;
       for (const TypeRun& r : runs) {
-        kl.labels.push_back(stored_type_name(r.type)), kl.values.push_back(r.cost->kl);
-        top.labels.push_back(stored_type_name(r.type)), top.values.push_back(r.cost->top1);
-        ppl.labels.push_back(stored_type_name(r.type)), ppl.values.push_back(r.cost->ppl_q / r.cost->ppl_ref - 1.0);
+        kl.labels.push_back(recipe_name(r.type)), kl.values.push_back(r.cost->kl);
+        top.labels.push_back(recipe_name(r.type)), top.values.push_back(r.cost->top1);
+        ppl.labels.push_back(recipe_name(r.type)), ppl.values.push_back(r.cost->ppl_q / r.cost->ppl_ref - 1.0);
       }
       f.panels.push_back(kl);
       f.panels.push_back(top);
