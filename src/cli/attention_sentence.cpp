@@ -34,7 +34,8 @@ std::vector<std::string> sentence_tokens(const std::string& sentence, const std:
   std::size_t bad = 0;
   const std::string shown = unicode::escape_invalid_utf8(sentence, &bad);
   if (bad > 0)
-    throw usage_error(fmt::format("{} '{}' is not valid UTF-8 ({} invalid byte{}); expected UTF-8 text", flag, shown, bad, bad == 1 ? "" : "s"));
+    throw usage_error(bad == 1 ? fmt::format(N_("{} '{}' is not valid UTF-8 (1 invalid byte); expected UTF-8 text"), flag, shown)
+                               : fmt::format(N_("{} '{}' is not valid UTF-8 ({} invalid bytes); expected UTF-8 text"), flag, shown, bad));
   try {
     return tokenize(sentence, TokenizerMode::word, builtin_vocab(), Casing::lower).tokens;
   } catch (const Error& e) {

@@ -139,7 +139,7 @@ std::vector<std::int64_t> whole_number_items(const std::vector<std::string>& val
 }
 
 CLI::Validator positive_number() {
-  return finite_number_from(0.0, false, N_("expected a positive number, got '{}'"), "a positive number", "> 0");
+  return finite_number_from(0.0, false, N_("expected a positive number, got '{}'"), N_("a positive number"), "> 0");
 }
 CLI::Validator non_negative_number() {
   return finite_number_from(0.0, true, N_("expected a number ≥ 0, got '{}'"), "a number ≥ 0", "≥ 0");

@@ -175,7 +175,7 @@ std::shared_ptr<Embeddings::Store> parse_binary(const std::string& path, const B
     for (std::size_t j = 0; j < D; ++j)
       if (!std::isfinite(row[j]))
         fail(fmt::format(N_("{}: row {} (byte {}, '{}'): value {} of {} is {}; NaN and infinite values are not allowed"),
-                         path, r + 1, off, show_token(w), j + 1, D, std::isnan(row[j]) ? "NaN" : "infinite"));
+                         path, r + 1, off, show_token(w), j + 1, D, std::isnan(row[j]) ? "NaN" : "inf"));
     p += 4 * D;
     blk.words.push(w);
     blk.line_offsets.push_back(r);

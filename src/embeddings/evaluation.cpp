@@ -292,8 +292,11 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
     model.push_back(c);
   }
   if (gold.empty())
-    throw Error(fmt::format(N_("none of the {} pairs has both words in the vocabulary (first {} words{})"), ev.pairs,
-                            std::min(opt.restrict_vocab, e.size()), opt.case_insensitive ? ", case-insensitive" : ""));
+    throw Error(opt.case_insensitive
+                    ? fmt::format(N_("none of the {} pairs has both words in the vocabulary (first {} words, case-insensitive)"), ev.pairs,
+                                  std::min(opt.restrict_vocab, e.size()))
+                    : fmt::format(N_("none of the {} pairs has both words in the vocabulary (first {} words)"), ev.pairs,
+                                  std::min(opt.restrict_vocab, e.size())));
   // a correlation (and its p-value) needs 3 pairs and two sides that vary; else it is NaN
   if (gold.size() < 3)
     throw Error(fmt::format(N_("only {} of the {} pairs {} both words in the vocabulary; a correlation needs at least 3"),

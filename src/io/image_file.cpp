@@ -219,7 +219,9 @@ Image read_image(const std::string& path) {
                                            hw * hh > static_cast<std::uint64_t>(kMaxImagePixels)))
       throw Error(fmt::format("{}: the picture is {}×{} pixels; at most {} a side and {} megapixels are read", path, hw, hh, kMaxImageSide,
                               kMaxImagePixels >> 20));
-    throw Error(fmt::format(N_("{}: not a picture tfx can read (PNG, JPEG, BMP, GIF, TGA, PNM): {}"), path, stbi_failure_reason()));
+    const std::string_view reason = stbi_failure_reason();
+    throw Error(fmt::format(N_("{}: not a picture tfx can read (PNG, JPEG, BMP, GIF, TGA, PNM): {}"), path,
+                            reason == "unknown image type" ? N_("unknown image type") : reason));
   }
   // stb's BMP header reader gives a top-down picture's height as stored, negative
   if (bytes.size() >= 2 && bytes.compare(0, 2, "BM") == 0 && h < 0 && h != INT_MIN) h = -h;

@@ -328,7 +328,9 @@ const std::set<std::string> kKeptTerms = {
     "float", "double", "dtype", "nhead", "dim", "minn", "maxn", "bucket", "heads", "layers", "ffn", "gamma", "beta",
     "bias", "weight", "silu", "text", "ids", "image", "source", "target", "tokens", "sentence", "wordpiece",
     // names of a library and a data set the messages cite
-    "gensim", "Google"};
+    "gensim", "Google",
+    // the lecture's attention terms, written in Latin letters in the notes
+    "query", "key", "value"};
 
 bool is_hangul_line(const std::string& s) {
   for (std::size_t i = 0; i + 2 < s.size(); ++i) {

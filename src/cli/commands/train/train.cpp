@@ -129,8 +129,11 @@ void run_train(const TrainCommandOptions& o) {
       std::error_code ec;
       const auto st = std::filesystem::status(f, ec);
       if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
-        throw Error(fmt::format("-o {}: {} {}; the model and its vocabulary are written as regular files", model_path, f,
-                                std::filesystem::is_directory(st) ? "is a directory" : "exists and is not a regular file"));
+        throw Error(std::filesystem::is_directory(st)
+                        ? fmt::format(N_("-o {}: {} is a directory; the model and its vocabulary are written as regular files"), model_path, f)
+                        : fmt::format(N_("-o {}: {} exists and is not a regular file; the model and its vocabulary are written as regular "
+                                         "files"),
+                                      model_path, f));
     }
   TrainOptions to;
   to.steps = static_cast<std::size_t>(o.steps);
