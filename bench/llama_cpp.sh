@@ -43,6 +43,11 @@ lquant="$work/llama-build/bin/llama-quantize"
 
 # 2. the model: a Qwen2.5-0.5B-shaped folder (random BF16), then one GGUF per type
 "$PY" bench/generate_bench.py make-qwen "$work/qwen" >/dev/null
+# llama.cpp loads a vocabulary with every model: Qwen's tokenizer (Qwen3 shares Qwen2.5's BPE) from
+# ../shared, written by tfx as tokenizer.ggml.* (padded to the 151,936 rows as convert_hf_to_gguf does)
+tok=${QWEN_TOKENIZER:-../shared/data/tokenizers/qwen3/tokenizer.json}
+[[ -f $tok ]] || { echo "bench/llama_cpp.sh: $tok is missing (set QWEN_TOKENIZER): llama.cpp needs the model's vocabulary" >&2; exit 1; }
+cp "$tok" "$work/qwen/tokenizer.json"
 for t in $types; do
   case $t in
     q4_k_m) "$build/tfx" model quantize "$work/qwen" --type bf16 -o "$work/qwen-bf16-src.gguf" >/dev/null

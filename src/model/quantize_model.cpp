@@ -90,10 +90,62 @@ GgufValue i32_array(std::size_t n, int value) {
 
 // The folder's tokenizer as metadata: vocab.json + merges.txt as convert_hf_to_gguf.py writes a
 // GPT-2 one; a tokenizer.json whole (tokenizer.huggingface.json, GGUF's key for it)
-void folder_tokenizer(const fs::path& dir, std::vector<std::pair<std::string, GgufValue>>& md) {
+// A byte-level BPE tokenizer.json is also written as tokenizer.ggml.* the way convert_hf_to_gguf.py's
+// _set_vocab_gpt2 does (so llama.cpp opens the file): the tokens by id, padded to the model's
+// vocab_size with [PAD{id}]; token types 1 (normal), 3 (a special added token), 4 (another added
+// token); the merges as "a b"; pre the tokenizer's pre-tokenizer (qwen2, llama-bpe, gpt-2).
+void tokenizer_json_as_ggml(const json& tj, std::size_t vocab_size, const std::string& arch,
+                            std::vector<std::pair<std::string, GgufValue>>& md) {
+  const json* model = tj.contains("model") ? &tj["model"] : nullptr;
+  if (!model || !model->is_object() || model->value("type", std::string()) != "BPE" || !model->contains("vocab") ||
+      !(*model)["vocab"].is_object() || !model->contains("merges") || !(*model)["merges"].is_array())
+    return;
+  std::size_t n = vocab_size;
+  std::vector<std::string> tokens;
+  std::vector<int> types;
+  const auto put = [&](std::size_t id, const std::string& text, int type) {
+    if (id >= (std::size_t{1} << 24)) return;  // an absurd id: left to tokenizer.huggingface.json
+    if (id >= tokens.size()) tokens.resize(id + 1), types.resize(id + 1, 0);
+    tokens[id] = text, types[id] = type;
+  };
+  for (auto it = (*model)["vocab"].begin(); it != (*model)["vocab"].end(); ++it)
+    if (it.value().is_number_unsigned()) put(it.value().get<std::size_t>(), it.key(), 1);
+  if (tj.contains("added_tokens") && tj["added_tokens"].is_array())
+    for (const json& a : tj["added_tokens"])
+      if (a.is_object() && a.contains("id") && a["id"].is_number_unsigned() && a.contains("content") && a["content"].is_string())
+        put(a["id"].get<std::size_t>(), a["content"].get<std::string>(), a.value("special", false) ? 3 : 4);
+  n = std::max(n, tokens.size());
+  tokens.resize(n), types.resize(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (types[i] == 0) tokens[i] = fmt::format("[PAD{}]", i), types[i] = 4;
+  std::vector<std::string> merges;
+  for (const json& m : (*model)["merges"]) {
+    if (m.is_string()) merges.push_back(m.get<std::string>());
+    else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) merges.push_back(m[0].get<std::string>() + " " + m[1].get<std::string>());
+  }
+  GgufValue tt;
+  tt.type = GgufValueType::array;
+  tt.elem = GgufValueType::i32;
+  for (int t : types) {
+    GgufValue item;
+    item.type = GgufValueType::i32;
+    item.i = t;
+    tt.items.push_back(item);
+  }
+  md.emplace_back("tokenizer.ggml.model", gguf_string("gpt2"));
+  md.emplace_back("tokenizer.ggml.pre", gguf_string(arch == "gpt2" ? "gpt-2" : arch == "llama" ? "llama-bpe" : "qwen2"));
+  md.emplace_back("tokenizer.ggml.tokens", string_array(tokens));
+  md.emplace_back("tokenizer.ggml.token_type", tt);
+  md.emplace_back("tokenizer.ggml.merges", string_array(merges));
+}
+
+void folder_tokenizer(const fs::path& dir, std::size_t vocab_size, const std::string& arch, std::vector<std::pair<std::string, GgufValue>>& md) {
   std::error_code ec;
   if (fs::exists(dir / "tokenizer.json", ec)) {
-    md.emplace_back("tokenizer.huggingface.json", gguf_string(read_text(dir / "tokenizer.json")));
+    const std::string text = read_text(dir / "tokenizer.json");
+    md.emplace_back("tokenizer.huggingface.json", gguf_string(text));
+    const json tj = json::parse(text, nullptr, false);
+    if (tj.is_object()) tokenizer_json_as_ggml(tj, vocab_size, arch, md);
     return;
   }
   if (!fs::exists(dir / "vocab.json", ec) || !fs::exists(dir / "merges.txt", ec)) return;  // no tokenizer: --ids only
@@ -171,7 +223,7 @@ QuantSource read_folder(const std::string& named) {
   }
   s.random_weights = c.random_weights;
   if (c.random_weights) md.emplace_back("tfx.random_weights", gguf_bool(true));
-  folder_tokenizer(d, md);
+  folder_tokenizer(d, c.vocab, s.arch, md);
 
   auto mapping = std::make_shared<MappedWeights>(MappedWeights::open(dir));
   const MappedWeights& w = *mapping;

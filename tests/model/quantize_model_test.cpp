@@ -310,3 +310,40 @@ TEST_CASE("quantize: the q4_k_m and q5_k_m mixes give every tensor llama-quantiz
   std::reverse(shuffled.tensors.begin(), shuffled.tensors.end());
   check_mix(shuffled, QuantRecipe(StoredType::q4_k, QuantMix::q4_k_m), kMixA_Q4_K_M);
 }
+
+TEST_CASE("quantize: a folder's BPE tokenizer.json is written as tokenizer.ggml.* too (convert_hf_to_gguf's padded vocabulary), so llama.cpp opens the file") {
+  const std::string dir = quant_data("hf_models/llama");
+  const QuantizedModel q = quantize_model(read_quant_source(dir), StoredType::f32);
+  const GgufFile f = parse_gguf(encode_gguf(q.metadata, q.tensors), "llama.gguf");
+  const nlohmann::json tj = nlohmann::json::parse(test::read_file(dir + "/tokenizer.json"));
+  const nlohmann::json config = nlohmann::json::parse(test::read_file(dir + "/config.json"));
+  const std::size_t V = config.at("vocab_size").get<std::size_t>();
+  REQUIRE(f.find("tokenizer.ggml.model") != nullptr);
+  CHECK(f.find("tokenizer.ggml.model")->s == "gpt2");
+  CHECK(f.find("tokenizer.ggml.pre")->s == "llama-bpe");
+  CHECK(f.find("tokenizer.huggingface.json") != nullptr);  // tfx's own tokenizer stays exact
+  const GgufValue* tokens = f.find("tokenizer.ggml.tokens");
+  const GgufValue* types = f.find("tokenizer.ggml.token_type");
+  REQUIRE(tokens != nullptr);
+  REQUIRE(types != nullptr);
+  REQUIRE(tokens->items.size() == V);  // padded to the embedding's rows
+  REQUIRE(types->items.size() == V);
+  std::vector<bool> seen(V, false);
+  for (auto it = tj["model"]["vocab"].begin(); it != tj["model"]["vocab"].end(); ++it) {
+    const std::size_t id = it.value().get<std::size_t>();
+    CHECK(tokens->items[id].s == it.key());
+    seen[id] = true;
+  }
+  for (const auto& a : tj["added_tokens"]) {
+    const std::size_t id = a["id"].get<std::size_t>();
+    CHECK(tokens->items[id].s == a["content"].get<std::string>());
+    CHECK(types->items[id].i == (a["special"].get<bool>() ? 3 : 4));
+    seen[id] = true;
+  }
+  for (std::size_t i = 0; i < V; ++i)
+    if (!seen[i]) {
+      CHECK(tokens->items[i].s == "[PAD" + std::to_string(i) + "]");
+      CHECK(types->items[i].i == 4);
+    }
+  CHECK(f.find("tokenizer.ggml.merges")->items.size() == tj["model"]["merges"].size());
+}
