@@ -252,7 +252,7 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     score.log_x = true;
     score.log_y = true;
     for (LineChart* p : {&loss, &acc, &layers, &entropy, &score}) {
-      p->plot_height = 330;
+      p->plot_height = 450;
       figure->panels.push_back(std::move(*p));
     }
     figure->columns = 3;
