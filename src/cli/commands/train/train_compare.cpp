@@ -178,7 +178,8 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
       last_loss = loss_sum / double(loss_n);
       loss_sum = 0;
       loss_n = 0;
-      curves.rows.push_back({run.name, static_cast<long long>(r.step), last_loss, last.exact_fraction(),
+      curves.rows.push_back({run.name, static_cast<long long>(r.step), last_loss,
+                             data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction()),
                              has_alignment ? Cell(last.alignment_fraction()) : Cell(std::string()), now.entropy, now.score_gradient});
       for (Series* s : {&s_loss, &s_acc, &s_entropy, &s_score}) s->x.push_back(double(r.step));
       s_loss.y.push_back(last_loss);
@@ -189,7 +190,9 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     });
     // the decoder's last layer (next to the output) over its first
     const double ratio = init.layer_grads[2 * c.layers - 1] / std::max(init.layer_grads[c.layers], 1e-30);
-    std::vector<Cell> row = {run.name, last_loss, last.exact_fraction()};
+    // nothing held out (--pairs with --test-fraction 0): no score, not 0 %
+    const Cell exact = data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction());
+    std::vector<Cell> row = {run.name, last_loss, exact};
     if (has_alignment) row.push_back(last.alignment_fraction());
     for (double v : {init.entropy, now.entropy, init.score_gradient, now.score_gradient, ratio}) row.push_back(v);
     table.rows.push_back(std::move(row));
