@@ -7,13 +7,16 @@
 //   (< 1.2); without warm-up at the same learning rate post-LN does not train where pre-LN does;
 // - scaling (notes 003): at d_k = 64, without 1/√d_k the attention rows at initialization are
 //   sharper (lower entropy) than with it.
-// The learning rate of --no-warmup and the attention entropy are checked against closed forms.
+// The learning rate of --no-warmup and the attention entropy are checked against closed forms, the
+// entropy and the gradient at the softmax's input against PyTorch autograd
+// (tests/reference/gen_train_attention_reference.py).
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
+#include "reference_files.hpp"
 #include "tfx/attention/schedule.hpp"
 #include "tfx/model/train.hpp"
 
@@ -133,4 +136,38 @@ TEST_CASE("train_loss attention stats: with zero query and key projections every
   tfx::train_loss(c, params, b, &grads, 1, &ex);
   CHECK(ex.attention_entropy == doctest::Approx((3 * std::log(3.0) + 5 * std::log(5.0)) / 8).epsilon(1e-6));
   CHECK(ex.score_gradient_norm > 0);
+}
+
+TEST_CASE("train_loss attention stats equal PyTorch autograd's: encoder self-attention entropy and ‖∂loss/∂s‖ at the softmax's input") {
+  // tests/reference/gen_train_attention_reference.py on train_reference.safetensors' tiny model and
+  // batch 0 (post-LN, PE, 1/√d_k, label smoothing 0.1), in float64
+  const tfx::TensorMap ref = tfx::read_safetensors(ref_path("train_reference.safetensors"));
+  tfx::TrainConfig c;
+  c.vocab = 11;
+  c.d_model = 8;
+  c.heads = 2;
+  c.layers = 2;
+  c.ffn = 16;
+  c.label_smoothing = 0.1;
+  tfx::TensorMap params;
+  for (const auto& [name, t] : ref)
+    if (name.rfind("param.", 0) == 0) params.emplace(name.substr(6), t);
+  const auto ids = [&](const char* what) {
+    std::vector<std::size_t> v;
+    for (float x : ref.at(fmt::format("batch0.{}", what)).values()) v.push_back(static_cast<std::size_t>(x));
+    return v;
+  };
+  tfx::TrainBatch b;
+  b.source = ids("source");
+  b.target_in = ids("target_in");
+  b.target_out = ids("target_out");
+  b.batch = ref.at("batch0.source").dim(0);
+  b.source_len = ref.at("batch0.source").dim(1);
+  b.target_len = ref.at("batch0.target_in").dim(1);
+  tfx::TensorMap grads;
+  tfx::ForwardExtras ex;
+  ex.want_attention_stats = true;
+  tfx::train_loss(c, params, b, &grads, 1, &ex);
+  CHECK(ex.attention_entropy == doctest::Approx(0.988671833).epsilon(1e-5));
+  CHECK(ex.score_gradient_norm == doctest::Approx(0.008886753).epsilon(1e-4));
 }
