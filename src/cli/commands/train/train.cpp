@@ -5,6 +5,8 @@
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
 // --corpus en-ko trains on the built-in English → Korean corpus instead: the word-order experiment
 // (with --no-pe the roles come out swapped). The experiment's flags title the results and figure.
+// --compare pe,no-pe trains several experiments one after another and draws them together
+// (train_compare.hpp); --no-warmup starts the learning rate at the schedule's peak.
 #include <fmt/format.h>
 
 #include <chrono>
