@@ -105,6 +105,10 @@ CLI::Option* add_no_pe_flag(CLI::App* cmd, bool& no_pe) {
   return cmd->add_flag("--no-pe", no_pe, tr("No positional encoding: X = the token embeddings only"));
 }
 
+CLI::Option* add_compare_flag(CLI::App* cmd, std::vector<std::string>& items, const std::string& what) {
+  return cmd->add_option("--compare", items, std::string(tr("Compare several side by side")) + " (" + what + ")")->expected(1, -1)->option_text("ITEM");
+}
+
 CLI::Option* add_no_scale_flag(CLI::App* cmd, bool& no_scale) {
   return cmd->add_flag("--no-scale", no_scale, tr("Attention scores without 1/√d_k: softmax(QKᵀ)V"));
 }

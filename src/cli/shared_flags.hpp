@@ -49,6 +49,10 @@ CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache);
 CLI::Option* add_no_pe_flag(CLI::App* cmd, bool& no_pe);
 CLI::Option* add_no_scale_flag(CLI::App* cmd, bool& no_scale);
 
+// --compare ITEM…: several things side by side (model tokenize: tokenizer folders; train:
+// experiments). `what` (translated) is the command's own note: what the items are and what is drawn.
+CLI::Option* add_compare_flag(CLI::App* cmd, std::vector<std::string>& items, const std::string& what);
+
 // --random: seeded random weights even where the built-in teaching translator's trained ones
 // would run (attention, encoder, decoder).
 CLI::Option* add_random_flag(CLI::App* cmd, bool& random);

@@ -217,7 +217,7 @@ Tensor tr_ffn_backward(const FeedForwardSteps& s, const Tensor& x, const FeedFor
 // projections. Returns the gradients at x_q and at x_kv.
 std::pair<Tensor, Tensor> tr_mha_backward(const MultiHeadAttention& a, const Tensor& xq, const Tensor& xkv, const MhaParams& p,
                                           std::size_t H, std::size_t B, const Tensor& dout, const TrGrads& g,
-                                          const std::string& pre, unsigned threads) {
+                                          const std::string& pre, unsigned threads, double* score_grad_sq = nullptr) {
   const std::size_t D = p.out_proj_weight.rows(), T = xq.rows() / B, S = xkv.rows() / B, dk = D / H;
   // 1. output = Concat·W_Oᵀ + b_O
   const Tensor dconcat = linear_backward(a.concat, p.out_proj_weight, dout, g.at(pre + "out_proj.weight"), &g.at(pre + "out_proj.bias"),
@@ -227,6 +227,24 @@ std::pair<Tensor, Tensor> tr_mha_backward(const MultiHeadAttention& a, const Ten
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h) {
       const AttentionSteps& st = a.heads.at(b * H + h);
+      if (score_grad_sq) {
+        // ∂loss/∂s at the softmax's input: ds_j = a_j (dp_j − Σ_k a_k dp_k), dp = dz · Vᵀ
+        for (std::size_t t = 0; t < T; ++t) {
+          const float* w = st.weights.data() + t * S;
+          const float* dz = dconcat.data() + (b * T + t) * D + h * dk;
+          std::vector<double> dp(S, 0.0);
+          double mean = 0;
+          for (std::size_t j = 0; j < S; ++j) {
+            const float* v = a.v.data() + (b * S + j) * D + h * dk;
+            for (std::size_t e = 0; e < dk; ++e) dp[j] += double(dz[e]) * v[e];
+            mean += w[j] * dp[j];
+          }
+          for (std::size_t j = 0; j < S; ++j) {
+            const double ds = w[j] * (dp[j] - mean);
+            *score_grad_sq += ds * ds;
+          }
+        }
+      }
       const AttentionGrads gr = attention_backward(tr_block(a.q, b * T, T, h * dk, dk), tr_block(a.k, b * S, S, h * dk, dk),
                                                    tr_block(a.v, b * S, S, h * dk, dk), st.weights,
                                                    tr_block(dconcat, b * T, T, h * dk, dk), 1.0 / st.divisor);
@@ -291,6 +309,23 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
           for (std::size_t i = 0; i < T * S; ++i)
             extras->cross_attention[b * T * S + i] += a.heads[b * H + h].weights[i] / static_cast<float>(H);
     }
+    if (extras->want_attention_stats) {
+      // mean entropy of the encoder self-attention's rows (a sentence's padded queries left out)
+      double sum = 0;
+      std::size_t rows = 0;
+      for (const EncoderLayerSteps& layer : enc.layers)
+        for (std::size_t b = 0; b < B; ++b)
+          for (std::size_t h = 0; h < H; ++h) {
+            const Tensor& w = layer.attention.heads.at(b * H + h).weights;
+            const std::size_t real = S - (sources.pad.empty() ? 0 : sources.pad[b]);
+            for (std::size_t t = 0; t < real; ++t, ++rows)
+              for (std::size_t j = 0; j < S; ++j) {
+                const double a = w.data()[t * S + j];
+                if (a > 0) sum -= a * std::log(a);
+              }
+          }
+      extras->attention_entropy = rows ? sum / double(rows) : 0.0;
+    }
     if (extras->logits_only && !grads) return 0.0;  // scoring: no loss (its V exponentials per token)
   }
 
@@ -328,6 +363,8 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
   // X = Embedding(ids) + PE: the PE is a constant
   embedding_backward(batch.target_in, dy, g.at("embedding.weight"));
   Tensor dx = dmemory;
+  double score_grad_sq = 0;
+  double* const score_grads = extras && extras->want_attention_stats ? &score_grad_sq : nullptr;
   for (std::size_t l = c.layers; l-- > 0;) {
     const std::string p = fmt::format("encoder.layers.{}.", l);
     const EncoderLayerSteps& s = enc.layers[l];
@@ -337,10 +374,11 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
     });
     dx = tr_block_backward(s.attn_block, w.norm1, pre, dx, g, p + "norm1", [&](const Tensor& d) {
       const Tensor& in = tr_f_input(s.attn_block, pre);
-      auto [dq, dkv] = tr_mha_backward(s.attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads);
+      auto [dq, dkv] = tr_mha_backward(s.attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads, score_grads);
       return add(dq, dkv);
     });
   }
+  if (score_grads) extras->score_gradient_norm = std::sqrt(score_grad_sq);
   embedding_backward(batch.source, dx, g.at("embedding.weight"));
   (void)V;
   return ce.loss;

@@ -196,6 +196,11 @@ AttentionSharpness attention_sharpness(const Tensor& weights, const std::vector<
   return s;
 }
 
+double train_learning_rate(std::size_t step, std::size_t d_model, const TrainOptions& o) {
+  if (o.no_warmup) return std::pow(double(d_model), -0.5) * std::pow(std::max(double(step), o.warmup), -0.5);
+  return warmup_learning_rate(double(step), double(d_model), o.warmup);
+}
+
 std::size_t train_model(const TrainConfig& c, TensorMap& params, const std::vector<IdPair>& train, const TrainOptions& o,
                         const std::function<bool(const TrainStepReport&)>& on_step) {
   if (train.empty()) throw Error(N_("train: no training pairs"));
@@ -220,7 +225,7 @@ std::size_t train_model(const TrainConfig& c, TensorMap& params, const std::vect
     TrainStepReport r;
     r.step = step;
     r.loss = train_loss(c, params, b, &grads, o.threads);
-    r.learning_rate = warmup_learning_rate(double(step), double(c.d_model), o.warmup);
+    r.learning_rate = train_learning_rate(step, c.d_model, o);
     for (std::size_t id : b.target_out) r.tokens += id != c.pad;
     adam_step(adam, params, grads, r.learning_rate);
     if (on_step && !on_step(r)) return step;

@@ -62,6 +62,12 @@ struct ForwardExtras {
   bool want_logits = false;
   bool logits_only = false;  // the forward pass alone, no loss (train_loss returns 0; no gradients)
   int cross_layer = -1;  // −1: none
+  // The encoder's self-attention, every layer, head and query row of the batch (tfx train
+  // --compare): the mean entropy of its rows, −Σ_j a_j ln a_j in nats (padded queries left out),
+  // and, when gradients are taken, the norm of ∂loss/∂s over all of them, s = the softmax's input
+  // (QKᵀ/√d_k, or QKᵀ with --no-scale): what a saturated softmax stops passing back.
+  bool want_attention_stats = false;
+  double attention_entropy = 0, score_gradient_norm = 0;
 };
 
 // Mean label-smoothed cross-entropy over the non-pad targets of the batch (PyTorch's
@@ -141,9 +147,15 @@ bool held_out_checkpoint(std::size_t step, std::size_t every, std::size_t steps)
 struct TrainOptions {
   std::size_t steps = 3000, batch = 32;
   double warmup = 200;
+  bool no_warmup = false;  // the same schedule without its rise (train_learning_rate)
   std::uint64_t seed = 20261125;
   unsigned threads = 1;
 };
+
+// The learning rate of a step: warmup_learning_rate(step, D, warmup), the lecture's schedule; with
+// no_warmup the same peak from step 1 and the same decay after it, without the linear rise:
+//   lr = D^−0.5 · max(step, warmup)^−0.5   (tfx train --no-warmup: only the warm-up differs)
+double train_learning_rate(std::size_t step, std::size_t d_model, const TrainOptions& o);
 
 // One step's report to the caller; return false from the callback to stop after this step.
 struct TrainStepReport {
@@ -154,8 +166,8 @@ struct TrainStepReport {
 
 // Trains from `params` (updated in place) on `train`: each step takes the next `batch` pairs of a
 // seeded shuffled order (reshuffled when it runs out, as scripts/train_teaching_model.py does),
-// computes the loss and gradients and takes an Adam step with lr = warmup_learning_rate(step,
-// D, warmup). Returns the number of steps done.
+// computes the loss and gradients and takes an Adam step with lr = train_learning_rate(step, D, o).
+// Returns the number of steps done.
 std::size_t train_model(const TrainConfig& c, TensorMap& params, const std::vector<IdPair>& train, const TrainOptions& o,
                         const std::function<bool(const TrainStepReport&)>& on_step);
 

@@ -344,12 +344,10 @@ void register_model_tokenize(CLI::App& model) {
       ->type_name("FILE");
   cmd->add_flag("--lines", o->lines, tr("Each line its own sequence (as Hugging Face's encode_batch), special tokens around each"));
   add_stats_flag(cmd, o->stats);
-  o->compare_opt = cmd->add_option("--compare", o->compare,
-                                   tr("Tokenize the text with each of these tokenizer folders (two or more) and compare them: tokens, "
-                                      "tokens per word and per character, bytes per token, [UNK] / byte-fallback tokens, vocabulary; "
-                                      "--png draws the bars (give the text as --file, or before --compare; several documents: --file A --file B)"))
-                       ->expected(1, -1)
-                       ->option_text("DIR");
+  o->compare_opt = add_compare_flag(cmd, o->compare,
+                                    tr("Tokenize the text with each of these tokenizer folders (two or more) and compare them: tokens, "
+                                       "tokens per word and per character, bytes per token, [UNK] / byte-fallback tokens, vocabulary; "
+                                       "--png draws the bars (give the text as --file, or before --compare; several documents: --file A --file B)"));
   add_no_special_flag(cmd, o->no_special);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);

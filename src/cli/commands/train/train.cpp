@@ -5,6 +5,8 @@
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
 // --corpus en-ko trains on the built-in English → Korean corpus instead: the word-order experiment
 // (with --no-pe the roles come out swapped). The experiment's flags title the results and figure.
+// --compare pe,no-pe trains several experiments one after another and draws them together
+// (train_compare.hpp); --no-warmup starts the learning rate at the schedule's peak.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -15,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/commands/train/model_flag.hpp"
+#include "cli/commands/train/train_compare.hpp"
 #include "cli/commands/train/train_flags.hpp"
 #include "cli/commands/train/train_gpt.hpp"
 #include "cli/commands/train/train_watch.hpp"
@@ -40,7 +43,8 @@ struct TrainCommandOptions {
   std::int64_t steps = 3000, batch = 32, d_model = 64, heads = 4, layers = 2, ffn = 256, threads = 0, every = 250;
   std::uint64_t seed = 20261125;
   double warmup = 200, label_smoothing = 0.05, test_fraction = 0.17;
-  bool no_pe = false, no_scale = false, pre_ln = false, no_progress = false;
+  bool no_pe = false, no_scale = false, pre_ln = false, no_warmup = false, no_progress = false;
+  std::vector<std::string> compare;  // --compare pe,no-pe (or pe no-pe)
   std::string pairs;
   std::string corpus = "ko-en";  // the built-in corpus: ko-en (the lecture's) or en-ko (word order)
   std::string model;  // -o FILE.safetensors
@@ -106,6 +110,7 @@ void run_train(const TrainCommandOptions& o) {
   if (o.no_pe) add_flag("--no-pe");
   if (o.no_scale) add_flag("--no-scale");
   if (o.pre_ln) add_flag("--pre-ln");
+  if (o.no_warmup) add_flag("--no-warmup");
   const std::string experiment_title = experiment.empty() ? tr("the lecture's model") : experiment;
 
   TrainConfig c;
@@ -139,6 +144,7 @@ void run_train(const TrainCommandOptions& o) {
   to.steps = static_cast<std::size_t>(o.steps);
   to.batch = static_cast<std::size_t>(o.batch);
   to.warmup = o.warmup;
+  to.no_warmup = o.no_warmup;
   to.seed = o.seed;
   to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 
@@ -161,6 +167,26 @@ void run_train(const TrainCommandOptions& o) {
     check_memory(bytes, fmt::format(N_("training (--d-model {}, --ffn {}, --layers {}, --batch {}, {} tokens in the vocabulary, "
                                        "sentences of up to {} words)"),
                                     o.d_model, o.ffn, o.layers, o.batch, vocab.size(), std::max(longest_source, longest_target - 1)));
+  }
+  if (!o.compare.empty()) {
+    // several models, one after another: nothing follows one model (its file, its animation)
+    if (!model_path.empty() || o.gif.requested() || (o.watch_opt && o.watch_opt->count() > 0))
+      throw usage_error(N_("--compare trains several models: -o FILE.safetensors, --gif and --watch follow one; train it alone"));
+    CompareSetup setup;
+    setup.data = &data;
+    setup.data_name = data_name;
+    std::string context = experiment;
+    if (o.layers != 2) context += (context.empty() ? "" : " ") + fmt::format("--layers {}", o.layers);
+    if (o.d_model != 64) context += (context.empty() ? "" : " ") + fmt::format("--d-model {}", o.d_model);
+    setup.context = context;
+    setup.every = static_cast<std::size_t>(o.every);
+    setup.progress = !o.no_progress;
+    Figure figure;
+    check_compare_list(o.compare);
+    const Result r = run_compare(compare_runs(o.compare, c, to), setup, figure_drawn(o.fig, o.out) ? &figure : nullptr);
+    present_all(r, o.out, o.fig, &figure, nullptr, "train_compare.png");
+    if (o.fig.png_requested() && !o.out.format_given() && o.fig.png != "-" && o.fig.svg != "-") present(r, o.out);
+    return;
   }
   TensorMap params = init_train_parameters(c, o.seed);
   const std::size_t align_layer = c.layers >= 2 ? 1 : 0;  // decoder layer 2, as the translator docs
@@ -259,7 +285,7 @@ void run_train(const TrainCommandOptions& o) {
   r.command = "train";
   r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
               {"ffn", o.ffn}, {"seed", o.seed}, {"warmup", o.warmup}, {"label_smoothing", o.label_smoothing},
-              {"pe", !o.no_pe}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"threads", to.threads},
+              {"pe", !o.no_pe}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"no_warmup", o.no_warmup}, {"threads", to.threads},
               {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}};
   r.blocks.push_back(Text{trf("tfx train, experiment: {}", experiment_title)});
   r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
@@ -380,7 +406,8 @@ void run_train(const TrainCommandOptions& o) {
     // loss against steps with the warm-up peak marked; held-out accuracy against steps
     LineChart loss;
     loss.title = tr("Training loss");
-    loss.subtitle = trf("lr = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5), peak at step {:g}", o.warmup);
+    loss.subtitle = o.no_warmup ? trf("lr = d_model^−0.5 · max(step, {:g})^−0.5: no warm-up", o.warmup)
+                                : trf("lr = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5), peak at step {:g}", o.warmup);
     loss.x_label = tr("training step (log scale)");
     loss.y_label = tr("loss (label-smoothed cross-entropy)");
     loss.log_x = true;
@@ -388,7 +415,7 @@ void run_train(const TrainCommandOptions& o) {
     double top = 0;
     for (double v : step_loss.y) top = std::max(top, v);
     loss.series.push_back(step_loss);
-    if (o.warmup <= double(o.steps)) {
+    if (o.warmup <= double(o.steps) && !o.no_warmup) {
       Series peak;
       peak.name = trf("warm-up peak (step {:g})", o.warmup);
       peak.x = {o.warmup, o.warmup};
@@ -441,6 +468,14 @@ void register_train(CLI::App& app) {
   add_no_pe_flag(cmd, o->no_pe);
   add_no_scale_flag(cmd, o->no_scale);
   cmd->add_flag("--pre-ln", o->pre_ln, tr("Experiment: pre-LN layers, x + f(LayerNorm(x)), instead of post-LN"));
+  cmd->add_flag("--no-warmup", o->no_warmup,
+                tr("Experiment: no warm-up; the learning rate starts at the schedule's peak and decays as it would after --warmup steps"));
+  add_compare_flag(cmd, o->compare,
+                   tr("train these experiments one after another, same seed and batches, and draw them together: a comma list of "
+                      "pe, no-pe, scale, no-scale, post-ln, pre-ln, warmup, no-warmup, joined by + to combine, e.g. post-ln+no-warmup; "
+                      "the other flags apply to every run"))
+      ->delimiter(',')
+      ->check(compare_item_validator());
   CLI::Option* corpus_opt = cmd->add_option("--corpus", o->corpus,
                   tr("The built-in corpus: ko-en (Korean → English, the lecture's) or en-ko (English → Korean, where word order "
                      "carries who does what: the word-order experiment)"))
@@ -478,6 +513,7 @@ void register_train(CLI::App& app) {
   set_examples(cmd, {tr("tfx train                                   # the built-in corpus, about a minute"),
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
                      tr("tfx train --corpus en-ko --no-pe           # without PE: the dog bites the man, or the man the dog?"),
+                     tr("tfx train --corpus en-ko --compare pe,no-pe  # both runs in one figure and one table"),
                      tr("tfx train --gif --watch \"그녀는 커피를 마셨다\"     # watch attention and embeddings form"),
                      tr("tfx train --pairs my_pairs.tsv --test-fraction 0.2")});
 }
