@@ -130,3 +130,20 @@ TEST_CASE("train vit: the same seed and threads write byte-identical weights; a 
   }
   CHECK(entries == 2);
 }
+
+TEST_CASE("train vit --images DIR/<label>/: the class folders become id2label in name order") {
+  TempDir d;
+  const std::filesystem::path pic = std::filesystem::path(TFX_SOURCE_DIR) / "tests/data/hf_models/vit/picture.png";
+  for (const char* f : {"pics/dog/1.png", "pics/dog/2.PNG", "pics/cat/1.png", "pics/cat/2.png"}) {
+    std::filesystem::create_directories((d / f).parent_path());
+    std::filesystem::copy_file(pic, d / f);
+  }
+  write_file(d / "pics/cat/notes.txt", "not a picture: skipped");
+  const Run r = run_tfx("train vit --images pics --image 16 --patch 8 --d-model 16 --heads 2 --layers 1 --batch 2 --steps 2 --no-progress -o m",
+                        d.path);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json cfg = nlohmann::json::parse(read_file(d / "m/config.json"));
+  CHECK(cfg["id2label"] == nlohmann::json({{"0", "cat"}, {"1", "dog"}}));
+  CHECK(cfg["tfx_trained"]["training_pictures"] == 4);
+}
