@@ -2,8 +2,15 @@
 // preprocessor_config.json as JSON, model.safetensors by its header alone (8-byte length, JSON,
 // then the data) — against ViTForImageClassification's names and shapes written out here, and then
 // opened by the model commands (info, attention --image --rollout, logits); the same seed and
-// threads write the same bytes.
+// threads write the same bytes; SIGINT mid-training leaves nothing.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include <cstdint>
 #include <cstring>
@@ -146,4 +153,30 @@ TEST_CASE("train vit --images DIR/<label>/: the class folders become id2label in
   const nlohmann::json cfg = nlohmann::json::parse(read_file(d / "m/config.json"));
   CHECK(cfg["id2label"] == nlohmann::json({{"0", "cat"}, {"1", "dog"}}));
   CHECK(cfg["tfx_trained"]["training_pictures"] == 4);
+}
+
+TEST_CASE("train vit: SIGINT during training leaves no folder and no temporary") {
+  TempDir d;
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(d.path.c_str()) != 0) _exit(99);
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(TFX_BINARY, TFX_BINARY, "train", "vit", "-o", "vit", "--steps", "100000", "--image", "16", "--d-model", "16", "--heads", "2",
+          "--threads", "1", static_cast<char*>(nullptr));
+    _exit(98);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  std::size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(d.path)) {
+    (void)e;
+    ++entries;
+  }
+  CHECK(entries == 0);
 }
