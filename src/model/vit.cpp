@@ -2,7 +2,10 @@
 // image_processing_vit.py's ViTImageProcessor): config keys, tensor names, the typed weights, the
 // preprocessing and the forward pass over a picture, top to bottom. Conv2d patch embedding (as a
 // GEMM over F.unfold's rows, tfx/attention/vision.hpp), [CLS] first, learned positions, pre-LN
-// blocks, erf GELU, the final LayerNorm and the classifier on the [CLS] row.
+// blocks, erf GELU, the final LayerNorm and the classifier on the [CLS] row. Besides the taps every
+// family has (family.hpp), mlp_in (after layernorm_after), mlp_pre (before GELU) and, at layer L,
+// final_norm (the [CLS] row after the final layernorm): what training's backward reads
+// (src/model/vit_train.cpp).
 #include "tfx/model/builtin_models.hpp"
 #include "tfx/model/vit.hpp"
 
@@ -165,7 +168,10 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const Forward
     add_inplace(r, x);
     tap(o, "resid_mid", i, r);
     // pre-LN MLP: dense, GELU, dense, residual
-    Tensor f = linear(layer_norm(r, l.ln2_w, l.ln2_b, eps), l.ffn_in_w, l.ffn_in_b, kVitThreads);
+    const Tensor mlp_in = layer_norm(r, l.ln2_w, l.ln2_b, eps);
+    tap(o, "mlp_in", i, mlp_in);
+    Tensor f = linear(mlp_in, l.ffn_in_w, l.ffn_in_b, kVitThreads);
+    tap(o, "mlp_pre", i, f);
     gelu_inplace(f, gelu_form(c));
     tap(o, "mlp_act", i, f);
     x = linear(f, l.ffn_out_w, l.ffn_out_b, kVitThreads);
@@ -177,7 +183,9 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const Forward
     // the final LayerNorm, then the classifier on the [CLS] row
     Tensor cls({1, c.d_model});
     std::copy_n(x.data(), c.d_model, cls.data());
-    out.logits = vit_final_norm_and_head(m, cls);
+    const Tensor normed = layer_norm(cls, w.final_w, w.final_b, eps);
+    tap(o, "final_norm", L, normed);  // what the classifier reads (training's backward)
+    out.logits = linear(normed, w.classifier_w, w.classifier_b, kVitThreads);
   }
   return out;
 }

@@ -29,7 +29,7 @@ std::string model_bytes_text(std::size_t b) {
 }
 
 
-// config.json's tfx_trained (what `tfx train gpt` wrote): one line of how the model was trained; "" without it
+// config.json's tfx_trained (what `tfx train gpt` or `tfx train vit` wrote): one line of how the model was trained; "" without it
 std::string info_trained(const std::string& dir) {
   if (is_gguf_file(dir)) return "";
   std::ifstream in(std::filesystem::path(model_files_dir(dir)) / "config.json");
@@ -40,6 +40,11 @@ std::string info_trained(const std::string& dir) {
   const nlohmann::json& t = j["tfx_trained"];
   auto num = [&](const char* k) { return t.contains(k) && t[k].is_number() ? t[k].get<double>() : 0.0; };
   auto str = [&](const char* k) { return t.contains(k) && t[k].is_string() ? t[k].get<std::string>() : std::string("?"); };
+  if (str("command") == "tfx train vit")
+    return trf("by {} on {} ({:.0f} training pictures): {:.0f} steps of {:.0f} pictures, lr {:g}, seed {:.0f}, {:.0f} threads; loss {:.4f}, "
+               "held-out accuracy {:.1f} %",
+               str("command"), str("pictures"), num("training_pictures"), num("steps"), num("batch"), num("lr"), num("seed"),
+               num("threads"), num("final_train_loss"), num("held_out_accuracy"));
   return trf("by {} on {} ({:.0f} tokens): {:.0f} steps of {:.0f} sequences, lr {:g}, seed {:.0f}, {:.0f} threads; loss {:.4f}, held-out {:.4f}",
              str("command"), str("corpus"), num("tokens"), num("steps"), num("batch"), num("lr"), num("seed"), num("threads"),
              num("final_train_loss"), num("final_held_out_loss"));
@@ -140,6 +145,7 @@ void run_model_info(const ModelInfoOptions& o) {
       pre = std::string(tr("not readable: ")) + e.what();
     }
     row("preprocessing", pre, pre);
+    if (const std::string t = info_trained(o.in.dir); !t.empty()) row("trained", t, t);
     r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
     r.blocks.push_back(std::move(rec));
     r.primary = "info";

@@ -20,6 +20,7 @@
 #include "cli/commands/train/train_compare.hpp"
 #include "cli/commands/train/train_flags.hpp"
 #include "cli/commands/train/train_gpt.hpp"
+#include "cli/commands/train/train_vit.hpp"
 #include "cli/commands/train/train_watch.hpp"
 #include "cli/common.hpp"
 #include "cli/progress_bar.hpp"
@@ -51,6 +52,7 @@ struct TrainCommandOptions {
   std::string watch;  // --watch SENTENCE
   CLI::Option* watch_opt = nullptr;
   CLI::App* gpt = nullptr;  // the subcommand `train gpt`
+  CLI::App* vit = nullptr;  // the subcommand `train vit`
   OutputFlags out;
   FigureFlags fig;
   GifFlags gif;
@@ -68,6 +70,7 @@ bool tc_ends_with(const std::string& s, const std::string& tail) {
 
 void run_train(const TrainCommandOptions& o) {
   if (o.gpt && o.gpt->parsed()) return;  // `tfx train gpt …` ran instead
+  if (o.vit && o.vit->parsed()) return;  // `tfx train vit …` ran instead
   // the data: the built-in corpus (its own split and alignments) or --pairs
   std::vector<TextPair> pairs;
   std::vector<std::string> vocab;
@@ -510,6 +513,7 @@ void register_train(CLI::App& app) {
       },
       ""));
   o->gpt = register_train_gpt(cmd);
+  o->vit = register_train_vit(cmd);
   set_examples(cmd, {tr("tfx train                                   # the built-in corpus, about a minute"),
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
                      tr("tfx train --corpus en-ko --no-pe           # without PE: the dog bites the man, or the man the dog?"),

@@ -40,4 +40,8 @@ CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std:
       ->check(whole_number(1, 1000000));
 }
 
+CLI::Option* add_train_lr_flag(CLI::App* cmd, double& lr) {
+  return cmd->add_option("--lr", lr, tr("Peak learning rate of Adam"))->capture_default_str()->check(positive_number());
+}
+
 }  // namespace tfx::cli

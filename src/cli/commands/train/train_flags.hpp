@@ -1,5 +1,5 @@
-// The flags `tfx train` and `tfx train gpt` share, each defined once here (one help, one range):
-// --steps, --d-model, --heads, --threads, --warmup and --every. A command's own note on the same
+// The flags `tfx train`, `tfx train gpt` and `tfx train vit` share, each defined once here (one help, one range):
+// --steps, --d-model, --heads, --threads, --warmup, --every and --lr. A command's own note on the same
 // meaning is a final parenthesis of the help (tests/cli/flag_table_test.cpp allows it).
 #pragma once
 #include <CLI/CLI.hpp>
@@ -18,5 +18,7 @@ CLI::Option* add_train_threads_flag(CLI::App* cmd, std::int64_t& threads);
 CLI::Option* add_train_warmup_flag(CLI::App* cmd, double& warmup, const std::string& note);
 // --every N; `note` (translated, may be empty) says what else happens every N steps
 CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std::string& note);
+// --lr X: the peak learning rate of Adam (train gpt, train vit)
+CLI::Option* add_train_lr_flag(CLI::App* cmd, double& lr);
 
 }  // namespace tfx::cli

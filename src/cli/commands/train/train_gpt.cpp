@@ -36,21 +36,11 @@
 
 namespace tfx::cli {
 
-namespace {
-
 namespace fs = std::filesystem;
 
-struct TrainGptOptions {
-  std::string text, dir, tokenizer, prompt;
-  std::int64_t vocab_size = 512, d_model = 64, layers = 2, heads = 4, context = 64, steps = 500, batch = 8, threads = 0, every = 100;
-  double lr = 3e-3, warmup = 50;
-  std::uint64_t seed = 20261125;
-  bool no_progress = false;
-  OutputFlags out;
-  FigureFlags fig;
-};
+namespace {
 
-// A folder `tfx train gpt` wrote: its config.json has the key tfx_trained.
+// A folder `tfx train gpt` or `tfx train vit` wrote: its config.json has the key tfx_trained.
 bool tg_is_tfx_model(const fs::path& dir) {
   std::ifstream f(dir / "config.json");
   if (!f) return false;
@@ -58,22 +48,20 @@ bool tg_is_tfx_model(const fs::path& dir) {
   return j.is_object() && j.contains("tfx_trained");
 }
 
-// -o DIR must be a folder tfx may fill or replace: absent, empty, or one `tfx train gpt` wrote.
-void tg_check_target(const std::string& dir) {
+}  // namespace
+
+void check_model_folder_target(const std::string& dir, const std::string& command, const std::string& files) {
   std::error_code ec;
   const fs::path p(dir);
   const auto st = fs::symlink_status(p, ec);
   if (!fs::exists(st)) return;
   if (!fs::is_directory(st))
-    throw Error(fmt::format(N_("-o {}: exists and is not a folder; expected a new folder for the model (config.json, "
-                               "model.safetensors, tokenizer.json)"), dir));
+    throw Error(fmt::format(N_("-o {}: exists and is not a folder; expected a new folder for the model ({})"), dir, files));
   if (!fs::is_empty(p, ec) && !tg_is_tfx_model(p))
-    throw Error(fmt::format(N_("-o {}: the folder is not empty and holds no model of tfx train gpt; give a new or empty folder"), dir));
+    throw Error(fmt::format(N_("-o {}: the folder is not empty and holds no model of tfx {}; give a new or empty folder"), dir, command));
 }
 
-// Writes `files` into a temporary folder beside `dir`, then renames it onto `dir` (an old model
-// there is moved aside first and removed after): readers see the old folder or the new one.
-void tg_write_folder(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+void write_model_folder(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
   const fs::path target = fs::absolute(fs::path(dir)).lexically_normal();
   const fs::path parent = target.has_filename() ? target.parent_path() : target.parent_path().parent_path();
   const std::string name = (target.has_filename() ? target : target.parent_path()).filename().string();
@@ -109,6 +97,18 @@ void tg_write_folder(const std::string& dir, const std::vector<std::pair<std::st
     throw;
   }
 }
+
+namespace {
+
+struct TrainGptOptions {
+  std::string text, dir, tokenizer, prompt;
+  std::int64_t vocab_size = 512, d_model = 64, layers = 2, heads = 4, context = 64, steps = 500, batch = 8, threads = 0, every = 100;
+  double lr = 3e-3, warmup = 50;
+  std::uint64_t seed = 20261125;
+  bool no_progress = false;
+  OutputFlags out;
+  FigureFlags fig;
+};
 
 std::string tg_config_json(const Gpt2TrainConfig& c, const nlohmann::json& trained) {
   nlohmann::ordered_json j;
@@ -157,7 +157,7 @@ std::string tg_decode(const HfTokenizer& tok, const std::vector<std::size_t>& id
 void run_train_gpt(const TrainGptOptions& o) {
   // 1. the target first (nothing is trained for a folder that cannot be written), then the text
   if (o.dir.empty()) throw usage_error(N_("train gpt needs -o DIR: the folder to write the model to"));
-  tg_check_target(o.dir);
+  check_model_folder_target(o.dir, "train gpt", "config.json, model.safetensors, tokenizer.json");
   const std::string text = read_text_input(o.text, "--text");
   const std::string name = o.text == "-" ? std::string("<stdin>") : fs::path(o.text).filename().string();
   if (text.empty()) throw Error(fmt::format(N_("--text {}: empty file; expected UTF-8 text to train on"), o.text));
@@ -325,7 +325,7 @@ void run_train_gpt(const TrainGptOptions& o) {
   if (!held.empty()) trained["final_held_out_loss"] = last_held;
   const std::string config = tg_config_json(c, trained);
   const std::string weights = encode_safetensors(params, {{"format", "pt"}});
-  tg_write_folder(o.dir, {{"config.json", config}, {"model.safetensors", weights}, {"tokenizer.json", tokenizer_json}});
+  write_model_folder(o.dir, {{"config.json", config}, {"model.safetensors", weights}, {"tokenizer.json", tokenizer_json}});
 
   Result r;
   r.command = "train gpt";
@@ -386,7 +386,7 @@ CLI::App* register_train_gpt(CLI::App* train) {
   cmd->add_option("--context", o->context, tr("Tokens per training sequence (n_positions)"))->capture_default_str()->check(whole_number(2, 4096));
   add_train_steps_flag(cmd, o->steps);
   cmd->add_option("--batch", o->batch, tr("Sequences of --context tokens per step"))->capture_default_str()->check(whole_number(1, 4096));
-  cmd->add_option("--lr", o->lr, tr("Peak learning rate of Adam"))->capture_default_str()->check(positive_number());
+  add_train_lr_flag(cmd, o->lr);
   add_train_warmup_flag(cmd, o->warmup, tr("linear to --lr, then a cosine to --lr/10"));
   add_seed_flag(cmd, o->seed, tr("Seed of the initial weights and the batches"))->capture_default_str();
   add_train_threads_flag(cmd, o->threads);
