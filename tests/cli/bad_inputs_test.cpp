@@ -330,7 +330,9 @@ const std::set<std::string> kKeptTerms = {
     // names of a library and a data set the messages cite
     "gensim", "Google",
     // the lecture's attention terms, written in Latin letters in the notes
-    "query", "key", "value"};
+    "query", "key", "value",
+    // train --compare's experiment names
+    "scale", "post", "pre", "warmup"};
 
 bool is_hangul_line(const std::string& s) {
   for (std::size_t i = 0; i + 2 < s.size(); ++i) {
