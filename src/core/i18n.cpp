@@ -290,37 +290,46 @@ const std::vector<Entry>& catalog_entries() {
   return entries;
 }
 
-// Whether `message` is literals[0] v0 literals[1] v1 …, the values (maybe empty: "number{}" takes
-// "s" or "") filling `values`.
-// Backtracks over where each literal may stand.
-bool match_from(const std::vector<std::string>& literals, std::size_t k, std::string_view rest, std::vector<std::string>& values) {
+// Every way `message` is literals[0] v0 literals[1] v1 … (the values maybe empty: "number{}"
+// takes "s" or ""), each reading's values appended to `out` (at most kMaxReadings: a literal such
+// as " " may stand in several places, "{} {}: …" with "analogy file /dev/zero").
+constexpr std::size_t kMaxReadings = 8;
+void match_from(const std::vector<std::string>& literals, std::size_t k, std::string_view rest, std::vector<std::string>& values,
+                std::vector<std::vector<std::string>>& out) {
+  if (out.size() >= kMaxReadings) return;
   if (k + 1 == literals.size()) {  // the last literal must end the message, after the last value
-    if (rest.size() < literals[k].size() || rest.substr(rest.size() - literals[k].size()) != literals[k]) return false;
+    if (rest.size() < literals[k].size() || rest.substr(rest.size() - literals[k].size()) != literals[k]) return;
     values.emplace_back(rest.substr(0, rest.size() - literals[k].size()));
-    return true;
+    out.push_back(values);
+    values.pop_back();
+    return;
   }
   const std::string& next = literals[k];
-  for (std::size_t at = rest.find(next); at != std::string_view::npos; at = rest.find(next, at + 1)) {
+  for (std::size_t at = rest.find(next); at != std::string_view::npos && out.size() < kMaxReadings; at = rest.find(next, at + 1)) {
     values.emplace_back(rest.substr(0, at));
-    if (match_from(literals, k + 1, rest.substr(at + next.size()), values)) return true;
+    match_from(literals, k + 1, rest.substr(at + next.size()), values, out);
     values.pop_back();
   }
-  return false;
 }
 
-bool match(const Entry& e, std::string_view message, std::vector<std::string>& values) {
-  values.clear();
+std::vector<std::vector<std::string>> match(const Entry& e, std::string_view message) {
+  std::vector<std::vector<std::string>> out;
   const auto& lit = e.literals;
-  if (lit.size() == 1) return message == lit[0];
-  if (message.substr(0, lit[0].size()) != lit[0]) return false;
+  if (lit.size() == 1) {
+    if (message == lit[0]) out.emplace_back();
+    return out;
+  }
+  if (message.substr(0, lit[0].size()) != lit[0]) return out;
   // every literal in order somewhere: a quick refusal before backtracking
   std::size_t at = lit[0].size();
   for (std::size_t k = 1; k < lit.size(); ++k) {
     at = message.find(lit[k], at);
-    if (at == std::string_view::npos) return false;
+    if (at == std::string_view::npos) return out;
     at += lit[k].size();
   }
-  return match_from(lit, 1, message.substr(lit[0].size()), values);
+  std::vector<std::string> values;
+  match_from(lit, 1, message.substr(lit[0].size()), values, out);
+  return out;
 }
 
 std::optional<std::string> translate_parts(const std::string& message, int depth);
@@ -346,21 +355,21 @@ std::size_t ascii_letters(const std::string& s) {
 std::optional<std::string> translate_whole(const std::string& message, int depth) {
   std::optional<std::string> best;
   std::size_t best_english = 0, best_letters = 0;
-  std::vector<std::string> values;
   for (const auto& e : catalog_entries()) {
-    if (!match(e, message, values)) continue;
-    for (auto& v : values) v = translate_value(v, depth);
-    std::string t;
-    try {
-      t = fill_translation(e.msgstr, values);
-    } catch (const fmt::format_error&) {
-      continue;
-    }
-    const std::size_t english = ascii_letters(t);
-    if (!best || english < best_english || (english == best_english && e.letters > best_letters)) {
-      best = std::move(t);
-      best_english = english;
-      best_letters = e.letters;
+    for (std::vector<std::string> values : match(e, message)) {
+      for (auto& v : values) v = translate_value(v, depth);
+      std::string t;
+      try {
+        t = fill_translation(e.msgstr, values);
+      } catch (const fmt::format_error&) {
+        continue;
+      }
+      const std::size_t english = ascii_letters(t);
+      if (!best || english < best_english || (english == best_english && e.letters > best_letters)) {
+        best = std::move(t);
+        best_english = english;
+        best_letters = e.letters;
+      }
     }
   }
   return best;

@@ -19,12 +19,16 @@ namespace tfx {
 namespace {
 
 // The whole file as bytes (bounded; a BOM removed); errors name the path.
-std::string read_text_file(const std::string& path, const char* what) {
+// `analogy`: the analogy questions, else the word pairs (each message whole, so it reads as one
+// sentence in every language)
+std::string read_text_file(const std::string& path, bool analogy) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format(N_("{}: no such {} file"), path, what));
+  if (!std::filesystem::exists(path, ec))
+    throw Error(analogy ? fmt::format(N_("{}: no such analogy file"), path) : fmt::format(N_("{}: no such word-pair file"), path));
   if (std::filesystem::is_directory(path, ec))
-    throw Error(fmt::format(N_("{}: is a directory, expected a {} file"), path, what));
-  return read_text_input(path, std::string(what) + " file");
+    throw Error(analogy ? fmt::format(N_("{}: is a directory, expected an analogy file"), path)
+                        : fmt::format(N_("{}: is a directory, expected a word-pair file"), path));
+  return read_text_input(path, analogy ? N_("analogy file") : N_("word-pair file"));
 }
 
 // Calls f(line, 1-based line number) for each line, without its "\n" or "\r\n"; skips a BOM.
@@ -119,7 +123,7 @@ AnalogySet parse_analogy_set(std::string_view text, const std::string& path, boo
 }
 
 AnalogySet read_analogy_set(const std::string& path, bool skip_invalid) {
-  return parse_analogy_set(read_text_file(path, "analogy"), path, skip_invalid);
+  return parse_analogy_set(read_text_file(path, true), path, skip_invalid);
 }
 
 WordPairSet parse_word_pairs(std::string_view text, const std::string& path, bool skip_invalid) {
@@ -173,7 +177,7 @@ WordPairSet parse_word_pairs(std::string_view text, const std::string& path, boo
 }
 
 WordPairSet read_word_pairs(const std::string& path, bool skip_invalid) {
-  return parse_word_pairs(read_text_file(path, "word-pair"), path, skip_invalid);
+  return parse_word_pairs(read_text_file(path, false), path, skip_invalid);
 }
 
 }  // namespace tfx

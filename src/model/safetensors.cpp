@@ -228,7 +228,7 @@ TensorMap parse_safetensors(std::string_view b, const std::string& where, Tensor
 }
 
 TensorMap read_safetensors(const std::string& path, TensorMetadata* metadata) {
-  return parse_safetensors(read_all(path, "safetensors file"), path, metadata);
+  return parse_safetensors(read_all(path, N_("safetensors file")), path, metadata);
 }
 
 TensorMap read_npy_directory(const std::string& path) {

@@ -190,7 +190,7 @@ Translator read_translator_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(vocab_path, ec) || std::filesystem::is_directory(vocab_path, ec))
     (void)read_vocab(vocab_path);  // says what is wrong with it
-  const std::string vocab_bytes = read_text_input(vocab_path, "vocabulary");
+  const std::string vocab_bytes = read_text_input(vocab_path, N_("vocabulary file"));
   if (const auto it = meta.find(kVocabFingerprintKey); it != meta.end() && vocab_fingerprint(vocab_bytes) != it->second)
     throw Error(fmt::format("--model {}: its vocabulary {} is not the one saved with these weights (the two files come "
                             "from different saves: an interrupted or mixed copy?); write both again with tfx train -o {}",

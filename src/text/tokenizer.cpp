@@ -92,7 +92,7 @@ Vocabulary read_vocab(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(fmt::format(N_("{}: no such file"), path));
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format(N_("{}: is a directory; expected a vocab.txt file"), path));
-  return parse_vocab(read_text_input(path, "vocabulary"), path);  // bounded: /dev/zero is refused
+  return parse_vocab(read_text_input(path, N_("vocabulary file")), path);  // bounded: /dev/zero is refused
 }
 
 const Vocabulary& builtin_vocab() {
