@@ -63,7 +63,7 @@ void validate_rope_config(const RopeConfig& c) {
     throw usage_error(fmt::format(N_("dim {} is odd; RoPE rotates pairs of dimensions, so D must be even (e.g. dim {})"),
                                   c.dim, c.dim + 1), {"dim"});
   if (!(c.base > 1.0) || !std::isfinite(c.base))
-    throw usage_error(fmt::format(N_("base {:g} must be a finite number > 1 (the lecture uses 10000)"), c.base), {"base"});
+    throw usage_error(fmt::format(N_("{} {:g} must be a finite number > 1 (the lecture uses 10000)"), "base", c.base), {"base"});
   if (c.factor && (!(*c.factor > 0.0) || !std::isfinite(*c.factor)))
     throw usage_error(fmt::format(N_("factor {:g} must be a positive number (the context extension, e.g. factor 4)"), *c.factor), {"factor"});
   if (needs_factor(c.scaling) && !c.factor)
@@ -78,15 +78,15 @@ void validate_rope_config(const RopeConfig& c) {
     if (!(c.beta_slow > 0.0) || !std::isfinite(c.beta_slow))
       throw usage_error(fmt::format(N_("beta_slow {:g} must be a positive number of rotations (default 1)"), c.beta_slow), {"beta_slow"});
     if (!(c.beta_fast > c.beta_slow) || !std::isfinite(c.beta_fast))
-      throw usage_error(fmt::format(N_("beta_fast {:g} must be greater than beta_slow {:g} (defaults 32 and 1)"), c.beta_fast,
-                                    c.beta_slow), {"beta_fast", "beta_slow"});
+      throw usage_error(fmt::format(N_("{} {:g} must be greater than {} {:g} (defaults 32 and 1)"), "beta_fast", c.beta_fast,
+                                    "beta_slow", c.beta_slow), {"beta_fast", "beta_slow"});
   }
   if (c.scaling == RopeScaling::llama3) {
     if (!(c.low_freq_factor > 0.0) || !std::isfinite(c.low_freq_factor))
       throw usage_error(fmt::format(N_("low_freq_factor {:g} must be positive (default 1)"), c.low_freq_factor), {"low_freq_factor"});
     if (!(c.high_freq_factor > c.low_freq_factor) || !std::isfinite(c.high_freq_factor))
-      throw usage_error(fmt::format(N_("high_freq_factor {:g} must be greater than low_freq_factor {:g} (defaults 4 and 1)"),
-                                    c.high_freq_factor, c.low_freq_factor), {"high_freq_factor", "low_freq_factor"});
+      throw usage_error(fmt::format(N_("{} {:g} must be greater than {} {:g} (defaults 4 and 1)"), "high_freq_factor",
+                                    c.high_freq_factor, "low_freq_factor", c.low_freq_factor), {"high_freq_factor", "low_freq_factor"});
   }
   if (c.scaling == RopeScaling::xpos) {
     if (!(c.xpos_gamma >= 0.0) || !std::isfinite(c.xpos_gamma))

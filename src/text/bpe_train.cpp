@@ -108,7 +108,7 @@ Words count_words(std::string_view text) {
       char32_t c = 0;
       const std::size_t n = unicode::utf8_decode(text, j, &c);
       if (n == 0)
-        throw usage_error(fmt::format(N_("text: invalid UTF-8 at byte {} (expected UTF-8 text; is it a binary file?)"), j));
+        throw usage_error("text: " + fmt::format(N_("invalid UTF-8 at byte {} (expected UTF-8 text; is it a binary file?)"), j));
       line.push_back(c);
       j += n;
       if (c == U'\n') break;

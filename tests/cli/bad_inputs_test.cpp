@@ -332,7 +332,9 @@ const std::set<std::string> kKeptTerms = {
     // the lecture's attention terms, written in Latin letters in the notes
     "query", "key", "value",
     // train --compare's experiment names
-    "scale", "post", "pre", "warmup"};
+    "scale", "post", "pre", "warmup",
+    // the shell command a memory-budget message names
+    "ulimit"};
 
 bool is_hangul_line(const std::string& s) {
   for (std::size_t i = 0; i + 2 < s.size(); ++i) {
