@@ -117,8 +117,10 @@ LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const Tens
                           weights->lower_bound("layers.0.")->first.rfind("layers.0.", 0) == 0;
     s.layers = stacked;
     if (f.layers_opt->count() && static_cast<std::size_t>(f.layers) != stacked)
-      throw usage_error(fmt::format(N_("--layers {}: --weights {} holds {} layer{}{}"), f.layers, f.weights, stacked, stacked == 1 ? "" : "s",
-                                    prefixed ? "" : " (keys without a layers.{i}. prefix)"));
+      throw usage_error(stacked == 1 ? fmt::format(N_("--layers {}: --weights {} holds 1 layer{}"), f.layers, f.weights,
+                                                   prefixed ? "" : " (keys without a layers.{i}. prefix)")
+                                     : fmt::format(N_("--layers {}: --weights {} holds {} layers{}"), f.layers, f.weights, stacked,
+                                                   prefixed ? "" : " (keys without a layers.{i}. prefix)"));
     const LayerWidths w = layer_widths(*weights, layer_prefix(0, s.layers), "--weights " + f.weights);
     s.d_model = w.d_model;
     s.ffn = w.ffn;

@@ -299,8 +299,10 @@ WordPairEvaluation evaluate_word_pairs(const Embeddings& e, const WordPairSet& s
                                   std::min(opt.restrict_vocab, e.size())));
   // a correlation (and its p-value) needs 3 pairs and two sides that vary; else it is NaN
   if (gold.size() < 3)
-    throw Error(fmt::format(N_("only {} of the {} pairs {} both words in the vocabulary; a correlation needs at least 3"),
-                            gold.size(), ev.pairs, gold.size() == 1 ? "has" : "have"));
+    throw Error(gold.size() == 1
+                    ? fmt::format(N_("only 1 of the {} pairs has both words in the vocabulary; a correlation needs at least 3"), ev.pairs)
+                    : fmt::format(N_("only {} of the {} pairs have both words in the vocabulary; a correlation needs at least 3"), gold.size(),
+                                  ev.pairs));
   if (std::all_of(gold.begin(), gold.end(), [&](double g) { return g == gold[0]; }))
     throw Error(fmt::format(N_("the human scores of the {} pairs used are all {}; a correlation needs scores that vary"),
                             gold.size(), gold[0]));

@@ -43,7 +43,8 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
   const int fd = path == "-" ? 0 : open_input_fd(path);
   if (fd < 0) {
     const int err = errno;
-    throw Error(fmt::format("{} {}: {}", what, name, err == ENOENT ? "no such file" : std::strerror(err)));
+    throw Error(err == ENOENT ? fmt::format(N_("{} {}: no such file"), what, name)
+                              : fmt::format(N_("{} {}: cannot read: {}"), what, name, std::strerror(err)));
   }
   struct Closer {
     int fd;
@@ -68,7 +69,7 @@ std::string read_input_bytes(const std::string& path, const std::string& what, s
   for (;;) {
     const ssize_t got = ::read(fd, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw Error(fmt::format("{} {}: read error: {}", what, name, std::strerror(errno)));
+    if (got < 0) throw Error(fmt::format(N_("{} {}: read error: {}"), what, name, std::strerror(errno)));
     if (got == 0) break;
     bytes.append(buf, static_cast<std::size_t>(got));
     if (bytes.size() > cap)

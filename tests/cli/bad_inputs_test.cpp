@@ -334,7 +334,9 @@ const std::set<std::string> kKeptTerms = {
     // train --compare's experiment names
     "scale", "post", "pre", "warmup",
     // the shell command a memory-budget message names
-    "ulimit"};
+    "ulimit",
+    // the choices of patches --shapes and encoder --show
+    "circle", "square", "triangle", "cross", "ring", "diamond", "attn", "hidden"};
 
 bool is_hangul_line(const std::string& s) {
   for (std::size_t i = 0; i + 2 < s.size(); ++i) {
