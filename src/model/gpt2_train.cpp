@@ -4,6 +4,7 @@
 // y = x·(Wᵀ)ᵀ, so its backward is linear_backward on Wᵀ with the gradient transposed back once
 // per step.
 #include "tfx/model/gpt2_train.hpp"
+#include "tfx/model/sampling.hpp"
 
 #include <fmt/format.h>
 
@@ -297,8 +298,10 @@ double gpt2_held_out_loss(const Gpt2TrainConfig& c, const TensorMap& params, con
   return n ? sum / double(n) : 0.0;
 }
 
-std::vector<std::size_t> gpt2_greedy(const Gpt2TrainConfig& c, const TensorMap& params, std::vector<std::size_t> prompt,
-                                     std::size_t count) {
+namespace {
+// `count` ids after `prompt` by the family's forward pass: the argmax, or the sampler's draw
+std::vector<std::size_t> gpt2_decode(const Gpt2TrainConfig& c, const TensorMap& params, std::vector<std::size_t> prompt,
+                                     std::size_t count, Sampler* sampler) {
   const Checkpoint m = gpt2_checkpoint(c, params);
   std::vector<std::size_t> out;
   if (prompt.empty()) return out;
@@ -311,11 +314,27 @@ std::vector<std::size_t> gpt2_greedy(const Gpt2TrainConfig& c, const TensorMap& 
     o.keep_hidden = false;
     const ForwardPass f = m.config.family->forward(m, window, o);
     const float* z = f.logits.data();
-    const std::size_t next = static_cast<std::size_t>(std::max_element(z, z + c.vocab) - z);
+    const std::size_t next = sampler ? sampler->next(std::span<const float>(z, c.vocab))
+                                     : static_cast<std::size_t>(std::max_element(z, z + c.vocab) - z);
     out.push_back(next);
     prompt.push_back(next);
   }
   return out;
+}
+}  // namespace
+
+std::vector<std::size_t> gpt2_greedy(const Gpt2TrainConfig& c, const TensorMap& params, std::vector<std::size_t> prompt,
+                                     std::size_t count) {
+  return gpt2_decode(c, params, std::move(prompt), count, nullptr);
+}
+
+std::vector<std::size_t> gpt2_sample(const Gpt2TrainConfig& c, const TensorMap& params, std::vector<std::size_t> prompt,
+                                     std::size_t count, double temperature, std::uint64_t seed) {
+  SamplingOptions o;
+  o.greedy = false;
+  o.temperature = temperature;
+  Sampler sampler(o, seed);
+  return gpt2_decode(c, params, std::move(prompt), count, &sampler);
 }
 
 std::size_t train_gpt2(const Gpt2TrainConfig& c, TensorMap& params, const std::vector<std::size_t>& train, const Gpt2TrainOptions& o,

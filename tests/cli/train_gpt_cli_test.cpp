@@ -104,7 +104,24 @@ TEST_CASE("train gpt: the progress lines show the loss, tokens/s and greedy samp
   CHECK(has(r.err, "tokens/s"));
   CHECK(has(r.err, "sample at step 0: the cat"));
   CHECK(has(r.err, "sample at step 4: the cat"));
+  CHECK(has(r.err, "  at temperature 1: the cat"));
   CHECK(has(r.out, "<stdin>"));
+  // the samples table: greedy and at temperature 1 for steps 0, 2, 4; the T = 1 draws come from the
+  // same seed every time, so a second run writes the same samples
+  const Run j = run_tfx(std::string("train gpt --text corpus.txt -o g2 --steps 4 --every 2 --prompt \"the cat\" --no-progress --format json") + kSmall,
+                        d.path);
+  REQUIRE(j.code == 0);
+  const nlohmann::json out = nlohmann::json::parse(j.out);
+  const nlohmann::json& table = out.at("tables").at("samples");
+  REQUIRE(table.size() == 3);
+  CHECK(table.at(2).at("step") == 4);
+  // at step 0 the weights are random: the distribution is nearly flat, so a draw at T = 1 is not
+  // the argmax every time
+  CHECK(table.at(0).at("sample") != table.at(0).at("sample at temperature 1"));
+  const Run j2 = run_tfx(std::string("train gpt --text corpus.txt -o g3 --steps 4 --every 2 --prompt \"the cat\" --no-progress --format json") + kSmall,
+                         d.path);
+  REQUIRE(j2.code == 0);
+  CHECK(nlohmann::json::parse(j2.out).at("tables").at("samples") == table);
 }
 
 TEST_CASE("train gpt: SIGINT during training leaves no folder and no temporary") {

@@ -80,6 +80,10 @@ double gpt2_held_out_loss(const Gpt2TrainConfig& c, const TensorMap& params, con
 // slides when it is full).
 std::vector<std::size_t> gpt2_greedy(const Gpt2TrainConfig& c, const TensorMap& params, std::vector<std::size_t> prompt,
                                      std::size_t count);
+// The same with each token drawn at temperature τ from a sampler seeded with `seed` (the same seed:
+// the same draws, so samples of different steps differ only by what the model learned).
+std::vector<std::size_t> gpt2_sample(const Gpt2TrainConfig& c, const TensorMap& params, std::vector<std::size_t> prompt,
+                                     std::size_t count, double temperature, std::uint64_t seed);
 // Trains `params` in place; on_step hears every step (return false to stop). Returns steps done.
 std::size_t train_gpt2(const Gpt2TrainConfig& c, TensorMap& params, const std::vector<std::size_t>& train,
                        const Gpt2TrainOptions& o, const std::function<bool(const TrainStepReport&)>& on_step);

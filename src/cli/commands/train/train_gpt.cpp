@@ -253,17 +253,22 @@ void run_train_gpt(const TrainGptOptions& o) {
   curve.name = N_("curve");
   curve.columns = {N_("step"), N_("loss"), N_("held_out_loss"), N_("learning_rate")};
   samples.name = N_("samples");
-  samples.columns = {N_("step"), N_("sample")};
+  samples.columns = {N_("step"), N_("sample"), N_("sample at temperature 1")};
   Series step_loss, held_series;
   step_loss.name = tr("training loss (each step)");
   held_series.name = tr("held-out loss");
+  // the samples of a step: greedy, and at temperature 1 from the same seed every time (kept in the
+  // table; printed on stderr when piped)
   const auto sample_now = [&](std::size_t step) {
     const std::string s = tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens));
-    samples.rows.push_back({static_cast<long long>(step), prompt_text + s});
-    if (!o.no_progress) std::fprintf(stderr, "%s\n", trf("sample at step {}: {}", step, prompt_text + s).c_str());
+    const std::string t1 = tg_decode(tok, gpt2_sample(c, params, prompt, sample_tokens, 1.0, o.seed));
+    samples.rows.push_back({static_cast<long long>(step), prompt_text + s, prompt_text + t1});
+    if (!o.no_progress && !bar_wanted) {
+      std::fprintf(stderr, "%s\n", trf("sample at step {}: {}", step, prompt_text + s).c_str());
+      std::fprintf(stderr, "%s\n", trf("  at temperature 1: {}", prompt_text + t1).c_str());
+    }
   };
-  if (!o.no_progress && !bar_wanted) sample_now(0);
-  else samples.rows.push_back({0LL, prompt_text + tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens))});
+  sample_now(0);
   auto on_step = [&](const TrainStepReport& r) {
     step_loss.x.push_back(double(r.step));
     step_loss.y.push_back(r.loss);
@@ -293,8 +298,7 @@ void run_train_gpt(const TrainGptOptions& o) {
                      trf("step {}/{}: loss {:.4f}, held-out {:.4f}, lr {:.2e}, {:.0f} tokens/s", r.step, to.steps, loss_sum / double(loss_n),
                          last_held, r.learning_rate, tokens / std::max(seconds, 1e-9))
                          .c_str());
-      if (!o.no_progress && !bar_wanted) sample_now(r.step);
-      else samples.rows.push_back({static_cast<long long>(r.step), prompt_text + tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens))});
+      sample_now(r.step);
       loss_sum = 0;
       loss_n = 0;
     }
