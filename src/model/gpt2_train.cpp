@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "core/parallel.hpp"
+#include "model/block_train.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/ops.hpp"
@@ -106,11 +107,6 @@ namespace {
 
 // What the backward pass reads of one block, for the whole batch stacked (B·T rows); the
 // attention weights per sequence (H, T, T).
-struct G2Block {
-  Tensor resid_pre, attn_in, q, k, v, heads, resid_mid, mlp_in, mlp_pre, mlp_act;
-  std::vector<Tensor> weights;
-};
-
 void g2_check(const Gpt2TrainConfig& c, const Gpt2Batch& b) {
   if (c.vocab < 1 || c.d_model < 1 || c.heads < 1 || c.d_model % c.heads != 0 || c.layers < 1 || c.context < 1)
     throw Error(fmt::format(N_("train gpt: d_model {} must be a positive multiple of heads {}, with layers ≥ 1"), c.d_model, c.heads));
@@ -118,16 +114,6 @@ void g2_check(const Gpt2TrainConfig& c, const Gpt2Batch& b) {
     throw Error(N_("train gpt: the batch's ids do not match its shape"));
   for (std::size_t id : b.ids)
     if (id >= c.vocab) throw Error(fmt::format(N_("train: token id {} is outside the vocabulary of {}"), id, c.vocab));
-}
-
-// rows [r0, r0 + n) and columns [c0, c0 + w) of m
-Tensor g2_block(const Tensor& m, std::size_t r0, std::size_t n, std::size_t c0, std::size_t w) {
-  Tensor out({n, w});
-  for (std::size_t r = 0; r < n; ++r) std::copy_n(m.data() + (r0 + r) * m.cols() + c0, w, out.data() + r * w);
-  return out;
-}
-void g2_put(Tensor& m, std::size_t r0, std::size_t c0, const Tensor& part) {
-  for (std::size_t r = 0; r < part.rows(); ++r) std::copy_n(part.data() + r * part.cols(), part.cols(), m.data() + (r0 + r) * m.cols() + c0);
 }
 
 // Conv1D's backward: y = x·W + b with W (K, M) = linear's with Wt = Wᵀ (M, K); dWt += dyᵀ·x.
@@ -145,8 +131,8 @@ double gpt2_train_loss(const Gpt2TrainConfig& c, const TensorMap& params, const 
   const Checkpoint m = gpt2_checkpoint(c, params);
 
   // ---- forward: the family's own pass per sequence, its taps stacked into (B·T, ·) ----
-  std::vector<G2Block> blocks(L);
-  for (G2Block& s : blocks) {
+  std::vector<block_train::BlockTaps> blocks(L);
+  for (block_train::BlockTaps& s : blocks) {
     for (Tensor* t : {&s.resid_pre, &s.attn_in, &s.q, &s.k, &s.v, &s.heads, &s.resid_mid, &s.mlp_in}) *t = Tensor({N, D});
     s.mlp_pre = Tensor({N, 4 * D});
     s.mlp_act = Tensor({N, 4 * D});
@@ -164,27 +150,12 @@ double gpt2_train_loss(const Gpt2TrainConfig& c, const TensorMap& params, const 
     o.keep_hidden = true;
     o.tap = [&](const char* name, std::size_t layer, const Tensor& value) {
       const std::string n(name);
-      Tensor* to = nullptr;
-      if (layer == L) {
-        if (n == "resid_pre") to = &resid_final;
-      } else {
-        G2Block& s = blocks[layer];
-        if (n == "resid_pre") to = &s.resid_pre;
-        else if (n == "attn_in") to = &s.attn_in;
-        else if (n == "q") to = &s.q;
-        else if (n == "k") to = &s.k;
-        else if (n == "v") to = &s.v;
-        else if (n == "attn_heads") to = &s.heads;
-        else if (n == "resid_mid") to = &s.resid_mid;
-        else if (n == "mlp_in") to = &s.mlp_in;
-        else if (n == "mlp_pre") to = &s.mlp_pre;
-        else if (n == "mlp_act") to = &s.mlp_act;
-      }
-      if (to) g2_put(*to, b * T, 0, value);
+      Tensor* to = layer == L ? (n == "resid_pre" ? &resid_final : nullptr) : blocks[layer].slot(n);
+      if (to) put_block(*to, b * T, 0, value);
     };
     ForwardPass f = m.config.family->forward(m, ids, o);
-    g2_put(normed_final, b * T, 0, f.hidden.back());
-    g2_put(logits, b * T, 0, f.logits);
+    put_block(normed_final, b * T, 0, f.hidden.back());
+    put_block(logits, b * T, 0, f.logits);
     if (grads)
       for (std::size_t l = 0; l < L; ++l) blocks[l].weights.push_back(std::move(f.attentions[l]));
   }
@@ -204,7 +175,7 @@ double gpt2_train_loss(const Gpt2TrainConfig& c, const TensorMap& params, const 
                            g.at("transformer.ln_f.bias"));
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   for (std::size_t l = L; l-- > 0;) {
-    const G2Block& s = blocks[l];
+    const block_train::BlockTaps& s = blocks[l];
     const auto P = [&](const char* name) -> const Tensor& { return params.at(g2_layer(l, name)); };
     const auto G = [&](const char* name) -> Tensor& { return g.at(g2_layer(l, name)); };
     // x + mlp(ln_2(x)): c_proj, GELU (tanh), c_fc, ln_2
@@ -220,19 +191,11 @@ double gpt2_train_loss(const Gpt2TrainConfig& c, const TensorMap& params, const 
     Tensor dWp({D, D});
     const Tensor dz = g2_conv1d_backward(s.heads, transpose(P("attn.c_proj.weight")), dx, dWp, G("attn.c_proj.bias"), threads);
     add_inplace(G("attn.c_proj.weight"), transpose(dWp));
-    Tensor dqkv({N, 3 * D});
-    parallel_for_threads(std::min<unsigned>(threads, static_cast<unsigned>(B * H)), [&](unsigned t, unsigned nt) {
-      for (std::size_t j = t; j < B * H; j += nt) {
-        const std::size_t b = j / H, h = j % H;
-        Tensor w({T, T});
-        std::copy_n(s.weights[b].data() + h * T * T, T * T, w.data());
-        const AttentionGrads ag = attention_backward(g2_block(s.q, b * T, T, h * hd, hd), g2_block(s.k, b * T, T, h * hd, hd),
-                                                     g2_block(s.v, b * T, T, h * hd, hd), w, g2_block(dz, b * T, T, h * hd, hd), scale);
-        g2_put(dqkv, b * T, h * hd, ag.dq);
-        g2_put(dqkv, b * T, D + h * hd, ag.dk);
-        g2_put(dqkv, b * T, 2 * D + h * hd, ag.dv);
-      }
-    });
+    const block_train::HeadGrads hg = block_train::heads_attention_backward(s, dz, B, T, H, hd, scale, threads);
+    Tensor dqkv({N, 3 * D});  // c_attn's output columns: q, k, v
+    put_block(dqkv, 0, 0, hg.dq);
+    put_block(dqkv, 0, D, hg.dk);
+    put_block(dqkv, 0, 2 * D, hg.dv);
     Tensor dWa({3 * D, D});
     dn = g2_conv1d_backward(s.attn_in, transpose(P("attn.c_attn.weight")), dqkv, dWa, G("attn.c_attn.bias"), threads);
     add_inplace(G("attn.c_attn.weight"), transpose(dWa));

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "model/block_train.hpp"
 #include "tfx/attention/schedule.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/ops.hpp"
@@ -143,15 +144,9 @@ TensorMap init_train_parameters(const TrainConfig& c, std::uint64_t seed) {
 
 namespace {
 
-// Rows [r0, r0 + n) and columns [c0, c0 + w) of a matrix (or elements [r0, r0 + n) of a vector).
-Tensor tr_block(const Tensor& t, std::size_t r0, std::size_t n, std::size_t c0, std::size_t w) {
-  Tensor out({n, w});
-  for (std::size_t r = 0; r < n; ++r) std::copy_n(t.data() + (r0 + r) * t.cols() + c0, w, out.data() + r * w);
-  return out;
-}
 Tensor tr_rows(const Tensor& t, std::size_t r0, std::size_t n) {
   if (t.rank() == 1) return Tensor::from({n}, std::vector<float>(t.data() + r0, t.data() + r0 + n));
-  return tr_block(t, r0, n, 0, t.cols());
+  return block_of(t, r0, n, 0, t.cols());
 }
 // t[r0 + r, c0 + c] += part[r, c] (a vector: t[r0 + r] += part[r])
 void tr_add_block(Tensor& t, std::size_t r0, std::size_t c0, const Tensor& part) {
@@ -245,9 +240,9 @@ std::pair<Tensor, Tensor> tr_mha_backward(const MultiHeadAttention& a, const Ten
           }
         }
       }
-      const AttentionGrads gr = attention_backward(tr_block(a.q, b * T, T, h * dk, dk), tr_block(a.k, b * S, S, h * dk, dk),
-                                                   tr_block(a.v, b * S, S, h * dk, dk), st.weights,
-                                                   tr_block(dconcat, b * T, T, h * dk, dk), 1.0 / st.divisor);
+      const AttentionGrads gr = attention_backward(block_of(a.q, b * T, T, h * dk, dk), block_of(a.k, b * S, S, h * dk, dk),
+                                                   block_of(a.v, b * S, S, h * dk, dk), st.weights,
+                                                   block_of(dconcat, b * T, T, h * dk, dk), 1.0 / st.divisor);
       tr_add_block(dq, b * T, h * dk, gr.dq);
       tr_add_block(dkk, b * S, h * dk, gr.dk);
       tr_add_block(dv, b * S, h * dk, gr.dv);

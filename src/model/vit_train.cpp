@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/parallel.hpp"
+#include "model/block_train.hpp"
 #include "tfx/attention/vision.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
@@ -153,20 +154,6 @@ namespace {
 
 // What the backward pass reads of one block, for the whole batch stacked (B·T rows); the
 // attention weights per picture (H, T, T).
-struct VtBlock {
-  Tensor resid_pre, attn_in, q, k, v, heads, resid_mid, mlp_in, mlp_pre, mlp_act;
-  std::vector<Tensor> weights;
-};
-
-// rows [r0, r0 + n) and columns [c0, c0 + w) of m
-Tensor vt_block(const Tensor& m, std::size_t r0, std::size_t n, std::size_t c0, std::size_t w) {
-  Tensor out({n, w});
-  for (std::size_t r = 0; r < n; ++r) std::copy_n(m.data() + (r0 + r) * m.cols() + c0, w, out.data() + r * w);
-  return out;
-}
-void vt_put(Tensor& m, std::size_t r0, std::size_t c0, const Tensor& part) {
-  for (std::size_t r = 0; r < part.rows(); ++r) std::copy_n(part.data() + r * part.cols(), part.cols(), m.data() + (r0 + r) * m.cols() + c0);
-}
 // dW (a 2-D gradient) added into the parameter's gradient of another shape with as many values
 void vt_add_flat(Tensor& into, const Tensor& dW) {
   for (std::size_t i = 0; i < dW.size(); ++i) into.data()[i] += dW.data()[i];
@@ -187,8 +174,8 @@ VitLoss vit_train_loss(const VitTrainConfig& c, const TensorMap& params, const V
   const Checkpoint m = vit_checkpoint(c, params);
 
   // ---- forward: the family's own pass per picture, its taps stacked into (B·T, ·) ----
-  std::vector<VtBlock> blocks(L);
-  for (VtBlock& s : blocks) {
+  std::vector<block_train::BlockTaps> blocks(L);
+  for (block_train::BlockTaps& s : blocks) {
     for (Tensor* t : {&s.resid_pre, &s.attn_in, &s.q, &s.k, &s.v, &s.heads, &s.resid_mid, &s.mlp_in}) *t = Tensor({N, D});
     s.mlp_pre = Tensor({N, 4 * D});
     s.mlp_act = Tensor({N, 4 * D});
@@ -202,26 +189,14 @@ VitLoss vit_train_loss(const VitTrainConfig& c, const TensorMap& params, const V
       o.tap = [&](const char* name, std::size_t layer, const Tensor& value) {
         const std::string n(name);
         if (layer == L) {
-          if (n == "resid_pre") vt_put(cls_final, b, 0, vt_block(value, 0, 1, 0, D));
-          else if (n == "final_norm") vt_put(cls_normed, b, 0, value);
+          if (n == "resid_pre") put_block(cls_final, b, 0, block_of(value, 0, 1, 0, D));
+          else if (n == "final_norm") put_block(cls_normed, b, 0, value);
           return;
         }
-        VtBlock& s = blocks[layer];
-        Tensor* to = nullptr;
-        if (n == "resid_pre") to = &s.resid_pre;
-        else if (n == "attn_in") to = &s.attn_in;
-        else if (n == "q") to = &s.q;
-        else if (n == "k") to = &s.k;
-        else if (n == "v") to = &s.v;
-        else if (n == "attn_heads") to = &s.heads;
-        else if (n == "resid_mid") to = &s.resid_mid;
-        else if (n == "mlp_in") to = &s.mlp_in;
-        else if (n == "mlp_pre") to = &s.mlp_pre;
-        else if (n == "mlp_act") to = &s.mlp_act;
-        if (to) vt_put(*to, b * T, 0, value);
+        if (Tensor* to = blocks[layer].slot(n)) put_block(*to, b * T, 0, value);
       };
     ForwardPass f = model_forward_image(m, batch.pixels[b], o);
-    vt_put(logits, b, 0, f.logits);
+    put_block(logits, b, 0, f.logits);
     if (grads)
       for (std::size_t l = 0; l < L; ++l) blocks[l].weights.push_back(std::move(f.attentions[l]));
   }
@@ -249,7 +224,7 @@ VitLoss vit_train_loss(const VitTrainConfig& c, const TensorMap& params, const V
   for (std::size_t b = 0; b < B; ++b) std::copy_n(dcls.data() + b * D, D, dx.data() + b * T * D);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   for (std::size_t l = L; l-- > 0;) {
-    const VtBlock& s = blocks[l];
+    const block_train::BlockTaps& s = blocks[l];
     const auto P = [&](const char* name) -> const Tensor& { return params.at(vt_layer(l, name)); };
     const auto G = [&](const char* name) -> Tensor& { return g.at(vt_layer(l, name)); };
     // r + output.dense(GELU(intermediate.dense(layernorm_after(r))))
@@ -262,19 +237,7 @@ VitLoss vit_train_loss(const VitTrainConfig& c, const TensorMap& params, const V
     // x + attention.output.dense(heads(layernorm_before(x)))
     const Tensor dz = linear_backward(s.heads, P("attention.output.dense.weight"), dx, G("attention.output.dense.weight"),
                                       &G("attention.output.dense.bias"), threads);
-    Tensor dq({N, D}), dk({N, D}), dv({N, D});
-    parallel_for_threads(std::min<unsigned>(threads, static_cast<unsigned>(B * H)), [&](unsigned t, unsigned nt) {
-      for (std::size_t j = t; j < B * H; j += nt) {
-        const std::size_t b = j / H, h = j % H;
-        Tensor w({T, T});
-        std::copy_n(s.weights[b].data() + h * T * T, T * T, w.data());
-        const AttentionGrads ag = attention_backward(vt_block(s.q, b * T, T, h * hd, hd), vt_block(s.k, b * T, T, h * hd, hd),
-                                                     vt_block(s.v, b * T, T, h * hd, hd), w, vt_block(dz, b * T, T, h * hd, hd), scale);
-        vt_put(dq, b * T, h * hd, ag.dq);
-        vt_put(dk, b * T, h * hd, ag.dk);
-        vt_put(dv, b * T, h * hd, ag.dv);
-      }
-    });
+    const auto [dq, dk, dv] = block_train::heads_attention_backward(s, dz, B, T, H, hd, scale, threads);
     Tensor da = linear_backward(s.attn_in, P("attention.attention.query.weight"), dq, G("attention.attention.query.weight"),
                                 &G("attention.attention.query.bias"), threads);
     add_inplace(da, linear_backward(s.attn_in, P("attention.attention.key.weight"), dk, G("attention.attention.key.weight"),
@@ -294,8 +257,8 @@ VitLoss vit_train_loss(const VitTrainConfig& c, const TensorMap& params, const V
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t j = 0; j < D; ++j) dpos.data()[t * D + j] += dx.data()[(b * T + t) * D + j];
     for (std::size_t j = 0; j < D; ++j) dclst.data()[j] += dx.data()[b * T * D + j];
-    vt_put(dpatch, b * NP, 0, vt_block(dx, b * T + 1, NP, 0, D));
-    vt_put(unfolded, b * NP, 0, unfold_patches(batch.pixels[b], c.patch));
+    put_block(dpatch, b * NP, 0, block_of(dx, b * T + 1, NP, 0, D));
+    put_block(unfolded, b * NP, 0, unfold_patches(batch.pixels[b], c.patch));
   }
   Tensor dWp({D, CPP});
   linear_backward(unfolded, vt_reshaped(params.at("vit.embeddings.patch_embeddings.projection.weight"), {D, CPP}), dpatch, dWp,
