@@ -7,7 +7,14 @@
 # Each side's time per step is measured inside its own process over STEPS steps after its first
 # step (tfx: the training time it reports / steps; PyTorch: time.perf_counter around the loop).
 # Prints both, tokens/s, peak RSS, and the ratio tfx / PyTorch.
-# Usage: bench/train_gpt.sh [build/tfx] [THREADS] [STEPS]   (default: 2 threads, 10 steps)
+# With LLM_C=DIR (a checkout of karpathy/llm.c, or the bare git directory `fetch` leaves under
+# /work/.mirror/karpathy+llm.c/), also llm.c's CPU trainer train_gpt2.c, the reference C
+# implementation of the same step: built as its Makefile builds it (-Ofast -march=native -fopenmp
+# -DOMP), its main() set to the same batch, context and step count, started from a checkpoint and
+# token files in its own formats (random weights, the same shape and vocabulary size; written by
+# this script), OMP_NUM_THREADS=THREADS; its time is the mean of its "took N ms" lines after the
+# first step (forward, backward and AdamW, as tfx's).
+# Usage: [LLM_C=DIR] bench/train_gpt.sh [build/tfx] [THREADS] [STEPS]   (default: 2 threads, 10 steps)
 set -euo pipefail
 TFX=${1:-build/tfx}
 THREADS=${2:-2}
@@ -70,6 +77,45 @@ print((time.perf_counter() - start) / steps, (time.process_time() - cpu) / steps
 PY
 read -r t_pt c_pt < <(/usr/bin/time -f '%M' -o "$work/pt.rss" /usr/bin/python3 "$work/pt_step.py" "$THREADS" "$STEPS")
 echo "PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)'): $t_pt s per step, $c_pt s of CPU ($(cat "$work/pt.rss") kB peak RSS, threads $THREADS)"
+if [[ -n ${LLM_C:-} ]]; then
+  mkdir -p "$work/llmc"
+  if [[ -f $LLM_C/HEAD && ! -f $LLM_C/train_gpt2.c ]]; then
+    git --git-dir="$LLM_C" archive HEAD -- train_gpt2.c llmc | tar x -C "$work/llmc"
+    echo "llm.c: $(git --git-dir="$LLM_C" log -1 --format='%h %cs')"
+  else
+    cp -r "$LLM_C/train_gpt2.c" "$LLM_C/llmc" "$work/llmc/"
+  fi
+  # the same shape: batch 8, context 128, STEPS steps after the first (no sampling: that is at step 20)
+  sed -i -e 's/int B = 4;/int B = 8;/' -e 's/int T = 64;/int T = 128;/' -e "s/step <= 40;/step <= $STEPS;/" "$work/llmc/train_gpt2.c"
+  (cd "$work/llmc" && cc -Ofast -march=native -fopenmp -DOMP -Wno-unused-result -I. train_gpt2.c -lm -o train_gpt2)
+  /usr/bin/python3 - "$work/llmc" <<'PY'
+import os, sys
+import numpy as np
+d = sys.argv[1]
+V, C, L, NH, maxT = 512, 256, 4, 4, 128
+rng = np.random.default_rng(0)
+header = np.zeros(256, np.int32)
+header[:8] = [20240326, 3, maxT, V, L, NH, C, V]  # version 3: fp32, padded vocabulary (= V here)
+sizes = [V * C, maxT * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C, L * C, L * C,
+         L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C]
+with open(os.path.join(d, "gpt2_124M.bin"), "wb") as f:
+    f.write(header.tobytes())
+    f.write((0.02 * rng.standard_normal(sum(sizes))).astype(np.float32).tobytes())
+os.makedirs(os.path.join(d, "dev/data/tinyshakespeare"), exist_ok=True)
+for name, n in (("train", 8 * 128 * 64 + 1), ("val", 8 * 128 * 6 + 1)):
+    h = np.zeros(256, np.int32)
+    h[:3] = [20240520, 1, n]
+    with open(os.path.join(d, f"dev/data/tinyshakespeare/tiny_shakespeare_{name}.bin"), "wb") as f:
+        f.write(h.tobytes())
+        f.write(rng.integers(0, V, n).astype(np.uint16).tobytes())
+PY
+  (cd "$work/llmc" && OMP_NUM_THREADS=$THREADS /usr/bin/time -f '%M' -o "$work/llmc.rss" ./train_gpt2 >"$work/llmc.out" 2>&1) || {
+    echo "llm.c failed:"; tail -5 "$work/llmc.out"; exit 1; }
+  t_llmc=$(awk '/^step [0-9]+: train loss/ && $2 != "0:" { gsub(/[(]/, ""); ms += $(NF-1); n++ } END { if (n) printf "%.6f", ms / n / 1000 }' "$work/llmc.out")
+  [[ -n $t_llmc ]] || { echo "llm.c printed no step times:"; tail -5 "$work/llmc.out"; exit 1; }
+  echo "llm.c train_gpt2.c: $t_llmc s per step ($(cat "$work/llmc.rss") kB peak RSS, OMP_NUM_THREADS $THREADS)"
+  awk -v a="$t_tfx" -v b="$t_llmc" 'BEGIN { printf "tokens/s: tfx %.0f, llm.c %.0f; tfx / llm.c time per step = %.3f\n", 1024 / a, 1024 / b, a / b }'
+fi
 # on a loaded machine wall times say little (PyTorch's OpenMP threads spin while waiting for a core); CPU time is the fairer row
 awk -v a="$t_tfx" -v b="$t_pt" -v ca="$c_tfx" -v cb="$c_pt" 'BEGIN {
   printf "tokens/s: tfx %.0f, PyTorch %.0f; tfx / PyTorch time per step = %.3f\n", 1024 / a, 1024 / b, a / b

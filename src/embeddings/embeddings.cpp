@@ -396,7 +396,7 @@ std::size_t require_word(const Embeddings& e, std::string_view word, bool ignore
   const auto near = close_spellings(e, word, 5);
   if (!near.empty()) {
     std::string list;
-    for (std::size_t k = 0; k < near.size(); ++k) list += (k ? ", " : "") + show_token(near[k]);
+    for (std::size_t k = 0; k < near.size(); ++k) list += (k ? ", '" : "'") + show_token(near[k]) + "'";  // words, quoted as the asked one is
     msg += "; " + fmt::format(N_("close spellings: {}"), list);
   } else {
     msg += std::string("; ") + N_("no close spellings");

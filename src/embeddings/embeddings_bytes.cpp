@@ -20,6 +20,18 @@
 namespace tfx {
 
 namespace {
+// zlib's inflate messages (inflate.c), marked so that the message catalogue translates them
+// inside "corrupt gzip data (zlib: …)"; zlib's own words are printed.
+[[maybe_unused]] constexpr const char* kZlibMessages[] = {
+    N_("incorrect header check"), N_("unknown compression method"), N_("invalid window size"), N_("unknown header flags set"),
+    N_("header crc mismatch"), N_("invalid block type"), N_("invalid stored block lengths"), N_("too many length or distance symbols"),
+    N_("invalid code lengths set"), N_("invalid bit length repeat"), N_("invalid code -- missing end-of-block"),
+    N_("invalid literal/lengths set"), N_("invalid distances set"), N_("invalid literal/length code"), N_("invalid distance code"),
+    N_("invalid distance too far back"), N_("incorrect data check"), N_("incorrect length check")};
+}  // namespace
+
+
+namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(msg); }
 

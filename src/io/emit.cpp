@@ -83,15 +83,19 @@ struct Staged {
   mode_t mode = 0;
 };
 
-// Writes `pieces` for `path`: at once when the destination is not a regular file (returns an
-// empty Staged), else into a unique temporary beside it (returned, not yet renamed).
-Staged stage(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
+// Writes what `produce` gives for `path`: at once when the destination is not a regular file
+// (returns an empty Staged), else into a unique temporary beside it (returned, not yet renamed).
+// `known`: the same bytes as pieces already in memory, when they are (a symlink's target is
+// written in place, and its space reserved first, so it needs the size before the first byte).
+Staged stage(const std::function<void(const Sink&)>& produce, const std::vector<std::string_view>* known, const std::string& path,
+             bool binary, const std::string& what) {
   if (path == "-") {
     if (binary && isatty(fileno(stdout)))
       throw usage_error(fmt::format(N_("{} -: refusing to write binary output to a terminal; give a file name or pipe it"), what));
-    for (std::string_view bytes : pieces)
+    produce([&](std::string_view bytes) {
       if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
         throw Error(fmt::format(N_("{}: cannot write to stdout: {}"), what, std::strerror(errno)));
+    });
     if (std::fflush(stdout) != 0) throw Error(fmt::format(N_("{}: cannot write to stdout: {}"), what, std::strerror(errno)));
     return {};
   }
@@ -100,7 +104,7 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
     if (binary && isatty(fd))
       throw usage_error(fmt::format(N_("{} {}: refusing to write binary output to a terminal; give a file name or pipe it"), what, path));
     std::fflush(stdout);
-    for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
+    produce([&](std::string_view bytes) { write_descriptor(fd, bytes, what, path); });
     return {};
   }
   // 2. a device or FIFO (/dev/null, /dev/full, a named pipe) is written in place: renaming a
@@ -118,7 +122,7 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
       throw usage_error(fmt::format(N_("{} {}: refusing to write binary output to a terminal; give a file name or pipe it"), what, path));
     }
     try {
-      for (std::string_view bytes : pieces) write_descriptor(fd, bytes, what, path);
+      produce([&](std::string_view bytes) { write_descriptor(fd, bytes, what, path); });
     } catch (...) {
       ::close(fd);
       throw;
@@ -131,6 +135,13 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
   //    space is reserved first (posix_fallocate), so a full disk is refused before a byte changes.
   struct stat lst {};
   if (exists && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    std::string gathered;  // a streamed result, gathered to learn its size
+    std::vector<std::string_view> held;
+    if (!known) {
+      produce([&](std::string_view bytes) { gathered.append(bytes); });
+      held.push_back(gathered);
+    }
+    const std::vector<std::string_view>& pieces = known ? *known : held;
     const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
     std::size_t total = 0;
@@ -168,9 +179,10 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
   const std::size_t slash = target.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
   out.tmp = std::make_unique<TempFile>(dir, ".tfx-", ".tmp", what + " " + path);
-  for (std::string_view bytes : pieces)
+  produce([&](std::string_view bytes) {
     if (!out.tmp->write_all(bytes.data(), bytes.size()))
       throw Error(fmt::format(N_("{} {}: cannot write: {}"), what, path, std::strerror(errno)));
+  });
   if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
     if (::fchown(out.tmp->fd(), st.st_uid, st.st_gid) != 0) {
       // only root may give a file away: others write it as their own, as cp does
@@ -182,6 +194,12 @@ Staged stage(const std::vector<std::string_view>& pieces, const std::string& pat
   return out;
 }
 
+std::function<void(const Sink&)> pieces_producer(const std::vector<std::string_view>& pieces) {
+  return [&pieces](const Sink& sink) {
+    for (std::string_view bytes : pieces) sink(bytes);
+  };
+}
+
 }  // namespace
 
 void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what) {
@@ -189,7 +207,24 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
 }
 
 void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
-  Staged s = stage(pieces, path, binary, what);
+  Staged s = stage(pieces_producer(pieces), &pieces, path, binary, what);
+  if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
+}
+
+void emit_streamed(const std::function<void(const Sink&)>& produce, const std::string& path, bool binary, const std::string& what) {
+  // the producer's small pieces gathered into megabyte writes
+  const auto gathered = [&](const Sink& out) {
+    std::string buffer;
+    produce([&](std::string_view bytes) {
+      buffer.append(bytes);
+      if (buffer.size() >= (std::size_t{1} << 20)) {
+        out(buffer);
+        buffer.clear();
+      }
+    });
+    if (!buffer.empty()) out(buffer);
+  };
+  Staged s = stage(gathered, nullptr, path, binary, what);
   if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
 }
 
@@ -197,7 +232,7 @@ void emit_together(const std::vector<EmitFile>& files) {
   // 1. every file whole in its temporary (a full disk, a file-size limit or a signal here leaves
   //    every target as it was: the temporaries are removed)
   std::vector<Staged> staged;
-  for (const EmitFile& f : files) staged.push_back(stage(f.pieces, f.path, f.binary, f.what));
+  for (const EmitFile& f : files) staged.push_back(stage(pieces_producer(f.pieces), &f.pieces, f.path, f.binary, f.what));
   // 2. the renames, with the termination signals held back until all are done, so a Ctrl-C
   //    between two renames cannot leave a new file beside an old one
   //    (whichever thread a signal is delivered to: the handler remembers it, and it takes effect

@@ -30,6 +30,15 @@ std::string csv_escape(const std::string& s) {
 
 }  // namespace
 
+std::string csv_row(const std::vector<Cell>& cells, int precision) {
+  std::string out;
+  for (std::size_t j = 0; j < cells.size(); ++j) {
+    if (j) out += ',';
+    out += csv_escape(cell_text(cells[j], precision));
+  }
+  return out + '\n';
+}
+
 std::string encode_csv(const Result& r, const OutputOptions& o) {
   const Block* b = primary_block(r);
   if (!b) throw Error(fmt::format(N_("'{}' has no table to write as CSV; use format table or json"), r.command), Error::Kind::data, {"format"});

@@ -133,6 +133,40 @@ void write_json(const nlohmann::json& j, std::string& out) {
 
 }  // namespace
 
+std::string json_text(const nlohmann::json& j) {
+  std::string out;
+  write_json(j, out);
+  return out;
+}
+
+std::string json_record(const std::vector<std::string>& columns, const std::vector<Cell>& row, int precision) {
+  nlohmann::json o = nlohmann::json::object();
+  for (std::size_t j = 0; j < row.size() && j < columns.size(); ++j) o[columns[j]] = json_cell(row[j], precision);
+  return json_text(o);
+}
+
+void write_json_object(const nlohmann::json& head, const std::map<std::string, std::function<void(const Sink&)>>& large, const Sink& sink) {
+  // nlohmann's object is a std::map: its keys, merged with the large ones, in the same order
+  std::map<std::string, const nlohmann::json*> small;
+  for (auto it = head.begin(); it != head.end(); ++it) small[it.key()] = &it.value();
+  auto s = small.begin();
+  auto l = large.begin();
+  bool first = true;
+  while (s != small.end() || l != large.end()) {
+    sink(first ? "{" : ",");
+    first = false;
+    if (l == large.end() || (s != small.end() && s->first < l->first)) {
+      sink(json_text(nlohmann::json(s->first)) + ":" + json_text(shortest_floats(*s->second)));
+      ++s;
+    } else {
+      sink(json_text(nlohmann::json(l->first)) + ":");
+      l->second(sink);
+      ++l;
+    }
+  }
+  sink(first ? "{}\n" : "}\n");
+}
+
 // Layout (docs/formats.md): command, params, then the primary block at the top level (name,
 // shape, data, axes and labels of a matrix; or name, shape, data of a record table), then the
 // other blocks by name under "matrices" and "tables" — each block once — then notes, summary.

@@ -60,6 +60,21 @@ void check_json_depth(std::string_view text, const std::string& where, std::size
   }
 }
 
+// nlohmann's parse-error reasons (its parser's and lexer's own words), marked so that the message
+// catalogue translates the reason inside "not valid JSON at line L, column C: REASON" too; the
+// reason is printed as nlohmann words it, and read through these formats.
+[[maybe_unused]] constexpr const char* kJsonReasons[] = {
+    N_("syntax error while parsing value - {}"), N_("syntax error while parsing array - {}"), N_("syntax error while parsing object - {}"),
+    N_("syntax error while parsing object key - {}"), N_("syntax error while parsing object separator - {}"), N_("invalid literal"),
+    N_("unexpected end of input"), N_("unexpected '{}'"), N_("unexpected string literal"), N_("unexpected number literal"),
+    N_("unexpected true literal"), N_("unexpected false literal"), N_("unexpected null literal"), N_("expected '{}'"),
+    N_("expected string literal"),
+    N_("expected '[', '{{', or a literal"), N_("expected end of input"), N_("invalid string: {}"), N_("missing closing quote"),
+    N_("ill-formed UTF-8 byte"), N_("forbidden character after backslash"), N_("'{}' must be followed by 4 hex digits"),
+    N_("control character {} must be escaped to {}"), N_("surrogate {} must be followed by {}"), N_("surrogate {} must follow {}"),
+    N_("invalid number"), N_("expected digit after '{}'"), N_("expected '+', '-', or digit after exponent"),
+    N_("expected digit after exponent sign"), N_("invalid BOM; must be 0xEF 0xBB 0xBF if given")};
+
 nlohmann::json parse_json(std::string_view text, const std::string& where) {
   check_json_depth(text, where);
   try {
@@ -77,9 +92,10 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
       reason = reason.substr(0, p);
     }
     const auto [line, column] = jsonf_line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string msg = fmt::format(N_("{}: not valid JSON at line {}, column {}: {}"), where, line, column, escape_for_message(reason, 120));
-    if (!last.empty()) msg += fmt::format(" (read '{}')", escape_for_message(last, 40));
-    throw Error(msg);
+    if (last.empty())
+      throw Error(fmt::format(N_("{}: not valid JSON at line {}, column {}: {}"), where, line, column, escape_for_message(reason, 120)));
+    throw Error(fmt::format(N_("{}: not valid JSON at line {}, column {}: {} (read '{}')"), where, line, column, escape_for_message(reason, 120),
+                            escape_for_message(last, 40)));
   } catch (const nlohmann::json::out_of_range& e) {
     // 406 "number overflow parsing '1e999'": found by fuzzing; name the number and its line
     std::string number = e.what();

@@ -25,7 +25,9 @@ namespace tfx {
 
 namespace {
 
-constexpr int kSlots = 16;
+// 256 live temporaries at once (files written together — a slide deck, a model's folder — each
+// have one until the renames); 1 MB of path buffers in untouched pages until used
+constexpr int kSlots = 256;
 constexpr std::size_t kPathMax = 4096;
 std::array<std::atomic<bool>, kSlots> slot_used{};
 std::array<std::atomic<bool>, kSlots> slot_ready{};
@@ -41,7 +43,7 @@ int claim_slot(const std::string& path) {
       return i;
     }
   }
-  return -1;  // more than 16 at once: still removed on every normal way out
+  return -1;  // more than kSlots at once: still removed on every normal way out
 }
 
 void release_slot(int i) {

@@ -121,7 +121,7 @@ TEST_CASE("tfx analogy: bad queries") {
   CHECK(oov.code == 1);
   CHECK(count_lines(oov.err) == 1);
   CHECK(oov.err.find("'kng' is not in the vocabulary") != std::string::npos);
-  CHECK(oov.err.find("close spellings: king") != std::string::npos);
+  CHECK(oov.err.find("close spellings: 'king'") != std::string::npos);
   auto same = run_tfx("analogy king king king", {}, "TFX_EMBEDDINGS=");
   CHECK(same.code == 2);
   CHECK(count_lines(same.err) == 1);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -255,6 +256,9 @@ std::string korean_text(std::size_t bytes) {
   return s;
 }
 
+// The data lines of a csv (all but the header).
+std::size_t rows_in(const std::string& csv) { return static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1; }
+
 std::string hf_gpt2() { return (fs::path(TFX_SOURCE_DIR) / "tests" / "data" / "hf_models" / "gpt2").string(); }
 
 }  // namespace
@@ -295,17 +299,26 @@ TEST_CASE("model tokenize --file: offsets in linear time, a true memory estimate
     if (checked > 4000) break;  // a sample is enough for the values; the time is the whole file's
   }
   CHECK(rows > 1000);
-  // 2. the estimate is the format's: 256 KB as json holds ~700 MB (2.6 KB per byte), as csv ~140 MB
-  check_one_line_error(run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format json", t.path, "TFX_MEMORY_LIMIT=256M"), 1,
+  // 2. the estimate is the format's. csv and json are written as their rows are made (the text
+  //    and its encodings held, ~170 bytes per byte here): 256 KB as json fits 256 MB — it took
+  //    ~700 MB (2.6 KB per byte) as one JSON document — and its rows are the csv's; json with
+  //    --stats is still one document, and csv is refused under 32 MB
+  const Run json = run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format json", t.path, "TFX_MEMORY_LIMIT=256M");
+  REQUIRE(json.code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  CHECK(doc.at("data").size() == rows_in(r.out));
+  CHECK(doc.at("summary").at("ids").size() == doc.at("data").size());
+  CHECK(doc.at("summary").at("offsets").back() == nlohmann::json::array({doc.at("data").back().at("start"), doc.at("data").back().at("end")}));
+  check_one_line_error(run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format json --stats", t.path, "TFX_MEMORY_LIMIT=256M"), 1,
                        "--file ko.txt (" + std::to_string(text.size()) + " bytes) tokenized as json (a row per token) needs about");
-  check_one_line_error(run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format csv", t.path, "TFX_MEMORY_LIMIT=64M"), 1,
+  check_one_line_error(run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format csv", t.path, "TFX_MEMORY_LIMIT=32M"), 1,
                        "tokenized as csv");
   // 3. an allocation that fails anyway (an address-space limit below what the budget allows) is
   //    the one error line, never "terminate called after throwing an instance of 'std::bad_alloc'"
   if (!kHfAsan) {
     const fs::path err = t / "err.txt";
     const std::string cmd = "cd " + shell_quote(t.path.string()) + " && ulimit -v 400000 && TFX_MEMORY_LIMIT=100G exec " +
-                            shell_quote(TFX_BINARY) + " model tokenize " + hf_gpt2() + " --file ko.txt --format json >/dev/null 2>" +
+                            shell_quote(TFX_BINARY) + " model tokenize " + hf_gpt2() + " --file ko.txt --format json --stats >/dev/null 2>" +
                             shell_quote(err.string());
     const int status = std::system(cmd.c_str());
     const std::string e = read_file(err);

@@ -29,3 +29,40 @@ TEST_CASE("model tokenize: GPT-2 and BERT folders give Hugging Face's ids as tab
   const Run t = run_tfx("model tokenize " + gpt2 + " '나'");
   CHECK(t.out.find("나(1/3)") != std::string::npos);
 }
+
+TEST_CASE("model tokenize: json and csv written row by row hold what the one-document path (--stats) holds, for one sequence and --lines") {
+  // two writers of the same listing: csv/json are streamed as rows are made; with --stats the
+  // result is one document; every key they share is equal, for special tokens ([0, 0) offsets),
+  // byte-level pieces of a syllable, an empty line and the in-repo GPT-2 and BERT folders
+  const auto folder = [](const char* name) { return shell_quote((std::filesystem::path(TFX_SOURCE_DIR) / "tests/data/hf_models" / name).string()); };
+  TempDir t;
+  write_file(t / "doc.txt", "H\xC3\xA9llo \xEB\x82\x98\xEB\x8A\x94\n\n\"\xED\x95\x99\xEC\x83\x9D\", x");
+  for (const char* name : {"gpt2", "bert"})
+    for (const std::string lines : {"", " --lines"}) {
+      CAPTURE(name);
+      CAPTURE(lines);
+      const std::string args = "model tokenize " + folder(name) + " --file doc.txt" + lines;
+      const Run streamed = run_tfx(args + " --format json", t.path), whole = run_tfx(args + " --format json --stats", t.path);
+      REQUIRE(streamed.code == 0);
+      REQUIRE(whole.code == 0);
+      const nlohmann::json s = nlohmann::json::parse(streamed.out), w = nlohmann::json::parse(whole.out);
+      CHECK(streamed.out.back() == '\n');
+      for (const char* key : {"columns", "command", "data", "name", "params", "shape"}) CHECK(s.at(key) == w.at(key));
+      for (const char* key : {"byte_offsets", "ids", "offsets", "readable", "tokens"}) CHECK(s.at("summary").at(key) == w.at("summary").at(key));
+      CHECK(s.at("notes").at(0) == w.at("notes").at(0));
+      CHECK(s.at("data").size() == s.at("shape").at(0));
+      // the csv's rows are the json's data, cell for cell
+      const Run csv = run_tfx(args + " --format csv", t.path);
+      REQUIRE(csv.code == 0);
+      std::istringstream in(csv.out);
+      std::string line;
+      std::getline(in, line);
+      std::size_t k = 0;
+      for (; std::getline(in, line); ++k) {
+        REQUIRE(k < s.at("data").size());
+        const nlohmann::json& row = s.at("data")[k];
+        CHECK(line.substr(line.rfind(',') + 1) == std::to_string(row.at("byte end").get<long long>()));
+      }
+      CHECK(k == s.at("data").size());
+    }
+}

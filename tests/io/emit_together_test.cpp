@@ -3,6 +3,8 @@
 // signal during the renames takes effect only after the last one (defer/resume_termination_signals).
 #include <signal.h>
 #include <sys/wait.h>
+
+#include <set>
 #include <unistd.h>
 
 #include "helpers.hpp"
@@ -53,4 +55,46 @@ TEST_CASE("termination signals deferred: a SIGTERM while deferred acts only when
   if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGTERM);
   CHECK(read_file(marker) == "still running");
   CHECK(fs::is_empty(tmpdir));
+}
+
+TEST_CASE("emit_together under fire: a SIGTERM at any moment leaves every file of one generation, never a mix, and no temporary") {
+  // A child replaces 64 files together, generation after generation, until a SIGTERM from here
+  // ends it — at a moment this test does not choose, so over several runs it lands while staging,
+  // between renames and between generations. Whatever the moment, the files all hold the same
+  // generation (the renames are one step) and the folder holds no temporary.
+  constexpr int kFiles = 64;
+  for (int trial = 0; trial < 12; ++trial) {
+    CAPTURE(trial);
+    TempDir t;
+    const fs::path ready = t / "ready";
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      signal(SIGTERM, SIG_DFL);
+      tfx::install_temp_file_cleanup();
+      for (long gen = 0;; ++gen) {
+        std::vector<std::string> bodies(kFiles, std::to_string(gen) + std::string(4000, 'x'));
+        std::vector<tfx::EmitFile> files;
+        for (int k = 0; k < kFiles; ++k)
+          files.push_back({{bodies[static_cast<std::size_t>(k)]}, (t / ("f" + std::to_string(k))).string(), false, "file"});
+        tfx::emit_together(files);
+        if (gen == 0) write_file(ready, "1");
+      }
+    }
+    while (!fs::exists(ready)) usleep(1000);
+    usleep(static_cast<useconds_t>(3000 + 7919 * trial % 20000));
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status));
+    std::set<std::string> generations;
+    std::size_t temporaries = 0;
+    for (const auto& e : fs::directory_iterator(t.path)) {
+      const std::string name = e.path().filename().string();
+      if (has(name, ".tmp")) ++temporaries;
+      else if (name != "ready") generations.insert(read_file(e.path()).substr(0, 8));
+    }
+    CHECK(generations.size() == 1);
+    CHECK(temporaries == 0);
+  }
 }

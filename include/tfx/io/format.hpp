@@ -4,6 +4,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -163,6 +165,27 @@ std::string encode(const Result& r, const OutputOptions& o);
 void emit(std::string_view bytes, const std::string& path, bool binary, const std::string& what = "output");
 // The same for bytes in pieces (written one after the other, into the same temporary).
 void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what = "output");
+
+// Output written as it is produced, for a result too large to hold as bytes (a row per token of a
+// book): `produce` calls the sink with each piece in order; the pieces go where emit() would put
+// them (a unique temporary beside a file, renamed when `produce` returns; stdout; a descriptor or
+// FIFO in place), gathered into megabyte writes. A throw from `produce` leaves no file.
+using Sink = std::function<void(std::string_view)>;
+void emit_streamed(const std::function<void(const Sink&)>& produce, const std::string& path, bool binary,
+                   const std::string& what = "output");
+
+// Pieces of the csv and json encoders, for a writer that streams a table rather than building a
+// Result (same bytes as encode_csv / encode_json for the same cells):
+// one CSV line of cells, with its newline;
+std::string csv_row(const std::vector<Cell>& cells, int precision);
+// one compact JSON value (floats as their shortest text, as encode_json writes them);
+std::string json_text(const nlohmann::json& j);
+// one record as encode_json writes a row of a table: an object of the columns, keys sorted;
+std::string json_record(const std::vector<std::string>& columns, const std::vector<Cell>& row, int precision);
+// a JSON object whose small members are in `head` and whose large members are written by `large`
+// (a callback per key writing the value's text), every key in sorted order as encode_json orders
+// them, then the newline encode_json ends with.
+void write_json_object(const nlohmann::json& head, const std::map<std::string, std::function<void(const Sink&)>>& large, const Sink& sink);
 
 // Formats a float the way every encoder does: fixed with `precision` digits, or shortest
 // round-trip when precision < 0.

@@ -13,7 +13,16 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tfx/text/hf_tokenizer.hpp"
+
 namespace tfx::cli {
+
+struct OutputFlags;
+struct FigureFlags;
 
 void register_model_tokenize(CLI::App& model);
 void register_model_info(CLI::App& model);
@@ -27,5 +36,14 @@ void register_model_lens(CLI::App& model);
 void register_model_ablate(CLI::App& model);
 void register_model_patch(CLI::App& model);
 void register_model_quantize(CLI::App& model);
+
+// What model_tokenize.cpp and its --compare (model_tokenize_compare.cpp) share: the sequences of
+// `text` (the whole text, or each line with `lines`) encoded by `tok`, a progress bar over the
+// bytes at a terminal labelled with `file` ("" = TEXT, "-" = stdin)…
+std::vector<HfEncoding> encode_document(const HfTokenizer& tok, std::string_view text, bool lines, bool special, bool readable,
+                                        const std::string& file, bool offsets = false);
+// …and --compare DIR DIR… over `texts` (TEXT's or each --file's, as `files` names them).
+void run_model_tokenize_compare(const std::vector<std::string>& dirs, const std::vector<std::string>& files, const std::string& text,
+                                const std::vector<std::string>& texts, bool lines, const OutputFlags& out, const FigureFlags& fig);
 
 }  // namespace tfx::cli

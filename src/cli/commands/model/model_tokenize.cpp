@@ -13,6 +13,7 @@
 #include "tfx/core/memory.hpp"
 #include "cli/validators.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
+#include "tfx/text/token_listing.hpp"
 #include "cli/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -36,175 +37,6 @@ struct ModelTokenizeOptions {
   CLI::Option* compare_opt = nullptr;
 };
 
-// Byte offset → character (code point) offset in one sequence, as Hugging Face's Python and Node
-// bindings give offsets: counted from the last question, forward or back (tokens that share a
-// character, as byte-level pieces of one Hangul syllable do, ask for an earlier byte again), or
-// from the start when that is nearer (the post-processor's [0, 0) after the text). Each question
-// costs the distance from the last one, so a whole document's offsets take linear time.
-class CharIndex {
- public:
-  explicit CharIndex(std::string_view s) : s_(s) {}
-  std::size_t at(std::size_t byte) {
-    byte = std::min(byte, s_.size());
-    if (byte < byte_ && byte < byte_ - byte) byte_ = chars_ = 0;
-    for (; byte_ > byte; --byte_)
-      if (lead(byte_ - 1)) --chars_;
-    for (; byte_ < byte; ++byte_)
-      if (lead(byte_)) ++chars_;
-    return chars_;
-  }
-
- private:
-  bool lead(std::size_t i) const { return (static_cast<unsigned char>(s_[i]) & 0xC0) != 0x80; }
-  std::string_view s_;
-  std::size_t byte_ = 0, chars_ = 0;
-};
-
-// The sequences of `text` (the whole text, or each line with --lines) encoded by `tok`, a progress
-// bar over the bytes at a terminal.
-std::vector<HfEncoding> encode_document(const HfTokenizer& tok, std::string_view text, const ModelTokenizeOptions& o, bool readable,
-                                        const std::string& label, bool offsets = false) {
-  std::vector<std::string_view> seqs;
-  if (o.lines) seqs = document_lines(text);
-  else seqs.push_back(text);
-  std::vector<HfEncoding> encs;
-  encs.reserve(seqs.size());
-  ProgressBar bar(label, "B");
-  std::size_t done = 0;
-  for (std::string_view s : seqs) {
-    const Progress p = bar.callback() ? Progress([&](std::size_t d, std::size_t) { bar.update(done + d, text.size()); }) : Progress{};
-    encs.push_back(tok.encode(s, !o.no_special, readable, p, offsets));
-    done += s.size() + 1;
-  }
-  return encs;
-}
-
-std::string tokenize_progress_label(const ModelTokenizeOptions& o) {
-  return o.file.empty() ? tr("tokenizing") : trf("tokenizing {}", o.file == "-" ? "<stdin>" : o.file);
-}
-
-// A folder's name for labels: its last component ("../data/gpt2/" → gpt2).
-std::string tokenizer_label(const std::string& dir) {
-  std::filesystem::path p(dir);
-  while (!p.empty() && p.filename().empty()) p = p.parent_path();
-  std::string s = p.filename().string();
-  return s.empty() || s == "." || s == ".." ? dir : s;
-}
-
-// A document's name for labels: the file's name, <stdin>, or TEXT.
-std::string document_label(const std::string& file) {
-  if (file.empty()) return "TEXT";
-  if (file == "-") return "<stdin>";
-  return std::filesystem::path(file).filename().string();
-}
-
-// --compare DIR DIR…: one document (or several: --file A --file B), several tokenizers — a row
-// each (tokens, tokens per word and per character, bytes per token, [UNK] and byte-fallback
-// tokens, vocabulary, file) and a bar figure: for one document its tokens and tokens per word, for
-// several a panel of tokens per document on one scale (the same paragraph in two languages shows
-// what each language costs). Special tokens are left out of every count.
-void run_model_tokenize_compare(const ModelTokenizeOptions& o, const std::vector<std::string>& texts) {
-  if (o.compare.size() < 2)
-    throw usage_error(fmt::format(N_("--compare: got one folder ({}); expected two or more tokenizer folders (--compare gpt2/ bert/ …)"),
-                                  o.compare.front()));
-  // every folder is loaded before any is run: a bad one fails fast
-  std::vector<HfTokenizer> toks;
-  for (const std::string& d : o.compare) toks.push_back(load_model_tokenizer(d));
-  const bool several = texts.size() > 1;
-  std::vector<std::string> docs;
-  for (std::size_t d = 0; d < texts.size(); ++d) docs.push_back(document_label(o.files.empty() ? std::string() : o.files[d]));
-  Result r;
-  r.command = "model tokenize";
-  r.params = {{"compare", o.compare}, {"special_tokens", false}, {"lines", o.lines}};
-  if (o.files.empty()) r.params["text"] = o.text;
-  else if (several) r.params["files"] = o.files;
-  else r.params["file"] = o.files[0];
-  Records rec;
-  rec.name = N_("compare");
-  rec.columns = {N_("tokenizer"), N_("kind"), N_("tokens"), N_("tokens per word"), N_("tokens per character"), N_("bytes per token"),
-                 N_("unknown"), N_("byte fallback"), N_("part of a character"), N_("vocabulary"), N_("file")};
-  if (several) rec.columns.insert(rec.columns.begin(), N_("document"));
-  Figure figure;
-  std::vector<Bars> token_panels;
-  Bars word_bars;
-  double most = 0;
-  nlohmann::json documents = nlohmann::json::array();
-  for (std::size_t d = 0; d < texts.size(); ++d) {
-    const std::string& text = texts[d];
-    const ScriptCounts scripts = count_scripts(text);
-    r.blocks.push_back(Text{trf("{}: {} words, {} characters, {} bytes ({} Hangul, {} Latin, {} Han characters) in {} tokenizers; special "
-                                "tokens left out of the counts",
-                                docs[d], scripts.all_words(), scripts.all_characters(), text.size(), scripts.characters[0],
-                                scripts.characters[1], scripts.characters[2], toks.size())});
-    documents.push_back({{"document", docs[d]}, {"words", scripts.all_words()}, {"characters", scripts.all_characters()}, {"bytes", text.size()}});
-    Bars tokens_bars;
-    tokens_bars.title = several ? docs[d] : tr("tokens");
-    tokens_bars.subtitle = trf("{} words, {} characters, {} bytes; special tokens left out", scripts.all_words(), scripts.all_characters(),
-                               text.size());
-    tokens_bars.value_label = tr("tokens");
-    tokens_bars.category_label = tr("tokenizer");
-    tokens_bars.horizontal = tokens_bars.annotate = true;
-    tokens_bars.color = static_cast<int>(d);
-    ModelTokenizeOptions one = o;
-    one.file = o.files.empty() ? std::string() : o.files[d];
-    for (std::size_t k = 0; k < toks.size(); ++k) {
-      const HfTokenizer& tok = toks[k];
-      const std::vector<HfEncoding> encs = encode_document(tok, text, o, true, tokenize_progress_label(one));
-      const TokenTally t = tally_tokens(encs, tok);
-      const TokenRatios q = token_ratios(t, scripts);
-      const std::string label = tokenizer_label(o.compare[k]);
-      std::vector<Cell> row;
-      if (several) row.push_back(docs[d]);
-      row.insert(row.end(), {label, tok.kind(), static_cast<long long>(t.tokens), q.per_word, q.per_character, q.bytes_per_token,
-                             static_cast<long long>(t.unknown), static_cast<long long>(t.byte_fallback), static_cast<long long>(t.partial),
-                             static_cast<long long>(tok.vocab_size()), tok.source()});
-      rec.rows.push_back(std::move(row));
-      tokens_bars.labels.push_back(label);
-      tokens_bars.values.push_back(static_cast<double>(t.tokens));
-      most = std::max(most, static_cast<double>(t.tokens));
-      word_bars.labels.push_back(label);
-      word_bars.values.push_back(q.per_word);
-    }
-    token_panels.push_back(std::move(tokens_bars));
-  }
-  r.blocks.push_back(std::move(rec));
-  if (several) {
-    r.summary["documents"] = std::move(documents);
-  } else {
-    r.summary["words"] = documents[0]["words"];
-    r.summary["characters"] = documents[0]["characters"];
-    r.summary["bytes"] = documents[0]["bytes"];
-  }
-  r.primary = "compare";
-
-  if (several) {
-    // one scale for all documents, so the bars of one tokenizer compare across them
-    figure.title = trf("Tokens of {} in {} tokenizers", fmt::join(docs, tr(" and ")), toks.size());
-    for (Bars& b : token_panels) {
-      b.vmin = 0;
-      b.vmax = most * 1.12;  // room for the longest bar's value
-      figure.panels.push_back(std::move(b));
-    }
-  } else {
-    figure.title = trf("“{}” in {} tokenizers", docs[0], toks.size());
-    word_bars.title = tr("tokens per word");
-    word_bars.subtitle = tr("words: runs between white space");
-    word_bars.value_label = tr("tokens per word");
-    word_bars.category_label = tr("tokenizer");
-    word_bars.horizontal = word_bars.annotate = true;
-    word_bars.color = 1;
-    figure.panels.push_back(std::move(token_panels[0]));
-    figure.panels.push_back(std::move(word_bars));
-  }
-  figure.columns = 1;
-  std::string stem;
-  for (const std::string& d : docs) {
-    if (!stem.empty()) stem += "_";
-    for (char c : d) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  }
-  present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("tokenize_compare_{}.png", stem));
-}
-
 void run_model_tokenize(const ModelTokenizeOptions& given) {
   ModelTokenizeOptions o = given;
   if (!o.files.empty()) o.file = o.files.front();
@@ -221,7 +53,7 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
     } else {
       texts.push_back(document_text(o.text, given.dir_opt->count() > 0, o.file));
     }
-    return run_model_tokenize_compare(o, texts);
+    return run_model_tokenize_compare(o.compare, o.files, o.text, texts, o.lines, o.out, o.fig);
   }
   if (o.files.size() > 1)
     throw usage_error(fmt::format(N_("--file given {} times; expected one document (several only with --compare DIR DIR…)"), o.files.size()));
@@ -235,14 +67,20 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   // memory (/usr/bin/time) for 1 MB of Korean through a byte-level BPE, about a token per byte —
   // the worst case — at 100 (npy), 680 (table), 520 (csv), 2600 (json) bytes per byte, with
   // room to spare
-  const double per_byte = format == Format::npy ? 112 : format == Format::csv ? 600 : format == Format::json ? 3000 : 800;
+  // csv and json carry each token's offsets into its sequence, in characters and in bytes
+  const bool offsets = format == Format::csv || format == Format::json;
+  // csv and json (without --stats) are written as their rows are made: what is held is the text
+  // and its encodings, ~150 bytes a token at most; the table (and --stats) holds the rows too.
+  // Measured peak memory (/usr/bin/time) for 1 MB of Korean through a byte-level BPE, about a token
+  // per byte — the worst case: 100 (npy), 680 (table), 130 (csv), 140 (json), 2600 (json with
+  // --stats) bytes per byte; the estimate leaves room to spare
+  const bool streamed = offsets && !o.stats;
+  const double per_byte = format == Format::npy ? 112 : streamed ? 240 : format == Format::json ? 3000 : 800;
   check_memory(double(text.size()) * per_byte,
                fmt::format("{} ({} bytes) tokenized as {} (a row per token)", o.file.empty() ? std::string("TEXT") : "--file " + o.file,
                            text.size(), format_name(format)));
   const bool npy = format == Format::npy;
-  // csv and json carry each token's offsets into its sequence, in characters and in bytes
-  const bool offsets = format == Format::csv || format == Format::json;
-  const std::vector<HfEncoding> encs = encode_document(tok, text, o, !npy || o.stats, tokenize_progress_label(o), offsets);
+  const std::vector<HfEncoding> encs = encode_document(tok, text, o.lines, !o.no_special, !npy || o.stats, o.file, offsets);
   const std::size_t sequences = encs.size();
   Result r;
   r.command = "model tokenize";
@@ -253,8 +91,16 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   for (const HfEncoding& e : encs) count += e.ids.size();
   const std::string how = o.lines ? trf("{} lines, each its own sequence as Hugging Face's encode_batch sees them", sequences)
                                   : tr("the whole text one sequence, as Hugging Face's encode sees it (--lines: each line its own)");
-  r.blocks.push_back(Text{trf("{} tokens; {} tokenizer from {} (vocabulary {}){}; {}", count, tok.kind(), tok.source(), tok.vocab_size(),
-                              o.no_special ? tr("; no special tokens (--no-special)") : "", how)});
+  const std::string note = trf("{} tokens; {} tokenizer from {} (vocabulary {}){}; {}", count, tok.kind(), tok.source(), tok.vocab_size(),
+                               o.no_special ? tr("; no special tokens (--no-special)") : "", how);
+  const TokenListing listing{o.lines ? document_lines(text) : std::vector<std::string_view>{text}, &encs, o.lines, offsets};
+  if (streamed) {
+    const OutputOptions oo = output_options(o.out);
+    if (format == Format::csv) return emit_streamed([&](const Sink& sink) { write_token_csv(listing, sink); }, oo.path, false, "-o");
+    const nlohmann::json head = {{"command", r.command}, {"params", r.params}, {"notes", {note}}};
+    return emit_streamed([&](const Sink& sink) { write_token_json(listing, head, sink); }, oo.path, false, "-o");
+  }
+  r.blocks.push_back(Text{note});
   if (o.stats) add_token_stats(r, text, tally_tokens(encs, tok));
   if (npy) {
     // the ids as float32 (exact below 2^24, above every vocabulary's size)
@@ -271,61 +117,50 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   }
   Records rec;
   rec.name = N_("tokens");
-  rec.columns = o.lines ? std::vector<std::string>{N_("line"), N_("position"), N_("token"), N_("readable"), N_("id")}
-                        : std::vector<std::string>{N_("position"), N_("token"), N_("readable"), N_("id")};
-  if (offsets) rec.columns.insert(rec.columns.end(), {N_("start"), N_("end"), N_("byte start"), N_("byte end")});
+  rec.columns = token_listing_columns(o.lines, offsets);
   rec.rows.reserve(count);
-  // the summary's arrays (ids, tokens, offsets) are for json and the table; csv writes the rows
-  // alone, so it does not hold every token a second and third time
-  const bool summary_arrays = format != Format::csv;
+  for_each_token_row(listing, [&](std::vector<Cell>&& row) { rec.rows.push_back(std::move(row)); });
+  // the summary's arrays, for json with --stats and the table
   nlohmann::json ids = nlohmann::json::array(), tokens = nlohmann::json::array(), readable = nlohmann::json::array();
-  nlohmann::json char_offsets = nlohmann::json::array(), byte_offsets = nlohmann::json::array();
-  const std::vector<std::string_view> seqs = o.lines ? document_lines(text) : std::vector<std::string_view>{text};
-  for (std::size_t l = 0; l < encs.size(); ++l) {
-    const HfEncoding& e = encs[l];
-    nlohmann::json li = nlohmann::json::array(), lc = nlohmann::json::array(), lb = nlohmann::json::array();
-    CharIndex chars(seqs[l]);
-    for (std::size_t i = 0; i < e.ids.size(); ++i) {
-      std::vector<Cell> row;
-      if (o.lines) row.push_back(static_cast<long long>(l + 1));
-      row.insert(row.end(), {static_cast<long long>(i), e.tokens[i], e.readable[i], static_cast<long long>(e.ids[i])});
-      if (offsets) {
-        const auto [b0, b1] = e.offsets[i];
-        const std::size_t c0 = chars.at(b0), c1 = chars.at(b1);
-        row.insert(row.end(), {static_cast<long long>(c0), static_cast<long long>(c1), static_cast<long long>(b0), static_cast<long long>(b1)});
-        if (summary_arrays) {
-          lc.push_back({c0, c1});
-          lb.push_back({b0, b1});
-        }
-      }
-      rec.rows.push_back(std::move(row));
-      if (summary_arrays) li.push_back(e.ids[i]);
-    }
-    if (!summary_arrays) {
-    } else if (o.lines) {
-      ids.push_back(std::move(li));
+  for (const HfEncoding& e : encs) {
+    nlohmann::json line_ids(e.ids);
+    if (o.lines) {
+      ids.push_back(std::move(line_ids));
       tokens.push_back(e.tokens);
       readable.push_back(e.readable);
-      char_offsets.push_back(std::move(lc));
-      byte_offsets.push_back(std::move(lb));
     } else {
-      ids = std::move(li);
+      ids = std::move(line_ids);
       tokens = e.tokens;
       readable = e.readable;
-      char_offsets = std::move(lc);
-      byte_offsets = std::move(lb);
     }
   }
-  if (offsets && summary_arrays) {
-    r.summary["offsets"] = std::move(char_offsets);
-    r.summary["byte_offsets"] = std::move(byte_offsets);
+  if (offsets) {  // json with --stats: the offsets as the rows hold them
+    const std::size_t first = o.lines ? 5 : 4;
+    nlohmann::json chars = nlohmann::json::array(), bytes = nlohmann::json::array();
+    std::size_t k = 0;
+    for (const HfEncoding& e : encs) {
+      nlohmann::json line_chars = nlohmann::json::array(), line_bytes = nlohmann::json::array();
+      for (std::size_t i = 0; i < e.ids.size(); ++i, ++k) {
+        const std::vector<Cell>& row = rec.rows[k];
+        const auto at = [&row](std::size_t c) { return std::get<long long>(row[c]); };
+        line_chars.push_back({at(first), at(first + 1)});
+        line_bytes.push_back({at(first + 2), at(first + 3)});
+      }
+      if (o.lines) {
+        chars.push_back(std::move(line_chars));
+        bytes.push_back(std::move(line_bytes));
+      } else {
+        chars = std::move(line_chars);
+        bytes = std::move(line_bytes);
+      }
+    }
+    r.summary["offsets"] = std::move(chars);
+    r.summary["byte_offsets"] = std::move(bytes);
   }
   r.blocks.push_back(std::move(rec));
-  if (summary_arrays) {
-    r.summary[N_("tokens")] = std::move(tokens);
-    r.summary[N_("ids")] = std::move(ids);
-    r.summary[N_("readable")] = std::move(readable);
-  }
+  r.summary[N_("tokens")] = std::move(tokens);
+  r.summary[N_("ids")] = std::move(ids);
+  r.summary[N_("readable")] = std::move(readable);
   r.primary = "tokens";
   present(r, o.out);
 }
