@@ -262,6 +262,9 @@ TEST_CASE("lecture: tfx softmax 1,1,0.8,0.7 and 0,-11,7 --temperature 1,10, agai
   CHECK(p[1][0].get<double>() == doctest::Approx(1 / z10).epsilon(1e-6));
   CHECK(p[1][1].get<double>() == doctest::Approx(std::exp(-1.1) / z10).epsilon(1e-6));
   CHECK(p[1][2].get<double>() == doctest::Approx(std::exp(0.7) / z10).epsilon(1e-6));
+  // the figure's title names the temperatures as numbers (it printed the flag's words, ["1,10"])
+  const Run svg = run_tfx("softmax 0,-11,7 --temperature 1,10 --format svg");
+  CHECK(has(svg.out, "softmax of 0,-11,7 at temperatures 1, 10<"));
   // a huge score does not overflow: the shifted exponentials stay finite
   json big = run_json("softmax 1000,999,0");
   CHECK(big["data"][0]["softmax"].get<double>() == doctest::Approx(1 / (1 + std::exp(-1.0))).epsilon(1e-6));

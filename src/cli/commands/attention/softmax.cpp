@@ -100,7 +100,7 @@ void run_softmax(const SoftmaxOptions& o) {
     fig.panels.push_back(std::move(b));
   }
   if (temps.size() > 1) {
-    fig.title = trf("softmax of {} at temperatures {}", o.values, o.temperatures);
+    fig.title = trf("softmax of {} at temperatures {}", o.values, fmt::format("{}", fmt::join(temps, ", ")));
     Matrix m;
     m.name = N_("probabilities");
     m.values = all;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
 #include "cli/flag_names.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
@@ -141,6 +142,9 @@ void run_pe_sim_model(const PeSimOptions& o) {
   a.values = learned;
   a.value_label = t.p;
   b.values = sinus;
+  // a test checkpoint's table is random numbers, not learned positions: said in the title and notes
+  note_random_weights(r, c);
+  if (c.random_weights) a.title = trf("{} (random weights)", a.title);
   figure.panels = {a, b};
   figure.columns = 2;
   r.blocks.push_back(pe_sim_matrix(std::move(learned)));
