@@ -26,7 +26,8 @@ double max_width(const std::vector<std::string>& labels, const Type& t = kTickTy
 void draw_left_ticks(Canvas& cv, const Frame& f, const AxisTicks& t);
 void draw_bottom_ticks(Canvas& cv, const Frame& f, const AxisTicks& t);
 // Nice value ticks over [lo, hi] mapped to [0, pixels] (flipped: lo at the bottom).
-AxisTicks value_ticks(double lo, double hi, double pixels, bool flip, int target);
+// `whole`: the values are whole numbers, so no tick falls between two (steps of 1 at the least).
+AxisTicks value_ticks(double lo, double hi, double pixels, bool flip, int target, bool whole = false);
 // A number for a cell or bar: 2 decimals below 10, 1 below 100, else none; typographic minus.
 std::string value_text(double v, double magnitude);
 

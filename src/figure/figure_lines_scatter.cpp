@@ -37,9 +37,14 @@ void draw_bottom_ticks(Canvas& cv, const Frame& f, const AxisTicks& t) {
   }
 }
 
-AxisTicks value_ticks(double lo, double hi, double pixels, bool flip, int target) {
+AxisTicks value_ticks(double lo, double hi, double pixels, bool flip, int target, bool whole) {
   AxisTicks t;
   Ticks nt = nice_ticks(lo, hi, target);
+  if (whole && nt.step < 1) {  // an axis of whole numbers (pair j, layer, step) has no tick at 0.5
+    nt.step = 1;
+    nt.values.clear();
+    for (double v = std::ceil(lo - 1e-9); v <= hi + 1e-9; v += 1) nt.values.push_back(v);
+  }
   for (double v : nt.values) {
     const double u = (v - lo) / (hi - lo) * pixels;
     t.pos.push_back(flip ? pixels - u : u);
@@ -62,6 +67,7 @@ namespace {
 struct Axes {
   Frame f;
   double x0, x1, y0, y1;  // data range (y in log10 units when log)
+  bool whole_x = false;   // every x is a whole number: ticks 1 apart at the least
   double px(double x) const { return f.x + (x - x0) / (x1 - x0) * f.w; }
   double py(double y) const { return f.y + f.h - (y - y0) / (y1 - y0) * f.h; }
 };
@@ -99,7 +105,7 @@ AxisTicks log_ticks(double lo, double hi, double pixels) {
 Scene axes_scene(const std::string& title, const std::string& subtitle, const std::string& x_label, const std::string& y_label, Axes& a,
                  bool log_y, double extra_right, bool log_x = false) {
   const AxisTicks yt = log_y ? log_ticks(a.y0, a.y1, a.f.h) : value_ticks(a.y0, a.y1, a.f.h, true, 6);
-  AxisTicks xt = log_x ? log_ticks(a.x0, a.x1, a.f.w) : value_ticks(a.x0, a.x1, a.f.w, false, 7);
+  AxisTicks xt = log_x ? log_ticks(a.x0, a.x1, a.f.w) : value_ticks(a.x0, a.x1, a.f.w, false, 7, a.whole_x);
   if (log_x)  // log_ticks counts from the bottom of a y axis: from the left here
     for (double& p : xt.pos) p = a.f.w - p;
   const double label_line = line_height(kLabelType);
@@ -139,12 +145,14 @@ void widen(double& lo, double& hi, double margin) {
 
 Scene line_chart_scene(const LineChart& c) {
   Axes a{{0, 0, 620, std::clamp(c.plot_height, 100.0, 2000.0)}, INFINITY, -INFINITY, INFINITY, -INFINITY};
+  a.whole_x = !c.log_x;
   auto yv = [&](double y) { return c.log_y ? (y > 0 ? std::log10(y) : NAN) : y; };
   auto xv = [&](double x) { return c.log_x ? (x > 0 ? std::log10(x) : NAN) : x; };
   for (const Series& s : c.series)
     for (std::size_t k = 0; k < std::min(s.x.size(), s.y.size()); ++k) {
       const double y = yv(s.y[k]), x = xv(s.x[k]);
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      a.whole_x = a.whole_x && x == std::round(x);
       a.x0 = std::min(a.x0, x), a.x1 = std::max(a.x1, x);
       a.y0 = std::min(a.y0, y), a.y1 = std::max(a.y1, y);
     }

@@ -161,6 +161,22 @@ TEST_CASE("render: line chart series colors, legend, log y; scatter arrows; grid
   CHECK(stacked.height > stacked.width);
 }
 
+TEST_CASE("render: an x axis of whole numbers (pair 0 … 3) has ticks at whole numbers only; fractional x keeps fractional ticks") {
+  const auto ticks = [](std::vector<double> x) {
+    LineChart c;
+    c.series.push_back({"s", x, std::vector<double>(x.size(), 1.0)});
+    Figure f;
+    f.panels.push_back(c);
+    return encode_svg(f);
+  };
+  const std::string whole = ticks({0, 1, 2, 3});
+  CHECK(whole.find(">0.5<") == std::string::npos);
+  CHECK(whole.find(">2.5<") == std::string::npos);
+  CHECK(whole.find(">2<") != std::string::npos);
+  const std::string half = ticks({0, 0.5, 1.5, 3});  // 0.5 steps stay
+  CHECK(half.find(">0.5<") != std::string::npos);
+}
+
 TEST_CASE("render: empty and non-finite inputs do not crash") {
   Figure f;
   Heatmap empty;
