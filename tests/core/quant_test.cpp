@@ -1,4 +1,4 @@
-// GGUF's quantized weights used as stored (stored.hpp, src/core/quant.cpp): dequantization of every
+// GGUF's quantized weights used as stored (stored.hpp, src/core/kernels/quant.cpp): dequantization of every
 // type equal bit for bit to llama.cpp's Python reference (gguf-py's quants.py, through
 // tests/reference/gen_gguf_reference.py's files tests/data/gguf/dequant_<type>.bin), and every op
 // that reads a quantized matrix — matmul and matmul_bt on every GEMM kernel and path, a transposed

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "gemm_kernels.hpp"
-#include "parallel.hpp"
+#include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/gemm.hpp"
 #include "tfx/core/gemm_view.hpp"
