@@ -51,8 +51,10 @@ constexpr const gemm_kernels::Kernel* kKernels[] = {
 bool cpu_runs(const gemm_kernels::Kernel& k) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (&k == &gemm_kernels::avx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // (F16C for the fused quantized GEMV's scales, gemv_quant.inc: every CPU with AVX2 has it)
+  if (&k == &gemm_kernels::avx512)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 #endif
   return &k == &gemm_kernels::generic;
 }

@@ -1,4 +1,4 @@
-// The fused dequantize-and-dot kernel (gemv_quant.inc) for AVX2 + FMA, built with -mavx2 -mfma -mno-avx512f
+// The fused dequantize-and-dot kernel (gemv_quant.inc) for AVX2 + FMA, built with -mavx2 -mfma -mno-avx512f -mf16c
 // -ffp-contract=off (CMakeLists.txt); gemm.cpp only calls it with gemm_avx2.cpp's kernel.
 #include <cstddef>
 #include <cstdint>
@@ -8,8 +8,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#if !defined(__AVX2__) || !defined(__FMA__) || defined(__AVX512F__)
-#error "gemv_quant_avx2.cpp must be built with -mavx2 -mfma -mno-avx512f (see CMakeLists.txt)"
+#if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__) || defined(__AVX512F__)
+#error "gemv_quant_avx2.cpp must be built with -mavx2 -mfma -mno-avx512f -mf16c (see CMakeLists.txt)"
 #endif
 namespace tfx::gemm_kernels {
 namespace avx2_quant {

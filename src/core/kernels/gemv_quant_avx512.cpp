@@ -1,4 +1,4 @@
-// The fused dequantize-and-dot kernel (gemv_quant.inc) for AVX-512F, built with -mavx512f -mavx2 -mfma
+// The fused dequantize-and-dot kernel (gemv_quant.inc) for AVX-512F, built with -mavx512f -mavx2 -mfma -mf16c
 // -ffp-contract=off (CMakeLists.txt); gemm.cpp only calls it with gemm_avx512.cpp's kernel.
 #include <cstddef>
 #include <cstdint>
@@ -8,8 +8,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#if !defined(__AVX512F__) || !defined(__FMA__)
-#error "gemv_quant_avx512.cpp must be built with -mavx512f -mavx2 -mfma (see CMakeLists.txt)"
+#if !defined(__AVX512F__) || !defined(__FMA__) || !defined(__F16C__)
+#error "gemv_quant_avx512.cpp must be built with -mavx512f -mavx2 -mfma -mf16c (see CMakeLists.txt)"
 #endif
 namespace tfx::gemm_kernels {
 namespace avx512_quant {
