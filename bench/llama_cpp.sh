@@ -3,17 +3,21 @@
 # shape with random weights (bench/generate_bench.py make-qwen), written per type by
 # `tfx model quantize` — decoded by llama.cpp's llama-bench and by tfx (bench_generate, which opens
 # a .gguf file as every model command does), same thread count, in one run; prints each type's
-# decode and 128-token prefill tokens/s for both and tfx's ratio.
+# decode and 128-token prefill tokens/s for both and tfx's ratio, and each side's decode as a
+# fraction of the bandwidth bound (bench_bandwidth's read bandwidth ÷ the file's bytes).
 #
 #   bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]
 #
 # LLAMA_CPP: a llama.cpp source folder, or a bare git directory of one (what the `fetch` tool
 # leaves under /work/.mirror/ggerganov+llama.cpp/…: its HEAD is unpacked with git archive). It is
 # built CPU-only (GGML_NATIVE, as tfx's native build; no CURL, CUDA or Metal), llama-bench only,
-# with cmake -j2. BUILD_DIR: tfx's build folder with tfx and bench_generate (default build).
+# with cmake -j2. BUILD_DIR: tfx's build folder with tfx and bench_generate (default build; and
+# bench_bandwidth, for the bandwidth columns).
 # THREADS (llama-bench -t; default 2: give the core count, which tfx uses), TYPES (default "bf16 q8_0": the types tfx writes; llama.cpp's K-quants
 # Q4_K_M need llama-quantize, which this script builds and uses when TYPES names q4_k_m), WORK (a
-# scratch folder; default a new one under /tmp, removed at the end unless KEEP=1).
+# scratch folder; default a new one under /tmp, removed at the end unless KEEP=1), LLAMA_BIN (a
+# folder with llama-bench and llama-quantize already built: nothing is built, LLAMA_CPP is ignored),
+# GGUF_DIR (a folder with qwen-TYPE.gguf files from an earlier KEEP=1 run: reused, not rewritten).
 set -euo pipefail
 src=${1:?usage: bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]}
 build=${2:-build}
@@ -27,28 +31,45 @@ for f in "$build/tfx" "$build/bench_generate"; do
   [[ -x $f ]] || { echo "bench/llama_cpp.sh: $f is missing (cmake --build $build --target tfx bench_generate)" >&2; exit 1; }
 done
 
-# 1. llama.cpp's source, then llama-bench (and llama-quantize) built CPU-only
-if [[ -f $src/HEAD && ! -f $src/CMakeLists.txt ]]; then
+# 1. llama.cpp's source, then llama-bench (and llama-quantize) built CPU-only — or LLAMA_BIN, a
+# folder where they are already built (LLAMA_CPP is then not read)
+if [[ -n ${LLAMA_BIN:-} ]]; then
+  lbench="$LLAMA_BIN/llama-bench"
+  lquant="$LLAMA_BIN/llama-quantize"
+  for f in "$lbench" "$lquant"; do
+    [[ -x $f ]] || { echo "bench/llama_cpp.sh: $f is missing (LLAMA_BIN)" >&2; exit 1; }
+  done
+elif [[ -f $src/HEAD && ! -f $src/CMakeLists.txt ]]; then
   mkdir -p "$work/llama.cpp"
   # the vocab files under models/ are not needed, and a snapshot may list them without their blobs
   git --git-dir="$src" archive HEAD -- . ':!models/*.gguf' | tar x -C "$work/llama.cpp"
   src="$work/llama.cpp"
 fi
-[[ -f $src/CMakeLists.txt ]] || { echo "bench/llama_cpp.sh: $src is not a llama.cpp source folder" >&2; exit 1; }
-cmake -S "$src" -B "$work/llama-build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DGGML_CUDA=OFF \
-  -DGGML_METAL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF >/dev/null
-cmake --build "$work/llama-build" -j2 --target llama-bench llama-quantize >/dev/null
-lbench="$work/llama-build/bin/llama-bench"
-lquant="$work/llama-build/bin/llama-quantize"
+if [[ -z ${LLAMA_BIN:-} ]]; then
+  [[ -f $src/CMakeLists.txt ]] || { echo "bench/llama_cpp.sh: $src is not a llama.cpp source folder" >&2; exit 1; }
+  cmake -S "$src" -B "$work/llama-build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DGGML_CUDA=OFF \
+    -DGGML_METAL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF >/dev/null
+  cmake --build "$work/llama-build" -j2 --target llama-bench llama-quantize >/dev/null
+  lbench="$work/llama-build/bin/llama-bench"
+  lquant="$work/llama-build/bin/llama-quantize"
+fi
 
 # 2. the model: a Qwen2.5-0.5B-shaped folder (random BF16), then one GGUF per type
-"$PY" bench/generate_bench.py make-qwen "$work/qwen" >/dev/null
-# llama.cpp loads a vocabulary with every model: Qwen's tokenizer (Qwen3 shares Qwen2.5's BPE) from
-# ../shared, written by tfx as tokenizer.ggml.* (padded to the 151,936 rows as convert_hf_to_gguf does)
-tok=${QWEN_TOKENIZER:-../shared/data/tokenizers/qwen3/tokenizer.json}
-[[ -f $tok ]] || { echo "bench/llama_cpp.sh: $tok is missing (set QWEN_TOKENIZER): llama.cpp needs the model's vocabulary" >&2; exit 1; }
-cp "$tok" "$work/qwen/tokenizer.json"
+missing=0
+for t in $types; do [[ -n ${GGUF_DIR:-} && -f ${GGUF_DIR:-}/qwen-$t.gguf ]] || missing=1; done
+if [[ $missing == 1 ]]; then
+  "$PY" bench/generate_bench.py make-qwen "$work/qwen" >/dev/null
+  # llama.cpp loads a vocabulary with every model: Qwen's tokenizer (Qwen3 shares Qwen2.5's BPE) from
+  # ../shared, written by tfx as tokenizer.ggml.* (padded to the 151,936 rows as convert_hf_to_gguf does)
+  tok=${QWEN_TOKENIZER:-../shared/data/tokenizers/qwen3/tokenizer.json}
+  [[ -f $tok ]] || { echo "bench/llama_cpp.sh: $tok is missing (set QWEN_TOKENIZER): llama.cpp needs the model's vocabulary" >&2; exit 1; }
+  cp "$tok" "$work/qwen/tokenizer.json"
+fi
 for t in $types; do
+  if [[ -n ${GGUF_DIR:-} && -f $GGUF_DIR/qwen-$t.gguf ]]; then
+    ln -sf "$(realpath "$GGUF_DIR/qwen-$t.gguf")" "$work/qwen-$t.gguf"
+    continue
+  fi
   case $t in
     q4_k_m) "$build/tfx" model quantize "$work/qwen" --type bf16 -o "$work/qwen-bf16-src.gguf" >/dev/null
             "$lquant" "$work/qwen-bf16-src.gguf" "$work/qwen-$t.gguf" Q4_K_M "$threads" >/dev/null 2>&1 ;;
@@ -56,11 +77,20 @@ for t in $types; do
   esac
 done
 
-# 3. both on each file: prefill of 128 tokens and 64 decoded tokens, tokens/s
-printf '%-8s %10s %14s %14s %8s %14s %14s %8s\n' type MB "llama decode" "tfx decode" ratio "llama pp128" "tfx pp128" ratio
+# 3. the bandwidth bound: the machine's read bandwidth with the same threads (bench_bandwidth, a
+# 500 MB buffer) over each file's bytes is the most tokens/s a decoder that reads every weight
+# once per token can reach; each side's decode is printed as a fraction of it (bw columns)
+gbps=0
+if [[ -x $build/bench_bandwidth ]]; then
+  gbps=$("$build/bench_bandwidth" 500000000 "$threads" 2>/dev/null | sed -nE 's/.*read_bandwidth_gbps ([0-9.]+).*/\1/p')
+  echo "read bandwidth ($threads threads): ${gbps:-?} GB/s"
+fi
+# 4. both on each file: prefill of 128 tokens and 64 decoded tokens, tokens/s
+printf '%-8s %10s %14s %14s %8s %14s %14s %8s %9s %9s\n' type MB "llama decode" "tfx decode" ratio "llama pp128" "tfx pp128" ratio \
+  "llama bw" "tfx bw"
 for t in $types; do
   f="$work/qwen-$t.gguf"
-  mb=$(( $(stat -c %s "$f") / 1000000 ))
+  mb=$(( $(stat -L -c %s "$f") / 1000000 ))
   # llama-bench -o csv: the columns name n_prompt, n_gen, avg_ts
   csv=$("$lbench" -m "$f" -p 128 -n 64 -t "$threads" -r 3 -o csv 2>/dev/null)
   l_pp=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
@@ -70,7 +100,10 @@ for t in $types; do
   g=$("$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
   t_pp=$(sed -nE 's/.*tfx_prefill_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 128 / $1 }')
   t_tg=$(sed -nE 's/.*tfx_token_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 1 / $1 }')
-  printf '%-8s %10s %14.2f %14s %8s %14.2f %14s %8s\n' "$t" "$mb" "${l_tg:-0}" "${t_tg:-?}" \
+  bytes=$(stat -L -c %s "$f")
+  frac() { awk -v tps="${1:-0}" -v g="${gbps:-0}" -v b="$bytes" 'BEGIN { if (g > 0) printf "%.2f", tps * b / (g * 1e9); else print "?" }'; }
+  printf '%-8s %10s %14.2f %14s %8s %14.2f %14s %8s %9s %9s\n' "$t" "$mb" "${l_tg:-0}" "${t_tg:-?}" \
     "$(awk -v a="${t_tg:-0}" -v b="${l_tg:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" \
-    "${l_pp:-0}" "${t_pp:-?}" "$(awk -v a="${t_pp:-0}" -v b="${l_pp:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')"
+    "${l_pp:-0}" "${t_pp:-?}" "$(awk -v a="${t_pp:-0}" -v b="${l_pp:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" \
+    "$(frac "${l_tg:-0}")" "$(frac "${t_tg:-0}")"
 done

@@ -1,9 +1,10 @@
-// GGUF's quantized weights used as stored (stored.hpp, src/core/quant.cpp): dequantization of every
+// GGUF's quantized weights used as stored (stored.hpp, src/core/kernels/quant.cpp): dequantization of every
 // type equal bit for bit to llama.cpp's Python reference (gguf-py's quants.py, through
 // tests/reference/gen_gguf_reference.py's files tests/data/gguf/dequant_<type>.bin), and every op
 // that reads a quantized matrix — matmul and matmul_bt on every GEMM kernel and path, a transposed
 // matrix, the embedding lookup — bit-identical to the same op on the dequantized float32 matrix
 // (the GEMM dequantizes panels and runs the same kernel on them).
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -177,4 +178,68 @@ TEST_CASE("quant: F16 and F32 matrices read transposed equal the transposed prod
   CHECK(matmul(a, t).values() == matmul_bt(a, wt).values());
   CHECK(widen(t).values() == transpose(wt).values());
   CHECK(t.bytes() == 240);
+}
+
+TEST_CASE("quant: the fused GEMV (a few rows against quantized rows) equals the float GEMM on the dequantized matrix, bit for bit") {
+  // The decode path (m ≤ 4 rows of A, a·Wᵀ, gemv_quant.inc): every block type, every kernel (each
+  // has its own fused kernel), 1 … 4 rows and 5 (the packing path), K of an odd number of 32-value
+  // blocks (half a 4-vector step with 16-lane vectors), odd N, more threads than columns allow;
+  // some blocks with subnormal float16 scales. Also within float rounding of a float64 dot.
+  const std::vector<std::array<std::size_t, 2>> kn = {{32, 131}, {96, 517}, {256, 67}, {768, 129}, {1280, 33}};
+  unsigned seed = 101;
+  for (const std::string& kernel : available_gemm_kernels()) {
+    CAPTURE(kernel);
+    QuantForceKernel force(kernel);
+    for (StoredType type : {StoredType::q8_0, StoredType::q4_0, StoredType::q4_1, StoredType::q5_0, StoredType::q5_1, StoredType::q4_k,
+                            StoredType::q5_k, StoredType::q6_k}) {
+      const std::string type_name = stored_type_name(type);
+      CAPTURE(type_name);
+      for (const auto& s : kn) {
+        const std::size_t K = s[0], N = s[1];
+        if (K % stored_block_size(type)) continue;
+        CAPTURE(K);
+        CAPTURE(N);
+        std::vector<unsigned char> b = quant_random_blocks(type, N, K, seed++);
+        // every third block's scale (and min) a float16 subnormal
+        const std::size_t bb = stored_block_bytes(type), at = type == StoredType::q6_k ? 208 : 0;
+        for (std::size_t i = 0; i < b.size() / bb; i += 3) {
+          b[i * bb + at] = static_cast<unsigned char>(1 + i % 200);
+          b[i * bb + at + 1] = static_cast<unsigned char>((i % 2) << 7 | (i % 3));
+        }
+        const StoredMatrix w(b.data(), type, N, K);
+        const Tensor wide = widen(w);
+        for (std::size_t M = 1; M <= 5; ++M) {
+          CAPTURE(M);
+          std::mt19937 gen(seed++);
+          std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+          std::vector<float> av(M * K);
+          for (float& x : av) x = u(gen);
+          const Tensor a = Tensor::from({M, K}, av);
+          const Tensor want = matmul_bt(a, wide, 1);
+          for (unsigned threads : {1u, 2u, 7u}) {
+            CAPTURE(threads);
+            const Tensor got = matmul_bt(a, w, threads);
+            std::size_t same = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) same += quant_bits(got.data()[i]) == quant_bits(want.data()[i]);
+            CHECK(same == got.size());
+          }
+          // against float64: |got − exact| ≤ 1e-5 · Σ|a·w| (float32 accumulation of K products)
+          const Tensor got = matmul_bt(a, w, 2);
+          std::size_t close = 0;
+          for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t j = 0; j < N; ++j) {
+              double exact = 0, mag = 0;
+              for (std::size_t p = 0; p < K; ++p) {
+                const double t = static_cast<double>(av[i * K + p]) * static_cast<double>(wide.data()[j * K + p]);
+                exact += t;
+                mag += t < 0 ? -t : t;
+              }
+              const double err = static_cast<double>(got.data()[i * N + j]) - exact;
+              close += (err < 0 ? -err : err) <= 1e-5 * mag + 1e-30;
+            }
+          CHECK(close == M * N);
+        }
+      }
+    }
+  }
 }

@@ -1,4 +1,4 @@
-// tfx's quantizers (stored.hpp's quantize, src/core/quantize.cpp) against llama.cpp's Python
+// tfx's quantizers (stored.hpp's quantize, src/core/kernels/quantize.cpp) against llama.cpp's Python
 // reference: the blocks gguf-py's quants.py quantize writes for the same float32 inputs
 // (tests/data/gguf/quantize_<type>.bin, made by tests/reference/gen_gguf_reference.py), byte for
 // byte on F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1; and the K-quants Q4_K, Q5_K, Q6_K (which gguf-py

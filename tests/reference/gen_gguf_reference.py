@@ -13,7 +13,7 @@ Writes tests/data/gguf/dequant_<type>.bin for F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0,
     uint32 n (values), uint32 block bytes b, then the blocks (n / block size · b bytes), then the
     n float32 values gguf-py's dequantize gives (little-endian).
 And tests/data/gguf/quantize_<type>.bin for F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 (tfx's
-quantizers, src/core/quantize.cpp, against gguf-py's quantize):
+quantizers, src/core/kernels/quantize.cpp, against gguf-py's quantize):
     uint32 n (values), uint32 block bytes b, then the n float32 inputs, then the blocks gguf-py's
     quantize gives them (n / block size · b bytes).
 The inputs: seeded normal rows at several scales, an all-zero block, a block whose largest

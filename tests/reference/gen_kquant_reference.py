@@ -17,7 +17,7 @@ all-negative block, a block with one sub-block of zeros, uniform values, a heavy
 block and a block of float16-subnormal-sized values.
 
 The C is compiled with cc -O2 -ffp-contract=off -DNDEBUG (no fused multiply-adds: tfx's
-src/core/quantize_k.cpp is built the same way).
+src/core/kernels/quantize_k.cpp is built the same way).
 """
 import os
 import subprocess

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "gemm_kernels.hpp"
-#include "parallel.hpp"
+#include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/gemm.hpp"
 #include "tfx/core/gemm_view.hpp"
@@ -51,8 +51,10 @@ constexpr const gemm_kernels::Kernel* kKernels[] = {
 bool cpu_runs(const gemm_kernels::Kernel& k) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (&k == &gemm_kernels::avx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // (F16C for the fused quantized GEMV's scales, gemv_quant.inc: every CPU with AVX2 has it)
+  if (&k == &gemm_kernels::avx512)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 #endif
   return &k == &gemm_kernels::generic;
 }
@@ -188,6 +190,29 @@ gemm_kernels::Elem kernel_elem(StoredType t) {
 // (never the whole matrix) and the kernel runs on that panel's columns of C. Each entry of C is
 // computed by the same kernel from the same float values in the same order whatever the panels,
 // so the result equals gemm() on the dequantized matrix. Workers take whole panels.
+// The fused kernel's name for a quantized type; false for F32, F16, BF16
+bool quant_type(StoredType t, gemm_kernels::QType& out) {
+  using gemm_kernels::QType;
+  switch (t) {
+    case StoredType::q8_0: out = QType::q8_0; return true;
+    case StoredType::q4_0: out = QType::q4_0; return true;
+    case StoredType::q4_1: out = QType::q4_1; return true;
+    case StoredType::q5_0: out = QType::q5_0; return true;
+    case StoredType::q5_1: out = QType::q5_1; return true;
+    case StoredType::q4_k: out = QType::q4_k; return true;
+    case StoredType::q5_k: out = QType::q5_k; return true;
+    case StoredType::q6_k: out = QType::q6_k; return true;
+    case StoredType::f32:
+    case StoredType::f16:
+    case StoredType::bf16: break;
+  }
+  return false;
+}
+
+// Weights per worker of the fused GEMV, at least: ~64 K (64 KiB of Q8_0), a few microseconds of
+// work, above the cost of waking a persistent worker.
+constexpr std::size_t kQuantRowsPerWorker = std::size_t{1} << 16;
+
 void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
                     unsigned threads) {
   if (m == 0 || n == 0) return;
@@ -196,6 +221,22 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
     return;
   }
   const gemm_kernels::Kernel& kernel = active_kernel();
+  if (threads == 0) threads = hardware_threads();
+  // A few rows of A against Bᵀ's quantized rows (decode): the fused kernel, each block made in
+  // registers and multiplied at once, equal to the skinny kernel on the dequantized rows (the
+  // path below would take), bit for bit. Workers take contiguous bands of B's columns.
+  gemm_kernels::QType qt{};
+  if (bt && m <= gemm_kernels::kSkinny && m * n * k > gemm_kernels::kSmallWork && quant_type(type, qt)) {
+    const std::size_t row_bytes = stored_row_bytes(type, k);
+    const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, n, std::max<std::size_t>(1, n * k / kQuantRowsPerWorker)}));
+    // bands of whole 16-column groups (no two workers write one cache line of C's row)
+    const std::size_t groups = (n + 15) / 16;
+    parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+      const std::size_t lo = std::min(n, groups * t / T * 16), hi = std::min(n, groups * (t + 1) / T * 16);
+      if (lo < hi) kernel.quant_rows(a.p, a.rs, m, q, qt, row_bytes, k, c, n, lo, hi);
+    });
+    return;
+  }
   const gemm_kernels::Part run = m * n * k <= gemm_kernels::kSmallWork ? kernel.small
                                  : std::min(m, n) <= gemm_kernels::kSkinny ? kernel.skinny
                                                                            : kernel.blocked;
@@ -208,7 +249,6 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
   if (!bt) width = (width + block - 1) / block * block;
   width = std::min(width, n);
   const std::size_t panels = (n + width - 1) / width;
-  if (threads == 0) threads = hardware_threads();
   const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, panels, std::max<std::size_t>(1, m * n * k / (1u << 20))}));
   const auto* bytes = static_cast<const unsigned char*>(q);
   parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {

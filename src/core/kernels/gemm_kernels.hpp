@@ -34,20 +34,37 @@ using Part = void (*)(View a, StoredView b, float* c, std::size_t ldc, std::size
 constexpr std::size_t kSmallWork = 4096;  // at most this many multiply-adds: plain loops beat packing
 constexpr std::size_t kSkinny = 4;        // at most this many rows or columns: dot products, no packing
 
+// GGUF's quantized block types (stored.hpp's StoredType without F32/F16/BF16)
+enum class QType : unsigned char { q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k };
+
+// C[0:m, j0:j1] (row stride ldc) = A[0:m, 0:k] · Wᵀ for rows j0 … j1 of W, an (n, k) matrix of
+// `type` blocks (row_bytes per row), each block dequantized in registers and multiplied into A's
+// rows at once (gemv_quant.inc): bit-identical to `skinny` on the dequantized W. m ≤ kSkinny is
+// its use (decode); any m works. One thread.
+using QuantRows = void (*)(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
+                           std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
+
 struct Kernel {
   const char* name;    // "avx512", "avx2", "generic"
   std::size_t mr, nr;  // register tile of `blocked`: threads get whole tiles
   Part small;          // plain loops, for ≤ kSmallWork multiply-adds
   Part skinny;         // min(m, n) ≤ kSkinny
   Part blocked;        // everything else
+  QuantRows quant_rows;  // a few rows of A against a quantized Wᵀ (gemv_quant_*.cpp)
 };
 
 // The build's baseline instruction set (SSE2 on x86-64, NEON on aarch64; with TFX_NATIVE,
 // whatever -march=native allows).
 extern const Kernel generic;
+void quant_rows_generic(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
+                        std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
 #if defined(__x86_64__)
 extern const Kernel avx2;    // AVX2 + FMA: 8-float vectors, 6 × 16 tile
 extern const Kernel avx512;  // AVX-512F: 16-float vectors, 12 × 32 tile
+void quant_rows_avx2(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
+                     std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
+void quant_rows_avx512(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
+                       std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
 #endif
 
 }  // namespace tfx::gemm_kernels

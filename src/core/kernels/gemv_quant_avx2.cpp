@@ -1,0 +1,27 @@
+// The fused dequantize-and-dot kernel (gemv_quant.inc) for AVX2 + FMA, built with -mavx2 -mfma -mno-avx512f -mf16c
+// -ffp-contract=off (CMakeLists.txt); gemm.cpp only calls it with gemm_avx2.cpp's kernel.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "gemm_kernels.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__) || defined(__AVX512F__)
+#error "gemv_quant_avx2.cpp must be built with -mavx2 -mfma -mno-avx512f -mf16c (see CMakeLists.txt)"
+#endif
+namespace tfx::gemm_kernels {
+namespace avx2_quant {
+namespace {
+#include "gemv_quant.inc"
+}  // namespace
+}  // namespace avx2_quant
+
+void quant_rows_avx2(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
+                     std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1) {
+  avx2_quant::quant_rows_impl(a, lda, m, w, type, row_bytes, k, c, ldc, j0, j1);
+}
+
+}  // namespace tfx::gemm_kernels
+#endif
