@@ -7,13 +7,13 @@
 #include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/common.hpp"
-#include "cli/progress_bar.hpp"
-#include "cli/token_stats.hpp"
-#include "cli/tokenize_input.hpp"
+#include "cli/present/progress_bar.hpp"
+#include "tfx/text/token_stats.hpp"
+#include "tfx/text/tokenize_input.hpp"
 #include "tfx/core/memory.hpp"
-#include "cli/validators.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 #include <cctype>
