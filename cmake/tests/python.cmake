@@ -72,3 +72,6 @@ tfx_python_test(i18n_korean_output ${CMAKE_SOURCE_DIR}/tests/i18n/check_korean.p
 # every file docs/architecture.md's recipes name exists
 tfx_python_test(layering ${CMAKE_SOURCE_DIR}/scripts/check-layering.py ${CMAKE_SOURCE_DIR})
 tfx_python_test(architecture_files ${CMAKE_SOURCE_DIR}/scripts/check-doc-files.py ${CMAKE_SOURCE_DIR})
+# shape: scripts/check-shape.py — issue 45's "lighter CLI": src/cli ≤ 30 % of the hand-written lines,
+# no folder under src/ with more than 25 files, no command file over 300 lines (prints the numbers)
+tfx_python_test(shape ${CMAKE_SOURCE_DIR}/scripts/check-shape.py ${CMAKE_SOURCE_DIR})

@@ -1,10 +1,10 @@
 // The flags every command shares (--format/-o/--precision/--full, the figure flags, --seed) and
 // the help-text examples. Presenting a Result or a Figure is in present.cpp, the flag value
 // validators in validators.cpp.
-#include "common.hpp"
-#include "flag_names.hpp"
-#include "terminal.hpp"
-#include "written_files.hpp"
+#include "cli/common.hpp"
+#include "cli/flags/flag_names.hpp"
+#include "cli/present/terminal.hpp"
+#include "cli/present/written_files.hpp"
 
 #include <fmt/format.h>
 
@@ -412,46 +412,10 @@ void add_presentation_flags(CLI::App* app, OutputFlags& out, FigureFlags& fig) {
   add_figure_flags(app, fig);
 }
 
-CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& help) {
-  return app->add_option("--seed", seed, help)->capture_default_str()->check(seed_number());
-}
-
-std::string name_part(const std::vector<std::string>& words) {
-  std::string s;
-  for (const std::string& t : words) {
-    if (s.size() > 40) break;
-    std::string w;
-    for (std::size_t i = 0; i < t.size();) {
-      char32_t cp = 0;
-      const std::size_t n = unicode::utf8_decode(t, i, &cp);
-      if (n == 0) {
-        ++i;
-        continue;
-      }
-      const bool keep = cp < 0x80 ? std::isalnum(static_cast<int>(cp)) != 0
-                                  : (unicode::char_flags(cp) & (unicode::kPunctuation | unicode::kWhitespace | unicode::kDropped |
-                                                                unicode::kNonspacingMark)) == 0;
-      if (keep) w += t.substr(i, n);
-      i += n;
-    }
-    if (w.empty()) continue;
-    s += (s.empty() ? "" : "_") + w;
-  }
-  return s.empty() ? "sentence" : s;
-}
-
-std::string default_figure_name(const std::string& command, const std::string& text) {
-  std::vector<std::string> words;
-  std::string w;
-  for (char c : text + " ") {
-    if (c == ' ' || c == '\t' || c == '\n') {
-      if (!w.empty()) words.push_back(w);
-      w.clear();
-    } else {
-      w += c;
-    }
-  }
-  return command + "_" + name_part(words) + ".png";
+CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& note) {
+  return app->add_option("--seed", seed, std::string(tr("Seed of the one random generator")) + " (" + note + ")")
+      ->capture_default_str()
+      ->check(seed_number());
 }
 
 void set_examples(CLI::App* app, std::initializer_list<const char*> examples) {

@@ -18,7 +18,8 @@
 #include "tfx/core/i18n.hpp"
 #include "tfx/figure/figure.hpp"
 #include "tfx/io/format.hpp"
-#include "validators.hpp"
+#include "tfx/text/file_name_words.hpp"
+#include "cli/flags/validators.hpp"
 
 namespace tfx::cli {
 
@@ -97,9 +98,9 @@ inline bool figure_drawn(const FigureFlags& fig, const OutputFlags& out) {
   return fig.png_requested() || fig.view || out.figure_format();
 }
 
-// --seed N (default 42): the seed of the one generator (tfx/random.hpp); `help` says what it draws.
-CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed,
-                           const std::string& help = tr("Seed of the one random generator (same seed, same output)"));
+// --seed N (default 42): the seed of the one generator (tfx/random.hpp), one definition for every
+// command: "Seed of the one random generator (NOTE)", `note` (translated) says what it draws.
+CLI::Option* add_seed_flag(CLI::App* app, std::uint64_t& seed, const std::string& note = tr("same seed, same output"));
 
 // Writes r in the requested format (stdout or -o FILE).
 void present(const Result& r, const OutputFlags& flags);
@@ -175,12 +176,6 @@ bool view_color(const FigureFlags& flags);
 // Width for --view: flags.width, else the terminal's width, else $COLUMNS, else 80.
 int view_width(const FigureFlags& flags);
 
-// A file-name part from words: "i_love_playing", "나는_학생_이다" — letters and digits of every
-// script kept (so two Korean sentences get different default figure names), everything else
-// dropped, at most about 40 bytes; "sentence" when nothing is left.
-std::string name_part(const std::vector<std::string>& words);
-// "command_<name_part of text's words>.png", the default figure name of a sentence command.
-std::string default_figure_name(const std::string& command, const std::string& text);
 
 // Adds "Example:" lines under a command's --help.
 void set_examples(CLI::App* app, std::initializer_list<const char*> examples);

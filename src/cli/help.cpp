@@ -1,5 +1,5 @@
 // Help text, man page, completion and suggestions from the one CLI11 command table (help.hpp).
-#include "help.hpp"
+#include "cli/help.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // Reads the environment's language and catalog settings for set_language.
-#include "language_env.hpp"
+#include "cli/language_env.hpp"
 
 #include <cctype>
 #include <cstdlib>

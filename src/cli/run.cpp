@@ -19,13 +19,13 @@
 #include <optional>
 #include <string_view>
 
-#include "language_env.hpp"
-#include "commands.hpp"
-#include "flag_names.hpp"
-#include "help.hpp"
-#include "run.hpp"
-#include "terminal.hpp"
-#include "validators.hpp"
+#include "cli/language_env.hpp"
+#include "cli/commands.hpp"
+#include "cli/flags/flag_names.hpp"
+#include "cli/help.hpp"
+#include "cli/run.hpp"
+#include "cli/present/terminal.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/io/mapped_file.hpp"

@@ -5,7 +5,7 @@
 // blocks, erf GELU, the final LayerNorm and the classifier on the [CLS] row. Besides the taps every
 // family has (family.hpp), mlp_in (after layernorm_after), mlp_pre (before GELU) and, at layer L,
 // final_norm (the [CLS] row after the final layernorm): what training's backward reads
-// (src/model/vit_train.cpp).
+// (src/model/train/vit_train.cpp).
 #include "tfx/model/builtin_models.hpp"
 #include "tfx/model/vit.hpp"
 

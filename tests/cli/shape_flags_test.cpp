@@ -1,5 +1,5 @@
 // The size flags with one meaning (--len, --dim, --base of the positional commands) are defined
-// once (src/cli/shape_flags.cpp) with one limit: walked over every command of `tfx --generate
+// once (src/cli/flags/shape_flags.cpp) with one limit: walked over every command of `tfx --generate
 // python`'s command table, each has the same range and help wherever it appears, refuses the same
 // value, and a size a command cannot afford is refused by its memory check, not by the flag.
 #include <doctest/doctest.h>

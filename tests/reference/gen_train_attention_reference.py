@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # The PyTorch reference for tfx train --compare's attention measurements (ForwardExtras::
-# want_attention_stats in src/model/train.cpp), with Debian's python3-torch 1.13:
+# want_attention_stats in src/model/train/train.cpp), with Debian's python3-torch 1.13:
 #   /usr/bin/python3 tests/reference/gen_train_attention_reference.py
 # On train_reference.safetensors' tiny model (param.*, post-LN, PE, 1/√d_k) and its batch 0, the
 # encoder self-attention (both layers, both heads, the real query rows of each sentence):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Generates the PyTorch reference for `tfx train gpt` (src/model/gpt2_train.cpp), with Debian's
+# Generates the PyTorch reference for `tfx train gpt` (src/model/train/gpt2_train.cpp), with Debian's
 # python3-torch 1.13: /usr/bin/python3 tests/reference/gen_train_gpt_reference.py
 # Writes tests/reference/train_gpt_reference.safetensors (written here with struct + json, not
 # with tfx's writer), about 100 KB, which tests/model/gpt2_train_test.cpp reads; the tests do not

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Generates the PyTorch reference for tfx's training pass (src/model/train.cpp), with Debian's
+# Generates the PyTorch reference for tfx's training pass (src/model/train/train.cpp), with Debian's
 # python3-torch 1.13: /usr/bin/python3 tests/reference/gen_train_reference.py
 # Writes tests/reference/train_reference.safetensors (written here with struct + json, not with
 # tfx's writer), about 100 KB, which tests/model/train_test.cpp reads; the tests do not need torch.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Generates the PyTorch reference for `tfx train vit` (src/model/vit_train.cpp), with Debian's
+# Generates the PyTorch reference for `tfx train vit` (src/model/train/vit_train.cpp), with Debian's
 # python3-torch 1.13: /usr/bin/python3 tests/reference/gen_train_vit_reference.py
 # Writes tests/reference/train_vit_reference.safetensors (written here with struct + json, not
 # with tfx's writer), which tests/model/vit_train_test.cpp reads; the tests do not need torch.

@@ -3,7 +3,7 @@
 // hint, in the library's own terms: a parameter is named as the function or struct names it
 // ("heads", "pad", "restrict_vocab"), never as a command-line flag. params() lists the parameters
 // a message names, so the command layer can put the flag that carried each one in its place
-// (src/cli/flag_names.hpp). kind selects the exit code in main: usage (2) for bad parameter
+// (src/cli/flags/flag_names.hpp). kind selects the exit code in main: usage (2) for bad parameter
 // values, data (1) for the rest.
 #pragma once
 #include <cstddef>

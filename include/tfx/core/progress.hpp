@@ -2,7 +2,7 @@
 // evaluating an analogy set, forming a big similarity matrix) takes a Progress callback and
 // calls it with (done, total) in its own units — bytes read, questions answered, rows formed;
 // total 0 = not known in advance. The command layer decides whether and how to show it
-// (src/cli/progress_bar.cpp draws a tqdm-like bar on stderr when stderr is a terminal).
+// (src/cli/present/progress_bar.cpp draws a tqdm-like bar on stderr when stderr is a terminal).
 #pragma once
 #include <cstddef>
 #include <functional>

@@ -9,13 +9,13 @@
 
 #include "cli/commands/attention/attention_command.hpp"
 #include "tfx/core/ops.hpp"
-#include "tfx/positional/rope.hpp"
+#include "tfx/positional/rope_columns.hpp"
 #include "cli/commands.hpp"
-#include "cli/weights_heads.hpp"
+#include "cli/flags/weights_heads.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/attention/transformer.hpp"
 #include "tfx/model/translator.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
@@ -33,61 +33,7 @@ void set_projections(AttentionRun& run, const MhaParams& p, std::size_t D) {
   run.wq = block(0), run.wk = block(1), run.wv = block(2);
   run.wo = transpose(p.out_proj_weight);
 }
-// --rope: each head's block of q (T, H·d_k) rotated by RoPE at its row's position (RoFormer's
-// interleaved pairs, θ = pos · base^(−2j/d_k)); V is never rotated.
-Tensor rope_heads(const Tensor& q, std::size_t heads, double base) {
-  const std::size_t dk = q.cols() / heads;
-  if (dk % 2 != 0) throw usage_error(fmt::format(N_("--rope: each head's width d_k = {} must be even (RoPE rotates pairs of columns)"), dk));
-  RopeConfig c;
-  c.dim = dk;
-  c.base = base;
-  Tensor out = q;
-  for (std::size_t t = 0; t < q.rows(); ++t)
-    for (std::size_t h = 0; h < heads; ++h) {
-      const auto row = q.row(t).subspan(h * dk, dk);
-      const std::vector<float> r = rope_rotate(row, static_cast<double>(t), c);
-      std::copy(r.begin(), r.end(), out.row(t).begin() + static_cast<std::ptrdiff_t>(h * dk));
-    }
-  return out;
-}
 }  // namespace
-
-unsigned parse_show(const std::string& text) {
-  if (text.empty()) return kDefaultSteps;
-  unsigned steps = 0;
-  for (const std::string& item : split_items(text)) {
-    if (item == "all")
-      steps |= kAllSteps;
-    else if (item == "x")
-      steps |= kX;
-    else if (item == "w" || item == "weights_qkv" || item == "projections")
-      steps |= kW;
-    else if (item == "q")
-      steps |= kQ;
-    else if (item == "k")
-      steps |= kK;
-    else if (item == "v")
-      steps |= kV;
-    else if (item == "qkv")
-      steps |= kQ | kK | kV;
-    else if (item == "scores")
-      steps |= kScores;
-    else if (item == "scaled")
-      steps |= kScaled;
-    else if (item == "masked")
-      steps |= kMasked;
-    else if (item == "weights" || item == "softmax")
-      steps |= kWeights;
-    else if (item == "output" || item == "z")
-      steps |= kOutput;
-    else
-      throw usage_error(
-          fmt::format(N_("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
-                      "or x, w, q, k, v; comma-separated)"),
-                      item));
-  }
-  return steps;
-}
 
 namespace {
 
@@ -284,7 +230,7 @@ void register_attention(CLI::App& app) {
                   tr("nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
                      "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's"))
       ->group(g);
-  auto* seed = add_seed_flag(cmd, o->seed, tr("Seed of the one generator drawing W_Q, W_K, W_V, W_O (Xavier uniform)"))->group(g);
+  auto* seed = add_seed_flag(cmd, o->seed, tr("it draws W_Q, W_K, W_V, W_O, Xavier uniform"))->group(g);
   add_random_flag(cmd, o->random)->group(g);
   cmd->add_option("--show", o->show,
                   tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, w (W_Q, W_K, W_V: Q = X·W_Q), q, k, v "

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/attention_sentence.hpp"
+#include "cli/flags/attention_sentence.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/attention.hpp"
 

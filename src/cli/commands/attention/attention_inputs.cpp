@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands/attention/attention_command.hpp"
-#include "cli/layer_flags.hpp"
+#include "cli/flags/layer_flags.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/io/matrix_io.hpp"
 #include "tfx/model/translator.hpp"
@@ -203,6 +203,43 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
                     tokens_text(in.query_labels), x_text, sentence_source_description(*o.source), in.x_q.shape_str());
   }
   return in;
+}
+
+unsigned parse_show(const std::string& text) {
+  if (text.empty()) return kDefaultSteps;
+  unsigned steps = 0;
+  for (const std::string& item : split_items(text)) {
+    if (item == "all")
+      steps |= kAllSteps;
+    else if (item == "x")
+      steps |= kX;
+    else if (item == "w" || item == "weights_qkv" || item == "projections")
+      steps |= kW;
+    else if (item == "q")
+      steps |= kQ;
+    else if (item == "k")
+      steps |= kK;
+    else if (item == "v")
+      steps |= kV;
+    else if (item == "qkv")
+      steps |= kQ | kK | kV;
+    else if (item == "scores")
+      steps |= kScores;
+    else if (item == "scaled")
+      steps |= kScaled;
+    else if (item == "masked")
+      steps |= kMasked;
+    else if (item == "weights" || item == "softmax")
+      steps |= kWeights;
+    else if (item == "output" || item == "z")
+      steps |= kOutput;
+    else
+      throw usage_error(
+          fmt::format(N_("--show: unknown matrix '{}' (expected scores, scaled, masked, weights, output, all, "
+                      "or x, w, q, k, v; comma-separated)"),
+                      item));
+  }
+  return steps;
 }
 
 }  // namespace tfx::cli

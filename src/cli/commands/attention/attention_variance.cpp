@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "cli/flag_names.hpp"
+#include "cli/flags/flag_names.hpp"
 #include "cli/commands/attention/attention_command.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/attention.hpp"

@@ -11,7 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/core/ops.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

@@ -12,11 +12,11 @@
 #include "cli/commands.hpp"
 #include "tfx/io/text_file.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
-#include "cli/flag_names.hpp"
-#include "cli/skipped.hpp"
+#include "cli/flags/embedding_flags.hpp"
+#include "cli/flags/flag_names.hpp"
+#include "cli/present/skipped.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

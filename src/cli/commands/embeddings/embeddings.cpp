@@ -6,8 +6,8 @@
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/text/unicode.hpp"
-#include "cli/embedding_flags.hpp"
-#include "cli/flag_names.hpp"
+#include "cli/flags/embedding_flags.hpp"
+#include "cli/flags/flag_names.hpp"
 
 namespace tfx::cli {
 

@@ -5,9 +5,9 @@
 
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
-#include "cli/flag_names.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/embedding_flags.hpp"
+#include "cli/flags/flag_names.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

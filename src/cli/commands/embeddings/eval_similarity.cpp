@@ -8,12 +8,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
-#include "cli/progress_bar.hpp"
-#include "cli/skipped.hpp"
+#include "cli/flags/embedding_flags.hpp"
+#include "cli/present/progress_bar.hpp"
+#include "cli/present/skipped.hpp"
 #include "tfx/embeddings/evaluation.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

@@ -12,8 +12,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
-#include "cli/shape_flags.hpp"
+#include "cli/flags/embedding_flags.hpp"
+#include "cli/flags/shape_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "cli/commands/train/model_flag.hpp"
@@ -250,7 +250,7 @@ void register_lookup(CLI::App& app) {
   cmd->add_option("--vocab-size", o->vocab_size, tr("A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors"))
       ->check(whole_number(1, std::int64_t{1} << 40));
   cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, kMaxSizeFlag));
-  add_seed_flag(cmd, o->seed, tr("Seed of the random table (with --vocab-size): the same seed, the same rows"));
+  add_seed_flag(cmd, o->seed, tr("the random table of --vocab-size: the same seed, the same rows"));
   cmd->add_option("--table", o->table,
                   tr("translator (default: the teaching translator's trained 112 × 64 table; ids as tfx tokenize prints "
                      "them) or named-dims (the built-in 531-word teaching embedding, dimensions royalty, gender, …); "

@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/flag_names.hpp"
+#include "cli/flags/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
-#include "cli/progress_bar.hpp"
+#include "cli/flags/embedding_flags.hpp"
+#include "cli/present/progress_bar.hpp"
 #include "tfx/embeddings/explore.hpp"
+#include "tfx/embeddings/projection_figure.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -32,72 +33,18 @@ struct ProjectOptions {
   FigureFlags fig;
 };
 
-// --dims 3: a 3-D scatter seen from fixed angles (orthographic: turned by the azimuth about PC3,
-// tilted by the elevation), axes drawn from the mean with their share of the variance, each word a
-// dot with its label above it, and the --pairs arrows (indices into the words).
-Figure figure_3d(const ProjectOptions& o, const Embeddings& e, const std::vector<std::string>& shown,
-                 const std::vector<std::pair<std::size_t, std::size_t>>& arrows, const Pca& p) {
-  const std::size_t n = shown.size();
-  // the figure: one panel per azimuth
-  const std::vector<std::int64_t> az_list = [&] {
-    std::vector<std::int64_t> v;
-    for (const auto& item : split_lists(o.azimuth_text)) {
-      char* end = nullptr;
-      const long a = std::strtol(item.c_str(), &end, 10);
-      if (item.empty() || end != item.c_str() + item.size() || a < -360 || a > 360)
-        throw usage_error(fmt::format(N_("--azimuth: '{}' is not a whole number of degrees from -360 to 360 (e.g. --azimuth -60,30)"), item));
-      v.push_back(a);
-    }
-    if (v.empty() || v.size() > 4) throw usage_error(N_("--azimuth: give 1 to 4 angles, comma-separated (e.g. --azimuth -60,30)"));
-    return v;
-  }();
-  double extent = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < 3; ++c) extent = std::max(extent, std::abs(static_cast<double>(p.coords(i, c))));
-  if (extent == 0) extent = 1;
-  const double len = 1.35 * extent, pi = 3.14159265358979323846, el = o.elevation * pi / 180;
-  Figure figure;
-  figure.columns = static_cast<int>(std::min<std::size_t>(az_list.size(), 2));
-  figure.title = az_list.size() > 1 ? trf("{} words on their first three principal components, seen from {} angles", n, az_list.size())
-                                    : "";
-  for (std::int64_t az_deg : az_list) {
-    const double az = static_cast<double>(az_deg) * pi / 180;
-    auto screen = [&](double x, double y, double z) {
-      const double x1 = x * std::cos(az) - y * std::sin(az), y1 = x * std::sin(az) + y * std::cos(az);
-      return std::pair<double, double>{x1, z * std::cos(el) + y1 * std::sin(el)};
-    };
-    Diagram d;
-    d.title = az_list.size() > 1 ? trf("azimuth {}°, elevation {:g}°", az_deg, o.elevation)
-                                 : trf("{} words on their first three principal components", n);
-    d.subtitle = std::filesystem::path(e.name()).filename().string() + (o.unit ? tr(", unit-normalised vectors") : "") +
-                 (az_list.size() > 1 ? std::string() : trf(" · azimuth {}°, elevation {:g}°", az_deg, o.elevation));
-    d.size = 520;
-    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
-    auto grow = [&](std::pair<double, double> s) {
-      lo_x = std::min(lo_x, s.first), hi_x = std::max(hi_x, s.first), lo_y = std::min(lo_y, s.second), hi_y = std::max(hi_y, s.second);
-    };
-    // the axes from the mean (the origin of the PCA coordinates)
-    for (std::size_t c = 0; c < 3; ++c) {
-      const auto end = screen(c == 0 ? len : 0, c == 1 ? len : 0, c == 2 ? len : 0);
-      grow(end);
-      d.arrows.push_back({0, 0, end.first, end.second, 7, fmt::format("PC{} ({:.0f}%)", c + 1, 100 * p.explained_ratio[c]), false, 0});
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const double x = p.coords(i, 0), y = p.coords(i, 1), z = p.coords(i, 2);
-      const auto at = screen(x, y, z);
-      grow(at);
-      d.circles.push_back({at.first, at.second, 0.025 * len, false});
-      d.labels.push_back({at.first, at.second + 0.085 * len, shown[i], 0});
-    }
-    for (const auto& [i, j] : arrows) {
-      const auto a = screen(p.coords(i, 0), p.coords(i, 1), p.coords(i, 2)), b = screen(p.coords(j, 0), p.coords(j, 1), p.coords(j, 2));
-      d.arrows.push_back({a.first, a.second, b.first, b.second, 1, "", false, 0});
-    }
-    const double pad = 0.18 * std::max(hi_x - lo_x, hi_y - lo_y);
-    d.x0 = lo_x - pad, d.x1 = hi_x + pad, d.y0 = lo_y - pad, d.y1 = hi_y + pad;
-    figure.panels.push_back(std::move(d));
+// --azimuth: 1 to 4 whole degrees from -360 to 360
+std::vector<std::int64_t> project_azimuths(const ProjectOptions& o) {
+  std::vector<std::int64_t> v;
+  for (const auto& item : split_lists(o.azimuth_text)) {
+    char* end = nullptr;
+    const long a = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || end != item.c_str() + item.size() || a < -360 || a > 360)
+      throw usage_error(fmt::format(N_("--azimuth: '{}' is not a whole number of degrees from -360 to 360 (e.g. --azimuth -60,30)"), item));
+    v.push_back(a);
   }
-  return figure;
+  if (v.empty() || v.size() > 4) throw usage_error(N_("--azimuth: give 1 to 4 angles, comma-separated (e.g. --azimuth -60,30)"));
+  return v;
 }
 
 void run_project(const ProjectOptions& o) {
@@ -184,7 +131,8 @@ void run_project(const ProjectOptions& o) {
     return name + ".png";
   };
   if (k == 3) {
-    const Figure figure = figure_3d(o, e, shown, arrows, p);
+    const Figure figure = pca_figure_3d(std::filesystem::path(e.name()).filename().string() + (o.unit ? tr(", unit-normalised vectors") : ""),
+                                        project_azimuths(o), o.elevation, shown, arrows, p);
     present_all(r, o.out, o.fig, &figure, nullptr, file_name("project3d"));
     return;
   }

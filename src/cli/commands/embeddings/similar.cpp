@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
+#include "cli/flags/embedding_flags.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 
 namespace tfx::cli {

@@ -4,7 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
+#include "cli/flags/embedding_flags.hpp"
 #include "tfx/embeddings/explore.hpp"
 #include "cli/commands/embeddings/word_lists.hpp"
 #include "tfx/core/i18n.hpp"

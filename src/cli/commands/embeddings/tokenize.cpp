@@ -5,17 +5,17 @@
 // a byte-level BPE tokenizer.
 #include <fmt/format.h>
 
-#include "cli/flag_names.hpp"
+#include "cli/flags/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
-#include "cli/token_stats.hpp"
-#include "cli/tokenize_input.hpp"
-#include "cli/validators.hpp"
+#include "tfx/text/token_stats.hpp"
+#include "tfx/text/tokenize_input.hpp"
+#include "cli/flags/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/text/tokenizer.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 #include <sstream>

@@ -10,8 +10,8 @@
 
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
-#include "cli/shared_flags.hpp"
-#include "cli/progress_bar.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "cli/present/progress_bar.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/text/bpe_train.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/common.hpp"
-#include "cli/embedding_flags.hpp"
+#include "cli/flags/embedding_flags.hpp"
 #include "tfx/io/format.hpp"
 
 namespace tfx::cli {

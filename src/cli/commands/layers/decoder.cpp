@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "tfx/core/memory.hpp"
-#include "cli/layer_flags.hpp"
+#include "cli/flags/layer_flags.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/core/i18n.hpp"

@@ -4,10 +4,10 @@
 // --save-weights writes back out.
 #include <fmt/format.h>
 
-#include "cli/attention_page.hpp"
+#include "tfx/attention/attention_page.hpp"
 #include "cli/commands.hpp"
 #include "tfx/core/memory.hpp"
-#include "cli/layer_flags.hpp"
+#include "cli/flags/layer_flags.hpp"
 #include "cli/commands/train/model_flag.hpp"
 
 namespace tfx::cli {

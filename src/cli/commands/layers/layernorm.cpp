@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "tfx/attention/layernorm_steps.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -27,88 +27,8 @@ struct LayerNormOptions {
   FigureFlags fig;
 };
 
-// "1,2;3,4" -> rows of numbers; errors name the flag, row and value.
-std::vector<std::vector<float>> parse_rows(const std::string& text, const std::string& flag) {
-  std::vector<std::vector<float>> rows;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
-    std::string row = text.substr(start, end - start);
-    std::vector<float> values;
-    std::size_t s = 0;
-    while (s <= row.size()) {
-      std::size_t e = row.find(',', s);
-      if (e == std::string::npos) e = row.size();
-      std::string cell = row.substr(s, e - s);
-      const auto first = cell.find_first_not_of(" \t"), last = cell.find_last_not_of(" \t");
-      cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
-      float v = 0;
-      auto res = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-      if (cell.empty() || res.ec != std::errc() || res.ptr != cell.data() + cell.size() || !std::isfinite(v))
-        throw usage_error(fmt::format(N_("{}: '{}' is not a finite number (row {}, value {}); expected e.g. {} \"4,2,3,5;2,1,-3,2\""),
-                                      flag, cell, rows.size() + 1, values.size() + 1, flag));
-      values.push_back(v);
-      s = e + 1;
-    }
-    if (!rows.empty() && values.size() != rows[0].size())
-      throw usage_error(fmt::format(N_("{}: row {} has {} values but row 1 has {}"), flag, rows.size() + 1, values.size(), rows[0].size()));
-    rows.push_back(std::move(values));
-    start = end + 1;
-  }
-  return rows;
-}
-
-Tensor vector_flag(const std::string& text, const std::string& flag, std::size_t dim) {
-  auto rows = parse_rows(text, flag);
-  if (rows.size() != 1 || rows[0].size() != dim)
-    throw usage_error(fmt::format(N_("{}: expected {} comma-separated values (one per feature), got {}"), flag, dim,
-                                  rows.size() == 1 ? std::to_string(rows[0].size()) : "several rows"));
-  return Tensor::from({dim}, rows[0]);
-}
-
-// The figure: per token (one row of panels) x, x̂ and y as bars on one value scale; μ and μ ± σ
-// drawn across x, 0 and ±1 across x̂ (where x̂ puts them).
-Figure figure_of(const Tensor& x, const Tensor& xhat, const Tensor& y, const std::vector<std::string>& tokens,
-                 const std::vector<std::string>& features, const std::vector<double>& mu, const std::vector<double>& sigma) {
-  double lo = 0, hi = 0;
-  for (const Tensor* t : {&x, &xhat, &y})
-    for (std::size_t k = 0; k < t->size(); ++k) lo = std::min(lo, static_cast<double>((*t)[k])), hi = std::max(hi, static_cast<double>((*t)[k]));
-  for (std::size_t t = 0; t < mu.size(); ++t) lo = std::min(lo, mu[t] - sigma[t]), hi = std::max(hi, mu[t] + sigma[t]);
-  const double pad = (hi - lo) * 0.08;
-  Figure f;
-  f.title = tr("Layer normalization per token: x, x̂ and y on one scale");
-  f.columns = 3;
-  const std::size_t T = x.rows(), D = x.cols();
-  for (std::size_t t = 0; t < T; ++t) {
-    auto bars = [&](const Tensor& m, std::string title, std::string subtitle, int color) {
-      Bars b;
-      b.title = std::move(title);
-      b.subtitle = std::move(subtitle);
-      b.labels = features;
-      for (std::size_t j = 0; j < D; ++j) b.values.push_back(m(t, j));
-      b.vmin = lo < 0 ? lo - pad : 0.0;
-      b.vmax = hi + pad;
-      b.annotate = D <= 16;
-      b.color = color;
-      b.category_label = tr("feature");
-      b.value_label = tr("value");
-      return b;
-    };
-    Bars bx = bars(x, fmt::format("x: “{}”", tokens[t]), fmt::format("μ = {:.3g}, σ = {:.3g}", mu[t], sigma[t]), 0);
-    bx.rules = {{mu[t], "μ", false}, {mu[t] + sigma[t], "μ + σ", true}, {mu[t] - sigma[t], "μ − σ", true}};
-    Bars bn = bars(xhat, "x̂ = (x − μ)/√(σ² + ε)", tr("mean 0, standard deviation 1"), 1);
-    bn.rules = {{0.0, "0", false}, {1.0, "+1", true}, {-1.0, "−1", true}};
-    Bars by = bars(y, "y = γ ⊙ x̂ + β", tr("per-feature gain γ and bias β"), 2);
-    f.panels.push_back(std::move(bx));
-    f.panels.push_back(std::move(bn));
-    f.panels.push_back(std::move(by));
-  }
-  return f;
-}
-
 void run_layernorm(const LayerNormOptions& o) {
-  auto rows = parse_rows(o.x, "--x");
+  auto rows = parse_number_rows(o.x, "--x");
   const std::size_t T = rows.size(), D = rows[0].size();
   if (D < 2) throw usage_error(N_("--x: each token needs at least 2 features to normalize over"));
   std::vector<float> flat;
@@ -118,16 +38,16 @@ void run_layernorm(const LayerNormOptions& o) {
   // named as the default (the user gave no --gamma to blame), after a given flag's own check
   const bool default_gamma = o.gamma == LayerNormOptions{}.gamma, default_beta = o.beta == LayerNormOptions{}.beta;
   if (D != 4 && (default_gamma || default_beta)) {
-    if (!default_gamma && !o.gamma.empty()) (void)vector_flag(o.gamma, "--gamma", D);
-    if (!default_beta && !o.beta.empty()) (void)vector_flag(o.beta, "--beta", D);
+    if (!default_gamma && !o.gamma.empty()) (void)number_vector(o.gamma, "--gamma", D);
+    if (!default_beta && !o.beta.empty()) (void)number_vector(o.beta, "--beta", D);
     throw usage_error(fmt::format(N_("--x has {} features per token, but the lecture's default {} has 4 values; give {} with {} values "
                                   "(\"\" for {})"),
                                   D, default_gamma ? "--gamma " + LayerNormOptions{}.gamma : "--beta " + LayerNormOptions{}.beta,
                                   default_gamma && default_beta ? N_("--gamma and --beta") : default_gamma ? "--gamma" : "--beta", D,
                                   default_gamma && default_beta ? "γ = 1, β = 0" : default_gamma ? "γ = 1" : "β = 0"));
   }
-  Tensor gamma = o.gamma.empty() ? Tensor() : vector_flag(o.gamma, "--gamma", D);
-  Tensor beta = o.beta.empty() ? Tensor() : vector_flag(o.beta, "--beta", D);
+  Tensor gamma = o.gamma.empty() ? Tensor() : number_vector(o.gamma, "--gamma", D);
+  Tensor beta = o.beta.empty() ? Tensor() : number_vector(o.beta, "--beta", D);
   std::vector<std::string> tokens = o.tokens;
   if (tokens.size() != T) {
     if (o.x != LayerNormOptions{}.x && o.tokens_text == LayerNormOptions{}.tokens_text) {
@@ -188,7 +108,7 @@ void run_layernorm(const LayerNormOptions& o) {
                                 "output (that column's mean is {:.4g}, not 0), so the tables above differ from them.",
                                 steps.mean[0], (0.65 - 0.85 - 1.35 + 1.25) / 4)});
   r.primary = "y";
-  const Figure figure = figure_of(x, normalized, y, tokens, features, steps.mean, steps.stddev);
+  const Figure figure = layernorm_figure(x, normalized, y, tokens, features, steps.mean, steps.stddev);
   present_all(r, o.out, o.fig, &figure, nullptr, fmt::format("layernorm_{}x{}.png", T, D));
 }
 

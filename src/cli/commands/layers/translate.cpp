@@ -4,12 +4,12 @@
 // tokens) as a table and a figure. --list-vocab lists the words the model knows.
 #include <fmt/format.h>
 
-#include "cli/attention_page.hpp"
+#include "tfx/attention/attention_page.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/decoder_rows.hpp"
-#include "cli/translator_domain_notes.hpp"
-#include "cli/validators.hpp"
+#include "tfx/model/translator_trace.hpp"
+#include "cli/present/translator_domain_notes.hpp"
+#include "cli/flags/validators.hpp"
 #include "cli/commands/train/model_flag.hpp"
 #include "tfx/model/translator.hpp"
 #include "tfx/core/i18n.hpp"
@@ -144,59 +144,13 @@ void run_translate(const TranslateOptions& o) {
   add_domain_summary(r, domain);
 
   Figure figure;
-  auto panel = [&](const Tensor& w, const std::string& title) {
-    Heatmap h;
-    h.values = Tensor({rows.size(), t.source.tokens.size()});
-    for (std::size_t i = 0; i < rows.size(); ++i) std::copy(w.row(i).begin(), w.row(i).end(), h.values.row(i).begin());
-    h.title = title;
-    h.x_label = m.builtin_corpus ? std::string(tr("source (Korean)")) : std::string(tr("source"));
-    // each row: the token the decoder read → the word it chose there (as trace labels them)
-    std::vector<std::string> inputs{"<bos>"};
-    inputs.insert(inputs.end(), t.output.begin(), t.output.end());
-    h.y_label = decoder_rows_axis();
-    h.row_labels = decoder_row_labels(inputs, rows);
-    h.col_labels = t.source.tokens;
-    h.vmin = 0.0;
-    h.vmax = 1.0;
-    h.value_label = tr("weight");
-    if (!domain.in_domain) h.subtitle = domain.reasons.front();
-    figure.panels.push_back(std::move(h));
-  };
   if (figure_drawn(o.fig, o.out)) {
-    if (o.per_head) {
-      const MultiHeadAttention& a = t.decoder.layers[layer].cross_attention;
-      for (std::size_t h = 0; h < a.heads.size(); ++h) panel(a.heads[h].weights, trf("head {}", h));
-      figure.columns = static_cast<int>(a.heads.size());
-    } else {
-      panel(mean, trf("decoder layer {}, mean of {} heads", layer + 1, m.heads));
-    }
+    figure = translation_cross_figure(m, t, layer, o.per_head, domain.in_domain ? std::string() : domain.reasons.front());
     figure.title = trf("Cross-attention: {} → {}", o.text, english) + " (" + translator_weights_label() + ")" + domain_title_suffix(domain);
   }
   std::string page;
   if (!o.html.empty()) {
-    // every layer × head of one of the three attentions (the table's cross-attention is their mean)
-    std::vector<const MultiHeadAttention*> layers_of;
-    std::vector<std::string> names, queries = rows, keys = t.source.tokens;
-    std::string what;
-    if (o.html_attention == "encoder") {
-      for (const auto& l : t.encoder.layers) layers_of.push_back(&l.attention);
-      queries = keys = t.source.tokens;
-      what = tr("encoder self-attention");
-    } else if (o.html_attention == "decoder") {
-      for (const auto& l : t.decoder.layers) layers_of.push_back(&l.self_attention);
-      queries = {"<bos>"};
-      for (const auto& w : t.output) queries.push_back(w);
-      queries.resize(std::min(queries.size(), t.decoder.layers.front().self_attention.heads.front().weights.rows()));
-      keys = queries;
-      what = tr("decoder masked self-attention");
-    } else {
-      for (const auto& l : t.decoder.layers) layers_of.push_back(&l.cross_attention);
-      what = tr("decoder cross-attention (rows: the step that chose each English word)");
-    }
-    for (std::size_t l = 0; l < layers_of.size(); ++l)
-      names.push_back(trf("{} layer {}", o.html_attention == "encoder" ? tr("encoder") : tr("decoder"), l + 1));
-    page = attention_html(layers_page(trf("Teaching translator: {}", what), fmt::format("{}  →  {}", o.text, english), queries, keys,
-                                      names, layers_of, "made by tfx translate"));
+    page = attention_html(translation_page(t, o.html_attention, o.text, english));
     if (html_only) {
       write_html(page, o.html, o.out, o.fig);
       return;

@@ -10,8 +10,8 @@
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_microscope.hpp"
 #include "cli/common.hpp"
-#include "cli/shared_flags.hpp"
-#include "cli/validators.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

@@ -11,36 +11,15 @@
 #include "cli/commands/model/model_attention_views.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
-#include "cli/validators.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/figure/attention_html.hpp"
+#include "tfx/model/attention_figures.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
 namespace {
-
-// A checkpoint folder by its last name ("bert-tiny", also for "…/bert-tiny/").
-std::string model_folder_name(const std::string& dir) {
-  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return p.filename().empty() ? dir : p.filename().string();
-}
-
-std::vector<std::string> model_words_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char ch : text + " ") {
-    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == ',') {
-      if (!w.empty()) out.push_back(w);
-      w.clear();
-    } else {
-      w += ch;
-    }
-  }
-  return out;
-}
-
 
 struct ModelAttentionOptions {
   ModelInput in;
@@ -62,19 +41,6 @@ std::optional<std::size_t> model_pick(const std::string& v, std::size_t n, const
     throw usage_error(fmt::format(N_("--layer {}: the model has {} layers (0 … {})"), v, n, n - 1));
   if (*k >= n) throw usage_error(fmt::format(N_("{} {}: the model has {} {}s (0 … {})"), flag, v, n, what, n - 1));
   return static_cast<std::size_t>(*k);
-}
-
-Heatmap model_attention_heatmap(const Tensor& w, const std::vector<std::string>& tokens, const std::string& title, bool labels) {
-  Heatmap h;
-  h.values = w;
-  h.title = title;
-  h.x_label = tr("key");
-  h.y_label = tr("query");
-  if (labels) h.row_labels = h.col_labels = tokens;
-  h.vmin = 0;
-  h.vmax = 1;
-  h.value_label = tr("attention weight");
-  return h;
 }
 
 // The --html page: every layer and head when they fit in one page (it opens on --layer/--head),
@@ -116,24 +82,6 @@ std::string attention_page(const ModelAttentionOptions& o, const LoadedInput& l,
   return attention_html(p);
 }
 
-// An image model's [CLS] row over the patches (T = 1 + g², weights row 0, columns 1 …) as the
-// heat of the picture's grid.
-Picture model_patch_heat(const LoadedInput& l, std::span<const float> cls_row, const std::string& title, const std::string& label, double width) {
-  const ModelConfig& c = l.model.config;
-  const std::size_t g = c.image_size / c.patch_size;
-  Picture p;
-  p.image = *l.picture;
-  p.cell = static_cast<int>(c.patch_size);
-  p.title = title;
-  p.heat = Tensor({g, g});
-  std::copy_n(cls_row.begin() + 1, g * g, p.heat.data());
-  p.heat_max = 0;
-  for (float v : p.heat.values()) p.heat_max = std::max(p.heat_max, static_cast<double>(v));
-  p.heat_label = label;
-  p.width = width;
-  return p;
-}
-
 std::string model_input_words(const ModelAttentionOptions& o) {
   std::vector<std::string> words;
   for (const std::string& item : model_words_of(!o.in.image.empty() ? std::filesystem::path(o.in.image).stem().string()
@@ -165,7 +113,7 @@ void run_model_rollout(const ModelAttentionOptions& o, const LoadedInput& l, con
   r.primary = "rollout";
   Figure fig;
   if (figure_drawn(o.fig, o.out)) {
-    Picture p = model_patch_heat(l, roll.row(0), trf("{} — attention rollout over {} layers, [CLS] row", model_folder_name(o.in.dir), c.layers),
+    Picture p = model_patch_heat(c, *l.picture, roll.row(0), trf("{} — attention rollout over {} layers, [CLS] row", model_folder_name(o.in.dir), c.layers),
                                  tr("rollout weight"), 448);
     p.subtitle = trf("{}, resized to {}×{}; {}×{} patches; patch k is token k + 1 ([CLS] is token 0)", std::filesystem::path(o.in.image).filename().string(), c.image_size, c.image_size,
                      c.patch_size, c.patch_size);
@@ -258,7 +206,6 @@ void run_model_attention(const ModelAttentionOptions& o) {
     // each panel holds its own T×T copy, and the renderer another: checked before any is built
     check_memory(2.0 * static_cast<double>(layers.size() * heads.size()) * static_cast<double>(T * T) * sizeof(float),
                  fmt::format("the attention figure of {} layers × {} heads over {} tokens", layers.size(), heads.size(), T));
-    const bool one = layers.size() == 1 && heads.size() == 1;
     const bool thumbnails = layers.size() > 1 && heads.size() > 1;
     if (thumbnails && !l.picture) {
       // the grid is one row of `heads` thumbnails wide and one column of `layers` tall: laid out
@@ -279,48 +226,17 @@ void run_model_attention(const ModelAttentionOptions& o) {
                               "choose --layer N or --head N, or a smaller --scale"),
                               layers.size(), heads.size(), w, hgt, o.fig.scale, kMaxFigurePixels / 1e6));
     }
-    for (std::size_t li : layers)
-      for (std::size_t hi : heads) {
-        Tensor one_w({T, T});
-        std::copy_n(f.attentions[li].data() + hi * T * T, T * T, one_w.data());
-        if (l.picture) {  // an image model: the [CLS] row over the patches, on the picture
-          fig.panels.push_back(model_patch_heat(
-              l, one_w.row(0),
-              one ? trf("{} — [CLS] attention, layer {} head {}", model_folder_name(o.in.dir), li, hi) : fmt::format("L{} H{}", li, hi),
-              tr("[CLS] attention weight"), one ? 448 : 240));
-          if (one)
-            std::get<Picture>(fig.panels.back()).subtitle = trf("{}, resized to {}×{}; {}×{} patches; patch k is token k + 1 ([CLS] is token 0)", std::filesystem::path(o.in.image).filename().string(),
-                                                                c.image_size, c.image_size, c.patch_size, c.patch_size);
-          if (!view) view = model_attention_heatmap(one_w, l.tokens, fmt::format("L{} H{}", li, hi), true);
-          continue;
-        }
-        Heatmap h = model_attention_heatmap(
-            one_w, l.tokens,
-            one ? trf("{} — attention, layer {} head {}", std::filesystem::path(o.in.dir).filename().string(), li, hi)
-                : fmt::format("L{} H{}", li, hi),
-            // the model view's thumbnails are too small for labels: the first one carries them
-            !thumbnails || fig.panels.empty());
-        if (thumbnails) h.annotate = false;
-        fig.panels.push_back(h);
-        if (!view) view = h;
-      }
-    fig.columns = static_cast<int>(heads.size());
-    fig.title = one ? ""
-                    : l.picture ? trf("{}: the [CLS] row over the patches, {} layers × {} heads", model_folder_name(o.in.dir), layers.size(), heads.size())
-                    : thumbnails ? trf("Model view of {}: “{}”, {} layers (rows) × {} heads (columns); tokens on the first panel",
-                                       model_folder_name(o.in.dir), fmt::join(l.tokens, " "), layers.size(), heads.size())
-                                 : layers.size() == 1 ? trf("Layer {}: {} heads", layers[0], heads.size())
-                                                      : trf("Head {} in {} layers", heads[0], layers.size());
-    // an image model's panels: each its own heat scale (0 … its max), or with --shared-scale one
-    // over them all, so panels compare; the title says which
-    if (l.picture && fig.panels.size() > 1) {
-      double shared = 0;
-      for (const Panel& panel : fig.panels) shared = std::max(shared, std::get<Picture>(panel).heat_max);
-      if (o.shared_scale)
-        for (Panel& panel : fig.panels) std::get<Picture>(panel).heat_max = shared;
-      fig.title += o.shared_scale ? trf("; one colour scale for every panel, 0 … {:.2g}", shared)
-                                  : tr("; each panel its own colour scale, 0 … its maximum (--shared-scale: one for all)");
-    }
+    AttentionFigureSpec spec;
+    spec.attentions = &f.attentions;
+    spec.tokens = l.tokens;
+    spec.picture = l.picture ? &*l.picture : nullptr;
+    spec.layers = layers;
+    spec.heads = heads;
+    spec.folder = model_folder_name(o.in.dir);
+    spec.dir_file = std::filesystem::path(o.in.dir).filename().string();
+    spec.image_file = std::filesystem::path(o.in.image).filename().string();
+    spec.shared_scale = o.shared_scale;
+    fig = model_attention_figure(c, spec, view);
   }
   std::string dir_name = std::filesystem::path(o.in.dir).filename().string();
   if (dir_name.empty()) dir_name = std::filesystem::path(o.in.dir).parent_path().filename().string();

@@ -9,53 +9,11 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/model/attention_figures.hpp"
 #include "tfx/model/attention_views.hpp"
 #include "tfx/model/family.hpp"
 
 namespace tfx::cli {
-
-namespace {
-
-std::string views_folder_name(const std::string& dir) {
-  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return p.filename().empty() ? dir : p.filename().string();
-}
-
-std::vector<std::string> numbered(const char* what, std::size_t n) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(fmt::format("{}{}", what, i));
-  return out;
-}
-
-Heatmap sink_heatmap(const Tensor& share, const std::string& title, const std::string& subtitle) {
-  Heatmap h;
-  h.values = share;
-  h.title = title;
-  h.subtitle = subtitle;
-  h.x_label = tr("head");
-  h.y_label = tr("layer");
-  h.row_labels = numbered("L", share.rows());
-  h.col_labels = numbered("H", share.cols());
-  h.vmin = 0;
-  h.vmax = 1;
-  h.value_label = tr("mean attention on position 0");
-  return h;
-}
-
-Heatmap neuron_heatmap(const Tensor& v, const std::string& title, const std::vector<std::string>& rows) {
-  Heatmap h;
-  h.values = v;
-  h.title = title;
-  h.x_label = tr("dimension of the head");
-  h.row_labels = rows;
-  h.cmap = Colormap::bluered;
-  h.symmetric = true;
-  h.annotate = v.cols() <= 16;
-  return h;
-}
-
-}  // namespace
 
 void run_model_sink(const ModelInput& in, const LoadedInput& l, const OutputFlags& out, const FigureFlags& fig) {
   const ModelConfig& c = l.model.config;
@@ -100,12 +58,9 @@ void run_model_sink(const ModelInput& in, const LoadedInput& l, const OutputFlag
                               s.mean, first, s.mean_without_first, second, uniform(l.ids.size()), uniform(l.ids.size() - 1))});
   Figure f;
   if (figure_drawn(fig, out)) {
-    f.title = trf("{} — attention sinks: the share of attention on position 0", views_folder_name(in.dir));
-    f.panels.push_back(sink_heatmap(s.share, trf("“{}” first", first), trf("mean {:.3f}", s.mean)));
-    f.panels.push_back(sink_heatmap(s.share_without_first, trf("without it: “{}” first", second), trf("mean {:.3f}", s.mean_without_first)));
-    f.columns = 2;
+    f = attention_sink_figure(s, first, second, trf("{} — attention sinks: the share of attention on position 0", model_folder_name(in.dir)));
   }
-  const std::string name = fmt::format("model_attention_sink_{}.png", name_part({views_folder_name(in.dir), in.text}));
+  const std::string name = fmt::format("model_attention_sink_{}.png", name_part({model_folder_name(in.dir), in.text}));
   note_random_weights(r, c);
   note_random_weights(f, c);
   present_all(r, out, fig, f.panels.empty() ? nullptr : &f, nullptr, name);
@@ -163,66 +118,12 @@ void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t l
   r.primary = npy ? "qk" : "scores";
   Figure f;
   if (figure_drawn(fig, out)) {
-    f.title = trf("{} — neuron view, layer {} head {}, query {} “{}”", views_folder_name(in.dir), layer, head, q, l.tokens[q]);
-    f.panels.push_back(neuron_heatmap(Tensor::from({1, hd}, v.q), tr("q"), {l.tokens[q]}));
-    f.panels.push_back(neuron_heatmap(v.k, tr("k of each key"), keys));
-    f.panels.push_back(neuron_heatmap(v.qk, tr("q∘k (their sum is the score)"), keys));
-    Bars s;
-    s.title = trf("Σ q∘k × 1/√{}", hd);
-    s.labels = keys;
-    s.values = v.scores;
-    s.horizontal = true;
-    s.annotate = true;
-    s.category_label = tr("key");
-    s.value_label = tr("score");
-    Bars w = s;
-    w.title = tr("softmax");
-    w.values = v.weights;
-    w.vmin = 0;
-    w.vmax = 1;
-    w.color = 1;
-    w.value_label = tr("attention weight");
-    f.panels.push_back(std::move(s));
-    f.panels.push_back(std::move(w));
-    f.columns = 3;
+    f = neuron_view_figure(v, keys, l.tokens[q], trf("{} — neuron view, layer {} head {}, query {} “{}”", model_folder_name(in.dir), layer, head, q, l.tokens[q]));
   }
-  const std::string name = fmt::format("model_attention_neurons_{}_L{}_H{}_Q{}.png", name_part({views_folder_name(in.dir), in.text}), layer, head, q);
+  const std::string name = fmt::format("model_attention_neurons_{}_L{}_H{}_Q{}.png", name_part({model_folder_name(in.dir), in.text}), layer, head, q);
   note_random_weights(r, c);
   note_random_weights(f, c);
   present_all(r, out, fig, f.panels.empty() ? nullptr : &f, nullptr, name);
-}
-
-std::string kv_bytes_text(double b) {
-  if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
-  if (b >= 1024.0 * 1024) return fmt::format("{:.2f} MiB", b / (1024.0 * 1024));
-  if (b >= 1024.0) return fmt::format("{:.1f} KiB", b / 1024.0);
-  return fmt::format("{:.0f} B", b);
-}
-
-Records kv_cache_records(const ModelConfig& c, std::optional<std::size_t> len, const std::string& dir, bool this_run) {
-  if (!c.decoder()) throw usage_error(fmt::format(N_("--cache: {} is an encoder ({}): it keeps no KV cache"), dir, c.model_type));
-  if (const auto limit = c.position_limit(); len && limit && *len > *limit)
-    throw usage_error(fmt::format(N_("--len {}: {}'s learned positions end at {} (max_position_embeddings)"), *len, dir, *limit));
-  Records rec;
-  rec.name = N_("kv_cache");
-  rec.columns = {N_("dtype"), N_("attention"), N_("kv_heads"), N_("bytes per token per layer"), N_("bytes per token"),
-                 trf("at {} positions", c.max_positions)};
-  if (len) rec.columns.push_back(this_run ? trf("at {} positions (this run)", *len) : trf("at {} positions (--len)", *len));
-  for (const bool grouped : {true, false}) {
-    if (!grouped && c.kv_heads == c.heads) continue;  // the model is MHA already
-    for (const auto& [dtype, bytes] : {std::pair<const char*, std::size_t>{"F32", 4}, {"BF16", 2}}) {
-      const std::size_t per_token = kv_cache_bytes_per_token(c, bytes, grouped);
-      const std::string how = c.kv_heads == c.heads ? tr("multi-head (the model's)")
-                              : grouped              ? trf("grouped-query, {} query heads per KV head (the model's)", c.heads / c.kv_heads)
-                                                     : tr("multi-head (if every head kept its own K, V)");
-      std::vector<Cell> row = {std::string(dtype), how, static_cast<long long>(grouped ? c.kv_heads : c.heads),
-                               static_cast<long long>(per_token / c.layers), static_cast<long long>(per_token),
-                               kv_bytes_text(static_cast<double>(per_token) * static_cast<double>(c.max_positions))};
-      if (len) row.push_back(kv_bytes_text(static_cast<double>(per_token) * static_cast<double>(*len)));
-      rec.rows.push_back(std::move(row));
-    }
-  }
-  return rec;
 }
 
 }  // namespace tfx::cli

@@ -10,12 +10,9 @@
 #include "tfx/model/builtin_models.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "tfx/model/gguf_model.hpp"
 #include "cli/commands/model/model.hpp"
@@ -23,15 +20,14 @@
 #include "cli/commands/model/model_attention_views.hpp"
 #include "cli/common.hpp"
 #include "cli/heap_policy.hpp"
-#include "cli/terminal.hpp"
-#include "cli/validators.hpp"
-#include "tfx/core/ops.hpp"
+#include "cli/present/terminal.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/generate.hpp"
+#include "tfx/model/generate_text.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
-#include "tfx/text/unicode.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
@@ -52,67 +48,6 @@ struct GenerateCliOptions {
   OutputFlags out;
   FigureFlags fig;
 };
-
-// config.json's token id field (a number or a list of numbers), when present
-std::vector<std::size_t> gen_config_ids(const std::string& dir, const char* key) {
-  std::ifstream in(std::filesystem::path(model_files_dir(dir)) / "config.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
-  std::vector<std::size_t> out;
-  if (j.is_discarded() || !j.is_object() || !j.contains(key)) return out;
-  const nlohmann::json& v = j[key];
-  if (v.is_number_unsigned()) out.push_back(v.get<std::size_t>());
-  if (v.is_array())
-    for (const auto& x : v)
-      if (x.is_number_unsigned()) out.push_back(x.get<std::size_t>());
-  return out;
-}
-
-// The end-of-text ids: config.json's eos_token_id, else the tokenizer's usual EOS spellings.
-std::vector<std::size_t> gen_eos_ids(const std::string& dir, const HfTokenizer& tok) {
-  std::vector<std::size_t> ids = gen_config_ids(dir, "eos_token_id");
-  if (!ids.empty()) return ids;
-  for (const char* s : {"<|endoftext|>", "</s>", "<|end_of_text|>", "<|im_end|>", "<|eot_id|>"})
-    if (const auto id = tok.token_to_id(s)) ids.push_back(*id);
-  return ids;
-}
-
-// The beginning-of-text id: config.json's bos_token_id, else the tokenizer's usual BOS spellings.
-std::optional<std::size_t> gen_bos_id(const std::string& dir, const HfTokenizer& tok) {
-  const std::vector<std::size_t> ids = gen_config_ids(dir, "bos_token_id");
-  if (!ids.empty()) return ids.front();
-  for (const char* s : {"<s>", "<|begin_of_text|>", "<|endoftext|>"})
-    if (const auto id = tok.token_to_id(s)) return *id;
-  return std::nullopt;
-}
-
-// Bytes to text for people: valid UTF-8 kept, every other byte as U+FFFD (as HF's decode).
-std::string gen_valid_text(const std::string& bytes) {
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t len = unicode::utf8_decode(bytes, i);
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(bytes, i, len);
-      i += len;
-    }
-  }
-  return out;
-}
-
-// The longest prefix of s that does not end inside a UTF-8 character (streaming: the rest waits
-// for the next token's bytes).
-std::size_t gen_complete_prefix(const std::string& s) {
-  std::size_t i = s.size(), back = 0;
-  while (i > 0 && back < 4 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i, ++back;
-  if (i == 0) return s.size();
-  const auto lead = static_cast<unsigned char>(s[i - 1]);
-  const std::size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-  return need > back + 1 ? i - 1 : s.size();
-}
 
 std::string gen_readable(const HfTokenizer& tok, std::size_t id) { return tok.readable(id); }
 
@@ -144,7 +79,7 @@ void run_generate(const GenerateCliOptions& o) {
   const HfTokenizer tok = load_model_tokenizer(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
-    const std::optional<std::size_t> bos = gen_bos_id(o.dir, tok);
+    const std::optional<std::size_t> bos = generation_bos_id(o.dir, tok);
     if (!bos)
       throw usage_error(fmt::format(N_("TEXT is empty and {}'s tokenizer has no beginning-of-text token (no bos_token_id in config.json, "
                                     "no <s> or <|endoftext|>) to start from; give a prompt"),
@@ -158,7 +93,7 @@ void run_generate(const GenerateCliOptions& o) {
   go.max_new_tokens = static_cast<std::size_t>(o.n);
   go.seed = o.seed;
   go.shown = static_cast<std::size_t>(o.shown);
-  if (o.stop) go.stop_ids = gen_eos_ids(o.dir, tok);
+  if (o.stop) go.stop_ids = generation_eos_ids(o.dir, tok);
   if (!o.html.empty() && temps.size() > 1) throw usage_error(N_("--html shows one generation's attention: give one --temperature"));
   go.keep_attentions = !o.html.empty();
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig) && !o.cache;  // --cache: its table too
@@ -168,7 +103,7 @@ void run_generate(const GenerateCliOptions& o) {
                                   o.dir));
   std::string prompt_text;
   for (std::size_t id : prompt) prompt_text += tok.token_bytes(id);
-  prompt_text = gen_valid_text(prompt_text);
+  prompt_text = valid_text(prompt_text);
 
   // streaming: one temperature, the table at a terminal
   const bool stream = !html_only && temps.size() <= 1 && !o.out.format_given() && is_terminal(stdout) && !o.fig.png_requested() && !o.fig.view;
@@ -176,7 +111,7 @@ void run_generate(const GenerateCliOptions& o) {
   auto on_step = [&](const GenerationStep& s) {
     if (!stream) return;
     pending += tok.token_bytes(s.token);
-    const std::size_t n = gen_complete_prefix(pending);
+    const std::size_t n = complete_utf8_prefix(pending);
     std::fwrite(pending.data(), 1, n, stdout);
     std::fflush(stdout);
     pending.erase(0, n);
@@ -199,7 +134,7 @@ void run_generate(const GenerateCliOptions& o) {
     }
     gens.push_back(generate(m, prompt, go, on_step));
     if (stream) {
-      std::fputs(gen_valid_text(pending).c_str(), stdout);
+      std::fputs(valid_text(pending).c_str(), stdout);
       std::fputs("\n\n", stdout);
     }
   }
@@ -242,7 +177,7 @@ void run_generate(const GenerateCliOptions& o) {
     std::string ending;
     if (g.stopped) ending = tr(" [stopped at the end-of-text token]");
     if (g.out_of_positions) ending = tr(" [the model's last position]");
-    texts.rows.push_back({tname, static_cast<long long>(g.steps.size()), prompt_text + gen_valid_text(bytes) + ending});
+    texts.rows.push_back({tname, static_cast<long long>(g.steps.size()), prompt_text + valid_text(bytes) + ending});
     for (std::size_t i = 0; i < g.steps.size(); ++i) {
       const GenerationStep& s = g.steps[i];
       // the next best: the most likely token other than the chosen one
@@ -271,69 +206,8 @@ void run_generate(const GenerateCliOptions& o) {
   if (drawing && !o.html.empty()) {
     fig = generated_attention_figure(o.dir, config, seq, gens.front());
   } else if (drawing) {
-    if (gens.size() > 1) {
-      // the flattening: the first step's distribution at each temperature, over the tokens most
-      // likely at τ = 1 (the same tokens in every panel), on one 0–1 scale
-      KvDecoder dec(m, prompt.size());
-      const std::vector<float> logits = dec.feed(prompt);
-      const std::vector<double> p1 = softmax_at_temperature(logits, 1.0);
-      TopK<double> best(static_cast<std::size_t>(std::max<std::int64_t>(o.shown, 8)));
-      for (std::size_t i = 0; i < p1.size(); ++i) best.push(i, p1[i]);
-      const auto top = best.sorted();
-      fig.columns = static_cast<int>(std::min<std::size_t>(gens.size(), 3));
-      fig.title = trf("the next token after \"{}\" at temperatures {}", prompt_text, fmt::join(temps, ", "));
-      // one probability axis for every panel, up to the largest bar (so the flattening is seen)
-      double top_p = 0;
-      for (double t : temps)
-        for (const auto& e : top) top_p = std::max(top_p, softmax_at_temperature(logits, t)[e.first]);
-      for (std::size_t k = 0; k < temps.size(); ++k) {
-        const std::vector<double> p = softmax_at_temperature(logits, temps[k]);
-        Bars b;
-        b.title = trf("T = {:g}", temps[k]);
-        double shown_mass = 0;
-        for (const auto& e : top) {
-          b.labels.push_back(gen_readable(tok, e.first));
-          b.values.push_back(p[e.first]);
-          shown_mass += p[e.first];
-        }
-        b.subtitle = trf("entropy {:.2f} nats; these {} tokens hold {:.1f} %", entropy_nats(p), top.size(), 100 * shown_mass);
-        b.vmin = 0;
-        b.vmax = std::min(1.0, std::ceil(top_p * 10 + 1e-9) / 10);
-        b.annotate = true;
-        b.horizontal = true;
-        b.color = static_cast<int>(k);
-        b.category_label = tr("token");
-        b.value_label = tr("probability");
-        fig.panels.push_back(std::move(b));
-      }
-    } else {
-      // each step's most likely tokens (at τ = 1), the chosen one first in the subtitle
-      const Generation& g = gens.front();
-      const std::size_t shown_steps = std::min<std::size_t>(g.steps.size(), 12);
-      fig.columns = static_cast<int>(std::min<std::size_t>(shown_steps, 4));
-      fig.title = trf("generating after \"{}\": each step's most likely next tokens{}", prompt_text,
-                      g.steps.size() > shown_steps ? trf(" (the first {} of {} steps)", shown_steps, g.steps.size()) : std::string());
-      double top_p = 0;  // one probability axis for every step
-      for (std::size_t i = 0; i < shown_steps; ++i) top_p = std::max(top_p, g.steps[i].top.front().p);
-      for (std::size_t i = 0; i < shown_steps; ++i) {
-        const GenerationStep& s = g.steps[i];
-        Bars b;
-        b.title = trf("step {}: {}", i + 1, gen_readable(tok, s.token));
-        b.subtitle = trf("p = {:.3f}, entropy {:.2f} nats", s.p, s.entropy);
-        for (const NextToken& t : s.top) {
-          b.labels.push_back(gen_readable(tok, t.token));
-          b.values.push_back(t.p);
-        }
-        b.vmin = 0;
-        b.vmax = std::min(1.0, std::ceil(top_p * 10 + 1e-9) / 10);
-        b.annotate = true;
-        b.horizontal = true;
-        b.color = 0;
-        b.category_label = tr("token");
-        b.value_label = tr("probability");
-        fig.panels.push_back(std::move(b));
-      }
-    }
+    fig = gens.size() > 1 ? temperatures_figure(m, prompt, temps, tok, prompt_text, static_cast<std::size_t>(o.shown))
+                          : generation_steps_figure(gens.front(), tok, prompt_text);
   }
   if (!stream || gens.size() > 1) r.blocks.push_back(std::move(texts));
   r.blocks.push_back(std::move(steps));
@@ -368,7 +242,7 @@ void register_model_generate(CLI::App& model) {
             return {};
           },
           "(0, 1]"));
-  add_seed_flag(cmd, o->seed, tr("Seed of the sampler's draws (same seed, same text)"));
+  add_seed_flag(cmd, o->seed, tr("the sampler's draws: same seed, same text"));
   cmd->add_flag("--stop", o->stop, tr("Stop at the end-of-text token (config.json's eos_token_id)"));
   cmd->add_option("--show", o->shown, tr("How many most likely tokens each step keeps for the figure and JSON"))
       ->capture_default_str()

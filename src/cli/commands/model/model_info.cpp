@@ -13,10 +13,10 @@
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/commands/model/model_attention_views.hpp"
-#include "cli/shape_flags.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shape_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "cli/common.hpp"
-#include "cli/validators.hpp"
+#include "cli/flags/validators.hpp"
 
 namespace tfx::cli {
 

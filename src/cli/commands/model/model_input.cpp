@@ -13,8 +13,8 @@
 
 #include "cli/common.hpp"
 #include "cli/heap_policy.hpp"
-#include "cli/validators.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/validators.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
@@ -70,18 +70,6 @@ bool model_dir_is_image(const std::string& dir) {
 }
 
 }  // namespace
-
-std::optional<unsigned long long> model_whole_number(const std::string& s) {
-  std::size_t pos = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (s.empty() || pos != s.size() || s[0] == '-') return std::nullopt;
-  return v;
-}
 
 LoadedInput load_input(const ModelInput& in) {
   keep_freed_blocks();  // the forward pass allocates the same activations layer after layer
@@ -141,10 +129,6 @@ ForwardPass model_run(const LoadedInput& l, bool want_logits) {
   return l.model.config.family->image() ? model_forward_image(l.model, l.pixels, want_logits) : model_forward(l.model, l.ids, want_logits);
 }
 
-std::string family_name(const ModelConfig& c) {
-  return trf(c.family->summary, c.model_type, c.kv_heads != c.heads ? tr(", grouped-query attention") : "");
-}
-
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l) {
   if (l.picture) return {{"model", in.dir}, {"model_type", l.model.config.model_type}, {"image", in.image}, {"tokens", l.tokens}};
   return {{"model", in.dir}, {"model_type", l.model.config.model_type}, {"tokens", l.tokens}, {"ids", l.ids}};
@@ -159,23 +143,6 @@ Records top_records(const LoadedInput& l, std::span<const float> logits, std::si
     rec.rows.push_back({rank++, l.tokenizer ? l.tokenizer->readable(t.id) : std::to_string(t.id), static_cast<long long>(t.id),
                         t.probability, static_cast<double>(t.logit)});
   return rec;
-}
-
-void note_random_weights(Result& r, const ModelConfig& c) {
-  if (!c.random_weights) return;
-  r.params["random_weights"] = true;
-  r.blocks.push_back(Text{tr("random weights (config.json: tfx_random_weights): these numbers show how the model computes, not what a "
-                             "trained model would say")});
-}
-
-void note_random_weights(Figure& f, const ModelConfig& c) {
-  if (!c.random_weights) return;
-  if (!f.title.empty()) {
-    f.title = trf("{} (random weights)", f.title);
-    return;
-  }
-  if (f.panels.empty()) return;
-  std::visit([](auto& p) { p.title = trf("{} (random weights)", p.title); }, f.panels.front());
 }
 
 }  // namespace tfx::cli

@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "tfx/figure/figure.hpp"
 #include "tfx/model/checkpoint.hpp"
+#include "tfx/model/model_notes.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 
 namespace tfx::cli {
@@ -36,23 +37,13 @@ struct LoadedInput {
 
 // DIR, and TEXT, --ids and --no-special when `text`, and --image FILE when `image`.
 void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true, bool image = false);
-// A flag's whole number from 0 in decimal digits ("12"); nullopt for "", "-1", "1.5", "x" or a
-// number past unsigned long long.
-std::optional<unsigned long long> model_whole_number(const std::string& s);
 // The checkpoint, its tokenizer and the ids (warnings for RoPE past the trained positions and for
 // Mistral's sliding window go to stderr).
 LoadedInput load_input(const ModelInput& in);
 // The checkpoint's forward pass over the input: the tokens, or the picture's pixel values.
 ForwardPass model_run(const LoadedInput& l, bool want_logits);
-// The family's one-line summary from the family table ("BERT (encoder, post-LN, learned positions)").
-std::string family_name(const ModelConfig& c);
 // The Result's params every model subcommand shares.
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l);
-// A checkpoint made with random weights (config.json's tfx_random_weights) says so: a note in the
-// Result (table, Markdown, JSON "notes", params.random_weights) and "(random weights)" after the
-// figure's title (or its first panel's); nothing for a real checkpoint.
-void note_random_weights(Result& r, const ModelConfig& c);
-void note_random_weights(Figure& f, const ModelConfig& c);
 // The k most probable tokens of one position as a table: rank, token, id, probability, logit.
 Records top_records(const LoadedInput& l, std::span<const float> logits, std::size_t k, const std::string& name);
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "cli/validators.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

@@ -8,57 +8,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <cmath>
-#include <filesystem>
-#include <map>
 #include <optional>
 
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
-#include "cli/validators.hpp"
-#include "cli/written_files.hpp"
+#include "cli/flags/validators.hpp"
+#include "cli/present/written_files.hpp"
 #include "tfx/core/i18n.hpp"
-#include "tfx/io/temp_file.hpp"
 #include "tfx/model/gguf_model.hpp"
-#include "tfx/model/quantize.hpp"
+#include "tfx/model/quantize_report.hpp"
 
 namespace tfx::cli {
 
 namespace {
-
-struct QuantizeType {
-  StoredType type;
-  const char* name;
-};
-// the types tfx quantizes to, as --type spells them
-constexpr QuantizeType kQuantizeTypes[] = {{StoredType::f32, "f32"},   {StoredType::f16, "f16"},   {StoredType::bf16, "bf16"},
-                                           {StoredType::q8_0, "q8_0"}, {StoredType::q6_k, "q6_k"}, {StoredType::q5_1, "q5_1"},
-                                           {StoredType::q5_k, "q5_k"}, {StoredType::q5_0, "q5_0"}, {StoredType::q4_1, "q4_1"},
-                                           {StoredType::q4_k, "q4_k"}, {StoredType::q4_0, "q4_0"}};
-
-std::string quantize_type_names() {
-  std::string s;
-  for (const QuantizeType& t : kQuantizeTypes) s += (s.empty() ? "" : "|") + std::string(t.name);
-  return s + "|q4_k_m|q5_k_m";
-}
-
-// a type, or (where `mixes`) one of llama-quantize's mixes
-QuantRecipe parse_quantize_recipe(const std::string& name, const std::string& flag, bool mixes) {
-  std::string lower = name;
-  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (const QuantizeType& t : kQuantizeTypes)
-    if (lower == t.name) return t.type;
-  if (mixes && lower == "q4_k_m") return {StoredType::q4_k, QuantMix::q4_k_m};
-  if (mixes && lower == "q5_k_m") return {StoredType::q5_k, QuantMix::q5_k_m};
-  if (lower == "q4_k_s" || lower == "q5_k_s" || lower.ends_with("_k_l") || (!mixes && lower.ends_with("_k_m")))
-    throw usage_error(fmt::format(N_("{} {}: tfx writes the mixes q4_k_m and q5_k_m (as --type) and single types; expected one of {}"), flag,
-                                  name, quantize_type_names()));
-  throw usage_error(fmt::format(N_("{} {}: unknown type; expected one of {}"), flag, name, quantize_type_names()));
-}
-StoredType parse_quantize_type(const std::string& name, const std::string& flag) { return parse_quantize_recipe(name, flag, false).type; }
 
 struct ModelQuantizeOptions {
   std::string src, types = "q8_0", model_out, fallback, show, tensor;
@@ -67,40 +31,6 @@ struct ModelQuantizeOptions {
 };
 
 
-// a recipe's name as --type spells it, and as the tables print it (Q4_K_M)
-std::string recipe_name(const QuantRecipe& r) {
-  return r.mix == QuantMix::q4_k_m ? "Q4_K_M" : r.mix == QuantMix::q5_k_m ? "Q5_K_M" : stored_type_name(r.type);
-}
-std::string lower_recipe_name(const QuantRecipe& r) {
-  std::string s = recipe_name(r);
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-// the tensors a recipe quantizes: its type (not kept F32, nor --fallback's); a mix: every one not F32
-bool applies(const QuantRecipe& r, StoredType t) { return r.mix == QuantMix::none ? t == r.type : t != StoredType::f32; }
-
-// quantized bits per weight of the tensors the recipe applies to
-double bits_per_weight(const std::vector<TensorError>& errors, const QuantRecipe& r) {
-  double bits = 0, n = 0;
-  for (const TensorError& e : errors)
-    if (applies(r, e.type)) bits += 8.0 * static_cast<double>(stored_row_bytes(e.type, e.values)), n += static_cast<double>(e.values);
-  return n > 0 ? bits / n : 32.0;
-}
-
-// a histogram of xs over [lo, hi) in `bins` bins: (bin centres, counts)
-std::pair<std::vector<double>, std::vector<double>> histogram(const std::vector<double>& xs, double lo, double hi, std::size_t bins) {
-  std::vector<double> centres(bins), counts(bins, 0.0);
-  const double w = (hi - lo) / static_cast<double>(bins);
-  for (std::size_t b = 0; b < bins; ++b) centres[b] = lo + w * (static_cast<double>(b) + 0.5);
-  for (double x : xs) {
-    if (!std::isfinite(x)) continue;
-    auto b = static_cast<long long>(std::floor((x - lo) / w));
-    b = std::clamp<long long>(b, 0, static_cast<long long>(bins) - 1);
-    counts[static_cast<std::size_t>(b)] += 1;
-  }
-  return {centres, counts};
-}
-
 struct TypeRun {
   QuantRecipe type;
   std::vector<TensorError> errors;
@@ -108,25 +38,6 @@ struct TypeRun {
   std::optional<QuantizedModel> model;  // in memory: for --show and the figure
   std::optional<NextTokenCost> cost;
 };
-
-// -o FILE.gguf written tensor by tensor into a temporary beside it, renamed onto it at the end
-std::vector<TensorError> write_model_file(const QuantSource& src, const QuantRecipe& type, std::optional<StoredType> fallback,
-                                          const std::string& path, std::size_t& bytes) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-  std::error_code ec;
-  mode_t mode = default_file_mode();
-  if (fs::exists(target, ec)) mode = static_cast<mode_t>(fs::status(target, ec).permissions() & fs::perms::mask);
-  TempFile tmp(dir, ".tfx-quantize-", ".gguf", "-o " + path);
-  std::vector<TensorError> errors = write_quantized_gguf(src, type, fallback, [&](std::string_view b) {
-    bytes += b.size();
-    if (!b.empty() && !tmp.write_all(b.data(), b.size()))
-      throw Error(fmt::format(N_("{}: cannot write: {}"), "-o " + path, std::strerror(errno)));
-  });
-  tmp.commit(path, mode, "-o " + path);
-  return errors;
-}
 
 void run_model_quantize(const ModelQuantizeOptions& o) {
   std::vector<QuantRecipe> types;
@@ -147,7 +58,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   for (const QuantRecipe& t : types) {
     TypeRun r{t, {}, 0, std::nullopt, std::nullopt};
     if (!o.model_out.empty()) {
-      r.errors = write_model_file(src, t, fallback, o.model_out, r.file_bytes);
+      r.errors = write_quantized_file(src, t, fallback, o.model_out, r.file_bytes);
       written = o.model_out;
     } else if (!in_memory) {  // the errors and the size, one tensor at a time, nothing kept
       r.errors = write_quantized_gguf(src, t, fallback, [&r](std::string_view b) { r.file_bytes += b.size(); });
@@ -169,15 +80,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     in.emplace(load_input(mi));
     if (!in->model.config.decoder()) throw usage_error(fmt::format(N_("--show: {} is not a decoder; the cost is measured on next-token predictions"), o.src));
     const Tensor ref = model_forward(in->model, in->ids, true).logits;
-    const std::string tmp_dir = std::filesystem::temp_directory_path().string();
-    for (TypeRun& r : runs) {
-      const std::string bytes = encode_gguf(r.model->metadata, r.model->tensors);
-      TempFile tmp(tmp_dir, "tfx-quantize-", ".gguf", "the quantized model for --show");
-      if (!tmp.write_all(bytes.data(), bytes.size()) || !tmp.close_fd())
-        throw Error(fmt::format(N_("{}: could not write the quantized model for --show: {}"), tmp.path(), std::strerror(errno)));
-      const Checkpoint q = load_checkpoint(tmp.path());
-      r.cost = next_token_cost(ref, model_forward(q, in->ids, true).logits, in->ids);
-    }
+    for (TypeRun& r : runs) r.cost = quantized_cost(*r.model, ref, in->ids);
   }
 
   Result res;
@@ -198,16 +101,9 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   cost.columns = {N_("type"), N_("bits/weight"), N_("MB"), N_("mean rel. error"), N_("max rel. error"), N_("worst tensor")};
   if (in) cost.columns.insert(cost.columns.end(), {N_("KL (nats)"), N_("top-1 agree"), N_("ppl"), N_("ppl change")});
   for (const TypeRun& r : runs) {
-    double sum = 0, mx = 0;
-    std::size_t n = 0;
-    std::string worst;
-    for (const TensorError& e : r.errors) {
-      if (!applies(r.type, e.type)) continue;  // kept F32, or --fallback's type
-      sum += e.relative_error, ++n;
-      if (e.relative_error >= mx) mx = e.relative_error, worst = e.name;
-    }
-    std::vector<Cell> row = {recipe_name(r.type), bits_per_weight(r.errors, r.type),
-                             static_cast<double>(r.file_bytes) / 1e6, n ? sum / static_cast<double>(n) : 0.0, mx, worst};
+    const RecipeErrors e = recipe_errors(r.type, r.errors);
+    std::vector<Cell> row = {recipe_name(r.type), bits_per_weight(r.errors, r.type), static_cast<double>(r.file_bytes) / 1e6, e.mean, e.max,
+                             e.worst};
     if (r.cost) {
       row.push_back(r.cost->kl);
       row.push_back(r.cost->top1);
@@ -242,15 +138,10 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   res.blocks.push_back(per);
 
   // histogram of log10(relative error) over the quantized tensors
-  constexpr double kLo = -8, kHi = 0;
-  constexpr std::size_t kBins = 16;
   std::vector<std::vector<double>> counts;
   std::vector<double> centres;
   for (const TypeRun& r : runs) {
-    std::vector<double> logs;
-    for (const TensorError& e : r.errors)
-      if (applies(r.type, e.type) && e.relative_error > 0) logs.push_back(std::log10(e.relative_error));
-    auto h = histogram(logs, kLo, kHi, kBins);
+    auto h = error_histogram(r.type, r.errors);
     centres = h.first;
     counts.push_back(h.second);
   }
@@ -258,8 +149,9 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   hist.name = N_("error histogram");
   hist.columns = {N_("log10 rel. error")};
   for (const TypeRun& r : runs) hist.columns.push_back(lower_recipe_name(r.type));
-  for (std::size_t b = 0; b < kBins; ++b) {
-    std::vector<Cell> row = {fmt::format("[{:g}, {:g})", kLo + (kHi - kLo) * static_cast<double>(b) / kBins, kLo + (kHi - kLo) * static_cast<double>(b + 1) / kBins)};
+  for (std::size_t b = 0; b < kErrorBins; ++b) {
+    std::vector<Cell> row = {fmt::format("[{:g}, {:g})", kErrorLo + (kErrorHi - kErrorLo) * static_cast<double>(b) / kErrorBins,
+                                         kErrorLo + (kErrorHi - kErrorLo) * static_cast<double>(b + 1) / kErrorBins)};
     bool any = false;
     for (const auto& c : counts) row.push_back(static_cast<long long>(c[b])), any = any || c[b] > 0;
     if (any) hist.rows.push_back(std::move(row));
@@ -302,11 +194,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
       for (float v : values) lo = std::min(lo, static_cast<double>(v)), hi = std::max(hi, static_cast<double>(v));
       if (hi <= lo) hi = lo + 1;
       const std::size_t bins = 120;
-      auto share = [&](const std::vector<double>& xs) {
-        auto h = histogram(xs, lo, hi + (hi - lo) * 1e-9, bins);
-        for (double& c : h.second) c /= static_cast<double>(std::max<std::size_t>(1, xs.size()));
-        return h;
-      };
+      auto share = [&](const std::vector<double>& xs) { return weight_shares(xs, lo, hi, bins); };
       std::vector<double> before(values.begin(), values.end());
       auto h0 = share(before);
       dist.series.push_back({tr("source weights"), h0.first, h0.second, true});

@@ -10,9 +10,9 @@
 #include "cli/commands/model/model.hpp"
 #include "tfx/model/gguf_model.hpp"
 #include "cli/common.hpp"
-#include "cli/progress_bar.hpp"
-#include "cli/token_stats.hpp"
-#include "cli/tokenize_input.hpp"
+#include "cli/present/progress_bar.hpp"
+#include "tfx/text/token_stats.hpp"
+#include "tfx/text/tokenize_input.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/text/script_stats.hpp"
 

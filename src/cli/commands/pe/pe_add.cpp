@@ -9,7 +9,7 @@
 #include <span>
 #include <utility>
 
-#include "cli/attention_sentence.hpp"
+#include "cli/flags/attention_sentence.hpp"
 #include "cli/common.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/core/ops.hpp"

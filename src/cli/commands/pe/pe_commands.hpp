@@ -1,12 +1,12 @@
 // The subcommands of `tfx pe`: `pe sim` (PE·PEᵀ similarity and its offset profile) and
 // `pe shift` (PE(p+k) = R(k)·PE(p)), `pe curves`, `pe add`, `pe linear` (the position itself as the code); register_pe calls these on its subcommand. PeShape
-// (cli/shape_flags.hpp): the --len, --dim and --base they share, with their defaults.
+// (cli/flags/shape_flags.hpp): the --len, --dim and --base they share, with their defaults.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
 
-#include "cli/shape_flags.hpp"
+#include "cli/flags/shape_flags.hpp"
 
 namespace tfx::cli {
 

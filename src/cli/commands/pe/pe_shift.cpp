@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "cli/common.hpp"
-#include "cli/pair_panel.hpp"
+#include "tfx/figure/pair_panel.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
 #include "tfx/positional/positional.hpp"
 #include "tfx/core/i18n.hpp"

@@ -7,12 +7,13 @@
 
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
-#include "cli/flag_names.hpp"
+#include "cli/flags/flag_names.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
-#include "cli/progress_bar.hpp"
+#include "cli/present/progress_bar.hpp"
 #include "tfx/model/checkpoint.hpp"
+#include "tfx/positional/pe_sim_text.hpp"
 #include "tfx/positional/positional.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 #include <filesystem>
@@ -30,26 +31,6 @@ struct PeSimOptions : PeShape {
   FigureFlags fig;
 };
 
-// How each metric is written: figure title, the value of one pair (sinusoidal PE, learned P), the
-// whole matrix, the profile's column, the file-name suffix, the closed form and the chart title.
-struct MetricText {
-  const char *title, *pe, *p, *matrix, *p_matrix, *column, *suffix, *closed, *chart;
-};
-MetricText metric_text(PeMetric m) {
-  switch (m) {
-    case PeMetric::cosine:
-      return {tr("Cosine similarity of position embeddings for all time-steps"), "cos(PE(i), PE(j))", "cos(P(i), P(j))", "cos(PE(i), PE(j))",
-              "cos(P(i), P(j))", "cosine", "_cosine", "Σ cos(kω) / (D/2)", tr("Cosine similarity")};
-    case PeMetric::euclidean:
-      return {tr("Euclidean distance between position embeddings for all time-steps"), "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖",
-              "‖PE(i) − PE(j)‖", "‖P(i) − P(j)‖", "distance", "_euclidean", "√(D − 2 Σ cos(kω))", tr("Euclidean distance")};
-    case PeMetric::dot:
-    default:
-      return {tr("Dot product of position embeddings for all time-steps"), "PE(i)·PE(j)", "P(i)·P(j)", "PE·PEᵀ", "P·Pᵀ", "dot", "",
-              "Σ cos(kω)", tr("Dot product")};
-  }
-}
-
 // The similarity heatmap's frame (title, axes, colorbar caption, colormap); callers add the values
 // and a subtitle.
 Heatmap similarity_heatmap(const PeSimOptions& o, PeMetric metric) {
@@ -62,16 +43,6 @@ Heatmap similarity_heatmap(const PeSimOptions& o, PeMetric metric) {
   h.cmap = o.fig.cmap.empty() ? Colormap::viridis : parse_colormap(o.fig.cmap);
   if (is_diverging(h.cmap)) h.symmetric = true;
   return h;
-}
-
-// The L×L similarity as the data block "sim": rows i, columns j.
-Matrix pe_sim_matrix(Tensor sim) {
-  Matrix m;
-  m.name = N_("sim");
-  m.row_axis = N_("i");
-  m.col_axis = N_("j");
-  m.values = std::move(sim);
-  return m;
 }
 
 // A figure of an L×L similarity too large to form: block means from the closed form (even D).

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "cli/flag_names.hpp"
+#include "cli/flags/flag_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/core/memory.hpp"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "cli/common.hpp"
-#include "cli/flag_names.hpp"
+#include "cli/flags/flag_names.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {

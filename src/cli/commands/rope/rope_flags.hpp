@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/shape_flags.hpp"
+#include "cli/flags/shape_flags.hpp"
 #include "tfx/positional/rope.hpp"
 
 namespace tfx::cli {

@@ -10,7 +10,7 @@
 
 #include "cli/common.hpp"
 #include "tfx/core/memory.hpp"
-#include "cli/pair_panel.hpp"
+#include "tfx/figure/pair_panel.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/i18n.hpp"
@@ -180,7 +180,7 @@ void register_rope_rotate(CLI::App* rope) {
   add_rope_dim_flag(sub, opts->dim, tr("default: the --vector's length, else 8"));
   sub->add_option("--pos", opts->pos, tr("Position pos of the vector"))->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
   opts->vector_opt = sub->add_option("--vector", opts->vector, tr("The vector, D comma-separated numbers, e.g. 1,0,0,1"));
-  auto* seed = add_seed_flag(sub, opts->seed, tr("Seed of a random vector uniform in [-1, 1) (when no --vector)"));
+  auto* seed = add_seed_flag(sub, opts->seed, tr("a random vector uniform from −1 to 1 when no --vector"));
   opts->vector_opt->excludes(seed);
   sub->add_flag("--complex", opts->complex, tr("Also compute the rotation as complex multiplication and print the difference"));
   sub->add_flag("--key", opts->key, tr("XPos: treat the vector as a key (scaled by zeta^(-pos/B) instead of zeta^(pos/B))"));

@@ -7,7 +7,7 @@
 
 #include "tfx/core/i18n.hpp"
 #include "tfx/io/text_file.hpp"
-#include "cli/shared_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 
 namespace tfx::cli {
 

@@ -1,270 +1,28 @@
-// `tfx train --compare` (train_compare.hpp): the runs one after another, each from the same seed
-// (the same initial weights where the shapes agree, the same batch order), measured on one fixed
-// probe batch (the first training pairs) at initialization and at every held-out checkpoint.
+// `tfx train --compare` in the command layer (train_compare.hpp).
 #include "cli/commands/train/train_compare.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <numeric>
-#include <set>
-
-#include "tfx/core/error.hpp"
-#include "tfx/core/i18n.hpp"
-#include "tfx/core/words.hpp"
-#include "cli/common.hpp"
 
 namespace tfx::cli {
 
-const std::vector<std::string>& compare_experiment_names() {
-  static const std::vector<std::string> names = {"pe", "no-pe", "scale", "no-scale", "post-ln", "pre-ln", "warmup", "no-warmup"};
-  return names;
-}
-
-namespace {
-
-std::vector<std::string> tc_split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t at = s.find(sep, from);
-    out.push_back(s.substr(from, at == std::string::npos ? std::string::npos : at - from));
-    if (at == std::string::npos) return out;
-    from = at + 1;
-  }
-}
-
-// One experiment name applied to a run (the names are checked by the validator).
-void tc_apply(const std::string& name, TrainConfig& c, TrainOptions& o) {
-  if (name == "pe") c.positional_encoding = true;
-  if (name == "no-pe") c.positional_encoding = false;
-  if (name == "scale") c.scale_scores = true;
-  if (name == "no-scale") c.scale_scores = false;
-  if (name == "post-ln") c.pre_ln = false;
-  if (name == "pre-ln") c.pre_ln = true;
-  if (name == "warmup") o.no_warmup = false;
-  if (name == "no-warmup") o.no_warmup = true;
-}
-
-}  // namespace
-
 CLI::Validator compare_item_validator() {
-  return CLI::Validator(
-      [](std::string& item) -> std::string {
-        const auto& known = compare_experiment_names();
-        for (const std::string& name : tc_split(item, '+'))
-          if (std::find(known.begin(), known.end(), name) == known.end())
-            return fmt::format(N_("expected a comma list of experiments ({}), joined by + to combine, got '{}'"),
-                               join_words(known, ", "), name);
-        return {};
-      },
-      "");
+  return CLI::Validator([](std::string& item) -> std::string { return compare_item_error(item); }, "");
 }
 
-void check_compare_list(const std::vector<std::string>& items) {
-  std::set<std::string> seen;
-  for (const std::string& item : items)
-    if (!seen.insert(item).second) throw usage_error(fmt::format(N_("--compare: '{}' is listed twice"), item));
-  if (items.size() < 2 || items.size() > 8)
-    throw usage_error(fmt::format(N_("--compare: expected 2 to 8 experiments, got {}"), items.size()));
-}
-
-std::vector<CompareRun> compare_runs(const std::vector<std::string>& items, const TrainConfig& base, const TrainOptions& base_options) {
-  std::vector<CompareRun> runs;
-  for (const std::string& item : items) {
-    CompareRun r{item, base, base_options};
-    for (const std::string& name : tc_split(item, '+')) tc_apply(name, r.config, r.options);
-    runs.push_back(std::move(r));
-  }
-  return runs;
-}
-
-namespace {
-
-// ||∂loss/∂W|| of every layer's FFN output weight (linear2.weight), encoder layers then decoder
-// layers: the quantity of Xiong et al. 2020, figure 3.
-std::vector<double> tc_layer_grad_norms(const TrainConfig& c, const TensorMap& grads) {
-  std::vector<double> out;
-  for (const char* side : {"encoder", "decoder"})
-    for (std::size_t l = 0; l < c.layers; ++l) {
-      const Tensor& g = grads.at(fmt::format("{}.layers.{}.linear2.weight", side, l));
-      double s = 0;
-      for (float v : g.values()) s += double(v) * v;
-      out.push_back(std::sqrt(s));
-    }
-  return out;
-}
-
-struct TcStats {
-  double loss = 0, entropy = 0, score_gradient = 0;
-  std::vector<double> layer_grads;
-};
-
-// One forward and backward pass over the probe batch (no update).
-TcStats tc_measure(const TrainConfig& c, const TensorMap& params, const TrainBatch& probe, unsigned threads) {
-  TensorMap grads;
-  ForwardExtras ex;
-  ex.want_attention_stats = true;
-  TcStats s;
-  s.loss = train_loss(c, params, probe, &grads, threads, &ex);
-  s.entropy = ex.attention_entropy;
-  s.score_gradient = ex.score_gradient_norm;
-  s.layer_grads = tc_layer_grad_norms(c, grads);
-  return s;
-}
-
-}  // namespace
-
-Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setup, Figure* figure) {
-  const IdPairs& data = *setup.data;
-  const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
-  // the probe batch: the first training pairs, the same for every run
-  std::vector<std::size_t> first(std::min<std::size_t>(32, data.train.size()));
-  std::iota(first.begin(), first.end(), 0);
-  const TrainBatch probe = make_train_batch(data.train, first, runs.front().config.pad);
-
-  std::vector<std::string> names;
-  for (const CompareRun& run : runs) names.push_back(run.name);
-  const std::string list = join_words(names, ",");
-  const std::string context = setup.context.empty() ? "" : " " + setup.context;
-
-  Records table, curves, layer_table;
-  table.name = N_("compare");
-  table.columns = {N_("experiment"), N_("final_loss"), N_("held_out_exact")};
-  if (has_alignment) table.columns.push_back(N_("alignment"));
-  for (const char* c : {N_("entropy_init"), N_("entropy_final"), N_("score_grad_init"), N_("score_grad_final"),
-                        N_("grad_last_over_first")})
-    table.columns.push_back(c);
-  curves.name = N_("curves");
-  curves.columns = {N_("experiment"), N_("step"), N_("loss"), N_("held_out_exact"), N_("alignment"), N_("attention_entropy"),
-                    N_("score_gradient")};
-  layer_table.name = N_("grad_norms_at_init");
-  layer_table.columns = {N_("experiment"), N_("part"), N_("layer"), N_("grad_norm")};
-
-  LineChart loss, acc, layers, entropy, score;
-  for (const CompareRun& run : runs) {
-    const TrainConfig& c = run.config;
-    TensorMap params = init_train_parameters(c, run.options.seed);
-    const TcStats init = tc_measure(c, params, probe, run.options.threads);
-    for (std::size_t i = 0; i < init.layer_grads.size(); ++i)
-      layer_table.rows.push_back({run.name, std::string(i < c.layers ? "encoder" : "decoder"),
-                                  static_cast<long long>(i % c.layers + 1), init.layer_grads[i]});
-    curves.rows.push_back({run.name, 0LL, init.loss, std::string(), std::string(), init.entropy, init.score_gradient});
-    Series s_loss, s_acc, s_layers, s_entropy, s_score;
-    s_loss.name = s_acc.name = s_layers.name = s_entropy.name = s_score.name = run.name;
-    for (std::size_t i = 0; i < init.layer_grads.size(); ++i) {
-      s_layers.x.push_back(double(i + 1));
-      s_layers.y.push_back(init.layer_grads[i]);
-    }
-    // initialization is drawn at step 1 of the log axes
-    s_entropy.x.push_back(1);
-    s_entropy.y.push_back(init.entropy);
-    s_score.x.push_back(1);
-    s_score.y.push_back(init.score_gradient);
-
-    double loss_sum = 0, last_loss = 0;
-    std::size_t loss_n = 0;
-    HeldOutScore last;
-    TcStats now = init;
-    const std::size_t steps = run.options.steps;
-    train_model(c, params, data.train, run.options, [&](const TrainStepReport& r) {
-      loss_sum += r.loss;
-      ++loss_n;
-      if (!held_out_checkpoint(r.step, setup.every, steps)) return true;
-      last = score_held_out(c, params, data.test, c.layers >= 2 ? 1 : 0, run.options.threads);
-      now = tc_measure(c, params, probe, run.options.threads);
-      last_loss = loss_sum / double(loss_n);
-      loss_sum = 0;
-      loss_n = 0;
-      curves.rows.push_back({run.name, static_cast<long long>(r.step), last_loss,
-                             data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction()),
-                             has_alignment ? Cell(last.alignment_fraction()) : Cell(std::string()), now.entropy, now.score_gradient});
-      for (Series* s : {&s_loss, &s_acc, &s_entropy, &s_score}) s->x.push_back(double(r.step));
-      s_loss.y.push_back(last_loss);
-      s_acc.y.push_back(last.exact_fraction());
-      s_entropy.y.push_back(now.entropy);
-      s_score.y.push_back(now.score_gradient);
-      return true;
-    });
-    // the decoder's last layer (next to the output) over its first
-    const double ratio = init.layer_grads[2 * c.layers - 1] / std::max(init.layer_grads[c.layers], 1e-30);
-    // nothing held out (--pairs with --test-fraction 0): no score, not 0 %
-    const Cell exact = data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction());
-    std::vector<Cell> row = {run.name, last_loss, exact};
-    if (has_alignment) row.push_back(last.alignment_fraction());
-    for (double v : {init.entropy, now.entropy, init.score_gradient, now.score_gradient, ratio}) row.push_back(v);
-    table.rows.push_back(std::move(row));
-    if (setup.progress)
-      std::fprintf(stderr, "%s\n",
-                   trf("--compare {}: loss {:.4f}, held-out exact {:.1f} %", run.name, last_loss, 100 * last.exact_fraction()).c_str());
-    loss.series.push_back(std::move(s_loss));
-    acc.series.push_back(std::move(s_acc));
-    layers.series.push_back(std::move(s_layers));
-    entropy.series.push_back(std::move(s_entropy));
-    score.series.push_back(std::move(s_score));
-  }
-
-  Result r;
-  r.command = "train";
-  const CompareRun& base = runs.front();
-  r.params = {{"compare", list}, {"steps", base.options.steps}, {"batch", base.options.batch}, {"seed", base.options.seed},
-              {"d_model", base.config.d_model}, {"heads", base.config.heads}, {"layers", base.config.layers},
-              {"ffn", base.config.ffn}, {"warmup", base.options.warmup}, {"threads", base.options.threads}};
-  r.blocks.push_back(Text{trf("tfx train --compare {}{}: {} runs from seed {} on the same batches", list, context, runs.size(),
-                              base.options.seed)});
-  r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out; d_model {}, {} heads, {} + {} layers, {} steps of {} pairs",
-                              setup.data_name, data.train.size(), data.test.size(), base.config.d_model, base.config.heads,
-                              base.config.layers, base.config.layers, base.options.steps, base.options.batch)});
-  r.blocks.push_back(Text{tr("entropy: the encoder self-attention's rows (nats); score_grad: ‖∂loss/∂s‖ at its softmax's input; "
-                             "grad_last_over_first: ‖∂loss/∂W₂‖ of the last decoder layer over the first's, at initialization")});
-  r.blocks.push_back(table);
-  r.blocks.push_back(std::move(layer_table));
-  r.blocks.push_back(std::move(curves));
-  r.primary = "compare";
-
-  if (figure) {
-    const std::string step_axis = tr("training step (log scale)");
-    loss.title = tr("Training loss");
-    loss.subtitle = tr("mean over the steps since the previous point");
-    loss.x_label = step_axis;
-    loss.y_label = tr("loss (label-smoothed cross-entropy)");
-    loss.log_x = true;
-    acc.title = tr("Held-out accuracy");
-    acc.subtitle = trf("{} pairs never seen in training", data.test.size());
-    acc.x_label = step_axis;
-    acc.y_label = tr("held-out exact match");
-    acc.log_x = true;
-    acc.ymin = 0.0;
-    acc.ymax = 1.0;
-    layers.title = tr("Gradient norm per layer at initialization");
-    layers.subtitle = tr("‖∂loss/∂W₂‖ of each layer's FFN (Xiong et al. 2020, fig. 3)");
-    layers.x_label = trf("layer (encoder 1–{}, then decoder {}–{})", base.config.layers, base.config.layers + 1, 2 * base.config.layers);
-    layers.y_label = tr("gradient norm (log scale)");
-    layers.log_y = true;
-    entropy.title = tr("Encoder self-attention entropy");
-    entropy.subtitle = tr("mean over rows, heads and layers; initialization drawn at step 1");
-    entropy.x_label = step_axis;
-    entropy.y_label = tr("entropy (nats)");
-    entropy.log_x = true;
-    score.title = tr("Gradient at the softmax's input");
-    score.subtitle = tr("‖∂loss/∂s‖, s = QKᵀ/√d_k (QKᵀ with no-scale), encoder self-attention");
-    score.x_label = step_axis;
-    score.y_label = tr("gradient norm (log scale)");
-    score.log_x = true;
-    score.log_y = true;
-    for (LineChart* p : {&loss, &acc, &layers, &entropy, &score}) {
-      p->plot_height = 450;
-      figure->panels.push_back(std::move(*p));
-    }
-    figure->columns = 3;
-    figure->title = trf("tfx train --compare {}{}: {} steps of {} pairs, seed {}", list, context, base.options.steps, base.options.batch,
-                        base.options.seed);
-    figure->page_width = kSlideWidth;
-    figure->page_height = kSlideHeight;
-  }
-  return r;
+void present_train_compare(const std::vector<std::string>& compare, const TrainConfig& c, const TrainOptions& to, const IdPairs& data,
+                           const std::string& data_name, const std::string& context, std::size_t every, bool progress,
+                           const OutputFlags& out, const FigureFlags& fig) {
+  CompareSetup setup;
+  setup.data = &data;
+  setup.data_name = data_name;
+  setup.context = context;
+  setup.every = every;
+  if (progress) setup.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  Figure figure;
+  check_compare_list(compare);
+  const Result r = run_compare(compare_runs(compare, c, to), setup, figure_drawn(fig, out) ? &figure : nullptr);
+  present_all(r, out, fig, &figure, nullptr, "train_compare.png");
+  if (fig.png_requested() && !out.format_given() && fig.png != "-" && fig.svg != "-") present(r, out);
 }
 
 }  // namespace tfx::cli

@@ -1,8 +1,5 @@
-// `tfx train --compare pe,no-pe`: several experiments trained one after another from the same
-// seed on the same batches, their curves in one figure and their results in one table — loss,
-// held-out accuracy, the per-layer gradient norms at initialization (post-LN's grow toward the
-// output, pre-LN's do not), the encoder self-attention's entropy and the gradient at its softmax's
-// input over training (what 1/√d_k keeps alive).
+// `tfx train --compare pe,no-pe` in the command layer (the runs and their measures:
+// tfx/model/train_compare.hpp): the item validator of --compare, and the run presented.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -10,40 +7,18 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfx/figure/figure.hpp"
-#include "tfx/io/format.hpp"
-#include "tfx/model/train.hpp"
+#include "cli/common.hpp"
+#include "tfx/model/train_compare.hpp"
 
 namespace tfx::cli {
 
-// The experiments --compare offers, in the order of the help: each sets one property of the base
-// run (its other flags).
-const std::vector<std::string>& compare_experiment_names();
-
-// --compare's checks: each item an experiment or several joined by '+' (post-ln+no-warmup); the
-// list 2 to 8 items, none twice (a usage error).
+// --compare's item check (compare_item_error) as a CLI11 validator.
 CLI::Validator compare_item_validator();
-void check_compare_list(const std::vector<std::string>& items);
-
-// One item of the list applied to the base run's model and schedule.
-struct CompareRun {
-  std::string name;  // as listed ("post-ln+no-warmup")
-  TrainConfig config;
-  TrainOptions options;
-};
-std::vector<CompareRun> compare_runs(const std::vector<std::string>& items, const TrainConfig& base, const TrainOptions& base_options);
-
-// What every run shares: the data, the held-out schedule, the title's context (the base run's own
-// flags, e.g. "--corpus en-ko --layers 6").
-struct CompareSetup {
-  const IdPairs* data = nullptr;
-  std::string data_name, context;
-  std::size_t every = 250;
-  bool progress = true;
-};
-
-// Trains each run; the results (tables compare, curves, grad_norms_at_init) and, when `figure`
-// is given, their figure.
-Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setup, Figure* figure);
+// `tfx train --compare LIST`: checks the list, trains the runs (the data, `context`: the flags every
+// run shares; a line on stderr after each run unless !progress), and presents the table and figure
+// (train_compare.png).
+void present_train_compare(const std::vector<std::string>& compare, const TrainConfig& c, const TrainOptions& to, const IdPairs& data,
+                           const std::string& data_name, const std::string& context, std::size_t every, bool progress,
+                           const OutputFlags& out, const FigureFlags& fig);
 
 }  // namespace tfx::cli

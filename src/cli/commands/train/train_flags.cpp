@@ -1,7 +1,9 @@
 // The training commands' shared flags (train_flags.hpp).
 #include "cli/commands/train/train_flags.hpp"
 
-#include "cli/validators.hpp"
+#include "cli/commands/train/train_compare.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
@@ -42,6 +44,30 @@ CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std:
 
 CLI::Option* add_train_lr_flag(CLI::App* cmd, double& lr) {
   return cmd->add_option("--lr", lr, tr("Peak learning rate of Adam"))->capture_default_str()->check(positive_number());
+}
+
+void add_train_experiment_flags(CLI::App* cmd, bool& pre_ln, bool& no_warmup, std::vector<std::string>& compare, std::string& corpus,
+                                std::string& pairs, double& test_fraction) {
+  cmd->add_flag("--pre-ln", pre_ln, tr("Experiment: pre-LN layers, x + f(LayerNorm(x)), instead of post-LN"));
+  cmd->add_flag("--no-warmup", no_warmup,
+                tr("Experiment: no warm-up; the learning rate starts at the schedule's peak and decays as it would after --warmup steps"));
+  add_compare_flag(cmd, compare,
+                   tr("train these experiments one after another, same seed and batches, and draw them together: a comma list of "
+                      "pe, no-pe, scale, no-scale, post-ln, pre-ln, warmup, no-warmup, joined by + to combine, e.g. post-ln+no-warmup; "
+                      "the other flags apply to every run"))
+      ->delimiter(',')
+      ->check(compare_item_validator());
+  CLI::Option* corpus_opt = cmd->add_option("--corpus", corpus,
+                  tr("The built-in corpus: ko-en (Korean → English, the lecture's) or en-ko (English → Korean, where word order "
+                     "carries who does what: the word-order experiment)"))
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ko-en", "en-ko"}));
+  cmd->add_option("--pairs", pairs, tr("Your own pairs: a UTF-8 file of source<TAB>target lines (default: the built-in corpus)"))
+      ->check(non_empty_path("a .tsv file"))
+      ->excludes(corpus_opt);
+  cmd->add_option("--test-fraction", test_fraction, tr("With --pairs: the fraction of pairs held out for testing"))
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
 }
 
 }  // namespace tfx::cli

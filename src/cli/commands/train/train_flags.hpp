@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tfx::cli {
 
@@ -20,5 +21,10 @@ CLI::Option* add_train_warmup_flag(CLI::App* cmd, double& warmup, const std::str
 CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std::string& note);
 // --lr X: the peak learning rate of Adam (train gpt, train vit)
 CLI::Option* add_train_lr_flag(CLI::App* cmd, double& lr);
+
+// `tfx train`'s experiments and data, in this order: --pre-ln, --no-warmup, --compare LIST, --corpus
+// ko-en|en-ko, --pairs FILE (not with --corpus), --test-fraction X
+void add_train_experiment_flags(CLI::App* cmd, bool& pre_ln, bool& no_warmup, std::vector<std::string>& compare, std::string& corpus,
+                                std::string& pairs, double& test_fraction);
 
 }  // namespace tfx::cli

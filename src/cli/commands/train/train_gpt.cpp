@@ -8,28 +8,25 @@
 #include "cli/commands/train/train_gpt.hpp"
 
 #include <fmt/format.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/commands/train/train_flags.hpp"
 #include "cli/common.hpp"
-#include "cli/progress_bar.hpp"
-#include "cli/shared_flags.hpp"
-#include "cli/terminal.hpp"
+#include "cli/present/progress_bar.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "cli/present/terminal.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/io/text_file.hpp"
-#include "tfx/model/gpt2_train.hpp"
 #include "tfx/model/safetensors.hpp"
+#include "tfx/model/train_files.hpp"
 #include "tfx/text/bpe_train.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
 #include "tfx/text/unicode.hpp"
@@ -37,66 +34,6 @@
 namespace tfx::cli {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// A folder `tfx train gpt` or `tfx train vit` wrote: its config.json has the key tfx_trained.
-bool tg_is_tfx_model(const fs::path& dir) {
-  std::ifstream f(dir / "config.json");
-  if (!f) return false;
-  const nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  return j.is_object() && j.contains("tfx_trained");
-}
-
-}  // namespace
-
-void check_model_folder_target(const std::string& dir, const std::string& command, const std::string& files) {
-  std::error_code ec;
-  const fs::path p(dir);
-  const auto st = fs::symlink_status(p, ec);
-  if (!fs::exists(st)) return;
-  if (!fs::is_directory(st))
-    throw Error(fmt::format(N_("-o {}: exists and is not a folder; expected a new folder for the model ({})"), dir, files));
-  if (!fs::is_empty(p, ec) && !tg_is_tfx_model(p))
-    throw Error(fmt::format(N_("-o {}: the folder is not empty and holds no model of tfx {}; give a new or empty folder"), dir, command));
-}
-
-void write_model_folder(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
-  const fs::path target = fs::absolute(fs::path(dir)).lexically_normal();
-  const fs::path parent = target.has_filename() ? target.parent_path() : target.parent_path().parent_path();
-  const std::string name = (target.has_filename() ? target : target.parent_path()).filename().string();
-  std::string pattern = (parent / ("." + name + ".tmp-XXXXXX")).string();
-  if (!mkdtemp(pattern.data())) throw Error(fmt::format(N_("-o {}: cannot create a folder beside it ({})"), dir, parent.string()));
-  const fs::path tmp(pattern);
-  try {
-    // mkdtemp's 0700 becomes what a new folder gets (0777 less the umask)
-    const mode_t mask = umask(0);
-    umask(mask);
-    fs::permissions(tmp, static_cast<fs::perms>(0777 & ~mask));
-    for (const auto& [file, bytes] : files) {
-      std::ofstream f(tmp / file, std::ios::binary);
-      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      if (!f.good()) throw Error(fmt::format(N_("-o {}: cannot write {}"), dir, file));
-    }
-    std::error_code ec;
-    const fs::path final_path = parent / name;
-    fs::path old;
-    if (fs::exists(final_path, ec)) {
-      old = fs::path(pattern + ".old");
-      fs::rename(final_path, old);
-    }
-    fs::rename(tmp, final_path);
-    if (!old.empty()) fs::remove_all(old, ec);
-  } catch (const fs::filesystem_error& e) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    throw Error(fmt::format(N_("-o {}: {}"), dir, e.code().message()));
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    throw;
-  }
-}
 
 namespace {
 
@@ -109,50 +46,6 @@ struct TrainGptOptions {
   OutputFlags out;
   FigureFlags fig;
 };
-
-std::string tg_config_json(const Gpt2TrainConfig& c, const nlohmann::json& trained) {
-  nlohmann::ordered_json j;
-  j["activation_function"] = "gelu_new";
-  j["architectures"] = {"GPT2LMHeadModel"};
-  j["attn_pdrop"] = 0.0;
-  j["bos_token_id"] = nullptr;
-  j["embd_pdrop"] = 0.0;
-  j["eos_token_id"] = nullptr;
-  j["initializer_range"] = 0.02;
-  j["layer_norm_epsilon"] = 1e-05;
-  j["model_type"] = "gpt2";
-  j["n_ctx"] = c.context;
-  j["n_embd"] = c.d_model;
-  j["n_head"] = c.heads;
-  j["n_inner"] = nullptr;
-  j["n_layer"] = c.layers;
-  j["n_positions"] = c.context;
-  j["reorder_and_upcast_attn"] = false;
-  j["resid_pdrop"] = 0.0;
-  j["scale_attn_by_inverse_layer_idx"] = false;
-  j["scale_attn_weights"] = true;
-  j["summary_activation"] = nullptr;
-  j["summary_first_dropout"] = 0.1;
-  j["summary_proj_to_labels"] = true;
-  j["summary_type"] = "cls_index";
-  j["summary_use_proj"] = true;
-  j["tie_word_embeddings"] = true;
-  j["torch_dtype"] = "float32";
-  j["transformers_version"] = "4.40.0";
-  j["use_cache"] = true;
-  j["vocab_size"] = c.vocab;
-  j["tfx_trained"] = trained;  // tfx's own key (Hugging Face keeps it as an attribute): what it was trained on
-  return j.dump(2) + "\n";
-}
-
-std::string tg_decode(const HfTokenizer& tok, const std::vector<std::size_t>& ids) {
-  std::string s;
-  for (std::size_t id : ids) s += tok.token_bytes(id);
-  s = unicode::escape_invalid_utf8(s);
-  for (char& ch : s)
-    if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';  // a newline or tab of the sample stays on its line
-  return s;
-}
 
 void run_train_gpt(const TrainGptOptions& o) {
   // 1. the target first (nothing is trained for a folder that cannot be written), then the text
@@ -207,21 +100,11 @@ void run_train_gpt(const TrainGptOptions& o) {
     throw Error(fmt::format(N_("--text {}: {} tokens, fewer than --context {} + 1; give a longer text or a smaller --context"), o.text,
                             ids.size(), o.context));
   // the last tenth is held out when it holds a whole window; else all is training
-  std::vector<std::size_t> train = ids, held;
-  const std::size_t tail = ids.size() / 10;
-  if (tail >= c.context + 1 && ids.size() - tail >= c.context + 1) {
-    held.assign(ids.end() - static_cast<std::ptrdiff_t>(tail), ids.end());
-    train.resize(ids.size() - tail);
-  }
+  std::vector<std::size_t> train, held;
+  split_held_out(ids, c.context, train, held);
   // the budget: parameters, gradients, Adam's two moments; a step's kept activations
-  {
-    double params = 0;
-    for (const auto& [n, shape] : gpt2_parameter_shapes(c)) params += double(shape.size() == 2 ? shape[0] * shape[1] : shape[0]);
-    const double N = double(o.batch) * double(c.context), D = double(c.d_model);
-    const double acts = double(c.layers) * N * (16 * D + 3 * 4 * D + 2 * double(c.heads) * double(c.context)) + 3 * N * double(c.vocab);
-    check_memory(4.0 * (4 * params + acts), fmt::format("train gpt (--d-model {}, --layers {}, --context {}, --batch {})", o.d_model,
-                                                       o.layers, o.context, o.batch));
-  }
+  check_memory(gpt2_training_bytes(c, static_cast<std::size_t>(o.batch)),
+               fmt::format("train gpt (--d-model {}, --layers {}, --context {}, --batch {})", o.d_model, o.layers, o.context, o.batch));
   TensorMap params = init_gpt2_parameters(c, o.seed);
   Gpt2TrainOptions to;
   to.steps = static_cast<std::size_t>(o.steps);
@@ -235,7 +118,7 @@ void run_train_gpt(const TrainGptOptions& o) {
       o.prompt.empty() ? std::vector<std::size_t>(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(4, ids.size())))
                        : tok.encode(o.prompt, false, false).ids;
   if (prompt.size() > c.context) prompt.erase(prompt.begin(), prompt.end() - static_cast<std::ptrdiff_t>(c.context));
-  const std::string prompt_text = tg_decode(tok, prompt);
+  const std::string prompt_text = gpt2_sample_text(tok, prompt);
   const std::size_t sample_tokens = std::min<std::size_t>(24, c.context);
 
   // 3. training, watched: a bar at a terminal, else a line every --every steps; a sample every --every steps
@@ -260,8 +143,8 @@ void run_train_gpt(const TrainGptOptions& o) {
   // the samples of a step: greedy, and at temperature 1 from the same seed every time (kept in the
   // table; printed on stderr when piped)
   const auto sample_now = [&](std::size_t step) {
-    const std::string s = tg_decode(tok, gpt2_greedy(c, params, prompt, sample_tokens));
-    const std::string t1 = tg_decode(tok, gpt2_sample(c, params, prompt, sample_tokens, 1.0, o.seed));
+    const std::string s = gpt2_sample_text(tok, gpt2_greedy(c, params, prompt, sample_tokens));
+    const std::string t1 = gpt2_sample_text(tok, gpt2_sample(c, params, prompt, sample_tokens, 1.0, o.seed));
     samples.rows.push_back({static_cast<long long>(step), prompt_text + s, prompt_text + t1});
     if (!o.no_progress && !bar_wanted) {
       std::fprintf(stderr, "%s\n", trf("sample at step {}: {}", step, prompt_text + s).c_str());
@@ -327,7 +210,7 @@ void run_train_gpt(const TrainGptOptions& o) {
                             {"threads", to.threads},
                             {"final_train_loss", last_loss}};
   if (!held.empty()) trained["final_held_out_loss"] = last_held;
-  const std::string config = tg_config_json(c, trained);
+  const std::string config = gpt2_config_json(c, trained);
   const std::string weights = encode_safetensors(params, {{"format", "pt"}});
   write_model_folder(o.dir, {{"config.json", config}, {"model.safetensors", weights}, {"tokenizer.json", tokenizer_json}});
 
@@ -392,7 +275,7 @@ CLI::App* register_train_gpt(CLI::App* train) {
   cmd->add_option("--batch", o->batch, tr("Sequences of --context tokens per step"))->capture_default_str()->check(whole_number(1, 4096));
   add_train_lr_flag(cmd, o->lr);
   add_train_warmup_flag(cmd, o->warmup, tr("linear to --lr, then a cosine to --lr/10"));
-  add_seed_flag(cmd, o->seed, tr("Seed of the initial weights and the batches"))->capture_default_str();
+  add_seed_flag(cmd, o->seed, tr("the initial weights and the batches"))->capture_default_str();
   add_train_threads_flag(cmd, o->threads);
   add_train_every_flag(cmd, o->every, tr("held-out loss and a greedy sample from --prompt"));
   cmd->add_option("--prompt", o->prompt, tr("The prompt of the samples (default: the text's first tokens)"));

@@ -10,34 +10,28 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/commands/train/train_flags.hpp"
-#include "cli/commands/train/train_gpt.hpp"
 #include "cli/common.hpp"
-#include "cli/progress_bar.hpp"
-#include "cli/shared_flags.hpp"
-#include "cli/terminal.hpp"
-#include "cli/validators.hpp"
+#include "cli/present/progress_bar.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "cli/present/terminal.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/core/random.hpp"
 #include "tfx/figure/shapes.hpp"
-#include "tfx/io/image_file.hpp"
 #include "tfx/model/safetensors.hpp"
-#include "tfx/model/vit_train.hpp"
+#include "tfx/model/train_files.hpp"
 
 namespace tfx::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 struct TrainVitOptions {
   std::string images, dir;
@@ -48,101 +42,6 @@ struct TrainVitOptions {
   bool no_progress = false;
   OutputFlags out;
 };
-
-bool tv_picture_file(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
-
-// --images DIR: DIR/<label>/*.png|jpg, the labels in name order; every fifth picture of a class
-// with at least five is held out.
-struct TvPictures {
-  std::vector<std::string> labels;
-  VitBatch train, held;
-  std::size_t files = 0;
-};
-TvPictures tv_read_images(const std::string& dir, VitTrainConfig& c) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw Error(fmt::format(N_("--images {}: not a folder; expected DIR/<label>/*.png|jpg, one folder per class"), dir));
-  std::vector<fs::path> folders;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory(ec) && e.path().filename().string().rfind('.', 0) != 0) folders.push_back(e.path());
-  std::sort(folders.begin(), folders.end());
-  TvPictures out;
-  std::vector<std::vector<fs::path>> files;
-  for (const fs::path& f : folders) {
-    std::vector<fs::path> pictures;
-    for (const fs::directory_entry& e : fs::directory_iterator(f, ec))
-      if (e.is_regular_file(ec) && tv_picture_file(e.path())) pictures.push_back(e.path());
-    if (pictures.empty()) continue;
-    std::sort(pictures.begin(), pictures.end());
-    out.labels.push_back(f.filename().string());
-    files.push_back(std::move(pictures));
-  }
-  if (out.labels.size() < 2)
-    throw Error(fmt::format(N_("--images {}: {} class folder(s) with pictures; a classifier needs at least 2 (DIR/<label>/*.png|jpg)"), dir,
-                            out.labels.size()));
-  c.labels = out.labels;
-  std::size_t total = 0;
-  for (const auto& f : files) total += f.size();
-  check_memory(double(total) * 3.0 * double(c.image) * double(c.image) * 4.0, fmt::format("train vit --images {}", dir));
-  for (std::size_t y = 0; y < files.size(); ++y)
-    for (std::size_t i = 0; i < files[y].size(); ++i) {
-      Tensor pixels = vit_train_pixels(read_image(files[y][i].string()), c);
-      VitBatch& to = files[y].size() >= 5 && i % 5 == 4 ? out.held : out.train;
-      to.pixels.push_back(std::move(pixels));
-      to.labels.push_back(y);
-      ++out.files;
-    }
-  return out;
-}
-
-std::string tv_config_json(const VitTrainConfig& c, const nlohmann::json& trained) {
-  nlohmann::ordered_json j, id2label = nlohmann::ordered_json::object(), label2id = nlohmann::ordered_json::object();
-  for (std::size_t i = 0; i < c.classes(); ++i) {
-    id2label[std::to_string(i)] = c.labels[i];
-    label2id[c.labels[i]] = i;
-  }
-  j["architectures"] = {"ViTForImageClassification"};
-  j["attention_probs_dropout_prob"] = 0.0;
-  j["encoder_stride"] = c.patch;
-  j["hidden_act"] = "gelu";
-  j["hidden_dropout_prob"] = 0.0;
-  j["hidden_size"] = c.d_model;
-  j["id2label"] = id2label;
-  j["image_size"] = c.image;
-  j["initializer_range"] = 0.02;
-  j["intermediate_size"] = 4 * c.d_model;
-  j["label2id"] = label2id;
-  j["layer_norm_eps"] = c.eps;
-  j["model_type"] = "vit";
-  j["num_attention_heads"] = c.heads;
-  j["num_channels"] = c.channels;
-  j["num_hidden_layers"] = c.layers;
-  j["patch_size"] = c.patch;
-  j["problem_type"] = "single_label_classification";
-  j["qkv_bias"] = true;
-  j["torch_dtype"] = "float32";
-  j["transformers_version"] = "4.40.0";
-  j["tfx_trained"] = trained;  // tfx's own key (Hugging Face keeps it as an attribute): what it was trained on
-  return j.dump(2) + "\n";
-}
-
-std::string tv_preprocessor_json(const VitTrainConfig& c) {
-  nlohmann::ordered_json j;
-  j["do_normalize"] = true;
-  j["do_rescale"] = true;
-  j["do_resize"] = true;
-  j["image_mean"] = {0.5, 0.5, 0.5};
-  j["image_processor_type"] = "ViTImageProcessor";
-  j["image_std"] = {0.5, 0.5, 0.5};
-  j["resample"] = 2;
-  j["rescale_factor"] = 1.0 / 255.0;
-  j["size"] = {{"height", c.image}, {"width", c.image}};
-  return j.dump(2) + "\n";
-}
 
 void run_train_vit(const TrainVitOptions& o) {
   // 1. the target first (nothing is trained for a folder that cannot be written), then the shapes
@@ -161,26 +60,17 @@ void run_train_vit(const TrainVitOptions& o) {
   c.layers = static_cast<std::size_t>(o.layers);
   c.heads = static_cast<std::size_t>(o.heads);
   const bool shapes = o.images.empty();
-  TvPictures pictures;
+  VitPictures pictures;
   if (shapes) {
     if (o.image < 16) throw usage_error(fmt::format(N_("--image {}: the built-in shapes need at least 16 pixels a side"), o.image));
     for (std::int64_t i = 0; i < o.classes; ++i) c.labels.emplace_back(kShapeChoices[i].name);
     pictures.held = vit_shape_batch(c, static_cast<std::size_t>(o.held_out), o.seed + 2, 0);
   } else {
-    pictures = tv_read_images(o.images, c);
+    pictures = read_vit_pictures(o.images, c);
   }
-  {
-    double params = 0;
-    for (const auto& entry : vit_parameter_shapes(c)) {
-      double n = 1;
-      for (std::size_t d : entry.second) n *= double(d);
-      params += n;
-    }
-    const double T = double(c.patches() + 1), D = double(c.d_model);
-    const double acts = double(o.batch) * double(c.layers) * T * (16 * D + 3 * 4 * D + 2 * double(c.heads) * T);
-    check_memory(4.0 * (4 * params + acts), fmt::format("train vit (--d-model {}, --layers {}, --image {}, --patch {}, --batch {})", o.d_model,
-                                                       o.layers, o.image, o.patch, o.batch));
-  }
+  check_memory(vit_training_bytes(c, static_cast<std::size_t>(o.batch)),
+               fmt::format("train vit (--d-model {}, --layers {}, --image {}, --patch {}, --batch {})", o.d_model, o.layers, o.image,
+                           o.patch, o.batch));
   TensorMap params = init_vit_parameters(c, o.seed);
   VitTrainOptions to;
   to.steps = static_cast<std::size_t>(o.steps);
@@ -261,9 +151,9 @@ void run_train_vit(const TrainVitOptions& o) {
                             {"threads", to.threads},
                             {"final_train_loss", last_loss}};
   if (!std::isnan(last_held)) trained["held_out_accuracy"] = last_held;
-  const std::string config = tv_config_json(c, trained);
+  const std::string config = vit_config_json(c, trained);
   const std::string weights = encode_safetensors(params, {{"format", "pt"}});
-  write_model_folder(o.dir, {{"config.json", config}, {"preprocessor_config.json", tv_preprocessor_json(c)}, {"model.safetensors", weights}});
+  write_model_folder(o.dir, {{"config.json", config}, {"preprocessor_config.json", vit_preprocessor_json(c)}, {"model.safetensors", weights}});
 
   Result r;
   r.command = "train vit";
@@ -314,7 +204,7 @@ CLI::App* register_train_vit(CLI::App* train) {
   cmd->add_option("--batch", o->batch, tr("Pictures per step"))->capture_default_str()->check(whole_number(1, 4096));
   add_train_lr_flag(cmd, o->lr);
   add_train_warmup_flag(cmd, o->warmup, tr("linear to --lr, then a cosine to --lr/10"));
-  add_seed_flag(cmd, o->seed, tr("Seed of the initial weights and the batches"))->capture_default_str();
+  add_seed_flag(cmd, o->seed, tr("the initial weights and the batches"))->capture_default_str();
   add_train_threads_flag(cmd, o->threads);
   add_train_every_flag(cmd, o->every, tr("held-out accuracy"));
   add_no_progress_flag(cmd, o->no_progress);

@@ -224,7 +224,7 @@ void register_patches(CLI::App& app) {
                              return fmt::format("expected {} or all, got '{}'", choice_list<ShapeKind>(kShapeChoices, false, ", ", ", "), v);
                            },
                            ""));
-  add_seed_flag(cmd, o->seed, tr("Seed of the --shapes pictures (same seed, same pictures)"));
+  add_seed_flag(cmd, o->seed, tr("the --shapes pictures: same seed, same pictures"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)"),

@@ -1,0 +1,397 @@
+// Shared pieces of `tfx encoder` and `tfx decoder`: flags, X⁽⁰⁾ from a sentence or a matrix,
+// widths from --weights, --show, tables and heatmaps of a layer's steps, --save-weights.
+#include "cli/flags/layer_flags.hpp"
+#include "cli/flags/weights_heads.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include <algorithm>
+#include <sstream>
+
+#include "tfx/attention/attention.hpp"
+#include "tfx/io/matrix_io.hpp"
+#include "tfx/core/ops.hpp"
+#include "tfx/positional/positional.hpp"
+#include "tfx/model/translator.hpp"
+#include "tfx/text/tokenizer.hpp"
+#include "cli/commands/train/model_flag.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "tfx/core/i18n.hpp"
+
+namespace tfx::cli {
+
+namespace {
+
+// FNV-1a of a token's bytes: its embedding row's seed, so a token's row does not depend on the
+// sentence around it.
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
+  const std::string in = tr("Input");
+  f.sentence_opt = cmd->add_option("--sentence", f.sentence,
+                                   tr("Text to run through the layer: word tokens (punctuation kept), a seeded embedding row per token + PE"))
+                       ->group(in);
+  cmd->add_option("--x", f.x_file, tr("X⁽⁰⁾ as a matrix file (T×d_model; npy, JSON or CSV), used as given (no PE added)"))->group(in);
+  cmd->add_flag("--lower", f.lower, tr("Lower-case the sentence first"))->group(in);
+  const std::string g = tr("Layer");
+  const auto big = std::int64_t{1} << 16;
+  f.d_model_opt = cmd->add_option("--d-model", f.d_model, tr("Model width d_model (from the weights' shapes with --weights)"))
+                      ->capture_default_str()
+                      ->check(whole_number(1, 4096))
+                      ->group(g);
+  f.heads_opt = add_heads_flag(cmd, f.heads, g);
+  f.ffn_opt = cmd->add_option("--ffn", f.ffn, tr("Feed-forward width (dim_feedforward; default 4·d_model)"))->check(whole_number(1, big))->group(g);
+  f.layers_opt = cmd->add_option("--layers", f.layers, trf("Stack N {} layers (weights keyed layers.{{i}}.*)", tr_runtime(what)))
+                     ->capture_default_str()
+                     ->check(whole_number(1, 64))
+                     ->group(g);
+  cmd->add_flag("--norm-first", f.norm_first, tr("Pre-LN: x + f(LayerNorm(x)) instead of the paper's LayerNorm(x + f(x))"))->group(g);
+  cmd->add_option("--weights", f.weights,
+                  trf("PyTorch nn.Transformer{}Layer state_dict as .safetensors (F32/F16/BF16), or a directory of "
+                      "<key>.npy files",
+                      what == "encoder" ? "Encoder" : "Decoder"))
+      ->group(g);
+  cmd->add_option("--save-weights", f.save_weights, tr("Write the weights used as FILE.safetensors (PyTorch's key names)"))->group(g);
+  f.seed_opt = add_seed_flag(cmd, f.seed);
+  f.what = what;
+  add_random_flag(cmd, f.random)->group(g);
+  cmd->add_option("--show", f.show, tr("Matrices to print, comma-separated, or 'all' (see the list in the notes)"))->group(tr("Output"));
+  add_output_flags(cmd, f.out);
+  add_figure_flags(cmd, f.fig, false);
+}
+
+LayerInput sentence_input(const std::string& sentence, const std::string& flag, std::size_t D, std::uint64_t seed, bool lower) {
+  LayerInput in;
+  Tokenized t;
+  try {
+    t = tokenize(sentence, TokenizerMode::word, builtin_vocab(), lower ? Casing::lower : Casing::keep);
+  } catch (const Error& e) {
+    throw usage_error(fmt::format("{}: {}", flag, e.what()));
+  }
+  in.tokens = t.tokens;
+  const std::size_t T = in.tokens.size();
+  checked_element_count({T, D}, fmt::format("{} with {} tokens of width {}", flag, T, D));
+  // 1. Embedding(tokens): one N(0, 1) row per token, seeded by (--seed, the token's text)
+  in.x = Tensor({T, D});
+  for (std::size_t i = 0; i < T; ++i) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(fnv1a(in.tokens[i])), static_cast<std::uint32_t>(fnv1a(in.tokens[i]) >> 32)};
+    Generator gen(seq);
+    const Tensor row = standard_normal(1, D, gen);
+    std::copy(row.values().begin(), row.values().end(), in.x.row(i).begin());
+  }
+  // 2. + PE(pos, i)
+  in.x = add(in.x, sinusoidal_encoding(T, D));
+  in.description = trf("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", seeded N(0, 1) embedding rows (seed {})", T,
+                               joined_tokens(in.tokens), seed);
+  return in;
+}
+
+LayerInput matrix_input(const std::string& path, const std::string& flag) {
+  LoadedMatrix m = read_matrix_file(path, flag);
+  LayerInput in;
+  in.x = std::move(m.values);
+  in.tokens = m.row_labels;
+  if (in.tokens.size() != in.x.rows()) {
+    in.tokens.clear();
+    for (std::size_t i = 0; i < in.x.rows(); ++i) in.tokens.push_back(std::to_string(i));
+  }
+  in.description = fmt::format("X⁽⁰⁾ from {} {} {}, used as given", flag, path, in.x.shape_str());
+  return in;
+}
+
+LayerShape layer_shape(const LayerFlags& f, const TensorMap* weights, const TensorMetadata& metadata, std::size_t x_cols) {
+  LayerShape s;
+  s.heads = static_cast<std::size_t>(f.heads);
+  if (weights) {
+    const std::size_t stacked = stacked_layers(*weights);
+    const bool prefixed = weights->lower_bound("layers.0.") != weights->end() &&
+                          weights->lower_bound("layers.0.")->first.rfind("layers.0.", 0) == 0;
+    s.layers = stacked;
+    if (f.layers_opt->count() && static_cast<std::size_t>(f.layers) != stacked)
+      throw usage_error(stacked == 1 ? fmt::format(N_("--layers {}: --weights {} holds 1 layer{}"), f.layers, f.weights,
+                                                   prefixed ? "" : " (keys without a layers.{i}. prefix)")
+                                     : fmt::format(N_("--layers {}: --weights {} holds {} layers{}"), f.layers, f.weights, stacked,
+                                                   prefixed ? "" : " (keys without a layers.{i}. prefix)"));
+    const LayerWidths w = layer_widths(*weights, layer_prefix(0, s.layers), "--weights " + f.weights);
+    s.d_model = w.d_model;
+    s.ffn = w.ffn;
+    if (f.d_model_opt->count() && static_cast<std::size_t>(f.d_model) != s.d_model)
+      throw usage_error(fmt::format(N_("--d-model {}: --weights {} has d_model = {} (from self_attn.in_proj_weight)"), f.d_model, f.weights,
+                                    s.d_model));
+    if (f.ffn_opt->count() && static_cast<std::size_t>(f.ffn) != s.ffn)
+      throw usage_error(fmt::format(N_("--ffn {}: --weights {} has dim_feedforward = {} (from linear1.weight)"), f.ffn, f.weights, s.ffn));
+    const WeightsHeads h = weights_heads(f.heads_opt->count() ? std::optional<std::size_t>(s.heads) : std::nullopt, metadata,
+                                         f.weights, s.d_model);
+    s.heads = h.heads;
+    s.heads_source = h.source;
+  } else {
+    s.layers = static_cast<std::size_t>(f.layers);
+    s.d_model = x_cols && !f.d_model_opt->count() ? x_cols : static_cast<std::size_t>(f.d_model);
+    s.ffn = f.ffn ? static_cast<std::size_t>(f.ffn) : 4 * s.d_model;
+  }
+  if (x_cols && x_cols != s.d_model)
+    throw usage_error(fmt::format(N_("--x {} has {} columns but d_model = {}{}"), f.x_file, x_cols, s.d_model,
+                                  weights ? " (from --weights)" : " (--d-model)"));
+  check_heads_divide(s.heads, s.d_model, "d_model", weights ? " (d_model from --weights)" : "");
+  return s;
+}
+
+std::vector<std::string> words_outside_translator(const std::string& sentence) {
+  const Translator& m = cli_translator();
+  std::vector<std::string> missing;
+  std::istringstream in(sentence);
+  for (std::string w; in >> w;) {
+    const auto id = m.vocab.find(w);
+    if ((!id || *id < 4) && std::find(missing.begin(), missing.end(), w) == missing.end()) missing.push_back(w);
+  }
+  return missing;
+}
+
+namespace {
+
+// Why a --sentence cannot run on the trained translator ("" = it can).
+std::string seeded_reason(const LayerFlags& f) {
+  if (f.random) return "--random";
+  for (const auto& [opt, name] : {std::pair{f.d_model_opt, "--d-model"}, std::pair{f.heads_opt, "--heads"},
+                                  std::pair{f.ffn_opt, "--ffn"}, std::pair{f.layers_opt, "--layers"},
+                                  std::pair{f.seed_opt, "--seed"}})
+    if (opt && opt->count()) return std::string(name) + " given";
+  if (f.norm_first) return "--norm-first given";
+  if (f.lower) return "--lower given";
+  if (f.sentence.find_first_not_of(" \t\n\r") == std::string::npos) return "no words";
+  const std::vector<std::string> missing = words_outside_translator(f.sentence);
+  if (!missing.empty())
+    return fmt::format(N_("'{}' not in the teaching translator's vocabulary (tfx translate --list-vocab)"), fmt::join(missing, "', '"));
+  return "";
+}
+
+// The translator's `stack` ("encoder"/"decoder") tensors under nn.TransformerEncoder's keys.
+TensorMap translator_stack(const std::string& stack) {
+  TensorMap m;
+  const std::string prefix = stack + ".";
+  for (const auto& [name, t] : cli_translator().tensors)
+    if (name.rfind(prefix + "layers.", 0) == 0) m.emplace(name.substr(prefix.size()), t);
+  return m;
+}
+
+}  // namespace
+
+LayerSetup layer_setup(const LayerFlags& f, const std::string& example) {
+  if (f.sentence_opt->count() && f.x_file.empty() && f.weights.empty()) {
+    const std::string reason = seeded_reason(f);
+    if (reason.empty()) {
+      const Translator& m = cli_translator();
+      LayerSetup s;
+      s.trained = true;
+      s.file = translator_stack(f.what);
+      s.shape = layer_shape(f, &*s.file, {{"nhead", std::to_string(m.heads)}}, 0);
+      s.shape.heads_source = tr("the teaching translator");
+      TokenIds t = translator_tokens(m, f.sentence, "--sentence");
+      if (f.what == "decoder") {
+        t.tokens.insert(t.tokens.begin(), "<bos>");
+        t.ids.insert(t.ids.begin(), m.bos);
+      }
+      s.input.tokens = t.tokens;
+      s.input.x = translator_embed(m, t.ids).x;
+      s.input.vocab = cli_vocab_name();
+      s.input.vocab_size = m.vocab.size();
+      s.input.ids = t.ids;
+      s.input.description =
+          trf("X⁽⁰⁾ = Embedding(tokens) + PE: {} tokens \"{}\", the teaching translator's trained embedding rows{}", t.tokens.size(),
+                      joined_tokens(t.tokens), f.what == "decoder" ? tr(" (<bos> first, as in training: row t predicts token t + 1)") : "");
+      s.input.description += trf("; ids {} index {} (tfx tokenize, tfx lookup --ids)", fmt::join(t.ids, " "), cli_vocab_label());
+      return s;
+    }
+    LayerSetup s = layer_setup_seeded(f, example);
+    s.seeded_reason = reason;
+    return s;
+  }
+  return layer_setup_seeded(f, example);
+}
+
+LayerSetup layer_setup_seeded(const LayerFlags& f, const std::string& example) {
+  if (f.sentence_opt->count() == 0 && f.x_file.empty())
+    throw usage_error(fmt::format(N_("give the input: --sentence \"{}\" or --x FILE"), example));
+  if (f.sentence_opt->count() && !f.x_file.empty()) throw usage_error(N_("give one input: --sentence or --x FILE (not both)"));
+  LayerSetup s;
+  TensorMetadata metadata;
+  if (!f.weights.empty()) s.file = read_weights(f.weights, &metadata);
+  if (!f.x_file.empty()) s.input = matrix_input(f.x_file, "--x");
+  s.shape = layer_shape(f, s.file ? &*s.file : nullptr, metadata, f.x_file.empty() ? 0 : s.input.x.cols());
+  if (f.sentence_opt->count()) s.input = sentence_input(f.sentence, "--sentence", s.shape.d_model, f.seed, f.lower);
+  // the largest tensors a layer forms: the (H, T, T) weights and the (T, F) hidden layer
+  const std::size_t T = s.input.x.rows();
+  checked_element_count({s.shape.heads, T, T}, fmt::format("{} tokens × {} tokens × --heads {}", T, T, s.shape.heads));
+  checked_element_count({T, s.shape.ffn}, fmt::format("{} tokens × FFN width {}", T, s.shape.ffn));
+  return s;
+}
+
+std::string weights_note(const LayerFlags& f, const LayerSetup& setup) {
+  if (setup.trained)
+    return trf("weights: the built-in teaching translator's trained {} (tfx translate; scripts/train_teaching_model.py); "
+                       "--random for seeded weights",
+                       f.what == "decoder" ? tr("decoder") : tr("encoder"));
+  if (!f.weights.empty())
+    return trf("weights: {} (PyTorch state_dict keys); heads = {} ({})", f.weights, setup.shape.heads, setup.shape.heads_source);
+  return trf("weights: seeded (seed {}): Xavier-uniform matrices, biases 0, LayerNorm γ = 1, β = 0{}", f.seed,
+                     setup.seeded_reason.empty() || setup.seeded_reason == "--random" ? ""
+                                                                                        : tr(" (not the trained translator: ") + setup.seeded_reason + ")");
+}
+
+std::string weights_label(const LayerFlags& f, const LayerSetup& setup) {
+  if (setup.trained) return tr("trained teaching translator");
+  if (!f.weights.empty()) return trf("weights: {}", std::filesystem::path(f.weights).filename().string());
+  return trf("random weights, seed {}", f.seed);
+}
+
+std::string layer_prefix(std::size_t i, std::size_t layers) { return layers == 1 ? "" : fmt::format("layers.{}.", i); }
+
+std::vector<std::string> parse_layer_show(const std::string& text, const std::vector<std::string>& names,
+                                          const std::vector<std::string>& defaults) {
+  if (text.empty()) return defaults;
+  std::vector<std::string> chosen;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item == "all") return names;
+    if (std::find(names.begin(), names.end(), item) == names.end())
+      throw usage_error(fmt::format(N_("--show: unknown matrix '{}'; expected {} or all (comma-separated)"), item, fmt::join(names, ", ")));
+    chosen.push_back(item);
+  }
+  return chosen;
+}
+
+bool shows(const std::vector<std::string>& chosen, const std::string& name) {
+  return std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+}
+
+void add_shown(Result& r, const std::vector<std::string>& show, const std::string& prefix, const std::string& name, const Tensor& t,
+               const std::vector<std::string>& tokens, const std::string& col_axis) {
+  if (shows(show, name) && !t.empty()) r.blocks.push_back(layer_matrix(prefix + name, t, tokens, {}, col_axis));
+}
+
+void ShownLayer::attention(const SublayerSteps& block, const MultiHeadAttention& a, const std::vector<std::string>& keys,
+                           const char* norm, const char* weights, const char* attn, const char* sum, const char* out,
+                           bool qkv) const {
+  put(norm, block.normed);
+  if (qkv) {
+    put("q", a.q);
+    put("k", a.k);
+    put("v", a.v);
+  }
+  if (shows(show, weights)) r.blocks.push_back(head_weights_matrix(prefix + weights, a, tokens, keys));
+  put(attn, a.output);
+  put(sum, block.sum);
+  put(out, block.output);
+}
+
+void ShownLayer::feed_forward(const SublayerSteps& block, const FeedForwardSteps& ffn, const char* norm, const char* sum) const {
+  put(norm, block.normed);
+  put("hidden", ffn.hidden, N_("unit"));
+  put("ffn", ffn.output);
+  put(sum, block.sum);
+}
+
+Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                    const std::string& col_axis) {
+  Matrix m;
+  m.name = name;
+  m.values = t;
+  m.row_labels = rows;
+  m.col_labels = cols;
+  m.row_axis = N_("token");
+  m.col_axis = col_axis;
+  return m;
+}
+
+Matrix head_weights_matrix(const std::string& name, const MultiHeadAttention& a, const std::vector<std::string>& rows,
+                           const std::vector<std::string>& cols) {
+  const std::size_t H = a.heads.size(), T = rows.size(), S = cols.size();
+  Tensor w({H, T, S});
+  std::vector<unsigned char> masked;
+  for (std::size_t h = 0; h < H; ++h) {
+    std::copy(a.heads[h].weights.values().begin(), a.heads[h].weights.values().end(), w.data() + h * T * S);
+    for (std::size_t i = 0; i < T * S && !a.heads[h].keep.empty(); ++i) masked.push_back(a.heads[h].keep[i] ? 0 : 1);
+  }
+  Matrix m = layer_matrix(name, H == 1 ? w.reshaped({T, S}) : w, rows, cols, "key");
+  m.row_axis = N_("query");
+  m.slice_axis = N_("head");
+  m.masked = std::move(masked);
+  return m;
+}
+
+void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::string& what, const std::vector<std::string>& rows,
+                       const std::vector<std::string>& cols) {
+  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    Heatmap m;
+    m.values = a.heads[h].weights;
+    m.title = trf("{}, head {}", what, h);  // 0-based, like the tables' slices and tfx attention
+    m.x_label = tr("key");
+    m.y_label = tr("query");
+    m.row_labels = rows;
+    m.col_labels = cols;
+    m.vmin = 0.0;
+    m.vmax = 1.0;
+    m.value_label = tr("weight");
+    if (!a.heads[h].keep.empty())
+      for (unsigned char k : a.heads[h].keep) m.masked.push_back(k ? 0 : 1);
+    fig.panels.push_back(std::move(m));
+  }
+  fig.columns = static_cast<int>(a.heads.size());
+}
+
+void save_weights(const TensorMap& params, const std::string& path, const std::string& module, std::size_t heads) {
+  const std::string bytes = encode_safetensors(params, {{"format", "pt"}, {"module", module}, {"nhead", std::to_string(heads)}});
+  emit(bytes, path, true, "--save-weights");
+}
+
+std::string dims(std::size_t a, std::size_t b) { return fmt::format("[{}, {}]", a, b); }
+std::string dims(std::size_t a, std::size_t b, std::size_t c) { return fmt::format("[{}, {}, {}]", a, b, c); }
+
+Records layer_steps_table(const LayerFlags& f, const LayerInput& in, std::size_t d_model) {
+  Records steps;
+  steps.name = N_("steps");
+  steps.columns = {N_("layer"), N_("step"), N_("shape")};
+  steps.rows.push_back({0LL, std::string(f.x_file.empty() ? tr("X⁽⁰⁾ = Embedding(tokens) + PE") : tr("X⁽⁰⁾ = --x, as given")),
+                        dims(in.x.rows(), d_model)});
+  return steps;
+}
+
+nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup) {
+  const LayerShape& shape = setup.shape;
+  nlohmann::json p = {{"layers", shape.layers}, {"d_model", shape.d_model}, {"heads", shape.heads}, {"ffn", shape.ffn},
+          {"norm_first", f.norm_first}, {"tokens", setup.input.tokens},
+          {"weights", setup.trained ? std::string("teaching translator") : f.weights.empty() ? fmt::format("seeded {}", f.seed) : f.weights}};
+  if (!setup.input.vocab.empty()) {
+    p["vocab"] = setup.input.vocab;
+    p["vocab_size"] = setup.input.vocab_size;
+    p["ids"] = setup.input.ids;
+  }
+  return p;
+}
+
+void add_layer_output(Result& r, Records steps, std::size_t notes, const Tensor& y, const std::vector<std::string>& tokens,
+                      const LayerFlags& f, const LayerSetup& setup) {
+  r.blocks.insert(r.blocks.begin() + static_cast<std::ptrdiff_t>(notes), std::move(steps));
+  r.blocks.push_back(layer_matrix("y", y, tokens));
+  r.primary = "y";
+  r.params = layer_params(f, setup);
+  r.summary[N_("output_shape")] = {y.rows(), y.cols()};
+}
+
+std::string joined_tokens(const std::vector<std::string>& tokens) {
+  std::string s;
+  for (std::size_t i = 0; i < tokens.size() && i < 12; ++i) s += (i ? " " : "") + tokens[i];
+  if (tokens.size() > 12) s += " …";
+  return s;
+}
+
+}  // namespace tfx::cli

@@ -1,0 +1,134 @@
+// Flags that several commands share, each defined once (shared_flags.hpp).
+#include "cli/flags/shared_flags.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+
+#include "cli/flags/flag_names.hpp"
+#include "cli/flags/validators.hpp"
+#include "tfx/embeddings/embeddings.hpp"
+#include "tfx/core/error.hpp"
+#include "tfx/core/i18n.hpp"
+
+namespace tfx::cli {
+
+CLI::Option* add_model_flag(CLI::App* cmd, std::string& model) {
+  return cmd
+      ->add_option("--model", model,
+                   tr("A model: teaching (the built-in translator), a checkpoint folder with config.json, or a "
+                      "FILE.safetensors written by tfx train -o (vocabulary in FILE.vocab.txt)"))
+      ->type_name("teaching|DIR|FILE")
+      ->option_text("teaching|DIR|FILE");
+}
+
+CLI::Option* add_target_flag(CLI::App* cmd, std::string& target, const char* note) {
+  return cmd->add_option("--target", target, fmt::format("{} ({})", tr("The target, what the model should predict"), note));
+}
+
+namespace {
+CLI::Validator temperatures() { return comma_list(N_("temperature values"), "0.5,1,2", positive_number()); }
+const char* temperature_help() {
+  return tr("Temperature T > 0 dividing the scores before softmax (< 1 sharper, > 1 flatter); where a command shows "
+            "several, comma-separated");
+}
+}  // namespace
+
+CLI::Option* add_temperature_flag(CLI::App* cmd, std::vector<std::string>& t) {
+  return cmd->add_option("--temperature,-T", t, temperature_help())->option_text("T[,T…]")->check(temperatures());
+}
+
+CLI::Option* add_temperature_flag(CLI::App* cmd, double& t) {
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--temperature,-T",
+          [&t](const std::vector<std::string>& values) {
+            const std::vector<std::string> items = list_items(values);
+            if (items.size() != 1)
+              throw usage_error(fmt::format("--temperature: this command takes one temperature, got {}: {}", items.size(),
+                                            fmt::join(items, ",")));
+            t = std::strtod(items.front().c_str(), nullptr);  // checked by temperatures()
+          },
+          temperature_help())
+      ->option_text("T[,T…]")
+      ->check(temperatures());
+}
+
+CLI::Option* add_no_progress_flag(CLI::App* cmd, bool& no_progress) {
+  return cmd->add_flag("--no-progress", no_progress, tr("No progress bar or progress lines on stderr"));
+}
+
+CLI::Option* add_strict_flag(CLI::App* cmd, bool& strict) {
+  return cmd->add_flag("--strict", strict,
+                       tr("Stop with an error (exit 1) at the first query, pair or question with a word outside the "
+                          "vocabulary instead of skipping it"));
+}
+
+CLI::Option* add_restrict_vocab_flag(CLI::App* cmd, std::int64_t& restrict_vocab) {
+  return cmd->add_option("--restrict-vocab", restrict_vocab, tr("Use only the first N words (the most frequent): items with other words are skipped"))
+      ->capture_default_str()
+      ->check(whole_number(1, std::int64_t{1} << 40));
+}
+
+CLI::Option* add_case_sensitive_flag(CLI::App* cmd, bool& case_sensitive) {
+  return cmd->add_flag("--case-sensitive", case_sensitive, tr("Compare words as written (default: upper-case both sides, as gensim)"));
+}
+
+CLI::Option* add_dummy4unknown_flag(CLI::App* cmd, bool& dummy4unknown) {
+  return cmd->add_flag("--dummy4unknown", dummy4unknown,
+                       tr("Keep items with an unknown word instead of skipping them: a pair scores cosine 0, a question "
+                          "counts as a wrong answer (gensim dummy4unknown=True)"));
+}
+
+CLI::Option* add_skip_invalid_flag(CLI::App* cmd, bool& skip_invalid) {
+  return cmd->add_flag("--skip-invalid", skip_invalid, tr("Skip malformed lines (gensim does) instead of stopping"));
+}
+
+CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache) {
+  return cmd->add_flag("--cache", cache,
+                       tr("The KV cache's size: 2 × layers × kv_heads × head_dim × bytes per token, F32 and BF16, the model's "
+                          "grouping and multi-head, at the context length and at --len"));
+}
+
+CLI::Option* add_stats_flag(CLI::App* cmd, bool& stats) {
+  return cmd->add_flag("--stats", stats,
+                       tr("What the text costs: characters, bytes and words per script (Hangul, Latin, Han, other), tokens "
+                          "per word and per character, [UNK] / byte-fallback share, the most frequent tokens"));
+}
+
+CLI::Option* add_no_special_flag(CLI::App* cmd, bool& no_special) {
+  return cmd->add_flag("--no-special", no_special, tr("Leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>)"));
+}
+
+CLI::Option* add_no_pe_flag(CLI::App* cmd, bool& no_pe) {
+  return cmd->add_flag("--no-pe", no_pe, tr("No positional encoding: X = the token embeddings only"));
+}
+
+CLI::Option* add_compare_flag(CLI::App* cmd, std::vector<std::string>& items, const std::string& what) {
+  return cmd->add_option("--compare", items, std::string(tr("Compare several side by side")) + " (" + what + ")")->expected(1, -1)->option_text("ITEM");
+}
+
+CLI::Option* add_no_scale_flag(CLI::App* cmd, bool& no_scale) {
+  return cmd->add_flag("--no-scale", no_scale, tr("Attention scores without 1/√d_k: softmax(QKᵀ)V"));
+}
+
+CLI::Option* add_embeddings_format_flag(CLI::App* cmd, std::string& format) {
+  return cmd->add_option("--embeddings-format", format, tr("Format of the word-vector file: ") + choice_list<EmbeddingFormat>(kEmbeddingFormatChoices, true))
+      ->capture_default_str()
+      ->check(one_of<EmbeddingFormat>(kEmbeddingFormatChoices));
+}
+
+CLI::Option* add_limit_flag(CLI::App* cmd, std::int64_t& limit) {
+  return cmd->add_option("--limit", limit, tr("Read only the first N words (the most frequent, in GloVe/word2vec order); 0 = all"))
+      ->capture_default_str()
+      ->check(whole_number(0, std::int64_t{1} << 40));
+}
+
+CLI::Option* add_random_flag(CLI::App* cmd, bool& random) {
+  return cmd->add_flag("--random", random,
+                       tr("Seeded random weights even for a sentence the built-in teaching translator knows (its trained "
+                          "weights are the default there)"));
+}
+
+}  // namespace tfx::cli
