@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "gemm_kernels.hpp"
 #include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
@@ -48,13 +52,22 @@ constexpr const gemm_kernels::Kernel* kKernels[] = {
     &gemm_kernels::generic,
 };
 
+#if defined(__x86_64__)
+// F16C (half ↔ float conversions), which the fused quantized GEMV uses for the blocks' scales
+// (gemv_quant.inc; every CPU with AVX2 has it): CPUID leaf 1, ECX bit 29 (clang's
+// __builtin_cpu_supports does not know "f16c")
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
+#endif
+
 bool cpu_runs(const gemm_kernels::Kernel& k) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  // (F16C for the fused quantized GEMV's scales, gemv_quant.inc: every CPU with AVX2 has it)
   if (&k == &gemm_kernels::avx512)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+  if (&k == &gemm_kernels::avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
 #endif
   return &k == &gemm_kernels::generic;
 }
