@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "gif.hpp"
 #include "helpers.hpp"
 
 using namespace tfx::test;
@@ -122,6 +123,27 @@ TEST_CASE("train gpt: the progress lines show the loss, tokens/s and greedy samp
                          d.path);
   REQUIRE(j2.code == 0);
   CHECK(nlohmann::json::parse(j2.out).at("tables").at("samples") == table);
+}
+
+TEST_CASE("train gpt --gif: a frame per sample (steps 0, 2, 4), the model's attention changing; --frames keeps the first and last") {
+  TempDir d;
+  write_file(d / "corpus.txt", tgc_corpus());
+  const Run r = run_tfx(std::string("train gpt --text corpus.txt -o g --steps 4 --every 2 --prompt \"the cat\" --no-progress --gif w.gif") +
+                            kSmall,
+                        d.path);
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out + r.err, "wrote w.gif"));
+  const GifDecoded g = decode_gif(read_file(d / "w.gif"));
+  REQUIRE(g.frames.size() == 3);
+  CHECK(g.frames.front() != g.frames.back());  // the weights changed: the sample or its attention
+  CHECK(std::filesystem::exists(d / "g" / "model.safetensors"));
+  const Run two = run_tfx(std::string("train gpt --text corpus.txt -o g2 --steps 4 --every 1 --no-progress --gif w2.gif --frames 2") + kSmall,
+                          d.path);
+  REQUIRE(two.code == 0);
+  CHECK(decode_gif(read_file(d / "w2.gif")).frames.size() == 2);
+  // the gif beside a folder of the same name is refused before training
+  CHECK(run_tfx(std::string("train gpt --text corpus.txt -o g3 --steps 2 --no-progress --gif g") + kSmall, d.path).code != 0);
 }
 
 TEST_CASE("train gpt: SIGINT during training leaves no folder and no temporary") {

@@ -26,6 +26,7 @@
 #include "tfx/core/memory.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/safetensors.hpp"
+#include "tfx/model/gpt2_watch.hpp"
 #include "tfx/model/train_files.hpp"
 #include "tfx/text/bpe_train.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
@@ -45,12 +46,14 @@ struct TrainGptOptions {
   bool no_progress = false;
   OutputFlags out;
   FigureFlags fig;
+  GifFlags gif;
 };
 
 void run_train_gpt(const TrainGptOptions& o) {
   // 1. the target first (nothing is trained for a folder that cannot be written), then the text
   if (o.dir.empty()) throw usage_error(N_("train gpt needs -o DIR: the folder to write the model to"));
   check_model_folder_target(o.dir, "train gpt", "config.json, model.safetensors, tokenizer.json");
+  if (o.gif.requested()) check_gif_target(o.gif, "train_gpt.gif", o.out, o.fig);
   const std::string text = read_text_input(o.text, "--text");
   const std::string name = o.text == "-" ? std::string("<stdin>") : fs::path(o.text).filename().string();
   if (text.empty()) throw Error(fmt::format(N_("--text {}: empty file; expected UTF-8 text to train on"), o.text));
@@ -142,8 +145,11 @@ void run_train_gpt(const TrainGptOptions& o) {
   held_series.name = tr("held-out loss");
   // the samples of a step: greedy, and at temperature 1 from the same seed every time (kept in the
   // table; printed on stderr when piped)
+  std::vector<Figure> frames;  // --gif
   const auto sample_now = [&](std::size_t step) {
-    const std::string s = gpt2_sample_text(tok, gpt2_greedy(c, params, prompt, sample_tokens));
+    const std::vector<std::size_t> greedy = gpt2_greedy(c, params, prompt, sample_tokens);
+    if (o.gif.requested()) frames.push_back(gpt2_watch_frame(c, params, tok, prompt, greedy, step, to.steps, step ? last_loss : NAN));
+    const std::string s = gpt2_sample_text(tok, greedy);
     const std::string t1 = gpt2_sample_text(tok, gpt2_sample(c, params, prompt, sample_tokens, 1.0, o.seed));
     samples.rows.push_back({static_cast<long long>(step), prompt_text + s, prompt_text + t1});
     if (!o.no_progress && !bar_wanted) {
@@ -237,18 +243,9 @@ void run_train_gpt(const TrainGptOptions& o) {
   r.blocks.push_back(std::move(samples));
   r.primary = "curve";
   Figure figure;
-  if (figure_drawn(o.fig, o.out)) {
-    LineChart loss;
-    loss.title = tr("Training loss");
-    loss.subtitle = trf("{} steps of {} sequences of {} tokens", done, o.batch, o.context);
-    loss.x_label = tr("training step");
-    loss.y_label = tr("loss (cross-entropy)");
-    loss.series.push_back(step_loss);
-    if (!held_series.x.empty()) loss.series.push_back(held_series);
-    figure.panels.push_back(std::move(loss));
-    figure.title = trf("tfx train gpt: {}", name);
-  }
+  if (figure_drawn(o.fig, o.out)) figure = gpt2_training_figure(step_loss, held_series, done, c, static_cast<std::size_t>(o.batch), name);
   present_all(r, o.out, o.fig, &figure, nullptr, "train_gpt.png");
+  if (o.gif.requested()) write_gif(pick_frames(std::move(frames), static_cast<std::size_t>(o.gif.frames)), o.gif, "train_gpt.gif", o.out, o.fig);
 }
 
 }  // namespace
@@ -282,6 +279,7 @@ CLI::App* register_train_gpt(CLI::App* train) {
   add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
+  add_gif_flags(cmd, o->gif, o->out, tr("the greedy sample from --prompt and the last layer's head 0 over it, every --every steps"));
   o->out.output_opt->description(tr("The model folder to write (config.json, model.safetensors, tokenizer.json); the summary goes "
                                     "to standard output"));
   o->out.output_opt->transform(CLI::Validator(
