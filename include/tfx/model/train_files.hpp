@@ -31,6 +31,10 @@ void check_model_folder_target(const std::string& dir, const std::string& comman
 // old model there is moved aside first and removed after): readers see the old folder or the new one.
 void write_model_folder(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
+// --text FILE of `tfx train gpt`: not empty, and UTF-8 without NUL bytes (else an Error naming the
+// file and the first bad byte).
+void check_training_text(const std::string& text, const std::string& file);
+
 // GPT2Config's keys for `c`, with "tfx_trained": trained; indented JSON and a newline.
 std::string gpt2_config_json(const Gpt2TrainConfig& c, const nlohmann::json& trained);
 // A sample's text: the tokens' bytes, invalid UTF-8 escaped, control characters as spaces (a

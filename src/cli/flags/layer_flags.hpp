@@ -14,6 +14,7 @@
 #include "cli/common.hpp"
 #include "tfx/io/format.hpp"
 #include "tfx/model/safetensors.hpp"
+#include "tfx/attention/layer_input.hpp"
 #include "tfx/attention/transformer.hpp"
 
 namespace tfx::cli {
@@ -34,21 +35,6 @@ struct LayerFlags {
 // --sentence, --x, --d-model, --heads, --ffn, --layers, --norm-first, --show, --weights,
 // --save-weights, --lower, --seed and the output/figure flags. `what` is "encoder" or "decoder".
 void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what);
-
-// A sequence entering a layer stack.
-struct LayerInput {
-  std::vector<std::string> tokens;  // row labels: the word tokens, or the file's row labels / 0, 1, …
-  Tensor x;                         // X⁽⁰⁾ (T, D)
-  std::string description;          // how X⁽⁰⁾ was made
-  std::string vocab;                // the vocabulary the ids index ("" = none: seeded rows or a matrix file)
-  std::size_t vocab_size = 0;
-  std::vector<std::size_t> ids;     // the tokens' ids in `vocab` (= their embedding rows)
-};
-// From a sentence: word tokens (punctuation kept as tokens), each distinct token a N(0, 1) row
-// seeded by --seed and the token's text (nn.Embedding's init), + PE. `flag` names the flag.
-LayerInput sentence_input(const std::string& sentence, const std::string& flag, std::size_t D, std::uint64_t seed, bool lower);
-// From a matrix file (npy/JSON/CSV), used as given.
-LayerInput matrix_input(const std::string& path, const std::string& flag);
 
 // The widths and layer count in force: from --weights' shapes when given (conflicting flags are a
 // usage error) and the heads from --heads or the file's metadata (weights_heads.hpp), else from
@@ -130,16 +116,6 @@ struct ShownLayer {
   void feed_forward(const SublayerSteps& block, const FeedForwardSteps& ffn, const char* norm, const char* sum) const;
 };
 
-// A matrix block with token row labels and its shape in the name ("layer 1 H [5, 16]").
-Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows,
-                    const std::vector<std::string>& cols = {}, const std::string& col_axis = "dim");
-// The per-head weights (H, T, S) of one attention, with labels.
-Matrix head_weights_matrix(const std::string& name, const MultiHeadAttention& a, const std::vector<std::string>& rows,
-                           const std::vector<std::string>& cols);
-// One heatmap per head of `a`'s weights.
-void add_weight_panels(Figure& fig, const MultiHeadAttention& a, const std::string& what, const std::vector<std::string>& rows,
-                       const std::vector<std::string>& cols);
-
 // --save-weights FILE: the parameters as a safetensors file PyTorch loads (load_state_dict).
 void save_weights(const TensorMap& params, const std::string& path, const std::string& module, std::size_t heads);
 
@@ -155,8 +131,5 @@ nlohmann::json layer_params(const LayerFlags& f, const LayerSetup& setup);
 // y's shape as the summary's output_shape.
 void add_layer_output(Result& r, Records steps, std::size_t notes, const Tensor& y, const std::vector<std::string>& tokens,
                       const LayerFlags& f, const LayerSetup& setup);
-
-// "I love playing football ." for messages (first 12 tokens).
-std::string joined_tokens(const std::vector<std::string>& tokens);
 
 }  // namespace tfx::cli

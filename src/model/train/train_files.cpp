@@ -138,6 +138,17 @@ std::string gpt2_sample_text(const HfTokenizer& tok, const std::vector<std::size
   return s;
 }
 
+void check_training_text(const std::string& text, const std::string& file) {
+  if (text.empty()) throw Error(fmt::format(N_("--text {}: empty file; expected UTF-8 text to train on"), file));
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = text[i] == '\0' ? 0 : unicode::utf8_decode(text, i);
+    if (n == 0)
+      throw Error(fmt::format(N_("--text {}: not UTF-8 text (byte {} is {}); expected a UTF-8 text file"), file, i,
+                              fmt::format("0x{:02X}", static_cast<unsigned char>(text[i]))));
+    i += n;
+  }
+}
+
 double gpt2_training_bytes(const Gpt2TrainConfig& c, std::size_t batch) {
   double params = 0;
   for (const auto& [n, shape] : gpt2_parameter_shapes(c)) params += double(shape.size() == 2 ? shape[0] * shape[1] : shape[0]);

@@ -30,7 +30,6 @@
 #include "tfx/model/train_files.hpp"
 #include "tfx/text/bpe_train.hpp"
 #include "tfx/text/hf_tokenizer.hpp"
-#include "tfx/text/unicode.hpp"
 
 namespace tfx::cli {
 
@@ -56,14 +55,7 @@ void run_train_gpt(const TrainGptOptions& o) {
   if (o.gif.requested()) check_gif_target(o.gif, "train_gpt.gif", o.out, o.fig);
   const std::string text = read_text_input(o.text, "--text");
   const std::string name = o.text == "-" ? std::string("<stdin>") : fs::path(o.text).filename().string();
-  if (text.empty()) throw Error(fmt::format(N_("--text {}: empty file; expected UTF-8 text to train on"), o.text));
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = text[i] == '\0' ? 0 : unicode::utf8_decode(text, i);
-    if (n == 0)
-      throw Error(fmt::format(N_("--text {}: not UTF-8 text (byte {} is {}); expected a UTF-8 text file"), o.text, i,
-                              fmt::format("0x{:02X}", static_cast<unsigned char>(text[i]))));
-    i += n;
-  }
+  check_training_text(text, o.text);
   // 2. the tokenizer: --tokenizer FILE, or learned from the same text
   std::string tokenizer_json;
   if (!o.tokenizer.empty()) {
