@@ -272,6 +272,7 @@ CLI::App* register_train_gpt(CLI::App* train) {
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   add_gif_flags(cmd, o->gif, o->out, tr("the greedy sample from --prompt and the last layer's head 0 over it, every --every steps"));
+  cmd->get_option("--frames")->description(tr("Frames of the --gif animation (of the samples every --every steps, spread from the first to the last)"));
   o->out.output_opt->description(tr("The model folder to write (config.json, model.safetensors, tokenizer.json); the summary goes "
                                     "to standard output"));
   o->out.output_opt->transform(CLI::Validator(
