@@ -264,7 +264,13 @@ void add_gif_flags(CLI::App* app, GifFlags& g, OutputFlags& out, const std::stri
 
 bool check_gif_target(const GifFlags& g, const std::string& default_name, const OutputFlags& out, const FigureFlags& fig) {
   if (!g.requested()) return false;
-  refuse_same_output("--gif", g.path.empty() ? default_name : g.path, out, fig);
+  const std::string path = g.path.empty() ? default_name : g.path;
+  refuse_same_output("--gif", path, out, fig);
+  // a folder that is not there is said before the work (a training run), not after it
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw usage_error(fmt::format(N_("--gif {}: the folder {} does not exist; give a file in an existing folder"), path, dir.string()));
   return !out.format_given() && !fig.png_requested() && !fig.view;
 }
 
