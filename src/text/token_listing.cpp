@@ -88,6 +88,36 @@ void write_token_csv(const TokenListing& l, const Sink& sink) {
   for_each_token_row(l, [&](std::vector<Cell>&& r) { sink(csv_row(r, -1)); });
 }
 
+nlohmann::json token_summary(const TokenListing& l) {
+  // the arrays write_token_json streams, as one object (flat, or an array per line with --lines)
+  const auto array = [&l](const auto& item) {
+    nlohmann::json all = nlohmann::json::array();
+    for (std::size_t s = 0; s < l.encodings->size(); ++s) {
+      const HfEncoding& e = (*l.encodings)[s];
+      CharIndex chars(l.sequences[s]);
+      nlohmann::json line = nlohmann::json::array();
+      for (std::size_t i = 0; i < e.ids.size(); ++i) line.push_back(item(e, i, chars));
+      if (l.lines) all.push_back(std::move(line));
+      else all = std::move(line);
+    }
+    return all;
+  };
+  nlohmann::json summary = nlohmann::json::object();
+  if (l.offsets) {
+    summary["byte_offsets"] = array([](const HfEncoding& e, std::size_t i, CharIndex&) {
+      return nlohmann::json::array({e.offsets[i].first, e.offsets[i].second});
+    });
+    summary["offsets"] = array([](const HfEncoding& e, std::size_t i, CharIndex& chars) {
+      const std::size_t c0 = chars.at(e.offsets[i].first);
+      return nlohmann::json::array({c0, chars.at(e.offsets[i].second)});
+    });
+  }
+  summary["ids"] = array([](const HfEncoding& e, std::size_t i, CharIndex&) { return nlohmann::json(e.ids[i]); });
+  summary["readable"] = array([](const HfEncoding& e, std::size_t i, CharIndex&) { return nlohmann::json(e.readable[i]); });
+  summary["tokens"] = array([](const HfEncoding& e, std::size_t i, CharIndex&) { return nlohmann::json(e.tokens[i]); });
+  return summary;
+}
+
 void write_token_json(const TokenListing& l, nlohmann::json head, const Sink& sink) {
   const std::vector<std::string> columns = token_listing_columns(l.lines, l.offsets);
   std::size_t count = 0;

@@ -31,6 +31,10 @@ void for_each_token_row(const TokenListing& l, const std::function<void(std::vec
 // CSV: the header and a line per token.
 void write_token_csv(const TokenListing& l, const Sink& sink);
 
+// The summary's arrays as one JSON object — tokens, ids, readable and, with offsets, offsets and
+// byte_offsets (per line with --lines) — for a result held whole (the table, json with --stats).
+nlohmann::json token_summary(const TokenListing& l);
+
 // JSON, as encode_json writes the Result whose primary block is the "tokens" table, with `head`'s
 // members (command, params, notes) and the summary's arrays: tokens, ids, readable and, with
 // offsets, offsets and byte_offsets (per line with --lines).

@@ -120,47 +120,8 @@ void run_model_tokenize(const ModelTokenizeOptions& given) {
   rec.columns = token_listing_columns(o.lines, offsets);
   rec.rows.reserve(count);
   for_each_token_row(listing, [&](std::vector<Cell>&& row) { rec.rows.push_back(std::move(row)); });
-  // the summary's arrays, for json with --stats and the table
-  nlohmann::json ids = nlohmann::json::array(), tokens = nlohmann::json::array(), readable = nlohmann::json::array();
-  for (const HfEncoding& e : encs) {
-    nlohmann::json line_ids(e.ids);
-    if (o.lines) {
-      ids.push_back(std::move(line_ids));
-      tokens.push_back(e.tokens);
-      readable.push_back(e.readable);
-    } else {
-      ids = std::move(line_ids);
-      tokens = e.tokens;
-      readable = e.readable;
-    }
-  }
-  if (offsets) {  // json with --stats: the offsets as the rows hold them
-    const std::size_t first = o.lines ? 5 : 4;
-    nlohmann::json chars = nlohmann::json::array(), bytes = nlohmann::json::array();
-    std::size_t k = 0;
-    for (const HfEncoding& e : encs) {
-      nlohmann::json line_chars = nlohmann::json::array(), line_bytes = nlohmann::json::array();
-      for (std::size_t i = 0; i < e.ids.size(); ++i, ++k) {
-        const std::vector<Cell>& row = rec.rows[k];
-        const auto at = [&row](std::size_t c) { return std::get<long long>(row[c]); };
-        line_chars.push_back({at(first), at(first + 1)});
-        line_bytes.push_back({at(first + 2), at(first + 3)});
-      }
-      if (o.lines) {
-        chars.push_back(std::move(line_chars));
-        bytes.push_back(std::move(line_bytes));
-      } else {
-        chars = std::move(line_chars);
-        bytes = std::move(line_bytes);
-      }
-    }
-    r.summary["offsets"] = std::move(chars);
-    r.summary["byte_offsets"] = std::move(bytes);
-  }
   r.blocks.push_back(std::move(rec));
-  r.summary[N_("tokens")] = std::move(tokens);
-  r.summary[N_("ids")] = std::move(ids);
-  r.summary[N_("readable")] = std::move(readable);
+  r.summary.update(token_summary(listing));  // the arrays, for json with --stats and the table
   r.primary = "tokens";
   present(r, o.out);
 }
