@@ -103,14 +103,8 @@ ForwardPass bert_forward(const Checkpoint& m, const std::vector<std::size_t>& id
     const Tensor q = linear(x, l.q_w, l.q_b, kBertThreads);
     const Tensor k = linear(x, l.k_w, l.k_b, kBertThreads);
     const Tensor v = linear(x, l.v_w, l.v_b, kBertThreads);
-    tap(o, "q", i, q);
-    tap(o, "k", i, k);
-    tap(o, "v", i, v);
-    GroupedAttention a = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, false);
-    if (o.keep_attentions) out.attentions.push_back(std::move(a.weights));
-    ablate_heads(a.output, i, c.head_dim, o);
-    tap(o, "attn_heads", i, a.output);
-    Tensor proj = linear(a.output, l.o_w, l.o_b, kBertThreads);
+    const Tensor z = encoder_attention(out, i, q, k, v, c.heads, c.head_dim, o);
+    Tensor proj = linear(z, l.o_w, l.o_b, kBertThreads);
     tap(o, "attn_out", i, proj);
     add_inplace(proj, x);
     const Tensor h = stored_layer_norm(proj, l.attn_ln_w, l.attn_ln_b, eps);

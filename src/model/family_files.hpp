@@ -56,6 +56,11 @@ void ablate_heads(Tensor& z, std::size_t layer, std::size_t hd, const ForwardOpt
 // attn_heads. -> (T, H·hd), before the output projection
 Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
                          std::size_t H, std::size_t hd, const ForwardOptions& o);
+// An encoder block's attention step (BERT, ViT): every position attends to every position, with
+// q, k, v, the kept weights, the ablations and attn_heads as decoder_attention has them.
+// -> (T, H·hd), before the output projection
+Tensor encoder_attention(ForwardPass& out, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v, std::size_t H,
+                         std::size_t hd, const ForwardOptions& o);
 // x (T, D) of positions first … first+T−1: the ResidualPatches of o for `layer` written in
 void patch_residual(Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o);
 // The residual stream entering block `layer` (L: the final norm): patched, tapped as resid_pre, kept

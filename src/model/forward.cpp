@@ -9,6 +9,7 @@
 
 #include "core/parallel.hpp"
 #include "model/family_files.hpp"
+#include "tfx/attention/attention.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/core/ops.hpp"
@@ -105,6 +106,18 @@ Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, co
   ablate_heads(z, layer, hd, o);
   tap(o, "attn_heads", layer, z);
   return z;
+}
+
+Tensor encoder_attention(ForwardPass& out, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v, std::size_t H,
+                         std::size_t hd, const ForwardOptions& o) {
+  tap(o, "q", layer, q);
+  tap(o, "k", layer, k);
+  tap(o, "v", layer, v);
+  GroupedAttention a = grouped_query_attention(q, k, v, H, H, hd, false);
+  if (o.keep_attentions) out.attentions.push_back(std::move(a.weights));
+  ablate_heads(a.output, layer, hd, o);
+  tap(o, "attn_heads", layer, a.output);
+  return std::move(a.output);
 }
 
 void patch_residual(Tensor& x, std::size_t layer, std::size_t first_position, const ForwardOptions& o) {

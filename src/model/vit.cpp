@@ -156,14 +156,8 @@ ForwardPass vit_forward(const Checkpoint& m, const Tensor& pixels, const Forward
     const Tensor q = linear(h, l.q_w, l.q_b, kVitThreads);
     const Tensor k = linear(h, l.k_w, l.k_b, kVitThreads);
     const Tensor v = linear(h, l.v_w, l.v_b, kVitThreads);
-    tap(o, "q", i, q);
-    tap(o, "k", i, k);
-    tap(o, "v", i, v);
-    GroupedAttention a = grouped_query_attention(q, k, v, c.heads, c.heads, c.head_dim, false);
-    if (o.keep_attentions) out.attentions.push_back(std::move(a.weights));
-    ablate_heads(a.output, i, c.head_dim, o);
-    tap(o, "attn_heads", i, a.output);
-    Tensor r = linear(a.output, l.o_w, l.o_b, kVitThreads);
+    const Tensor z = encoder_attention(out, i, q, k, v, c.heads, c.head_dim, o);
+    Tensor r = linear(z, l.o_w, l.o_b, kVitThreads);
     tap(o, "attn_out", i, r);
     add_inplace(r, x);
     tap(o, "resid_mid", i, r);
