@@ -103,7 +103,7 @@ ShapePicture draw_shape(ShapeKind kind, int size, std::uint64_t seed, std::uint6
       break;
     case ShapeKind::diamond:
       g.a = between(0.15, 0.40) * S;
-      g.b = between(0.45, 0.8) * g.a;
+      g.b = between(0.35, 0.6) * g.a;  // never near a square (b = a), which a turned square would be
       g.angle = between(0, std::numbers::pi);
       reach = g.a;
       break;
@@ -111,12 +111,15 @@ ShapePicture draw_shape(ShapeKind kind, int size, std::uint64_t seed, std::uint6
   // 2. position: anywhere the whole shape fits (half a pixel of margin)
   g.cx = between(reach + 0.5, S - reach - 0.5);
   g.cy = between(reach + 0.5, S - reach - 0.5);
-  // 3. colours: the shape's differs from the background's by ≥ 96 in some channel
+  // 3. colours: the shape's differs from the background's by ≥ 96 in some channel and by ≥ 64 in
+  //    luma (ITU-R BT.601: the shape shows in grey too, not only as a change of hue)
+  const auto luma = [](const std::array<double, 3>& c) { return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]; };
   std::array<double, 3> back{}, fore{};
   for (double& c : back) c = between(0, 255);
   do {
     for (double& c : fore) c = between(0, 255);
-  } while (std::max({std::abs(fore[0] - back[0]), std::abs(fore[1] - back[1]), std::abs(fore[2] - back[2])}) < 96);
+  } while (std::max({std::abs(fore[0] - back[0]), std::abs(fore[1] - back[1]), std::abs(fore[2] - back[2])}) < 96 ||
+           std::abs(luma(fore) - luma(back)) < 64);
   // 4. the pixels: inside or not by the pixel's centre, then uniform noise ±24 per channel
   p.image.width = p.image.height = size;
   p.image.rgb.resize(static_cast<std::size_t>(size) * size * 3);

@@ -87,6 +87,9 @@ TEST_CASE("shapes: the shape stands out from the background; the patch shares su
     double most = 0;
     for (int ch = 0; ch < 3; ++ch) most = std::max(most, std::abs(in[ch] / double(n_in) - out[ch] / double(n_out)));
     CHECK(most > 60);
+    // and in luma (0.299 R + 0.587 G + 0.114 B) by ≥ 64 − noise: the shape shows in grey as well
+    const auto luma = [](const double* c, double n) { return (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]) / n; };
+    CHECK(std::abs(luma(in, double(n_in)) - luma(out, double(n_out))) > 40);
     const Tensor share = mask_per_patch(p, 8);
     REQUIRE(share.shape() == std::vector<std::size_t>{8, 8});
     double sum = 0;

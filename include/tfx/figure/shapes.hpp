@@ -38,7 +38,7 @@ std::string_view shape_name(ShapeKind kind);
 //   triangle equilateral, circumradius a      area (3√3 / 4) a²
 //   cross    arms of half length a, half width b (b < a), rotated by angle:  area 8ab − 4b²
 //   ring     outer radius a, inner radius b   area π (a² − b²)
-//   diamond  half diagonals a (along angle) and b (across)                    area 2ab
+//   diamond  half diagonals a (along angle) and b = 0.35–0.6 a (across)       area 2ab
 struct ShapeGeometry {
   double cx = 0, cy = 0, a = 0, b = 0, angle = 0;
 };
@@ -54,7 +54,8 @@ struct ShapePicture {
 
 // Picture number `index` of `seed`: the same (kind, size, seed, index) draws the same picture
 // (tfx's Generator: the same numbers with every standard library). size ≥ 16 (throws tfx::Error otherwise). The shape spans 30–80 % of the side; its
-// colour and the background's differ by at least 96 in some channel; noise is uniform ±24 per channel.
+// colour and the background's differ by at least 96 in some channel and by at least 64 in luma
+// (0.299 R + 0.587 G + 0.114 B); noise is uniform ±24 per channel.
 ShapePicture draw_shape(ShapeKind kind, int size, std::uint64_t seed, std::uint64_t index = 0);
 
 // The share of each patch's pixels inside the shape: (⌊size/patch⌋, ⌊size/patch⌋), patches in
