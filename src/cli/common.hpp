@@ -144,6 +144,13 @@ bool check_gif_target(const GifFlags& g, const std::string& default_name, const 
 void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::string& default_name, const OutputFlags& out,
                const FigureFlags& fig);
 
+// Where "wrote FILE" goes: stdout, where it is the result, unless --format/-o sends data to stdout
+// too; then stderr, so stdout holds the data alone (`tfx pe --png --format json | jq` works).
+std::FILE* png_notice_stream(const OutputFlags& out);
+// A folder that files of the given names are about to be written into (--slides DIR,
+// --save-pictures DIR): created when missing; refused, naming `flag`, when it is a file, a dangling
+// link, or holds something other than a regular file (a link, a folder, a FIFO) at one of the names.
+void prepare_output_folder(const std::string& flag, const std::string& dir, const std::vector<std::string>& names);
 // --slides DIR (tfx trace): figures written one file each into a folder, e.g. one 16:9 page per
 // step. A slide's name has no extension ("01-tokens"); write_slides adds .png or .svg.
 inline constexpr double kSlideWidth = 1920, kSlideHeight = 1080;  // a 16:9 page at --scale 1

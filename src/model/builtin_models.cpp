@@ -18,6 +18,9 @@ namespace tfx::embedded {
 std::string_view teaching_gpt_config();
 std::string_view teaching_gpt_weights();
 std::string_view teaching_gpt_tokenizer();
+std::string_view teaching_vit_config();
+std::string_view teaching_vit_preprocessor();
+std::string_view teaching_vit_weights();
 }  // namespace tfx::embedded
 
 namespace tfx {
@@ -27,6 +30,9 @@ namespace fs = std::filesystem;
 std::string_view teaching_gpt_config() { return embedded::teaching_gpt_config(); }
 std::string_view teaching_gpt_weights() { return embedded::teaching_gpt_weights(); }
 std::string_view teaching_gpt_tokenizer() { return embedded::teaching_gpt_tokenizer(); }
+std::string_view teaching_vit_config() { return embedded::teaching_vit_config(); }
+std::string_view teaching_vit_preprocessor() { return embedded::teaching_vit_preprocessor(); }
+std::string_view teaching_vit_weights() { return embedded::teaching_vit_weights(); }
 
 namespace {
 
@@ -38,6 +44,14 @@ struct BuiltinFile {
 std::vector<BuiltinFile> teaching_gpt_files() {
   return {{"config.json", teaching_gpt_config()}, {"model.safetensors", teaching_gpt_weights()}, {"tokenizer.json", teaching_gpt_tokenizer()}};
 }
+std::vector<BuiltinFile> teaching_vit_files() {
+  return {{"config.json", teaching_vit_config()},
+          {"preprocessor_config.json", teaching_vit_preprocessor()},
+          {"model.safetensors", teaching_vit_weights()}};
+}
+
+// DIR without one trailing slash
+std::string builtin_name(const std::string& dir) { return !dir.empty() && dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir; }
 
 std::uint64_t fnv1a64(std::uint64_t h, std::string_view s) {
   for (unsigned char c : s) {
@@ -98,24 +112,33 @@ bool materialize(const fs::path& target, const std::vector<BuiltinFile>& files) 
 
 }  // namespace
 
-bool is_builtin_model(const std::string& dir) { return dir == kTeachingGpt || dir == std::string(kTeachingGpt) + "/"; }
+bool is_builtin_model(const std::string& dir) {
+  const std::string name = builtin_name(dir);
+  return name == kTeachingGpt || name == kTeachingVit;
+}
 
 std::string model_files_dir(const std::string& dir) {
   if (!is_builtin_model(dir)) return dir;
+  const std::string name = builtin_name(dir);
+  const bool gpt = name == kTeachingGpt;
   std::error_code ec;
-  if (fs::symlink_status(fs::path(kTeachingGpt), ec).type() != fs::file_type::not_found && !ec)
-    throw Error(fmt::format(N_("{} is the built-in GPT, and this folder also has a file or folder named {}: write ./{} to open yours"),
-                            kTeachingGpt, kTeachingGpt, kTeachingGpt));
-  const std::vector<BuiltinFile> files = teaching_gpt_files();
+  if (fs::symlink_status(fs::path(name), ec).type() != fs::file_type::not_found && !ec) {
+    if (gpt)
+      throw Error(fmt::format(N_("{} is the built-in GPT, and this folder also has a file or folder named {}: write ./{} to open yours"), name,
+                              name, name));
+    throw Error(fmt::format(N_("{} is the built-in ViT, and this folder also has a file or folder named {}: write ./{} to open yours"), name,
+                            name, name));
+  }
+  const std::vector<BuiltinFile> files = gpt ? teaching_gpt_files() : teaching_vit_files();
   std::uint64_t h = 14695981039346656037ull;
   for (const BuiltinFile& f : files) h = fnv1a64(fnv1a64(h, f.name), f.bytes);
   for (const fs::path& root : cache_roots()) {
-    const fs::path target = root / fmt::format("builtin-{:016x}", h) / kTeachingGpt;
+    const fs::path target = root / fmt::format("builtin-{:016x}", h) / name;
     if (complete(target, files) || materialize(target, files)) return target.string();
   }
   throw Error(fmt::format(N_("{}: the built-in model's files could not be written to a cache folder ($XDG_CACHE_HOME/tfx, $HOME/.cache/tfx or "
                              "the temporary folder)"),
-                          kTeachingGpt));
+                          name));
 }
 
 }  // namespace tfx

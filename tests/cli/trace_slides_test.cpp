@@ -100,7 +100,7 @@ TEST_CASE("trace --slides: a file where the folder should be is refused, nothing
   check_one_line_error(run_tfx("trace '나는 학생 이다' --slides taken", dir.path), 1,
                        "--slides taken: is a file, expected a folder");
   CHECK(read_file(dir.path / "taken") == "not a folder");
-  check_one_line_error(run_tfx("trace '나는 학생 이다' --slides ''", dir.path), 2, "--slides '': the slides are files in a folder");
+  check_one_line_error(run_tfx("trace '나는 학생 이다' --slides ''", dir.path), 2, "--slides '': the files go into a folder");
   check_one_line_error(run_tfx("trace '나는 학생 이다' --slides s --slides-format gif", dir.path), 2, "--slides-format");
   CHECK(!std::filesystem::exists(dir.path / "s"));
 }

@@ -1,7 +1,9 @@
 // The built-in trained checkpoints a model command opens by name, like a folder: `teaching-gpt`
 // (data/teaching_gpt, trained by scripts/train_teaching_gpt.sh with `tfx train gpt`; its
-// config.json, model.safetensors and tokenizer.json are compiled into tfxcore as byte arrays by
-// cmake/teaching_model.cmake).
+// config.json, model.safetensors and tokenizer.json) and `teaching-vit` (data/teaching_vit, trained
+// by scripts/train_teaching_vit.sh with `tfx train vit` on the built-in shapes; its config.json,
+// preprocessor_config.json and model.safetensors), compiled into tfxcore as byte arrays by
+// cmake/teaching_model.cmake.
 //
 // How it is opened: the first use writes the three files, whole, into a folder named after their
 // content's hash under the cache ($XDG_CACHE_HOME/tfx, else $HOME/.cache/tfx, else a temporary
@@ -19,8 +21,10 @@
 namespace tfx {
 
 inline constexpr std::string_view kTeachingGpt = "teaching-gpt";
+inline constexpr std::string_view kTeachingVit = "teaching-vit";
 
-// Whether DIR, as the user wrote it, names a built-in model ("teaching-gpt" or "teaching-gpt/").
+// Whether DIR, as the user wrote it, names a built-in model ("teaching-gpt" or "teaching-gpt/",
+// "teaching-vit" or "teaching-vit/").
 bool is_builtin_model(const std::string& dir);
 
 // The folder to read for DIR: DIR itself, or for a built-in name the cached copy of its files
@@ -32,5 +36,8 @@ std::string model_files_dir(const std::string& dir);
 std::string_view teaching_gpt_config();
 std::string_view teaching_gpt_weights();
 std::string_view teaching_gpt_tokenizer();
+std::string_view teaching_vit_config();
+std::string_view teaching_vit_preprocessor();
+std::string_view teaching_vit_weights();
 
 }  // namespace tfx

@@ -46,13 +46,9 @@ void present(const Result& r, const OutputFlags& flags) {
   emit(encode(r, o), o.path, is_binary(o.format), flag);
 }
 
-namespace {
-// Where "wrote FILE" goes: stdout, where it is the result, unless --format/-o sends data to stdout
-// too; then stderr, so stdout holds the data alone (`tfx pe --png --format json | jq` works).
 std::FILE* png_notice_stream(const OutputFlags& out) {
   return out.format_given() && out.output == "-" ? stderr : stdout;
 }
-}  // namespace
 
 namespace {
 // --transpose, --vmin/--vmax (and --annotate for figures: a terminal cell has no room for a
@@ -298,37 +294,44 @@ void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::
                trf("wrote {} ({}×{}, {} frames at {:g} per second)", path, w, h, images.size(), g.fps).c_str());
 }
 
-void write_slides(const std::vector<Slide>& slides, const std::string& dir, Format format, const OutputFlags& out,
-                  const FigureFlags& fig) {
+void prepare_output_folder(const std::string& flag, const std::string& dir, const std::vector<std::string>& names) {
   namespace fs = std::filesystem;
   if (dir.empty() || dir == "-")
-    throw usage_error(fmt::format(N_("--slides '{}': the slides are files in a folder; give the folder's name"), dir));
+    throw usage_error(fmt::format(N_("{} '{}': the files go into a folder; give the folder's name"), flag, dir));
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st))
-    throw Error(fmt::format(N_("--slides {}: is a file, expected a folder (it is created if missing)"), dir));
+    throw Error(fmt::format(N_("{} {}: is a file, expected a folder (it is created if missing)"), flag, dir));
   if (!fs::exists(st) && fs::is_symlink(fs::symlink_status(dir, ec)))  // create_directories would say "File exists"
-    throw Error(fmt::format("--slides {}: is a symbolic link to {}, which does not exist; expected a folder (give an existing folder "
+    throw Error(fmt::format("{} {}: is a symbolic link to {}, which does not exist; expected a folder (give an existing folder "
                             "or a new name)",
-                            dir, fs::read_symlink(dir, ec).string()));
+                            flag, dir, fs::read_symlink(dir, ec).string()));
   if (!fs::exists(st)) {
     fs::create_directories(dir, ec);
-    if (ec) throw Error(fmt::format(N_("--slides {}: cannot create the folder: {}"), dir, ec.message()));
+    if (ec) throw Error(fmt::format(N_("{} {}: cannot create the folder: {}"), flag, dir, ec.message()));
   }
-  const char* ext = format == Format::svg ? ".svg" : ".png";
-  // the slides are the folder's own files: a symbolic link (or a FIFO, a device, a folder) at a
-  // slide's name is refused before anything is written, never written through to what it names
-  for (const Slide& s : slides) {
-    const fs::path path = fs::path(dir) / (s.name + ext);
+  // the files are the folder's own: a symbolic link (or a FIFO, a device, a folder) at a file's
+  // name is refused before anything is written, never written through to what it names
+  for (const std::string& name : names) {
+    const fs::path path = fs::path(dir) / name;
     const fs::file_status lst = fs::symlink_status(path, ec);
     if (!fs::exists(lst) || fs::is_regular_file(lst)) continue;
     if (fs::is_symlink(lst))
-      throw Error(fmt::format("--slides {}: {} is a symbolic link (to {}); the slides are written as the folder's own files, "
+      throw Error(fmt::format("{} {}: {} is a symbolic link (to {}); the files are written as the folder's own files, "
                               "never through a link: remove it or choose another folder",
-                              dir, path.string(), fs::read_symlink(path, ec).string()));
-    throw Error(fmt::format(N_("--slides {}: {} exists and is not a regular file; remove it or choose another folder"), dir,
+                              flag, dir, path.string(), fs::read_symlink(path, ec).string()));
+    throw Error(fmt::format(N_("{} {}: {} exists and is not a regular file; remove it or choose another folder"), flag, dir,
                             path.string()));
   }
+}
+
+void write_slides(const std::vector<Slide>& slides, const std::string& dir, Format format, const OutputFlags& out,
+                  const FigureFlags& fig) {
+  namespace fs = std::filesystem;
+  const char* ext = format == Format::svg ? ".svg" : ".png";
+  std::vector<std::string> names;
+  for (const Slide& s : slides) names.push_back(s.name + ext);
+  prepare_output_folder("--slides", dir, names);
   choose_fonts(fig);
   FigureFlags style = fig;
   style.title.clear();  // --title names the poster (--png), not every slide

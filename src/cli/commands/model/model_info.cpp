@@ -145,6 +145,7 @@ void run_model_info(const ModelInfoOptions& o) {
       pre = std::string(tr("not readable: ")) + e.what();
     }
     row("preprocessing", pre, pre);
+    if (is_builtin_model(o.in.dir)) row("built_in", tr("yes: compiled into tfx (data/teaching_vit, scripts/train_teaching_vit.sh)"), true);
     if (const std::string t = info_trained(o.in.dir); !t.empty()) row("trained", t, t);
     r.blocks.push_back(Text{fmt::format("{}: {}", o.in.dir, family_name(c))});
     r.blocks.push_back(std::move(rec));

@@ -13,6 +13,7 @@
 #include "cli/common.hpp"
 #include "tfx/attention/vision.hpp"
 #include "tfx/figure/shapes.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/image_file.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -27,6 +28,7 @@ struct PatchesOptions {
   std::vector<std::string> shapes;     // --shapes NAME,… (empty with the flag given: all)
   CLI::Option* shapes_opt = nullptr;
   std::uint64_t seed = 42;
+  std::string save_pictures;  // --save-pictures DIR
   OutputFlags out;
   FigureFlags fig;
 };
@@ -64,8 +66,17 @@ void run_patches_shapes(const PatchesOptions& o, const PatchEmbedding& p) {
   Figure fig;
   const bool draw = figure_drawn(o.fig, o.out);
   std::vector<std::string> names;
+  // --save-pictures: each picture's own pixels as DIR/<shape>.png (a shape named twice: -2, -3, …)
+  std::vector<std::string> files, pngs;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    std::string file = std::string(shape_name(kinds[i]));
+    const auto same = std::count(kinds.begin(), kinds.begin() + static_cast<std::ptrdiff_t>(i), kinds[i]);
+    files.push_back(file + (same > 0 ? fmt::format("-{}", same + 1) : std::string()) + ".png");
+  }
+  if (!o.save_pictures.empty()) prepare_output_folder("--save-pictures", o.save_pictures, files);
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     const ShapePicture pic = draw_shape(kinds[i], side, o.seed, i);
+    if (!o.save_pictures.empty()) pngs.push_back(encode_png(pic.image));
     const Tensor share = mask_per_patch(pic, P);
     long long touched = 0, mostly = 0;
     for (float v : share.values()) touched += v > 0, mostly += v > 0.5f;
@@ -85,6 +96,18 @@ void run_patches_shapes(const PatchesOptions& o, const PatchEmbedding& p) {
     }
   }
   r.blocks.push_back(std::move(rec));
+  if (!o.save_pictures.empty()) {
+    std::vector<EmitFile> out;
+    for (std::size_t i = 0; i < files.size(); ++i)
+      out.push_back({{pngs[i]}, (std::filesystem::path(o.save_pictures) / files[i]).string(), true, "--save-pictures"});
+    emit_together(out);
+    std::fprintf(png_notice_stream(o.out), "%s\n",
+                 trf("wrote {} pictures of {}×{} pixels to {} ({} … {}): give one to a ViT, e.g. tfx model logits teaching-vit "
+                     "--image {}",
+                     files.size(), side, side, o.save_pictures, files.front(), files.back(),
+                     (std::filesystem::path(o.save_pictures) / files.front()).string())
+                     .c_str());
+  }
   r.summary[N_("shapes")] = names;
   r.summary[N_("tokens")] = p.tokens;
   r.primary = "shapes";
@@ -97,6 +120,7 @@ void run_patches(const PatchesOptions& o) {
   const std::int64_t h = o.height ? o.height : o.image, w = o.width ? o.width : o.image;
   const PatchEmbedding p = patch_embedding(o.batch, o.channels, h, w, o.patch, o.d_model);
   if (o.shapes_opt->count() > 0) return run_patches_shapes(o, p);
+  if (!o.save_pictures.empty()) throw usage_error(N_("--save-pictures writes the --shapes pictures: give --shapes too"));
   Result r;
   r.command = "patches";
   r.params = {{"batch", o.batch}, {"channels", o.channels}, {"height", h}, {"width", w}, {"patch", o.patch}, {"d_model", o.d_model}};
@@ -225,6 +249,10 @@ void register_patches(CLI::App& app) {
                            },
                            ""));
   add_seed_flag(cmd, o->seed, tr("the --shapes pictures: same seed, same pictures"));
+  cmd->add_option("--save-pictures", o->save_pictures,
+                  tr("With --shapes: also write each picture's own pixels as DIR/<shape>.png (--image × --image), to give to a ViT "
+                     "with --image (the folder is created if missing)"))
+      ->type_name("DIR");
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx patches                                # [1, 3, 224, 224] → [1, 196, 768] (ViT-B/16)"),
