@@ -52,9 +52,9 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
 
 CLI::Option* add_heads_flag(CLI::App* cmd, std::int64_t& heads, const std::string& group) {
   return add_heads_size_flag(cmd, heads,
-                             tr("Q, K and V split into H column blocks, H dividing d_model, then Concat·W_O; with --weights: the "
-                                "file's __metadata__ nhead, which --save-weights writes, else give it: PyTorch's tensors do not "
-                                "record it"))
+                             tr("Q, K and V split into H column blocks, H dividing d_model, then Concat·W_O; with --weights: "
+                                "the nhead that --save-weights writes in the file's __metadata__, else give it: PyTorch's tensors "
+                                "do not record it"))
       ->group(group);
 }
 
