@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Compares tfx with gensim on every fastText .bin model in DATA_DIR: every vocabulary vector
-(tfx embeddings convert --to word2vec, shortest round-trip floats) against
+(tfx embeddings convert --to-format word2vec, shortest round-trip floats) against
 load_facebook_model(...).wv.vectors, and out-of-vocabulary words (tfx lookup --words, JSON)
 against wv[word]. Prints the max |difference| per model; exits 1 above 1e-5.
 
@@ -24,7 +24,7 @@ for name in ["lee_fasttext.bin", "lee_fasttext_new.bin", "toy-model.bin", "toy-m
     wv = load_facebook_model(path).wv
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "v.txt")
-        subprocess.run([tfx, "embeddings", "convert", path, out, "--to", "word2vec"], check=True,
+        subprocess.run([tfx, "embeddings", "convert", path, out, "--to-format", "word2vec"], check=True,
                        capture_output=True)
         with open(out, "rb") as f:
             n, dim = map(int, f.readline().split())

@@ -44,7 +44,7 @@ for name, binary, no_header in files:
         tf.write("".join(" ".join(q) + "\n" for q in qs))
     worst, rank_diff = 0.0, 0
     for method in ("add", "mul"):
-        out = subprocess.run([tfx, "analogy", "--batch", tf.name, "--embeddings", path, "-k", str(K), "--method", method,
+        out = subprocess.run([tfx, "analogy", "--queries", tf.name, "--embeddings", path, "-k", str(K), "--method", method,
                               "--format", "json", "--no-cache"], capture_output=True, text=True, check=True)
         rows = json.loads(out.stdout)["data"]
         score = "cosine" if method == "add" else "3cosmul"

@@ -24,7 +24,7 @@ joined with commas (``dk=[1, 8, 64]`` is ``--dk=1,8,64``) and a list of lists re
 (``ids=[[0, 2, 5], [0, 99, 24]]``); a 2-D numpy array is a matrix input, handed to tfx as CSV
 through a pipe (``tfx.attention(q=np.eye(2), k=K, v=V)``). A one-letter name becomes ``--k``
 when the command has such a flag and ``-k`` otherwise (``tfx.analogy(..., k=3)`` is ``-k 3``).
-``stdin="..."`` feeds text to the command (``tfx.analogy(batch="-", stdin="king man woman\\n")``).
+``stdin="..."`` feeds text to the command (``tfx.analogy(queries="-", stdin="king man woman\\n")``).
 
 A failing command raises ``tfx.TfxError`` whose message is tfx's one-line error (without the
 ``tfx: error:`` prefix); ``.exit_code`` is 2 for a usage error and 1 for a data error. Lines tfx
@@ -979,7 +979,7 @@ def _result(command, d, flags):
         m.matrices.update(_matrices(d))
         return m
     if command in ("similar", "analogy") and isinstance(data, list) and data and isinstance(data[0], dict) \
-            and "word" in data[0] and not flags.get("batch"):
+            and "word" in data[0] and not flags.get("queries"):
         return _ranking(data)
     if isinstance(data, list) and data and all(isinstance(r, dict) for r in data):
         return _table(data, d.get("columns"))
@@ -1085,7 +1085,7 @@ def _signature(spec):
 _RETURNS = {
     "similarity": "float: the cosine similarity (like gensim's KeyedVectors.similarity)",
     "similar": "list of (word, cosine) tuples, best first (like gensim's most_similar)",
-    "analogy": "list of (word, score) tuples, best first (like gensim's most_similar); with batch=: a table",
+    "analogy": "list of (word, score) tuples, best first (like gensim's most_similar); with queries=: a table",
 }
 
 
@@ -1109,7 +1109,7 @@ def _docstring(command, spec):
         lines.append(f"{_py_name(o)} : {kind}   ({' '.join(o['flags']) or 'positional'})")
         help_text = o["help"] + (f" ({o['facts']})" if o["facts"] else "")
         lines += ["    " + w for w in _wrap(help_text, 88)]
-    lines += ["stdin : str or bytes", "    Text fed to tfx's standard input (for batch=\"-\")."]
+    lines += ["stdin : str or bytes", "    Text fed to tfx's standard input (for queries=\"-\")."]
     if spec.get("subcommands"):
         lines += ["", "Subcommands: " + ", ".join(f"tfx.{command.replace(' ', '.').replace('-', '_')}."
                                                    f"{s.replace('-', '_')}" for s in spec["subcommands"])]

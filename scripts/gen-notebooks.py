@@ -215,12 +215,12 @@ cosine = query @ u[3] / np.linalg.norm(query)
 print(f"numpy: {cosine:.6f}   tfx: {best_cosine:.6f}")
 assert abs(cosine - best_cosine) < 1e-5"""),
 
-(M, """Many queries at once: `batch="-"` sends the lines on standard input. A line tfx cannot answer
+(M, """Many queries at once: `queries="-"` sends the lines on standard input. A line tfx cannot answer
 (here a misspelt word) is skipped and reported under the cell; the others are answered:""",
-"""여러 질의를 한 번에: `batch="-"`는 줄들을 표준 입력으로 보냅니다. 답할 수 없는 줄 (여기서는 철자가
+"""여러 질의를 한 번에: `queries="-"`는 줄들을 표준 입력으로 보냅니다. 답할 수 없는 줄 (여기서는 철자가
 틀린 단어)은 건너뛰고 셀 아래에 알려 주며, 나머지는 답합니다:"""),
 (C, """queries = "king man woman\\nparis france germany\\nking man wmoan\\n"
-batch = tfx.json("analogy", batch="-", stdin=queries, k=1, embeddings=glove if glove.exists() else None)
+batch = tfx.json("analogy", queries="-", stdin=queries, k=1, embeddings=glove if glove.exists() else None)
 for row in batch["data"]:
     print(f'{row["a"]} - {row["b"]} + {row["c"]} ≈ {row["word"]}')
 print("skipped:", [(s["line"], s["word"]) for s in batch["tables"]["skipped"]])

@@ -131,11 +131,11 @@ TEST_CASE("cli: layernorm refuses 0/0 (σ = 0 with --eps 0) and float32 overflow
 
 TEST_CASE("cli: lr refuses a schedule whose peak overflows float32 instead of a column of inf") {
   // peak = 1e300 · 512^(-0.5) · 4000^(-0.5) ≈ 6.99e296 > FLT_MAX ≈ 3.4e38
-  Run big = run_tfx("lr --factor 1e300");
-  check_stderr_starts(big, 2, "tfx: error: --factor 1e+300 --d-model 512: the peak learning rate");
+  Run big = run_tfx("lr --lr-factor 1e300");
+  check_stderr_starts(big, 2, "tfx: error: --lr-factor 1e+300 --d-model 512: the peak learning rate");
   CHECK(big.out.find("inf") == std::string::npos);
   // 1e30 · 512^(-0.5) · 4000^(-0.5) ≈ 6.99e26 fits
-  Run ok = run_tfx("lr --factor 1e30 --format csv");
+  Run ok = run_tfx("lr --lr-factor 1e30 --format csv");
   CHECK(ok.code == 0);
   CHECK(ok.out.find("inf") == std::string::npos);
 }

@@ -64,7 +64,7 @@ TEST_CASE("bad situations: a full disk (a 64 KiB tmpfs, filled) gives one clear 
   write_file(t / "e.txt", "king 1 2\nman 1 3\nwoman 2 1\nqueen 2 0\n");
   for (const std::string args : {"pe --len 40 --dim 8 --format csv -o full/pe.csv", "pe --len 4 --dim 4 --format npy -o full/pe.npy",
                                  "pe --len 8 --dim 8 --png full/pe.png", "embeddings convert e.txt full/e.tfx",
-                                 "embeddings convert e.txt full/e.vec --to fasttext"}) {
+                                 "embeddings convert e.txt full/e.vec --to-format fasttext"}) {
     CAPTURE(args);
     const Run r = run_tfx(args, t.path);
     check_one_line_error(r, 1, "No space left on device");

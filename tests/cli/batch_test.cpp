@@ -1,4 +1,4 @@
-// Batch inputs do not stop at one unknown word: analogy --batch, eval-analogies and
+// Batch inputs do not stop at one unknown word: analogy --queries, eval-analogies and
 // eval-similarity answer every query they can, report each skipped line on stderr (file:line and
 // the word), carry them in JSON's tables.skipped, and exit 1 only when none could be answered or
 // with --strict. All on the built-in teaching embedding.
@@ -30,10 +30,10 @@ nlohmann::json only_skipped(const Run& r, const std::string& note) {
 
 }  // namespace
 
-TEST_CASE("analogy --batch: skips a query with an unknown word, answers the rest, reports file:line and the word") {
+TEST_CASE("analogy --queries: skips a query with an unknown word, answers the rest, reports file:line and the word") {
   TempDir t;
   write_file(t / "q.txt", "king man woman\nking man kweeen\n\nparis france germany\nzzyzx man woman\n");
-  Run r = run_tfx("analogy --batch q.txt -k 1 --format csv", t.path, kBuiltin);
+  Run r = run_tfx("analogy --queries q.txt -k 1 --format csv", t.path, kBuiltin);
   CAPTURE(r.err);
   CHECK(r.code == 0);
   CHECK(has(r.out, "king,man,woman,1,queen,"));
@@ -44,22 +44,22 @@ TEST_CASE("analogy --batch: skips a query with an unknown word, answers the rest
   CHECK(has(r.err, "tfx: skipped q.txt:5: 'zzyzx' is not in the vocabulary"));
 
   // the same from stdin names <stdin>
-  Run s = run_tfx("analogy --batch - -k 1 --format csv", t.path, kBuiltin, (t / "q.txt").string());
+  Run s = run_tfx("analogy --queries - -k 1 --format csv", t.path, kBuiltin, (t / "q.txt").string());
   CHECK(s.code == 0);
   CHECK(s.out == r.out);
   CHECK(has(s.err, "tfx: skipped <stdin>:2: 'kweeen'"));
 
   // table output says how many were skipped
-  Run table = run_tfx("analogy --batch q.txt -k 1", t.path, kBuiltin);
+  Run table = run_tfx("analogy --queries q.txt -k 1", t.path, kBuiltin);
   CHECK(table.code == 0);
   CHECK(has(table.out, "4 queries"));
   CHECK(has(table.out, "2 answered, 2 skipped"));
 }
 
-TEST_CASE("analogy --batch --format json: tables.skipped carries each skipped query with its reason") {
+TEST_CASE("analogy --queries --format json: tables.skipped carries each skipped query with its reason") {
   TempDir t;
   write_file(t / "q.txt", "king man woman\nking man kweeen\n");
-  Run r = run_tfx("analogy --batch q.txt -k 1 --format json", t.path, kBuiltin);
+  Run r = run_tfx("analogy --queries q.txt -k 1 --format json", t.path, kBuiltin);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["tables"]["skipped"].size() == 1);
@@ -74,29 +74,29 @@ TEST_CASE("analogy --batch --format json: tables.skipped carries each skipped qu
   CHECK(j["summary"]["queries"] == 2);
   // nothing skipped: an empty list, not a missing key
   write_file(t / "ok.txt", "king man woman\n");
-  Run ok = run_tfx("analogy --batch ok.txt -k 1 --format json", t.path, kBuiltin);
+  Run ok = run_tfx("analogy --queries ok.txt -k 1 --format json", t.path, kBuiltin);
   REQUIRE(ok.code == 0);
   CHECK(nlohmann::json::parse(ok.out)["tables"]["skipped"].empty());
   CHECK(ok.err.empty());
 }
 
-TEST_CASE("analogy --batch: exit 1 when no query could be answered, or at the first with --strict") {
+TEST_CASE("analogy --queries: exit 1 when no query could be answered, or at the first with --strict") {
   TempDir t;
   write_file(t / "none.txt", "king man kweeen\nqqq man woman\n");
-  check_one_line_error(run_tfx("analogy --batch none.txt", t.path, kBuiltin), 1,
+  check_one_line_error(run_tfx("analogy --queries none.txt", t.path, kBuiltin), 1,
                        "none.txt: none of the 2 queries could be answered (line 1: 'kweeen' is not in the vocabulary");
   write_file(t / "q.txt", "king man woman\nking man kweeen\nparis france germany\n");
-  check_one_line_error(run_tfx("analogy --batch q.txt --strict", t.path, kBuiltin), 1, "q.txt:2: 'kweeen' is not in the vocabulary");
+  check_one_line_error(run_tfx("analogy --queries q.txt --strict", t.path, kBuiltin), 1, "q.txt:2: 'kweeen' is not in the vocabulary");
   // 'A − A + A' is skipped too, with its reason (no single unknown word)
   write_file(t / "same.txt", "king king king\nking man woman\n");
-  Run same = run_tfx("analogy --batch same.txt -k 1 --format json", t.path, kBuiltin);
+  Run same = run_tfx("analogy --queries same.txt -k 1 --format json", t.path, kBuiltin);
   REQUIRE(same.code == 0);
   const auto j = nlohmann::json::parse(same.out);
   CHECK(j["tables"]["skipped"][0]["word"] == "");
   CHECK(has(j["tables"]["skipped"][0]["reason"].get<std::string>(), "is just 'king'"));
   // a malformed line is still an error: the file is wrong, not one query
   write_file(t / "two.txt", "king man woman\nking man\n");
-  check_one_line_error(run_tfx("analogy --batch two.txt", t.path, kBuiltin), 1, "two.txt:2: expected 'A B C'");
+  check_one_line_error(run_tfx("analogy --queries two.txt", t.path, kBuiltin), 1, "two.txt:2: expected 'A B C'");
 }
 
 TEST_CASE("eval-analogies: questions with an unknown word are skipped and reported, --strict stops, none answered is an error") {
@@ -138,7 +138,7 @@ TEST_CASE("skipped lines on stderr: the first 20, then a count; JSON lists all")
   std::string text = "king man woman\n";
   for (int i = 0; i < 25; ++i) text += "king man unknownword" + std::to_string(i) + "\n";
   write_file(t / "many.txt", text);
-  Run r = run_tfx("analogy --batch many.txt -k 1 --format json", t.path, kBuiltin);
+  Run r = run_tfx("analogy --queries many.txt -k 1 --format json", t.path, kBuiltin);
   REQUIRE(r.code == 0);
   CHECK(count_of(r.err, "tfx: skipped many.txt:") == 20);
   CHECK(has(r.err, "tfx: skipped 5 more lines"));

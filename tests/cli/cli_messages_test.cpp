@@ -39,7 +39,7 @@ TEST_CASE("cli: tfx alone prints the overview") {
 
 TEST_CASE("cli: one message style for ranges") {
   check_one_line_error(run_tfx("attention --sentence \"the cat\" --dk 0"), 2,
-                       "tfx: error: --dk: expected a whole number in 1…1048576, got '0'");
+                       "tfx: error: --dk: expected a whole number in 1…16777216, got '0'");
   check_one_line_error(run_tfx("pe --len 0"), 2, "tfx: error: --len: expected a whole number ≥ 1, got '0'");
   check_one_line_error(run_tfx("pe --view --width 3"), 2, "--width");
   for (const char* args : {"attention --sentence hi --heads 0", "analogy king man woman --top 0", "pe --view --width 0"}) {

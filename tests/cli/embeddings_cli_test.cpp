@@ -98,21 +98,21 @@ TEST_CASE("tfx analogy on a hand-built file: exact geometry, --keep-inputs, --ig
   CHECK(envr.out == r.out);
 }
 
-TEST_CASE("tfx analogy --batch: FILE and stdin, one load, errors name the line") {
+TEST_CASE("tfx analogy --queries: FILE and stdin, one load, errors name the line") {
   TempDir t;
   write_file(t / "q.txt", ": family\nking man woman\n\n# comment line here\nparis france germany berlin\n");
-  auto r = run_tfx("analogy --batch " + shell_quote((t / "q.txt").string()) + " -k 1 --format csv", {}, "TFX_EMBEDDINGS=");
+  auto r = run_tfx("analogy --queries " + shell_quote((t / "q.txt").string()) + " -k 1 --format csv", {}, "TFX_EMBEDDINGS=");
   REQUIRE(r.code == 0);
   CHECK(r.out == "a,b,c,rank,word,cosine\n" + r.out.substr(23));
   CHECK(r.out.find("king,man,woman,1,queen,") != std::string::npos);
   CHECK(r.out.find("paris,france,germany,1,berlin,") != std::string::npos);
-  auto s = run_tfx("analogy --batch - -k 1 --format csv", {}, "TFX_EMBEDDINGS=", (t / "q.txt").string());
+  auto s = run_tfx("analogy --queries - -k 1 --format csv", {}, "TFX_EMBEDDINGS=", (t / "q.txt").string());
   CHECK(s.out == r.out);
   write_file(t / "bad.txt", "king man woman\nking man kweeen\n");
-  auto b = run_tfx("analogy --batch " + shell_quote((t / "bad.txt").string()), {}, "TFX_EMBEDDINGS=");
+  auto b = run_tfx("analogy --queries " + shell_quote((t / "bad.txt").string()), {}, "TFX_EMBEDDINGS=");
   check_stderr(b, 0, "bad.txt:2: 'kweeen' is not in the vocabulary");  // the unknown word skips its line only (tests/batch_test.cpp)
   write_file(t / "two.txt", "king man\n");
-  auto two = run_tfx("analogy --batch " + shell_quote((t / "two.txt").string()), {}, "TFX_EMBEDDINGS=");
+  auto two = run_tfx("analogy --queries " + shell_quote((t / "two.txt").string()), {}, "TFX_EMBEDDINGS=");
   check_stderr(two, 1, "two.txt:1:");
 }
 
@@ -227,7 +227,7 @@ TEST_CASE("tfx embeddings info and convert") {
   // convert to a tfx table and to word2vec binary; both answer the same query
   const std::string tbl = shell_quote((t / "s.tfx").string()), w2v = shell_quote((t / "s.bin").string());
   CHECK(run_tfx("embeddings convert " + s + " " + tbl, {}, env).code == 0);
-  CHECK(run_tfx("embeddings convert " + s + " " + w2v + " --to word2vec-bin", {}, env).code == 0);
+  CHECK(run_tfx("embeddings convert " + s + " " + w2v + " --to-format word2vec-bin", {}, env).code == 0);
   for (const auto& f : {tbl, w2v}) {
     auto r = run_tfx("analogy king man woman -k 1 --format csv --no-cache --embeddings " + f, {}, env);
     CHECK(first_word(r.out) == "queen");
@@ -241,7 +241,7 @@ TEST_CASE("tfx embeddings info and convert") {
   auto bad = run_tfx("embeddings info " + shell_quote((t / "bad.tfx").string()), {}, env);
   check_stderr(bad, 1, "bad.tfx: not a usable tfx table");
   CHECK(run_tfx("embeddings convert " + s + " " + s, {}, env).code == 2);
-  CHECK(run_tfx("embeddings convert " + s + " x --to xml", {}, env).code == 2);
+  CHECK(run_tfx("embeddings convert " + s + " x --to-format xml", {}, env).code == 2);
 }
 
 TEST_CASE("cli: a pipe as --embeddings is read whole and never cached (no stale hit for the next pipe)") {
@@ -296,7 +296,7 @@ TEST_CASE("cli: empty file names and a device or directory as convert's OUT are 
   REQUIRE(::stat("/dev/null", &st) == 0);
   CHECK(S_ISCHR(st.st_mode));
   std::filesystem::create_directory(t / "d");
-  Run dir = run_tfx("embeddings convert v.txt d --to glove", t.path, env);
+  Run dir = run_tfx("embeddings convert v.txt d --to-format glove", t.path, env);
   check_stderr(dir, 2, "'d' is a directory");
   CHECK(count_lines(dir.err) == 1);
 }
@@ -325,13 +325,13 @@ TEST_CASE("cli: a $TFX_EMBEDDINGS naming a missing file is reported as $TFX_EMBE
   check_stdout(ok, 0, "queen");
 }
 
-TEST_CASE("cli: analogy --batch with a directory or a missing file says which") {
+TEST_CASE("cli: analogy --queries with a directory or a missing file says which") {
   TempDir t;
   std::filesystem::create_directory(t / "d");
-  Run d = run_tfx("analogy --batch d", t.path);
+  Run d = run_tfx("analogy --queries d", t.path);
   CHECK(d.code == 1);  // a bad input file is a data error, whichever flag names it
-  CHECK(d.err.find("tfx: error: --batch d: is a directory") == 0);  // was "d: no queries"
-  Run m = run_tfx("analogy --batch missing.txt", t.path);
+  CHECK(d.err.find("tfx: error: --queries d: is a directory") == 0);  // was "d: no queries"
+  Run m = run_tfx("analogy --queries missing.txt", t.path);
   check_stderr(m, 1, "no such file");
 }
 

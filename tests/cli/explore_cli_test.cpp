@@ -357,7 +357,7 @@ TEST_CASE("cli project: bad input") {
   check_one_line_error(run_tfx("project king king king" + g.emb), 2);
   check_one_line_error(run_tfx("project king queen zebra" + g.emb), 1, "zebra");
   check_one_line_error(run_tfx("project king queen man --pairs king" + g.emb), 2, "not FROM:TO");
-  check_one_line_error(run_tfx("project king queen man --method tsne" + g.emb), 2);
+  check_one_line_error(run_tfx("project king queen man --projection tsne" + g.emb), 2);
 }
 
 TEST_CASE("cli project: the built-in embedding's king/queen and man/woman offsets are parallel") {

@@ -111,7 +111,7 @@ TEST_CASE("cli: number flags of every command say what was expected, in one line
                  Case{"rope rotate --pos -2", "--pos: expected a whole number ≥ 0, got '-2'"},
                  Case{"rope --dim 1099511627777", "--dim: expected a whole number ≥ 1, got '1099511627777'"},
                  Case{"lr --warmup 2.5", "expected a whole number"},
-                 Case{"lr --d-model nan", "--d-model: expected a positive number, got 'nan'"},
+                 Case{"lr --d-model nan", "--d-model: expected a whole number in 1…16777216, got 'nan'"},
                  Case{"layernorm --eps -1", "--eps: expected a number ≥ 0, got '-1'"},
                  Case{"pe --len 3 --dim 2 --precision x", "--precision: expected a whole number in 0…17, got 'x'"}}) {
     CAPTURE(c.args);

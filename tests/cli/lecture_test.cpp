@@ -351,7 +351,7 @@ TEST_CASE("lecture: ViT patch embedding [1,3,224,224] → [1,768,14,14] → [1,7
   CHECK(j["summary"]["tokens"] == 196);
   CHECK(j["summary"]["parameters"] == 768 * 3 * 16 * 16 + 768);
   // not a multiple of the patch: PyTorch's floor((H − P)/P) + 1 = 7 for 230/32
-  json odd = run_json("patches --height 230 --width 100 --patch 32 --d-model 8");
+  json odd = run_json("patches --image-height 230 --image-width 100 --patch 32 --d-model 8");
   CHECK(odd["summary"]["grid"] == json::array({7, 3}));
 }
 
@@ -371,7 +371,7 @@ TEST_CASE("lecture: tfx patches numbers its patches one way: the CSV/JSON rows a
   TempDir dir;
   const std::string picture = (std::filesystem::path(TFX_SOURCE_DIR) / "tests" / "data" / "hf_models" / "vit" / "picture.png").string();
   // a 64×64 picture in 16×16 patches: N = 16, numbered 0 … 15 as F.unfold's rows and the ViT tokens 1 … 16
-  const Run csv = run_tfx("patches --image '" + picture + "' --height 64 --width 64 --patch 16 --format csv", dir.path);
+  const Run csv = run_tfx("patches --image '" + picture + "' --image-height 64 --image-width 64 --patch 16 --format csv", dir.path);
   REQUIRE(csv.code == 0);
   std::vector<std::string> labels;
   std::istringstream lines(csv.out);
@@ -381,10 +381,10 @@ TEST_CASE("lecture: tfx patches numbers its patches one way: the CSV/JSON rows a
   REQUIRE(labels.size() == 16);
   CHECK(labels.front() == "0");
   CHECK(labels.back() == "15");
-  const json j = run_json("patches --image '" + picture + "' --height 64 --width 64 --patch 16");
+  const json j = run_json("patches --image '" + picture + "' --image-height 64 --image-width 64 --patch 16");
   CHECK(j["rows"].front() == "0");  // the primary matrix: the patches
   CHECK(j["rows"].back() == "15");
-  REQUIRE(run_tfx("patches --image '" + picture + "' --height 64 --width 64 --patch 16 --svg p.svg", dir.path).code == 0);
+  REQUIRE(run_tfx("patches --image '" + picture + "' --image-height 64 --image-width 64 --patch 16 --svg p.svg", dir.path).code == 0);
   const std::string svg = read_file(dir.path / "p.svg");
   CHECK(has(svg, ">0<"));
   CHECK(has(svg, ">15<"));

@@ -261,7 +261,7 @@ TEST_CASE("cache: a flipped byte in a vector, or a same-size rewrite with its mt
   CHECK(has(stale.err, "'king' is not in the vocabulary"));
 }
 
-TEST_CASE("BOM: a UTF-8 byte-order mark starts no header row in a CSV matrix and skips no --batch query") {
+TEST_CASE("BOM: a UTF-8 byte-order mark starts no header row in a CSV matrix and skips no --queries query") {
   TempDir t;
   write_file(t / "q.csv", "1,0\n0.5,-2.25\n");
   write_file(t / "bom.csv", "\xEF\xBB\xBF" "1,0\n0.5,-2.25\n");
@@ -271,7 +271,7 @@ TEST_CASE("BOM: a UTF-8 byte-order mark starts no header row in a CSV matrix and
   CHECK(bom.code == 0);
   CHECK(bom.out == plain.out);  // two rows each, the first not taken for a header
   write_file(t / "queries.txt", "\xEF\xBB\xBF" "king man woman\nparis france germany\n");
-  const Run batch = run_tfx("analogy --batch queries.txt -k 1 --format csv", t.path);
+  const Run batch = run_tfx("analogy --queries queries.txt -k 1 --format csv", t.path);
   CAPTURE(batch.err);
   CHECK(batch.code == 0);
   CHECK(has(batch.out, "queen"));

@@ -57,14 +57,16 @@ TEST_CASE("shape flags: every --len, --dim and --base has one range and one help
       CHECK(starts(f.help, "Number of positions L"));
     } else if (f.flag == "--dim") {
       CHECK(f.range == "≥ 1");
-      if (pe) CHECK(starts(f.help, "Model dimension d_model D"));
-      if (rope) CHECK(starts(f.help, "Head dimension D (even"));
-      if (!pe && !rope) CHECK(f.command == "lookup");  // the random table's width: its own help
+      // one flag: "Vector dimension D", its note saying what the vectors are
+      if (pe) CHECK(starts(f.help, "Vector dimension D (d_model"));
+      if (rope) CHECK(starts(f.help, "Vector dimension D (the head dimension; even"));
+      if (!pe && !rope) CHECK(f.command == "lookup");  // the random table's rows
+      CHECK(starts(f.help, "Vector dimension D ("));
     } else {  // --base
-      if (pe) CHECK(f.range == "> 0");
+      // one flag for the sinusoidal PE and RoPE; rope_config also checks base > 1 for every rope command
+      CHECK(f.range == "> 0");
       if (pe) CHECK(f.help == "Base of the wavelengths");
-      // RoPE's --base is add_rope_flags' one definition; rope_config checks base > 1 for every rope command
-      if (rope) CHECK(starts(f.help, "Base of the frequencies"));
+      if (rope) CHECK(starts(f.help, "Base of the wavelengths (of the frequencies"));
       CHECK((pe || rope));
     }
   }

@@ -188,9 +188,9 @@ class ReturnTypes(unittest.TestCase):
         self.assertEqual(tfx.table("layernorm"), cli("layernorm").stdout.decode())
         self.assertEqual(tfx.run("pe", "--len", "2", "--dim", "2"), cli("pe", "--len", "2", "--dim", "2").stdout)
         queries = "king man woman\nparis france germany\n"
-        want = json.loads(cli("analogy", "--batch", "-", "--format", "json", stdin=queries.encode()).stdout)
-        self.assertEqual(tfx.json("analogy", batch="-", stdin=queries), want)
-        self.assertEqual(records(tfx.analogy(batch="-", stdin=queries)), want["data"])
+        want = json.loads(cli("analogy", "--queries", "-", "--format", "json", stdin=queries.encode()).stdout)
+        self.assertEqual(tfx.json("analogy", queries="-", stdin=queries), want)
+        self.assertEqual(records(tfx.analogy(queries="-", stdin=queries)), want["data"])
 
     def test_words_that_look_like_flags_stay_words(self):
         """Positional words reach tfx after `--`: a word from a corpus that looks like a flag

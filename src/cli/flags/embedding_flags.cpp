@@ -38,9 +38,8 @@ void add_embedding_flags(CLI::App* app, EmbeddingFlags& f) {
   app->add_flag("--ignore-case", f.ignore_case,
                 tr("Case-insensitive word lookup (ASCII): an exact match wins, else the first word in file order"))
       ->group(tr("Embeddings"));
-  app->add_flag("--translator", f.translator,
-                tr("The built-in teaching translator's trained embedding table (tfx translate: 112 tokens, d = 64; "
-                   "ids as tfx tokenize prints them; tfx lookup's default) instead of word vectors"))
+  add_translator_flag(app, f.translator,
+                      tr("its trained embedding table instead of word vectors; ids as tfx tokenize prints them; tfx lookup's default"))
       ->group(tr("Embeddings"));
 }
 

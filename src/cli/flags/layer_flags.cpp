@@ -1,5 +1,6 @@
 // Shared pieces of `tfx encoder` and `tfx decoder`: flags, X⁽⁰⁾ from a sentence or a matrix,
 // widths from --weights, --show, tables and heatmaps of a layer's steps, --save-weights.
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/flags/layer_flags.hpp"
 #include "cli/flags/weights_heads.hpp"
 
@@ -24,29 +25,19 @@ namespace tfx::cli {
 
 void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
   const std::string in = tr("Input");
-  f.sentence_opt = cmd->add_option("--sentence", f.sentence,
-                                   tr("Text to run through the layer: word tokens (punctuation kept), a seeded embedding row per token + PE"))
-                       ->group(in);
+  f.sentence_opt =
+      add_sentence_flag(cmd, f.sentence, tr("run through the layer: word tokens, punctuation kept; a seeded embedding row per token + PE"))
+          ->group(in);
   cmd->add_option("--x", f.x_file, tr("X⁽⁰⁾ as a matrix file (T×d_model; npy, JSON or CSV), used as given (no PE added)"))->group(in);
-  cmd->add_flag("--lower", f.lower, tr("Lower-case the sentence first"))->group(in);
+  add_lower_flag(cmd, f.lower, "")->group(in);
   const std::string g = tr("Layer");
-  const auto big = std::int64_t{1} << 16;
-  f.d_model_opt = cmd->add_option("--d-model", f.d_model, tr("Model width d_model (from the weights' shapes with --weights)"))
-                      ->capture_default_str()
-                      ->check(whole_number(1, 4096))
-                      ->group(g);
+  f.d_model_opt =
+      add_d_model_flag(cmd, f.d_model, tr("1…4096 here; from the weights' shapes with --weights"), SizeBound{{1, 4096}})->group(g);
   f.heads_opt = add_heads_flag(cmd, f.heads, g);
-  f.ffn_opt = cmd->add_option("--ffn", f.ffn, tr("Feed-forward width (dim_feedforward; default 4·d_model)"))->check(whole_number(1, big))->group(g);
-  f.layers_opt = cmd->add_option("--layers", f.layers, trf("Stack N {} layers (weights keyed layers.{{i}}.*)", tr_runtime(what)))
-                     ->capture_default_str()
-                     ->check(whole_number(1, 64))
-                     ->group(g);
+  f.ffn_opt = add_ffn_flag(cmd, f.ffn, tr("dim_feedforward; default 4·d_model"), std::nullopt, false)->group(g);
+  f.layers_opt = add_layers_flag(cmd, f.layers, trf("{} layers, weights keyed layers.{{i}}.*", tr_runtime(what)))->group(g);
   cmd->add_flag("--norm-first", f.norm_first, tr("Pre-LN: x + f(LayerNorm(x)) instead of the paper's LayerNorm(x + f(x))"))->group(g);
-  cmd->add_option("--weights", f.weights,
-                  trf("PyTorch nn.Transformer{}Layer state_dict as .safetensors (F32/F16/BF16), or a directory of "
-                      "<key>.npy files",
-                      what == "encoder" ? "Encoder" : "Decoder"))
-      ->group(g);
+  add_weights_flag(cmd, f.weights, trf("of nn.Transformer{}Layer", what == "encoder" ? "Encoder" : "Decoder"))->group(g);
   cmd->add_option("--save-weights", f.save_weights, tr("Write the weights used as FILE.safetensors (PyTorch's key names)"))->group(g);
   f.seed_opt = add_seed_flag(cmd, f.seed);
   f.what = what;

@@ -33,7 +33,7 @@ struct PeShapeOptions {
   CLI::Option* base = nullptr;
 };
 
-// --len "Number of positions L", --dim "Model dimension d_model D" (1 … kMaxSizeFlag) and --base
+// --len "Number of positions L", --dim "Vector dimension D (d_model)" (1 … kMaxSizeFlag) and --base
 // "Base of the wavelengths" (a finite number > 0), with their defaults from `shape`. A note, when
 // given (already translated), says what the size means for this command: "Number of positions L
 // (NOTE)".
@@ -43,7 +43,15 @@ PeShapeOptions add_pe_shape_flags(CLI::App* app, PeShape& shape, const std::stri
 CLI::Option* add_len_flag(CLI::App* app, std::int64_t& len, const std::string& note = "");
 CLI::Option* add_len_flag(CLI::App* app, std::optional<std::int64_t>& len, const std::string& note = "");
 
-// RoPE's --dim "Head dimension D (even; NOTE)" (1 … kMaxSizeFlag; the evenness is checked by
+// --dim "Vector dimension D (NOTE)" (1 … kMaxSizeFlag): every --dim is this one flag; the note says
+// what the vectors are (pe: d_model; rope: the head dimension; lookup: the random table's rows).
+std::string dim_help(const std::string& note);
+// (no default shown: the command says what a missing --dim means)
+CLI::Option* add_dim_flag(CLI::App* app, std::int64_t& dim, const std::string& note);
+// --base "Base of the wavelengths (NOTE)" (> 0): the sinusoidal PE's and RoPE's base, one flag.
+CLI::Option* add_base_flag(CLI::App* app, double& base, const std::string& note = "");
+
+// RoPE's --dim "Vector dimension D (the head dimension; even; NOTE)" (1 … kMaxSizeFlag; the evenness is checked by
 // rope_config, which names the flag).
 CLI::Option* add_rope_dim_flag(CLI::App* app, std::int64_t& dim, const std::string& note = "");
 CLI::Option* add_rope_dim_flag(CLI::App* app, std::optional<std::int64_t>& dim, const std::string& note = "");

@@ -131,4 +131,120 @@ CLI::Option* add_random_flag(CLI::App* cmd, bool& random) {
                           "weights are the default there)"));
 }
 
+namespace {
+// "HELP" or "HELP (NOTE)"
+std::string with_note(const char* help, const std::string& note) { return note.empty() ? std::string(help) : fmt::format("{} ({})", help, note); }
+}  // namespace
+
+CLI::Option* add_sentence_flag(CLI::App* cmd, std::string& sentence, const std::string& note) {
+  return cmd->add_option("--sentence", sentence, with_note(tr("The input sentence"), note));
+}
+
+std::string file_flag_help(const std::string& note) {
+  return with_note(tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT"), note);
+}
+
+CLI::Option* add_lower_flag(CLI::App* cmd, bool& lower, const std::string& note) {
+  return cmd->add_flag("--lower", lower, with_note(tr("Lower-case the text first"), note));
+}
+
+CLI::Option* add_translator_flag(CLI::App* cmd, bool& translator, const std::string& note) {
+  return cmd->add_flag("--translator", translator, with_note(tr("Use the built-in teaching translator (tfx translate: 112 tokens, d = 64)"), note));
+}
+
+CLI::Option* add_pos_flag(CLI::App* cmd, std::int64_t& pos, const std::string& note) {
+  return cmd->add_option("--pos", pos, with_note(tr("Position p"), note))->check(whole_number(0, std::int64_t{1} << 40));
+}
+
+CLI::Option* add_pos_flag(CLI::App* cmd, std::optional<std::int64_t>& pos, const std::string& note) {
+  return cmd->add_option("--pos", pos, with_note(tr("Position p"), note))->check(whole_number(0, std::int64_t{1} << 40));
+}
+
+CLI::Option* add_weights_flag(CLI::App* cmd, std::string& weights, const std::string& note) {
+  return cmd->add_option("--weights", weights, with_note(tr("A PyTorch state_dict as .safetensors (F32/F16/BF16) or a directory of <key>.npy files"), note))
+      ->type_name("FILE");
+}
+
+CLI::Option* add_pad_flag(CLI::App* cmd, std::int64_t& pad, const std::string& note) {
+  return cmd->add_option("--pad", pad, with_note(tr("Padding mask: the last N key positions are never attended to"), note))
+      ->capture_default_str()
+      ->check(whole_number(0, std::int64_t{1} << 40));
+}
+
+namespace {
+CLI::Validator dk_list() { return comma_list(N_("key widths d_k"), "1,8,64,512", whole_number(1, std::int64_t{1} << 24)); }
+std::string dk_help(const std::string& note) {
+  return with_note(tr("Key width d_k: the columns of each head's Q and K; where a command measures several, comma-separated"), note);
+}
+}  // namespace
+
+CLI::Option* add_dk_flag(CLI::App* cmd, std::vector<std::string>& dks, const std::string& note) {
+  return cmd->add_option("--dk", dks, dk_help(note))->capture_default_str()->type_name("INT")->check(dk_list());
+}
+
+CLI::Option* add_dk_flag(CLI::App* cmd, std::optional<std::int64_t>& dk, const std::string& note, std::int64_t max) {
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--dk",
+          [&dk, max](const std::vector<std::string>& values) {
+            const std::vector<std::int64_t> items = whole_number_items(values);  // checked by dk_list()
+            if (items.size() != 1 || items.front() > max)
+              throw usage_error(fmt::format(N_("--dk: this command takes one d_k from 1 to {}, got '{}'"), max,
+                                            fmt::join(list_items(values), ",")));
+            dk = items.front();
+          },
+          dk_help(note))
+      ->type_name("INT")
+      ->check(dk_list());
+}
+
+std::string ids_flag_help(const std::string& note) { return with_note(tr("Token ids, comma-separated"), note); }
+
+CLI::Option* add_one_ids_flag(CLI::App* cmd, std::string& ids, const std::string& example, const std::string& note) {
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--ids",
+          [&ids](const std::vector<std::string>& values) {
+            if (values.size() != 1)
+              throw usage_error(fmt::format(N_("--ids: this command reads one sequence: give its ids in one comma-separated list, got {} lists"),
+                                            values.size()));
+            ids = values.front();
+          },
+          ids_flag_help(note))
+      ->check(comma_list("ids", example));
+}
+
+CLI::Option* add_image_flag(CLI::App* cmd, std::int64_t* side, std::string* picture, std::int64_t lo, std::int64_t hi,
+                            const std::string& note) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--image",
+          [side, picture, lo, hi](const std::string& v) {
+            // a number (or what was meant as one: -3, 2.5, 1e3) is a side; anything else a file
+            const bool number = !v.empty() && v.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+                                v.find_first_of("0123456789") != std::string::npos;
+            if (number && !side)
+              throw usage_error(fmt::format(N_("--image {}: this command reads a picture file, not a side in pixels"), v), {"image"});
+            if (!number && !picture)
+              throw usage_error(fmt::format(N_("--image {}: this command takes a side in pixels, not a picture file"), v), {"image"});
+            if (number) {
+              if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoll(v) < lo || std::stoll(v) > hi)
+                throw usage_error(picture ? fmt::format(N_("--image: expected a side from {} to {} pixels or a picture file, got '{}'"), lo, hi, v)
+                                          : fmt::format(N_("--image: expected a side from {} to {} pixels, got '{}'"), lo, hi, v),
+                                  {"image"});
+              *side = std::stoll(v);
+            } else {
+              *picture = v;
+            }
+          },
+          with_note(tr("An image: a picture file (PNG, JPEG, …), or its side N in pixels where the command makes the pictures"), note))
+      ->type_name("N|FILE");
+}
+
+std::string top_flag_help(const std::string& note) { return with_note(tr("How many to list"), note); }
+
+std::string words_flag_help(const std::string& note) { return with_note(tr("Vocabulary words, comma-separated"), note); }
+
+CLI::Validator words_flag_check() { return comma_list(N_("vocabulary words"), "dog,cat,car"); }
+
 }  // namespace tfx::cli

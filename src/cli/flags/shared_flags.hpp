@@ -5,7 +5,10 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "cli/flags/validators.hpp"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,5 +64,58 @@ CLI::Option* add_random_flag(CLI::App* cmd, bool& random);
 // embeddings convert for its IN).
 CLI::Option* add_embeddings_format_flag(CLI::App* cmd, std::string& format);
 CLI::Option* add_limit_flag(CLI::App* cmd, std::int64_t& limit);
+
+// The input flags several commands share, one help each; `note` (translated, may be empty) is the
+// command's final parenthesis on the same meaning.
+// --sentence TEXT: the input sentence.
+CLI::Option* add_sentence_flag(CLI::App* cmd, std::string& sentence, const std::string& note);
+// --file FILE: a UTF-8 file (- = standard input) to tokenize instead of TEXT (the help; tokenize keeps
+// one file, model tokenize takes them all).
+std::string file_flag_help(const std::string& note);
+// --lower: lower-case the text first.
+CLI::Option* add_lower_flag(CLI::App* cmd, bool& lower, const std::string& note);
+// --translator: the built-in teaching translator (its embedding table, or its vocabulary).
+CLI::Option* add_translator_flag(CLI::App* cmd, bool& translator, const std::string& note);
+// --pos P: a position p (0 … 2^40).
+CLI::Option* add_pos_flag(CLI::App* cmd, std::int64_t& pos, const std::string& note);
+CLI::Option* add_pos_flag(CLI::App* cmd, std::optional<std::int64_t>& pos, const std::string& note);
+// --weights FILE: a PyTorch state_dict as .safetensors or a directory of <key>.npy files.
+CLI::Option* add_weights_flag(CLI::App* cmd, std::string& weights, const std::string& note);
+// --pad N: padding, the last N key positions never attended to (≥ 0).
+CLI::Option* add_pad_flag(CLI::App* cmd, std::int64_t& pad, const std::string& note);
+// --top N (and -k, where `k_alias`): how many to list, 0 … 2^20 (0 = none where the command allows
+// it); the command's own bound lo…hi (command_bound) and its note say what is listed.
+std::string top_flag_help(const std::string& note);
+template <class T>
+CLI::Option* add_top_flag(CLI::App* cmd, T& top, const std::string& note, std::int64_t lo, std::int64_t hi, bool k_alias) {
+  constexpr std::int64_t kMaxTop = std::int64_t{1} << 20;
+  CLI::Option* o = cmd->add_option(k_alias ? "-k,--top" : "--top", top, top_flag_help(note))
+                       ->capture_default_str()
+                       ->type_name("INT")
+                       ->check(whole_number(0, kMaxTop));
+  if (lo != 0 || hi != kMaxTop) o->check(command_bound(lo, hi));
+  return o;
+}
+// --dk D[,D…]: the key width d_k (1 … 2^24, comma-separated where a command measures several:
+// attention variance). A command that builds one attention takes the optional overload: the same
+// flag, one value of at most `max` (a list or a larger value refused in one line).
+CLI::Option* add_dk_flag(CLI::App* cmd, std::vector<std::string>& dks, const std::string& note);
+CLI::Option* add_dk_flag(CLI::App* cmd, std::optional<std::int64_t>& dk, const std::string& note, std::int64_t max);
+// --ids I[,I…]: token ids, comma-separated (the help; lookup repeats the flag for a batch, the
+// model commands take one sequence: add_one_ids_flag refuses a second --ids in one line).
+std::string ids_flag_help(const std::string& note);
+CLI::Option* add_one_ids_flag(CLI::App* cmd, std::string& ids, const std::string& example, const std::string& note);
+// --image N|FILE: a picture file (PNG, JPEG, …), or its side N in pixels where the command makes
+// the pictures. `side` (nullptr: this command reads a file only) takes a number in lo…hi,
+// `picture` (nullptr: a side only) a file name; what the command cannot use is refused in one line.
+CLI::Option* add_image_flag(CLI::App* cmd, std::int64_t* side, std::string* picture, std::int64_t lo, std::int64_t hi,
+                            const std::string& note);
+// --words W[,W…]: vocabulary words, comma-separated; the flag may repeat.
+std::string words_flag_help(const std::string& note);
+CLI::Validator words_flag_check();
+template <class T>
+CLI::Option* add_words_flag(CLI::App* cmd, T& words, const std::string& note) {
+  return cmd->add_option("--words", words, words_flag_help(note))->check(words_flag_check());
+}
 
 }  // namespace tfx::cli

@@ -33,6 +33,19 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
       hi >= (std::int64_t{1} << 40) ? fmt::format("≥ {}", lo) : fmt::format("{}…{}", lo, hi), "whole number");
 }
 
+CLI::Validator command_bound(std::int64_t lo, std::int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (ec != std::errc{} || p != end || v < lo || v > hi)
+          return fmt::format(N_("expected a whole number in {}…{} on this command, got '{}'"), lo, hi, text);
+        return {};
+      },
+      "", "command bound");
+}
+
 CLI::Validator seed_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

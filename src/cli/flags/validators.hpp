@@ -14,6 +14,10 @@ namespace tfx::cli {
 // A whole number written in digits, lo ≤ v ≤ hi ("abc", "1.5", "1e12" -> "expected a whole
 // number ≥ 1, got '1e12'"; "-3" -> "-3 is out of range: expected a whole number ≥ 1");
 CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
+// A tighter bound one command keeps on a shared flag whose one range (what --help shows) is wider:
+// "expected a whole number in 1…12 on this command, got '13'". It has no description, so the help
+// still shows the flag's one range; the command's own help note says the bound.
+CLI::Validator command_bound(std::int64_t lo, std::int64_t hi);
 // A seed: a whole number from 0 to 2^64−1 written in digits ("-1", "18446744073709551616", "1e3"
 // and "1.5" are refused by name; CLI11 alone took "-1" as 2^64−1 and "1e23" as its saturation).
 CLI::Validator seed_number();

@@ -1,4 +1,5 @@
 // --heads with --weights: the flag, else the file's __metadata__ nhead, else a usage error.
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/flags/weights_heads.hpp"
 
 #include <fmt/format.h>
@@ -50,13 +51,10 @@ WeightsHeads weights_heads(std::optional<std::size_t> flag, const TensorMetadata
 }
 
 CLI::Option* add_heads_flag(CLI::App* cmd, std::int64_t& heads, const std::string& group) {
-  return cmd
-      ->add_option("--heads", heads,
-                   tr("Attention heads H: Q, K and V split into H column blocks (H must divide d_model), then Concat·W_O. With "
-                      "--weights: the file's __metadata__ nhead (--save-weights writes it), else give it: PyTorch's tensors do not "
-                      "record it"))
-      ->capture_default_str()
-      ->check(whole_number(1, 4096))
+  return add_heads_size_flag(cmd, heads,
+                             tr("Q, K and V split into H column blocks, H dividing d_model, then Concat·W_O; with --weights: "
+                                "the nhead that --save-weights writes in the file's __metadata__, else give it: PyTorch's tensors "
+                                "do not record it"))
       ->group(group);
 }
 

@@ -1,4 +1,4 @@
-// Batch inputs that answer every query they can (analogy --batch, eval-analogies,
+// Batch inputs that answer every query they can (analogy --queries, eval-analogies,
 // eval-similarity): the queries they skip, reported on stderr as "tfx: skipped FILE:LINE: why",
 // and carried in the result as a "skipped" table (JSON: tables.skipped) with the reason.
 #pragma once

@@ -188,7 +188,7 @@ void register_attention(CLI::App& app) {
   cmd->group(tr("Attention"));
   const char* in = tr("Input");
   auto* sentence =
-      cmd->add_option("--sentence", o->sentence, tr("Words to attend over (lower-cased; X = embedding + PE)"))->group(in);
+      add_sentence_flag(cmd, o->sentence, tr("the words to attend over, lower-cased; X = embedding + PE"))->group(in);
   o->source = add_sentence_source_flags(cmd);
   auto* cross =
       cmd->add_option("--cross", o->cross, tr("Cross-attention: keys and values from this other sentence (queries from --sentence)"))
@@ -210,9 +210,7 @@ void register_attention(CLI::App& app) {
       ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
       ->group(in);
   const char* g = tr("Attention");
-  cmd->add_option("--dk", o->dk, tr("Width d_k of each head's Q, K, V projections (default: d_model / --heads)"))
-      ->check(whole_number(1, std::int64_t{1} << 20))
-      ->group(g);
+  add_dk_flag(cmd, o->dk, tr("and of V unless --dv; default: d_model / --heads; at most 1048576 here"), std::int64_t{1} << 20)->group(g);
   cmd->add_option("--dv", o->dv, tr("Width d_v of each head's V projection (default: d_k; the lecture notes d_v need not equal d_k)"))
       ->check(whole_number(1, std::int64_t{1} << 20))
       ->group(g);
@@ -220,15 +218,12 @@ void register_attention(CLI::App& app) {
   auto* identity = cmd->add_flag("--identity", o->identity, tr("W_Q = W_K = W_V (= W_O) = I, so Q = K = V = X"))->group(g);
   auto* no_pe = add_no_pe_flag(cmd, o->no_pe)->group(g);
   cmd->add_flag("--causal", o->causal, tr("Decoder mask: query i attends only to keys j ≤ i (upper triangle masked)"))->group(g);
-  cmd->add_option("--pad", o->pad, tr("Padding mask: the last N key positions are never attended to"))
-      ->capture_default_str()
-      ->check(whole_number(0, std::int64_t{1} << 40))
-      ->group(g);
+  add_pad_flag(cmd, o->pad, "")->group(g);
   add_no_scale_flag(cmd, o->no_scale)->group(g);
   add_temperature_flag(cmd, o->temperature)->default_str("1")->group(g);
-  cmd->add_option("--weights", o->weights,
-                  tr("nn.MultiheadAttention state_dict (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) as .safetensors "
-                     "or a directory of <key>.npy; the output and head-averaged weights then equal PyTorch's"))
+  add_weights_flag(cmd, o->weights,
+                   tr("of nn.MultiheadAttention: in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias; the output and "
+                      "head-averaged weights then equal PyTorch's"))
       ->group(g);
   auto* seed = add_seed_flag(cmd, o->seed, tr("it draws W_Q, W_K, W_V, W_O, Xavier uniform"))->group(g);
   add_random_flag(cmd, o->random)->group(g);

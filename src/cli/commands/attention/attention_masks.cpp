@@ -12,6 +12,9 @@
 
 #include "cli/commands/attention/attention_command.hpp"
 #include "cli/common.hpp"
+#include "cli/flags/shape_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "cli/flags/validators.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/random.hpp"
 #include "tfx/core/i18n.hpp"
@@ -201,8 +204,8 @@ void run_masks(const MaskOptions& o) {
 void register_attention_masks(CLI::App* attention) {
   auto [cmd, o] = add_command(*attention, "masks", tr("One mask in every convention: MultiheadAttention bool (True = blocked), SDPA bool (True = attend), additive −inf, HF attention_mask"),
                               run_masks);
-  cmd->add_option("--len", o->len, tr("Tokens T (queries = keys)"))->capture_default_str()->check(whole_number(1, 64));
-  cmd->add_option("--pad", o->pad, tr("The last N keys are padding"))->capture_default_str()->check(whole_number(0, 63));
+  add_len_flag(cmd, o->len, tr("the tokens T, queries = keys; at most 64 here"))->check(command_bound(1, 64));
+  add_pad_flag(cmd, o->pad, tr("at most 63 here"))->check(command_bound(0, 63));
   cmd->add_flag("--no-causal", o->no_causal, tr("Padding only, no causal mask"));
   add_seed_flag(cmd, o->seed);
   add_presentation_flags(cmd, o->out, o->fig);

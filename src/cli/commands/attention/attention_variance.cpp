@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/flags/flag_names.hpp"
 #include "cli/commands/attention/attention_command.hpp"
 #include "cli/common.hpp"
@@ -100,10 +101,7 @@ void register_attention_variance(CLI::App* attention) {
   auto o = std::make_shared<VarianceOptions>();
   CLI::App* cmd =
       attention->add_subcommand("variance", tr("Why √d_k: measured Var(q·k) ≈ d_k and softmax peaking, with and without scaling"));
-  cmd->add_option("--dk", o->dk_text, tr("Key widths d_k to measure, comma-separated"))
-      ->capture_default_str()
-      ->type_name("INT")
-      ->check(comma_list(N_("key widths d_k"), "1,8,64,512", whole_number(1, std::int64_t{1} << 24)));
+  add_dk_flag(cmd, o->dk_text, tr("the widths to measure"));
   cmd->add_option("--samples", o->samples, tr("Rows (one query, n keys) per d_k"))
       ->capture_default_str()
       ->check(whole_number(2, std::int64_t{1} << 30));

@@ -1,5 +1,5 @@
 // `tfx analogy A B C`: the words nearest to A − B + C (king man woman → queen), with gensim's
-// most_similar (3CosAdd) or most_similar_cosmul (3CosMul) semantics; --batch answers many
+// most_similar (3CosAdd) or most_similar_cosmul (3CosMul) semantics; --queries answers many
 // queries after one load.
 #include <fmt/format.h>
 #include <unistd.h>
@@ -70,9 +70,9 @@ void run_analogy(const AnalogyOptions& o) {
   if (o.batch.empty() && o.words.size() != 3)
     throw usage_error(fmt::format(N_("expected three words A B C (A − B + C, e.g. tfx analogy king man woman), got {}"), o.words.size()));
   if (!o.batch.empty() && !o.words.empty())
-    throw usage_error(N_("give either three words or --batch FILE, not both"));
+    throw usage_error(N_("give either three words or --queries FILE, not both"));
   const std::size_t k = static_cast<std::size_t>(o.k);
-  // 1. the queries (before loading, so a bad --batch file fails fast)
+  // 1. the queries (before loading, so a bad --queries file fails fast)
   std::vector<BatchQuery> queries;
   if (o.batch.empty()) {
     queries.push_back({o.words, "", 0});
@@ -81,15 +81,15 @@ void run_analogy(const AnalogyOptions& o) {
     if (o.batch != "-") {
       std::error_code ec;
       if (std::filesystem::is_directory(o.batch, ec))
-        throw Error(fmt::format(N_("--batch {}: is a directory; expected a file of 'A B C' lines"), o.batch));
+        throw Error(fmt::format(N_("--queries {}: is a directory; expected a file of 'A B C' lines"), o.batch));
       // a missing or unreadable file is a data error (exit 1), like every input file
       // (access, not an open: opening a named pipe would wait for its writer, and it is read below)
       if (::access(o.batch.c_str(), R_OK) != 0)
-        throw Error(fmt::format(N_("--batch {}: cannot open the file: {}"), o.batch,
+        throw Error(fmt::format(N_("--queries {}: cannot open the file: {}"), o.batch,
                                 std::filesystem::exists(o.batch, ec) ? "permission denied" : "no such file"));
     }
     // read whole (bounded: /dev/zero is refused, not read until memory runs out), BOM removed
-    std::istringstream text(read_text_input(o.batch, "--batch"));
+    std::istringstream text(read_text_input(o.batch, "--queries"));
     std::istream* in = &text;
     std::string line;
     for (std::size_t ln = 1; std::getline(*in, line); ++ln) {
@@ -192,12 +192,12 @@ void register_analogy(CLI::App& app) {
       ->expected(3)
       ->type_name("WORD")
       ->check(non_empty_word());
-  cmd->add_option("-k,--top", o->k, tr("Number of words to show"))->capture_default_str()->check(whole_number(1, std::int64_t{100000}));
+  add_top_flag(cmd, o->k, tr("the best answers; 1…100000 here"), 1, 100000, true);
   cmd->add_option("--method", o->method, trf("Analogy method: {}", choice_list<AnalogyMethod>(kAnalogyMethodChoices, true)))
       ->capture_default_str()
       ->check(one_of<AnalogyMethod>(kAnalogyMethodChoices));
   cmd->add_flag("--keep-inputs", o->keep_inputs, tr("Do not exclude A, B, C from the results (shows what would win without the exclusion)"));
-  cmd->add_option("--batch", o->batch, tr("Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
+  cmd->add_option("--queries", o->batch, tr("Answer one query 'A B C' per line of FILE (- = stdin) after a single load; "
                                           "'A B C D' lines and ': section' lines of questions-words.txt are accepted; a query with "
                                           "an unknown word is skipped and reported on stderr (exit 1 only when none is answered)"))
       ->check(non_empty_path(N_("- reads stdin")));
@@ -208,7 +208,7 @@ void register_analogy(CLI::App& app) {
                      tr("tfx analogy paris france germany -k 3"),
                      tr("tfx analogy king man woman --embeddings glove.6B.100d.txt --method mul"),
                      tr("tfx analogy king man woman --keep-inputs    # king itself is usually nearest"),
-                     tr("printf 'king man woman\\nwalked walk go\\n' | tfx analogy --batch - --format json")});
+                     tr("printf 'king man woman\\nwalked walk go\\n' | tfx analogy --queries - --format json")});
 }
 
 }  // namespace tfx::cli

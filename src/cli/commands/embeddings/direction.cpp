@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/flags/embedding_flags.hpp"
@@ -107,10 +108,8 @@ void register_direction(CLI::App& app) {
                               run_direction, tr("Word embeddings"));
   cmd->add_option("--from", o->from, tr("Words the pairs start from, comma-separated (dog,cat,car)"))->required()->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   cmd->add_option("--to", o->to, tr("Words the pairs go to, in the same order (dogs,cats,cars)"))->required()->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
-  cmd->add_option("--words", o->words, tr("Words to score, comma-separated (default: the pairs' words)"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
-  cmd->add_option("--top", o->top, tr("Also list the N vocabulary words scoring highest and lowest (0 = none)"))
-      ->capture_default_str()
-      ->check(whole_number(0, 100000));
+  add_words_flag(cmd, o->words, tr("the words to score; default: the pairs' words"));
+  add_top_flag(cmd, o->top, tr("the vocabulary words scoring highest and lowest; 0 = none; 0…100000 here"), 0, 100000, false);
   cmd->add_flag("--cosine", o->cosine, tr("Score by cos(d, E(w)) instead of the dot product d·E(w)"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out, false);

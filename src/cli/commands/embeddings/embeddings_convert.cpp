@@ -22,7 +22,7 @@ struct ConvertOptions {
 };
 
 EmbeddingFormat target_format(const ConvertOptions& o) {
-  return parse_choice<EmbeddingFormat>(kEmbeddingWriteChoices, o.to, "to");
+  return parse_choice<EmbeddingFormat>(kEmbeddingWriteChoices, o.to, "to_format");
 }
 
 void run_convert(const ConvertOptions& o) {
@@ -65,7 +65,7 @@ void register_embeddings_convert(CLI::App* embeddings) {
             return std::string();
           },
           ""));
-  conv->add_option("--to", co->to, tr("Output format: ") + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
+  conv->add_option("--to-format", co->to, tr("Output format: ") + choice_list<EmbeddingFormat>(kEmbeddingWriteChoices, true))
       ->capture_default_str()
       ->check(one_of<EmbeddingFormat>(kEmbeddingWriteChoices));
   add_embeddings_format_flag(conv, co->emb.format);
@@ -73,7 +73,7 @@ void register_embeddings_convert(CLI::App* embeddings) {
   add_output_flags(conv, co->out, false);
   set_examples(conv, {tr("tfx embeddings convert glove.6B.300d.txt glove300.tfx"),
                       tr("tfx embeddings convert GoogleNews-vectors-negative300.bin.gz news.tfx --limit 200000"),
-                      tr("tfx embeddings convert vectors.bin vectors.txt --to word2vec")});
+                      tr("tfx embeddings convert vectors.bin vectors.txt --to-format word2vec")});
 }
 
 }  // namespace tfx::cli

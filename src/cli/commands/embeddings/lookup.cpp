@@ -10,6 +10,8 @@
 #include "tfx/core/memory.hpp"
 #include "tfx/core/random.hpp"
 
+#include "cli/flags/model_size_flags.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/flags/embedding_flags.hpp"
@@ -241,15 +243,14 @@ void run_lookup(const LookupOptions& o) {
 void register_lookup(CLI::App& app) {
   auto [cmd, o] = add_command(app, "lookup", tr("Embedding-table lookup (nn.Embedding): ids or words -> rows; prints the output shape"),
                               run_lookup, tr("Word embeddings"));
-  cmd->add_option("--ids", o->ids, tr("Row ids, comma-separated; repeat for a batch (--ids 0,2,5 --ids 0,99,24 -> [2, 3, D])"))
+  cmd->add_option("--ids", o->ids, ids_flag_help(tr("rows of the table; repeat the flag for a batch: --ids 0,2,5 --ids 0,99,24 -> [2, 3, D]")))
       ->expected(1, -1)
       ->allow_extra_args(false)
       ->check(comma_list("ids", "0,2,5"));
-  cmd->add_option("--words", o->words, tr("Words, comma- or space-separated (one quoted sentence is its words); repeat for a batch"))->expected(1, -1)
-      ->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
-  cmd->add_option("--vocab-size", o->vocab_size, tr("A seeded random table nn.Embedding(V, D) (N(0, 1) entries, as PyTorch initialises it) instead of word vectors"))
-      ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--dim", o->dim, tr("Width D of the random table's rows (with --vocab-size)"))->check(whole_number(1, kMaxSizeFlag));
+  add_words_flag(cmd, o->words, tr("or space-separated: one quoted sentence is its words; repeat the flag for a batch"))->expected(1, -1);
+  add_vocab_size_flag(cmd, o->vocab_size,
+                      tr("a seeded random table nn.Embedding(V, D) instead of word vectors: N(0, 1) entries, as PyTorch initialises it"));
+  add_dim_flag(cmd, o->dim, tr("the random table's rows, with --vocab-size"));
   add_seed_flag(cmd, o->seed, tr("the random table of --vocab-size: the same seed, the same rows"));
   cmd->add_option("--table", o->table,
                   tr("translator (default: the teaching translator's trained 112 × 64 table; ids as tfx tokenize prints "

@@ -163,7 +163,7 @@ void register_project(CLI::App& app) {
   cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --pairs words)"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   cmd->add_option("--pairs", o->pairs, tr("Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too"))
       ->check(comma_list(N_("word pairs FROM:TO"), "king:queen,man:woman"));
-  cmd->add_option("--method", o->method, tr("Projection method: ") + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
+  cmd->add_option("--projection", o->method, tr("Projection method: ") + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
       ->capture_default_str()
       ->check(one_of<ProjectionMethod>(kProjectionMethodChoices));
   cmd->add_flag("--unit", o->unit, tr("Unit-normalise the vectors before PCA (a cosine view)"));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/flags/embedding_flags.hpp"
@@ -77,7 +78,7 @@ void register_similar(CLI::App& app) {
   auto [cmd, o] = add_command(app, "similar", tr("Nearest neighbours of a word by cosine similarity (gensim most_similar)"),
                               run_similar, tr("Word embeddings"));
   cmd->add_option("words", o->words, tr("WORD (several: the mean of their unit vectors)"))->required()->check(non_empty_word());
-  cmd->add_option("-k,--top", o->k, tr("Number of neighbours"))->capture_default_str()->check(whole_number(1, 1000000));
+  add_top_flag(cmd, o->k, tr("the nearest neighbours; 1…1000000 here"), 1, 1000000, true);
   cmd->add_option("--negative", o->negative, tr("Words to subtract (comma-separated; gensim's negative=[…])"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);

@@ -150,7 +150,7 @@ void register_tokenize(CLI::App& app) {
   auto [cmd, o] = add_command(app, "tokenize", tr("Text → tokens → ids: word, character or WordPiece subword tokenization"),
                               run_tokenize, tr("Word embeddings"));
   o->text_opt = cmd->add_option("TEXT", o->text, tr("The text to tokenize (quote it), or --file"));
-  cmd->add_option("--file", o->file, tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT"))->type_name("FILE");
+  cmd->add_option("--file", o->file, file_flag_help(""))->type_name("FILE");
   cmd->add_option("--mode", o->mode,
                   trf("Tokenization with a WordPiece vocabulary: {} (default subword; given without --vocab: the built-in "
                       "WordPiece vocabulary)",
@@ -162,10 +162,10 @@ void register_tokenize(CLI::App& app) {
                      "id = line number − 1; a file named like a choice: ./wordpiece)"))
       ->check(non_empty_path("give translator, wordpiece or a BERT vocab.txt"))
       ->type_name("NAME|FILE");
-  cmd->add_flag("--lower", o->lower,
-                tr("As BERT uncased (do_lower_case): lower-case every script, then strip accents (NFD, combining marks "
-                   "dropped): Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo"));
-  cmd->add_flag("--translator", o->translator, tr("The same as --vocab translator (the default)"));
+  add_lower_flag(cmd, o->lower,
+                 tr("as BERT uncased, do_lower_case: every script, then strip accents by NFD, combining marks dropped: "
+                    "Héllo → hello, ΑΒΓ → αβγ; Hangul syllables become jamo"));
+  add_translator_flag(cmd, o->translator, tr("its vocabulary: the same as --vocab translator, the default"));
   add_stats_flag(cmd, o->stats);
   add_output_flags(cmd, o->out, false);
   register_tokenize_train(cmd);

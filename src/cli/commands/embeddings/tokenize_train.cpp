@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands/embeddings/embeddings_commands.hpp"
 #include "cli/common.hpp"
 #include "cli/flags/shared_flags.hpp"
@@ -172,11 +173,9 @@ void register_tokenize_train(CLI::App* tokenize) {
   cmd->add_option("FILE", o->file, tr("The UTF-8 text to learn from (- = standard input): Korean, English, one line or a whole book"))
       ->required()
       ->check(non_empty_path("give a text file or - for standard input"));
-  cmd->add_option("--vocab-size", o->vocab_size,
-                  tr("Tokens in the vocabulary: the 256 byte tokens, then one per merge (at least 256; at most what the text "
-                     "allows)"))
-      ->required()
-      ->check(whole_number(256, std::int64_t{1} << 24));
+  add_vocab_size_flag(cmd, o->vocab_size, tr("the 256 byte tokens, then one per merge: 256…16777216 here, at most what the text allows"),
+                      SizeBound{{256, std::int64_t{1} << 24}})
+      ->required();
   o->show_opt = cmd->add_flag("--show", o->show,
                 tr("The tokenizer lesson: the first merges (--merges rows) with what each new token holds, and a figure of "
                    "how the vocabulary grows (written to tokenize_train_vocabN.png unless --png/--svg/--view say where)"));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/schedule.hpp"
@@ -22,7 +23,7 @@ struct LrOptions {
   std::int64_t steps = 20000;
   std::optional<std::int64_t> step;
   std::int64_t rows = 21;
-  double factor = 1.0;  // --factor: the schedule's multiplier (--scale is the figure's, as everywhere)
+  double factor = 1.0;  // --lr-factor: the schedule's multiplier (--scale is the figure's, as everywhere)
   OutputFlags out;
   FigureFlags fig;
 };
@@ -33,13 +34,13 @@ void run_lr(const LrOptions& o) {
   r.params = {{"d_model", o.d_model}, {"warmup", o.warmup}, {"factor", o.factor}};
   // --scale sizes the figure on every command; here a user may mean the schedule's multiplier
   if (o.fig.scale != 1.0 && !o.fig.png_requested() && !o.out.figure_format())
-    throw usage_error(N_("--scale sizes the figure (with --png, --svg or --format png/svg); the schedule's multiplier is --factor"));
+    throw usage_error(N_("--scale sizes the figure (with --png, --svg or --format png/svg); the schedule's multiplier is --lr-factor"));
   // the schedule peaks at step = warmup: factor·d_model^(-0.5)·warmup^(-0.5); past float32 the table shows inf
   for (auto w : o.warmup) {
     const double peak = warmup_learning_rate(static_cast<double>(w), o.d_model, static_cast<double>(w), o.factor);
     if (!(peak <= std::numeric_limits<float>::max()))
-      throw usage_error(fmt::format(N_("--factor {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
-                                    "use a smaller --factor or a larger --d-model"),
+      throw usage_error(fmt::format(N_("--lr-factor {:g} --d-model {:g}: the peak learning rate ({:g}, at step {}) overflows float32; "
+                                    "use a smaller --lr-factor or a larger --d-model"),
                                     o.factor, o.d_model, peak, w));
   }
   if (o.step) {
@@ -115,18 +116,15 @@ void register_lr(CLI::App& app) {
   auto o = std::make_shared<LrOptions>();
   CLI::App* cmd = app.add_subcommand("lr", tr("Warm-up learning-rate schedule of the Transformer paper (table, value or figure)"));
   cmd->group(tr("Training"));
-  cmd->add_option("--d-model", o->d_model, tr("Model dimension d_model"))->capture_default_str()->check(positive_number());
-  cmd->add_option("--warmup", o->warmup_text, tr("Warm-up steps; several (comma-separated) give one column/curve each"))
-      ->capture_default_str()
-      ->type_name("INT")
-      ->check(comma_list(N_("warm-up steps"), "4000,8000", whole_number(1, std::int64_t{1} << 40)));
-  cmd->add_option("--steps", o->steps, tr("Last step of the table/curve"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 40));
+  add_d_model_flag(cmd, o->d_model, "");
+  add_warmup_flag(cmd, o->warmup_text, tr("one column and one curve each"));
+  add_steps_flag(cmd, o->steps, tr("the table's and the curve's last step"));
   cmd->add_option("--rows", o->rows, tr("Evenly spaced steps in the table (warm-up peaks are added)"))
       ->capture_default_str()
       ->check(whole_number(1, 100000));
   cmd->add_option("--step", o->step, tr("One step: print its learning rate with the formula spelled out"))
       ->check(whole_number(1, std::int64_t{1} << 40));
-  cmd->add_option("--factor", o->factor,
+  cmd->add_option("--lr-factor", o->factor,
                   tr("Multiply the schedule (the Annotated Transformer's factor, e.g. 2); --scale sizes the figure, as on every command"))
       ->capture_default_str()
       ->check(positive_number());

@@ -171,8 +171,7 @@ void register_architecture(CLI::App& app) {
                                  "shapes on the arrows"),
                               run_architecture, tr("Attention"));
   add_model_flag(cmd, o->model)->capture_default_str();
-  cmd->add_option("--sentence", o->sentence,
-                  tr("The sentence whose length gives the positions (default: 나는 학생 이다; a checkpoint: I am a student)"));
+  add_sentence_flag(cmd, o->sentence, tr("its length gives the positions; default: 나는 학생 이다; a checkpoint: I am a student"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx architecture --png                      # the teaching translator, \"나는 학생 이다\""),

@@ -147,7 +147,7 @@ void register_model_ablate(CLI::App& model) {
   cmd->add_flag("--all-heads", o->all_heads, tr("Every head alone: the layers × heads map of the target's log-probability change"));
   cmd->add_flag("--mean", o->mean, tr("Replace the head's output by its mean over the positions instead of zero"));
   add_target_flag(cmd, o->target, tr("one token, whose log-probability change is reported; default: the unablated top token"));
-  cmd->add_option("--top", o->top, tr("How many of the most probable tokens to list before and after"))->capture_default_str()->check(whole_number(1, 1000));
+  add_top_flag(cmd, o->top, tr("the most probable tokens, before and after; 1…1000 here"), 1, 1000, false);
   add_presentation_flags(cmd, o->out, o->fig);
   set_examples(cmd, {tr("tfx model ablate gpt2/ \"The capital of France is\" --head 9.8"),
                      tr("tfx model ablate gpt2/ \"The capital of France is\" --all-heads --target \" Paris\" --png")});

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
@@ -61,7 +62,7 @@ void register_model_fill(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "fill", tr("Masked-LM top-k for each [MASK] (BERT with its MLM head)"), run_model_fill);
     add_model_input(cmd, o->in);
-    cmd->add_option("-k,--top", o->k, tr("How many tokens per mask"))->capture_default_str()->check(whole_number(1, 1000));
+    add_top_flag(cmd, o->k, tr("the most likely tokens per mask; 1…1000 here"), 1, 1000, true);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model fill bert-base-uncased/ \"the [MASK] sat on the mat.\" -k 10")});
   }

@@ -23,13 +23,11 @@ void add_model_input(CLI::App* cmd, ModelInput& in, bool text, bool image) {
   cmd->add_option("DIR", in.dir, tr("Checkpoint folder: config.json, model.safetensors (or shards), tokenizer files; or a GGUF file (llama.cpp, Ollama)"))->required();
   if (!text) return;
   in.text_opt = cmd->add_option("TEXT", in.text, tr("The text the model reads (through the checkpoint's own tokenizer)"));
-  cmd->add_option("--ids", in.ids, tr("Token ids instead of TEXT, comma-separated (no tokenizer needed)"))
-      ->check(comma_list("ids", "15496,11,616"));
+  add_one_ids_flag(cmd, in.ids, "15496,11,616", tr("instead of TEXT; no tokenizer needed"));
   add_no_special_flag(cmd, in.no_special);
   if (image)
-    cmd->add_option("--image", in.image, tr("The picture an image model (ViT) reads instead of TEXT: PNG, JPEG, …, preprocessed as "
-                                            "preprocessor_config.json says"))
-        ->type_name("FILE");
+    add_image_flag(cmd, nullptr, &in.image, 0, 0,
+                   tr("what an image model, ViT, reads instead of TEXT, preprocessed as preprocessor_config.json says"));
 }
 
 namespace {

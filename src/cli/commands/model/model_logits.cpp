@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/commands/model/model.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
@@ -76,7 +77,7 @@ void register_model_logits(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "logits", tr("Logits (T, vocabulary) of the LM or MLM head"), run_model_logits);
     add_model_input(cmd, o->in, true, true);
-    cmd->add_option("--top", o->top, tr("With --image: how many of the most probable labels to list"))->capture_default_str()->check(whole_number(1, 1 << 20));
+    add_top_flag(cmd, o->top, tr("with --image: the most probable labels; at least 1"), 1, 1 << 20, false);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy"),
                        tr("tfx model logits vit-base-patch16-224/ --image cat.jpg --top 5   # labels from id2label")});

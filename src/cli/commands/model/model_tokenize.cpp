@@ -132,9 +132,7 @@ void register_model_tokenize(CLI::App& model) {
   auto [cmd, o] = add_command(model, "tokenize", tr("The checkpoint's own tokenizer: tokens and ids as Hugging Face gives them"), run_model_tokenize);
   o->dir_opt = cmd->add_option("DIR", o->dir, tr("Checkpoint folder with tokenizer.json (or vocab.txt, or vocab.json + merges.txt), or a GGUF file (its tokenizer.ggml.*)"));
   o->text_opt = cmd->add_option("TEXT", o->text, tr("The text to tokenize (or --file)"));
-  cmd->add_option("--file", o->files,
-                  tr("Tokenize this UTF-8 file (- = standard input) instead of TEXT: the whole document one sequence, as "
-                     "Hugging Face's encode sees it"))
+  cmd->add_option("--file", o->files, file_flag_help(tr("the whole document one sequence, as Hugging Face's encode sees it")))
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("FILE");

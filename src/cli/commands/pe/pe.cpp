@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
@@ -107,7 +108,7 @@ void register_pe(CLI::App& app) {
   CLI::App* pe = app.add_subcommand("pe", tr("Sinusoidal positional encoding: the PE matrix, one value, sim, shift"));
   pe->group(tr("Positional encodings"));
   auto* len = add_pe_shape_flags(pe, *opts, tr("rows"), tr("columns; odd D ends with a sine column")).len;
-  pe->add_option("--pos", opts->pos, tr("Position p of a single value (with --i)"))->check(whole_number(0, std::int64_t{1} << 40));
+  add_pos_flag(pe, opts->pos, tr("of a single value, with --i"));
   pe->add_option("--i", opts->i, tr("Dimension index i of a single value (with --pos); even = sin, odd = cos"))->check(whole_number(0, std::int64_t{1} << 40));
   add_presentation_flags(pe, opts->out, opts->fig);
   set_examples(pe, {tr("tfx pe --len 50 --dim 128 --png        # the lecture's 50×128 figure"),

@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/flags/attention_sentence.hpp"
 #include "cli/common.hpp"
 #include "cli/commands/pe/pe_commands.hpp"
@@ -116,7 +117,7 @@ void run_pe_add(const PeAddOptions& o) {
 
 void register_pe_add(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "add", tr("e′ = e + p: each token's embedding, its PE row and their sum, with ‖e‖, ‖p‖ and √d_model scaling"), run_pe_add);
-  cmd->add_option("--sentence", o->sentence, tr("The words (looked up lower-cased in the embedding)"))->capture_default_str();
+  add_sentence_flag(cmd, o->sentence, tr("its words looked up lower-cased in the embedding"))->capture_default_str();
   cmd->add_flag("--scale-embedding", o->scale, tr("Multiply e by √d_model before adding p, as the original Transformer does"));
   o->source = add_sentence_source_flags(cmd);
   add_presentation_flags(cmd, o->out, o->fig);

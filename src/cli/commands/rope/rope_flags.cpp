@@ -9,23 +9,21 @@
 
 #include "cli/common.hpp"
 #include "cli/flags/flag_names.hpp"
+#include "cli/flags/shape_flags.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
 void add_rope_flags(CLI::App* app, RopeFlags& f, bool list) {
   const char* g = tr("RoPE");
-  app->add_option("--base", f.base, tr("Base of the frequencies: inv_freq_j = base^(-2j/D) (HF rope_theta)"))
-      ->capture_default_str()
-      ->group(g);
+  add_base_flag(app, f.base, tr("of the frequencies: inv_freq_j = base^(-2j/D); HF rope_theta"))->group(g);
   app->add_option("--layout", f.layout, tr("Pairing: interleaved (x_2j, x_2j+1) as in the lecture/LLaMA, half (x_j, x_j+D/2) as in GPT-NeoX/HF rotate_half"))
       ->capture_default_str()
       ->check(one_of<RopeLayout>(kRopeLayoutChoices))
       ->group(g);
-  app->add_option("--scaling", f.scaling,
-                  list ? trf("Scalings to compare, comma-separated: {} (none is always shown)",
-                             choice_list<RopeScaling>(kRopeScalingChoices, false, ",", ","))
-                       : tr("Scaling: ") + choice_list<RopeScaling>(kRopeScalingChoices))
+  const std::string scaling_help = trf("Scaling of the frequencies: {}; where a command compares several, comma-separated",
+                                       choice_list<RopeScaling>(kRopeScalingChoices));
+  app->add_option("--scaling", f.scaling, list ? fmt::format("{} ({})", scaling_help, tr("none is always shown")) : scaling_help)
       ->capture_default_str()
       ->group(g);
   app->add_option("--factor", f.factor, tr("Context extension factor f (linear, ntk, dynamic, yarn, llama3)"))->group(g);

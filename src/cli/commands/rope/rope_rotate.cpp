@@ -8,6 +8,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "cli/flags/shared_flags.hpp"
 #include "cli/common.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/figure/pair_panel.hpp"
@@ -178,7 +179,7 @@ void register_rope_rotate(CLI::App* rope) {
   auto [sub, opts] = add_command(*rope, "rotate", tr("One vector before and after rotation R_pos, pair by pair; norms; --complex form"),
                                  run_rope_rotate, tr("Subcommands"));
   add_rope_dim_flag(sub, opts->dim, tr("default: the --vector's length, else 8"));
-  sub->add_option("--pos", opts->pos, tr("Position pos of the vector"))->capture_default_str()->check(whole_number(0, std::int64_t{1} << 40));
+  add_pos_flag(sub, opts->pos, tr("of the vector"))->capture_default_str();
   opts->vector_opt = sub->add_option("--vector", opts->vector, tr("The vector, D comma-separated numbers, e.g. 1,0,0,1"));
   auto* seed = add_seed_flag(sub, opts->seed, tr("a random vector uniform from −1 to 1 when no --vector"));
   opts->vector_opt->excludes(seed);

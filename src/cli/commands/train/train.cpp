@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/commands/train/train_compare.hpp"
 #include "cli/commands/train/train_flags.hpp"
@@ -249,11 +250,11 @@ void register_train(CLI::App& app) {
                               tr("Train the teaching translator's Transformer in tfx (hand-written backward pass, Adam, warm-up)"),
                               run_train, tr("Training"));
   add_train_steps_flag(cmd, o->steps);
-  cmd->add_option("--batch", o->batch, tr("Pairs per step"))->capture_default_str()->check(whole_number(1, 4096));
+  add_batch_flag(cmd, o->batch, tr("sentence pairs per optimizer step, at most 4096"), SizeBound{{1, 4096}});
   add_train_d_model_flag(cmd, o->d_model);
   add_train_heads_flag(cmd, o->heads);
-  cmd->add_option("--layers", o->layers, tr("Encoder layers (and as many decoder layers)"))->capture_default_str()->check(whole_number(1, 12));
-  cmd->add_option("--ffn", o->ffn, tr("Feed-forward width"))->capture_default_str()->check(whole_number(1, 8192));
+  add_layers_flag(cmd, o->layers, tr("encoder layers, and as many decoder layers; at most 12"), SizeBound{{1, 12}});
+  add_ffn_flag(cmd, o->ffn, tr("at most 8192"), SizeBound{{1, 8192}});
   add_seed_flag(cmd, o->seed, tr("the initial weights, the batch order and the held-out split"))->capture_default_str();
   add_train_warmup_flag(cmd, o->warmup, "tfx lr");
   cmd->add_option("--label-smoothing", o->label_smoothing, tr("Label smoothing ε of the cross-entropy"))

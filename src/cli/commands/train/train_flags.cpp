@@ -1,4 +1,5 @@
 // The training commands' shared flags (train_flags.hpp).
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands/train/train_flags.hpp"
 
 #include "cli/commands/train/train_compare.hpp"
@@ -13,15 +14,15 @@ std::string tf_with_note(const std::string& help, const std::string& note) { ret
 }  // namespace
 
 CLI::Option* add_train_steps_flag(CLI::App* cmd, std::int64_t& steps) {
-  return cmd->add_option("--steps", steps, tr("Optimizer steps"))->capture_default_str()->check(whole_number(1, 1000000));
+  return add_steps_flag(cmd, steps, tr("optimizer steps, at most 1000000"), SizeBound{{1, 1000000}});
 }
 
 CLI::Option* add_train_d_model_flag(CLI::App* cmd, std::int64_t& d_model) {
-  return cmd->add_option("--d-model", d_model, tr("Model width d_model"))->capture_default_str()->check(whole_number(2, 1024));
+  return add_d_model_flag(cmd, d_model, tr("training: 2…1024"), SizeBound{{2, 1024}});
 }
 
 CLI::Option* add_train_heads_flag(CLI::App* cmd, std::int64_t& heads) {
-  return cmd->add_option("--heads", heads, tr("Attention heads (must divide --d-model)"))->capture_default_str()->check(whole_number(1, 64));
+  return add_heads_size_flag(cmd, heads, tr("training: 1…64; H must divide --d-model"), SizeBound{{1, 64}});
 }
 
 CLI::Option* add_train_threads_flag(CLI::App* cmd, std::int64_t& threads) {
@@ -31,9 +32,7 @@ CLI::Option* add_train_threads_flag(CLI::App* cmd, std::int64_t& threads) {
 }
 
 CLI::Option* add_train_warmup_flag(CLI::App* cmd, double& warmup, const std::string& note) {
-  return cmd->add_option("--warmup", warmup, tf_with_note(tr("Warm-up steps of the learning-rate schedule"), note))
-      ->capture_default_str()
-      ->check(positive_number());
+  return add_warmup_flag(cmd, warmup, note);
 }
 
 CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std::string& note) {

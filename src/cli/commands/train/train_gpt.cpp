@@ -5,6 +5,7 @@
 // (GPT2LMHeadModel's names, F32), tokenizer.json — that every `tfx model` command opens. DIR is
 // written to a temporary folder beside it and renamed into place once training is done: an
 // interrupted run leaves nothing.
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands/train/train_gpt.hpp"
 
 #include <fmt/format.h>
@@ -251,17 +252,15 @@ CLI::App* register_train_gpt(CLI::App* train) {
       ->check(non_empty_path("give a text file or - for standard input"));
   cmd->add_option("--tokenizer", o->tokenizer, tr("A tokenizer.json to use instead of learning one from --text"))
       ->check(non_empty_path("a tokenizer.json file"));
-  cmd->add_option("--vocab-size", o->vocab_size,
-                  tr("Tokens in the vocabulary: the 256 byte tokens, then one per merge (at least 256; at most what the text "
-                     "allows)"))
-      ->capture_default_str()
-      ->check(whole_number(256, std::int64_t{1} << 24));
+  add_vocab_size_flag(cmd, o->vocab_size, tr("the 256 byte tokens, then one per merge: 256…16777216 here, at most what the text allows"),
+                      SizeBound{{256, std::int64_t{1} << 24}})
+      ->capture_default_str();
   add_train_d_model_flag(cmd, o->d_model);
-  cmd->add_option("--layers", o->layers, tr("Decoder blocks (n_layer)"))->capture_default_str()->check(whole_number(1, 48));
+  add_layers_flag(cmd, o->layers, tr("decoder blocks, n_layer; at most 48"), SizeBound{{1, 48}});
   add_train_heads_flag(cmd, o->heads);
   cmd->add_option("--context", o->context, tr("Tokens per training sequence (n_positions)"))->capture_default_str()->check(whole_number(2, 4096));
   add_train_steps_flag(cmd, o->steps);
-  cmd->add_option("--batch", o->batch, tr("Sequences of --context tokens per step"))->capture_default_str()->check(whole_number(1, 4096));
+  add_batch_flag(cmd, o->batch, tr("sequences of --context tokens per optimizer step, at most 4096"), SizeBound{{1, 4096}});
   add_train_lr_flag(cmd, o->lr);
   add_train_warmup_flag(cmd, o->warmup, tr("linear to --lr, then a cosine to --lr/10"));
   add_seed_flag(cmd, o->seed, tr("the initial weights and the batches"))->capture_default_str();

@@ -5,6 +5,7 @@
 // (ViTImageProcessor's), model.safetensors (ViTForImageClassification's names, F32) — that every
 // `tfx model` command opens. DIR is written to a temporary folder beside it and renamed into place
 // once training is done: an interrupted run leaves nothing.
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands/train/train_vit.hpp"
 
 #include <fmt/format.h>
@@ -193,15 +194,14 @@ CLI::App* register_train_vit(CLI::App* train) {
       ->capture_default_str()
       ->check(whole_number(2, static_cast<std::int64_t>(kShapeKinds)))
       ->excludes(images);
-  cmd->add_option("--image", o->image, tr("Picture side S in pixels (the model's image_size; pictures are resized to S × S)"))
-      ->capture_default_str()
-      ->check(whole_number(2, 1024));
+  add_image_flag(cmd, &o->image, nullptr, 2, 1024, tr("the side S of the pictures, 2…1024: the model's image_size; pictures are resized to S × S"))
+      ->default_str(std::to_string(o->image));
   cmd->add_option("--patch", o->patch, tr("Patch side P = kernel_size = stride"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 24));
   add_train_d_model_flag(cmd, o->d_model);
-  cmd->add_option("--layers", o->layers, tr("Encoder blocks (num_hidden_layers)"))->capture_default_str()->check(whole_number(1, 48));
+  add_layers_flag(cmd, o->layers, tr("encoder blocks, num_hidden_layers; at most 48"), SizeBound{{1, 48}});
   add_train_heads_flag(cmd, o->heads);
   add_train_steps_flag(cmd, o->steps);
-  cmd->add_option("--batch", o->batch, tr("Pictures per step"))->capture_default_str()->check(whole_number(1, 4096));
+  add_batch_flag(cmd, o->batch, tr("pictures per optimizer step, at most 4096"), SizeBound{{1, 4096}});
   add_train_lr_flag(cmd, o->lr);
   add_train_warmup_flag(cmd, o->warmup, tr("linear to --lr, then a cosine to --lr/10"));
   add_seed_flag(cmd, o->seed, tr("the initial weights and the batches"))->capture_default_str();

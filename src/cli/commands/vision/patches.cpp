@@ -9,6 +9,8 @@
 
 #include <filesystem>
 
+#include "cli/flags/shared_flags.hpp"
+#include "cli/flags/model_size_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "tfx/attention/vision.hpp"
@@ -39,7 +41,7 @@ std::string shape(std::initializer_list<std::int64_t> dims) { return fmt::format
 void run_patches_shapes(const PatchesOptions& o, const PatchEmbedding& p) {
   if (!o.picture.empty()) throw usage_error(N_("give --shapes or --image FILE, not both"));
   if ((o.height && o.height != o.image) || (o.width && o.width != o.image))
-    throw usage_error("--shapes draws square pictures: give their side with --image N, not --height/--width");
+    throw usage_error("--shapes draws square pictures: give their side with --image N, not --image-height/--image-width");
   if (o.channels != 3) throw usage_error(fmt::format("--channels {} with --shapes: the pictures are RGB, 3 channels", o.channels));
   if (o.image < 16 || o.image > 1024) throw usage_error(fmt::format(N_("--image {} with --shapes: expected a side from 16 to 1024 pixels"), o.image));
   std::vector<ShapeKind> kinds;
@@ -209,30 +211,15 @@ void register_patches(CLI::App& app) {
   auto [cmd, o] = add_command(app, "patches", tr("ViT patch embedding: image → patches → tokens, shapes of the Conv2d and unfold routes"),
                               run_patches, tr("Vision"));
   const auto big = std::int64_t{1} << 24;
-  cmd->add_option_function<std::string>(
-         "--image",
-         [opts = o, big](const std::string& v) {  // (clang 14 cannot capture a structured binding by name)
-           // a number (or what was meant as one: -3, 2.5, 1e3) is a side; anything else a file
-           const bool number = !v.empty() && v.find_first_not_of("0123456789+-.eE") == std::string::npos &&
-                               v.find_first_of("0123456789") != std::string::npos;
-           if (number) {
-             if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoll(v) < 1 || std::stoll(v) > big)
-               throw usage_error(fmt::format(N_("--image: expected a side from 1 to {} pixels or a picture file, got '{}'"), big, v), {"image"});
-             opts->image = std::stoll(v);
-           } else {
-             opts->picture = v;
-           }
-         },
-         tr("Image side (height = width) in pixels, or a picture (PNG, JPEG, …) to resize to 224×224 (or --height × --width) "
-            "and cut into patches"))
-      ->type_name("N|FILE")
+  add_image_flag(cmd, &o->image, &o->picture, 1, big,
+                 tr("height = width; a picture is resized to 224×224, or --image-height × --image-width, and cut into patches"))
       ->default_str("224");
-  cmd->add_option("--height", o->height, tr("Image height, when not square (default: --image)"))->check(whole_number(1, big));
-  cmd->add_option("--width", o->width, tr("Image width, when not square (default: --image)"))->check(whole_number(1, big));
+  cmd->add_option("--image-height", o->height, tr("Image height, when not square (default: --image)"))->check(whole_number(1, big));
+  cmd->add_option("--image-width", o->width, tr("Image width, when not square (default: --image)"))->check(whole_number(1, big));
   cmd->add_option("--patch", o->patch, tr("Patch side P = kernel_size = stride"))->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--channels", o->channels, tr("Input channels (3 = RGB)"))->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--d-model", o->d_model, tr("Output channels = token width d_model"))->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--batch", o->batch, tr("Batch size B"))->capture_default_str()->check(whole_number(1, big));
+  add_d_model_flag(cmd, o->d_model, tr("the output channels, one token's width"));
+  add_batch_flag(cmd, o->batch, tr("pictures"));
   o->shapes_opt = cmd->add_option("--shapes", o->shapes,
                                   trf("Draw the synthetic pictures teaching-vit learns from instead: {} or all (comma-separated; "
                                       "given alone: all), one seeded picture each at --image N pixels",
@@ -260,7 +247,7 @@ void register_patches(CLI::App& app) {
                      tr("tfx patches --image cat.jpg --png          # the picture's 196 numbered patches and their sequence"),
                      tr("tfx patches --image cat.jpg -o patches.npy # the [196, 768] rows the Linear layer reads"),
                      tr("tfx patches --image 384 --patch 32 --d-model 1024"),
-                     tr("tfx patches --height 224 --width 320 --format json")});
+                     tr("tfx patches --image-height 224 --image-width 320 --format json")});
 }
 
 }  // namespace tfx::cli
