@@ -141,11 +141,30 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
     }
   });
   for (const HeldOutScore& h : part) {
+    s.pair_exact.push_back(h.exact ? 1 : 0);
     s.exact += h.exact;
     s.aligned_hits += h.aligned_hits;
     s.aligned_total += h.aligned_total;
   }
   return s;
+}
+
+std::vector<LengthScore> exact_by_length(const std::vector<IdPair>& test, const HeldOutScore& score) {
+  if (score.pair_exact.size() != test.size())
+    throw Error(fmt::format("exact_by_length: {} scores for {} test pairs", score.pair_exact.size(), test.size()));
+  std::vector<LengthScore> rows;
+  for (std::size_t i = 0; i < test.size(); ++i) {
+    const std::size_t len = test[i].source.size();
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const LengthScore& r) { return r.length == len; });
+    if (it == rows.end()) {
+      rows.push_back({len, 0, 0});
+      it = rows.end() - 1;
+    }
+    ++it->pairs;
+    it->exact += score.pair_exact[i];
+  }
+  std::sort(rows.begin(), rows.end(), [](const LengthScore& a, const LengthScore& b) { return a.length < b.length; });
+  return rows;
 }
 
 Tensor train_cross_attention(const TrainConfig& c, const TensorMap& params, const std::vector<std::size_t>& source,

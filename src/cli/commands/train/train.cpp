@@ -43,7 +43,10 @@ struct TrainCommandOptions {
   bool no_pe = false, no_scale = false, pre_ln = false, no_warmup = false, no_progress = false;
   std::vector<std::string> compare;  // --compare pe,no-pe (or pe no-pe)
   std::string pairs;
-  std::string corpus = "ko-en";  // the built-in corpus: ko-en (the lecture's) or en-ko (word order)
+  std::string corpus = "ko-en";  // the built-in corpus: ko-en (the lecture's), en-ko (word order) or lengths (extrapolation)
+  std::string pe = "sinusoidal";  // --pe (--no-pe is --pe none)
+  CLI::Option* pe_opt = nullptr;
+  std::int64_t train_max_len = 0;  // --train-max-len N (0: every training pair)
   std::string model;  // -o FILE.safetensors
   std::string watch;  // --watch SENTENCE
   CLI::Option* watch_opt = nullptr;
@@ -59,14 +62,22 @@ void run_train(const TrainCommandOptions& o) {
   if (o.vit && o.vit->parsed()) return;  // `tfx train vit …` ran instead
   // the data: the built-in corpus (its own split and alignments) or --pairs
   const bool en_ko = o.pairs.empty() && o.corpus == "en-ko";
-  const TranslatorTrainData loaded = load_translator_train_data(o.pairs, en_ko, o.test_fraction, o.seed);
+  // --pe and --no-pe: one property (--no-pe is --pe none)
+  PositionalEncoding pe = parse_positional_encoding(o.pe, "--pe");
+  if (o.no_pe) {
+    if (o.pe_opt && o.pe_opt->count() > 0 && pe != PositionalEncoding::none)
+      throw usage_error(fmt::format(N_("--no-pe and --pe {} disagree; --no-pe is --pe none, give one of them"), o.pe));
+    pe = PositionalEncoding::none;
+  }
+  const std::size_t train_max_len = static_cast<std::size_t>(o.train_max_len);
+  const TranslatorTrainData loaded = load_translator_train_data(o.pairs, o.corpus, o.test_fraction, o.seed, train_max_len);
   const std::vector<TextPair>& pairs = loaded.pairs;
   const std::vector<std::string>& vocab = loaded.vocab;
   const std::string& data_name = loaded.name;
   const IdPairs& data = loaded.data;
 
   // the experiment, as its flags: in every title, so two runs' figures and tables tell themselves apart
-  const std::string experiment = translator_experiment(en_ko, o.pairs, o.no_pe, o.no_scale, o.pre_ln, o.no_warmup);
+  const std::string experiment = translator_experiment(o.corpus, o.pairs, pe, o.no_scale, o.pre_ln, o.no_warmup, train_max_len);
   const std::string experiment_title = experiment.empty() ? tr("the lecture's model") : experiment;
 
   TrainConfig c;
@@ -75,12 +86,17 @@ void run_train(const TrainCommandOptions& o) {
   c.heads = static_cast<std::size_t>(o.heads);
   c.layers = static_cast<std::size_t>(o.layers);
   c.ffn = static_cast<std::size_t>(o.ffn);
-  c.positional_encoding = !o.no_pe;
+  c.pe = pe;
   c.scale_scores = !o.no_scale;
   c.pre_ln = o.pre_ln;
   c.label_smoothing = o.label_smoothing;
   if (c.d_model % c.heads != 0)
     throw usage_error(fmt::format(N_("--heads {} does not divide --d-model {}; expected a divisor such as 4"), o.heads, o.d_model));
+  if ((c.d_model / c.heads) % 2 != 0 &&
+      (pe == PositionalEncoding::rope || std::find(o.compare.begin(), o.compare.end(), "rope") != o.compare.end()))
+    throw usage_error(fmt::format(N_("--pe rope rotates pairs of a head's columns: --d-model {} / --heads {} = {} is odd; expected an "
+                                     "even head width"),
+                                  o.d_model, o.heads, c.d_model / c.heads));
   const std::string& model_path = o.model;
   // the model's two files are checked before training, not after it: each must be a file tfx can
   // replace (a folder, a named pipe or a device in the vocabulary's place would block or fail only
@@ -110,7 +126,8 @@ void run_train(const TrainCommandOptions& o) {
     std::string context = experiment;
     if (o.layers != 2) context += (context.empty() ? "" : " ") + fmt::format("--layers {}", o.layers);
     if (o.d_model != 64) context += (context.empty() ? "" : " ") + fmt::format("--d-model {}", o.d_model);
-    present_train_compare(o.compare, c, to, data, data_name, context, static_cast<std::size_t>(o.every), !o.no_progress, o.out, o.fig);
+    present_train_compare(o.compare, c, to, data, data_name, context, static_cast<std::size_t>(o.every), train_max_len, !o.no_progress,
+                          o.out, o.fig);
     return;
   }
   TensorMap params = init_train_parameters(c, o.seed);
@@ -158,15 +175,14 @@ void run_train(const TrainCommandOptions& o) {
   r.command = "train";
   r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
               {"ffn", o.ffn}, {"seed", o.seed}, {"warmup", o.warmup}, {"label_smoothing", o.label_smoothing},
-              {"pe", !o.no_pe}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"no_warmup", o.no_warmup}, {"threads", to.threads},
-              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}};
+              {"pe", std::string(positional_encoding_name(pe))}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"no_warmup", o.no_warmup}, {"threads", to.threads},
+              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}, {"train_max_len", o.train_max_len}};
   r.blocks.push_back(Text{trf("tfx train, experiment: {}", experiment_title)});
   r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
                               "({}), FFN {}, {} parameters; {} steps of {} pairs",
                               data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers,
                               o.layers,
-                              std::string(o.pre_ln ? "pre-LN" : "post-LN") + (o.no_pe ? ", no PE" : "") +
-                                  (o.no_scale ? ", no 1/√d_k" : ""),
+                              TranslatorProperties{o.pre_ln, pe, !o.no_scale}.layout(),
                               o.ffn,
                               [&] {
                                 std::size_t n = 0;
@@ -180,6 +196,18 @@ void run_train(const TrainCommandOptions& o) {
     r.blocks.push_back(Text{trf("held-out exact match: {}/{} = {:.1f} %", score.exact, score.pairs, 100 * score.exact_fraction())});
   r.summary[N_("held_out_exact")] = score.exact_fraction();
   r.summary[N_("held_out_pairs")] = score.pairs;
+  // --train-max-len: held-out exact match by source length, the lengths past N never trained on
+  if (train_max_len > 0 && score.pairs > 0) {
+    Records by_length;
+    by_length.name = N_("by_length");
+    by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact")};
+    for (const LengthScore& l : exact_by_length(data.test, score))
+      by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction()});
+    r.blocks.push_back(Text{trf("held-out exact match by source length (trained on sentences of at most {} words; longer ones are "
+                                "new lengths):",
+                                train_max_len)});
+    r.blocks.push_back(std::move(by_length));
+  }
   if (has_alignment) {
     r.blocks.push_back(Text{trf("cross-attention alignment (decoder layer {}, mean of heads, argmax = gold source word): "
                                 "{}/{} = {:.1f} %",
@@ -261,8 +289,10 @@ void register_train(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.99));
   add_train_threads_flag(cmd, o->threads);
   add_no_pe_flag(cmd, o->no_pe);
+  o->pe_opt = add_train_pe_flag(cmd, o->pe);
   add_no_scale_flag(cmd, o->no_scale);
   add_train_experiment_flags(cmd, o->pre_ln, o->no_warmup, o->compare, o->corpus, o->pairs, o->test_fraction);
+  add_train_max_len_flag(cmd, o->train_max_len);
   add_train_every_flag(cmd, o->every, tr("held-out exact match and alignment; before N densely, after steps 10, 20, 50, 100, …"));
   add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
@@ -291,6 +321,7 @@ void register_train(CLI::App& app) {
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
                      tr("tfx train --corpus en-ko --no-pe           # without PE: the dog bites the man, or the man the dog?"),
                      tr("tfx train --corpus en-ko --compare pe,no-pe  # both runs in one figure and one table"),
+                     tr("tfx train --corpus lengths --train-max-len 6 --compare sinusoidal,learned,rope,none  # accuracy by length"),
                      tr("tfx train --gif --watch \"그녀는 커피를 마셨다\"     # watch attention and embeddings form"),
                      tr("tfx train --pairs my_pairs.tsv --test-fraction 0.2")});
 }

@@ -23,8 +23,12 @@ CLI::Option* add_train_every_flag(CLI::App* cmd, std::int64_t& every, const std:
 CLI::Option* add_train_lr_flag(CLI::App* cmd, double& lr);
 
 // `tfx train`'s experiments and data, in this order: --pre-ln, --no-warmup, --compare LIST, --corpus
-// ko-en|en-ko, --pairs FILE (not with --corpus), --test-fraction X
+// ko-en|en-ko|lengths, --pairs FILE (not with --corpus), --test-fraction X
 void add_train_experiment_flags(CLI::App* cmd, bool& pre_ln, bool& no_warmup, std::vector<std::string>& compare, std::string& corpus,
                                 std::string& pairs, double& test_fraction);
+// The extrapolation experiment's two: --pe sinusoidal|learned|rope|none (kPositionalEncodingChoices)
+// and --train-max-len N (train on the sentences of at most N words; accuracy by length)
+CLI::Option* add_train_pe_flag(CLI::App* cmd, std::string& pe);
+CLI::Option* add_train_max_len_flag(CLI::App* cmd, std::int64_t& max_len);
 
 }  // namespace tfx::cli
