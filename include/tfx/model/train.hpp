@@ -117,6 +117,7 @@ std::vector<std::size_t> train_greedy(const TrainConfig& c, const TensorMap& par
 struct HeldOutScore {
   std::size_t exact = 0, pairs = 0, aligned_hits = 0, aligned_total = 0;
   std::vector<unsigned char> pair_exact;  // per test pair, in order: 1 when greedy decoding is exact
+  std::vector<std::size_t> pair_prefix;   // per test pair: how many target tokens (then <eos>) greedy decoding gets right before its first error
   double exact_fraction() const { return pairs ? double(exact) / pairs : 0.0; }
   double alignment_fraction() const { return aligned_total ? double(aligned_hits) / aligned_total : 0.0; }
 };
@@ -124,12 +125,15 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
                             unsigned threads = 1);
 
 // Held-out exact match by source length (the extrapolation experiment, tfx train --train-max-len):
-// one row per length that the test pairs have, in increasing order.
+// one row per length that the test pairs have, in increasing order; first_right counts the pairs
+// whose first min(`first`, target length) target words are right (a model that translates the
+// trained lengths' worth of a longer sentence and then goes wrong, or stops).
 struct LengthScore {
-  std::size_t length = 0, pairs = 0, exact = 0;
+  std::size_t length = 0, pairs = 0, exact = 0, first_right = 0;
   double fraction() const { return pairs ? double(exact) / pairs : 0.0; }
+  double first_fraction() const { return pairs ? double(first_right) / pairs : 0.0; }
 };
-std::vector<LengthScore> exact_by_length(const std::vector<IdPair>& test, const HeldOutScore& score);
+std::vector<LengthScore> exact_by_length(const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t first);
 
 // ---- watching it learn (tfx train --gif / --watch) ----
 

@@ -139,7 +139,7 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
   layer_table.name = N_("grad_norms_at_init");
   layer_table.columns = {N_("experiment"), N_("part"), N_("layer"), N_("grad_norm")};
 
-  LineChart loss, acc, layers, entropy, score, by_length_chart;
+  LineChart loss, acc, layers, entropy, score, by_length_chart, first_chart;
   // --train-max-len: each run's held-out exact match per source length (at the last step)
   std::vector<std::vector<LengthScore>> by_length;
   for (const CompareRun& run : runs) {
@@ -195,14 +195,17 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     for (double v : {init.entropy, now.entropy, init.score_gradient, now.score_gradient, ratio}) row.push_back(v);
     table.rows.push_back(std::move(row));
     if (setup.train_max_len > 0 && !data.test.empty()) {
-      by_length.push_back(exact_by_length(data.test, last));
-      Series s_len;
-      s_len.name = run.name;
+      by_length.push_back(exact_by_length(data.test, last, setup.train_max_len));
+      Series s_len, s_first;
+      s_len.name = s_first.name = run.name;
       for (const LengthScore& l : by_length.back()) {
         s_len.x.push_back(double(l.length));
         s_len.y.push_back(l.fraction());
+        s_first.x.push_back(double(l.length));
+        s_first.y.push_back(l.first_fraction());
       }
       by_length_chart.series.push_back(std::move(s_len));
+      first_chart.series.push_back(std::move(s_first));
     }
     if (setup.progress) setup.progress(trf("--compare {}: loss {:.4f}, held-out exact {:.1f} %", run.name, last_loss, 100 * last.exact_fraction()));
     loss.series.push_back(std::move(s_loss));
@@ -242,6 +245,20 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
                                 setup.train_max_len)});
     r.blocks.push_back(std::move(lengths));
     r.primary = "by_length";
+    // the same pairs, asking less: are the first N words right (the trained lengths' worth)?
+    Records first;
+    first.name = N_("by_length_first_n");
+    first.columns = {N_("length"), N_("pairs")};
+    for (const CompareRun& run : runs) first.columns.push_back(run.name);
+    for (std::size_t i = 0; i < by_length.front().size(); ++i) {
+      std::vector<Cell> row = {static_cast<long long>(by_length.front()[i].length), static_cast<long long>(by_length.front()[i].pairs)};
+      for (const auto& run_rows : by_length) row.push_back(run_rows[i].first_fraction());
+      first.rows.push_back(std::move(row));
+    }
+    r.blocks.push_back(Text{trf("the first {} target words right (teacher-forced, as the exact match): a run that translates the "
+                                "trained lengths' worth of a longer sentence and then goes wrong",
+                                setup.train_max_len)});
+    r.blocks.push_back(std::move(first));
   }
   r.blocks.push_back(std::move(layer_table));
   r.blocks.push_back(std::move(curves));
@@ -261,19 +278,19 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     edge.x = {double(setup.train_max_len) + 0.5, double(setup.train_max_len) + 0.5};
     edge.y = {0.0, 1.0};
     edge.reference = true;
-    by_length_chart.series.push_back(std::move(edge));
+    by_length_chart.series.push_back(edge);
     by_length_chart.plot_height = 760;
-    LineChart over_steps = std::move(acc);
-    over_steps.title = tr("Held-out accuracy");
-    over_steps.subtitle = trf("{} pairs never seen in training, every length", data.test.size());
-    over_steps.x_label = tr("training step (log scale)");
-    over_steps.y_label = tr("held-out exact match");
-    over_steps.log_x = true;
-    over_steps.ymin = 0.0;
-    over_steps.ymax = 1.0;
-    over_steps.plot_height = 760;
+    // the same pairs asking less: the first N words, the trained lengths' worth
+    first_chart.title = trf("The first {} words right", setup.train_max_len);
+    first_chart.subtitle = tr("of the same held-out sentences: translated as far as the trained lengths, then wrong?");
+    first_chart.x_label = by_length_chart.x_label;
+    first_chart.y_label = trf("first {} target words right", setup.train_max_len);
+    first_chart.ymin = 0.0;
+    first_chart.ymax = 1.0;
+    first_chart.series.push_back(std::move(edge));
+    first_chart.plot_height = 760;
     figure->panels.push_back(std::move(by_length_chart));
-    figure->panels.push_back(std::move(over_steps));
+    figure->panels.push_back(std::move(first_chart));
     figure->columns = 2;
     figure->title = trf("tfx train --compare {}{}: {} steps of {} pairs, seed {}", list, context, base.options.steps, base.options.batch,
                         base.options.seed);

@@ -81,8 +81,7 @@ std::size_t keep_short_training_pairs(std::vector<TextPair>& pairs, std::size_t 
     if (!p.test) longest = std::max(longest, p.source.size());
   if (max_len == 0 || max_len > longest)
     throw usage_error(fmt::format(N_("--train-max-len {}: the training sentences of {} have at most {} words; expected 1 to {}"), max_len,
-                                  where, longest, longest),
-                      {"--train-max-len"});
+                                  where, longest, longest));
   const std::size_t before = pairs.size();
   std::erase_if(pairs, [&](const TextPair& p) { return !p.test && p.source.size() > max_len; });
   return before - pairs.size();

@@ -200,12 +200,12 @@ void run_train(const TrainCommandOptions& o) {
   if (train_max_len > 0 && score.pairs > 0) {
     Records by_length;
     by_length.name = N_("by_length");
-    by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact")};
-    for (const LengthScore& l : exact_by_length(data.test, score))
-      by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction()});
+    by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact"), N_("first_n_right")};
+    for (const LengthScore& l : exact_by_length(data.test, score, train_max_len))
+      by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction(), l.first_fraction()});
     r.blocks.push_back(Text{trf("held-out exact match by source length (trained on sentences of at most {} words; longer ones are "
-                                "new lengths):",
-                                train_max_len)});
+                                "new lengths); first_n_right: the first {} target words right",
+                                train_max_len, train_max_len)});
     r.blocks.push_back(std::move(by_length));
   }
   if (has_alignment) {
