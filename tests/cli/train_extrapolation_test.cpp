@@ -70,3 +70,25 @@ TEST_CASE("train --train-max-len: trained on lists of ≤ 4 words, PE gets them 
   // the titles name the experiment
   CHECK(j["notes"][0].get<std::string>().find("--corpus lengths --train-max-len 4") != std::string::npos);
 }
+
+TEST_CASE("train --pe learned|rope -o FILE: the model carries its PE, and translate and trace say which") {
+  TempDir dir;
+  for (const char* pe : {"learned", "rope"}) {
+    INFO(pe);
+    const std::string model = fmt::format("{}.safetensors", pe);
+    const Run t = run_tfx(fmt::format("train --corpus lengths --train-max-len 3 --pe {} --steps 5 --d-model 16 --heads 2 --layers 1 "
+                                      "--ffn 32 --threads 1 --no-progress -o {}",
+                                      pe, model),
+                          dir.path);
+    REQUIRE(t.code == 0);
+    CHECK(t.out.find(fmt::format("--pe {}", pe)) != std::string::npos);
+    const Run tr = run_tfx(fmt::format("translate --model {} \"dog cat\"", model), dir.path);
+    REQUIRE(tr.code == 0);
+    const std::string layout = std::string(pe) == "learned" ? "post-LN, learned PE; trained with --pe learned"
+                                                             : "post-LN, RoPE; trained with --pe rope";
+    CHECK(tr.out.find(layout) != std::string::npos);
+    const Run tc = run_tfx(fmt::format("trace --model {} \"dog cat\"", model), dir.path);
+    REQUIRE(tc.code == 0);
+    CHECK(tc.out.find(std::string(pe) == "learned" ? "P[pos]" : "Q = RoPE(pos") != std::string::npos);
+  }
+}

@@ -327,7 +327,7 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     score.log_x = true;
     score.log_y = true;
     for (LineChart* p : {&loss, &acc, &layers, &entropy, &score}) {
-      p->plot_height = 450;
+      p->plot_height = 510;  // three columns of 620 wide and two rows of this fill the 16:9 page (450 left bands above and below)
       figure->panels.push_back(std::move(*p));
     }
     figure->columns = 3;
