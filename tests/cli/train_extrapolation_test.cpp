@@ -51,7 +51,7 @@ TEST_CASE("train --train-max-len: trained on lists of ≤ 4 words, PE gets them 
   CHECK(rows[17]["length"] == 18);
   CHECK(rows[5]["pairs"] == 20);
   for (const char* run : {"sinusoidal", "learned", "rope", "none"}) {
-    MESSAGE(run << ": lengths 2–4 " << te_mean(rows, run, 2, 4) << ", 5 " << te_mean(rows, run, 5, 5) << ", 6–18 max "
+    MESSAGE(std::string(run) << ": lengths 2–4 " << te_mean(rows, run, 2, 4) << ", 5 " << te_mean(rows, run, 5, 5) << ", 6–18 max "
                 << te_max(rows, run, 6));
   }
   // within the trained lengths: an absolute position (sinusoidal or learned) orders the list
