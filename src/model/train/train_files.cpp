@@ -418,7 +418,12 @@ void write_trained_translator(const std::string& model_path, const TensorMap& pa
 Figure translator_training_figure(const Series& step_loss, const Series& exact, const Series* alignment, std::size_t test_pairs,
                                   double warmup, bool no_warmup, std::int64_t steps, std::int64_t batch, const std::string& experiment_title) {
   Figure figure;
-  // loss against steps with the warm-up peak marked; held-out accuracy against steps
+  // loss against steps with the warm-up peak marked; held-out accuracy against steps. The panels'
+  // height makes the pair about 16:9 (the plot width is fixed at 620): each legend (the warm-up
+  // peak's, exact match and alignment's) widens the pair by about 200, so taller panels fill the
+  // page; one height for all left white bands beside the panels when neither has a legend
+  const bool peak_drawn = warmup <= double(steps) && !no_warmup;
+  const double plot_height = 650 + 110 * ((peak_drawn ? 1 : 0) + (alignment ? 1 : 0));
   LineChart loss;
   loss.title = tr("Training loss");
   loss.subtitle = no_warmup ? trf("lr = d_model^−0.5 · max(step, {:g})^−0.5: no warm-up", warmup)
@@ -426,11 +431,11 @@ Figure translator_training_figure(const Series& step_loss, const Series& exact, 
   loss.x_label = tr("training step (log scale)");
   loss.y_label = tr("loss (label-smoothed cross-entropy)");
   loss.log_x = true;
-  loss.plot_height = 760;
+  loss.plot_height = plot_height;
   double top = 0;
   for (double v : step_loss.y) top = std::max(top, v);
   loss.series.push_back(step_loss);
-  if (warmup <= double(steps) && !no_warmup) {
+  if (peak_drawn) {
     Series peak;
     peak.name = trf("warm-up peak (step {:g})", warmup);
     peak.x = {warmup, warmup};
@@ -447,7 +452,7 @@ Figure translator_training_figure(const Series& step_loss, const Series& exact, 
   acc.log_x = true;
   acc.ymin = 0.0;
   acc.ymax = 1.0;
-  acc.plot_height = 760;
+  acc.plot_height = plot_height;
   acc.series.push_back(exact);
   if (alignment) acc.series.push_back(*alignment);
   figure.panels.push_back(std::move(acc));
