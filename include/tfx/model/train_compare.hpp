@@ -45,6 +45,11 @@ struct CompareSetup {
   std::function<void(const std::string&)> progress;  // a line after each run (empty: none)
 };
 
+// A single run's --train-max-len results appended to `r`: a note and the table by_length (length,
+// pairs, held_out_exact, first_n_right: the first N target words right), from score_held_out's
+// per-pair scores of `test`.
+void add_length_results(Result& r, const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t train_max_len);
+
 // Trains each run; the results (tables compare, curves, grad_norms_at_init, and by_length with
 // setup.train_max_len) and, when `figure` is given, their figure.
 Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setup, Figure* figure);

@@ -113,6 +113,18 @@ TcStats tc_measure(const TrainConfig& c, const TensorMap& params, const TrainBat
 
 }  // namespace
 
+void add_length_results(Result& r, const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t train_max_len) {
+  Records by_length;
+  by_length.name = N_("by_length");
+  by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact"), N_("first_n_right")};
+  for (const LengthScore& l : exact_by_length(test, score, train_max_len))
+    by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction(), l.first_fraction()});
+  r.blocks.push_back(Text{trf("held-out exact match by source length (trained on sentences of at most {} words; longer ones are "
+                              "new lengths); first_n_right: the first {} target words right",
+                              train_max_len, train_max_len)});
+  r.blocks.push_back(std::move(by_length));
+}
+
 Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setup, Figure* figure) {
   const IdPairs& data = *setup.data;
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();

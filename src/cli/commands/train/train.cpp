@@ -3,10 +3,10 @@
 // and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
 // FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it;
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
-// --corpus en-ko trains on the built-in English → Korean corpus instead: the word-order experiment
-// (with --no-pe the roles come out swapped). The experiment's flags title the results and figure.
-// --compare pe,no-pe trains several experiments one after another and draws them together
-// (train_compare.hpp); --no-warmup starts the learning rate at the schedule's peak.
+// Experiments: --corpus en-ko (word order: with --no-pe the roles come out swapped), --corpus lengths
+// --train-max-len N --pe … (extrapolation: accuracy by length), --no-warmup, --pre-ln, --no-scale;
+// --compare pe,no-pe trains several one after another and draws them together (train_compare.hpp).
+// The experiment's flags title the results and figure.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -60,15 +60,8 @@ struct TrainCommandOptions {
 void run_train(const TrainCommandOptions& o) {
   if (o.gpt && o.gpt->parsed()) return;  // `tfx train gpt …` ran instead
   if (o.vit && o.vit->parsed()) return;  // `tfx train vit …` ran instead
-  // the data: the built-in corpus (its own split and alignments) or --pairs
-  const bool en_ko = o.pairs.empty() && o.corpus == "en-ko";
-  // --pe and --no-pe: one property (--no-pe is --pe none)
-  PositionalEncoding pe = parse_positional_encoding(o.pe, "--pe");
-  if (o.no_pe) {
-    if (o.pe_opt && o.pe_opt->count() > 0 && pe != PositionalEncoding::none)
-      throw usage_error(fmt::format(N_("--no-pe and --pe {} disagree; --no-pe is --pe none, give one of them"), o.pe));
-    pe = PositionalEncoding::none;
-  }
+  const PositionalEncoding pe = train_positional_encoding(o.pe, o.pe_opt, o.no_pe, o.d_model, o.heads, o.compare);
+  // the data: a built-in corpus (its own split and alignments) or --pairs
   const std::size_t train_max_len = static_cast<std::size_t>(o.train_max_len);
   const TranslatorTrainData loaded = load_translator_train_data(o.pairs, o.corpus, o.test_fraction, o.seed, train_max_len);
   const std::vector<TextPair>& pairs = loaded.pairs;
@@ -92,11 +85,6 @@ void run_train(const TrainCommandOptions& o) {
   c.label_smoothing = o.label_smoothing;
   if (c.d_model % c.heads != 0)
     throw usage_error(fmt::format(N_("--heads {} does not divide --d-model {}; expected a divisor such as 4"), o.heads, o.d_model));
-  if ((c.d_model / c.heads) % 2 != 0 &&
-      (pe == PositionalEncoding::rope || std::find(o.compare.begin(), o.compare.end(), "rope") != o.compare.end()))
-    throw usage_error(fmt::format(N_("--pe rope rotates pairs of a head's columns: --d-model {} / --heads {} = {} is odd; expected an "
-                                     "even head width"),
-                                  o.d_model, o.heads, c.d_model / c.heads));
   const std::string& model_path = o.model;
   // the model's two files are checked before training, not after it: each must be a file tfx can
   // replace (a folder, a named pipe or a device in the vocabulary's place would block or fail only
@@ -178,36 +166,19 @@ void run_train(const TrainCommandOptions& o) {
               {"pe", std::string(positional_encoding_name(pe))}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"no_warmup", o.no_warmup}, {"threads", to.threads},
               {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}, {"train_max_len", o.train_max_len}};
   r.blocks.push_back(Text{trf("tfx train, experiment: {}", experiment_title)});
+  std::size_t parameters = 0;
+  for (const auto& entry : params) parameters += entry.second.size();
   r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
                               "({}), FFN {}, {} parameters; {} steps of {} pairs",
-                              data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers,
-                              o.layers,
-                              TranslatorProperties{o.pre_ln, pe, !o.no_scale}.layout(),
-                              o.ffn,
-                              [&] {
-                                std::size_t n = 0;
-                                for (const auto& [k, t] : params) n += t.size();
-                                return n;
-                              }(),
-                              o.steps, o.batch)});
+                              data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers, o.layers,
+                              TranslatorProperties{o.pre_ln, pe, !o.no_scale}.layout(), o.ffn, parameters, o.steps, o.batch)});
   if (score.pairs == 0)  // --test-fraction 0, or too few pairs to hold one out: no score, not 0 %
     r.blocks.push_back(Text{tr("held-out exact match: nothing was held out (--test-fraction leaves no test pairs)")});
   else
     r.blocks.push_back(Text{trf("held-out exact match: {}/{} = {:.1f} %", score.exact, score.pairs, 100 * score.exact_fraction())});
   r.summary[N_("held_out_exact")] = score.exact_fraction();
   r.summary[N_("held_out_pairs")] = score.pairs;
-  // --train-max-len: held-out exact match by source length, the lengths past N never trained on
-  if (train_max_len > 0 && score.pairs > 0) {
-    Records by_length;
-    by_length.name = N_("by_length");
-    by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact"), N_("first_n_right")};
-    for (const LengthScore& l : exact_by_length(data.test, score, train_max_len))
-      by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction(), l.first_fraction()});
-    r.blocks.push_back(Text{trf("held-out exact match by source length (trained on sentences of at most {} words; longer ones are "
-                                "new lengths); first_n_right: the first {} target words right",
-                                train_max_len, train_max_len)});
-    r.blocks.push_back(std::move(by_length));
-  }
+  if (train_max_len > 0 && score.pairs > 0) add_length_results(r, data.test, score, train_max_len);  // held-out exact by length
   if (has_alignment) {
     r.blocks.push_back(Text{trf("cross-attention alignment (decoder layer {}, mean of heads, argmax = gold source word): "
                                 "{}/{} = {:.1f} %",
@@ -257,7 +228,7 @@ void run_train(const TrainCommandOptions& o) {
   }
 
   if (!model_path.empty()) {
-    write_trained_translator(model_path, params, c, vocab, pairs, o.pairs.empty() && !en_ko, experiment, o.seed, o.steps);
+    write_trained_translator(model_path, params, c, vocab, pairs, o.pairs.empty() && o.corpus == "ko-en", experiment, o.seed, o.steps);
     r.blocks.push_back(Text{trf("wrote {} and {}", model_path, translator_vocab_path(model_path))});
   }
   Figure figure;

@@ -1,6 +1,10 @@
 // The training commands' shared flags (train_flags.hpp).
 #include "cli/commands/train/train_flags.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "cli/commands/train/train_compare.hpp"
 #include "cli/flags/flag_names.hpp"
 #include "tfx/model/translator.hpp"
@@ -88,6 +92,22 @@ CLI::Option* add_train_max_len_flag(CLI::App* cmd, std::int64_t& max_len) {
                             "length (the extrapolation experiment, e.g. --corpus lengths --train-max-len 6)"))
       ->option_text("N")
       ->check(whole_number(1, 64));
+}
+
+PositionalEncoding train_positional_encoding(const std::string& pe_name, const CLI::Option* pe_opt, bool no_pe, std::int64_t d_model,
+                                             std::int64_t heads, const std::vector<std::string>& compare) {
+  PositionalEncoding pe = parse_positional_encoding(pe_name, "--pe");
+  if (no_pe) {
+    if (pe_opt && pe_opt->count() > 0 && pe != PositionalEncoding::none)
+      throw usage_error(fmt::format(N_("--no-pe and --pe {} disagree; --no-pe is --pe none, give one of them"), pe_name));
+    pe = PositionalEncoding::none;
+  }
+  const bool rope = pe == PositionalEncoding::rope || std::find(compare.begin(), compare.end(), "rope") != compare.end();
+  if (rope && heads > 0 && d_model % heads == 0 && (d_model / heads) % 2 != 0)
+    throw usage_error(fmt::format(N_("--pe rope rotates pairs of a head's columns: --d-model {} / --heads {} = {} is odd; expected an "
+                                     "even head width"),
+                                  d_model, heads, d_model / heads));
+  return pe;
 }
 
 }  // namespace tfx::cli
