@@ -11,6 +11,7 @@ target_compile_options(gen_embedded_file PRIVATE ${TFX_WARNINGS})
 # `teaching-vit`. One loop embeds every built-in model's files.
 foreach(part teaching_model/model.safetensors:teaching_model_weights teaching_model/vocab.txt:teaching_model_vocab
              teaching_model/corpus.tsv:teaching_model_corpus teaching_model/corpus_en_ko.tsv:teaching_model_corpus_en_ko
+             teaching_model/corpus_lengths.tsv:teaching_model_corpus_lengths
              teaching_gpt/config.json:teaching_gpt_config teaching_gpt/model.safetensors:teaching_gpt_weights
              teaching_gpt/tokenizer.json:teaching_gpt_tokenizer teaching_vit/config.json:teaching_vit_config
              teaching_vit/preprocessor_config.json:teaching_vit_preprocessor teaching_vit/model.safetensors:teaching_vit_weights)

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tfx/core/ops.hpp"
+#include "tfx/positional/rope.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx {
@@ -185,6 +186,33 @@ DecoderLayerParams seeded_decoder_layer(std::size_t D, std::size_t F, Generator&
   return p;
 }
 
+namespace {
+
+// Each sequence's rows rotated (forward) or rotated back (backward) by position.
+void tm_rope_sequences(Tensor& x, std::size_t heads, std::size_t sequences, bool backward) {
+  const std::size_t N = x.rows(), D = x.cols(), T = sequences ? N / sequences : 0;
+  if (sequences == 0 || T * sequences != N || heads == 0 || D % heads != 0 || (D / heads) % 2 != 0)
+    throw Error(fmt::format("RoPE: {} rows are not {} sequences of {} heads of an even width", x.shape_str(), sequences, heads));
+  RopeConfig c;
+  c.dim = D / heads;
+  const RopeTables t = rope_tables(T, c);
+  for (std::size_t b = 0; b < sequences; ++b) {
+    Tensor part = slice_rows(x, b * T, T);
+    if (backward)
+      rope_rotate_heads_backward(part, heads, t, RopeLayout::interleaved);
+    else
+      rope_rotate_heads(part, heads, t, RopeLayout::interleaved);
+    std::copy(part.values().begin(), part.values().end(), x.data() + b * T * D);
+  }
+}
+
+}  // namespace
+
+void rope_rotate_sequences(Tensor& x, std::size_t heads, std::size_t sequences) { tm_rope_sequences(x, heads, sequences, false); }
+void rope_rotate_sequences_backward(Tensor& dy, std::size_t heads, std::size_t sequences) {
+  tm_rope_sequences(dy, heads, sequences, true);
+}
+
 MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const MhaParams& p, std::size_t heads,
                                               const AttentionOptions& o) {
   const std::size_t D = p.out_proj_weight.rows();
@@ -193,8 +221,12 @@ MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x
                             x_kv.shape_str(), D, p.in_proj_weight.shape_str()));
   check_heads_divide(heads, D);
   // 1. the three projections: rows [0, D), [D, 2D), [2D, 3D) of in_proj
-  const Tensor q = linear(x_q, slice_rows(p.in_proj_weight, 0, D), slice_rows(p.in_proj_bias, 0, D));
-  const Tensor k = linear(x_kv, slice_rows(p.in_proj_weight, D, D), slice_rows(p.in_proj_bias, D, D));
+  Tensor q = linear(x_q, slice_rows(p.in_proj_weight, 0, D), slice_rows(p.in_proj_bias, 0, D));
+  Tensor k = linear(x_kv, slice_rows(p.in_proj_weight, D, D), slice_rows(p.in_proj_bias, D, D));
+  if (o.rope) {
+    rope_rotate_sequences(q, heads, 1);
+    rope_rotate_sequences(k, heads, 1);
+  }
   const Tensor v = linear(x_kv, slice_rows(p.in_proj_weight, 2 * D, D), slice_rows(p.in_proj_bias, 2 * D, D));
   // 2. per-head attention and Concat·W_Oᵀ (attend_heads multiplies by its W as x·W), then + b_O
   MultiHeadAttention a = attend_heads(q, k, v, heads, transpose(p.out_proj_weight), o);
@@ -221,6 +253,10 @@ MultiHeadAttention torch_multi_head_attention_batch(const Tensor& x_q, const Ten
   a.q = linear(x_q, slice_rows(p.in_proj_weight, 0, D), slice_rows(p.in_proj_bias, 0, D), o.threads);
   a.k = linear(x_kv, slice_rows(p.in_proj_weight, D, D), slice_rows(p.in_proj_bias, D, D), o.threads);
   a.v = linear(x_kv, slice_rows(p.in_proj_weight, 2 * D, D), slice_rows(p.in_proj_bias, 2 * D, D), o.threads);
+  if (o.rope) {  // RoPE: q and k rotated by their position in their own sequence
+    rope_rotate_sequences(a.q, heads, B);
+    rope_rotate_sequences(a.k, heads, B);
+  }
   // 2. the heads of each sequence, its padded keys masked
   a.concat = Tensor({B * T, D});
   std::vector<MultiHeadAttention> per(B);
@@ -260,6 +296,7 @@ EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, st
   EncoderLayerSteps s;
   AttentionOptions self;
   self.scale = o.scale_scores;
+  self.rope = o.rope;
   self.keep_steps = o.keep_steps;
   self.threads = o.threads;
   // 1. H = LayerNorm(MultiHead(X) + X)
@@ -292,6 +329,7 @@ DecoderLayerSteps decoder_layer(const Tensor& x, const Tensor& memory, const Dec
   cross.threads = o.threads;
   AttentionOptions causal = cross;
   causal.causal = true;
+  causal.rope = o.rope;  // RoPE in the self-attention only: the cross-attention compares a target and a source position
   // 1. H₁ = LayerNorm(MaskedMultiHead(X) + X): query i sees positions j ≤ i
   s.self_block = residual_block(x, p.norm1, o.norm_first, o.eps, [&](const Tensor& in) {
     s.self_attention = torch_multi_head_attention_batch(in, in, targets, p.self_attn, heads, causal);

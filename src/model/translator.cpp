@@ -29,6 +29,7 @@ std::string_view teaching_model_weights();
 std::string_view teaching_model_vocab();
 std::string_view teaching_model_corpus();
 std::string_view teaching_model_corpus_en_ko();
+std::string_view teaching_model_corpus_lengths();
 }  // namespace tfx::embedded
 
 namespace tfx {
@@ -72,6 +73,15 @@ Translator translator_weights(const TensorMap& tensors, std::size_t heads, const
     m.decoder.push_back(decoder_layer_params(tensors, fmt::format("decoder.layers.{}.", i), w, where));
   m.generator_weight = expect_tensor(tensors, "generator.weight", {V, D}, where);
   m.generator_bias = expect_tensor(tensors, "generator.bias", {V}, where);
+  if (properties.pe == PositionalEncoding::learned) {
+    const auto pos = tensors.find("position_embedding.weight");
+    if (pos == tensors.end() || pos->second.rank() != 2 || pos->second.cols() != D || pos->second.rows() == 0)
+      throw Error(fmt::format(N_("{}: a model with learned PE needs a position_embedding.weight (max_len, {}) tensor"), where, D));
+    m.position_embedding = pos->second;
+  }
+  if (properties.pe == PositionalEncoding::rope && (D / heads) % 2 != 0)
+    throw Error(fmt::format(N_("{}: RoPE rotates pairs of a head's {} columns; expected an even head width (d_model / heads)"), where,
+                            D / heads));
   return m;
 }
 
@@ -90,14 +100,28 @@ Translator load_translator(const TensorMap& tensors, Vocabulary vocab, std::size
   return m;
 }
 
+const char* positional_encoding_name(PositionalEncoding pe) {
+  return choice_name<PositionalEncoding>(kPositionalEncodingChoices, pe);
+}
+
+PositionalEncoding parse_positional_encoding(const std::string& name, const std::string& flag) {
+  return parse_choice<PositionalEncoding>(kPositionalEncodingChoices, name, flag.c_str());
+}
+
 std::string TranslatorProperties::layout() const {
-  return std::string(pre_ln ? "pre-LN" : "post-LN") + (positional_encoding ? "" : ", no PE") + (scale_scores ? "" : ", no 1/√d_k");
+  const char* pe_part = pe == PositionalEncoding::learned ? ", learned PE"
+                        : pe == PositionalEncoding::rope  ? ", RoPE"
+                        : pe == PositionalEncoding::none  ? ", no PE"
+                                                          : "";
+  return std::string(pre_ln ? "pre-LN" : "post-LN") + pe_part + (scale_scores ? "" : ", no 1/√d_k");
 }
 
 std::string TranslatorProperties::flags() const {
   std::string f;
   if (pre_ln) f += "--pre-ln";
-  if (!positional_encoding) f += std::string(f.empty() ? "" : " ") + "--no-pe";
+  if (pe == PositionalEncoding::none) f += std::string(f.empty() ? "" : " ") + "--no-pe";
+  if (pe == PositionalEncoding::learned || pe == PositionalEncoding::rope)
+    f += std::string(f.empty() ? "" : " ") + "--pe " + positional_encoding_name(pe);
   if (!scale_scores) f += std::string(f.empty() ? "" : " ") + "--no-scale";
   return f;
 }
@@ -156,7 +180,7 @@ TensorMetadata translator_metadata(std::size_t d_model, std::size_t heads, std::
           {"layers", std::to_string(layers)},
           {"dim_feedforward", std::to_string(ffn)},
           {"norm_first", properties.pre_ln ? "true" : "false"},
-          {"positional_encoding", properties.positional_encoding ? "sinusoidal" : "none"},
+          {"positional_encoding", positional_encoding_name(properties.pe)},
           {"scale_scores", properties.scale_scores ? "true" : "false"},
           {"corpus", builtin_corpus ? "built-in" : "pairs"},
           {"pairs", pairs_tsv(pairs)}};
@@ -183,7 +207,17 @@ Translator read_translator_file(const std::string& path) {
   };
   TranslatorProperties props;
   props.pre_ln = one_of("norm_first", "true", "false");
-  props.positional_encoding = !one_of("positional_encoding", "none", "sinusoidal");
+  if (const std::string pe = value("positional_encoding"); !pe.empty()) {
+    bool known = false;
+    for (const auto& c : kPositionalEncodingChoices)
+      if (pe == c.name) {
+        props.pe = c.value;
+        known = true;
+      }
+    if (!known)
+      throw Error(fmt::format("--model {}: metadata positional_encoding is '{}', expected {}", path, pe,
+                              choice_list<PositionalEncoding>(kPositionalEncodingChoices)));
+  }
   props.scale_scores = !one_of("scale_scores", "false", "true");
   // the vocabulary, read once: its fingerprint against the one the weights were saved with
   const std::string vocab_path = translator_vocab_path(path);
@@ -240,6 +274,13 @@ const std::vector<TranslationPair>& teaching_corpus_en_ko() {
   return pairs;
 }
 
+const std::vector<TranslationPair>& teaching_corpus_lengths() {
+  static std::once_flag once;
+  static std::vector<TranslationPair> pairs;
+  std::call_once(once, [] { pairs = parse_pairs_tsv(embedded::teaching_model_corpus_lengths()); });
+  return pairs;
+}
+
 std::string translator_example_sentence(const Translator& m) {
   for (const TranslationPair& p : m.pairs)
     if (p.split == "train") return p.korean;
@@ -273,9 +314,19 @@ EmbeddedTokens translator_embed_batch(const Translator& m, const std::vector<std
   if (batch == 0 || T * batch != N) throw Error(fmt::format("translator: {} ids are not {} sequences of one length", N, batch));
   e.embedding = embedding_rows(m.embedding, ids);
   e.pe = Tensor({N, D});
-  if (m.properties.positional_encoding) {
-    // PE restarts at position 0 in every sequence
-    const Tensor pe = sinusoidal_encoding(T, D);
+  if (m.properties.pe == PositionalEncoding::sinusoidal || m.properties.pe == PositionalEncoding::learned) {
+    // PE restarts at position 0 in every sequence: the sin/cos table, or the learned table's rows 0 … T−1
+    Tensor pe;
+    if (m.properties.pe == PositionalEncoding::sinusoidal) {
+      pe = sinusoidal_encoding(T, D);
+    } else {
+      if (T > m.position_embedding.rows())
+        throw Error(fmt::format(N_("{}: a sequence of {} tokens is longer than the model's learned positions ({})"), m.name, T,
+                                m.position_embedding.rows()));
+      std::vector<std::size_t> positions(T);
+      std::iota(positions.begin(), positions.end(), std::size_t{0});
+      pe = embedding_rows(m.position_embedding, positions);
+    }
     for (std::size_t b = 0; b < batch; ++b) std::copy(pe.values().begin(), pe.values().end(), e.pe.data() + b * T * D);
   }
   e.x = add(e.embedding, e.pe);
@@ -289,6 +340,7 @@ LayerOptions translator_layer_options(const Translator& m, const LayerOptions& r
   LayerOptions o = run;
   o.norm_first = m.properties.pre_ln;
   o.scale_scores = m.properties.scale_scores;
+  o.rope = m.properties.pe == PositionalEncoding::rope;
   return o;
 }
 
@@ -338,7 +390,8 @@ Translation translate(const Translator& m, const std::string& text, std::size_t 
   tr.encoder = translator_encode(m, tr.source.ids);
   std::vector<std::size_t> target{m.bos};
   tr.finished = false;
-  // the position limit of the PE the model saw is not a limit here: sinusoidal PE extends
+  // the position limit of the PE the model saw is not a limit here: sinusoidal PE and RoPE extend
+  // (a learned table ends at its rows: translator_embed_batch says so)
   for (std::size_t step = 0; step < max_tokens; ++step) {
     const DecoderPass pass = translator_decode(m, tr.encoder.memory, target);
     const std::size_t V = m.vocab.size(), last = target.size() - 1;

@@ -63,9 +63,15 @@ void trace_attention(TranslatorTrace& tc, const std::string& part, const std::st
                      std::size_t heads, std::size_t d_k, const std::string& q_from, const std::string& kv_from) {
   const std::vector<Tensor> q = split_heads(a.q, heads), k = split_heads(a.k, heads), v = split_heads(a.v, heads);
   const Tensor Q = stack(q), K = stack(k), V = stack(v);
-  tc.step(part, trf("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
+  // a --pe rope model's self-attention rotates Q and K by position (not the cross-attention)
+  const bool rope = tc.model.pe == PositionalEncoding::rope && key.find(".self") != std::string::npos;
+  if (rope)
+    tc.step(part, trf("Q = RoPE(pos, {}·W_Qᵀ + b): rotated by position (--pe rope), {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q),
+            key + ".q");
+  else
+    tc.step(part, trf("Q = {}·W_Qᵀ + b, {} heads of d_k = {}", q_from, heads, d_k), shape_of(Q), key + ".q");
   tc.matrix(key + ".q", Q, q_tokens, {}, "query", "dim", "head");
-  tc.step(part, fmt::format("K = {}·W_Kᵀ + b", kv_from), shape_of(K), key + ".k");
+  tc.step(part, rope ? fmt::format("K = RoPE(pos, {}·W_Kᵀ + b)", kv_from) : fmt::format("K = {}·W_Kᵀ + b", kv_from), shape_of(K), key + ".k");
   tc.matrix(key + ".k", K, k_tokens, {}, "key", "dim", "head");
   tc.step(part, fmt::format("V = {}·W_Vᵀ + b", kv_from), shape_of(V), key + ".v");
   tc.matrix(key + ".v", V, k_tokens, {}, "key", "dim", "head");
@@ -113,10 +119,16 @@ void trace_input(TranslatorTrace& tc, const std::string& part, const std::string
   tc.step(part, trf("ids: each token's row in the vocabulary ({})", ids), fmt::format("[{}]", t.ids.size()), key + ".ids");
   tc.step(part, trf("e = Embedding(ids): row id of the {}×{} table", V, D), shape_of(e.embedding), key + ".e");
   tc.matrix(key + ".e", e.embedding, t.tokens, {}, "token", "dim");
-  if (tc.model.positional_encoding) {
-    tc.step(part, tr("p = PE(pos): sin/cos rows 0 … T−1"), shape_of(e.pe), key + ".p");
+  if (tc.model.pe == PositionalEncoding::sinusoidal || tc.model.pe == PositionalEncoding::learned) {
+    tc.step(part,
+            tc.model.pe == PositionalEncoding::learned ? tr("p = P[pos]: rows 0 … T−1 of the learned position table (--pe learned)")
+                                                       : tr("p = PE(pos): sin/cos rows 0 … T−1"),
+            shape_of(e.pe), key + ".p");
     tc.matrix(key + ".p", e.pe, t.tokens, {}, "token", "dim");
     tc.step(part, "X = e + p", shape_of(e.x), key + ".x");
+  } else if (tc.model.pe == PositionalEncoding::rope) {
+    tc.step(part, tr("X = e: this model (--pe rope) adds no position here; its self-attention rotates q and k by position (RoPE)"),
+            shape_of(e.x), key + ".x");
   } else {
     tc.step(part, tr("X = e: no positional encoding (this model was trained with --no-pe), so X does not depend on word order"),
             shape_of(e.x), key + ".x");

@@ -332,7 +332,7 @@ const std::set<std::string> kKeptTerms = {
     // the lecture's attention terms, written in Latin letters in the notes
     "query", "key", "value",
     // train --compare's experiment names
-    "scale", "post", "pre", "warmup",
+    "scale", "post", "pre", "warmup", "sinusoidal", "learned", "rope",
     // the shell command a memory-budget message names
     "ulimit",
     // the choices of patches --shapes and encoder --show

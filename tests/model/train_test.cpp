@@ -98,7 +98,7 @@ TEST_CASE("train: every parameter's gradient equals PyTorch autograd's (post-LN 
 TEST_CASE("train: gradients equal autograd's for pre-LN, no PE, no 1/sqrt(d_k)") {
   TrainConfig c = tiny_config();
   c.pre_ln = true;
-  c.positional_encoding = false;
+  c.pe = PositionalEncoding::none;
   c.scale_scores = false;
   TensorMap grads;
   const double loss = train_loss(c, with_prefix("param."), ref_batch(0), &grads, 1);
@@ -164,6 +164,49 @@ TEST_CASE("train: the gradient matches a central finite difference of the loss (
     const double fd = (up - down) / (2 * double(h));
     INFO(name);
     CHECK(grads.at(name)[best] == doctest::Approx(fd).epsilon(2e-2));
+  }
+}
+
+TEST_CASE("train: learned PE and RoPE gradients match a central finite difference of the loss") {
+  // the extrapolation experiment's two trained position schemes (tfx train --pe learned|rope): the
+  // learned table's gradient is the embedding's scatter-add at positions 0 … T−1, RoPE's is the
+  // rotation back of q's and k's gradients (rope_rotate_heads_backward) before the projections
+  for (const PositionalEncoding pe : {PositionalEncoding::learned, PositionalEncoding::rope}) {
+    TrainConfig c = tiny_config();
+    c.pe = pe;
+    TensorMap params = init_train_parameters(c, 7);
+    const TrainBatch b = ref_batch(1);
+    TensorMap grads;
+    train_loss(c, params, b, &grads, 1);
+    std::vector<std::string> names = {"encoder.layers.0.self_attn.in_proj_weight", "decoder.layers.1.self_attn.in_proj_weight",
+                                      "decoder.layers.0.multihead_attn.in_proj_weight"};
+    if (pe == PositionalEncoding::learned) {
+      names.push_back("position_embedding.weight");
+      // rows past the batch's longest sentence get no gradient: they stay as initialized
+      const Tensor& g = grads.at("position_embedding.weight");
+      const std::size_t D = c.d_model, longest = std::max(b.source_len, b.target_len);
+      double beyond = 0, within = 0;
+      for (std::size_t i = 0; i < g.size(); ++i) (i / D < longest ? within : beyond) += std::abs(g[i]);
+      CHECK(beyond == 0.0);
+      CHECK(within > 0.0);
+    }
+    for (const std::string& name : names) {
+      Tensor& p = params.at(name);
+      // the query and key rows of in_proj (the rows RoPE's rotation reaches) for the self-attention
+      const std::size_t limit = name.find("in_proj") != std::string::npos ? 2 * c.d_model * c.d_model : p.size();
+      std::size_t best = 0;
+      for (std::size_t i = 0; i < limit; ++i)
+        if (std::abs(grads.at(name)[i]) > std::abs(grads.at(name)[best])) best = i;
+      const float keep = p[best], h = 1e-2f;
+      p[best] = keep + h;
+      const double up = train_loss(c, params, b, nullptr, 1);
+      p[best] = keep - h;
+      const double down = train_loss(c, params, b, nullptr, 1);
+      p[best] = keep;
+      const double fd = (up - down) / (2 * double(h));
+      INFO(positional_encoding_name(pe) << " " << name);
+      CHECK(grads.at(name)[best] == doctest::Approx(fd).epsilon(2e-2));
+    }
   }
 }
 

@@ -19,7 +19,7 @@ TrainConfig twt_config(bool pe) {
   c.heads = 2;
   c.layers = 2;
   c.ffn = 16;
-  c.positional_encoding = pe;
+  c.pe = pe ? PositionalEncoding::sinusoidal : PositionalEncoding::none;
   return c;
 }
 

@@ -76,12 +76,12 @@ TEST_CASE("translator family: the same for a pre-LN, no-PE, unscaled model (prop
   c.layers = 2;
   c.ffn = 32;
   c.pre_ln = true;
-  c.positional_encoding = false;
+  c.pe = PositionalEncoding::none;
   c.scale_scores = false;
   const TensorMap params = init_train_parameters(c, 7);
   TranslatorProperties props;
   props.pre_ln = true;
-  props.positional_encoding = false;
+  props.pe = PositionalEncoding::none;
   props.scale_scores = false;
   const double d = tf_max_diff(c, params, props, tf_pairs(base));
   MESSAGE("max |training − inference| logits (pre-LN, no PE, no 1/sqrt(d_k)): " << d);

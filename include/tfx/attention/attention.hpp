@@ -28,6 +28,9 @@ struct AttentionOptions {
   unsigned threads = 1;      // worker threads for the matmuls (0 = all hardware threads)
   bool keep_steps = true;    // false: only the weights and Z are kept (scores, scaled and masked
                              // stay empty), so a caller that shows neither skips three T×S copies
+  bool rope = false;         // nn.MultiheadAttention's wrappers (transformer.hpp) only: q and k rotated by
+                             // position after the projections (RoPE, interleaved, base 10000; a tfx
+                             // train --pe rope model's self-attention); q and k are kept rotated
 };
 
 // The keep-mask (T·S values, row-major; 1 = attended, 0 = masked) of `o`, or empty when nothing

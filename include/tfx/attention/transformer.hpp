@@ -82,6 +82,12 @@ DecoderLayerParams seeded_decoder_layer(std::size_t D, std::size_t F, Generator&
 // H does not divide D.
 MultiHeadAttention torch_multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const MhaParams& p, std::size_t heads,
                                               const AttentionOptions& o);
+// RoPE as a model's self-attention applies it (AttentionOptions::rope): each of the B sequences'
+// rows (B·T, H·d) rotated by its position 0 … T−1 (rope_rotate_heads, interleaved pairs, base
+// 10000), in place; its backward (the same on the gradient) rotates back.
+void rope_rotate_sequences(Tensor& x, std::size_t heads, std::size_t sequences);
+void rope_rotate_sequences_backward(Tensor& dy, std::size_t heads, std::size_t sequences);
+
 // A batch: B sequences stacked in a matrix's rows (B·T rows, each sequence padded at its end to
 // T), and how many of each sequence's last positions are padding (pad[b]; empty = none). Padded
 // positions are masked as keys; as queries they are computed and ignored by the caller.
@@ -133,6 +139,7 @@ EncoderLayerSteps encoder_layer(const Tensor& x, const EncoderLayerParams& p, st
 struct LayerOptions {
   bool norm_first = false;    // pre-LN: x + f(LayerNorm(x)); post-LN (false): LayerNorm(x + f(x))
   bool scale_scores = true;   // scores / √d_k (false: the unscaled QKᵀ, tfx train --no-scale)
+  bool rope = false;          // RoPE in the self-attention (not the cross-attention): tfx train --pe rope
   float eps = 1e-5f;
   bool keep_steps = true;     // false: attention keeps only its weights and outputs (training)
   unsigned threads = 1;       // for the projections and the feed-forward

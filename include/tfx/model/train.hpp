@@ -19,12 +19,13 @@
 #include <vector>
 
 #include "tfx/model/safetensors.hpp"
+#include "tfx/model/translator.hpp"
 
 namespace tfx {
 
 struct TrainConfig {
   std::size_t vocab = 0, d_model = 64, heads = 4, layers = 2, ffn = 256;
-  bool positional_encoding = true;  // false: X = Embedding(ids) only (--no-pe)
+  PositionalEncoding pe = PositionalEncoding::sinusoidal;  // --pe (none: --no-pe), translator.hpp
   bool scale_scores = true;         // false: scores = Q·Kᵀ without 1/√d_k (--no-scale)
   bool pre_ln = false;              // norm_first: x + f(LayerNorm(x)) instead of LayerNorm(x + f(x))
   double label_smoothing = 0.05;
@@ -32,7 +33,9 @@ struct TrainConfig {
 };
 
 // The parameter names in PyTorch's named_parameters() order (embedding.weight,
-// encoder.layers.{i}.*, decoder.layers.{i}.*, generator.weight, generator.bias).
+// encoder.layers.{i}.*, decoder.layers.{i}.*, generator.weight, generator.bias), then with learned
+// PE position_embedding.weight (kLearnedPositions, D) last (so the others draw the same initial
+// values as the sinusoidal run's).
 std::vector<std::string> train_parameter_names(const TrainConfig& c);
 
 // The bytes a training run holds at its peak, for the memory budget (an estimate, on the high side):
@@ -43,7 +46,7 @@ std::vector<std::string> train_parameter_names(const TrainConfig& c);
 // (3·B·T·V floats).
 double train_memory_bytes(const TrainConfig& c, std::size_t batch, std::size_t source_len, std::size_t target_len);
 
-// Seeded parameters as PyTorch initialises these modules: embedding N(0, 1); attention in_proj
+// Seeded parameters as PyTorch initialises these modules: embedding (and a learned PE table) N(0, 1); attention in_proj
 // Xavier-uniform, its biases and out_proj.bias 0; every other nn.Linear weight and bias
 // U(±1/√fan_in); LayerNorm γ = 1, β = 0. Drawn from Generator(seed) in the names' order.
 TensorMap init_train_parameters(const TrainConfig& c, std::uint64_t seed);
@@ -113,11 +116,24 @@ std::vector<std::size_t> train_greedy(const TrainConfig& c, const TensorMap& par
 // forced on the gold target) peaks at the gold source token.
 struct HeldOutScore {
   std::size_t exact = 0, pairs = 0, aligned_hits = 0, aligned_total = 0;
+  std::vector<unsigned char> pair_exact;  // per test pair, in order: 1 when greedy decoding is exact
+  std::vector<std::size_t> pair_prefix;   // per test pair: how many target tokens (then <eos>) greedy decoding gets right before its first error
   double exact_fraction() const { return pairs ? double(exact) / pairs : 0.0; }
   double alignment_fraction() const { return aligned_total ? double(aligned_hits) / aligned_total : 0.0; }
 };
 HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const std::vector<IdPair>& test, std::size_t layer,
                             unsigned threads = 1);
+
+// Held-out exact match by source length (the extrapolation experiment, tfx train --train-max-len):
+// one row per length that the test pairs have, in increasing order; first_right counts the pairs
+// whose first min(`first`, target length) target words are right (a model that translates the
+// trained lengths' worth of a longer sentence and then goes wrong, or stops).
+struct LengthScore {
+  std::size_t length = 0, pairs = 0, exact = 0, first_right = 0;
+  double fraction() const { return pairs ? double(exact) / pairs : 0.0; }
+  double first_fraction() const { return pairs ? double(first_right) / pairs : 0.0; }
+};
+std::vector<LengthScore> exact_by_length(const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t first);
 
 // ---- watching it learn (tfx train --gif / --watch) ----
 
@@ -185,6 +201,7 @@ struct TextPair {
 
 // Limits of a --pairs file: at most this many pairs, this many words a side.
 inline constexpr std::size_t kMaxTrainPairs = 100000, kMaxPairWords = 64;
+static_assert(kLearnedPositions == kMaxPairWords + 2, "a learned PE table covers the longest sentence with <bos> and <eos>");
 
 // "source<TAB>target" lines (\n or \r\n; blank lines and lines starting with # skipped). A line
 // without a tab, with a second tab, an empty side, invalid UTF-8, more than kMaxPairWords words
@@ -195,6 +212,11 @@ std::vector<TextPair> parse_pair_lines(std::string_view text, const std::string&
 // Marks ⌈fraction·n⌉ pairs (at least 1 when fraction > 0 and n ≥ 2, at most n − 1) as held out,
 // chosen by a seeded shuffle.
 void split_pairs(std::vector<TextPair>& pairs, double fraction, std::uint64_t seed);
+
+// --train-max-len N (the extrapolation experiment): drops the training pairs whose source has more
+// than N words (held-out pairs stay, at every length). N above the longest training source is a
+// usage error naming --train-max-len, `where` (the corpus) and that length. Returns the pairs dropped.
+std::size_t keep_short_training_pairs(std::vector<TextPair>& pairs, std::size_t max_len, const std::string& where);
 
 // The vocabulary of pairs: <pad> <bos> <eos> <unk>, then the sorted words of every source
 // side, then the sorted target words not already listed.

@@ -38,11 +38,20 @@ struct CompareSetup {
   const IdPairs* data = nullptr;
   std::string data_name, context;
   std::size_t every = 250;
+  // --train-max-len N (0: none): the runs trained on sentences of at most N words; the result adds
+  // the table by_length (held-out exact match per source length, a column per run) and the
+  // figure is accuracy by length, one line per run, N marked
+  std::size_t train_max_len = 0;
   std::function<void(const std::string&)> progress;  // a line after each run (empty: none)
 };
 
-// Trains each run; the results (tables compare, curves, grad_norms_at_init) and, when `figure`
-// is given, their figure.
+// A single run's --train-max-len results appended to `r`: a note and the table by_length (length,
+// pairs, held_out_exact, first_n_right: the first N target words right), from score_held_out's
+// per-pair scores of `test`.
+void add_length_results(Result& r, const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t train_max_len);
+
+// Trains each run; the results (tables compare, curves, grad_norms_at_init, and by_length with
+// setup.train_max_len) and, when `figure` is given, their figure.
 Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setup, Figure* figure);
 
 }  // namespace tfx

@@ -63,19 +63,24 @@ struct VitPictures {
 };
 VitPictures read_vit_pictures(const std::string& dir, VitTrainConfig& c);
 
-// `tfx train`'s data: the built-in corpus (its own split and alignments; en_ko: the English →
-// Korean one) or --pairs FILE (split with test_fraction and seed), as pairs, a vocabulary and ids.
+// `tfx train`'s data: a built-in corpus (its own split and alignments; `corpus` ko-en, the
+// lecture's, en-ko, the word-order experiment's, or lengths, the extrapolation experiment's) or
+// --pairs FILE (split with test_fraction and seed), as pairs, a vocabulary and ids. train_max_len
+// > 0 (--train-max-len) keeps the training pairs of at most that many source words
+// (keep_short_training_pairs).
 struct TranslatorTrainData {
   std::vector<TextPair> pairs;
   std::vector<std::string> vocab;
   std::string name;  // "the built-in corpus", … or the --pairs file
   IdPairs data;
 };
-TranslatorTrainData load_translator_train_data(const std::string& pairs_path, bool en_ko, double test_fraction, std::uint64_t seed);
+TranslatorTrainData load_translator_train_data(const std::string& pairs_path, const std::string& corpus, double test_fraction,
+                                               std::uint64_t seed, std::size_t train_max_len = 0);
 
-// The experiment as its flags ("--corpus en-ko --no-pe", "" for the lecture's model): in every
-// title, so two runs' figures and tables tell themselves apart.
-std::string translator_experiment(bool en_ko, const std::string& pairs, bool no_pe, bool no_scale, bool pre_ln, bool no_warmup);
+// The experiment as its flags ("--corpus en-ko --no-pe", "--pe rope --train-max-len 6", "" for the
+// lecture's model): in every title, so two runs' figures and tables tell themselves apart.
+std::string translator_experiment(const std::string& corpus, const std::string& pairs, PositionalEncoding pe, bool no_scale, bool pre_ln,
+                                  bool no_warmup, std::size_t train_max_len = 0);
 
 // -o FILE.safetensors of `tfx train`: the model and its vocabulary beside it must each be a file tfx
 // can replace (checked before training: a folder or a device would fail only after it).

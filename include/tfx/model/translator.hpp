@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tfx/attention/transformer.hpp"
+#include "tfx/core/choices.hpp"
 #include "tfx/model/safetensors.hpp"
 #include "tfx/text/tokenizer.hpp"
 
@@ -31,17 +32,38 @@ struct TranslationPair {
   std::vector<int> alignment;
 };
 
+// How a translator knows where a word is (tfx train --pe; the extrapolation experiment):
+//   sinusoidal  X = Embedding(ids) + PE, the lecture's fixed sin/cos table (any length)
+//   learned     X = Embedding(ids) + P[0 … T−1], a trained table P (max_len, D),
+//               position_embedding.weight (rows never reached in training stay as initialized)
+//   rope        X = Embedding(ids); q and k of every self-attention (encoder and decoder, not the
+//               cross-attention) rotated by their position (RoPE: interleaved pairs, base 10000)
+//   none        X = Embedding(ids): no position at all (--no-pe)
+enum class PositionalEncoding { sinusoidal, learned, rope, none };
+inline constexpr Choice<PositionalEncoding> kPositionalEncodingChoices[] = {
+    {PositionalEncoding::sinusoidal, "sinusoidal", N_("the lecture's fixed sin/cos table added to the embeddings")},
+    {PositionalEncoding::learned, "learned", N_("a trained table of positions added to the embeddings")},
+    {PositionalEncoding::rope, "rope", N_("q and k of the self-attention rotated by position (RoPE)")},
+    {PositionalEncoding::none, "none", N_("no positional encoding (as --no-pe)")},
+};
+const char* positional_encoding_name(PositionalEncoding pe);
+// A name of kPositionalEncodingChoices; anything else is a usage error naming `flag` and the choices.
+PositionalEncoding parse_positional_encoding(const std::string& name, const std::string& flag);
+// Rows of a learned PE table tfx train makes: the longest sentence of a --pairs file (kMaxPairWords,
+// train.hpp) with <bos> and <eos>.
+inline constexpr std::size_t kLearnedPositions = 66;
+
 // What a translator is besides its weights: the experiment it was trained as (tfx train --pre-ln,
-// --no-pe, --no-scale). Stored with its weights (the safetensors metadata: norm_first,
+// --pe, --no-pe, --no-scale). Stored with its weights (the safetensors metadata: norm_first,
 // positional_encoding, scale_scores); the built-in model is all defaults, the lecture's model.
 struct TranslatorProperties {
-  bool pre_ln = false;               // norm_first: x + f(LayerNorm(x)) instead of LayerNorm(x + f(x))
-  bool positional_encoding = true;   // false: X = Embedding(ids), no PE
-  bool scale_scores = true;          // false: attention scores QKᵀ without 1/√d_k
-  bool lecture() const { return !pre_ln && positional_encoding && scale_scores; }
-  // "post-LN" or "pre-LN", then ", no PE", ", no 1/√d_k" as they apply
+  bool pre_ln = false;  // norm_first: x + f(LayerNorm(x)) instead of LayerNorm(x + f(x))
+  PositionalEncoding pe = PositionalEncoding::sinusoidal;
+  bool scale_scores = true;  // false: attention scores QKᵀ without 1/√d_k
+  bool lecture() const { return !pre_ln && pe == PositionalEncoding::sinusoidal && scale_scores; }
+  // "post-LN" or "pre-LN", then ", learned PE", ", RoPE", ", no PE", ", no 1/√d_k" as they apply
   std::string layout() const;
-  // the tfx train flags that make this model ("--pre-ln --no-pe"), "" for the lecture's model
+  // the tfx train flags that make this model ("--pre-ln --no-pe", "--pe rope"), "" for the lecture's model
   std::string flags() const;
 };
 
@@ -49,6 +71,7 @@ struct Translator {
   std::string name;  // "the built-in teaching translator" or the weights' path
   Vocabulary vocab;  // id → token; ids are the embedding's rows
   Tensor embedding;  // (V, D), shared by the source and the target side
+  Tensor position_embedding;  // (max_len, D): the learned PE table (properties.pe learned), else empty
   std::vector<EncoderLayerParams> encoder;
   std::vector<DecoderLayerParams> decoder;
   Tensor generator_weight, generator_bias;  // logits = y·Wᵀ + b   (V, D), (V)
@@ -103,6 +126,11 @@ const std::vector<TranslationPair>& teaching_corpus();
 // the man" → 개가 남자를 문다. Its source side (English) is in `korean`, its target in `english`:
 // the fields are corpus.tsv's columns (source, target).
 const std::vector<TranslationPair>& teaching_corpus_en_ko();
+// The built-in corpus of the extrapolation experiment (tfx train --corpus lengths --train-max-len N;
+// data/teaching_model/corpus_lengths.tsv, written by scripts/gen_lengths_corpus.py): lists of
+// animals, English → Korean word for word ("dog cat bird" → 개 고양이 새), training lists of 1 to
+// 12 words, held-out lists of 1 to 18. Source in `korean`, target in `english`, as en-ko.
+const std::vector<TranslationPair>& teaching_corpus_lengths();
 // A sentence the model was trained on (its first training pair's source; "나는 학생 이다" when it
 // carries no pairs): what a command shows when not given one.
 std::string translator_example_sentence(const Translator& m);
@@ -122,8 +150,9 @@ struct EmbeddedTokens {
   Tensor x;          // e + p                      (T, D)
 };
 EmbeddedTokens translator_embed(const Translator& m, const std::vector<std::size_t>& ids);
-// The same for B sequences of equal length stacked in ids (PE restarts at each); without PE
-// (properties.positional_encoding false) pe is 0 and x = e.
+// The same for B sequences of equal length stacked in ids (PE restarts at each); with
+// properties.pe learned, pe = the table's rows 0 … T−1 (a sequence longer than the table is an
+// error); with rope or none, pe is 0 and x = e.
 EmbeddedTokens translator_embed_batch(const Translator& m, const std::vector<std::size_t>& ids, std::size_t batch);
 
 // The encoder: every layer's steps; memory = the last layer's output.

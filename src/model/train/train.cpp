@@ -61,6 +61,8 @@ std::vector<std::pair<std::string, std::vector<std::size_t>>> tr_parameter_shape
   }
   s.push_back({"generator.weight", {V, D}});
   s.push_back({"generator.bias", {V}});
+  // last, so every other parameter draws what it draws without it
+  if (c.pe == PositionalEncoding::learned) s.push_back({"position_embedding.weight", {kLearnedPositions, D}});
   return s;
 }
 
@@ -122,7 +124,7 @@ TensorMap init_train_parameters(const TrainConfig& c, std::uint64_t seed) {
       return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
     };
     const bool norm = name.find(".norm") != std::string::npos;
-    if (name == "embedding.weight") {
+    if (name == "embedding.weight" || name == "position_embedding.weight") {
       for (float& v : t.values()) v = static_cast<float>(gen.normal());
     } else if (norm) {
       if (ends(".weight")) std::fill(t.values().begin(), t.values().end(), 1.0f);
@@ -173,6 +175,13 @@ RowBatch tr_padding(const std::vector<std::size_t>& ids, std::size_t B, std::siz
   return r;
 }
 
+// The positions of B sequences of length L, stacked: 0 … L−1, B times (a learned PE's lookup).
+std::vector<std::size_t> tr_positions(std::size_t B, std::size_t L) {
+  std::vector<std::size_t> pos(B * L);
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % L;
+  return pos;
+}
+
 // The gradients of one module's parameters, by name.
 struct TrGrads {
   TensorMap* g;
@@ -212,7 +221,8 @@ Tensor tr_ffn_backward(const FeedForwardSteps& s, const Tensor& x, const FeedFor
 // projections. Returns the gradients at x_q and at x_kv.
 std::pair<Tensor, Tensor> tr_mha_backward(const MultiHeadAttention& a, const Tensor& xq, const Tensor& xkv, const MhaParams& p,
                                           std::size_t H, std::size_t B, const Tensor& dout, const TrGrads& g,
-                                          const std::string& pre, unsigned threads, double* score_grad_sq = nullptr) {
+                                          const std::string& pre, unsigned threads, double* score_grad_sq = nullptr,
+                                          bool rope = false) {
   const std::size_t D = p.out_proj_weight.rows(), T = xq.rows() / B, S = xkv.rows() / B, dk = D / H;
   // 1. output = Concat·W_Oᵀ + b_O
   const Tensor dconcat = linear_backward(a.concat, p.out_proj_weight, dout, g.at(pre + "out_proj.weight"), &g.at(pre + "out_proj.bias"),
@@ -247,6 +257,12 @@ std::pair<Tensor, Tensor> tr_mha_backward(const MultiHeadAttention& a, const Ten
       tr_add_block(dkk, b * S, h * dk, gr.dk);
       tr_add_block(dv, b * S, h * dk, gr.dv);
     }
+  // RoPE (self-attention of a --pe rope model): q and k were rotated after the projections, so
+  // their gradients are rotated back before the projections' backward
+  if (rope) {
+    rope_rotate_sequences_backward(dq, H, B);
+    rope_rotate_sequences_backward(dkk, H, B);
+  }
   // 3. Q = x_q·W_Qᵀ + b_Q, K and V from x_kv: rows [0, D), [D, 2D), [2D, 3D) of in_proj
   Tensor& dW = g.at(pre + "in_proj_weight");
   Tensor& db = g.at(pre + "in_proj_bias");
@@ -285,7 +301,7 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
   // ---- forward: the translator family's own (translator.hpp), over the batch ----
   TranslatorProperties props;
   props.pre_ln = c.pre_ln;
-  props.positional_encoding = c.positional_encoding;
+  props.pe = c.pe;
   props.scale_scores = c.scale_scores;
   const Translator m = translator_weights(params, H, props, "train");
   LayerOptions run;
@@ -332,7 +348,7 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
   grads->clear();
   for (const auto& [name, shape] : tr_parameter_shapes(c)) grads->emplace(name, Tensor(shape));
   const TrGrads g{grads};
-  const bool pre = c.pre_ln;
+  const bool pre = c.pre_ln, rope = c.pe == PositionalEncoding::rope;
   Tensor dy = linear_backward(dec.layers.back().ffn_block.output, m.generator_weight, ce.dlogits, g.at("generator.weight"),
                               &g.at("generator.bias"), threads);
   Tensor dmemory({B * S, c.d_model});
@@ -351,12 +367,14 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
     });
     dy = tr_block_backward(s.self_block, w.norm1, pre, dy, g, p + "norm1", [&](const Tensor& d) {
       const Tensor& in = tr_f_input(s.self_block, pre);
-      auto [dq, dkv] = tr_mha_backward(s.self_attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads);
+      auto [dq, dkv] = tr_mha_backward(s.self_attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads, nullptr, rope);
       return add(dq, dkv);
     });
   }
-  // X = Embedding(ids) + PE: the PE is a constant
+  // X = Embedding(ids) + PE: the sinusoidal PE is a constant; a learned PE is a lookup of rows
+  // 0 … T−1, so its gradient is the embedding's scatter-add at those positions
   embedding_backward(batch.target_in, dy, g.at("embedding.weight"));
+  if (c.pe == PositionalEncoding::learned) embedding_backward(tr_positions(B, T), dy, g.at("position_embedding.weight"));
   Tensor dx = dmemory;
   double score_grad_sq = 0;
   double* const score_grads = extras && extras->want_attention_stats ? &score_grad_sq : nullptr;
@@ -369,12 +387,13 @@ double train_loss(const TrainConfig& c, const TensorMap& params, const TrainBatc
     });
     dx = tr_block_backward(s.attn_block, w.norm1, pre, dx, g, p + "norm1", [&](const Tensor& d) {
       const Tensor& in = tr_f_input(s.attn_block, pre);
-      auto [dq, dkv] = tr_mha_backward(s.attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads, score_grads);
+      auto [dq, dkv] = tr_mha_backward(s.attention, in, in, w.self_attn, H, B, d, g, p + "self_attn.", threads, score_grads, rope);
       return add(dq, dkv);
     });
   }
   if (score_grads) extras->score_gradient_norm = std::sqrt(score_grad_sq);
   embedding_backward(batch.source, dx, g.at("embedding.weight"));
+  if (c.pe == PositionalEncoding::learned) embedding_backward(tr_positions(B, S), dx, g.at("position_embedding.weight"));
   (void)V;
   return ce.loss;
 }

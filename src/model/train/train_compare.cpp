@@ -17,7 +17,8 @@
 namespace tfx {
 
 const std::vector<std::string>& compare_experiment_names() {
-  static const std::vector<std::string> names = {"pe", "no-pe", "scale", "no-scale", "post-ln", "pre-ln", "warmup", "no-warmup"};
+  static const std::vector<std::string> names = {"pe",      "no-pe",   "scale",     "no-scale", "post-ln", "pre-ln",
+                                                 "warmup",  "no-warmup", "sinusoidal", "learned", "rope",   "none"};
   return names;
 }
 
@@ -36,8 +37,10 @@ std::vector<std::string> tc_split(const std::string& s, char sep) {
 
 // One experiment name applied to a run (the names are checked by the validator).
 void tc_apply(const std::string& name, TrainConfig& c, TrainOptions& o) {
-  if (name == "pe") c.positional_encoding = true;
-  if (name == "no-pe") c.positional_encoding = false;
+  if (name == "pe" || name == "sinusoidal") c.pe = PositionalEncoding::sinusoidal;
+  if (name == "no-pe" || name == "none") c.pe = PositionalEncoding::none;
+  if (name == "learned") c.pe = PositionalEncoding::learned;
+  if (name == "rope") c.pe = PositionalEncoding::rope;
   if (name == "scale") c.scale_scores = true;
   if (name == "no-scale") c.scale_scores = false;
   if (name == "post-ln") c.pre_ln = false;
@@ -110,6 +113,18 @@ TcStats tc_measure(const TrainConfig& c, const TensorMap& params, const TrainBat
 
 }  // namespace
 
+void add_length_results(Result& r, const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t train_max_len) {
+  Records by_length;
+  by_length.name = N_("by_length");
+  by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact"), N_("first_n_right")};
+  for (const LengthScore& l : exact_by_length(test, score, train_max_len))
+    by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction(), l.first_fraction()});
+  r.blocks.push_back(Text{trf("held-out exact match by source length (trained on sentences of at most {} words; longer ones are "
+                              "new lengths); first_n_right: the first {} target words right",
+                              train_max_len, train_max_len)});
+  r.blocks.push_back(std::move(by_length));
+}
+
 Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setup, Figure* figure) {
   const IdPairs& data = *setup.data;
   const bool has_alignment = !data.test.empty() && !data.test[0].alignment.empty();
@@ -136,7 +151,9 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
   layer_table.name = N_("grad_norms_at_init");
   layer_table.columns = {N_("experiment"), N_("part"), N_("layer"), N_("grad_norm")};
 
-  LineChart loss, acc, layers, entropy, score;
+  LineChart loss, acc, layers, entropy, score, by_length_chart, first_chart;
+  // --train-max-len: each run's held-out exact match per source length (at the last step)
+  std::vector<std::vector<LengthScore>> by_length;
   for (const CompareRun& run : runs) {
     const TrainConfig& c = run.config;
     TensorMap params = init_train_parameters(c, run.options.seed);
@@ -189,6 +206,19 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     if (has_alignment) row.push_back(last.alignment_fraction());
     for (double v : {init.entropy, now.entropy, init.score_gradient, now.score_gradient, ratio}) row.push_back(v);
     table.rows.push_back(std::move(row));
+    if (setup.train_max_len > 0 && !data.test.empty()) {
+      by_length.push_back(exact_by_length(data.test, last, setup.train_max_len));
+      Series s_len, s_first;
+      s_len.name = s_first.name = run.name;
+      for (const LengthScore& l : by_length.back()) {
+        s_len.x.push_back(double(l.length));
+        s_len.y.push_back(l.fraction());
+        s_first.x.push_back(double(l.length));
+        s_first.y.push_back(l.first_fraction());
+      }
+      by_length_chart.series.push_back(std::move(s_len));
+      first_chart.series.push_back(std::move(s_first));
+    }
     if (setup.progress) setup.progress(trf("--compare {}: loss {:.4f}, held-out exact {:.1f} %", run.name, last_loss, 100 * last.exact_fraction()));
     loss.series.push_back(std::move(s_loss));
     acc.series.push_back(std::move(s_acc));
@@ -211,11 +241,74 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
   r.blocks.push_back(Text{tr("entropy: the encoder self-attention's rows (nats); score_grad: ‖∂loss/∂s‖ at its softmax's input; "
                              "grad_last_over_first: ‖∂loss/∂W₂‖ of the last decoder layer over the first's, at initialization")});
   r.blocks.push_back(table);
+  if (!by_length.empty()) {
+    // one row per length, one column per run
+    Records lengths;
+    lengths.name = N_("by_length");
+    lengths.columns = {N_("length"), N_("pairs")};
+    for (const CompareRun& run : runs) lengths.columns.push_back(run.name);
+    for (std::size_t i = 0; i < by_length.front().size(); ++i) {
+      std::vector<Cell> row = {static_cast<long long>(by_length.front()[i].length), static_cast<long long>(by_length.front()[i].pairs)};
+      for (const auto& run_rows : by_length) row.push_back(run_rows[i].fraction());
+      lengths.rows.push_back(std::move(row));
+    }
+    r.blocks.push_back(Text{trf("held-out exact match by source length: trained on sentences of at most {} words, so the longer ones "
+                                "are lengths no run has seen",
+                                setup.train_max_len)});
+    r.blocks.push_back(std::move(lengths));
+    r.primary = "by_length";
+    // the same pairs, asking less: are the first N words right (the trained lengths' worth)?
+    Records first;
+    first.name = N_("by_length_first_n");
+    first.columns = {N_("length"), N_("pairs")};
+    for (const CompareRun& run : runs) first.columns.push_back(run.name);
+    for (std::size_t i = 0; i < by_length.front().size(); ++i) {
+      std::vector<Cell> row = {static_cast<long long>(by_length.front()[i].length), static_cast<long long>(by_length.front()[i].pairs)};
+      for (const auto& run_rows : by_length) row.push_back(run_rows[i].first_fraction());
+      first.rows.push_back(std::move(row));
+    }
+    r.blocks.push_back(Text{trf("the first {} target words right (teacher-forced, as the exact match): a run that translates the "
+                                "trained lengths' worth of a longer sentence and then goes wrong",
+                                setup.train_max_len)});
+    r.blocks.push_back(std::move(first));
+  }
   r.blocks.push_back(std::move(layer_table));
   r.blocks.push_back(std::move(curves));
-  r.primary = "compare";
+  if (by_length.empty()) r.primary = "compare";
 
-  if (figure) {
+  if (figure && !by_length.empty()) {
+    // the extrapolation experiment: accuracy by length, one line per run, the trained lengths' end marked
+    by_length_chart.title = tr("Held-out accuracy by sentence length");
+    by_length_chart.subtitle = trf("trained on sentences of at most {} words; to the right of the line, lengths never seen",
+                                   setup.train_max_len);
+    by_length_chart.x_label = tr("source sentence length (words)");
+    by_length_chart.y_label = tr("held-out exact match");
+    by_length_chart.ymin = 0.0;
+    by_length_chart.ymax = 1.0;
+    Series edge;
+    edge.name = trf("longest training sentence ({} words)", setup.train_max_len);
+    edge.x = {double(setup.train_max_len) + 0.5, double(setup.train_max_len) + 0.5};
+    edge.y = {0.0, 1.0};
+    edge.reference = true;
+    by_length_chart.series.push_back(edge);
+    by_length_chart.plot_height = 760;
+    // the same pairs asking less: the first N words, the trained lengths' worth
+    first_chart.title = trf("The first {} words right", setup.train_max_len);
+    first_chart.subtitle = tr("of the same held-out sentences: translated as far as the trained lengths, then wrong?");
+    first_chart.x_label = by_length_chart.x_label;
+    first_chart.y_label = trf("first {} target words right", setup.train_max_len);
+    first_chart.ymin = 0.0;
+    first_chart.ymax = 1.0;
+    first_chart.series.push_back(std::move(edge));
+    first_chart.plot_height = 760;
+    figure->panels.push_back(std::move(by_length_chart));
+    figure->panels.push_back(std::move(first_chart));
+    figure->columns = 2;
+    figure->title = trf("tfx train --compare {}{}: {} steps of {} pairs, seed {}", list, context, base.options.steps, base.options.batch,
+                        base.options.seed);
+    figure->page_width = 1920;
+    figure->page_height = 1080;
+  } else if (figure) {
     const std::string step_axis = tr("training step (log scale)");
     loss.title = tr("Training loss");
     loss.subtitle = tr("mean over the steps since the previous point");
@@ -246,7 +339,7 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
     score.log_x = true;
     score.log_y = true;
     for (LineChart* p : {&loss, &acc, &layers, &entropy, &score}) {
-      p->plot_height = 450;
+      p->plot_height = 510;  // three columns of 620 wide and two rows of this fill the 16:9 page (450 left bands above and below)
       figure->panels.push_back(std::move(*p));
     }
     figure->columns = 3;

@@ -75,6 +75,18 @@ void split_pairs(std::vector<TextPair>& pairs, double fraction, std::uint64_t se
   for (std::size_t i = 0; i < want; ++i) pairs[order[i]].test = true;
 }
 
+std::size_t keep_short_training_pairs(std::vector<TextPair>& pairs, std::size_t max_len, const std::string& where) {
+  std::size_t longest = 0;
+  for (const TextPair& p : pairs)
+    if (!p.test) longest = std::max(longest, p.source.size());
+  if (max_len == 0 || max_len > longest)
+    throw usage_error(fmt::format(N_("--train-max-len {}: the training sentences of {} have at most {} words; expected 1 to {}"), max_len,
+                                  where, longest, longest));
+  const std::size_t before = pairs.size();
+  std::erase_if(pairs, [&](const TextPair& p) { return !p.test && p.source.size() > max_len; });
+  return before - pairs.size();
+}
+
 std::vector<std::string> pair_vocabulary(const std::vector<TextPair>& pairs) {
   std::set<std::string> src, tgt;
   for (const TextPair& p : pairs) {

@@ -262,12 +262,14 @@ VitPictures read_vit_pictures(const std::string& dir, VitTrainConfig& c) {
   return out;
 }
 
-TranslatorTrainData load_translator_train_data(const std::string& pairs_path, bool en_ko, double test_fraction, std::uint64_t seed) {
+TranslatorTrainData load_translator_train_data(const std::string& pairs_path, const std::string& corpus, double test_fraction,
+                                               std::uint64_t seed, std::size_t train_max_len) {
   TranslatorTrainData d;
+  const bool en_ko = corpus == "en-ko", lengths = corpus == "lengths";
   std::vector<TextPair>& pairs = d.pairs;
   if (pairs_path.empty()) {
     // a built-in corpus; for en-ko its source (English) is in `korean`, its target in `english` (translator.hpp)
-    for (const TranslationPair& p : en_ko ? teaching_corpus_en_ko() : teaching_corpus()) {
+    for (const TranslationPair& p : en_ko ? teaching_corpus_en_ko() : lengths ? teaching_corpus_lengths() : teaching_corpus()) {
       TextPair t;
       t.source = split_words(p.korean);
       t.target = split_words(p.english);
@@ -275,8 +277,8 @@ TranslatorTrainData load_translator_train_data(const std::string& pairs_path, bo
       t.test = p.split == "test";
       pairs.push_back(std::move(t));
     }
-    d.vocab = en_ko ? pair_vocabulary(pairs) : teaching_translator().vocab.tokens;
-    d.name = en_ko ? tr("the built-in English → Korean corpus") : tr("the built-in corpus");
+    d.vocab = en_ko || lengths ? pair_vocabulary(pairs) : teaching_translator().vocab.tokens;
+    d.name = en_ko ? tr("the built-in English → Korean corpus") : lengths ? tr("the built-in corpus of lists (--corpus lengths)") : tr("the built-in corpus");
   } else {
     // the text, then its words as strings, ids and a vocabulary: about kPairsBytesPerByte bytes
     // of memory per byte of the file (measured), refused before reading when over the budget
@@ -291,17 +293,22 @@ TranslatorTrainData load_translator_train_data(const std::string& pairs_path, bo
     d.vocab = pair_vocabulary(pairs);
     d.name = pairs_path;
   }
+  // the vocabulary stays the whole corpus's: the held-out pairs' words are known words
+  if (train_max_len > 0) keep_short_training_pairs(pairs, train_max_len, pairs_path.empty() ? "--corpus " + corpus : "--pairs " + pairs_path);
   d.data = pair_ids(pairs, d.vocab);
   if (d.data.train.empty()) throw usage_error(N_("--test-fraction leaves no training pairs"));
   return d;
 }
 
-std::string translator_experiment(bool en_ko, const std::string& pairs, bool no_pe, bool no_scale, bool pre_ln, bool no_warmup) {
+std::string translator_experiment(const std::string& corpus, const std::string& pairs, PositionalEncoding pe, bool no_scale, bool pre_ln,
+                                  bool no_warmup, std::size_t train_max_len) {
   std::string experiment;
   const auto add_flag = [&](const std::string& f) { experiment += (experiment.empty() ? "" : " ") + f; };
-  if (en_ko) add_flag("--corpus en-ko");
+  if (pairs.empty() && corpus != "ko-en") add_flag("--corpus " + corpus);
   if (!pairs.empty()) add_flag("--pairs " + pairs);
-  if (no_pe) add_flag("--no-pe");
+  if (pe == PositionalEncoding::none) add_flag("--no-pe");
+  if (pe == PositionalEncoding::learned || pe == PositionalEncoding::rope) add_flag(std::string("--pe ") + positional_encoding_name(pe));
+  if (train_max_len > 0) add_flag(fmt::format("--train-max-len {}", train_max_len));
   if (no_scale) add_flag("--no-scale");
   if (pre_ln) add_flag("--pre-ln");
   if (no_warmup) add_flag("--no-warmup");
@@ -392,7 +399,7 @@ void write_trained_translator(const std::string& model_path, const TensorMap& pa
   for (const TextPair& p : pairs) own.push_back({p.test ? "test" : "train", join_words(p.source), join_words(p.target), p.alignment});
   TranslatorProperties props;
   props.pre_ln = c.pre_ln;
-  props.positional_encoding = c.positional_encoding;
+  props.pe = c.pe;
   props.scale_scores = c.scale_scores;
   TensorMetadata meta = translator_metadata(c.d_model, c.heads, c.layers, c.ffn, props, own, builtin_corpus);
   meta["experiment"] = experiment.empty() ? std::string("default") : experiment;
@@ -411,7 +418,12 @@ void write_trained_translator(const std::string& model_path, const TensorMap& pa
 Figure translator_training_figure(const Series& step_loss, const Series& exact, const Series* alignment, std::size_t test_pairs,
                                   double warmup, bool no_warmup, std::int64_t steps, std::int64_t batch, const std::string& experiment_title) {
   Figure figure;
-  // loss against steps with the warm-up peak marked; held-out accuracy against steps
+  // loss against steps with the warm-up peak marked; held-out accuracy against steps. The panels'
+  // height makes the pair about 16:9 (the plot width is fixed at 620): each legend (the warm-up
+  // peak's, exact match and alignment's) widens the pair by about 200, so taller panels fill the
+  // page; one height for all left white bands beside the panels when neither has a legend
+  const bool peak_drawn = warmup <= double(steps) && !no_warmup;
+  const double plot_height = 650 + 110 * ((peak_drawn ? 1 : 0) + (alignment ? 1 : 0));
   LineChart loss;
   loss.title = tr("Training loss");
   loss.subtitle = no_warmup ? trf("lr = d_model^−0.5 · max(step, {:g})^−0.5: no warm-up", warmup)
@@ -419,11 +431,11 @@ Figure translator_training_figure(const Series& step_loss, const Series& exact, 
   loss.x_label = tr("training step (log scale)");
   loss.y_label = tr("loss (label-smoothed cross-entropy)");
   loss.log_x = true;
-  loss.plot_height = 760;
+  loss.plot_height = plot_height;
   double top = 0;
   for (double v : step_loss.y) top = std::max(top, v);
   loss.series.push_back(step_loss);
-  if (warmup <= double(steps) && !no_warmup) {
+  if (peak_drawn) {
     Series peak;
     peak.name = trf("warm-up peak (step {:g})", warmup);
     peak.x = {warmup, warmup};
@@ -440,7 +452,7 @@ Figure translator_training_figure(const Series& step_loss, const Series& exact, 
   acc.log_x = true;
   acc.ymin = 0.0;
   acc.ymax = 1.0;
-  acc.plot_height = 760;
+  acc.plot_height = plot_height;
   acc.series.push_back(exact);
   if (alignment) acc.series.push_back(*alignment);
   figure.panels.push_back(std::move(acc));

@@ -91,6 +91,7 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
   HeldOutScore s;
   s.pairs = test.size();
   std::vector<HeldOutScore> part(test.size());
+  std::vector<std::size_t> part_prefix(test.size(), 0);
   const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, test.size()))));
   const std::size_t V = std::max<std::size_t>(1, c.vocab);
   parallel_for_threads(T, [&](unsigned t, unsigned nt) {
@@ -122,12 +123,14 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
       for (std::size_t r = 0; r < chosen.size(); ++r) {
         const std::size_t i = chosen[r];
         const IdPair& p = test[i];
-        bool exact = true;
-        for (std::size_t k = 0; k <= p.target.size() && exact; ++k) {
+        // the first position whose most probable token is not the gold one (target.size() + 1: none)
+        std::size_t right = 0;
+        for (std::size_t k = 0; k <= p.target.size(); ++k, ++right) {
           const float* z = ex.logits.data() + (r * b.target_len + k) * V;
-          exact = static_cast<std::size_t>(std::max_element(z, z + V) - z) == b.target_out[r * b.target_len + k];
+          if (static_cast<std::size_t>(std::max_element(z, z + V) - z) != b.target_out[r * b.target_len + k]) break;
         }
-        part[i].exact = exact;
+        part[i].exact = right == p.target.size() + 1;
+        part_prefix[i] = right;
         for (std::size_t k = 0; k < p.alignment.size() && k < p.target.size(); ++k) {
           if (p.alignment[k] < 0) continue;
           // row k (inputs <bos> y₁ … y_k) is where the model chose target token k; padded keys
@@ -140,12 +143,33 @@ HeldOutScore score_held_out(const TrainConfig& c, const TensorMap& params, const
       }
     }
   });
+  s.pair_prefix = part_prefix;
   for (const HeldOutScore& h : part) {
+    s.pair_exact.push_back(h.exact ? 1 : 0);
     s.exact += h.exact;
     s.aligned_hits += h.aligned_hits;
     s.aligned_total += h.aligned_total;
   }
   return s;
+}
+
+std::vector<LengthScore> exact_by_length(const std::vector<IdPair>& test, const HeldOutScore& score, std::size_t first) {
+  if (score.pair_exact.size() != test.size() || score.pair_prefix.size() != test.size())
+    throw Error(fmt::format("exact_by_length: {} scores for {} test pairs", score.pair_exact.size(), test.size()));
+  std::vector<LengthScore> rows;
+  for (std::size_t i = 0; i < test.size(); ++i) {
+    const std::size_t len = test[i].source.size();
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const LengthScore& r) { return r.length == len; });
+    if (it == rows.end()) {
+      rows.push_back({len, 0, 0});
+      it = rows.end() - 1;
+    }
+    ++it->pairs;
+    it->exact += score.pair_exact[i];
+    it->first_right += score.pair_prefix[i] >= std::min(first, test[i].target.size());
+  }
+  std::sort(rows.begin(), rows.end(), [](const LengthScore& a, const LengthScore& b) { return a.length < b.length; });
+  return rows;
 }
 
 Tensor train_cross_attention(const TrainConfig& c, const TensorMap& params, const std::vector<std::size_t>& source,

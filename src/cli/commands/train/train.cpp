@@ -3,10 +3,10 @@
 // and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
 // FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it;
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
-// --corpus en-ko trains on the built-in English → Korean corpus instead: the word-order experiment
-// (with --no-pe the roles come out swapped). The experiment's flags title the results and figure.
-// --compare pe,no-pe trains several experiments one after another and draws them together
-// (train_compare.hpp); --no-warmup starts the learning rate at the schedule's peak.
+// Experiments: --corpus en-ko (word order: with --no-pe the roles come out swapped), --corpus lengths
+// --train-max-len N --pe … (extrapolation: accuracy by length), --no-warmup, --pre-ln, --no-scale;
+// --compare pe,no-pe trains several one after another and draws them together (train_compare.hpp).
+// The experiment's flags title the results and figure.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -44,7 +44,10 @@ struct TrainCommandOptions {
   bool no_pe = false, no_scale = false, pre_ln = false, no_warmup = false, no_progress = false;
   std::vector<std::string> compare;  // --compare pe,no-pe (or pe no-pe)
   std::string pairs;
-  std::string corpus = "ko-en";  // the built-in corpus: ko-en (the lecture's) or en-ko (word order)
+  std::string corpus = "ko-en";  // the built-in corpus: ko-en (the lecture's), en-ko (word order) or lengths (extrapolation)
+  std::string pe = "sinusoidal";  // --pe (--no-pe is --pe none)
+  CLI::Option* pe_opt = nullptr;
+  std::int64_t train_max_len = 0;  // --train-max-len N (0: every training pair)
   std::string model;  // -o FILE.safetensors
   std::string watch;  // --watch SENTENCE
   CLI::Option* watch_opt = nullptr;
@@ -58,16 +61,17 @@ struct TrainCommandOptions {
 void run_train(const TrainCommandOptions& o) {
   if (o.gpt && o.gpt->parsed()) return;  // `tfx train gpt …` ran instead
   if (o.vit && o.vit->parsed()) return;  // `tfx train vit …` ran instead
-  // the data: the built-in corpus (its own split and alignments) or --pairs
-  const bool en_ko = o.pairs.empty() && o.corpus == "en-ko";
-  const TranslatorTrainData loaded = load_translator_train_data(o.pairs, en_ko, o.test_fraction, o.seed);
+  const PositionalEncoding pe = train_positional_encoding(o.pe, o.pe_opt, o.no_pe, o.d_model, o.heads, o.compare);
+  // the data: a built-in corpus (its own split and alignments) or --pairs
+  const std::size_t train_max_len = static_cast<std::size_t>(o.train_max_len);
+  const TranslatorTrainData loaded = load_translator_train_data(o.pairs, o.corpus, o.test_fraction, o.seed, train_max_len);
   const std::vector<TextPair>& pairs = loaded.pairs;
   const std::vector<std::string>& vocab = loaded.vocab;
   const std::string& data_name = loaded.name;
   const IdPairs& data = loaded.data;
 
   // the experiment, as its flags: in every title, so two runs' figures and tables tell themselves apart
-  const std::string experiment = translator_experiment(en_ko, o.pairs, o.no_pe, o.no_scale, o.pre_ln, o.no_warmup);
+  const std::string experiment = translator_experiment(o.corpus, o.pairs, pe, o.no_scale, o.pre_ln, o.no_warmup, train_max_len);
   const std::string experiment_title = experiment.empty() ? tr("the lecture's model") : experiment;
 
   TrainConfig c;
@@ -76,7 +80,7 @@ void run_train(const TrainCommandOptions& o) {
   c.heads = static_cast<std::size_t>(o.heads);
   c.layers = static_cast<std::size_t>(o.layers);
   c.ffn = static_cast<std::size_t>(o.ffn);
-  c.positional_encoding = !o.no_pe;
+  c.pe = pe;
   c.scale_scores = !o.no_scale;
   c.pre_ln = o.pre_ln;
   c.label_smoothing = o.label_smoothing;
@@ -111,7 +115,8 @@ void run_train(const TrainCommandOptions& o) {
     std::string context = experiment;
     if (o.layers != 2) context += (context.empty() ? "" : " ") + fmt::format("--layers {}", o.layers);
     if (o.d_model != 64) context += (context.empty() ? "" : " ") + fmt::format("--d-model {}", o.d_model);
-    present_train_compare(o.compare, c, to, data, data_name, context, static_cast<std::size_t>(o.every), !o.no_progress, o.out, o.fig);
+    present_train_compare(o.compare, c, to, data, data_name, context, static_cast<std::size_t>(o.every), train_max_len, !o.no_progress,
+                          o.out, o.fig);
     return;
   }
   TensorMap params = init_train_parameters(c, o.seed);
@@ -159,28 +164,22 @@ void run_train(const TrainCommandOptions& o) {
   r.command = "train";
   r.params = {{"steps", o.steps}, {"batch", o.batch}, {"d_model", o.d_model}, {"heads", o.heads}, {"layers", o.layers},
               {"ffn", o.ffn}, {"seed", o.seed}, {"warmup", o.warmup}, {"label_smoothing", o.label_smoothing},
-              {"pe", !o.no_pe}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"no_warmup", o.no_warmup}, {"threads", to.threads},
-              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}};
+              {"pe", std::string(positional_encoding_name(pe))}, {"scale", !o.no_scale}, {"pre_ln", o.pre_ln}, {"no_warmup", o.no_warmup}, {"threads", to.threads},
+              {"pairs", o.pairs.empty() ? std::string("built-in") : o.pairs}, {"corpus", o.corpus}, {"train_max_len", o.train_max_len}};
   r.blocks.push_back(Text{trf("tfx train, experiment: {}", experiment_title)});
+  std::size_t parameters = 0;
+  for (const auto& entry : params) parameters += entry.second.size();
   r.blocks.push_back(Text{trf("trained on {}: {} training pairs, {} held out, {} tokens; d_model {}, {} heads, {} + {} layers "
                               "({}), FFN {}, {} parameters; {} steps of {} pairs",
-                              data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers,
-                              o.layers,
-                              std::string(o.pre_ln ? "pre-LN" : "post-LN") + (o.no_pe ? ", no PE" : "") +
-                                  (o.no_scale ? ", no 1/√d_k" : ""),
-                              o.ffn,
-                              [&] {
-                                std::size_t n = 0;
-                                for (const auto& [k, t] : params) n += t.size();
-                                return n;
-                              }(),
-                              o.steps, o.batch)});
+                              data_name, data.train.size(), data.test.size(), vocab.size(), o.d_model, o.heads, o.layers, o.layers,
+                              TranslatorProperties{o.pre_ln, pe, !o.no_scale}.layout(), o.ffn, parameters, o.steps, o.batch)});
   if (score.pairs == 0)  // --test-fraction 0, or too few pairs to hold one out: no score, not 0 %
     r.blocks.push_back(Text{tr("held-out exact match: nothing was held out (--test-fraction leaves no test pairs)")});
   else
     r.blocks.push_back(Text{trf("held-out exact match: {}/{} = {:.1f} %", score.exact, score.pairs, 100 * score.exact_fraction())});
   r.summary[N_("held_out_exact")] = score.exact_fraction();
   r.summary[N_("held_out_pairs")] = score.pairs;
+  if (train_max_len > 0 && score.pairs > 0) add_length_results(r, data.test, score, train_max_len);  // held-out exact by length
   if (has_alignment) {
     r.blocks.push_back(Text{trf("cross-attention alignment (decoder layer {}, mean of heads, argmax = gold source word): "
                                 "{}/{} = {:.1f} %",
@@ -230,7 +229,7 @@ void run_train(const TrainCommandOptions& o) {
   }
 
   if (!model_path.empty()) {
-    write_trained_translator(model_path, params, c, vocab, pairs, o.pairs.empty() && !en_ko, experiment, o.seed, o.steps);
+    write_trained_translator(model_path, params, c, vocab, pairs, o.pairs.empty() && o.corpus == "ko-en", experiment, o.seed, o.steps);
     r.blocks.push_back(Text{trf("wrote {} and {}", model_path, translator_vocab_path(model_path))});
   }
   Figure figure;
@@ -262,8 +261,10 @@ void register_train(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.99));
   add_train_threads_flag(cmd, o->threads);
   add_no_pe_flag(cmd, o->no_pe);
+  o->pe_opt = add_train_pe_flag(cmd, o->pe);
   add_no_scale_flag(cmd, o->no_scale);
   add_train_experiment_flags(cmd, o->pre_ln, o->no_warmup, o->compare, o->corpus, o->pairs, o->test_fraction);
+  add_train_max_len_flag(cmd, o->train_max_len);
   add_train_every_flag(cmd, o->every, tr("held-out exact match and alignment; before N densely, after steps 10, 20, 50, 100, …"));
   add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
@@ -292,6 +293,7 @@ void register_train(CLI::App& app) {
                      tr("tfx train -o my_model.safetensors && tfx translate --model my_model.safetensors \"나는 학생 이다\""),
                      tr("tfx train --corpus en-ko --no-pe           # without PE: the dog bites the man, or the man the dog?"),
                      tr("tfx train --corpus en-ko --compare pe,no-pe  # both runs in one figure and one table"),
+                     tr("tfx train --corpus lengths --train-max-len 6 --compare sinusoidal,learned,rope,none  # accuracy by length"),
                      tr("tfx train --gif --watch \"그녀는 커피를 마셨다\"     # watch attention and embeddings form"),
                      tr("tfx train --pairs my_pairs.tsv --test-fraction 0.2")});
 }

@@ -10,13 +10,14 @@ CLI::Validator compare_item_validator() {
 }
 
 void present_train_compare(const std::vector<std::string>& compare, const TrainConfig& c, const TrainOptions& to, const IdPairs& data,
-                           const std::string& data_name, const std::string& context, std::size_t every, bool progress,
+                           const std::string& data_name, const std::string& context, std::size_t every, std::size_t train_max_len, bool progress,
                            const OutputFlags& out, const FigureFlags& fig) {
   CompareSetup setup;
   setup.data = &data;
   setup.data_name = data_name;
   setup.context = context;
   setup.every = every;
+  setup.train_max_len = train_max_len;
   if (progress) setup.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   Figure figure;
   check_compare_list(compare);

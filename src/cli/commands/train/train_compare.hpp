@@ -18,7 +18,7 @@ CLI::Validator compare_item_validator();
 // run shares; a line on stderr after each run unless !progress), and presents the table and figure
 // (train_compare.png).
 void present_train_compare(const std::vector<std::string>& compare, const TrainConfig& c, const TrainOptions& to, const IdPairs& data,
-                           const std::string& data_name, const std::string& context, std::size_t every, bool progress,
+                           const std::string& data_name, const std::string& context, std::size_t every, std::size_t train_max_len, bool progress,
                            const OutputFlags& out, const FigureFlags& fig);
 
 }  // namespace tfx::cli
