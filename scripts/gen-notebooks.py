@@ -414,6 +414,27 @@ print("the last position's top probability, layer by layer:", p[:, -1].max(-1).r
 display(tfx.show("model lens", "teaching-gpt", "The capital of France is"))
 print(tfx.table("model info", "teaching-gpt", cache=True))"""),
 
+(M, """### A ViT that has learned to see: `teaching-vit`
+
+`teaching-vit` is built into tfx too: a ViT that `tfx train vit` trained on shapes tfx draws (circle,
+square, triangle, cross, ring, diamond at random size, position, angle and colour). `tfx patches
+--shapes --save-pictures DIR` draws pictures it never saw; it labels them, and the attention rollout
+of its `[CLS]` token (each layer's heads averaged, ½·I added for the residual, multiplied up the
+layers) falls on the shape's patches:""",
+"""### 보는 법을 배운 ViT: `teaching-vit`
+
+`teaching-vit`도 tfx에 내장되어 있습니다: `tfx train vit`가 tfx가 그린 도형(원, 정사각형, 삼각형, 십자,
+고리, 마름모; 크기·위치·각도·색은 무작위)으로 학습시킨 ViT입니다. `tfx patches --shapes --save-pictures
+DIR`는 모델이 본 적 없는 그림을 그립니다; 모델은 그 레이블을 맞히고, `[CLS]` 토큰의 attention rollout
+(층마다 헤드 평균, 잔차 몫으로 ½·I를 더해 층을 따라 곱함)은 도형이 있는 패치에 모입니다:"""),
+(C, """import os, tempfile
+here = os.getcwd()
+os.chdir(tempfile.mkdtemp())  # the pictures go into a scratch folder
+print(tfx.table("patches", shapes=True, image=32, patch=8, seed=3, save_pictures="pics"))
+print(tfx.table("model logits", "teaching-vit", image="pics/ring.png", top=3))
+display(tfx.show("model attention", "teaching-vit", image="pics/ring.png", rollout=True))
+os.chdir(here)"""),
+
 (M, """## 5. Layer normalization
 
 "thinking" = (4, 2, 3, 5) and "machines" = (2, 1, −3, 2), normalized per token to mean 0 and variance

@@ -37,32 +37,10 @@ double te_max(const nlohmann::json& rows, const std::string& run, long lo) {
   return m;
 }
 
-// In the sanitizer build this learning outcome is reported as skipped (TFX-SKIP), as the other long
-// training cases are (main's tests/helpers.hpp skip_learning_outcome_under_sanitizer, which this
-// mirrors until the branches meet): the Release suite checks it, and the second case below runs the
-// same training code for a few steps under the sanitizers.
-bool te_skip_under_sanitizer() {
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr bool sanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  constexpr bool sanitizer = true;
-#else
-  constexpr bool sanitizer = false;
-#endif
-#else
-  constexpr bool sanitizer = false;
-#endif
-  if (sanitizer)
-    std::cout << "TFX-SKIP: a learning outcome, checked by the Release suite (under the sanitizers training is 10-20 times "
-                 "slower; the short training cases run this code)\n";
-  return sanitizer;
-}
-
 }  // namespace
 
 TEST_CASE("train --train-max-len: trained on lists of ≤ 4 words, PE gets them right, none cannot order them, and no choice reaches length 6") {
-  if (te_skip_under_sanitizer()) return;
+  if (skip_learning_outcome_under_sanitizer()) return;
   const Run r = run_tfx("train --corpus lengths --train-max-len 4 --compare sinusoidal,learned,rope,none --steps 600 --d-model 32 "
                         "--heads 2 --layers 1 --ffn 64 --threads 2 --no-progress --format json");
   REQUIRE(r.code == 0);

@@ -28,7 +28,7 @@ void run_model_classifier(const ModelLogitsOptions& o, const LoadedInput& l, con
   r.command = "model logits";
   r.params = model_params(o.in, l);
   r.blocks.push_back(Text{trf("{}: the classifier on the [CLS] row after the final LayerNorm, {} labels (config.json's id2label); "
-                              "probabilities by softmax. The labels are as good as the checkpoint's training: a random one guesses",
+                              "probabilities by softmax; the labels are as good as the checkpoint's training",
                               family_name(c), c.labels.size())});
   Records rec;
   rec.name = N_("top");

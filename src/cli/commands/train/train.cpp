@@ -3,10 +3,9 @@
 // and reports held-out exact match, cross-attention alignment and 나는 학생 이다 → …; -o
 // FILE.safetensors writes the model (PyTorch state_dict names) and its vocabulary beside it;
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
-// Experiments: --corpus en-ko (word order: with --no-pe the roles come out swapped), --corpus lengths
-// --train-max-len N --pe … (extrapolation: accuracy by length), --no-warmup, --pre-ln, --no-scale;
-// --compare pe,no-pe trains several one after another and draws them together (train_compare.hpp).
-// The experiment's flags title the results and figure.
+// Experiments, named in the results' and figure's titles: --corpus en-ko (word order), --corpus lengths
+// --train-max-len N --pe … (extrapolation), --no-warmup, --pre-ln, --no-scale; --compare pe,no-pe
+// trains several one after another and draws them together (train_compare.hpp).
 #include <fmt/format.h>
 
 #include <chrono>
