@@ -342,6 +342,28 @@ print(tfx.table("translate", "그녀는 커피를 마셨다", model=model_path).
 display(Image(filename="watch.gif"))
 os.chdir(here)"""),
 
+(M, """### Two of the notes' claims as experiments: word order needs PE, 1/√d_k keeps softmax alive
+
+In the English → Korean direction the word order says who does what ("the dog bites the man" /
+"the man bites the dog" → 개가 남자를 문다 / 남자가 개를 문다). `--compare pe,no-pe` trains the same
+small model twice, from the same seed on the same batches: with positional encoding every
+held-out pair comes out right; without it the model sees a bag of words and swaps the roles
+(Korean → English needs no PE: the particles 가/를 mark the roles). Then the scaling: at
+d_k = 64 the raw scores q·k have variance d_k, so without 1/√d_k the softmax at initialization is
+already nearly one-hot — its entropy (nats) is a fraction of the scaled one's:""",
+"""### 노트의 두 주장을 실험으로: 단어 순서에는 PE가 필요하고, 1/√d_k가 softmax를 살린다
+
+영어 → 한국어 방향에서는 단어 순서가 누가 무엇을 하는지 정합니다("the dog bites the man" /
+"the man bites the dog" → 개가 남자를 문다 / 남자가 개를 문다). `--compare pe,no-pe`는 같은 작은 모델을 같은
+시드, 같은 배치로 두 번 학습합니다: 위치 인코딩이 있으면 held-out 쌍이 모두 맞고, 없으면 모델은 단어 주머니만
+보고 역할을 바꿔 버립니다(한국어 → 영어에는 PE가 필요 없습니다: 조사 가/를이 역할을 표시합니다). 다음은
+스케일링: d_k = 64에서 q·k 점수의 분산은 d_k이므로 1/√d_k가 없으면 초기화 때 이미 softmax가 거의 one-hot입니다 —
+그 entropy(nats)가 스케일한 쪽의 일부에 불과합니다:"""),
+(C, """display(tfx.show("train", corpus="en-ko", compare="pe,no-pe", steps=400, d_model=32, heads=2, layers=1, ffn=64,
+                 threads=2, no_progress=True))
+print(tfx.table("train", compare="scale,no-scale", d_model=128, heads=2, ffn=256, steps=1, threads=2,
+                no_progress=True).split("\\n\\n")[1])"""),
+
 (M, """### Inside a Hugging Face checkpoint: `tfx model`
 
 tfx opens a checkpoint folder as Hugging Face saves it (config.json, model.safetensors, the
