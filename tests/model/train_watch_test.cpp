@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "tfx/model/train.hpp"
+#include "tfx/model/train_watch.hpp"
 
 using namespace tfx;
 
@@ -110,4 +111,40 @@ TEST_CASE("train --no-pe: a source and its words reordered give the same output;
       CHECK(train_greedy(c, p, src) == train_greedy(c, p, shuffled));
     }
   }
+}
+
+TEST_CASE("select_frames_by_change: frames go where the watched sentence changes, first and last kept, losses weighted by steps") {
+  // 9 captures at steps 0, 10, …, 80 of a (1, 2) attention row and no embedding: the row moves from
+  // (1, 0) to (0, 1) between captures 2 and 3 (L1 change 2) and by 0.1 each between 5…8 (0.2 each).
+  // Whole change 2 + 3·0.2 = 2.6; with 4 frames the targets are 0.867 and 1.733: both are first
+  // reached at capture 3 (cumulative 2), so frame 1 is capture 3 and frame 2 the next, capture 4.
+  std::vector<WatchFrame> frames;
+  for (std::size_t i = 0; i < 9; ++i) {
+    WatchFrame f;
+    f.step = 10 * i;
+    f.loss_from = i == 0 ? 0 : 10 * i - 9;
+    f.loss = double(i);  // the mean loss of its 10 steps
+    f.rows = {"w"};
+    const double a = i < 3 ? 1.0 : i <= 5 ? 0.0 : 0.1 * double(i - 5);
+    f.attention = Tensor::matrix({{float(a), float(1 - a)}});
+    f.embedding = Tensor::matrix({{0.0f}});
+    frames.push_back(f);
+  }
+  select_frames_by_change(frames, 4);
+  REQUIRE(frames.size() == 4);
+  CHECK(frames[0].step == 0);
+  CHECK(frames[1].step == 30);
+  CHECK(frames[2].step == 40);
+  CHECK(frames[3].step == 80);
+  // frame 1 stands for steps 1 … 30 (captures 1, 2, 3: losses 1, 2, 3 over 10 steps each) → 2;
+  // the last for steps 41 … 80 (captures 5 … 8) → 6.5
+  CHECK(frames[1].loss_from == 1);
+  CHECK(frames[1].loss == doctest::Approx(2.0));
+  CHECK(frames[2].loss == doctest::Approx(4.0));
+  CHECK(frames[3].loss_from == 41);
+  CHECK(frames[3].loss == doctest::Approx(6.5));
+  // fewer captures than frames: all kept
+  std::vector<WatchFrame> two(frames.begin(), frames.begin() + 2);
+  select_frames_by_change(two, 5);
+  CHECK(two.size() == 2);
 }

@@ -26,7 +26,8 @@ struct WatchPlan {
   std::vector<int> alignment;  // of the reference (may be empty: no gold alignment)
   std::vector<std::string> pca_words;
   std::vector<std::size_t> pca_ids;
-  std::vector<std::size_t> steps;  // 0 = the initial weights, …, the last step
+  std::vector<std::size_t> steps;  // capture steps: 0 = the initial weights, …, the last step
+  std::size_t frames = 0;          // the frames kept of them: where the model changes most (select_frames_by_change)
 };
 
 // `watch` = --watch (null when not given: "그녀는 커피를 마셨다" on the built-in corpus, else the first held-out
@@ -46,6 +47,14 @@ struct WatchFrame {
   AttentionSharpness sharpness;   // over the word rows (not <eos>), gold mass with the reference's alignment
   Tensor embedding;               // (pca words, D): their rows of the embedding table
 };
+
+// Keeps `count` of the captured frames (the first and the last among them), spaced by how much the
+// watched sentence changes rather than by step: frame k is the capture where the cumulative change
+// first reaches k/(count − 1) of the whole. The change between two captures is the cross-attention's
+// mean L1 distance per row (1 when the rows differ: the translation changed) plus the embedding
+// rows' Frobenius distance over the last frame's norm. A dropped capture's steps join the next kept
+// frame's loss (their mean, weighted by steps).
+void select_frames_by_change(std::vector<WatchFrame>& frames, std::size_t count);
 
 // Captures frame data with the weights `params` as they are after `step` updates.
 WatchFrame capture_watch(const WatchPlan& plan, const TrainConfig& c, const TensorMap& params, const std::vector<std::string>& vocab,

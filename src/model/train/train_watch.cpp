@@ -97,8 +97,10 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
   }
   // 4. the capture steps from the initial weights to the last step, s_k = round(steps · (k / (F − 1))²):
   // denser early, where attention forms (within the first few hundred steps on the built-in
-  // corpus), each at least one step after the one before and leaving room for the rest
-  const std::size_t F = std::min(frames, steps + 1);
+  // corpus), each at least one step after the one before and leaving room for the rest; four
+  // captures per frame kept, of which select_frames_by_change keeps those where the model changes
+  p.frames = std::min(frames, steps + 1);
+  const std::size_t F = std::min(4 * p.frames, steps + 1);
   for (std::size_t k = 0; k < F; ++k) {
     const double t = F == 1 ? 1.0 : double(k) / double(F - 1);
     std::size_t s = static_cast<std::size_t>(std::llround(double(steps) * t * t));
@@ -107,6 +109,58 @@ WatchPlan plan_watch(const std::string* watch, const std::vector<TextPair>& pair
     p.steps.push_back(s);
   }
   return p;
+}
+
+void select_frames_by_change(std::vector<WatchFrame>& frames, std::size_t count) {
+  if (frames.size() <= count || count < 2) return;
+  const std::size_t n = frames.size();
+  const Tensor& last = frames.back().embedding;
+  double last_norm = 0;
+  for (float v : last.values()) last_norm += double(v) * v;
+  last_norm = std::sqrt(last_norm);
+  std::vector<double> cumulative(n, 0.0);
+  for (std::size_t i = 1; i < n; ++i) {
+    const WatchFrame &a = frames[i - 1], &b = frames[i];
+    double change = 0;
+    if (a.attention.shape() == b.attention.shape() && a.rows == b.rows) {
+      for (std::size_t k = 0; k < a.attention.size(); ++k) change += std::abs(double(a.attention[k]) - double(b.attention[k]));
+      change /= double(std::max<std::size_t>(1, a.attention.rows()));
+    } else {
+      change = 1;
+    }
+    double e = 0;
+    for (std::size_t k = 0; k < a.embedding.size(); ++k) e += std::pow(double(a.embedding[k]) - double(b.embedding[k]), 2);
+    change += last_norm > 0 ? std::sqrt(e) / last_norm : 0;
+    cumulative[i] = cumulative[i - 1] + change;
+  }
+  // frame k: the first capture whose cumulative change reaches k/(count − 1) of the whole, after the
+  // previous one and leaving a capture for each frame still to come
+  std::vector<std::size_t> keep{0};
+  for (std::size_t k = 1; k + 1 < count; ++k) {
+    const double target = cumulative.back() * double(k) / double(count - 1);
+    std::size_t i = keep.back() + 1;
+    while (i < n - (count - k) && cumulative[i] < target) ++i;
+    keep.push_back(i);
+  }
+  keep.push_back(n - 1);
+  std::vector<WatchFrame> kept;
+  std::size_t from = 1;  // the first capture whose steps have not joined a kept frame
+  for (std::size_t i : keep) {
+    WatchFrame f = std::move(frames[i]);
+    if (i > 0) {
+      double sum = 0, steps = 0;
+      for (std::size_t j = from; j <= i; ++j) {
+        const double w = double(frames[j].step + 1 - frames[j].loss_from);
+        sum += (j == i ? f.loss : frames[j].loss) * w;
+        steps += w;
+      }
+      f.loss_from = frames[from].loss_from;
+      f.loss = steps > 0 ? sum / steps : f.loss;
+      from = i + 1;
+    }
+    kept.push_back(std::move(f));
+  }
+  frames = std::move(kept);
 }
 
 WatchFrame capture_watch(const WatchPlan& plan, const TrainConfig& c, const TensorMap& params, const std::vector<std::string>& vocab,
@@ -255,7 +309,9 @@ std::size_t train_recorded(const TrainConfig& c, TensorMap& params, const IdPair
     }
     return true;
   };
-  return train_model(c, params, data.train, to, on_step);
+  const std::size_t done = train_model(c, params, data.train, to, on_step);
+  if (plan) select_frames_by_change(frames, plan->frames);
+  return done;
 }
 
 }  // namespace tfx

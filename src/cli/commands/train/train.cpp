@@ -271,7 +271,7 @@ void register_train(CLI::App& app) {
   o->gif.frames = 30;
   o->gif.fps = 5;
   add_gif_flags(cmd, o->gif, o->out, tr("the cross-attention of the --watch sentence and the embeddings' 2-D PCA, from the initial weights to the last step"));
-  cmd->get_option("--frames")->description(tr("Frames of the --gif animation (and rows of the watch table: steps 0 … --steps, denser early, steps · (k / (N − 1))²)"));
+  cmd->get_option("--frames")->description(tr("Frames of the --gif animation (and rows of the watch table: steps 0 … --steps, placed where the watched sentence changes most)"));
   o->watch_opt = cmd->add_option("--watch", o->watch, tr("The sentence --gif watches (default: 그녀는 커피를 마셨다, or the first held-out pair of --pairs)"))
       ->group(tr("Figures"));
   // -o FILE.safetensors is the model (the table then goes to stdout); any other -o is the table's
