@@ -103,6 +103,16 @@ TEST_CASE("train --compare scale,no-scale at d_k = 64: without 1/√d_k the atte
   const double unscaled = row_of(j, "no-scale")["entropy_init"].get<double>();
   MESSAGE("encoder self-attention entropy at initialization: scaled " << scaled << " nats, unscaled " << unscaled);
   CHECK(unscaled < 0.6 * scaled);
+  // --threads 2 trains the two runs side by side, one thread each; --threads 1 one after another:
+  // the same numbers (a run's result does not depend on its thread count)
+  const Run one = run_tfx("train --compare scale,no-scale --d-model 128 --heads 2 --ffn 256 --steps 3 --every 1 --threads 1 --no-progress "
+                          "--format json");
+  const Run two = run_tfx("train --compare scale,no-scale --d-model 128 --heads 2 --ffn 256 --steps 3 --every 1 --threads 2 --no-progress "
+                          "--format json");
+  REQUIRE(one.code == 0);
+  REQUIRE(two.code == 0);
+  CHECK(json_of(one)["data"] == json_of(two)["data"]);
+  CHECK(json_of(one)["tables"]["curves"] == json_of(two)["tables"]["curves"]);
 }
 
 TEST_CASE("train_learning_rate: --no-warmup starts at the warm-up schedule's peak and decays as it does after the peak") {

@@ -1,4 +1,4 @@
-// `tfx train --compare pe,no-pe`: several experiments trained one after another from the same
+// `tfx train --compare pe,no-pe`: several experiments trained (side by side, --threads split) from the same
 // seed on the same batches, their curves in one figure and their results in one table — loss,
 // held-out accuracy, the per-layer gradient norms at initialization (post-LN's grow toward the
 // output, pre-LN's do not), the encoder self-attention's entropy and the gradient at its softmax's

@@ -6,10 +6,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <numeric>
 #include <set>
 
+#include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/words.hpp"
@@ -117,8 +122,14 @@ void add_length_results(Result& r, const std::vector<IdPair>& test, const HeldOu
   Records by_length;
   by_length.name = N_("by_length");
   by_length.columns = {N_("length"), N_("pairs"), N_("held_out_exact"), N_("first_n_right")};
-  for (const LengthScore& l : exact_by_length(test, score, train_max_len))
-    by_length.rows.push_back({static_cast<long long>(l.length), static_cast<long long>(l.pairs), l.fraction(), l.first_fraction()});
+  for (const LengthScore& l : exact_by_length(test, score, train_max_len)) {
+    std::vector<Cell> row;  // (not a braced list: g++ 12 warns of a maybe-uninitialized string in the variants)
+    row.emplace_back(static_cast<long long>(l.length));
+    row.emplace_back(static_cast<long long>(l.pairs));
+    row.emplace_back(l.fraction());
+    row.emplace_back(l.first_fraction());
+    by_length.rows.push_back(std::move(row));
+  }
   r.blocks.push_back(Text{trf("held-out exact match by source length (trained on sentences of at most {} words; longer ones are "
                               "new lengths); first_n_right: the first {} target words right",
                               train_max_len, train_max_len)});
@@ -154,77 +165,125 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
   LineChart loss, acc, layers, entropy, score, by_length_chart, first_chart;
   // --train-max-len: each run's held-out exact match per source length (at the last step)
   std::vector<std::vector<LengthScore>> by_length;
-  for (const CompareRun& run : runs) {
+  // One run's rows and curves, made apart so that runs can train side by side.
+  struct Outcome {
+    std::vector<std::vector<Cell>> layer_rows, curve_rows;
+    std::vector<Cell> row;
+    Series s_loss, s_acc, s_layers, s_entropy, s_score, s_len, s_first;
+    std::vector<LengthScore> lengths;
+    bool has_lengths = false;
+  };
+  std::mutex progress_mutex;  // the runs' progress lines, one at a time
+  auto train_one = [&](const CompareRun& run, unsigned threads) {
+    Outcome o;
     const TrainConfig& c = run.config;
-    TensorMap params = init_train_parameters(c, run.options.seed);
-    const TcStats init = tc_measure(c, params, probe, run.options.threads);
+    TrainOptions options = run.options;
+    options.threads = threads;
+    TensorMap params = init_train_parameters(c, options.seed);
+    const TcStats init = tc_measure(c, params, probe, threads);
     for (std::size_t i = 0; i < init.layer_grads.size(); ++i)
-      layer_table.rows.push_back({run.name, std::string(i < c.layers ? "encoder" : "decoder"),
-                                  static_cast<long long>(i % c.layers + 1), init.layer_grads[i]});
-    curves.rows.push_back({run.name, 0LL, init.loss, std::string(), std::string(), init.entropy, init.score_gradient});
-    Series s_loss, s_acc, s_layers, s_entropy, s_score;
-    s_loss.name = s_acc.name = s_layers.name = s_entropy.name = s_score.name = run.name;
+      o.layer_rows.push_back({run.name, std::string(i < c.layers ? "encoder" : "decoder"), static_cast<long long>(i % c.layers + 1),
+                              init.layer_grads[i]});
+    o.curve_rows.push_back({run.name, 0LL, init.loss, std::string(), std::string(), init.entropy, init.score_gradient});
+    o.s_loss.name = o.s_acc.name = o.s_layers.name = o.s_entropy.name = o.s_score.name = run.name;
     for (std::size_t i = 0; i < init.layer_grads.size(); ++i) {
-      s_layers.x.push_back(double(i + 1));
-      s_layers.y.push_back(init.layer_grads[i]);
+      o.s_layers.x.push_back(double(i + 1));
+      o.s_layers.y.push_back(init.layer_grads[i]);
     }
     // initialization is drawn at step 1 of the log axes
-    s_entropy.x.push_back(1);
-    s_entropy.y.push_back(init.entropy);
-    s_score.x.push_back(1);
-    s_score.y.push_back(init.score_gradient);
+    o.s_entropy.x.push_back(1);
+    o.s_entropy.y.push_back(init.entropy);
+    o.s_score.x.push_back(1);
+    o.s_score.y.push_back(init.score_gradient);
 
     double loss_sum = 0, last_loss = 0;
     std::size_t loss_n = 0;
     HeldOutScore last;
     TcStats now = init;
-    const std::size_t steps = run.options.steps;
-    train_model(c, params, data.train, run.options, [&](const TrainStepReport& r) {
+    const std::size_t steps = options.steps;
+    train_model(c, params, data.train, options, [&](const TrainStepReport& r) {
       loss_sum += r.loss;
       ++loss_n;
       if (!held_out_checkpoint(r.step, setup.every, steps)) return true;
-      last = score_held_out(c, params, data.test, c.layers >= 2 ? 1 : 0, run.options.threads);
-      now = tc_measure(c, params, probe, run.options.threads);
+      last = score_held_out(c, params, data.test, c.layers >= 2 ? 1 : 0, threads);
+      now = tc_measure(c, params, probe, threads);
       last_loss = loss_sum / double(loss_n);
       loss_sum = 0;
       loss_n = 0;
-      curves.rows.push_back({run.name, static_cast<long long>(r.step), last_loss,
-                             data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction()),
-                             has_alignment ? Cell(last.alignment_fraction()) : Cell(std::string()), now.entropy, now.score_gradient});
-      for (Series* s : {&s_loss, &s_acc, &s_entropy, &s_score}) s->x.push_back(double(r.step));
-      s_loss.y.push_back(last_loss);
-      s_acc.y.push_back(last.exact_fraction());
-      s_entropy.y.push_back(now.entropy);
-      s_score.y.push_back(now.score_gradient);
+      o.curve_rows.push_back({run.name, static_cast<long long>(r.step), last_loss,
+                              data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction()),
+                              has_alignment ? Cell(last.alignment_fraction()) : Cell(std::string()), now.entropy, now.score_gradient});
+      for (Series* s : {&o.s_loss, &o.s_acc, &o.s_entropy, &o.s_score}) s->x.push_back(double(r.step));
+      o.s_loss.y.push_back(last_loss);
+      o.s_acc.y.push_back(last.exact_fraction());
+      o.s_entropy.y.push_back(now.entropy);
+      o.s_score.y.push_back(now.score_gradient);
       return true;
     });
     // the decoder's last layer (next to the output) over its first
     const double ratio = init.layer_grads[2 * c.layers - 1] / std::max(init.layer_grads[c.layers], 1e-30);
     // nothing held out (--pairs with --test-fraction 0): no score, not 0 %
     const Cell exact = data.test.empty() ? Cell(std::string()) : Cell(last.exact_fraction());
-    std::vector<Cell> row = {run.name, last_loss, exact};
-    if (has_alignment) row.push_back(last.alignment_fraction());
-    for (double v : {init.entropy, now.entropy, init.score_gradient, now.score_gradient, ratio}) row.push_back(v);
-    table.rows.push_back(std::move(row));
+    o.row = {run.name, last_loss, exact};
+    if (has_alignment) o.row.push_back(last.alignment_fraction());
+    for (double v : {init.entropy, now.entropy, init.score_gradient, now.score_gradient, ratio}) o.row.push_back(v);
     if (setup.train_max_len > 0 && !data.test.empty()) {
-      by_length.push_back(exact_by_length(data.test, last, setup.train_max_len));
-      Series s_len, s_first;
-      s_len.name = s_first.name = run.name;
-      for (const LengthScore& l : by_length.back()) {
-        s_len.x.push_back(double(l.length));
-        s_len.y.push_back(l.fraction());
-        s_first.x.push_back(double(l.length));
-        s_first.y.push_back(l.first_fraction());
+      o.has_lengths = true;
+      o.lengths = exact_by_length(data.test, last, setup.train_max_len);
+      o.s_len.name = o.s_first.name = run.name;
+      for (const LengthScore& l : o.lengths) {
+        o.s_len.x.push_back(double(l.length));
+        o.s_len.y.push_back(l.fraction());
+        o.s_first.x.push_back(double(l.length));
+        o.s_first.y.push_back(l.first_fraction());
       }
-      by_length_chart.series.push_back(std::move(s_len));
-      first_chart.series.push_back(std::move(s_first));
     }
-    if (setup.progress) setup.progress(trf("--compare {}: loss {:.4f}, held-out exact {:.1f} %", run.name, last_loss, 100 * last.exact_fraction()));
-    loss.series.push_back(std::move(s_loss));
-    acc.series.push_back(std::move(s_acc));
-    layers.series.push_back(std::move(s_layers));
-    entropy.series.push_back(std::move(s_entropy));
-    score.series.push_back(std::move(s_score));
+    if (setup.progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      setup.progress(trf("--compare {}: loss {:.4f}, held-out exact {:.1f} %", run.name, last_loss, 100 * last.exact_fraction()));
+    }
+    return o;
+  };
+  // --threads splits the runs: with T threads and R runs, min(R, T) runs train at once, each on
+  // T / min(R, T) threads. A run's numbers do not depend on its thread count (each entry and each
+  // sentence is computed the same way whichever thread does it), so they are the run alone's.
+  const unsigned T = runs.front().options.threads == 0 ? hardware_threads() : runs.front().options.threads;
+  const std::size_t at_once = std::max<std::size_t>(1, std::min<std::size_t>(runs.size(), T));
+  const unsigned each = std::max(1u, static_cast<unsigned>(T / at_once));
+  std::vector<Outcome> outcomes(runs.size());
+  std::vector<std::exception_ptr> errors(runs.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      try {
+        outcomes[i] = train_one(runs[i], each);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t k = 1; k < at_once; ++k) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (Outcome& o : outcomes) {
+    for (auto& row : o.layer_rows) layer_table.rows.push_back(std::move(row));
+    for (auto& row : o.curve_rows) curves.rows.push_back(std::move(row));
+    table.rows.push_back(std::move(o.row));
+    if (o.has_lengths) {
+      by_length.push_back(std::move(o.lengths));
+      by_length_chart.series.push_back(std::move(o.s_len));
+      first_chart.series.push_back(std::move(o.s_first));
+    }
+    loss.series.push_back(std::move(o.s_loss));
+    acc.series.push_back(std::move(o.s_acc));
+    layers.series.push_back(std::move(o.s_layers));
+    entropy.series.push_back(std::move(o.s_entropy));
+    score.series.push_back(std::move(o.s_score));
   }
 
   Result r;

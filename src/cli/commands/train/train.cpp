@@ -5,7 +5,7 @@
 // --gif/--watch animate one sentence's cross-attention and the embeddings while it trains.
 // Experiments, named in the results' and figure's titles: --corpus en-ko (word order), --corpus lengths
 // --train-max-len N --pe … (extrapolation), --no-warmup, --pre-ln, --no-scale; --compare pe,no-pe
-// trains several one after another and draws them together (train_compare.hpp).
+// trains several (side by side with --threads) and draws them together (train_compare.hpp).
 #include <fmt/format.h>
 
 #include <chrono>

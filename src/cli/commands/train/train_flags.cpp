@@ -57,7 +57,7 @@ void add_train_experiment_flags(CLI::App* cmd, bool& pre_ln, bool& no_warmup, st
   cmd->add_flag("--no-warmup", no_warmup,
                 tr("Experiment: no warm-up; the learning rate starts at the schedule's peak and decays as it would after --warmup steps"));
   add_compare_flag(cmd, compare,
-                   tr("train these experiments one after another, same seed and batches, and draw them together: a comma list of "
+                   tr("train these experiments, same seed and batches (--threads N: up to N side by side), and draw them together: a comma list of "
                       "pe, no-pe, scale, no-scale, post-ln, pre-ln, warmup, no-warmup, and the --pe choices sinusoidal, learned, rope, "
                       "none, joined by + to combine, e.g. post-ln+no-warmup; the other flags apply to every run; with --train-max-len "
                       "the figure is accuracy by length"))
