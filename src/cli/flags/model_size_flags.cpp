@@ -5,13 +5,13 @@
 #include <fmt/ranges.h>
 
 #include "cli/flags/validators.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::cli {
 
 namespace {
-std::string with_note(const char* help, const std::string& note) { return note.empty() ? std::string(help) : fmt::format("{} ({})", help, note); }
 
 CLI::Option* size_flag(CLI::App* cmd, const char* name, std::int64_t& value, const char* help, const std::string& note, std::int64_t hi,
                        const SizeBound& bound, bool show_default = true) {

@@ -131,10 +131,7 @@ CLI::Option* add_random_flag(CLI::App* cmd, bool& random) {
                           "weights are the default there)"));
 }
 
-namespace {
-// "HELP" or "HELP (NOTE)"
 std::string with_note(const char* help, const std::string& note) { return note.empty() ? std::string(help) : fmt::format("{} ({})", help, note); }
-}  // namespace
 
 CLI::Option* add_sentence_flag(CLI::App* cmd, std::string& sentence, const std::string& note) {
   return cmd->add_option("--sentence", sentence, with_note(tr("The input sentence"), note));

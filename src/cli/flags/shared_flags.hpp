@@ -14,6 +14,9 @@
 
 namespace tfx::cli {
 
+// A shared flag's help: "HELP", or "HELP (NOTE)" with the command's own words about it.
+std::string with_note(const char* help, const std::string& note);
+
 // --model teaching|DIR|FILE: a model — `teaching` (the built-in translator), a checkpoint folder
 // with config.json, or a FILE.safetensors written by `tfx train -o` (vocabulary in
 // FILE.vocab.txt). A command that cannot use one kind refuses it in one line naming --model.
