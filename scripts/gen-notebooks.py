@@ -449,10 +449,11 @@ layers) falls on the shape's patches:""",
 고리, 마름모; 크기·위치·각도·색은 무작위)으로 학습시킨 ViT입니다. `tfx patches --shapes --save-pictures
 DIR`는 모델이 본 적 없는 그림을 그립니다; 모델은 그 레이블을 맞히고, `[CLS]` 토큰의 attention rollout
 (층마다 헤드 평균, 잔차 몫으로 ½·I를 더해 층을 따라 곱함)은 도형이 있는 패치에 모입니다:"""),
-(C, """import os, tempfile
+(C, """import contextlib, io, os, tempfile
 here = os.getcwd()
 os.chdir(tempfile.mkdtemp())  # the pictures go into a scratch folder
-print(tfx.table("patches", shapes=True, image=32, patch=8, seed=3, save_pictures="pics"))
+with contextlib.redirect_stderr(io.StringIO()):  # (tfx's "wrote 6 pictures …" line)
+    print(tfx.table("patches", shapes=True, image=32, patch=8, seed=3, save_pictures="pics"))
 print(tfx.table("model logits", "teaching-vit", image="pics/ring.png", top=3))
 display(tfx.show("model attention", "teaching-vit", image="pics/ring.png", rollout=True))
 os.chdir(here)"""),
