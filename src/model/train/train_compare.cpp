@@ -301,35 +301,29 @@ Result run_compare(const std::vector<CompareRun>& runs, const CompareSetup& setu
                              "grad_last_over_first: ‖∂loss/∂W₂‖ of the last decoder layer over the first's, at initialization")});
   r.blocks.push_back(table);
   if (!by_length.empty()) {
-    // one row per length, one column per run
-    Records lengths;
-    lengths.name = N_("by_length");
-    lengths.columns = {N_("length"), N_("pairs")};
-    for (const CompareRun& run : runs) lengths.columns.push_back(run.name);
-    for (std::size_t i = 0; i < by_length.front().size(); ++i) {
-      std::vector<Cell> row = {static_cast<long long>(by_length.front()[i].length), static_cast<long long>(by_length.front()[i].pairs)};
-      for (const auto& run_rows : by_length) row.push_back(run_rows[i].fraction());
-      lengths.rows.push_back(std::move(row));
-    }
+    // one row per length, one column per run: `score` of each run's LengthScore at that length
+    auto length_table = [&](const char* name, double (LengthScore::*score)() const) {
+      Records t;
+      t.name = name;
+      t.columns = {N_("length"), N_("pairs")};
+      for (const CompareRun& run : runs) t.columns.push_back(run.name);
+      for (std::size_t i = 0; i < by_length.front().size(); ++i) {
+        std::vector<Cell> row = {static_cast<long long>(by_length.front()[i].length), static_cast<long long>(by_length.front()[i].pairs)};
+        for (const auto& run_rows : by_length) row.push_back((run_rows[i].*score)());
+        t.rows.push_back(std::move(row));
+      }
+      return t;
+    };
     r.blocks.push_back(Text{trf("held-out exact match by source length: trained on sentences of at most {} words, so the longer ones "
                                 "are lengths no run has seen",
                                 setup.train_max_len)});
-    r.blocks.push_back(std::move(lengths));
+    r.blocks.push_back(length_table(N_("by_length"), &LengthScore::fraction));
     r.primary = "by_length";
     // the same pairs, asking less: are the first N words right (the trained lengths' worth)?
-    Records first;
-    first.name = N_("by_length_first_n");
-    first.columns = {N_("length"), N_("pairs")};
-    for (const CompareRun& run : runs) first.columns.push_back(run.name);
-    for (std::size_t i = 0; i < by_length.front().size(); ++i) {
-      std::vector<Cell> row = {static_cast<long long>(by_length.front()[i].length), static_cast<long long>(by_length.front()[i].pairs)};
-      for (const auto& run_rows : by_length) row.push_back(run_rows[i].first_fraction());
-      first.rows.push_back(std::move(row));
-    }
     r.blocks.push_back(Text{trf("the first {} target words right (teacher-forced, as the exact match): a run that translates the "
                                 "trained lengths' worth of a longer sentence and then goes wrong",
                                 setup.train_max_len)});
-    r.blocks.push_back(std::move(first));
+    r.blocks.push_back(length_table(N_("by_length_first_n"), &LengthScore::first_fraction));
   }
   r.blocks.push_back(std::move(layer_table));
   r.blocks.push_back(std::move(curves));
