@@ -5,7 +5,7 @@
 #   ./setup.sh demo   run the main job: tfx pe --len 50 --dim 128 --png
 #   ./setup.sh test   what CI runs: every test through ctest (Release build, fuzz regressions too),
 #                     the whole suite again built with AddressSanitizer + UndefinedBehaviorSanitizer
-#                     (build-asan, clang), then each fuzz target for 45 s
+#                     (build-asan, clang), then each fuzz target for 20 s
 #   ./setup.sh check  the Release suite only (the quick check while working)
 #   ./setup.sh sanitize  the sanitizer suite and the fuzzing only
 #   ./setup.sh build  only set up and build
@@ -80,8 +80,8 @@ case "$what" in
     cmake --build build-asan -j "$(nproc)"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       suite build-asan
-    echo "+ each fuzz target for 45 s (tests/fuzz/run.sh)" >&2
-    BUILD_DIR=build-asan SECONDS_EACH=45 JOBS=2 tests/fuzz/run.sh
+    echo "+ each fuzz target for 20 s (tests/fuzz/run.sh)" >&2
+    BUILD_DIR=build-asan SECONDS_EACH=20 JOBS=2 tests/fuzz/run.sh
     ;;
   build) ;;
   *)

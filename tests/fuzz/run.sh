@@ -8,7 +8,7 @@
 # $BUILD_DIR/fuzz/<target>/ (crash-*, leak-*, timeout-*, slow-confirmed-*):
 # fix the bug, then copy the input into tests/fuzz/regressions/<target>/ so ctest replays it.
 #
-#   tests/fuzz/run.sh                     every target for 60 s, 2 at a time (CI: SECONDS_EACH=45)
+#   tests/fuzz/run.sh                     every target for 60 s, 2 at a time (CI: SECONDS_EACH=20)
 #   SECONDS_EACH=1800 JOBS=16 tests/fuzz/run.sh embeddings_glove matrix_npy
 #   KEEP_GOING=1 …   long runs: libFuzzer's fork mode goes on after a finding (all are kept)
 set -uo pipefail

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from build_kind import sanitizer_build, skip_long_training
+
 WROTE = re.compile(r"^wrote (\S+\.(?:png|svg)) \(\d+×\d+\)$")
 
 
@@ -40,7 +42,7 @@ TINY = re.compile(r"\b\d(?:\.\d+)?e-(?:0[6-9]|[1-9]\d)\b")
 AT = re.compile(r"\(at [^)]*\)")
 
 
-SANITIZER = "asan" in os.path.basename(os.environ.get("TFX_BUILD_DIR", "").rstrip("/"))
+SANITIZER = sanitizer_build()
 
 
 def rounding_free(line):
@@ -117,6 +119,11 @@ def check_page(path, tfx, env):
                       if re.search(r"(^|\s)" + re.escape(d) + r"(\s|$)", command) and d[:-1] not in real]
             if absent:
                 print(f"skipped {path}:{line_no}: {cmd} (needs {', '.join(absent)} from ../shared/data/tokenizers)")
+                skipped += 1
+                continue
+            why = skip_long_training(command)
+            if why:
+                print(f"skipped {path}:{line_no}: {cmd} (the sanitizer build: {why})")
                 skipped += 1
                 continue
             needs = [f for f in re.findall(r"\S+\.(?:npy|safetensors)\b", command) if not f.startswith("<")]

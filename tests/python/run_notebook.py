@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from build_kind import sanitizer_build
+
 
 def skip(reason):
     print(f"TFX-SKIP: {reason}")
@@ -208,7 +210,7 @@ def execute(generator, path):
     # thousands of steps: the sanitizer build (clang -O1) ends elsewhere than the Release build the
     # notebooks are written with, so there a training cell is compared by its outputs' kinds and
     # text with the numbers masked
-    sanitizer = "asan" in Path(os.environ.get("TFX_BUILD_DIR", "")).name
+    sanitizer = sanitizer_build()
     for i, (a, b) in enumerate(zip(old, cells)):
         source = "".join(b["source"])
         if sanitizer and ("tfx.train(" in source or 'tfx.show("train"' in source or 'tfx.table("train"' in source):
