@@ -225,27 +225,31 @@ inline std::filesystem::path shared_data(const char* file = nullptr) {
   return p;
 }
 
-// In the sanitizer build (ASan + UBSan), a case whose point is what a long training run reaches
+// True in the sanitizer build (AddressSanitizer, with UBSan; cmake --preset asan): the one place the
+// tests ask, for the limits ASan changes (an address-space rlimit cannot apply under its shadow
+// memory) and the time it takes.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+
+// In the sanitizer build, a case whose point is what a long training run reaches
 // (held-out accuracy, attention that sharpens) prints "TFX-SKIP: <reason>" — reported as skipped —
 // and the caller returns: the Release suite checks the outcome, and the same training code runs
 // under the sanitizers in the short training cases (a few steps each), where a memory error would
 // show as well. Outside the sanitizer build it returns false and the case runs.
 inline bool skip_learning_outcome_under_sanitizer() {
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr bool sanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  constexpr bool sanitizer = true;
-#else
-  constexpr bool sanitizer = false;
-#endif
-#else
-  constexpr bool sanitizer = false;
-#endif
-  if (sanitizer)
+  if (kSanitizerBuild)
     std::cout << "TFX-SKIP: a learning outcome, checked by the Release suite (under the sanitizers training is 10-20 times "
                  "slower; the short training cases run this code)\n";
-  return sanitizer;
+  return kSanitizerBuild;
 }
 
 }  // namespace tfx::test

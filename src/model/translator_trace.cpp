@@ -179,9 +179,9 @@ Diagram trace_tokens_panel(const TokenIds& t, const std::string& title) {
   d.size = std::max(360.0, 130.0 * n);
   for (std::size_t i = 0; i < t.tokens.size(); ++i) {
     const double x = static_cast<double>(i) * (w + gap);
-    d.boxes.push_back({x, 2.0, w, 0.8, t.tokens[i], 0});
+    d.boxes.push_back({x, 2.0, w, 0.8, t.tokens[i], 0, ""});
     d.arrows.push_back({x + w / 2, 1.9, x + w / 2, 1.05, -1, "", false, 0});
-    d.boxes.push_back({x, 0.2, w, 0.8, std::to_string(t.ids[i]), 1});
+    d.boxes.push_back({x, 0.2, w, 0.8, std::to_string(t.ids[i]), 1, ""});
   }
   d.labels.push_back({d.x0 + 0.3, 2.9, tr("token"), -1});
   d.labels.push_back({d.x0 + 0.3, 0.05, tr("id"), -1});

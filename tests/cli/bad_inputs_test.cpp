@@ -27,21 +27,6 @@ namespace {
 
 constexpr uid_t kNobody = 65534;
 
-// Under AddressSanitizer the 4 GiB address-space limit cannot apply (ASan reserves terabytes of
-// shadow address space at start-up), so the same bound is ASan's own: an allocation above 4 GiB
-// returns null (std::bad_alloc, as with the limit) and a resident size above 4 GiB is a failure.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
-
 // "\n", "\t", "\\", "\xHH" in a table field -> the bytes.
 std::string unescape(const std::string& s) {
   std::string o;
@@ -206,12 +191,15 @@ Outcome run_case(const fs::path& dir, const fs::path& cache, const std::string& 
     dup2(e, 2);
     const rlim_t cap = rlim_t{4} << 30;
     rlimit as{cap, cap};
-    if (!kAsan) setrlimit(RLIMIT_AS, &as);
+    // Under AddressSanitizer the 4 GiB address-space limit cannot apply (ASan reserves terabytes of
+    // shadow address space at start-up), so the same bound is ASan's own: an allocation above 4 GiB
+    // returns null (std::bad_alloc, as with the limit) and a resident size above 4 GiB is a failure.
+    if (!kSanitizerBuild) setrlimit(RLIMIT_AS, &as);
     if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0)) _exit(125);
     const std::string tfx = std::string("TFX=") + TFX_BINARY, home = "HOME=" + dir.parent_path().string(),
                       xdg = "XDG_CACHE_HOME=" + cache.string();
     std::vector<const char*> envp = {tfx.c_str(), home.c_str(), xdg.c_str(), "PATH=/usr/bin:/bin", "NO_COLOR=1", locale};
-    if (kAsan) {
+    if (kSanitizerBuild) {
       envp.push_back("ASAN_OPTIONS=max_allocation_size_mb=4096:allocator_may_return_null=1:hard_rss_limit_mb=4096:"
                      "detect_leaks=1:abort_on_error=1");
       envp.push_back("UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1");

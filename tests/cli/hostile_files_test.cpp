@@ -229,18 +229,6 @@ TEST_CASE("model generate: a 75-shard checkpoint whose 75th shard is truncated w
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kHfAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kHfAsan = true;
-#else
-constexpr bool kHfAsan = false;
-#endif
-#else
-constexpr bool kHfAsan = false;
-#endif
-
 // `bytes` of Korean text: syllables (3 bytes each) in words of 1–4, separated by spaces.
 std::string korean_text(std::size_t bytes) {
   std::string s;
@@ -273,7 +261,7 @@ TEST_CASE("model tokenize --file: offsets in linear time, a true memory estimate
   const Run r = run_tfx("model tokenize " + hf_gpt2() + " --file ko.txt --format csv", t.path);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(r.code == 0);
-  CHECK(seconds < (kHfAsan ? 60 : 10));  // was 20 s in Release: every offset counted from byte 0
+  CHECK(seconds < (kSanitizerBuild ? 60 : 10));  // was 20 s in Release: every offset counted from byte 0
   std::vector<std::size_t> chars_before(text.size() + 1, 0);
   for (std::size_t i = 0; i < text.size(); ++i)
     chars_before[i + 1] = chars_before[i] + ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80);
@@ -315,7 +303,7 @@ TEST_CASE("model tokenize --file: offsets in linear time, a true memory estimate
                        "tokenized as csv");
   // 3. an allocation that fails anyway (an address-space limit below what the budget allows) is
   //    the one error line, never "terminate called after throwing an instance of 'std::bad_alloc'"
-  if (!kHfAsan) {
+  if (!kSanitizerBuild) {
     const fs::path err = t / "err.txt";
     const std::string cmd = "cd " + shell_quote(t.path.string()) + " && ulimit -v 400000 && TFX_MEMORY_LIMIT=100G exec " +
                             shell_quote(TFX_BINARY) + " model tokenize " + hf_gpt2() + " --file ko.txt --format json --stats >/dev/null 2>" +
