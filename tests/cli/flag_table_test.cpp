@@ -145,7 +145,7 @@ TEST_CASE("flag table: --x, --q and --k take a file or the rows inline, the same
   write_file(t.path / "q.csv", "1,0,0.5,-1\n");
   const std::string rows = "'4,2,3,5;2,1,-3,2'";
   for (const std::string& command : {std::string("layernorm --tokens a,b"), std::string("attention --identity"), std::string("encoder"),
-                                     std::string("decoder")}) {
+                                     std::string("decoder --memory-x x.csv")}) {
     CAPTURE(command);
     const Run file = run_tfx(command + " --x x.csv --format csv", t.path), inline_rows = run_tfx(command + " --x " + rows + " --format csv", t.path);
     CHECK(file.code == 0);
