@@ -147,7 +147,7 @@ position. tfx builds R(3) for d = 8; numpy builds it again from the formula and 
 각 (sin, cos) 쌍 m에 대해 위치를 K만큼 옮기면 [[cos Kω_m, sin Kω_m], [−sin Kω_m, cos Kω_m]]
 (ω_m = 10000^(−2m/d))을 곱한 것과 같습니다 — 모든 위치에 같은 행렬 R(K). tfx가 d = 8의 R(3)을
 만들고, numpy로 공식에서 다시 만들어 적용해 봅니다:"""),
-(C, """R = tfx.pe.shift(k=3, dim=8, show=True)
+(C, """R = tfx.pe.shift(offset=3, dim=8, rotation=True)
 omega = 10000.0 ** (-np.arange(0, 8, 2) / 8)
 R_numpy = np.zeros((8, 8))
 for m, w in enumerate(omega):

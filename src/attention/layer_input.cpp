@@ -56,8 +56,8 @@ LayerInput sentence_input(const std::string& sentence, const std::string& flag, 
   return in;
 }
 
-LayerInput matrix_input(const std::string& path, const std::string& flag) {
-  LoadedMatrix m = read_matrix_file(path, flag);
+LayerInput matrix_input(const std::string& path, const std::string& flag, bool rows_inline) {
+  LoadedMatrix m = rows_inline ? read_matrix_arg(path, flag) : read_matrix_file(path, flag);
   LayerInput in;
   in.x = std::move(m.values);
   in.tokens = m.row_labels;

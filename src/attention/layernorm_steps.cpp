@@ -11,37 +11,6 @@
 
 namespace tfx {
 
-std::vector<std::vector<float>> parse_number_rows(const std::string& text, const std::string& flag) {
-  std::vector<std::vector<float>> rows;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
-    std::string row = text.substr(start, end - start);
-    std::vector<float> values;
-    std::size_t s = 0;
-    while (s <= row.size()) {
-      std::size_t e = row.find(',', s);
-      if (e == std::string::npos) e = row.size();
-      std::string cell = row.substr(s, e - s);
-      const auto first = cell.find_first_not_of(" \t"), last = cell.find_last_not_of(" \t");
-      cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
-      float v = 0;
-      auto res = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-      if (cell.empty() || res.ec != std::errc() || res.ptr != cell.data() + cell.size() || !std::isfinite(v))
-        throw usage_error(fmt::format(N_("{}: '{}' is not a finite number (row {}, value {}); expected e.g. {} \"4,2,3,5;2,1,-3,2\""),
-                                      flag, cell, rows.size() + 1, values.size() + 1, flag));
-      values.push_back(v);
-      s = e + 1;
-    }
-    if (!rows.empty() && values.size() != rows[0].size())
-      throw usage_error(fmt::format(N_("{}: row {} has {} values but row 1 has {}"), flag, rows.size() + 1, values.size(), rows[0].size()));
-    rows.push_back(std::move(values));
-    start = end + 1;
-  }
-  return rows;
-}
-
 Tensor number_vector(const std::string& text, const std::string& flag, std::size_t dim) {
   auto rows = parse_number_rows(text, flag);
   if (rows.size() != 1 || rows[0].size() != dim)

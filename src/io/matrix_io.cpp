@@ -135,6 +135,60 @@ LoadedMatrix parse_matrix_json(std::string_view text, const std::string& where) 
   return m;
 }
 
+std::vector<std::vector<float>> parse_number_rows(const std::string& text, const std::string& flag) {
+  std::vector<std::vector<float>> rows;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    std::string row = text.substr(start, end - start);
+    std::vector<float> values;
+    std::size_t s = 0;
+    while (s <= row.size()) {
+      std::size_t e = row.find(',', s);
+      if (e == std::string::npos) e = row.size();
+      std::string cell = row.substr(s, e - s);
+      const auto first = cell.find_first_not_of(" \t"), last = cell.find_last_not_of(" \t");
+      cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
+      float v = 0;
+      auto res = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+      if (cell.empty() || res.ec != std::errc() || res.ptr != cell.data() + cell.size() || !std::isfinite(v))
+        throw usage_error(fmt::format(N_("{}: '{}' is not a finite number (row {}, value {}); expected e.g. {} \"4,2,3,5;2,1,-3,2\""),
+                                      flag, cell, rows.size() + 1, values.size() + 1, flag));
+      values.push_back(v);
+      s = e + 1;
+    }
+    if (!rows.empty() && values.size() != rows[0].size())
+      throw usage_error(fmt::format(N_("{}: row {} has {} values but row 1 has {}"), flag, rows.size() + 1, values.size(), rows[0].size()));
+    rows.push_back(std::move(values));
+    start = end + 1;
+  }
+  return rows;
+}
+
+bool is_inline_rows(const std::string& value) {
+  bool digit = false, numbers = true;
+  for (const char c : value) {
+    if (c >= '0' && c <= '9') digit = true;
+    else if (!(c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E' || c == ',' || c == ';' || c == ' ' || c == '\t')) numbers = false;
+  }
+  if (numbers) return digit;
+  std::error_code ec;
+  return value.find_first_of(",;") != std::string::npos && value.find('/') == std::string::npos &&
+         !std::filesystem::exists(value, ec);
+}
+
+LoadedMatrix read_matrix_arg(const std::string& value, const std::string& flag) {
+  if (!is_inline_rows(value)) return read_matrix_file(value, flag);
+  const std::vector<std::vector<float>> rows = parse_number_rows(value, flag);
+  std::vector<float> flat;
+  flat.reserve(rows.size() * rows[0].size());
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  LoadedMatrix m;
+  m.values = Tensor::from({rows.size(), rows[0].size()}, std::move(flat));
+  return m;
+}
+
 LoadedMatrix read_matrix_file(const std::string& path, const std::string& what) {
   const std::string where = what.empty() ? path : what + " " + path;
   std::error_code ec;

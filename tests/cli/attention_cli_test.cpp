@@ -399,12 +399,12 @@ TEST_CASE("attention --sentence: a sentence the teaching translator knows runs o
     CHECK(max_abs_difference(j["data"][2], trace[2]) < 1e-5);  // head 2 of 4, (3, 3)
     CHECK(max_abs_difference(j["data"][0], trace[0]) < 1e-5);
   }
-  SUBCASE("--cross: the decoder's first cross-attention over the encoder's memory, as translate --layer 1 averages it") {
+  SUBCASE("--cross: the decoder's first cross-attention over the encoder's memory, as translate --decoder-layer 1 averages it") {
     const Run r = run_tfx("attention --sentence 'I am a student' --cross '나는 학생 이다' --format json");
     REQUIRE(r.code == 0);
     const auto j = json_of(r);
     CHECK(j["rows"] == nlohmann::json::array({"<bos>", "I", "am", "a", "student"}));
-    const auto t = json_of(run_tfx("translate '나는 학생 이다' --layer 1 --format json"))["matrices"]["cross_attention"]["data"];
+    const auto t = json_of(run_tfx("translate '나는 학생 이다' --decoder-layer 1 --format json"))["matrices"]["cross_attention"]["data"];
     CHECK(max_abs_difference(j["matrices"]["average_weights"]["data"], t) < 1e-5);
   }
   SUBCASE("English: the decoder's masked self-attention; the causal mask it was trained with is on") {

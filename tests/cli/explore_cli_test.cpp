@@ -330,7 +330,7 @@ TEST_CASE("cli eval-similarity: bad files") {
 TEST_CASE("cli project: PCA axes of king, queen, man, woman are gender then royalty") {
   Geo g;
   // centred rows (royalty, gender): (±0.5, ±1): variance 4/3 along gender, 1/3 along royalty
-  json j = run_json("project king queen man woman --pairs king:queen,man:woman" + g.emb);
+  json j = run_json("project king queen man woman --arrows king:queen,man:woman" + g.emb);
   auto ratio = j["summary"]["explained_variance_ratio"];
   CHECK(ratio[0].get<double>() == doctest::Approx(0.8).epsilon(1e-5));
   CHECK(ratio[1].get<double>() == doctest::Approx(0.2).epsilon(1e-5));
@@ -344,7 +344,7 @@ TEST_CASE("cli project: PCA axes of king, queen, man, woman are gender then roya
   CHECK(off[0]["d_pc1"].get<double>() == doctest::Approx(off[1]["d_pc1"].get<double>()).epsilon(1e-5));
   CHECK(std::abs(off[0]["d_pc1"].get<double>()) == doctest::Approx(2.0).epsilon(1e-5));
   CHECK(off[0]["d_pc2"].get<double>() == doctest::Approx(0.0).scale(1));
-  Run png = run_tfx("project king queen man woman --pairs king:queen,man:woman --png" + g.emb, g.dir.path);
+  Run png = run_tfx("project king queen man woman --arrows king:queen,man:woman --png" + g.emb, g.dir.path);
   check_stdout(png, 0, "wrote project_king_queen_man_woman.png");
   CHECK(read_file(g.dir / "project_king_queen_man_woman.png").starts_with("\x89PNG"));
   Run csv = run_tfx("project king queen man woman --format csv" + g.emb);
@@ -356,12 +356,12 @@ TEST_CASE("cli project: bad input") {
   check_one_line_error(run_tfx("project king" + g.emb), 2, "at least 3 different words");
   check_one_line_error(run_tfx("project king king king" + g.emb), 2);
   check_one_line_error(run_tfx("project king queen zebra" + g.emb), 1, "zebra");
-  check_one_line_error(run_tfx("project king queen man --pairs king" + g.emb), 2, "not FROM:TO");
+  check_one_line_error(run_tfx("project king queen man --arrows king" + g.emb), 2, "not FROM:TO");
   check_one_line_error(run_tfx("project king queen man --projection tsne" + g.emb), 2);
 }
 
 TEST_CASE("cli project: the built-in embedding's king/queen and man/woman offsets are parallel") {
-  Run r = run_tfx("project --pairs king:queen,man:woman,boy:girl --format json", {}, "TFX_EMBEDDINGS=");
+  Run r = run_tfx("project --arrows king:queen,man:woman,boy:girl --format json", {}, "TFX_EMBEDDINGS=");
   REQUIRE(r.code == 0);
   auto off = json::parse(r.out)["tables"]["offsets"];
   const double ax = off[0]["d_pc1"], ay = off[0]["d_pc2"], bx = off[1]["d_pc1"], by = off[1]["d_pc2"];

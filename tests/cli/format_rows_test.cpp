@@ -9,7 +9,7 @@ using namespace tfx::test;
 
 TEST_CASE("format rows: -o x.gif and --format gif write the bytes --gif writes (pe shift, rope rotate)") {
   TempDir t;
-  for (const std::string base : {"pe shift --k 3 --dim 8 --frames 4", "rope rotate --dim 8 --frames 3"}) {
+  for (const std::string base : {"pe shift --offset 3 --dim 8 --frames 4", "rope rotate --dim 8 --frames 3"}) {
     CAPTURE(base);
     const Run flag = run_tfx(base + " --gif by_flag.gif", t.path);
     const Run ext = run_tfx(base + " -o by_ext.gif", t.path);
@@ -30,8 +30,8 @@ TEST_CASE("format rows: -o x.gif and --format gif write the bytes --gif writes (
     CHECK(g.frames.size() == (base.starts_with("pe") ? 4u : 3u));
   }
   // --format gif without -o: --gif's default name from the parameters
-  REQUIRE(run_tfx("pe shift --k 3 --dim 8 --frames 4 --gif shift.gif", t.path).code == 0);
-  REQUIRE(run_tfx("pe shift --k 3 --dim 8 --frames 4 --format gif", t.path).code == 0);
+  REQUIRE(run_tfx("pe shift --offset 3 --dim 8 --frames 4 --gif shift.gif", t.path).code == 0);
+  REQUIRE(run_tfx("pe shift --offset 3 --dim 8 --frames 4 --format gif", t.path).code == 0);
   CHECK(read_file(t / "pe_shift_k3_dim8.gif") == read_file(t / "shift.gif"));
 }
 
@@ -58,13 +58,13 @@ TEST_CASE("format rows: a command that cannot make gif or html says so in one li
                        "-o x.gif: pe sim cannot write gif; it writes table, csv, json, npy, md, png or svg");
   check_one_line_error(run_tfx("pe sim --len 8 --dim 8 --format html", t.path), 2,
                        "pe sim cannot write html; it writes table, csv, json, npy, md, png or svg");
-  check_one_line_error(run_tfx("pe shift --k 3 --dim 8 -o x.html", t.path), 2,
+  check_one_line_error(run_tfx("pe shift --offset 3 --dim 8 -o x.html", t.path), 2,
                        "pe shift cannot write html; it writes table, csv, json, npy, md, png, svg or gif");
   check_one_line_error(run_tfx("encoder --sentence 'I am' --format gif", t.path), 2,
                        "encoder cannot write gif; it writes table, csv, json, npy, md, png, svg or html");
   // an extension of another kind than --format, and two spellings of one output
-  check_one_line_error(run_tfx("pe shift --k 3 --dim 8 --format csv -o x.gif", t.path), 2, "does not match --format csv");
-  check_one_line_error(run_tfx("pe shift --k 3 --dim 8 --gif a.gif -o b.gif", t.path), 2, "both ask for the animation");
+  check_one_line_error(run_tfx("pe shift --offset 3 --dim 8 --format csv -o x.gif", t.path), 2, "does not match --format csv");
+  check_one_line_error(run_tfx("pe shift --offset 3 --dim 8 --gif a.gif -o b.gif", t.path), 2, "both ask for the animation");
   check_one_line_error(run_tfx("encoder --sentence 'I am' --html a.html -o b.html", t.path), 2, "both ask for the page");
   CHECK(temporaries(t.path).empty());
   CHECK_FALSE(std::filesystem::exists(t / "x.gif"));
@@ -84,5 +84,5 @@ TEST_CASE("format rows: --format's and -o's help name gif/html only where the co
   CHECK_FALSE(has(sim.out, "html"));
   CHECK(has(enc.out, "html: the page"));
   // the unknown-extension error lists .gif where it works
-  check_one_line_error(run_tfx("pe shift --k 3 --dim 8 -o x.tsv"), 2, ".png or .svg (the figure), .gif (the animation)");
+  check_one_line_error(run_tfx("pe shift --offset 3 --dim 8 -o x.tsv"), 2, ".png or .svg (the figure), .gif (the animation)");
 }

@@ -116,8 +116,8 @@ TEST_CASE("lecture (notes 000, 001, 004): pe add — e′ = e + p from lookup's 
         doctest::Approx(8 * e["data"][1][5].get<double>() + p["data"][1][5].get<double>()).epsilon(1e-5));
 }
 
-TEST_CASE("lecture (note 001 fig. 3): project --dims 3 — coordinates on three principal components") {
-  json three = run_json("project king queen man woman kings queens --dims 3");
+TEST_CASE("lecture (note 001 fig. 3): project --components 3 — coordinates on three principal components") {
+  json three = run_json("project king queen man woman kings queens --components 3");
   json two = run_json("project king queen man woman kings queens");
   REQUIRE(three["data"].size() == 6);
   const auto& d3 = three["data"];
@@ -141,11 +141,11 @@ TEST_CASE("lecture (note 001 fig. 3): project --dims 3 — coordinates on three 
     for (const char* pc : {"pc1", "pc2"})
       CHECK(std::abs(d3[i][pc].get<double>()) == doctest::Approx(std::abs(two["data"][i][pc].get<double>())).epsilon(1e-4));
   TempDir t;
-  Run fig = run_tfx("project king queen man woman kings queens --dims 3 --azimuth -60,30 --png p.png", t.path, "TFX_EMBEDDINGS=");
+  Run fig = run_tfx("project king queen man woman kings queens --components 3 --azimuth -60,30 --png p.png", t.path, "TFX_EMBEDDINGS=");
   CHECK(fig.code == 0);
   CHECK(std::filesystem::file_size(t / "p.png") > 1000);
-  for (const char* bad : {"project king queen man --dims 3", "project king queen man woman --dims 4",
-                          "project king queen man woman --dims 3 --azimuth x", "project king queen man woman --dims 3 --azimuth 1,2,3,4,5"}) {
+  for (const char* bad : {"project king queen man --components 3", "project king queen man woman --components 4",
+                          "project king queen man woman --components 3 --azimuth x", "project king queen man woman --components 3 --azimuth 1,2,3,4,5"}) {
     Run r = run_tfx(bad, {}, "TFX_EMBEDDINGS=");
     INFO(bad, " → ", r.err);
     CHECK(r.code == 2);

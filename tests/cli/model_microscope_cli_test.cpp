@@ -58,7 +58,7 @@ TEST_CASE("model lens/ablate/patch: npy shapes and values = the library's, figur
   const std::size_t top = tfx::top_probabilities(tfx::answer_row(clean.logits, 3), 1)[0].id;
   CHECK(ms_diff(v, tfx::all_heads_effect(ck, run, clean, tfx::HeadAblation::Mode::zero, top, 3)) <= 1e-6);
 
-  check_stdout(run_tfx("model ablate " + m + " \"The cat sat\" --head 1.2,0.1 --mean --format npy -o one.npy", dir.path), 0, "");
+  check_stdout(run_tfx("model ablate " + m + " \"The cat sat\" --ablate-heads 1.2,0.1 --mean --format npy -o one.npy", dir.path), 0, "");
   v = ms_npy(dir / "one.npy", shape);
   CHECK(shape == "4, 272");
   using Mode = tfx::HeadAblation::Mode;
@@ -73,7 +73,7 @@ TEST_CASE("model lens/ablate/patch: npy shapes and values = the library's, figur
   CHECK(v[2] == doctest::Approx(std::stod(table.out.substr(table.out.find("clean metric: ") + 14))).epsilon(1e-5));
 
   for (const char* args : {"lens $M \"The cat sat\" --png l.png", "ablate $M \"The cat sat\" --all-heads --png a.png",
-                           "ablate $M \"The cat sat\" --head 1.2 --png h.png --lang ko",
+                           "ablate $M \"The cat sat\" --ablate-heads 1.2 --png h.png --lang ko",
                            "patch $M --clean \"The cat sat\" --corrupt \"The dog sat\" --svg p.svg"}) {
     std::string a = args;
     a.replace(a.find("$M"), 2, m);

@@ -1,7 +1,7 @@
 // `tfx tokenize train FILE --vocab-size N -o tokenizer.json` (issue 46): the file it writes is the
 // tokenizer Hugging Face's engine gives the reference ids with (tests/reference/bpe_reference.inc,
 // from gen_bpe_reference.mjs, which ran this very command), read back by `tfx model tokenize`;
-// standard input, --show's merges and figure, and `tfx tokenize TEXT` unchanged beside it.
+// standard input, --lesson's merges and figure, and `tfx tokenize TEXT` unchanged beside it.
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
@@ -42,9 +42,9 @@ TEST_CASE("tokenize train: the tokenizer.json gives Hugging Face's ids through t
   CHECK(files == 1);
 }
 
-TEST_CASE("tokenize train --show: the first merges, what they hold, and the figure of the growing vocabulary") {
+TEST_CASE("tokenize train --lesson: the first merges, what they hold, and the figure of the growing vocabulary") {
   TempDir d;
-  const Run r = run_tfx("tokenize train " + shell_quote(train_file()) + " --vocab-size 400 --show --merges 5 --format json", d.path);
+  const Run r = run_tfx("tokenize train " + shell_quote(train_file()) + " --vocab-size 400 --lesson --merges 5 --format json", d.path);
   const auto j = json_of(r);
   // the primary table: the first merges, in order
   REQUIRE(j["name"] == "merges");
@@ -57,7 +57,7 @@ TEST_CASE("tokenize train --show: the first merges, what they hold, and the figu
   CHECK(sum == 144);
   CHECK(std::filesystem::exists(d / "tokenize_train_vocab400.png"));
   // the table names the kinds in words
-  const Run t = run_tfx("tokenize train " + shell_quote(train_file()) + " --vocab-size 300 --show --no-progress", d.path, "NO_COLOR=1");
+  const Run t = run_tfx("tokenize train " + shell_quote(train_file()) + " --vocab-size 300 --lesson --no-progress", d.path, "NO_COLOR=1");
   CAPTURE(t.err);
   CHECK(t.code == 0);
   CHECK(has(t.out, "Hangul syllables"));

@@ -41,7 +41,7 @@ TEST_CASE("tfx tokenize: a vocab with a duplicate or an empty line, a missing vo
 }
 
 TEST_CASE("tfx complexity: the paper's table at n = 512, d = 768, and the n = d crossover figure") {
-  const auto j = json_of(run_tfx("complexity --n 512 --d 768 --k 3 --r 32 --format json"));
+  const auto j = json_of(run_tfx("complexity --n 512 --d 768 --kernel 3 --r 32 --format json"));
   const auto& rows = j["data"];
   REQUIRE(rows.size() == 4);
   CHECK(rows[0]["operations"].get<double>() == 512.0 * 512 * 768);
@@ -56,7 +56,7 @@ TEST_CASE("tfx complexity: the paper's table at n = 512, d = 768, and the n = d 
   const Run png = run_tfx("complexity --png c.png", d.path);
   CHECK(png.code == 0);
   CHECK(read_file(d / "c.png").substr(1, 3) == "PNG");
-  check_one_line_error(run_tfx("complexity --k 1"), 2, "--k");
+  check_one_line_error(run_tfx("complexity --kernel 1"), 2, "--kernel");
 }
 
 TEST_CASE("tfx encoder --weights: PyTorch's nn.TransformerEncoderLayer state_dict gives PyTorch's output (post-LN, norm-first, 2 layers)") {
@@ -170,7 +170,7 @@ TEST_CASE("tfx rope relative --q --k: the user's own vectors; s_00 = q·k/√D a
   CHECK(j["data"][1][2].get<double>() == doctest::Approx(j["data"][0][1].get<double>()).epsilon(1e-5));
   check_one_line_error(run_tfx("rope relative --q 1,0 --k 1,0,0,1"), 2, "--q has 2 values but --k has 4");
   check_one_line_error(run_tfx("rope relative --q 1,0"), 2, "--q and --k go together");
-  check_one_line_error(run_tfx("rope relative --q 1,x --k 1,0"), 2, "--q: item 2 'x' is not a number");
+  check_one_line_error(run_tfx("rope relative --q 1,x --k 1,0"), 2, "--q: 'x' is not a finite number (row 1, value 2)");
 }
 
 TEST_CASE("tfx attention --heads 2 --weights: nn.MultiheadAttention's output and head-averaged weights equal PyTorch's") {

@@ -77,7 +77,7 @@ TEST_CASE("translate: --list-vocab lists the ids the model's embedding rows use;
   CHECK(tokens.size() > 100);
   check_one_line_error(run_tfx("translate '나는 고양이 이다'"), 2, "'고양이' not in the vocabulary");
   check_one_line_error(run_tfx("translate"), 2, "give the Korean sentence");
-  check_one_line_error(run_tfx("translate '나는 학생 이다' --layer 3"), 2, "--layer 3: the model has 2 decoder layers");
+  check_one_line_error(run_tfx("translate '나는 학생 이다' --decoder-layer 3"), 2, "--decoder-layer 3: the model has 2 decoder layers");
 }
 
 TEST_CASE("one vocabulary by default: the ids tokenize prints are the rows lookup shows and the rows trace, attention and encoder use") {

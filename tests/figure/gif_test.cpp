@@ -67,7 +67,7 @@ TEST_CASE("gif: rope rotate --gif and pe shift --gif write N looping frames that
   CHECK(d.delays[0] == 20);
   CHECK(d.frames[0] != d.frames[1]);  // pair 0 turns by 1 rad per position
   // with a table asked for too, both are written
-  const tfx::test::Run s = run_tfx("pe shift --k 3 --dim 8 --gif --frames 4 -o blocks.csv", tmp.path);
+  const tfx::test::Run s = run_tfx("pe shift --offset 3 --dim 8 --gif --frames 4 -o blocks.csv", tmp.path);
   REQUIRE(s.code == 0);
   CHECK(decode_gif(read_file(tmp.path / "pe_shift_k3_dim8.gif")).frames.size() == 4);
   CHECK(read_file(tmp.path / "blocks.csv").starts_with("m,omega"));

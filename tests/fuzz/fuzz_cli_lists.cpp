@@ -1,5 +1,5 @@
 // Fuzz target: the flags that take lists of numbers or words, parsed by the commands themselves
-// (--vector, --x, --gamma, --beta, --ids, --warmup, --words, --pairs, --from …). Input: one byte
+// (--vector, --x, --gamma, --beta, --ids, --warmup, --words, --arrows, --from …). Input: one byte
 // choosing the flag, then its value(s): each '\n'-separated piece (at most 4) is one occurrence
 // of the flag, as in `tfx lookup --ids 0,2 --ids 1,3`.
 #include <iterator>
@@ -25,7 +25,7 @@ const Flag kFlags[] = {
     {{"lr", "--steps", "100", "--rows", "5"}, "--warmup"},
     {{"similar", "king"}, "--negative"},
     {{"project"}, "--words"},
-    {{"project"}, "--pairs"},
+    {{"project"}, "--arrows"},
     {{"direction", "--to", "queen,woman"}, "--from"},
     {{"similarity"}, "--words"},
     {{"rope", "freqs", "--dim", "8"}, "--scaling"},

@@ -59,7 +59,7 @@ TABLES = [
     "pe --len 6 --dim 4",
     "pe sim --len 6 --dim 8",
     "pe sim --len 16 --dim 8 --profile",
-    "pe shift --k 3 --dim 4",
+    "pe shift --offset 3 --dim 4",
     "pe curves --len 8 --dim 8 --dims 0,1",
     "pe add --sentence \"I love you\"",
     "pe linear --len 8 --short 4 --dim 8 --dims 0,1",

@@ -175,7 +175,7 @@ TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; 
   CHECK(g.get_uint("general.file_type", back) == std::optional<std::uint64_t>(0));
 }
 
-TEST_CASE("quantize: the CLI writes the file, --show on F32 costs nothing, -o over the input is refused") {
+TEST_CASE("quantize: the CLI writes the file, --measure on F32 costs nothing, -o over the input is refused") {
   test::TempDir dir;
   const std::string gpt2 = test::shell_quote(quant_data("hf_models/gpt2"));
   const test::Run w = test::run_tfx("model quantize " + gpt2 + " --type q4_0 -o q4.gguf", dir.path);
@@ -183,7 +183,7 @@ TEST_CASE("quantize: the CLI writes the file, --show on F32 costs nothing, -o ov
   CHECK(test::read_file(dir / "q4.gguf").substr(0, 4) == "GGUF");
   const test::Run info = test::run_tfx("model info q4.gguf", dir.path);
   CHECK(info.code == 0);
-  const test::Run show = test::run_tfx("model quantize " + gpt2 + " --type f32,q8_0 --show 'hello world' --format json", dir.path);
+  const test::Run show = test::run_tfx("model quantize " + gpt2 + " --type f32,q8_0 --measure 'hello world' --format json", dir.path);
   REQUIRE(show.code == 0);
   const auto j = nlohmann::json::parse(show.out);
   const auto& rows = j["data"];

@@ -91,5 +91,5 @@ TEST_CASE("cli: tfx pe linear bad input: one-line usage errors") {
   check_one_line_error(run_tfx("pe linear --len 10 --short 20"), 2, "--short 20 is longer than --len 10");
   check_one_line_error(run_tfx("pe linear --len 0"), 2, "--len");
   check_one_line_error(run_tfx("pe linear --dim 8"), 2, "--dims 30");
-  check_one_line_error(run_tfx("pe linear --len 4 --short 2 --k 4"), 2, "--k 4: the shift must be shorter than --len 4");
+  check_one_line_error(run_tfx("pe linear --len 4 --short 2 --offset 4"), 2, "--offset 4: the shift must be shorter than --len 4");
 }

@@ -175,13 +175,13 @@ TEST_CASE("cli: pe sim figures for any L: 100000 positions drawn from the closed
   CHECK(v.out.find("100000") != std::string::npos);
 }
 
-TEST_CASE("cli: tfx pe shift reports the max error for negative k and prints R(k) with --show") {
-  Run r = run_tfx("pe shift --k -3 --dim 8 --len 50 --format json");
+TEST_CASE("cli: tfx pe shift reports the max error for negative k and prints R(k) with --rotation") {
+  Run r = run_tfx("pe shift --offset -3 --dim 8 --len 50 --format json");
   REQUIRE(r.code == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["summary"]["max_error"].get<double>() < 1e-5);
   CHECK(j["summary"]["positions_checked"] == 47);
-  Run s = run_tfx("pe shift --k 3 --dim 8 --show --format csv");
+  Run s = run_tfx("pe shift --offset 3 --dim 8 --rotation --format csv");
   REQUIRE(s.code == 0);
   std::istringstream csv(s.out);
   std::string line;
@@ -200,15 +200,15 @@ TEST_CASE("cli: pe sim / pe shift bad input: one error line, exit code, no file"
   TempDir dir;
   for (const char* args : {"pe sim --metric bogus", "pe sim --len 0", "pe sim --dim -1", "pe sim --len 100000 --format npy",
                            "pe sim --len 100000 --dim 127 --png", "pe sim --len 100000 --profile --png", "pe sim --view --width 10", "pe sim --cmap bogus", "pe sim --color sometimes",
-                           "pe shift --k 50 --len 50", "pe shift --k -50 --len 50", "pe shift --k 1000000 --len 50",
-                           "pe shift --dim 7", "pe shift --k abc", "pe shift --dim 1", "pe sim --png - --view"}) {
+                           "pe shift --offset 50 --len 50", "pe shift --offset -50 --len 50", "pe shift --offset 1000000 --len 50",
+                           "pe shift --dim 7", "pe shift --offset abc", "pe shift --dim 1", "pe sim --png - --view"}) {
     CAPTURE(args);
     check_one_line_error(run_tfx(args, dir.path), 2);
   }
   Run big = run_tfx("pe sim --len 100000 --format csv", dir.path);
   CHECK(big.err.find("--len 100000") != std::string::npos);
-  Run k = run_tfx("pe shift --k 50 --len 50", dir.path);
-  CHECK(k.err.find("--k 50") != std::string::npos);
+  Run k = run_tfx("pe shift --offset 50 --len 50", dir.path);
+  CHECK(k.err.find("--offset 50") != std::string::npos);
   Run ro = run_tfx("pe sim --len 8 --dim 8 --png /proc/tfx-sim.png", dir.path);
   check_stderr(ro, 1, "/proc/tfx-sim.png");
   CHECK(std::filesystem::is_empty(dir.path));

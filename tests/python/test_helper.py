@@ -65,8 +65,10 @@ class Arrays(unittest.TestCase):
         self.assertEqual(got.shape, (2, 3, 64))
 
     def test_flag_spelling(self):
-        # one letter: --k where the command has it (pe shift), -k where it has only -k (analogy)
-        self.check(tfx.pe.shift(k=-5, dim=8, show=True), "pe", "shift", "--k", "-5", "--dim", "8", "--show")
+        # one letter: --k where the command has it (rope relative), -k where it has only -k (analogy)
+        self.check(tfx.rope.relative(q="1,0,0.5,-1", k="0,1,1,0.25", len=4), "rope", "relative", "--q", "1,0,0.5,-1",
+                   "--k", "0,1,1,0.25", "--len", "4")
+        self.check(tfx.pe.shift(offset=-5, dim=8, rotation=True), "pe", "shift", "--offset", "-5", "--dim", "8", "--rotation")
         self.assertEqual(len(tfx.analogy("king", "man", "woman", k=2)), 2)
         # from_ -> --from, lists joined with commas, underscores -> dashes, floats exact
         got = tfx.json("direction", from_=["dog", "cat"], to="dogs,cats", words="dog,dogs")

@@ -25,8 +25,9 @@ struct LayerInput {
 // From a sentence: word tokens (punctuation kept as tokens), each distinct token a N(0, 1) row
 // seeded by --seed and the token's text (nn.Embedding's init), + PE. `flag` names the flag.
 LayerInput sentence_input(const std::string& sentence, const std::string& flag, std::size_t D, std::uint64_t seed, bool lower);
-// From a matrix file (npy/JSON/CSV), used as given.
-LayerInput matrix_input(const std::string& path, const std::string& flag);
+// From a matrix file (npy/JSON/CSV), used as given; with `rows_inline` also the rows written in
+// the value ("1,2;3,4", read_matrix_arg).
+LayerInput matrix_input(const std::string& path, const std::string& flag, bool rows_inline = false);
 
 // A matrix block with token row labels and its shape in the name ("layer 1 H [5, 16]").
 Matrix layer_matrix(const std::string& name, const Tensor& t, const std::vector<std::string>& rows,

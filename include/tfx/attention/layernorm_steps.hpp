@@ -6,12 +6,10 @@
 
 #include "tfx/core/tensor.hpp"
 #include "tfx/figure/figure.hpp"
+#include "tfx/io/matrix_io.hpp"
 
 namespace tfx {
 
-// "1,2;3,4" -> rows of numbers, every row as long as the first; errors (usage errors) name `flag`,
-// the row and the value.
-std::vector<std::vector<float>> parse_number_rows(const std::string& text, const std::string& flag);
 // One row of exactly `dim` numbers, as a (dim) tensor.
 Tensor number_vector(const std::string& text, const std::string& flag, std::size_t dim);
 

@@ -26,6 +26,17 @@ struct LoadedMatrix {
 // `what` names the source in messages, e.g. "--q" → "--q q.csv:3: ...".
 LoadedMatrix read_matrix_file(const std::string& path, const std::string& what = "");
 
+// A matrix flag's value (--x, --q, --k, --v): the rows inline — "4,2,3,5;2,1,-3,2": values split
+// at ',', rows at ';' (parse_number_rows) — when the value is made only of digits, signs, '.',
+// 'e', ',', ';' and spaces (and holds a digit), or when it holds a ',' or ';' and no '/' and names
+// no file ("1,inf": a number's typo, said as one); else a file read by read_matrix_file. Messages
+// name `flag`; inline values that are not numbers are a usage error.
+bool is_inline_rows(const std::string& value);
+LoadedMatrix read_matrix_arg(const std::string& value, const std::string& flag);
+// "1,2;3,4" -> rows of numbers, every row as long as the first; errors (usage errors) name `flag`,
+// the row and the value.
+std::vector<std::vector<float>> parse_number_rows(const std::string& text, const std::string& flag);
+
 // The parsers behind read_matrix_file; `where` prefixes every message (e.g. "--q q.csv").
 //
 // JSON: [[1, 2], [3, 4]] or [1, 2] or {"data": [[...]], "rows": [...], "columns": [...]} (the

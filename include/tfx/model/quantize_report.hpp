@@ -1,5 +1,5 @@
 // What `tfx model quantize` measures and writes around quantize.hpp: the types as --type spells
-// them, -o FILE.gguf written through a temporary, and --show's lesson — each type's cost (bits per
+// them, -o FILE.gguf written through a temporary, and --measure's lesson — each type's cost (bits per
 // weight, relative error per tensor and its histogram, the next-token KL divergence, top-1
 // agreement and perplexity of a quantized copy opened as every model command opens it).
 #pragma once

@@ -28,7 +28,7 @@ void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
   f.sentence_opt =
       add_sentence_flag(cmd, f.sentence, tr("run through the layer: word tokens, punctuation kept; a seeded embedding row per token + PE"))
           ->group(in);
-  cmd->add_option("--x", f.x_file, tr("X⁽⁰⁾ as a matrix file (T×d_model; npy, JSON or CSV), used as given (no PE added)"))->group(in);
+  add_x_flag(cmd, f.x_file, tr("X⁽⁰⁾, T×d_model, used as given: no PE added"))->group(in);
   add_lower_flag(cmd, f.lower, "")->group(in);
   const std::string g = tr("Layer");
   f.d_model_opt =
@@ -42,7 +42,7 @@ void add_layer_flags(CLI::App* cmd, LayerFlags& f, const std::string& what) {
   f.seed_opt = add_seed_flag(cmd, f.seed);
   f.what = what;
   add_random_flag(cmd, f.random)->group(g);
-  cmd->add_option("--show", f.show, tr("Matrices to print, comma-separated, or 'all' (see the list in the notes)"))->group(tr("Output"));
+  add_show_flag(cmd, f.show, tr("see the list in the notes"))->group(tr("Output"));
   add_output_flags(cmd, f.out);
   add_figure_flags(cmd, f.fig, false);
 }
@@ -164,7 +164,7 @@ LayerSetup layer_setup_seeded(const LayerFlags& f, const std::string& example) {
   LayerSetup s;
   TensorMetadata metadata;
   if (!f.weights.empty()) s.file = read_weights(f.weights, &metadata);
-  if (!f.x_file.empty()) s.input = matrix_input(f.x_file, "--x");
+  if (!f.x_file.empty()) s.input = matrix_input(f.x_file, "--x", true);
   s.shape = layer_shape(f, s.file ? &*s.file : nullptr, metadata, f.x_file.empty() ? 0 : s.input.x.cols());
   if (f.sentence_opt->count()) s.input = sentence_input(f.sentence, "--sentence", s.shape.d_model, f.seed, f.lower);
   // the largest tensors a layer forms: the (H, T, T) weights and the (T, F) hidden layer

@@ -9,6 +9,7 @@
 #include "cli/flags/flag_names.hpp"
 #include "cli/flags/validators.hpp"
 #include "tfx/embeddings/embeddings.hpp"
+#include "tfx/model/model_notes.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -243,5 +244,42 @@ std::string top_flag_help(const std::string& note) { return with_note(tr("How ma
 std::string words_flag_help(const std::string& note) { return with_note(tr("Vocabulary words, comma-separated"), note); }
 
 CLI::Validator words_flag_check() { return comma_list(N_("vocabulary words"), "dog,cat,car"); }
+
+CLI::Option* add_head_flag(CLI::App* cmd, std::string& head, const std::string& note) {
+  return cmd->add_option("--head", head, with_note(tr("Head, from 0, or all"), note))->capture_default_str();
+}
+
+std::optional<std::size_t> pick_head(const std::string& text, std::size_t heads) {
+  if (text == "all") return std::nullopt;
+  const std::optional<unsigned long long> h = model_whole_number(text);
+  if (!h) throw usage_error(fmt::format(N_("{} {}: expected a {} number from 0 or all"), "--head", text, "head"));
+  if (*h >= heads) throw usage_error(fmt::format(N_("--head {}: the model has {} heads (0 … {})"), text, heads, heads - 1));
+  return static_cast<std::size_t>(*h);
+}
+
+CLI::Option* add_show_flag(CLI::App* cmd, std::string& show, const std::string& note) {
+  return cmd->add_option("--show", show, with_note(tr("Matrices to print, by the steps' names, comma-separated, or all"), note));
+}
+
+namespace {
+CLI::Option* add_matrix_flag(CLI::App* cmd, const char* name, std::string& value, const char* help, const std::string& note) {
+  return cmd->add_option(name, value, with_note(help, note))
+      ->type_name("FILE|ROWS")
+      ->option_text("FILE|ROWS")
+      ->check(non_empty_path(N_("give a JSON, CSV or .npy file, or the rows inline like 1,0;0,1")));
+}
+}  // namespace
+
+CLI::Option* add_x_flag(CLI::App* cmd, std::string& x, const std::string& note) {
+  return add_matrix_flag(cmd, "--x", x, tr("The input matrix X: a JSON, CSV or .npy file, or its rows inline as 4,2,3,5;2,1,-3,2 with ';' between rows"), note);
+}
+
+CLI::Option* add_q_flag(CLI::App* cmd, std::string& q, const std::string& note) {
+  return add_matrix_flag(cmd, "--q", q, tr("Queries Q: a JSON, CSV or .npy file, or the rows inline as 1,0;0,1 with ';' between rows"), note);
+}
+
+CLI::Option* add_k_flag(CLI::App* cmd, std::string& k, const std::string& note) {
+  return add_matrix_flag(cmd, "--k", k, tr("Keys K: a JSON, CSV or .npy file, or the rows inline as 1,0;0,1 with ';' between rows"), note);
+}
 
 }  // namespace tfx::cli

@@ -113,6 +113,20 @@ CLI::Option* add_one_ids_flag(CLI::App* cmd, std::string& ids, const std::string
 // `picture` (nullptr: a side only) a file name; what the command cannot use is refused in one line.
 CLI::Option* add_image_flag(CLI::App* cmd, std::int64_t* side, std::string* picture, std::int64_t lo, std::int64_t hi,
                             const std::string& note);
+// --head H|all: one attention head, from 0, or all (model attention; trace draws one head and
+// refuses all). pick_head reads it: nullopt for all, else a head < `heads` (errors name --head).
+CLI::Option* add_head_flag(CLI::App* cmd, std::string& head, const std::string& note);
+std::optional<std::size_t> pick_head(const std::string& text, std::size_t heads);
+// --show NAME[,NAME…]|all: the matrices to print, by the steps' names (attention, encoder,
+// decoder, trace); each command checks the names it knows after parsing.
+CLI::Option* add_show_flag(CLI::App* cmd, std::string& show, const std::string& note);
+// The matrix inputs, each a JSON, CSV or .npy file or the rows inline ("4,2,3,5;2,1,-3,2", ';'
+// between rows), read by read_matrix_arg (tfx/io/matrix_io.hpp): --x the input matrix X
+// (attention, encoder, decoder, layernorm), --q the queries Q and --k the keys K (attention,
+// rope relative, which then checks for one row after parsing).
+CLI::Option* add_x_flag(CLI::App* cmd, std::string& x, const std::string& note);
+CLI::Option* add_q_flag(CLI::App* cmd, std::string& q, const std::string& note);
+CLI::Option* add_k_flag(CLI::App* cmd, std::string& k, const std::string& note);
 // --words W[,W…]: vocabulary words, comma-separated; the flag may repeat.
 std::string words_flag_help(const std::string& note);
 CLI::Validator words_flag_check();

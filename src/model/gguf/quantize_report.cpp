@@ -101,9 +101,9 @@ std::vector<TensorError> write_quantized_file(const QuantSource& src, const Quan
 NextTokenCost quantized_cost(const QuantizedModel& q, const Tensor& reference, const std::vector<std::size_t>& ids) {
   const std::string tmp_dir = std::filesystem::temp_directory_path().string();
   const std::string bytes = encode_gguf(q.metadata, q.tensors);
-  TempFile tmp(tmp_dir, "tfx-quantize-", ".gguf", "the quantized model for --show");
+  TempFile tmp(tmp_dir, "tfx-quantize-", ".gguf", "the quantized model for --measure");
   if (!tmp.write_all(bytes.data(), bytes.size()) || !tmp.close_fd())
-    throw Error(fmt::format(N_("{}: could not write the quantized model for --show: {}"), tmp.path(), std::strerror(errno)));
+    throw Error(fmt::format(N_("{}: could not write the quantized model for --measure: {}"), tmp.path(), std::strerror(errno)));
   const Checkpoint m = load_checkpoint(tmp.path());
   return next_token_cost(reference, model_forward(m, ids, true).logits, ids);
 }

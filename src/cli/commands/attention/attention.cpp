@@ -193,21 +193,13 @@ void register_attention(CLI::App& app) {
   auto* cross =
       cmd->add_option("--cross", o->cross, tr("Cross-attention: keys and values from this other sentence (queries from --sentence)"))
           ->group(in);
-  cmd->add_option("--x", o->x_file, tr("Self-attention over the rows of X (JSON, CSV or .npy), projected by W_Q, W_K, W_V"))
-      ->type_name("FILE")
-      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
-      ->group(in);
-  cmd->add_option("--q", o->q_file, tr("Queries Q (T×d_k; JSON, CSV or .npy), used as given"))
-      ->type_name("FILE")
-      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
-      ->group(in);
-  cmd->add_option("--k", o->k_file, tr("Keys K (S×d_k)"))
-      ->type_name("FILE")
-      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
-      ->group(in);
-  cmd->add_option("--v", o->v_file, tr("Values V (S×d_v)"))
-      ->type_name("FILE")
-      ->check(non_empty_path(N_("give a JSON, CSV or .npy file")))
+  add_x_flag(cmd, o->x_file, tr("self-attention over its rows, projected by W_Q, W_K, W_V"))->group(in);
+  add_q_flag(cmd, o->q_file, tr("T×d_k, used as given"))->group(in);
+  add_k_flag(cmd, o->k_file, tr("S×d_k"))->group(in);
+  cmd->add_option("--v", o->v_file, tr("Values V (S×d_v): a JSON, CSV or .npy file, or the rows inline as 1,0;0,1 with ';' between rows"))
+      ->type_name("FILE|ROWS")
+      ->option_text("FILE|ROWS")
+      ->check(non_empty_path(N_("give a JSON, CSV or .npy file, or the rows inline like 1,0;0,1")))
       ->group(in);
   const char* g = tr("Attention");
   add_dk_flag(cmd, o->dk, tr("and of V unless --dv; default: d_model / --heads; at most 1048576 here"), std::int64_t{1} << 20)->group(g);
@@ -227,9 +219,9 @@ void register_attention(CLI::App& app) {
       ->group(g);
   auto* seed = add_seed_flag(cmd, o->seed, tr("it draws W_Q, W_K, W_V, W_O, Xavier uniform"))->group(g);
   add_random_flag(cmd, o->random)->group(g);
-  cmd->add_option("--show", o->show,
-                  tr("Matrices to print, comma-separated: scores (QKᵀ), scaled, masked, weights, output (Z), all; also x, w (W_Q, W_K, W_V: Q = X·W_Q), q, k, v "
-                     "(default: weights,output; csv/npy write weights if shown, else output, else the first)"))
+  add_show_flag(cmd, o->show,
+                tr("scores (QKᵀ), scaled, masked, weights, output (Z); also x, w (W_Q, W_K, W_V: Q = X·W_Q), q, k, v; default: "
+                   "weights,output; csv/npy write weights if shown, else output, else the first"))
       ->group(tr("Output"));
   add_model_flag(cmd);
   add_presentation_flags(cmd, o->out, o->fig);

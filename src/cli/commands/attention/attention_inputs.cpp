@@ -149,8 +149,8 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
       throw usage_error(
           fmt::format(N_("{} goes with --sentence or --x: with --q/--k/--v, d_k and d_v are the numbers of columns of Q and V"),
                       o.dk ? "--dk" : "--dv"));
-    LoadedMatrix q = read_matrix_file(o.q_file, "--q"), k = read_matrix_file(o.k_file, "--k"),
-                 v = read_matrix_file(o.v_file, "--v");
+    LoadedMatrix q = read_matrix_arg(o.q_file, "--q"), k = read_matrix_arg(o.k_file, "--k"),
+                 v = read_matrix_arg(o.v_file, "--v");
     in.mode = "qkv";
     in.q = std::move(q.values);
     in.k = std::move(k.values);
@@ -163,7 +163,7 @@ AttentionInputs load_attention_inputs(const AttentionCliOptions& o) {
     return in;
   }
   if (!o.x_file.empty()) {
-    LoadedMatrix x = read_matrix_file(o.x_file, "--x");
+    LoadedMatrix x = read_matrix_arg(o.x_file, "--x");
     in.mode = "x";
     in.x_q = std::move(x.values);
     in.x_kv = in.x_q;

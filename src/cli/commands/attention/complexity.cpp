@@ -86,7 +86,7 @@ void register_complexity(CLI::App& app) {
   const auto big = std::int64_t{1} << 30;
   cmd->add_option("--n", o->n, tr("Sequence length n"))->capture_default_str()->check(whole_number(1, big));
   cmd->add_option("--d", o->d, tr("Representation width d"))->capture_default_str()->check(whole_number(1, big));
-  cmd->add_option("--k", o->k, tr("Convolution kernel width k"))->capture_default_str()->check(whole_number(2, big));
+  cmd->add_option("--kernel", o->k, tr("Convolution kernel width k"))->capture_default_str()->check(whole_number(2, big));
   cmd->add_option("--r", o->r, tr("Neighbourhood size r of restricted self-attention"))->capture_default_str()->check(whole_number(1, big));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);

@@ -1,5 +1,5 @@
 // `tfx project WORD…`: the lecture's picture of embeddings in low dimension — PCA of the words'
-// vectors to 2-D (stats.hpp power iteration), a labelled scatter with arrows for --pairs
+// vectors to 2-D (stats.hpp power iteration), a labelled scatter with arrows for --arrows
 // (king:queen, man:woman show parallel offsets), and the coordinates with explained variance.
 #include <fmt/format.h>
 
@@ -25,7 +25,7 @@ struct ProjectOptions {
   std::vector<std::string> pairs;
   std::string method = "pca";
   bool unit = false;
-  std::int64_t dims = 2;                        // --dims 3: a 3-D view
+  std::int64_t dims = 2;                        // --components 3: a 3-D view
   std::vector<std::string> azimuth_text{"-60"};  // --azimuth: one panel per viewing angle (degrees)
   double elevation = 25;
   EmbeddingFlags emb;
@@ -58,7 +58,7 @@ void run_project(const ProjectOptions& o) {
   for (const auto& p : split_lists(o.pairs)) {
     const auto colon = p.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == p.size() || p.find(':', colon + 1) != std::string::npos)
-      throw usage_error(fmt::format(N_("--pairs: '{}' is not FROM:TO (expected e.g. --pairs king:queen,man:woman)"), p));
+      throw usage_error(fmt::format(N_("--arrows: '{}' is not FROM:TO (expected e.g. --arrows king:queen,man:woman)"), p));
     pairs.emplace_back(p.substr(0, colon), p.substr(colon + 1));
     add(pairs.back().first);
     add(pairs.back().second);
@@ -102,7 +102,7 @@ void run_project(const ProjectOptions& o) {
   auto index_of = [&](const std::string& w) {
     return static_cast<std::size_t>(std::find(words.begin(), words.end(), w) - words.begin());
   };
-  std::vector<std::pair<std::size_t, std::size_t>> arrows;  // --pairs as word indices
+  std::vector<std::pair<std::size_t, std::size_t>> arrows;  // --arrows as word indices
   if (!pairs.empty()) {
     Records off;
     off.name = N_("offsets");
@@ -160,28 +160,28 @@ void run_project(const ProjectOptions& o) {
 void register_project(CLI::App& app) {
   auto [cmd, o] = add_command(app, "project", tr("PCA of words' vectors to 2-D: labelled scatter figure (--png), coordinates, explained variance"),
                               run_project, tr("Word embeddings"));
-  cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --pairs words)"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
-  cmd->add_option("--pairs", o->pairs, tr("Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too"))
+  cmd->add_option("words", o->words, tr("Words to project (at least 3 with the --arrows words)"))->check(comma_list(N_("vocabulary words"), "dog,cat,car"));
+  cmd->add_option("--arrows", o->pairs, tr("Arrows FROM:TO, comma-separated (king:queen,man:woman); their words are projected too"))
       ->check(comma_list(N_("word pairs FROM:TO"), "king:queen,man:woman"));
   cmd->add_option("--projection", o->method, tr("Projection method: ") + choice_list<ProjectionMethod>(kProjectionMethodChoices, true))
       ->capture_default_str()
       ->check(one_of<ProjectionMethod>(kProjectionMethodChoices));
   cmd->add_flag("--unit", o->unit, tr("Unit-normalise the vectors before PCA (a cosine view)"));
-  cmd->add_option("--dims", o->dims, tr("Principal components: 2 (a scatter) or 3 (a 3-D view from fixed angles)"))
+  cmd->add_option("--components", o->dims, tr("Principal components: 2 (a scatter) or 3 (a 3-D view from fixed angles)"))
       ->capture_default_str()
       ->check(whole_number(2, 3));
-  cmd->add_option("--azimuth", o->azimuth_text, tr("--dims 3: viewing angles about PC3 in degrees, comma-separated (one panel each, up to 4)"))
+  cmd->add_option("--azimuth", o->azimuth_text, tr("--components 3: viewing angles about PC3 in degrees, comma-separated (one panel each, up to 4)"))
       ->capture_default_str();
-  cmd->add_option("--elevation", o->elevation, tr("--dims 3: how far above the PC1–PC2 floor the view is, in degrees"))
+  cmd->add_option("--elevation", o->elevation, tr("--components 3: how far above the PC1–PC2 floor the view is, in degrees"))
       ->capture_default_str()
       ->check(CLI::Range(-90.0, 90.0));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
-  set_examples(cmd, {tr("tfx project king queen man woman --pairs king:queen,man:woman --png"),
-                     tr("tfx project paris france berlin germany rome italy --pairs france:paris,germany:berlin,italy:rome --png"),
+  set_examples(cmd, {tr("tfx project king queen man woman --arrows king:queen,man:woman --png"),
+                     tr("tfx project paris france berlin germany rome italy --arrows france:paris,germany:berlin,italy:rome --png"),
                      tr("tfx project king queen man woman prince princess --format csv"),
-                     tr("tfx project king queen man woman kings queens --dims 3 --azimuth -60,30 --png   # a 3-D view from two angles")});
+                     tr("tfx project king queen man woman kings queens --components 3 --azimuth -60,30 --png   # a 3-D view from two angles")});
 }
 
 }  // namespace tfx::cli

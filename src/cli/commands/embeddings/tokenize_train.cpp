@@ -1,7 +1,7 @@
 // `tfx tokenize train FILE --vocab-size N -o tokenizer.json`: learn a byte-level BPE tokenizer
 // from a UTF-8 text as GPT-2's was learned (tfx/text/bpe_train.hpp) and write it as Hugging
 // Face's tokenizer.json, which `tfx model tokenize`, the model commands and HF's own engine read.
-// --show is the tokenizer lesson: the first merges with what they hold (English letters, Hangul
+// --lesson is the tokenizer lesson: the first merges with what they hold (English letters, Hangul
 // syllables, pieces of a character) and a figure of how the vocabulary grows, merge by merge.
 #include <fmt/format.h>
 
@@ -28,7 +28,7 @@ struct TokenizeTrainOptions {
   std::string tokenizer;  // -o FILE: where tokenizer.json goes ("" = not written)
   bool show = false;
   CLI::Option* show_opt = nullptr;
-  std::size_t merges = 24;  // --merges: rows of the --show table
+  std::size_t merges = 24;  // --merges: rows of the --lesson table
   bool no_progress = false;
   OutputFlags out;
   FigureFlags fig;
@@ -152,7 +152,7 @@ void run_tokenize_train(const TokenizeTrainOptions& o) {
   }
   const std::string png_name = fmt::format("tokenize_train_vocab{}.png", t.vocab.size());
   if (o.show && !figure_drawn(o.fig, o.out)) {
-    // --show without --png/--svg/--view: the table, and the figure in its default file as a bare
+    // --lesson without --png/--svg/--view: the table, and the figure in its default file as a bare
     // --png writes it ("wrote FILE" on stderr when stdout carries data for a program)
     present(r, o.out);
     FigureFlags fig = o.fig;
@@ -176,10 +176,10 @@ void register_tokenize_train(CLI::App* tokenize) {
   add_vocab_size_flag(cmd, o->vocab_size, tr("the 256 byte tokens, then one per merge: 256…16777216 here, at most what the text allows"),
                       SizeBound{{256, std::int64_t{1} << 24}})
       ->required();
-  o->show_opt = cmd->add_flag("--show", o->show,
+  o->show_opt = cmd->add_flag("--lesson", o->show,
                 tr("The tokenizer lesson: the first merges (--merges rows) with what each new token holds, and a figure of "
                    "how the vocabulary grows (written to tokenize_train_vocabN.png unless --png/--svg/--view say where)"));
-  cmd->add_option("--merges", o->merges, tr("Rows of the --show table of merges"))->capture_default_str()->check(whole_number(1, 100000));
+  cmd->add_option("--merges", o->merges, tr("Rows of the --lesson table of merges"))->capture_default_str()->check(whole_number(1, 100000));
   add_no_progress_flag(cmd, o->no_progress);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
@@ -197,7 +197,7 @@ void register_tokenize_train(CLI::App* tokenize) {
       },
       ""));
   set_examples(cmd, {tr("tfx tokenize train corpus.txt --vocab-size 1000 -o tokenizer.json"),
-                     tr("tfx tokenize train corpus.txt --vocab-size 600 --show        # the first merges and how the vocabulary grows"),
+                     tr("tfx tokenize train corpus.txt --vocab-size 600 --lesson        # the first merges and how the vocabulary grows"),
                      tr("cat book.txt | tfx tokenize train - --vocab-size 8000 -o tokenizer.json")});
 }
 

@@ -7,6 +7,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "tfx/io/matrix_io.hpp"
 #include "tfx/attention/layernorm_steps.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/core/i18n.hpp"
@@ -28,12 +30,10 @@ struct LayerNormOptions {
 };
 
 void run_layernorm(const LayerNormOptions& o) {
-  auto rows = parse_number_rows(o.x, "--x");
-  const std::size_t T = rows.size(), D = rows[0].size();
+  LoadedMatrix in = read_matrix_arg(o.x, "--x");
+  Tensor x = std::move(in.values);
+  const std::size_t T = x.rows(), D = x.cols();
   if (D < 2) throw usage_error(N_("--x: each token needs at least 2 features to normalize over"));
-  std::vector<float> flat;
-  for (auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
-  Tensor x = Tensor::from({T, D}, flat);
   // the lecture's γ and β have 4 values: for --x of another width, a default left in place is
   // named as the default (the user gave no --gamma to blame), after a given flag's own check
   const bool default_gamma = o.gamma == LayerNormOptions{}.gamma, default_beta = o.beta == LayerNormOptions{}.beta;
@@ -51,8 +51,12 @@ void run_layernorm(const LayerNormOptions& o) {
   std::vector<std::string> tokens = o.tokens;
   if (tokens.size() != T) {
     if (o.x != LayerNormOptions{}.x && o.tokens_text == LayerNormOptions{}.tokens_text) {
-      tokens.clear();
-      for (std::size_t t = 0; t < T; ++t) tokens.push_back(fmt::format("x{}", t));
+      // a file's row labels name the tokens, else x0, x1, …
+      tokens = in.row_labels;
+      if (tokens.size() != T) {
+        tokens.clear();
+        for (std::size_t t = 0; t < T; ++t) tokens.push_back(fmt::format("x{}", t));
+      }
     } else {
       throw usage_error(fmt::format(N_("--tokens: {} names for {} rows of --x"), tokens.size(), T));
     }
@@ -118,8 +122,7 @@ void register_layernorm(CLI::App& app) {
   auto o = std::make_shared<LayerNormOptions>();
   CLI::App* cmd = app.add_subcommand("layernorm", tr("Layer normalization step by step: μ, σ, normalized, γ·x̂+β (lecture's table)"));
   cmd->group(tr("Training"));
-  cmd->add_option("--x", o->x, tr("Token vectors, rows separated by ';' (default: the lecture's thinking/machines example)"))
-      ->capture_default_str();
+  add_x_flag(cmd, o->x, tr("the token vectors, one a row; default: the lecture's thinking/machines example"))->capture_default_str();
   cmd->add_option("--tokens", o->tokens_text, tr("Row names (comma-separated)"))
       ->capture_default_str()
       ->check(comma_list(N_("token names"), "thinking,machines"));

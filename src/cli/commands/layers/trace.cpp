@@ -29,7 +29,7 @@ struct TraceOptions {
   std::string target;
   bool target_given = false;
   std::string show;
-  int head = 0;
+  std::string head = "0";
   CLI::Option* slides_opt = nullptr;
   std::string slides;                 // --slides DIR: one 16:9 figure per step, plus the poster
   std::string slides_format = "png";  // --slides-format png|svg
@@ -41,8 +41,9 @@ struct TraceOptions {
 void run_trace(const TraceOptions& o) {
   const Translator& m = cli_translator();
   const std::size_t H = m.heads, D = m.d_model, d_k = D / H;
-  if (o.head >= static_cast<int>(H)) throw usage_error(fmt::format(N_("--head {}: the model has {} heads (0 … {})"), o.head, H, H - 1));
-  const auto head = static_cast<std::size_t>(o.head);
+  // the poster draws one head: --head all has no picture here
+  if (o.head == "all") throw usage_error(fmt::format(N_("--head all: trace draws one head; give one from 0 … {}"), H - 1));
+  const std::size_t head = *pick_head(o.head, H);
 
   // the source through the encoder; the target prefix: --target, else the model's own
   // translation without its last word (so the trace ends by predicting that word)
@@ -172,8 +173,8 @@ void register_trace(CLI::App& app) {
   o->target_opt = add_target_flag(cmd, o->target,
                                   tr("the decoder's input after <bos>, English words; \"\" = <bos> alone; default: the model's "
                                      "translation without its last word, so the trace ends by predicting it"));
-  cmd->add_option("--head", o->head, tr("The head the poster draws (0-based)"))->capture_default_str()->check(whole_number(0, 64));
-  cmd->add_option("--show", o->show, tr("Matrices to print in the table output, by the steps' names (comma-separated, or all)"));
+  add_head_flag(cmd, o->head, tr("the one head the poster draws, so not all here"));
+  add_show_flag(cmd, o->show, tr("in the table output"));
   o->slides_opt = cmd->add_option("--slides", o->slides,
                   tr("Write every step drawn as a 16:9 slide of its own (1920×1080 at --scale 1), with its formula and shapes, into "
                      "folder DIR, created if missing: 00-poster (the whole poster), 00a-poster … 00e-poster (the poster in 16:9 "

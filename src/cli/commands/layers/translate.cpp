@@ -68,7 +68,7 @@ void run_translate(const TranslateOptions& o) {
   const Translator& m = cli_translator();
   const std::size_t layers = m.decoder.size();
   if (o.layer > static_cast<int>(layers))
-    throw usage_error(fmt::format(N_("--layer {}: the model has {} decoder layers (1 … {})"), o.layer, layers, layers));
+    throw usage_error(fmt::format(N_("--decoder-layer {}: the model has {} decoder layers (1 … {})"), o.layer, layers, layers));
   const std::size_t layer = o.layer == 0 ? layers - 1 : static_cast<std::size_t>(o.layer - 1);
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
   const Translation t = translate(m, o.text, static_cast<std::size_t>(o.max_tokens), "TEXT");
@@ -170,7 +170,7 @@ void register_translate(CLI::App& app) {
   cmd->add_option("--max-tokens", o->max_tokens, tr("Stop after this many output tokens if <eos> has not come"))
       ->capture_default_str()
       ->check(whole_number(1, 64));
-  cmd->add_option("--layer", o->layer, tr("Decoder layer whose cross-attention is shown (1-based; default: the last)"))
+  cmd->add_option("--decoder-layer", o->layer, tr("Decoder layer whose cross-attention is shown (1-based; default: the last)"))
       ->check(whole_number(1, 64));
   cmd->add_flag("--per-head", o->per_head, tr("Figure: one panel per head instead of their mean"));
   add_model_flag(cmd);

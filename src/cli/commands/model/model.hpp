@@ -7,7 +7,7 @@
 //   model_generate.cpp  tfx model generate DIR TEXT    (KV cache, greedy or sampled)
 //   model_lens.cpp, model_ablate.cpp, model_patch.cpp  the microscope: logit lens, head ablation,
 //                       activation patching (what they share: model_microscope.hpp)
-//   model_quantize.cpp  tfx model quantize SRC --type T -o OUT.gguf [--show TEXT]
+//   model_quantize.cpp  tfx model quantize SRC --type T -o OUT.gguf [--measure TEXT]
 //   model_attention_views.cpp, model_generate_views.cpp  the microscope's attention views:
 //                       attention --sink / --neurons, info/generate --cache, generate --html
 #pragma once

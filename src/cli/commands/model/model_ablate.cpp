@@ -33,7 +33,7 @@ std::string folder(const std::string& dir) {
 }
 
 void run_model_ablate(const ModelAblateOptions& o) {
-  if (o.all_heads == !o.head.empty()) throw usage_error(N_("give --head L.H[,L.H…] or --all-heads (one of them)"));
+  if (o.all_heads == !o.head.empty()) throw usage_error(N_("give --ablate-heads L.H[,L.H…] or --all-heads (one of them)"));
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
   if (l.model.head == OutputHead::none)
@@ -143,13 +143,13 @@ void register_model_ablate(CLI::App& model) {
   auto [cmd, o] = add_command(model, "ablate", tr("Head ablation: a head's attention output zeroed (or its mean) and what the prediction loses"),
                               run_model_ablate);
   add_model_input(cmd, o->in, true, true);
-  cmd->add_option("--head", o->head, tr("The heads to ablate as LAYER.HEAD from 0, comma-separated (1.3 or 0.1,1.3)"))->type_name("L.H[,L.H…]");
+  cmd->add_option("--ablate-heads", o->head, tr("The heads to ablate as LAYER.HEAD from 0, comma-separated (1.3 or 0.1,1.3)"))->type_name("L.H[,L.H…]");
   cmd->add_flag("--all-heads", o->all_heads, tr("Every head alone: the layers × heads map of the target's log-probability change"));
   cmd->add_flag("--mean", o->mean, tr("Replace the head's output by its mean over the positions instead of zero"));
   add_target_flag(cmd, o->target, tr("one token, whose log-probability change is reported; default: the unablated top token"));
   add_top_flag(cmd, o->top, tr("the most probable tokens, before and after; 1…1000 here"), 1, 1000, false);
   add_presentation_flags(cmd, o->out, o->fig);
-  set_examples(cmd, {tr("tfx model ablate gpt2/ \"The capital of France is\" --head 9.8"),
+  set_examples(cmd, {tr("tfx model ablate gpt2/ \"The capital of France is\" --ablate-heads 9.8"),
                      tr("tfx model ablate gpt2/ \"The capital of France is\" --all-heads --target \" Paris\" --png")});
 }
 

@@ -11,6 +11,7 @@
 #include "cli/commands/model/model_attention_views.hpp"
 #include "cli/commands/model/model_input.hpp"
 #include "cli/common.hpp"
+#include "cli/flags/shared_flags.hpp"
 #include "cli/flags/validators.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/figure/attention_html.hpp"
@@ -131,7 +132,7 @@ void run_model_attention(const ModelAttentionOptions& o) {
   if (o.rollout && !l.picture)
     throw usage_error(N_("--rollout goes with an image model's --image FILE (the [CLS] row over the picture's patches)"));
   const std::optional<std::size_t> layer = model_pick(o.layer, c.layers, "--layer", "layer");
-  const std::optional<std::size_t> head = model_pick(o.head, c.heads, "--head", "head");
+  const std::optional<std::size_t> head = pick_head(o.head, c.heads);
   if (o.rollout && (layer || head)) throw usage_error(N_("--rollout runs over every layer and head: drop --layer and --head"));
   if (o.sink && o.neurons) throw usage_error(N_("--sink and --neurons are two views: choose one"));
   if (!o.query.empty() && !o.neurons) throw usage_error(N_("--query goes with --neurons (the neuron view of one query)"));
@@ -255,7 +256,7 @@ void register_model_attention(CLI::App& model) {
                                 run_model_attention);
     add_model_input(cmd, o->in, true, true);
     cmd->add_option("--layer", o->layer, tr("Layer, from 0, or all"))->capture_default_str();
-    cmd->add_option("--head", o->head, tr("Head, from 0, or all"))->capture_default_str();
+    add_head_flag(cmd, o->head, "");
     add_presentation_flags(cmd, o->out, o->fig);
     add_html_flag(cmd, o->html, o->out);
     cmd->add_flag("--shared-scale", o->shared_scale,

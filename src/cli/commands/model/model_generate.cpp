@@ -244,7 +244,7 @@ void register_model_generate(CLI::App& model) {
           "(0, 1]"));
   add_seed_flag(cmd, o->seed, tr("the sampler's draws: same seed, same text"));
   cmd->add_flag("--stop", o->stop, tr("Stop at the end-of-text token (config.json's eos_token_id)"));
-  cmd->add_option("--show", o->shown, tr("How many most likely tokens each step keeps for the figure and JSON"))
+  cmd->add_option("--candidates", o->shown, tr("How many most likely tokens each step keeps for the figure and JSON"))
       ->capture_default_str()
       ->check(whole_number(2, 50));
   add_cache_flag(cmd, o->cache);

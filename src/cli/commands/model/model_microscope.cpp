@@ -44,14 +44,14 @@ std::vector<HeadAblation> parse_heads(const std::string& spec, const ModelConfig
     const std::size_t dot = item.find('.');
     const auto layer = dot == std::string::npos ? std::nullopt : model_whole_number(item.substr(0, dot));
     const auto head = dot == std::string::npos ? std::nullopt : model_whole_number(item.substr(dot + 1));
-    if (!layer || !head) throw usage_error(fmt::format(N_("--head {}: expected LAYER.HEAD from 0, like 1.3 (several: 0.1,1.3)"), item));
+    if (!layer || !head) throw usage_error(fmt::format(N_("--ablate-heads {}: expected LAYER.HEAD from 0, like 1.3 (several: 0.1,1.3)"), item));
     if (*layer >= c.layers)
-      throw usage_error(fmt::format(N_("--head {}: layer {} is past the model's {} layers (0 … {})"), item, *layer, c.layers, c.layers - 1));
+      throw usage_error(fmt::format(N_("--ablate-heads {}: layer {} is past the model's {} layers (0 … {})"), item, *layer, c.layers, c.layers - 1));
     if (*head >= c.heads)
-      throw usage_error(fmt::format(N_("--head {}: head {} is past the model's {} heads per layer (0 … {})"), item, *head, c.heads, c.heads - 1));
+      throw usage_error(fmt::format(N_("--ablate-heads {}: head {} is past the model's {} heads per layer (0 … {})"), item, *head, c.heads, c.heads - 1));
     heads.push_back(HeadAblation{static_cast<std::size_t>(*layer), static_cast<std::size_t>(*head), mode});
   }
-  if (heads.empty()) throw usage_error(N_("--head: expected LAYER.HEAD from 0, like 1.3 (several: 0.1,1.3)"));
+  if (heads.empty()) throw usage_error(N_("--ablate-heads: expected LAYER.HEAD from 0, like 1.3 (several: 0.1,1.3)"));
   return heads;
 }
 

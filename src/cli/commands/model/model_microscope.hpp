@@ -1,6 +1,6 @@
 // What `tfx model lens`, `ablate` and `patch` share (the microscope, tfx/model/microscope.hpp, on
 // the input model_input.hpp loads): the run over the tokens or the picture, the position the answer
-// is read at, token names, --head L.H lists and --target TOKEN.
+// is read at, token names, --ablate-heads L.H lists and --target TOKEN.
 #pragma once
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@ MicroscopeRun microscope_run(const LoadedInput& l, const std::vector<std::size_t
 std::size_t answer_position(const LoadedInput& l);
 // A vocabulary id (or ViT label id) as people read it: "␣cat", "tabbycat"
 std::string token_name(const LoadedInput& l, std::size_t id);
-// --head "1.3,0.2" → the heads, each in range (flag errors name the value and the model's sizes)
+// --ablate-heads "1.3,0.2" → the heads, each in range (flag errors name the value and the model's sizes)
 std::vector<HeadAblation> parse_heads(const std::string& spec, const ModelConfig& c, HeadAblation::Mode mode);
 // --target TOKEN (or --answers' A/B): exactly one token of the vocabulary, ␣ read as a space as
 // the tables print it (ViT: a label of id2label); `flag` names the flag in errors

@@ -1,8 +1,8 @@
 // `tfx model quantize SRC --type TYPE -o OUT.gguf`: a folder or GGUF file written as a GGUF of
-// llama.cpp's quantized types (tfx/model/quantize.hpp), and with --show TEXT the lesson: what each
+// llama.cpp's quantized types (tfx/model/quantize.hpp), and with --measure TEXT the lesson: what each
 // type cost — per-tensor relative error and its histogram, one tensor's weights before and after,
 // and on TEXT the next-token KL divergence, top-1 agreement and perplexity — in one table and one
-// figure. --show measures inside one run (each type quantized, written to a temporary GGUF, opened
+// figure. --measure measures inside one run (each type quantized, written to a temporary GGUF, opened
 // as every model command opens it, and run beside the source), so several types compare at once
 // against the exact source weights; `tfx model compare A B` would need a file per type.
 #include <fmt/format.h>
@@ -35,7 +35,7 @@ struct TypeRun {
   QuantRecipe type;
   std::vector<TensorError> errors;
   std::size_t file_bytes = 0;
-  std::optional<QuantizedModel> model;  // in memory: for --show and the figure
+  std::optional<QuantizedModel> model;  // in memory: for --measure and the figure
   std::optional<NextTokenCost> cost;
 };
 
@@ -47,7 +47,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
   }
   if (types.empty()) throw usage_error(fmt::format(N_("--type: expected one of {}"), quantize_type_names()));
   if (!o.model_out.empty() && types.size() > 1)
-    throw usage_error(fmt::format(N_("-o {}: one file holds one type; give one --type (several are for --show)"), o.model_out));
+    throw usage_error(fmt::format(N_("-o {}: one file holds one type; give one --type (several are for --measure)"), o.model_out));
   std::optional<StoredType> fallback;
   if (!o.fallback.empty()) fallback = parse_quantize_type(o.fallback, "--fallback");
 
@@ -71,14 +71,14 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     runs.push_back(std::move(r));
   }
 
-  // --show TEXT: the source and each type on the same ids
+  // --measure TEXT: the source and each type on the same ids
   std::optional<LoadedInput> in;
   if (!o.show.empty()) {
     ModelInput mi;
     mi.dir = o.src;
     mi.text = o.show;
     in.emplace(load_input(mi));
-    if (!in->model.config.decoder()) throw usage_error(fmt::format(N_("--show: {} is not a decoder; the cost is measured on next-token predictions"), o.src));
+    if (!in->model.config.decoder()) throw usage_error(fmt::format(N_("--measure: {} is not a decoder; the cost is measured on next-token predictions"), o.src));
     const Tensor ref = model_forward(in->model, in->ids, true).logits;
     for (TypeRun& r : runs) r.cost = quantized_cost(*r.model, ref, in->ids);
   }
@@ -246,12 +246,12 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
 }  // namespace
 
 void register_model_quantize(CLI::App& model) {
-  auto [cmd, o] = add_command(model, "quantize", tr("Write a folder or GGUF as a quantized GGUF (llama.cpp's types); --show TEXT: what it costs"),
+  auto [cmd, o] = add_command(model, "quantize", tr("Write a folder or GGUF as a quantized GGUF (llama.cpp's types); --measure TEXT: what it costs"),
                               run_model_quantize);
   cmd->add_option("SRC", o->src, tr("Checkpoint folder (llama, mistral, qwen2, qwen3, gpt2) or a GGUF file"))->required();
   cmd->add_option("--type", o->types, trf("Type(s) to quantize to, comma-separated: {}", quantize_type_names()))->capture_default_str();
   cmd->add_option("--fallback", o->fallback, tr("Type for the tensors whose rows are not whole blocks of --type (default: refuse)"));
-  cmd->add_option("--show", o->show, tr("Measure the cost on this text: next-token KL, top-1 agreement, perplexity"))->type_name("TEXT");
+  cmd->add_option("--measure", o->show, tr("Measure the cost on this text: next-token KL, top-1 agreement, perplexity"))->type_name("TEXT");
   cmd->add_option("--tensor", o->tensor, tr("The tensor whose weights the figure shows before and after (default: the largest quantized one)"));
   add_presentation_flags(cmd, o->out, o->fig);
   // -o FILE.gguf is the quantized model (the table then goes to stdout); any other -o is the table's
@@ -267,7 +267,7 @@ void register_model_quantize(CLI::App& model) {
       },
       ""));
   set_examples(cmd, {tr("tfx model quantize qwen2.5-0.5b/ --type q8_0 -o qwen-q8_0.gguf"),
-                     tr("tfx model quantize gpt2/ --type f16,q8_0,q5_0,q4_0 --show \"The capital of France is\" --png")});
+                     tr("tfx model quantize gpt2/ --type f16,q8_0,q5_0,q4_0 --measure \"The capital of France is\" --png")});
 }
 
 }  // namespace tfx::cli

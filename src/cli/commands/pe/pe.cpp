@@ -103,6 +103,19 @@ void run_pe(const PeOptions& o) {
 
 }  // namespace
 
+CLI::Option* add_pe_columns_flag(CLI::App* cmd, std::vector<std::string>& columns, const std::string& note) {
+  return cmd->add_option("--dims", columns, with_note(tr("Columns of the PE matrix, comma-separated"), note))
+      ->capture_default_str()
+      ->type_name("INT")
+      ->check(comma_list(N_("PE columns"), "4,5,6,7", whole_number(0, std::int64_t{1} << 20)));
+}
+
+CLI::Option* add_offset_flag(CLI::App* cmd, std::int64_t& offset, const std::string& note) {
+  return cmd->add_option("--offset", offset, with_note(tr("Offset k of PE(p+k) in positions, negative = backwards"), note))
+      ->capture_default_str()
+      ->check(whole_number(-(std::int64_t{1} << 40) + 1, (std::int64_t{1} << 40) - 1));
+}
+
 void register_pe(CLI::App& app) {
   auto opts = std::make_shared<PeOptions>();
   CLI::App* pe = app.add_subcommand("pe", tr("Sinusoidal positional encoding: the PE matrix, one value, sim, shift"));

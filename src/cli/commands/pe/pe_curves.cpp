@@ -90,10 +90,7 @@ void register_pe_curves(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "curves", tr("Chosen PE dimensions as curves over the positions (the Annotated Transformer's dims 4–7 figure)"),
                               run_pe_curves);
   add_pe_shape_flags(cmd, *o, tr("positions 0 … L−1"));
-  cmd->add_option("--dims", o->dims_text, tr("Columns of the PE matrix to draw, comma-separated (0 … D−1)"))
-      ->capture_default_str()
-      ->type_name("INT")
-      ->check(comma_list(N_("PE columns"), "4,5,6,7", whole_number(0, std::int64_t{1} << 20)));
+  add_pe_columns_flag(cmd, o->dims_text, tr("the curves drawn, 0 … D−1, at most 16"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx pe curves --len 100 --dim 20 --dims 4,5,6,7 --png   # the Annotated Transformer's figure"),

@@ -36,7 +36,7 @@ void run_pe_linear(const PeLinearOptions& o) {
   for (std::int64_t d : dims)
     if (d < 0 || static_cast<std::size_t>(d) >= D)
       throw usage_error(fmt::format(N_("--dims {}: a column of the PE matrix is 0 … {} for --dim {}"), d, D - 1, D));
-  if (o.k >= o.len) throw usage_error(fmt::format(N_("--k {}: the shift must be shorter than --len {}"), o.k, o.len));
+  if (o.k >= o.len) throw usage_error(fmt::format(N_("--offset {}: the shift must be shorter than --len {}"), o.k, o.len));
   checked_element_count({L, D}, fmt::format("--len {} --dim {}", o.len, o.dim));
 
   const std::vector<double> long_code = linear_position_code(L), short_code = linear_position_code(S);
@@ -132,11 +132,9 @@ void register_pe_linear(CLI::App* pe) {
   cmd->add_option("--short", o->short_len, tr("Length of the shorter sentence, whose codes are compared with the longer one's"))
       ->capture_default_str()
       ->check(whole_number(1, std::int64_t{1} << 16));
-  cmd->add_option("--dims", o->dims_text, tr("Sin/cos columns of the PE matrix to show, comma-separated (0 … D−1)"))
-      ->capture_default_str()
-      ->type_name("INT")
-      ->check(comma_list(N_("PE columns"), "6,7,30,31", whole_number(0, std::int64_t{1} << 16)));
-  cmd->add_option("--k", o->k, tr("Offset k of the rotation check PE(p+k) = R(k)·PE(p)"))->capture_default_str()->check(whole_number(1, std::int64_t{1} << 20));
+  add_pe_columns_flag(cmd, o->dims_text, tr("the sin/cos columns shown beside the linear codes, 0 … D−1, at most 8"));
+  add_offset_flag(cmd, o->k, tr("of the rotation check PE(p+k) = R(k)·PE(p); 1 … 2^20 here, less than --len"))
+      ->check(command_bound(1, std::int64_t{1} << 20));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   set_examples(cmd, {tr("tfx pe linear --len 50 --short 10 --png   # note 002's linear vs sinusoidal figure"),

@@ -1,6 +1,6 @@
 // `tfx pe shift`: the lecture's periodicity slide — moving k positions is a rotation:
 // PE(p+k) = R(k)·PE(p) with R(k) block-diagonal, 2×2 blocks [[cos kω, sin kω], [−sin kω, cos kω]].
-// Builds R(k), rotates every PE(p), reports max |PE(p+k) − R(k)·PE(p)|; --show prints R(k).
+// Builds R(k), rotates every PE(p), reports max |PE(p+k) − R(k)·PE(p)|; --rotation prints R(k).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -51,7 +51,7 @@ Figure shift_frame(const Tensor& r_k, std::int64_t p, std::int64_t k, std::size_
 void run_pe_shift(const PeShiftOptions& o) {
   // 1. validate: some p must have both p and p + k in 0..L−1
   if (o.k <= -o.len || o.k >= o.len)
-    throw usage_error(fmt::format(N_("--k {} is beyond ±{} (--len {}): no position p has both p and p{:+} in 0..{}"), o.k, o.len - 1, o.len,
+    throw usage_error(fmt::format(N_("--offset {} is beyond ±{} (--len {}): no position p has both p and p{:+} in 0..{}"), o.k, o.len - 1, o.len,
                                   o.k, o.len - 1));
   const auto L = static_cast<std::size_t>(o.len), D = static_cast<std::size_t>(o.dim);
   const std::string name = fmt::format("pe_shift_k{}_dim{}", o.k, D);
@@ -62,7 +62,7 @@ void run_pe_shift(const PeShiftOptions& o) {
   const Tensor pe = sinusoidal_encoding(L, D, o.base);
   const ShiftCheck c = check_shift(pe, r_k, o.k);
 
-  // 3. result: the blocks' angles (and R(k) itself with --show)
+  // 3. result: the blocks' angles (and R(k) itself with --rotation)
   Result r;
   r.command = "pe shift";
   r.params = {{"k", o.k}, {"len", L}, {"dim", D}, {"base", o.base}};
@@ -119,18 +119,16 @@ void run_pe_shift(const PeShiftOptions& o) {
 
 void register_pe_shift(CLI::App* pe) {
   auto [cmd, o] = add_command(*pe, "shift", tr("PE(p+k) = R(k)·PE(p): build the rotation R(k), apply it, report the max error"), run_pe_shift);
-  cmd->add_option("--k", o->k, tr("Offset k in positions (negative = backwards); |k| < --len"))
-      ->capture_default_str()
-      ->check(whole_number(-(std::int64_t{1} << 40) + 1, (std::int64_t{1} << 40) - 1));
+  add_offset_flag(cmd, o->k, tr("|k| < --len"));
   add_pe_shape_flags(cmd, *o, tr("checked"), tr("even"));
-  cmd->add_flag("--show", o->show, tr("Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)"));
+  cmd->add_flag("--rotation", o->show, tr("Print the D×D rotation matrix R(k) itself (and make it the csv/json/npy data)"));
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig);
   add_gif_flags(cmd, o->gif, o->out, tr("PE(p) and PE(p + k) pair by pair for p = 0 … --frames − 1: both turn, R(k) between them stays"));
-  set_examples(cmd, {tr("tfx pe shift --k 3 --dim 8 --show          # R(3) and max |PE(p+3) − R(3)·PE(p)|"),
-                     tr("tfx pe shift --k 3 --dim 8 --gif           # the pairs turning with p, the angle kω fixed"),
-                     tr("tfx pe shift --k -5 --dim 128 --len 50"),
-                     tr("tfx pe shift --k 3 --dim 16 --png")});
+  set_examples(cmd, {tr("tfx pe shift --offset 3 --dim 8 --rotation  # R(3) and max |PE(p+3) − R(3)·PE(p)|"),
+                     tr("tfx pe shift --offset 3 --dim 8 --gif       # the pairs turning with p, the angle kω fixed"),
+                     tr("tfx pe shift --offset -5 --dim 128 --len 50"),
+                     tr("tfx pe shift --offset 3 --dim 16 --png")});
 }
 
 }  // namespace tfx::cli

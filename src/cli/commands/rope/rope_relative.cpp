@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "cli/common.hpp"
+#include "cli/flags/shared_flags.hpp"
+#include "tfx/io/matrix_io.hpp"
 #include "tfx/core/memory.hpp"
 #include "cli/commands/rope/rope_flags.hpp"
 #include "tfx/positional/positional.hpp"
@@ -26,6 +28,14 @@ struct RopeRelativeOptions {
   FigureFlags fig;
 };
 
+// --q / --k: a matrix (file or rows inline) that must be one row of D numbers.
+std::vector<float> one_row(const std::string& value, const char* flag) {
+  const LoadedMatrix m = read_matrix_arg(value, flag);
+  if (m.values.rows() != 1)
+    throw usage_error(fmt::format(N_("{}: expected one row of D numbers (a vector), got {} rows"), flag, m.values.rows()));
+  return {m.values.values().begin(), m.values.values().end()};
+}
+
 void run_rope_relative(const RopeRelativeOptions& o) {
   const auto L = static_cast<std::size_t>(o.len);
   const bool own = o.q_opt->count() > 0;
@@ -33,8 +43,8 @@ void run_rope_relative(const RopeRelativeOptions& o) {
   std::vector<float> q, k;
   std::int64_t dim = o.dim;
   if (own) {
-    q = parse_vector_flag(o.q, "--q");
-    k = parse_vector_flag(o.k, "--k");
+    q = one_row(o.q, "--q");
+    k = one_row(o.k, "--k");
     if (q.size() != k.size()) throw usage_error(fmt::format(N_("--q has {} values but --k has {}; q and k need the same length"), q.size(), k.size()));
     if (o.dim_opt->count() && static_cast<std::size_t>(o.dim) != q.size())
       throw usage_error(fmt::format(N_("--q has {} values but --dim is {}; give exactly D values (or leave out --dim)"), q.size(), o.dim));
@@ -121,8 +131,8 @@ void register_rope_relative(CLI::App* rope) {
   opts->dim_opt = add_rope_dim_flag(sub, opts->dim, tr("with --q/--k: their length"));
   add_len_flag(sub, opts->len, tr("the tables are L x L"));
   add_seed_flag(sub, opts->seed);
-  opts->q_opt = sub->add_option("--q", opts->q, tr("Your own query vector, D comma-separated numbers (with --k)"));
-  opts->k_opt = sub->add_option("--k", opts->k, tr("Your own key vector, D comma-separated numbers (with --q)"));
+  opts->q_opt = add_q_flag(sub, opts->q, tr("your own query vector: one row of D numbers, with --k; default: random from --seed"));
+  opts->k_opt = add_k_flag(sub, opts->k, tr("your own key vector: one row of D numbers, with --q"));
   add_rope_flags(sub, opts->rope);
   add_presentation_flags(sub, opts->out, opts->fig);
   set_examples(sub, {tr("tfx rope relative --dim 64 --len 16            # spreads: RoPE ~1e-7, additive PE ~1"),
