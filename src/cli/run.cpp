@@ -103,6 +103,24 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       for (const CLI::App* a = at; a && !opt; a = a->get_parent()) opt = a->get_option_no_throw(name);
       if (!opt) {
         if (name == "-h" || name == "--help") continue;
+        // a spelling renamed so that each flag name means one thing (issue 45): name the new one
+        struct Renamed {
+          const char *command, *old_name, *new_name;
+        };
+        static constexpr Renamed kRenamed[] = {
+            {"tfx pe shift", "--k", "--offset"},        {"tfx pe shift", "--show", "--rotation"},
+            {"tfx pe linear", "--k", "--offset"},       {"tfx complexity", "--k", "--kernel"},
+            {"tfx project", "--dims", "--components"},  {"tfx project", "--pairs", "--arrows"},
+            {"tfx project", "--method", "--projection"}, {"tfx translate", "--layer", "--decoder-layer"},
+            {"tfx model quantize", "--show", "--measure"}, {"tfx tokenize train", "--show", "--lesson"},
+            {"tfx model generate", "--show", "--candidates"}, {"tfx model ablate", "--head", "--ablate-heads"},
+            {"tfx analogy", "--batch", "--queries"},     {"tfx embeddings convert", "--to", "--to-format"},
+            {"tfx lr", "--factor", "--lr-factor"},       {"tfx patches", "--height", "--image-height"},
+            {"tfx patches", "--width", "--image-width"}};
+        for (const Renamed& r : kRenamed)
+          if (path == r.command && name == r.old_name)
+            return fmt::format(N_("'{}' of '{}' is now called '{}' (each flag name has one meaning in tfx)"), name, path,
+                               r.new_name);
         const std::string guess = closest_match(name, tfx::cli::flag_names(at));
         if (!guess.empty()) return fmt::format(N_("unknown flag '{}' for '{}'; did you mean '{}'?"), name, path, guess);
         return fmt::format(N_("unknown flag '{}' for '{}' (see {} --help)"), name, path, path);

@@ -126,15 +126,21 @@ TEST_CASE("flag table: the shared matrix, head and show flags; the old spellings
   CHECK(commands_of("--offset") == std::set<std::string>{"pe shift", "pe linear"});
   CHECK(commands_of("--layer") == std::set<std::string>{"model attention"});
   CHECK(commands_of("--pairs") == std::set<std::string>{"train"});
-  // a renamed flag's old spelling is CLI11's unknown-flag error, not a silent alias
-  for (const char* old : {"pe shift --k 3", "pe shift --show", "pe linear --k 2", "complexity --k 3", "project king queen man --dims 3",
-                          "project king queen man --pairs king:queen", "translate '나는 학생 이다' --layer 1",
-                          "tokenize train x.txt --show", "model ablate m abc --head 0.0", "model generate m abc --show 3",
-                          "model quantize m --show abc"}) {
+  // a renamed flag's old spelling is an error naming the new one, not a silent alias
+  const std::pair<const char*, const char*> renamed[] = {
+      {"pe shift --k 3", "'--offset'"}, {"pe shift --show", "'--rotation'"}, {"pe linear --k 2", "'--offset'"},
+      {"complexity --k 3", "'--kernel'"}, {"project king queen man --dims 3", "'--components'"},
+      {"project king queen man --pairs king:queen", "'--arrows'"}, {"translate '나는 학생 이다' --layer 1", "'--decoder-layer'"},
+      {"tokenize train x.txt --show", "'--lesson'"}, {"model ablate m abc --head 0.0", "'--ablate-heads'"},
+      {"model generate m abc --show 3", "'--candidates'"}, {"model quantize m --show abc", "'--measure'"},
+      {"lr --factor 2", "'--lr-factor'"}, {"patches --height 64", "'--image-height'"}};
+  for (const auto& [old_spelling, now] : renamed) {
+    const std::string old = old_spelling, expected = now;
     CAPTURE(old);
     const Run r = run_tfx(old);
     CHECK(r.code == 2);
     CHECK(has(r.err, "tfx: error: "));
+    CHECK(has(r.err, "is now called " + expected));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
