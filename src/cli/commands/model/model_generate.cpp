@@ -79,6 +79,7 @@ void run_generate(const GenerateCliOptions& o) {
   const HfTokenizer tok = load_model_tokenizer(o.dir);
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
+  release_freed_blocks();  // before the weights' pages come in
     const std::optional<std::size_t> bos = generation_bos_id(o.dir, tok);
     if (!bos)
       throw usage_error(fmt::format(N_("TEXT is empty and {}'s tokenizer has no beginning-of-text token (no bos_token_id in config.json, "

@@ -104,6 +104,7 @@ LoadedInput load_input(const ModelInput& in) {
   } else {
     l.tokenizer = load_model_tokenizer(in.dir);
     const HfEncoding e = l.tokenizer->encode(in.text, !in.no_special);
+    release_freed_blocks();  // before the weights' pages come in
     if (e.ids.empty()) throw usage_error(fmt::format(N_("TEXT '{}' gives no tokens"), in.text));
     l.ids = e.ids;
     l.tokens = e.readable;
