@@ -182,7 +182,6 @@ std::vector<std::u32string> gpt2_words(const std::u32string& s);
 
 }  // namespace hf_detail
 
-struct HfTokenizer::Impl;
 
 namespace hf_detail {
 // The steps of reading a tokenizer.json, for a tokenizer built without one (gguf_tokenizer): a
