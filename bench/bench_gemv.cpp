@@ -17,10 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "tfx/core/gemm.hpp"
 #include "tfx/core/stored.hpp"
 #include "tfx/core/tensor.hpp"
 
 int main(int argc, char** argv) {
+  // TFX_ACTIVATIONS=q8: llama.cpp's 8-bit arithmetic (--activations q8)
+  if (const char* e = std::getenv("TFX_ACTIVATIONS"); e && std::string(e) == "q8") tfx::set_quant_activations(tfx::QuantActivations::q8);
   if (argc < 2 || argc > 5) {
     std::fprintf(stderr, "usage: bench_gemv TYPE [THREADS [N K]]\n");
     return 2;

@@ -7,13 +7,16 @@
 // usage: bench_generate DIR PROMPT_TOKENS NEW_TOKENS
 // output: "tfx_prefill_seconds P tfx_token_seconds T weights_bytes B" — P the best of 3 prefills of
 // PROMPT_TOKENS ids, T the median time per decoded token over NEW_TOKENS greedy steps.
+// TFX_ACTIVATIONS=q8: decode with llama.cpp's 8-bit arithmetic (tfx model generate --activations q8).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "tfx/core/gemm.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/generate.hpp"
@@ -28,6 +31,7 @@ int main(int argc, char** argv) {
   try {
     const std::string dir = argv[1];
     const std::size_t P = std::stoul(argv[2]), N = std::stoul(argv[3]);
+    if (const char* a = std::getenv("TFX_ACTIVATIONS"); a && std::string(a) == "q8") tfx::set_quant_activations(tfx::QuantActivations::q8);
     const tfx::Checkpoint m = tfx::load_checkpoint(dir);  // the weights mapped as stored
     tfx::keep_freed_blocks();                              // as tfx model generate does
     const tfx::ModelConfig& c = m.config;

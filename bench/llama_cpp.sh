@@ -17,7 +17,8 @@
 # Q4_K_M need llama-quantize, which this script builds and uses when TYPES names q4_k_m), WORK (a
 # scratch folder; default a new one under /tmp, removed at the end unless KEEP=1), LLAMA_BIN (a
 # folder with llama-bench and llama-quantize already built: nothing is built, LLAMA_CPP is ignored),
-# GGUF_DIR (a folder with qwen-TYPE.gguf files from an earlier KEEP=1 run: reused, not rewritten).
+# GGUF_DIR (a folder with qwen-TYPE.gguf files from an earlier KEEP=1 run: reused, not rewritten),
+# ACTIVATIONS=q8 (tfx decodes with llama.cpp's 8-bit arithmetic, `--activations q8`; default f32).
 set -euo pipefail
 src=${1:?usage: bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]}
 build=${2:-build}
@@ -97,7 +98,7 @@ for t in $types; do
                   { gsub(/"/, "") } $c["n_prompt"] == 128 && $c["n_gen"] == 0 { print $c["avg_ts"] }' <<<"$csv")
   l_tg=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
                   { gsub(/"/, "") } $c["n_prompt"] == 0 && $c["n_gen"] == 64 { print $c["avg_ts"] }' <<<"$csv")
-  g=$("$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
+  g=$(TFX_ACTIVATIONS=${ACTIVATIONS:-f32} "$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
   t_pp=$(sed -nE 's/.*tfx_prefill_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 128 / $1 }')
   t_tg=$(sed -nE 's/.*tfx_token_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 1 / $1 }')
   bytes=$(stat -L -c %s "$f")

@@ -18,4 +18,10 @@ void keep_freed_blocks() {
   ::mallopt(M_TRIM_THRESHOLD, kMmapThreshold);
 }
 
+void release_freed_blocks() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
+}
+
 }  // namespace tfx

@@ -7,4 +7,9 @@ namespace tfx {
 // and page faults per block). For the model commands: call before the forward pass.
 void keep_freed_blocks();
 
+// Gives the pages of freed blocks back to the system (malloc_trim): after loading a tokenizer,
+// whose construction frees tens of MB in small blocks the forward pass would not reuse, before the
+// weights' pages come in (the peak is the weights plus what stays resident).
+void release_freed_blocks();
+
 }  // namespace tfx

@@ -182,6 +182,17 @@ std::vector<std::u32string> gpt2_words(const std::u32string& s);
 
 }  // namespace hf_detail
 
+
+namespace hf_detail {
+// The steps of reading a tokenizer.json, for a tokenizer built without one (gguf_tokenizer): a
+// vocabulary token at its id; a BPE merge of tokens a and b, ranked `rank` (all three tokens must
+// be known); the added tokens sorted and matched; the kind named (and WordPiece's table made).
+// Errors are tfx::Error naming `where`, as for tokenizer.json.
+void add_token(HfTokenizer::Impl& t, const std::string& token, std::size_t id, const std::string& where);
+void add_merge(HfTokenizer::Impl& t, std::string_view a, std::string_view b, std::uint32_t rank, const std::string& where);
+void finish(HfTokenizer::Impl& t, const std::string& where);
+}  // namespace hf_detail
+
 struct HfTokenizer::Impl {
   using Model = hf_detail::Model;
   using Split = hf_detail::Split;

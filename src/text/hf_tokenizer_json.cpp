@@ -9,8 +9,75 @@ namespace tfx {
 using namespace hf_detail;
 
 namespace {
-
 [[noreturn]] void bad(const std::string& where, const std::string& what) { throw Error(fmt::format("{}: {}", where, what)); }
+}  // namespace
+
+namespace hf_detail {
+
+void add_token(HfTokenizer::Impl& t, const std::string& token, std::size_t id, const std::string& where) {
+  // ids run 0…V−1; a few gaps are tolerated, but an id far past the tokens the file declares
+  // would only allocate an empty table (a 50-byte file claiming id 47666666)
+  if (id >= 2 * t.declared + 1024)
+    bad(where, fmt::format(N_("the id {} of '{}' is far past the {} tokens the file declares (ids should run from 0)"), id, token, t.declared));
+  if (id >= t.id_to_token.size()) t.id_to_token.resize(id + 1);
+  if (!t.id_to_token[id].empty() && t.id_to_token[id] != token)
+    bad(where, fmt::format(N_("id {} is both '{}' and '{}'"), id, t.id_to_token[id], token));
+  t.id_to_token[id] = token;
+  t.token_to_id.emplace(token, id);
+}
+
+void add_merge(HfTokenizer::Impl& t, std::string_view a, std::string_view b, std::uint32_t rank, const std::string& where) {
+  std::string ab;
+  ab.reserve(a.size() + b.size());
+  ab.append(a).append(b);
+  const auto ia = t.find(a), ib = t.find(b), ic = t.find(ab);
+  if (!ia || !ib || !ic) bad(where, fmt::format(N_("merge {} '{} {}': a token of it is not in the vocabulary"), rank, a, b));
+  t.merges.emplace((static_cast<std::uint64_t>(*ia) << 32) | *ib, std::pair<std::uint32_t, std::uint32_t>{rank, static_cast<std::uint32_t>(*ic)});
+}
+
+}  // namespace hf_detail
+
+namespace {
+
+void sort_added(HfTokenizer::Impl& t) {
+  std::stable_sort(t.added.begin(), t.added.end(), [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
+  t.added_matcher.build(t.added);
+}
+
+void name_kind(HfTokenizer::Impl& t, const std::string& where) {
+  if (t.model == Model::wordpiece) {
+    t.wordpiece_vocab.name = where;
+    t.wordpiece_vocab.tokens = t.id_to_token;
+    for (std::size_t i = 0; i < t.id_to_token.size(); ++i)
+      if (!t.id_to_token[i].empty()) {
+        t.wordpiece_vocab.ids.emplace(t.id_to_token[i], i);
+        t.wordpiece_vocab.longest = std::max(t.wordpiece_vocab.longest, t.id_to_token[i].size());
+      }
+    t.kind = "WordPiece";
+  } else if (t.byte_level) {
+    t.kind = "byte-level BPE";
+  } else if (t.metaspace || t.prepend != Prepend::never) {
+    t.kind = t.byte_fallback ? "BPE over ▁ with byte fallback" : "BPE over ▁";
+  } else {
+    t.kind = "BPE";
+  }
+}
+
+}  // namespace
+
+void hf_detail::finish(HfTokenizer::Impl& t, const std::string& where) {
+  sort_added(t);
+  name_kind(t, where);
+}
+
+HfTokenizer HfTokenizer::from_impl(std::shared_ptr<const Impl> impl) {
+  HfTokenizer h;
+  h.impl_ = std::move(impl);
+  return h;
+}
+
+namespace {
+
 
 const json& member(const json& j, const char* key, const std::string& where, const std::string& what) {
   if (!j.is_object() || !j.contains(key)) bad(where, fmt::format("no \"{}\" ({})", key, what));
@@ -25,18 +92,6 @@ std::string str(const json& j, const std::string& where, const std::string& what
 std::size_t whole(const json& j, const std::string& where, const std::string& what) {
   if (!j.is_number_unsigned() || j.get<std::uint64_t>() >= (1u << 30)) bad(where, fmt::format(N_("{} should be a whole number below 2^30"), what));
   return j.get<std::size_t>();
-}
-
-void add_token(HfTokenizer::Impl& t, const std::string& token, std::size_t id, const std::string& where) {
-  // ids run 0…V−1; a few gaps are tolerated, but an id far past the tokens the file declares
-  // would only allocate an empty table (a 50-byte file claiming id 47666666)
-  if (id >= 2 * t.declared + 1024)
-    bad(where, fmt::format(N_("the id {} of '{}' is far past the {} tokens the file declares (ids should run from 0)"), id, token, t.declared));
-  if (id >= t.id_to_token.size()) t.id_to_token.resize(id + 1);
-  if (!t.id_to_token[id].empty() && t.id_to_token[id] != token)
-    bad(where, fmt::format(N_("id {} is both '{}' and '{}'"), id, t.id_to_token[id], token));
-  t.id_to_token[id] = token;
-  t.token_to_id.emplace(token, id);
 }
 
 void read_merges(HfTokenizer::Impl& t, const json& merges, const std::string& where) {
@@ -54,9 +109,7 @@ void read_merges(HfTokenizer::Impl& t, const json& merges, const std::string& wh
     } else {
       bad(where, fmt::format(N_("merge {} should be \"a b\" or [\"a\", \"b\"]"), rank));
     }
-    const auto ia = t.find(a), ib = t.find(b), ic = t.find(a + b);
-    if (!ia || !ib || !ic) bad(where, fmt::format(N_("merge {} '{} {}': a token of it is not in the vocabulary"), rank, a, b));
-    t.merges.emplace((static_cast<std::uint64_t>(*ia) << 32) | *ib, std::pair<std::uint32_t, std::uint32_t>{rank, static_cast<std::uint32_t>(*ic)});
+    add_merge(t, a, b, rank, where);
     ++rank;
   }
 }
@@ -191,10 +244,6 @@ void read_post_processor(HfTokenizer::Impl& t, const json& p, const std::string&
   }
 }
 
-void sort_added(HfTokenizer::Impl& t) {
-  std::stable_sort(t.added.begin(), t.added.end(), [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
-  t.added_matcher.build(t.added);
-}
 
 std::string read_text(const fs::path& p) { return read_text_input(p.string(), p.filename().string()); }
 
@@ -202,7 +251,16 @@ std::string read_text(const fs::path& p) { return read_text_input(p.string(), p.
 
 namespace {
 
-std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& where) {
+// model.vocab and model.merges taken out of the document while it is parsed (lean_parse): the
+// vocabulary's (token, id) pairs and the merges' two tokens, one compact copy instead of a JSON
+// value per entry (a 150,000-token vocabulary's document is ~10 × its text)
+struct Captured {
+  bool vocab = false, merges = false;  // taken out (the document then has them empty)
+  std::vector<std::pair<std::string, std::uint64_t>> vocab_items;
+  std::vector<std::pair<std::string, std::string>> merge_items;
+};
+
+std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& where, const Captured* cap = nullptr) {
   auto t = std::make_shared<HfTokenizer::Impl>();
   t->source = where;
   const json& model = member(j, "model", where, "the tokenizer model");
@@ -211,8 +269,29 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
                                                       : "WordPiece";
   const json& vocab = member(model, "vocab", where, "the vocabulary");
   if (!vocab.is_object()) bad(where, N_("model.vocab should be an object {token: id}"));
-  t->declared = vocab.size() + (j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"].size() : 0);
-  for (const auto& [token, id] : vocab.items()) add_token(*t, token, whole(id, where, fmt::format("the id of '{}'", token)), where);
+  const std::size_t added_n = j.contains("added_tokens") && j["added_tokens"].is_array() ? j["added_tokens"].size() : 0;
+  if (cap && cap->vocab) {
+    // the document's order: keys sorted, a repeated key's last value
+    std::vector<std::size_t> order(cap->vocab_items.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cap->vocab_items[a].first < cap->vocab_items[b].first; });
+    std::vector<std::size_t> kept;
+    kept.reserve(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (i + 1 == order.size() || cap->vocab_items[order[i + 1]].first != cap->vocab_items[order[i]].first) kept.push_back(order[i]);
+    t->declared = kept.size() + added_n;
+    t->id_to_token.reserve(kept.size() + added_n);
+    t->token_to_id.reserve(kept.size() + added_n);
+    for (std::size_t i : kept) {
+      const auto& [token, id] = cap->vocab_items[i];
+      if (id >= (1u << 30)) bad(where, fmt::format(N_("{} should be a whole number below 2^30"), fmt::format("the id of '{}'", token)));
+      add_token(*t, token, static_cast<std::size_t>(id), where);
+    }
+  } else {
+    t->declared = vocab.size() + added_n;
+    for (const auto& [token, id] : vocab.items()) add_token(*t, token, whole(id, where, fmt::format("the id of '{}'", token)), where);
+  }
   // added tokens (special ones and others), matched in the text before anything else
   if (j.contains("added_tokens") && j["added_tokens"].is_array())
     for (const json& a : j["added_tokens"]) {
@@ -231,7 +310,13 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
   if (model.contains("unk_token") && model["unk_token"].is_string()) t->unk = t->find(model["unk_token"].get<std::string>());
   if (type == "BPE") {
     t->model = Model::bpe;
-    read_merges(*t, member(model, "merges", where, "the BPE merges"), where);
+    if (cap && cap->merges) {
+      t->merges.reserve(cap->merge_items.size());
+      std::uint32_t rank = 0;
+      for (const auto& [a, b] : cap->merge_items) add_merge(*t, a, b, rank++, where);
+    } else {
+      read_merges(*t, member(model, "merges", where, "the BPE merges"), where);
+    }
     t->byte_fallback = json_bool(model, "byte_fallback", false, where);
     t->fuse_unk = json_bool(model, "fuse_unk", false, where);
     t->ignore_merges = json_bool(model, "ignore_merges", false, where);
@@ -246,37 +331,105 @@ std::shared_ptr<HfTokenizer::Impl> interpret(const json& j, const std::string& w
   read_normalizer(*t, j.value("normalizer", json()), where);
   read_pre_tokenizer(*t, j.value("pre_tokenizer", json()), where);
   read_post_processor(*t, j.value("post_processor", json()), where);
-  if (t->model == Model::wordpiece) {
-    t->wordpiece_vocab.name = where;
-    t->wordpiece_vocab.tokens = t->id_to_token;
-    for (std::size_t i = 0; i < t->id_to_token.size(); ++i)
-      if (!t->id_to_token[i].empty()) {
-        t->wordpiece_vocab.ids.emplace(t->id_to_token[i], i);
-        t->wordpiece_vocab.longest = std::max(t->wordpiece_vocab.longest, t->id_to_token[i].size());
-      }
-    t->kind = "WordPiece";
-  } else if (t->byte_level) {
-    t->kind = "byte-level BPE";
-  } else if (t->metaspace || t->prepend != Prepend::never) {
-    t->kind = t->byte_fallback ? "BPE over ▁ with byte fallback" : "BPE over ▁";
-  } else {
-    t->kind = "BPE";
-  }
+  name_kind(*t, where);
   return t;
+}
+
+}  // namespace
+
+namespace {
+
+// The document without model.vocab's entries and model.merges' elements, which go to `cap` as they
+// are read; nullopt when an entry is not what tokenizer.json holds (a vocabulary id that is not a
+// whole number, a merge that is neither "a b" nor ["a", "b"]): the caller then reads the whole
+// document, whose checks name the problem.
+std::optional<json> lean_parse(std::string_view text, const std::string& where, Captured& cap) {
+  check_json_depth(text, where);
+  std::string keys[4];  // the key at depths 1 … 3
+  std::string pending;  // a vocabulary token waiting for its id
+  std::vector<std::string> pair;
+  bool odd = false;
+  auto in_model = [&](const char* member) { return keys[1] == "model" && keys[2] == member; };
+  const json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
+    if (odd) return true;
+    if (event == json::parse_event_t::key && depth >= 1 && depth <= 3) {
+      keys[depth] = parsed.get<std::string>();
+      for (int d = depth + 1; d < 4; ++d) keys[d].clear();
+    }
+    if (depth == 2 && event == json::parse_event_t::object_start && in_model("vocab")) cap.vocab = true;
+    if (depth == 2 && event == json::parse_event_t::array_start && in_model("merges")) cap.merges = true;
+    if (depth == 3 && in_model("vocab")) {
+      if (event == json::parse_event_t::key) {
+        pending = parsed.get<std::string>();
+        return false;
+      }
+      if (event == json::parse_event_t::value) {
+        if (!parsed.is_number_unsigned()) odd = true;
+        else cap.vocab_items.emplace_back(std::move(pending), parsed.get<std::uint64_t>());
+        return false;
+      }
+      odd = true;  // a nested value
+      return true;
+    }
+    if (depth >= 3 && in_model("merges") && keys[3].empty()) {
+      if (depth == 3 && event == json::parse_event_t::value) {
+        if (!parsed.is_string()) {
+          odd = true;
+          return true;
+        }
+        const std::string m = parsed.get<std::string>();
+        const std::size_t sp = m.find(' ');
+        if (sp == std::string::npos) odd = true;
+        else cap.merge_items.emplace_back(m.substr(0, sp), m.substr(sp + 1));
+        return false;
+      }
+      if (depth == 3 && event == json::parse_event_t::array_start) {
+        pair.clear();
+        return true;
+      }
+      if (depth == 4 && event == json::parse_event_t::value) {
+        if (!parsed.is_string()) odd = true;
+        else pair.push_back(parsed.get<std::string>());
+        return false;
+      }
+      if (depth == 3 && event == json::parse_event_t::array_end) {
+        if (pair.size() != 2) odd = true;
+        else cap.merge_items.emplace_back(std::move(pair[0]), std::move(pair[1]));
+        return false;
+      }
+      if (depth >= 4) odd = true;  // deeper than ["a", "b"]
+    }
+    return true;
+  };
+  json j = json::parse(text, cb);  // a syntax error: the caller's parse_json names it
+  if (odd) return std::nullopt;
+  return j;
 }
 
 }  // namespace
 
 HfTokenizer HfTokenizer::from_json(std::string_view text, const std::string& where) {
   json j;
+  Captured cap;
+  bool lean = false;
   try {
-    j = parse_json(text, where);
-  } catch (const json::exception& e) {
-    bad(where, fmt::format(N_("not valid JSON ({})"), e.what()));
+    if (std::optional<json> l = lean_parse(text, where, cap)) {
+      j = std::move(*l);
+      lean = true;
+    }
+  } catch (const json::exception&) {
+  }
+  if (!lean) {
+    cap = Captured{};
+    try {
+      j = parse_json(text, where);
+    } catch (const json::exception& e) {
+      bad(where, fmt::format(N_("not valid JSON ({})"), e.what()));
+    }
   }
   HfTokenizer h;
   try {
-    h.impl_ = interpret(j, where);
+    h.impl_ = interpret(j, where, lean ? &cap : nullptr);
   } catch (const json::exception& e) {  // a field of a type no check above expected
     bad(where, fmt::format(N_("unexpected JSON structure ({})"), e.what()));
   }

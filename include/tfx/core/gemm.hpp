@@ -19,4 +19,16 @@ void set_gemm_kernel(const std::string& name);
 // The kernel matmul uses now.
 std::string gemm_kernel();
 
+// How a product of a few activation rows (decoding) with GGUF-quantized weights (Q8_0, Q4_K,
+// Q6_K) is computed, process-wide (`--activations`): f32, the default, is the float forward on the
+// dequantized weights, bit for bit; q8 is llama.cpp's arithmetic: the activation row quantized to
+// 8 bits (Q8_0 blocks of 32, Q8_K blocks of 256) and integer dot products, block by block
+// (src/core/kernels/q8_activations.hpp) — faster, and the outputs differ slightly. Other weight
+// types and products of more rows (prefill) stay float.
+enum class QuantActivations { f32, q8 };
+void set_quant_activations(QuantActivations a);
+QuantActivations quant_activations();
+// The integer kernel q8 uses with the GEMM kernel chosen now: "vnni" (AVX-512 VNNI), "avx2", "generic".
+std::string q8_kernel();
+
 }  // namespace tfx

@@ -38,7 +38,19 @@ struct GgufValue {
   double f = 0;
   std::string s;
   std::vector<GgufValue> items;
+  // An array of scalars or strings read with GgufArrays::views: its elements stay in the parsed
+  // bytes (`raw`, `count` of them, validated) and `items` is empty; the accessors below read both.
+  // A long string (64 KiB or more: a whole tokenizer.json) read so is `raw` too, `s` empty.
+  bool viewed = false;
+  std::uint64_t count = 0;
+  std::string_view raw;
   bool integer() const;
+  std::size_t size() const { return viewed ? static_cast<std::size_t>(count) : items.size(); }
+  std::string_view text() const { return viewed ? raw : std::string_view(s); }  // a string's bytes
+  // an array's elements: strings as views (into the parsed bytes or into `items`), numbers by index
+  std::vector<std::string_view> strings() const;
+  std::int64_t int_at(std::size_t k) const;
+  double float_at(std::size_t k) const;
   bool floating() const { return type == GgufValueType::f32 || type == GgufValueType::f64; }
 };
 
@@ -69,10 +81,17 @@ struct GgufFile {
   std::optional<std::uint64_t> get_uint(std::string_view key, const std::string& where) const;
   std::optional<double> get_float(std::string_view key, const std::string& where) const;
   std::optional<std::string> get_string(std::string_view key, const std::string& where) const;
+  // the same without a copy (a view into the parsed bytes, or into the value)
+  std::optional<std::string_view> get_string_view(std::string_view key, const std::string& where) const;
 };
 
+// How parse_gguf keeps arrays of scalars or strings: each element a GgufValue in `items`, or a
+// view of their bytes (a vocabulary's 150,000 tokens then cost no memory beyond the file; the
+// GgufFile must not outlive `bytes`).
+enum class GgufArrays { values, views };
+
 // Parses (validates) a whole GGUF file held in `bytes`: the tensors point into `bytes`.
-GgufFile parse_gguf(std::string_view bytes, const std::string& where);
+GgufFile parse_gguf(std::string_view bytes, const std::string& where, GgufArrays arrays = GgufArrays::values);
 
 // Does `bytes` start with GGUF's magic?
 bool is_gguf(std::string_view bytes);

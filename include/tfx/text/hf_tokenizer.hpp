@@ -82,6 +82,8 @@ class HfTokenizer {
   std::optional<std::size_t> special_id(const std::string& token) const;  // an added special token's id
 
   struct Impl;
+  // A tokenizer built directly (GGUF metadata: gguf_tokenizer), finished by hf_detail::finish.
+  static HfTokenizer from_impl(std::shared_ptr<const Impl> impl);
 
  private:
   std::shared_ptr<const Impl> impl_;

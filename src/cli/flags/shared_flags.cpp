@@ -1,6 +1,10 @@
 // Flags that several commands share, each defined once (shared_flags.hpp).
 #include "cli/flags/shared_flags.hpp"
 
+#include <cstdio>
+
+#include "tfx/core/gemm.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -84,6 +88,27 @@ CLI::Option* add_dummy4unknown_flag(CLI::App* cmd, bool& dummy4unknown) {
 
 CLI::Option* add_skip_invalid_flag(CLI::App* cmd, bool& skip_invalid) {
   return cmd->add_flag("--skip-invalid", skip_invalid, tr("Skip malformed lines (gensim does) instead of stopping"));
+}
+
+CLI::Option* add_activations_flag(CLI::App* cmd, std::string& activations) {
+  return cmd
+      ->add_option("--activations", activations,
+                   tr("Decoding with a GGUF file's Q8_0/Q4_K/Q6_K weights: f32 = the exact float forward on the dequantized "
+                      "weights; q8 = llama.cpp's arithmetic (the activations quantized to 8 bits, integer dot products): faster, "
+                      "and the outputs then differ slightly from the exact forward"))
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string { return v == "f32" || v == "q8" ? std::string() : fmt::format(N_("expected f32 or q8, got '{}'"), v); },
+          "{f32,q8}"));
+}
+
+void apply_activations(const std::string& activations) {
+  const bool q8 = activations == "q8";
+  set_quant_activations(q8 ? QuantActivations::q8 : QuantActivations::f32);
+  if (q8)
+    std::fprintf(stderr, "%s\n",
+                 tr("tfx: note: --activations q8: llama.cpp's 8-bit arithmetic for the quantized weights; the outputs differ "
+                    "slightly from the exact forward"));
 }
 
 CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache) {

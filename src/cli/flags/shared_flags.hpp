@@ -48,6 +48,12 @@ CLI::Option* add_skip_invalid_flag(CLI::App* cmd, bool& skip_invalid);
 CLI::Option* add_stats_flag(CLI::App* cmd, bool& stats);
 CLI::Option* add_no_special_flag(CLI::App* cmd, bool& no_special);
 
+// --activations f32|q8 (model generate, next, logits): how a GGUF model's quantized weights meet
+// the activations while decoding (tfx/core/gemm.hpp's QuantActivations); apply_activations sets it
+// process-wide and, for q8, says on stderr that the outputs are llama.cpp's arithmetic.
+CLI::Option* add_activations_flag(CLI::App* cmd, std::string& activations);
+void apply_activations(const std::string& activations);
+
 // The KV cache's size (model info, model generate): --cache.
 CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache);
 

@@ -26,6 +26,7 @@
 #endif
 
 #include "gemm_kernels.hpp"
+#include "q8_activations.hpp"
 #include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/gemm.hpp"
@@ -222,6 +223,33 @@ bool quant_type(StoredType t, gemm_kernels::QType& out) {
   return false;
 }
 
+std::atomic<bool> q8_mode{false};  // set_quant_activations
+
+#if defined(__x86_64__)
+bool cpu_has_vnni() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+         cpu_has_f16c();
+}
+#endif
+
+// the integer kernel of --activations q8 that goes with the GEMM kernel in use
+gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
+  const std::string k = active_kernel().name;
+#if defined(__x86_64__)
+  if (k == "avx512" && cpu_has_vnni()) {
+    if (name) *name = "vnni";
+    return gemm_kernels::q8_rows_vnni;
+  }
+  if (k == "avx512" || k == "avx2") {
+    if (name) *name = "avx2";
+    return gemm_kernels::q8_rows_avx2;
+  }
+#endif
+  if (name) *name = "generic";
+  return gemm_kernels::q8_rows_generic;
+}
+
 // Weights per worker of the fused GEMV, at least: ~64 K (64 KiB of Q8_0), a few microseconds of
 // work, above the cost of waking a persistent worker.
 constexpr std::size_t kQuantRowsPerWorker = std::size_t{1} << 16;
@@ -239,6 +267,30 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
   // registers and multiplied at once, equal to the skinny kernel on the dequantized rows (the
   // path below would take), bit for bit. Workers take contiguous bands of B's columns.
   gemm_kernels::QType qt{};
+  // --activations q8: A's rows quantized to 8 bits as llama.cpp does, integer dot products
+  if (q8_mode.load(std::memory_order_relaxed) && bt && a.cs == 1 && m <= gemm_kernels::kSkinny && quant_type(type, qt) &&
+      gemm_kernels::q8_supported(qt)) {
+    const bool kq = gemm_kernels::q8_uses_k(qt);
+    const std::size_t blk = kq ? 256 : 32, row_bytes = stored_row_bytes(type, k);
+    const void* qw = q;
+    std::vector<std::int8_t> q8(m * k);
+    std::vector<float> d(m * (k / blk));
+    std::vector<std::int16_t> bs(kq ? m * (k / 16) : 0);
+    gemm_kernels::Q8Row rows[gemm_kernels::kSkinny];
+    for (std::size_t i = 0; i < m; ++i) {
+      rows[i] = {q8.data() + i * k, d.data() + i * (k / blk), kq ? bs.data() + i * (k / 16) : nullptr};
+      if (kq) gemm_kernels::quantize_q8_k(a.p + i * a.rs, k, q8.data() + i * k, d.data() + i * (k / blk), bs.data() + i * (k / 16));
+      else gemm_kernels::quantize_q8_0(a.p + i * a.rs, k, q8.data() + i * k, d.data() + i * (k / blk));
+    }
+    const gemm_kernels::Q8Rows run = active_q8_kernel();
+    const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, n, std::max<std::size_t>(1, n * k / kQuantRowsPerWorker)}));
+    const std::size_t groups = (n + 15) / 16;
+    parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+      const std::size_t lo = std::min(n, groups * t / T * 16), hi = std::min(n, groups * (t + 1) / T * 16);
+      if (lo < hi) run(rows, m, qw, qt, row_bytes, k, c, n, lo, hi);
+    });
+    return;
+  }
   if (bt && m <= gemm_kernels::kSkinny && m * n * k > gemm_kernels::kSmallWork && quant_type(type, qt)) {
     const std::size_t row_bytes = stored_row_bytes(type, k);
     const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, n, std::max<std::size_t>(1, n * k / kQuantRowsPerWorker)}));
@@ -318,6 +370,14 @@ Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
 void gemm_view(const float* a, std::size_t a_rs, std::size_t a_cs, const float* b, std::size_t b_rs, std::size_t b_cs,
                float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
   gemm({a, a_rs, a_cs}, {b, b_rs, b_cs}, c, ldc, m, n, k, threads);
+}
+
+void set_quant_activations(QuantActivations a) { q8_mode.store(a == QuantActivations::q8, std::memory_order_relaxed); }
+QuantActivations quant_activations() { return q8_mode.load(std::memory_order_relaxed) ? QuantActivations::q8 : QuantActivations::f32; }
+std::string q8_kernel() {
+  const char* name = "generic";
+  active_q8_kernel(&name);
+  return name;
 }
 
 }  // namespace tfx

@@ -21,12 +21,14 @@ constexpr std::uint64_t kMaxName = 1 << 16;
 // metadata values held at once (each ~90 bytes): a real vocabulary's tokens, merges, scores and
 // types are ~1.5 million at most; more is an absurd file, refused before it takes gigabytes
 constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 22;
+constexpr std::uint64_t kViewedString = std::uint64_t{1} << 16;  // GgufArrays::views keeps longer strings as views
 
 struct Cursor {
   std::string_view b;
   std::size_t at = 0;
   const std::string& where;
   std::uint64_t values = 0;  // array elements read so far
+  bool views = false;        // GgufArrays::views
 
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(fmt::format(N_("{}: not a valid GGUF file: {} (at byte {})"), where, what, at));
@@ -90,7 +92,20 @@ GgufValue read_value(Cursor& c, GgufValueType type, int depth) {
       v.i = x;
       break;
     }
-    case GgufValueType::string: v.s = c.string(N_("a string")); return v;
+    case GgufValueType::string:
+      if (c.views && depth == 0 && c.left() >= 8) {
+        std::uint64_t n = 0;
+        std::memcpy(&n, c.b.data() + c.at, 8);
+        if (n >= kViewedString && n <= c.left() - 8) {
+          c.at += 8;
+          v.viewed = true;
+          v.raw = c.b.substr(c.at, static_cast<std::size_t>(n));
+          c.at += static_cast<std::size_t>(n);
+          return v;
+        }
+      }
+      v.s = c.string(N_("a string"));
+      return v;
     case GgufValueType::array: {
       if (depth >= kMaxDepth) c.fail(fmt::format("arrays nested deeper than {}", kMaxDepth));
       const auto elem = c.read<std::uint32_t>("an array's element type");
@@ -99,6 +114,26 @@ GgufValue read_value(Cursor& c, GgufValueType type, int depth) {
       const auto n = c.read<std::uint64_t>("an array's length");
       if (n > c.left() / min_bytes(v.elem))
         c.fail(fmt::format("an array of {} elements is more than the {} bytes left could hold", n, c.left()));
+      if (c.views && v.elem != GgufValueType::array) {
+        // validated in place: each string's length against the bytes left, each bool 0 or 1
+        const std::size_t begin = c.at;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          if (v.elem == GgufValueType::string) {
+            const auto len = c.read<std::uint64_t>("a string's length");
+            if (len > c.left()) c.fail(fmt::format(N_("{} of {} bytes is longer than the rest of the file"), N_("a string"), len));
+            c.at += static_cast<std::size_t>(len);
+          } else if (v.elem == GgufValueType::boolean) {
+            if (c.read<std::uint8_t>("a bool") > 1) c.fail("a bool holds more than 1");
+          } else {
+            c.need(min_bytes(v.elem), "an array element");
+            c.at += min_bytes(v.elem);
+          }
+        }
+        v.viewed = true;
+        v.count = n;
+        v.raw = c.b.substr(begin, c.at - begin);
+        return v;
+      }
       c.values += n;
       if (c.values > kMaxValues) c.fail(fmt::format("more than {} metadata values (an array of {})", kMaxValues, n));
       v.items.reserve(static_cast<std::size_t>(n));
@@ -118,6 +153,61 @@ bool GgufValue::integer() const {
     case GgufValueType::u32: case GgufValueType::i32: case GgufValueType::u64: case GgufValueType::i64: return true;
     default: return false;
   }
+}
+
+std::vector<std::string_view> GgufValue::strings() const {
+  std::vector<std::string_view> out;
+  out.reserve(size());
+  if (!viewed) {
+    for (const GgufValue& item : items) out.emplace_back(item.s);
+    return out;
+  }
+  if (elem != GgufValueType::string) return out;
+  std::size_t at = 0;
+  for (std::uint64_t k = 0; k < count; ++k) {  // validated when parsed
+    std::uint64_t len = 0;
+    std::memcpy(&len, raw.data() + at, 8);
+    out.push_back(raw.substr(at + 8, static_cast<std::size_t>(len)));
+    at += 8 + static_cast<std::size_t>(len);
+  }
+  return out;
+}
+
+namespace {
+
+template <class T>
+T element(std::string_view raw, std::size_t k) {
+  T v;
+  std::memcpy(&v, raw.data() + k * sizeof(T), sizeof v);
+  return v;
+}
+
+}  // namespace
+
+std::int64_t GgufValue::int_at(std::size_t k) const {
+  if (!viewed) return k < items.size() ? items[k].i : 0;
+  if (k >= count) return 0;
+  switch (elem) {
+    case GgufValueType::u8: case GgufValueType::boolean: return element<std::uint8_t>(raw, k);
+    case GgufValueType::i8: return element<std::int8_t>(raw, k);
+    case GgufValueType::u16: return element<std::uint16_t>(raw, k);
+    case GgufValueType::i16: return element<std::int16_t>(raw, k);
+    case GgufValueType::u32: return element<std::uint32_t>(raw, k);
+    case GgufValueType::i32: return element<std::int32_t>(raw, k);
+    case GgufValueType::u64: return static_cast<std::int64_t>(std::min<std::uint64_t>(element<std::uint64_t>(raw, k), INT64_MAX));
+    case GgufValueType::i64: return element<std::int64_t>(raw, k);
+    case GgufValueType::f32: return static_cast<std::int64_t>(element<float>(raw, k));
+    case GgufValueType::f64: return static_cast<std::int64_t>(element<double>(raw, k));
+    default: return 0;
+  }
+}
+
+double GgufValue::float_at(std::size_t k) const {
+  if (!viewed) return k < items.size() ? (items[k].floating() ? items[k].f : static_cast<double>(items[k].i)) : 0.0;
+  if (k >= count) return 0;
+  if (elem == GgufValueType::f32) return element<float>(raw, k);
+  if (elem == GgufValueType::f64) return element<double>(raw, k);
+  return static_cast<double>(int_at(k));
 }
 
 std::optional<StoredType> gguf_stored_type(std::uint32_t t) {
@@ -191,13 +281,20 @@ std::optional<std::string> GgufFile::get_string(std::string_view key, const std:
   const GgufValue* v = find(key);
   if (!v) return std::nullopt;
   if (v->type != GgufValueType::string) throw Error(fmt::format("{}: metadata {} should be a string", where, key));
-  return v->s;
+  return std::string(v->text());
+}
+
+std::optional<std::string_view> GgufFile::get_string_view(std::string_view key, const std::string& where) const {
+  const GgufValue* v = find(key);
+  if (!v) return std::nullopt;
+  if (v->type != GgufValueType::string) throw Error(fmt::format("{}: metadata {} should be a string", where, key));
+  return v->text();
 }
 
 bool is_gguf(std::string_view bytes) { return bytes.size() >= 4 && bytes.substr(0, 4) == "GGUF"; }
 
-GgufFile parse_gguf(std::string_view bytes, const std::string& where) {
-  Cursor c{bytes, 0, where, 0};
+GgufFile parse_gguf(std::string_view bytes, const std::string& where, GgufArrays arrays) {
+  Cursor c{bytes, 0, where, 0, arrays == GgufArrays::views};
   c.need(4, "the magic");
   if (!is_gguf(bytes)) c.fail(N_("it does not start with \"GGUF\""));
   c.at = 4;

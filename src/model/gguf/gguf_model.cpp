@@ -220,7 +220,7 @@ bool is_gguf_file(const std::string& path) {
 GgufModel open_gguf_model(const std::string& path) {
   GgufModel g;
   g.weights = MappedWeights::map_whole(path);
-  g.file = parse_gguf(g.weights.mapped_file(), path);
+  g.file = parse_gguf(g.weights.mapped_file(), path, GgufArrays::views);
   const GgufFile& f = g.file;
   const std::optional<std::string> arch_name = f.get_string("general.architecture", path);
   if (!arch_name) gguf_bad(path, N_("no metadata general.architecture (the model's family)"));

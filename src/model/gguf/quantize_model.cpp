@@ -53,10 +53,14 @@ void put_value(std::string& out, const GgufValue& v, GgufValueType type) {
       break;
     }
     case GgufValueType::f64: out.append(reinterpret_cast<const char*>(&v.f), 8); break;
-    case GgufValueType::string: put_str(out, v.s); break;
+    case GgufValueType::string: put_str(out, std::string(v.text())); break;
     case GgufValueType::array:
       put_u32(out, static_cast<std::uint32_t>(v.elem));
-      put_u64(out, v.items.size());
+      put_u64(out, v.size());
+      if (v.viewed) {  // the elements' bytes as read, in the same encoding
+        out.append(v.raw.data(), v.raw.size());
+        break;
+      }
       for (const GgufValue& item : v.items) put_value(out, item, v.elem);
       break;
   }

@@ -43,6 +43,7 @@ struct GenerateCliOptions {
   std::uint64_t seed = 42;
   bool stop = false;
   std::int64_t shown = 5;
+  std::string activations = "f32";  // --activations
   bool cache = false;  // --cache: the KV cache's size, and the one held at the end, measured
   std::string html;    // --html FILE: the attention over prompt + generated tokens (--png with it: the model view)
   OutputFlags out;
@@ -69,6 +70,7 @@ void run_generate(const GenerateCliOptions& o) {
                      o.top_k > 0 ? "--top-k" : "--top-p")
                      .c_str());
   }
+  apply_activations(o.activations);
   // the checkpoint, its weights mapped as stored (nothing converted: a BF16 model takes its file's size)
   const Checkpoint m = load_checkpoint(o.dir);
   keep_freed_blocks();  // each step allocates the same activations layer after layer
@@ -77,6 +79,7 @@ void run_generate(const GenerateCliOptions& o) {
     throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not generate text; tfx model fill predicts [MASK]"), o.dir,
                                   config.model_type));
   const HfTokenizer tok = load_model_tokenizer(o.dir);
+  release_freed_blocks();  // before the weights' pages come in
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
   if (prompt.empty()) {
     const std::optional<std::size_t> bos = generation_bos_id(o.dir, tok);
@@ -248,6 +251,7 @@ void register_model_generate(CLI::App& model) {
       ->capture_default_str()
       ->check(whole_number(2, 50));
   add_cache_flag(cmd, o->cache);
+  add_activations_flag(cmd, o->activations);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);
   add_html_flag(cmd, o->html, o->out);

@@ -70,6 +70,7 @@ bool model_dir_is_image(const std::string& dir) {
 }  // namespace
 
 LoadedInput load_input(const ModelInput& in) {
+  apply_activations(in.activations);
   keep_freed_blocks();  // the forward pass allocates the same activations layer after layer
   if (!in.image.empty()) return model_load_picture(in);
   if ((in.text.empty() && in.ids.empty() && model_dir_is_image(in.dir)))
@@ -103,6 +104,7 @@ LoadedInput load_input(const ModelInput& in) {
     }
   } else {
     l.tokenizer = load_model_tokenizer(in.dir);
+    release_freed_blocks();  // before the weights' pages come in
     const HfEncoding e = l.tokenizer->encode(in.text, !in.no_special);
     if (e.ids.empty()) throw usage_error(fmt::format(N_("TEXT '{}' gives no tokens"), in.text));
     l.ids = e.ids;

@@ -21,6 +21,7 @@ struct ModelInput {
   std::string dir, text, ids;  // --ids: token ids instead of TEXT
   std::string image;           // --image FILE: the picture an image family (ViT) reads
   bool no_special = false;
+  std::string activations = "f32";  // --activations (model next, logits): applied by load_input
   const CLI::Option* text_opt = nullptr;  // TEXT given, even as "" (an empty text is said as such)
 };
 

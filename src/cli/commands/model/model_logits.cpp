@@ -77,6 +77,7 @@ void register_model_logits(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "logits", tr("Logits (T, vocabulary) of the LM or MLM head"), run_model_logits);
     add_model_input(cmd, o->in, true, true);
+    add_activations_flag(cmd, o->in.activations);
     add_top_flag(cmd, o->top, tr("with --image: the most probable labels; at least 1"), 1, 1 << 20, false);
     add_output_flags(cmd, o->out, false);
     set_examples(cmd, {tr("tfx model logits gpt2/ \"The cat sat\" --format npy -o logits.npy"),

@@ -75,6 +75,7 @@ void register_model_next(CLI::App& model) {
   {
     auto [cmd, o] = add_command(model, "next", tr("The next token's top-k with probabilities"), run_model_next);
     add_model_input(cmd, o->in);
+    add_activations_flag(cmd, o->in.activations);
     add_top_flag(cmd, o->k, tr("the most likely next tokens; 1…1000 here"), 1, 1000, true);
     add_temperature_flag(cmd, o->temperature);
     add_presentation_flags(cmd, o->out, o->fig);

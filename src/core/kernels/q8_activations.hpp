@@ -1,0 +1,55 @@
+// llama.cpp's 8-bit arithmetic for decoding with quantized weights (`--activations q8`, an opt-in:
+// the default float forward stays bit-equal to the dequantized weights). The activation row is
+// quantized as llama.cpp quantizes it before its integer dot products (ggml-quants.c's reference
+// quantize_row_q8_0 / quantize_row_q8_K, gguf-py's Q8_0), and each weight row's integer dot with it
+// is taken block by block (ggml_vec_dot_q8_0_q8_0, _q4_K_q8_K, _q6_K_q8_K).
+//
+// The result, defined so that every kernel (generic, AVX2, AVX-512 VNNI) gives the same bits:
+// eight float lanes; lane L of block b gets the exact integer sum over the block's values at
+// positions ≡ 4L … 4L+3 (mod 32) of w·a (K-quants: each times its sub-block's scale, Q6_K's values
+// unsigned 0…63); lane L += (d_w·d_a)·float(that sum) (a product, then a sum: nothing fused);
+// a correction accumulator c += (dmin_w·d_a)·float(Σ min·bsum) (Q4_K) or (d_w·d_a)·float(32·Σ
+// scale·bsum) (Q6_K); the result is ((((((l0 + l1) + l2) + l3) + l4) + l5) + l6) + l7 − c.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "gemm_kernels.hpp"
+
+namespace tfx::gemm_kernels {
+
+// One activation row quantized: `q` k int8 values; `d` one scale per block (Q8_0: 32 values, its
+// scale rounded to F16 as llama.cpp stores it; Q8_K: 256 values, float); `bsums` Q8_K's sums of
+// 16 values (k/16), unused for Q8_0.
+struct Q8Row {
+  const std::int8_t* q;
+  const float* d;
+  const std::int16_t* bsums;
+};
+
+// quantize_row_q8_0_ref: per 32 values d = max|x|/127, q = roundf(x/d) (half away from zero),
+// d stored as F16 (the F16 value returned as float). k a multiple of 32.
+void quantize_q8_0(const float* x, std::size_t k, std::int8_t* q, float* d);
+// quantize_row_q8_K_ref: per 256 values the value of largest magnitude `max`, iscale = −127/max,
+// q = min(127, nearest_int(iscale·x)) (ties to even), d = 1/iscale, bsums over 16 values.
+// k a multiple of 256.
+void quantize_q8_k(const float* x, std::size_t k, std::int8_t* q, float* d, std::int16_t* bsums);
+
+// Whether `type`'s weights have the integer kernel (Q8_0, Q4_K, Q6_K); the activation it needs:
+// Q8_0 blocks (32) or Q8_K (256).
+bool q8_supported(QType type);
+inline bool q8_uses_k(QType type) { return type == QType::q4_k || type == QType::q6_k; }
+
+// C[i, j] for rows j0 … j1 of W (n, k; row_bytes per row) and the m quantized rows a[0 … m).
+using Q8Rows = void (*)(const Q8Row* a, std::size_t m, const void* w, QType type, std::size_t row_bytes, std::size_t k, float* c,
+                        std::size_t ldc, std::size_t j0, std::size_t j1);
+void q8_rows_generic(const Q8Row* a, std::size_t m, const void* w, QType type, std::size_t row_bytes, std::size_t k, float* c,
+                     std::size_t ldc, std::size_t j0, std::size_t j1);
+#if defined(__x86_64__)
+void q8_rows_avx2(const Q8Row* a, std::size_t m, const void* w, QType type, std::size_t row_bytes, std::size_t k, float* c,
+                  std::size_t ldc, std::size_t j0, std::size_t j1);
+void q8_rows_vnni(const Q8Row* a, std::size_t m, const void* w, QType type, std::size_t row_bytes, std::size_t k, float* c,
+                  std::size_t ldc, std::size_t j0, std::size_t j1);
+#endif
+
+}  // namespace tfx::gemm_kernels
