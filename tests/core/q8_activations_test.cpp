@@ -1,4 +1,4 @@
-// --activations q8 (tfx/core/gemm.hpp's QuantActivations, src/core/kernels/q8_activations.hpp):
+// --activations q8 (tfx/core/gemm.hpp's QuantActivations, src/core/kernels/q8/q8_activations.hpp):
 //  - the activation quantizers equal llama.cpp's references (quantize_row_q8_0 = gguf-py's Q8_0,
 //    quantize_row_q8_K) on known values: constants printed by
 //    tests/reference/gen_q8_activations_reference.py (Q8_0 cross-checked there with gguf-py);
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/kernels/q8_activations.hpp"
+#include "core/kernels/q8/q8_activations.hpp"
 #include "helpers.hpp"
 #include "tfx/core/gemm.hpp"
 #include "tfx/core/ops.hpp"

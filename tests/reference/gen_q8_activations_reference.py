@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--activations q8's activation quantizers (src/core/kernels/q8_activations.cpp) against llama.cpp's
+"""--activations q8's activation quantizers (src/core/kernels/q8/q8_activations.cpp) against llama.cpp's
 references, for tests/core/q8_activations_test.cpp, which carries the printed constants.
 
     Q8_0 (blocks of 32): gguf-py's quants.Q8_0.quantize_blocks (llama.cpp's quantize_row_q8_0_ref

@@ -23,7 +23,7 @@ std::string gemm_kernel();
 // Q6_K) is computed, process-wide (`--activations`): f32, the default, is the float forward on the
 // dequantized weights, bit for bit; q8 is llama.cpp's arithmetic: the activation row quantized to
 // 8 bits (Q8_0 blocks of 32, Q8_K blocks of 256) and integer dot products, block by block
-// (src/core/kernels/q8_activations.hpp) — faster, and the outputs differ slightly. Other weight
+// (src/core/kernels/q8/q8_activations.hpp) — faster, and the outputs differ slightly. Other weight
 // types and products of more rows (prefill) stay float.
 enum class QuantActivations { f32, q8 };
 void set_quant_activations(QuantActivations a);

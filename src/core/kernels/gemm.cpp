@@ -26,7 +26,7 @@
 #endif
 
 #include "gemm_kernels.hpp"
-#include "q8_activations.hpp"
+#include "q8/q8_activations.hpp"
 #include "core/parallel.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/gemm.hpp"

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gemm_kernels.hpp"
+#include "../gemm_kernels.hpp"
 
 namespace tfx::gemm_kernels {
 
