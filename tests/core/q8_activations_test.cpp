@@ -84,7 +84,7 @@ std::vector<unsigned char> q8_random_weights(StoredType t, std::size_t rows, std
   for (auto& c : v) c = static_cast<unsigned char>(gen());
   std::uniform_real_distribution<float> scale(0.001f, 0.05f);
   for (std::size_t off = 0; off < v.size(); off += bb) {
-    if (t == StoredType::q8_0) put_half(&v[off], scale(gen));
+    if (t == StoredType::q8_0 || t == StoredType::q4_0 || t == StoredType::q5_0) put_half(&v[off], scale(gen));
     if (t == StoredType::q4_k) put_half(&v[off], scale(gen)), put_half(&v[off + 2], scale(gen));
     if (t == StoredType::q6_k) put_half(&v[off + 208], scale(gen));
   }
@@ -106,7 +106,8 @@ float q8_spec(StoredType t, const unsigned char* row, std::size_t k, const std::
               const std::vector<std::int16_t>& bs) {
   float lanes[8] = {};
   float corr = 0.0f;
-  const std::size_t bsz = t == StoredType::q8_0 ? 32 : 256;
+  const bool b32 = t == StoredType::q8_0 || t == StoredType::q4_0 || t == StoredType::q5_0;
+  const std::size_t bsz = b32 ? 32 : 256;
   for (std::size_t b = 0; b < k / bsz; ++b) {
     const unsigned char* blk = row + b * stored_block_bytes(t);
     long long s[8] = {};
@@ -117,6 +118,11 @@ float q8_spec(StoredType t, const unsigned char* row, std::size_t k, const std::
       long long term = 0;
       if (t == StoredType::q8_0) {
         term = static_cast<long long>(static_cast<std::int8_t>(blk[2 + p])) * a;
+      } else if (t == StoredType::q4_0) {  // value p: nibble p / 16 of qs[p % 16], minus 8
+        term = static_cast<long long>(((blk[2 + p % 16] >> (4 * (p / 16))) & 0xF) - 8) * a;
+      } else if (t == StoredType::q5_0) {  // Q4_0's nibble, bit p of qh as its fifth bit, minus 16
+        const int high = (blk[2 + p / 8] >> (p % 8)) & 1;
+        term = static_cast<long long>((((blk[6 + p % 16] >> (4 * (p / 16))) & 0xF) | (high << 4)) - 16) * a;
       } else if (t == StoredType::q4_k) {
         const std::size_t chunk = p / 64, in = p % 64;  // 64 values per 32 bytes: low nibbles, then high
         const int nib = in < 32 ? blk[16 + 32 * chunk + in] & 0xF : blk[16 + 32 * chunk + in - 32] >> 4;
@@ -134,7 +140,7 @@ float q8_spec(StoredType t, const unsigned char* row, std::size_t k, const std::
       }
       s[(p % 32) / 4] += term;
     }
-    if (t == StoredType::q8_0) {
+    if (b32) {
       dw = get_half(blk) * d[b];
     } else if (t == StoredType::q4_k) {
       dw = get_half(blk) * d[b];
@@ -162,7 +168,15 @@ float q8_spec(StoredType t, const unsigned char* row, std::size_t k, const std::
   return total - corr;
 }
 
-QType q8_qtype(StoredType t) { return t == StoredType::q8_0 ? QType::q8_0 : t == StoredType::q4_k ? QType::q4_k : QType::q6_k; }
+QType q8_qtype(StoredType t) {
+  switch (t) {
+    case StoredType::q8_0: return QType::q8_0;
+    case StoredType::q4_0: return QType::q4_0;
+    case StoredType::q5_0: return QType::q5_0;
+    case StoredType::q4_k: return QType::q4_k;
+    default: return QType::q6_k;
+  }
+}
 
 }  // namespace
 
@@ -187,10 +201,10 @@ TEST_CASE("q8 activations: every integer kernel equals the defined result, and t
   const std::size_t K = 768, N = 9;
   std::mt19937 gen(7);
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  for (StoredType t : {StoredType::q8_0, StoredType::q4_k, StoredType::q6_k}) {
+  for (StoredType t : {StoredType::q8_0, StoredType::q4_0, StoredType::q5_0, StoredType::q4_k, StoredType::q6_k}) {
     const std::vector<unsigned char> w = q8_random_weights(t, N, K, 11 + static_cast<unsigned>(t));
     const std::size_t row_bytes = stored_row_bytes(t, K);
-    const bool kq = t != StoredType::q8_0;
+    const bool kq = t == StoredType::q4_k || t == StoredType::q6_k;
     const std::size_t M = 3, bsz = kq ? 256 : 32;
     std::vector<float> x(M * K);
     for (float& v : x) v = nd(gen);
@@ -208,7 +222,10 @@ TEST_CASE("q8 activations: every integer kernel equals the defined result, and t
     std::vector<float> deq(K);
     for (const Q8Kernel& kern : q8_kernels()) {
       std::vector<float> c(M * N, -1.0f);
-      kern.run(rows, M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 0, N);
+      // in two bands, as two workers take them: rows 0-1 one at a time, then 2-5 as a group of
+      // four and 6-8 one at a time (the kernels take four rows at once where four are left)
+      kern.run(rows, M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 0, 2);
+      kern.run(rows, M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 2, N);
       for (std::size_t i = 0; i < M; ++i) {
         const std::vector<std::int8_t> qi(q.begin() + static_cast<std::ptrdiff_t>(i * K), q.begin() + static_cast<std::ptrdiff_t>((i + 1) * K));
         const std::vector<float> di(d.begin() + static_cast<std::ptrdiff_t>(i * K / bsz), d.begin() + static_cast<std::ptrdiff_t>((i + 1) * K / bsz));
@@ -238,8 +255,8 @@ TEST_CASE("q8 activations: matmul_bt runs the integer kernel for 1-4 rows only w
   const std::size_t K = 512, N = 40;
   std::mt19937 gen(3);
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  for (StoredType t : {StoredType::q8_0, StoredType::q4_k, StoredType::q6_k, StoredType::q5_0}) {
-    const bool supported = t != StoredType::q5_0;
+  for (StoredType t : {StoredType::q8_0, StoredType::q4_k, StoredType::q6_k, StoredType::q5_0, StoredType::q5_k}) {
+    const bool supported = t != StoredType::q5_k;  // Q5_K has no integer kernel: the float forward
     std::vector<unsigned char> w = supported ? q8_random_weights(t, N, K, 5) : std::vector<unsigned char>(N * stored_row_bytes(t, K));
     if (!supported) {
       std::vector<float> src(N * K);
@@ -265,7 +282,7 @@ TEST_CASE("q8 activations: matmul_bt runs the integer kernel for 1-4 rows only w
       }
       CHECK(one.values() != exact.values());
       // the kernel's own result
-      const bool kq = t != StoredType::q8_0;
+      const bool kq = t == StoredType::q4_k || t == StoredType::q6_k;
       const std::size_t bsz = kq ? 256 : 32;
       std::vector<std::int8_t> q(K);
       std::vector<float> d(K / bsz);

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -227,15 +228,18 @@ std::atomic<bool> q8_mode{false};  // set_quant_activations
 
 #if defined(__x86_64__)
 bool cpu_has_vnni() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-         cpu_has_f16c();
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+           cpu_has_f16c();
+  }();
+  return has;
 }
 #endif
 
 // the integer kernel of --activations q8 that goes with the GEMM kernel in use
 gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
-  const std::string k = active_kernel().name;
+  const std::string_view k = active_kernel().name;  // (once per product: no string is made)
 #if defined(__x86_64__)
   if (k == "avx512" && cpu_has_vnni()) {
     if (name) *name = "vnni";
@@ -307,8 +311,12 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
                                                                            : kernel.blocked;
   const std::size_t block = stored_block_size(type);
   // panel columns: ~128 KiB of floats, a multiple of the block (the (k, n) case cuts rows of B)
-  // and of 16 (whole register tiles)
-  std::size_t width = std::max<std::size_t>(16, (std::size_t{1} << 15) / std::max<std::size_t>(k, 1));
+  // and of 16 (whole register tiles). Each panel is one GEMM call, which packs all of A again: with
+  // many rows of A (a prefill) a panel is ~2 MiB (A packed once per ~100+ columns, not per ~40:
+  // packing was 31 % of a 128-token Q8_0 prefill), but never fewer panels than workers.
+  const std::size_t panel_floats = m > gemm_kernels::kSkinny ? std::size_t{1} << 19 : std::size_t{1} << 15;
+  std::size_t width = std::max<std::size_t>(16, panel_floats / std::max<std::size_t>(k, 1));
+  width = std::min(width, std::max<std::size_t>(16, (n + threads - 1) / threads));
   width = (width + block - 1) / block * block;
   width = (width + 15) / 16 * 16;
   if (!bt) width = (width + block - 1) / block * block;
@@ -369,7 +377,7 @@ Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
 // C = A·B on strided views (gemm_view.hpp)
 void gemm_view(const float* a, std::size_t a_rs, std::size_t a_cs, const float* b, std::size_t b_rs, std::size_t b_cs,
                float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
-  gemm({a, a_rs, a_cs}, {b, b_rs, b_cs}, c, ldc, m, n, k, threads);
+  gemm({a, a_rs, a_cs}, {b, b_rs, b_cs, gemm_kernels::Elem::f32}, c, ldc, m, n, k, threads);
 }
 
 void set_quant_activations(QuantActivations a) { q8_mode.store(a == QuantActivations::q8, std::memory_order_relaxed); }

@@ -57,6 +57,8 @@ void quantize_q8_k(const float* x, std::size_t k, std::int8_t* q, float* d, std:
   }
 }
 
-bool q8_supported(QType type) { return type == QType::q8_0 || type == QType::q4_k || type == QType::q6_k; }
+bool q8_supported(QType type) {
+  return type == QType::q8_0 || type == QType::q4_0 || type == QType::q5_0 || type == QType::q4_k || type == QType::q6_k;
+}
 
 }  // namespace tfx::gemm_kernels

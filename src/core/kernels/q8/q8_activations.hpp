@@ -2,11 +2,12 @@
 // the default float forward stays bit-equal to the dequantized weights). The activation row is
 // quantized as llama.cpp quantizes it before its integer dot products (ggml-quants.c's reference
 // quantize_row_q8_0 / quantize_row_q8_K, gguf-py's Q8_0), and each weight row's integer dot with it
-// is taken block by block (ggml_vec_dot_q8_0_q8_0, _q4_K_q8_K, _q6_K_q8_K).
+// is taken block by block (ggml_vec_dot_q8_0_q8_0, _q4_0_q8_0, _q5_0_q8_0, _q4_K_q8_K, _q6_K_q8_K).
 //
 // The result, defined so that every kernel (generic, AVX2, AVX-512 VNNI) gives the same bits:
 // eight float lanes; lane L of block b gets the exact integer sum over the block's values at
-// positions ≡ 4L … 4L+3 (mod 32) of w·a (K-quants: each times its sub-block's scale, Q6_K's values
+// positions ≡ 4L … 4L+3 (mod 32) of w·a (Q4_0 and Q5_0: w the signed value, nibble − 8 or
+// nibble + 16·bit − 16; K-quants: each times its sub-block's scale, Q6_K's values
 // unsigned 0…63); lane L += (d_w·d_a)·float(that sum) (a product, then a sum: nothing fused);
 // a correction accumulator c += (dmin_w·d_a)·float(Σ min·bsum) (Q4_K) or (d_w·d_a)·float(32·Σ
 // scale·bsum) (Q6_K); the result is ((((((l0 + l1) + l2) + l3) + l4) + l5) + l6) + l7 − c.
@@ -35,8 +36,8 @@ void quantize_q8_0(const float* x, std::size_t k, std::int8_t* q, float* d);
 // k a multiple of 256.
 void quantize_q8_k(const float* x, std::size_t k, std::int8_t* q, float* d, std::int16_t* bsums);
 
-// Whether `type`'s weights have the integer kernel (Q8_0, Q4_K, Q6_K); the activation it needs:
-// Q8_0 blocks (32) or Q8_K (256).
+// Whether `type`'s weights have the integer kernel (Q8_0, Q4_0, Q5_0, Q4_K, Q6_K); the activation
+// it needs: Q8_0 blocks (32) or Q8_K (256).
 bool q8_supported(QType type);
 inline bool q8_uses_k(QType type) { return type == QType::q4_k || type == QType::q6_k; }
 
