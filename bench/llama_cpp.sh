@@ -18,7 +18,8 @@
 # scratch folder; default a new one under /tmp, removed at the end unless KEEP=1), LLAMA_BIN (a
 # folder with llama-bench and llama-quantize already built: nothing is built, LLAMA_CPP is ignored),
 # GGUF_DIR (a folder with qwen-TYPE.gguf files from an earlier KEEP=1 run: reused, not rewritten),
-# ACTIVATIONS=q8 (tfx decodes with llama.cpp's 8-bit arithmetic, `--activations q8`; default f32).
+# ACTIVATIONS=q8 (tfx decodes with llama.cpp's 8-bit arithmetic, `--activations q8`; default f32),
+# REPS (runs of each side per type, in turn; default 3: the medians are printed).
 set -euo pipefail
 src=${1:?usage: bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]}
 build=${2:-build}
@@ -86,25 +87,35 @@ if [[ -x $build/bench_bandwidth ]]; then
   gbps=$("$build/bench_bandwidth" 500000000 "$threads" 2>/dev/null | sed -nE 's/.*read_bandwidth_gbps ([0-9.]+).*/\1/p')
   echo "read bandwidth ($threads threads): ${gbps:-?} GB/s"
 fi
-# 4. both on each file: prefill of 128 tokens and 64 decoded tokens, tokens/s
+# 4. both on each file: prefill of 128 tokens and 64 decoded tokens, tokens/s. The two run in turn,
+# REPS times (default 3), and each column is the median of its REPS runs, each ratio the median of
+# the REPS ratios of runs made one right after the other: on a shared host the memory bandwidth a
+# VM gets swings by 2 × within minutes, and a ratio of two runs minutes apart measures that swing
+reps=${REPS:-3}
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "0"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 printf '%-8s %10s %14s %14s %8s %14s %14s %8s %9s %9s\n' type MB "llama decode" "tfx decode" ratio "llama pp128" "tfx pp128" ratio \
   "llama bw" "tfx bw"
 for t in $types; do
   f="$work/qwen-$t.gguf"
   mb=$(( $(stat -L -c %s "$f") / 1000000 ))
-  # llama-bench -o csv: the columns name n_prompt, n_gen, avg_ts
-  csv=$("$lbench" -m "$f" -p 128 -n 64 -t "$threads" -r 3 -o csv 2>/dev/null)
-  l_pp=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
-                  { gsub(/"/, "") } $c["n_prompt"] == 128 && $c["n_gen"] == 0 { print $c["avg_ts"] }' <<<"$csv")
-  l_tg=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
-                  { gsub(/"/, "") } $c["n_prompt"] == 0 && $c["n_gen"] == 64 { print $c["avg_ts"] }' <<<"$csv")
-  g=$(TFX_ACTIVATIONS=${ACTIVATIONS:-f32} "$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
-  t_pp=$(sed -nE 's/.*tfx_prefill_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 128 / $1 }')
-  t_tg=$(sed -nE 's/.*tfx_token_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 1 / $1 }')
   bytes=$(stat -L -c %s "$f")
+  L_TG="" L_PP="" T_TG="" T_PP="" R_TG="" R_PP=""
+  for ((rep = 1; rep <= reps; rep++)); do
+    # llama-bench -o csv: the columns name n_prompt, n_gen, avg_ts
+    csv=$("$lbench" -m "$f" -p 128 -n 64 -t "$threads" -r 1 -o csv 2>/dev/null)
+    l_pp=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
+                    { gsub(/"/, "") } $c["n_prompt"] == 128 && $c["n_gen"] == 0 { print $c["avg_ts"] }' <<<"$csv")
+    l_tg=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
+                    { gsub(/"/, "") } $c["n_prompt"] == 0 && $c["n_gen"] == 64 { print $c["avg_ts"] }' <<<"$csv")
+    g=$(TFX_ACTIVATIONS=${ACTIVATIONS:-f32} "$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
+    t_pp=$(sed -nE 's/.*tfx_prefill_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 128 / $1 }')
+    t_tg=$(sed -nE 's/.*tfx_token_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 1 / $1 }')
+    L_TG+=" ${l_tg:-0}" L_PP+=" ${l_pp:-0}" T_TG+=" ${t_tg:-0}" T_PP+=" ${t_pp:-0}"
+    R_TG+=" $(awk -v a="${t_tg:-0}" -v b="${l_tg:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }')"
+    R_PP+=" $(awk -v a="${t_pp:-0}" -v b="${l_pp:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }')"
+  done
+  l_tg=$(median <<<"$L_TG") l_pp=$(median <<<"$L_PP") t_tg=$(median <<<"$T_TG") t_pp=$(median <<<"$T_PP")
   frac() { awk -v tps="${1:-0}" -v g="${gbps:-0}" -v b="$bytes" 'BEGIN { if (g > 0) printf "%.2f", tps * b / (g * 1e9); else print "?" }'; }
-  printf '%-8s %10s %14.2f %14s %8s %14.2f %14s %8s %9s %9s\n' "$t" "$mb" "${l_tg:-0}" "${t_tg:-?}" \
-    "$(awk -v a="${t_tg:-0}" -v b="${l_tg:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" \
-    "${l_pp:-0}" "${t_pp:-?}" "$(awk -v a="${t_pp:-0}" -v b="${l_pp:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" \
-    "$(frac "${l_tg:-0}")" "$(frac "${t_tg:-0}")"
+  printf '%-8s %10s %14.2f %14.2f %8.2f %14.2f %14.2f %8.2f %9s %9s\n' "$t" "$mb" "$l_tg" "$t_tg" "$(median <<<"$R_TG")" \
+    "$l_pp" "$t_pp" "$(median <<<"$R_PP")" "$(frac "$l_tg")" "$(frac "$t_tg")"
 done
