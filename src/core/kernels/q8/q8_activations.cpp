@@ -19,7 +19,11 @@ void quantize_q8_0(const float* x, std::size_t k, std::int8_t* q, float* d) {
     d[b] = widen_f16(narrow_f16(db));
     for (int j = 0; j < 32; ++j) {
       const float x0 = v[j] * id;
-      q[b * 32 + j] = static_cast<std::int8_t>(std::round(x0));  // roundf: half away from zero
+      // roundf (half away from zero), inline: |x0| ≤ 127.0…, so the truncation t is exact and so is
+      // x0 − t (Sterbenz: t ≤ x0 < 2t for |x0| ≥ 1); the libm call was 0.7 % of a decoding step
+      const int t = static_cast<int>(x0);
+      const float frac = x0 - static_cast<float>(t);
+      q[b * 32 + j] = static_cast<std::int8_t>(t + (frac >= 0.5f ? 1 : frac <= -0.5f ? -1 : 0));
     }
   }
 }
