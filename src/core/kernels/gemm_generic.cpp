@@ -14,7 +14,7 @@ namespace {
 }  // namespace generic_kernel
 
 const Kernel generic = {"generic", generic_kernel::MR, generic_kernel::NR, &generic_kernel::gemm_small, &generic_kernel::gemm_skinny,
-                     &generic_kernel::gemm_blocked, &quant_rows_generic};
+                     &generic_kernel::gemm_blocked, &quant_rows_generic, &quant_dequant_generic};
 
 }  // namespace tfx::gemm_kernels
 

@@ -44,6 +44,11 @@ enum class QType : unsigned char { q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_
 using QuantRows = void (*)(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
                            std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
 
+// n values (whole blocks) of `type` at w → out, each equal to quant.cpp's dequantize bit for bit
+// (gemv_quant.inc's block values, stored instead of multiplied): the packing step of a product with
+// many rows of A (a prefill). One thread.
+using QuantDequant = void (*)(const void* w, QType type, float* out, std::size_t n);
+
 struct Kernel {
   const char* name;    // "avx512", "avx2", "generic"
   std::size_t mr, nr;  // register tile of `blocked`: threads get whole tiles
@@ -51,6 +56,7 @@ struct Kernel {
   Part skinny;         // min(m, n) ≤ kSkinny
   Part blocked;        // everything else
   QuantRows quant_rows;  // a few rows of A against a quantized Wᵀ (gemv_quant_*.cpp)
+  QuantDequant quant_dequant;  // quantized blocks → float, vector by vector (gemv_quant_*.cpp)
 };
 
 // The build's baseline instruction set (SSE2 on x86-64, NEON on aarch64; with TFX_NATIVE,
@@ -58,13 +64,16 @@ struct Kernel {
 extern const Kernel generic;
 void quant_rows_generic(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
                         std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
+void quant_dequant_generic(const void* w, QType type, float* out, std::size_t n);
 #if defined(__x86_64__)
 extern const Kernel avx2;    // AVX2 + FMA: 8-float vectors, 6 × 16 tile
 extern const Kernel avx512;  // AVX-512F: 16-float vectors, 12 × 32 tile
 void quant_rows_avx2(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
                      std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
+void quant_dequant_avx2(const void* w, QType type, float* out, std::size_t n);
 void quant_rows_avx512(const float* a, std::size_t lda, std::size_t m, const void* w, QType type, std::size_t row_bytes,
                        std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
+void quant_dequant_avx512(const void* w, QType type, float* out, std::size_t n);
 #endif
 
 }  // namespace tfx::gemm_kernels

@@ -23,5 +23,9 @@ void quant_rows_avx2(const float* a, std::size_t lda, std::size_t m, const void*
   avx2_quant::quant_rows_impl(a, lda, m, w, type, row_bytes, k, c, ldc, j0, j1);
 }
 
+void quant_dequant_avx2(const void* w, QType type, float* out, std::size_t n) {
+  avx2_quant::quant_dequant_impl(w, type, out, n);
+}
+
 }  // namespace tfx::gemm_kernels
 #endif

@@ -23,4 +23,8 @@ void quant_rows_generic(const float* a, std::size_t lda, std::size_t m, const vo
   generic_quant::quant_rows_impl(a, lda, m, w, type, row_bytes, k, c, ldc, j0, j1);
 }
 
+void quant_dequant_generic(const void* w, QType type, float* out, std::size_t n) {
+  generic_quant::quant_dequant_impl(w, type, out, n);
+}
+
 }  // namespace tfx::gemm_kernels
