@@ -19,7 +19,10 @@
 # folder with llama-bench and llama-quantize already built: nothing is built, LLAMA_CPP is ignored),
 # GGUF_DIR (a folder with qwen-TYPE.gguf files from an earlier KEEP=1 run: reused, not rewritten),
 # ACTIVATIONS=q8 (tfx decodes with llama.cpp's 8-bit arithmetic, `--activations q8`; default f32),
-# REPS (runs of each side per type, in turn; default 3: the medians are printed).
+# REPS (runs of each side per type, in turn; default 3: the medians are printed), LLAMA_CMAKE_ARGS
+# (more cmake arguments for the llama.cpp build; on a CPU with AMX, GGML_NATIVE turns on llama.cpp's
+# AMX path, which copies Q8_0/Q4_K/… weights at load into AMX's tile layout; the build without it,
+# weights used as stored as tfx uses them: docs/bench.md gives the arguments).
 set -euo pipefail
 src=${1:?usage: bench/llama_cpp.sh LLAMA_CPP [BUILD_DIR]}
 build=${2:-build}
@@ -49,8 +52,9 @@ elif [[ -f $src/HEAD && ! -f $src/CMakeLists.txt ]]; then
 fi
 if [[ -z ${LLAMA_BIN:-} ]]; then
   [[ -f $src/CMakeLists.txt ]] || { echo "bench/llama_cpp.sh: $src is not a llama.cpp source folder" >&2; exit 1; }
+  # shellcheck disable=SC2086  # LLAMA_CMAKE_ARGS: several arguments
   cmake -S "$src" -B "$work/llama-build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DGGML_CUDA=OFF \
-    -DGGML_METAL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF >/dev/null
+    -DGGML_METAL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF ${LLAMA_CMAKE_ARGS:-} >/dev/null
   cmake --build "$work/llama-build" -j2 --target llama-bench llama-quantize >/dev/null
   lbench="$work/llama-build/bin/llama-bench"
   lquant="$work/llama-build/bin/llama-quantize"

@@ -93,7 +93,7 @@ CLI::Option* add_skip_invalid_flag(CLI::App* cmd, bool& skip_invalid) {
 CLI::Option* add_activations_flag(CLI::App* cmd, std::string& activations) {
   return cmd
       ->add_option("--activations", activations,
-                   tr("Decoding with a GGUF file's Q8_0/Q4_K/Q6_K weights: f32 = the exact float forward on the dequantized "
+                   tr("Decoding with a GGUF file's Q8_0/Q4_0/Q5_0/Q4_K/Q6_K weights: f32 = the exact float forward on the dequantized "
                       "weights; q8 = llama.cpp's arithmetic (the activations quantized to 8 bits, integer dot products): faster, "
                       "and the outputs then differ slightly from the exact forward"))
       ->capture_default_str()
