@@ -15,6 +15,12 @@ namespace tfx::draw {
 
 namespace {
 
+// a bar's printed value: the panel's decimals, except that a value below 0.01 (Q8_0's KL of 7e-5
+// beside Q4_0's 0.03) keeps two significant digits instead of reading "0.00"
+std::string bar_value_text(double v, double magnitude) {
+  return value_text(v, v != 0 && std::abs(v) < 0.01 ? std::abs(v) : magnitude);
+}
+
 Rgb palette(int i) { return i < 0 ? kInk : series_color(static_cast<std::size_t>(i)); }
 Rgb tint(Rgb c, double a) {
   auto mix = [a](std::uint8_t v) { return static_cast<std::uint8_t>(std::lround(255 + (v - 255) * a)); };
@@ -40,7 +46,9 @@ Scene bars_scene(const Bars& b) {
   const double label_line = line_height(kLabelType), tick_line = line_height(kTickType);
   const double labels_w = max_width(b.labels);
   const double top = title_height(b.title, b.subtitle);
-  const double value_w = b.annotate ? max_width({value_text(-magnitude, magnitude)}) + 8 : 0;
+  std::vector<std::string> printed{value_text(-magnitude, magnitude)};  // the widest a value can print
+  for (std::size_t k = 0; k < n && b.annotate; ++k) printed.push_back(bar_value_text(-std::abs(b.values[k]), magnitude));
+  const double value_w = b.annotate ? max_width(printed) + 8 : 0;
 
   if (b.horizontal) {
     // categories down the left, the first at the top; values along the bottom
@@ -78,7 +86,7 @@ Scene bars_scene(const Bars& b) {
     // the values last, each on a white patch, so a rule does not strike them out
     for (std::size_t k = 0; k < n && b.annotate; ++k) {
       const double v = b.values[k], y = f.y + h * static_cast<double>(k), x0 = X(std::min(0.0, v)), x1 = X(std::max(0.0, v));
-      const std::string t = value_text(v, magnitude);
+      const std::string t = bar_value_text(v, magnitude);
       const double tw = text_width(t, kTickType), base = y + h / 2 + center_baseline(kTickType);
       double tx = v >= 0 ? x1 + 4 : x0 - 4 - tw;
       // a bar that reaches the frame's edge (a fixed scale, e.g. probabilities up to 1) has no room
@@ -135,7 +143,7 @@ Scene bars_scene(const Bars& b) {
   // the values last, each on a white patch, so a rule crossing a bar's end does not strike them out
   for (std::size_t k = 0; k < n && b.annotate; ++k) {
     const double v = b.values[k], x = f.x + w * static_cast<double>(k), y0 = Y(std::max(0.0, v)), y1 = Y(std::min(0.0, v));
-    const std::string t = value_text(v, magnitude);
+    const std::string t = bar_value_text(v, magnitude);
     const double base = v >= 0 ? y0 - 5 : y1 + kTickType.size + 1, tw = text_width(t, kTickType);
     cv.rect(x + w / 2 - tw / 2 - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
     cv.text(x + w / 2, base, t, kTickType, kInk, Align::center);

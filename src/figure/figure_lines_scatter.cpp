@@ -54,6 +54,14 @@ AxisTicks value_ticks(double lo, double hi, double pixels, bool flip, int target
 }
 
 std::string value_text(double v, double magnitude) {
+  if (magnitude > 0 && magnitude < 0.01 && std::isfinite(v)) {
+    // values all below 0.01 (a KL divergence of 7e-5): two significant digits, as the axis writes
+    // them ("7.0e-5"), not "0.00" on a bar the axis says is 7e-5 tall
+    if (v == 0) return "0";
+    const std::string e = fmt::format("{:.1e}", std::abs(v));  // "7.0e-05"
+    const std::size_t at = e.find('e');
+    return fmt::format("{}{}e{}", v < 0 ? "−" : "", e.substr(0, at), std::stoi(e.substr(at + 1)));
+  }
   const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
   std::string s = fmt::format("{:.{}f}", v, decimals);
   if (s.find_first_not_of("-0.") == std::string::npos) s = fmt::format("{:.{}f}", 0.0, decimals);  // no "-0.00"

@@ -9,6 +9,7 @@
 
 #include "helpers.hpp"
 #include "png.hpp"
+#include "figure/figure_layout.hpp"
 #include "tfx/figure/figure.hpp"
 
 using namespace tfx;
@@ -332,4 +333,16 @@ TEST_CASE("cli: --png and -o naming the same file is a usage error, nothing writ
   CHECK(ok.code == 0);
   CHECK(read_file(dir / "x.png").substr(1, 3) == "PNG");
   CHECK(read_file(dir / "x.csv").rfind("pos,", 0) == 0);  // CSV, from the extension
+}
+
+TEST_CASE("figure: a value label keeps two significant digits when every value is below 0.01") {
+  // a KL divergence of 7e-5 was labelled "0.00" on a bar whose axis read 7e-5
+  CHECK(tfx::draw::value_text(7.0e-5, 7.0e-5) == "7.0e-5");
+  CHECK(tfx::draw::value_text(-3.25e-3, 4e-3) == "−3.2e-3");  // (3.25e-3 is 0.003249… in binary: rounds down)
+  CHECK(tfx::draw::value_text(0.0, 4e-3) == "0");
+  // larger magnitudes keep the fixed decimals of before
+  CHECK(tfx::draw::value_text(0.5, 1.0) == "0.50");
+  CHECK(tfx::draw::value_text(-0.0074, 0.0074) == "−7.4e-3");
+  CHECK(tfx::draw::value_text(12.345, 20.0) == "12.3");
+  CHECK(tfx::draw::value_text(-0.001, 0.5) == "0.00");  // no "−0.00"
 }
