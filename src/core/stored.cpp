@@ -185,6 +185,15 @@ Tensor linear(const Tensor& x, const StoredMatrix& W, const StoredMatrix& b, uns
   return stored_add_bias(matmul_bt(x, W, threads), b, "linear");
 }
 
+std::vector<Tensor> linear_many(const Tensor& x, std::initializer_list<const StoredMatrix*> ws, std::initializer_list<const StoredMatrix*> bs,
+                                unsigned threads) {
+  if (bs.size() != ws.size()) throw Error(fmt::format(N_("linear: {} weights and {} biases"), ws.size(), bs.size()));
+  std::vector<Tensor> ys = matmul_bt_many(x, ws, threads);
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    if (const StoredMatrix* b = bs.begin()[i]) ys[i] = stored_add_bias(std::move(ys[i]), *b, "linear");
+  return ys;
+}
+
 // y = x·W + b
 Tensor linear_in_out(const Tensor& x, const StoredMatrix& W, const StoredMatrix& b, unsigned threads) {
   return stored_add_bias(matmul(x, W, threads), b, "Conv1D");

@@ -201,9 +201,10 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     // x + o_proj(attention(RoPE(q), RoPE(k), v)) of RMSNorm(x)
     const Tensor a = stored_rms_norm(x, l.attn_norm, c.eps);
     tap(o, "attn_in", i, a);
-    Tensor q = linear(a, l.q_w, l.q_b, kLlamaThreads);
-    Tensor k = linear(a, l.k_w, l.k_b, kLlamaThreads);
-    const Tensor v = linear(a, l.v_w, l.v_b, kLlamaThreads);
+    // (one parallel pass over the three projections' rows when decoding: the same bits as three calls)
+    std::vector<Tensor> qkv = linear_many(a, {&l.q_w, &l.k_w, &l.v_w}, {&l.q_b, &l.k_b, &l.v_b}, kLlamaThreads);
+    Tensor q = std::move(qkv[0]), k = std::move(qkv[1]);
+    const Tensor v = std::move(qkv[2]);
     if (c.qk_norm) {  // Qwen3: RMSNorm over each head's hd numbers, before RoPE
       q = stored_rms_norm(q.reshaped({T * c.heads, c.head_dim}), l.q_norm, c.eps).reshaped({T, c.heads * c.head_dim});
       k = stored_rms_norm(k.reshaped({T * c.kv_heads, c.head_dim}), l.k_norm, c.eps).reshaped({T, c.kv_heads * c.head_dim});
@@ -217,7 +218,8 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     tap(o, "resid_mid", i, x);
     // x + down(SiLU(gate(b))·up(b)) of b = RMSNorm(x)
     const Tensor b = stored_rms_norm(x, l.ffn_norm, c.eps);
-    const Tensor act = swiglu(linear(b, l.gate, {}, kLlamaThreads), linear(b, l.up, {}, kLlamaThreads));
+    const std::vector<Tensor> gate_up = matmul_bt_many(b, {&l.gate, &l.up}, kLlamaThreads);
+    const Tensor act = swiglu(gate_up[0], gate_up[1]);
     tap(o, "mlp_act", i, act);
     const Tensor mlp = linear(act, l.down, {}, kLlamaThreads);
     tap(o, "mlp_out", i, mlp);

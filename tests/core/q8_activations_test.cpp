@@ -319,3 +319,75 @@ TEST_CASE("q8 activations: a GGUF model's next-token logits stay close to the ex
     CHECK(diff <= 0.03 * scale);
   }
 }
+
+TEST_CASE("matmul_bt_many: the same bits as one matmul_bt per matrix, on every path, kernel and thread count") {
+  // three matrices read with the same rows (q, k, v of a GQA layer: 40, 8 and 8 rows), of one
+  // type, and a mixed set; 1 and 3 rows (the one-pass paths) and 6 (each its own call); the
+  // float and q8 activations; a tiny set whose products take the plain-loop kernel (its own calls)
+  const std::size_t K = 512;
+  std::mt19937 gen(17);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const auto make = [&](StoredType t, std::size_t rows, std::size_t k, std::vector<unsigned char>& bytes) {
+    std::vector<float> src(rows * k);
+    for (float& v : src) v = nd(gen) * 0.05f;
+    bytes.assign(rows * stored_row_bytes(t, k), 0);
+    if (t == StoredType::f32) std::memcpy(bytes.data(), src.data(), bytes.size());
+    else if (t == StoredType::bf16 || t == StoredType::f16)
+      for (std::size_t i = 0; i < src.size(); ++i) {
+        const std::uint16_t h = t == StoredType::bf16 ? narrow_bf16(src[i]) : narrow_f16(src[i]);
+        std::memcpy(&bytes[2 * i], &h, 2);
+      }
+    else quantize(t, src.data(), bytes.data(), src.size());
+    return StoredMatrix(bytes.data(), t, rows, k);
+  };
+  struct Set {
+    std::vector<StoredType> types;
+    std::vector<std::size_t> rows;
+    std::size_t k;
+  };
+  const std::vector<Set> sets = {
+      {{StoredType::q8_0, StoredType::q8_0, StoredType::q8_0}, {40, 8, 8}, K},
+      {{StoredType::q5_0, StoredType::q5_0, StoredType::q8_0}, {40, 8, 8}, K},
+      {{StoredType::q4_k, StoredType::q6_k}, {33, 17}, K},
+      {{StoredType::q5_k, StoredType::q4_1}, {24, 24}, K},  // no integer kernel: the float GEMV in q8 mode too
+      {{StoredType::bf16, StoredType::bf16, StoredType::f16}, {40, 8, 8}, K},
+      {{StoredType::f32, StoredType::q8_0}, {20, 20}, K},
+      {{StoredType::q8_0, StoredType::q8_0}, {3, 2}, 32},  // tiny: plain loops, one call each
+  };
+  for (const std::string& kernel : available_gemm_kernels()) {
+    set_gemm_kernel(kernel);
+    for (const Set& set : sets) {
+      std::vector<std::vector<unsigned char>> bytes(set.types.size());
+      std::vector<StoredMatrix> ws;
+      for (std::size_t i = 0; i < set.types.size(); ++i) ws.push_back(make(set.types[i], set.rows[i], set.k, bytes[i]));
+      for (std::size_t m : {std::size_t{1}, std::size_t{3}, std::size_t{6}})
+        for (QuantActivations mode : {QuantActivations::f32, QuantActivations::q8}) {
+          Tensor a({m, set.k});
+          for (std::size_t i = 0; i < a.size(); ++i) a[i] = nd(gen);
+          set_quant_activations(mode);
+          for (unsigned threads : {1u, 2u, 3u}) {
+            std::vector<Tensor> many;
+            if (ws.size() == 3) many = matmul_bt_many(a, {&ws[0], &ws[1], &ws[2]}, threads);
+            else many = matmul_bt_many(a, {&ws[0], &ws[1]}, threads);
+            REQUIRE(many.size() == ws.size());
+            for (std::size_t i = 0; i < ws.size(); ++i) {
+              INFO("kernel " << kernel << " " << stored_type_name(set.types[i]) << " matrix " << i << " m " << m << " q8 "
+                             << (mode == QuantActivations::q8) << " threads " << threads);
+              CHECK(many[i].values() == matmul_bt(a, ws[i], 1).values());
+            }
+          }
+          set_quant_activations(QuantActivations::f32);
+        }
+    }
+  }
+  set_gemm_kernel("auto");
+  // linear_many adds each bias as linear does
+  std::vector<unsigned char> wb, bb;
+  const StoredMatrix w = make(StoredType::q8_0, 16, K, wb), b = make(StoredType::f32, 1, 16, bb);
+  const StoredMatrix bias(b.data, StoredType::f32, 16, 1);
+  Tensor x({1, K});
+  for (std::size_t i = 0; i < K; ++i) x[i] = nd(gen);
+  const std::vector<Tensor> ys = linear_many(x, {&w, &w}, {&bias, nullptr}, 2);
+  CHECK(ys[0].values() == linear(x, w, bias, 1).values());
+  CHECK(ys[1].values() == matmul_bt(x, w, 1).values());
+}

@@ -10,8 +10,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "tfx/core/tensor.hpp"
 
@@ -89,6 +91,14 @@ Tensor stored_rows(const StoredMatrix& table, std::span<const std::size_t> ids);
 Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads = 1);
 // a: (M, K), b: (N, K) as stored -> a·bᵀ (M, N) (HF Linear weights (out, in), a tied head).
 Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads = 1);
+
+// matmul_bt of the same a with each of several matrices (a layer's q, k and v projections; its gate
+// and up): the same bits as one call each. With 1-4 rows of a (decoding) they run as one parallel
+// pass over all their rows: the workers wake once, and with --activations q8 a is quantized once.
+std::vector<Tensor> matmul_bt_many(const Tensor& a, std::initializer_list<const StoredMatrix*> ws, unsigned threads = 1);
+// linear of the same x with several (W, b) pairs (b: nullptr or 0 × 0 for none), through matmul_bt_many.
+std::vector<Tensor> linear_many(const Tensor& x, std::initializer_list<const StoredMatrix*> ws, std::initializer_list<const StoredMatrix*> bs,
+                                unsigned threads = 1);
 
 // linear (ops.hpp) with W (N, K) and b (N) as stored, b 0 × 0 for none: x (M, K) -> x·Wᵀ + b (M, N)
 // (HF's nn.Linear). Bit-identical to linear on the widened W and b.

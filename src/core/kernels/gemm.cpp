@@ -381,6 +381,115 @@ Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
   return c;
 }
 
+// a·Wᵢᵀ for several matrices read with the same rows of a. Each output entry is computed by the
+// kernel, from the values and in the order that one matmul_bt call per matrix would use, so the
+// results are those calls' bits. With 1 … kSkinny rows of a (a decoding step) and every matrix on
+// a row-by-row path (the fused quantized GEMV, --activations q8's integer kernel, or the skinny
+// float kernel), the matrices' rows run as one parallel pass: the workers wake once, the small
+// matrices (a GQA layer's k and v) are shared between them, and a is quantized once per block kind.
+std::vector<Tensor> matmul_bt_many(const Tensor& a, std::initializer_list<const StoredMatrix*> ws, unsigned threads) {
+  require_matrix(a, "matmul_bt", "a");
+  std::vector<Tensor> out;
+  out.reserve(ws.size());
+  for (const StoredMatrix* w : ws) {
+    if (a.cols() != w->cols)
+      throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"), a.shape_str(),
+                              shape_string({w->rows, w->cols})));
+    out.emplace_back(Tensor({a.rows(), w->rows}));
+  }
+  const std::size_t m = a.rows(), k = a.cols();
+  const bool q8 = q8_mode.load(std::memory_order_relaxed);
+  // the path one call would take for each matrix, if it is a row-by-row one
+  enum class Path { q8, quant, skinny, other };
+  struct Part {
+    const StoredMatrix* w;
+    float* c;
+    Path path;
+    gemm_kernels::QType qt;
+  };
+  std::vector<Part> parts;
+  std::size_t total = 0;
+  bool fused = m >= 1 && m <= gemm_kernels::kSkinny && k > 0;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const StoredMatrix* w = ws.begin()[i];
+    const std::size_t n = w->rows;
+    Part p{w, out[i].data(), Path::other, {}};
+    if (!w->transposed && n > 0) {
+      const bool known = quant_type(w->type, p.qt);
+      if (stored_quantized(w->type)) {
+        if (q8 && known && gemm_kernels::q8_supported(p.qt)) p.path = Path::q8;
+        else if (m * n * k > gemm_kernels::kSmallWork && known) p.path = Path::quant;
+      } else if (m * n * k > gemm_kernels::kSmallWork) {
+        p.path = Path::skinny;
+      }
+    }
+    fused = fused && p.path != Path::other;
+    total += n;
+    parts.push_back(p);
+  }
+  if (!fused || parts.size() < 2) {
+    for (std::size_t i = 0; i < parts.size(); ++i) gemm_stored(a, parts[i].w->data, parts[i].w->type, !parts[i].w->transposed, out[i], threads);
+    return out;
+  }
+  const gemm_kernels::Kernel& kernel = active_kernel();
+  if (threads == 0) threads = hardware_threads();
+  // a's rows quantized once per block kind the q8 parts need (Q8_0: 32 values, Q8_K: 256)
+  std::vector<std::int8_t> q8_0(0), q8_k(0);
+  std::vector<float> d0, dk;
+  std::vector<std::int16_t> bs;
+  gemm_kernels::Q8Row rows0[gemm_kernels::kSkinny], rowsk[gemm_kernels::kSkinny];
+  for (const Part& p : parts) {
+    if (p.path != Path::q8) continue;
+    if (gemm_kernels::q8_uses_k(p.qt) && q8_k.empty()) {
+      q8_k.resize(m * k), dk.resize(m * (k / 256)), bs.resize(m * (k / 16));
+      for (std::size_t i = 0; i < m; ++i) {
+        gemm_kernels::quantize_q8_k(a.data() + i * k, k, q8_k.data() + i * k, dk.data() + i * (k / 256), bs.data() + i * (k / 16));
+        rowsk[i] = {q8_k.data() + i * k, dk.data() + i * (k / 256), bs.data() + i * (k / 16)};
+      }
+    } else if (!gemm_kernels::q8_uses_k(p.qt) && q8_0.empty()) {
+      q8_0.resize(m * k), d0.resize(m * (k / 32));
+      for (std::size_t i = 0; i < m; ++i) {
+        gemm_kernels::quantize_q8_0(a.data() + i * k, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
+        rows0[i] = {q8_0.data() + i * k, d0.data() + i * (k / 32), nullptr};
+      }
+    }
+  }
+  const gemm_kernels::Q8Rows q8_run = active_q8_kernel();
+  // rows lo … hi of part p: one call of its kernel
+  const auto run = [&](const Part& p, std::size_t lo, std::size_t hi) {
+    const std::size_t n = p.w->rows;
+    switch (p.path) {
+      case Path::q8:
+        q8_run(gemm_kernels::q8_uses_k(p.qt) ? rowsk : rows0, m, p.w->data, p.qt, stored_row_bytes(p.w->type, k), k, p.c, n, lo, hi);
+        break;
+      case Path::quant: kernel.quant_rows(a.data(), k, m, p.w->data, p.qt, stored_row_bytes(p.w->type, k), k, p.c, n, lo, hi); break;
+      case Path::skinny: {
+        const gemm_kernels::Elem e = kernel_elem(p.w->type);
+        kernel.skinny({a.data(), k, 1}, {static_cast<const char*>(p.w->data) + lo * k * gemm_kernels::elem_bytes(e), 1, k, e}, p.c + lo, n, m,
+                      hi - lo, k);
+        break;
+      }
+      case Path::other: break;
+    }
+  };
+  // the parts' rows in groups of 16 (no two workers write one cache line of an output row), as one
+  // range split evenly among the workers
+  std::vector<std::size_t> first_group(parts.size() + 1, 0);
+  for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].w->rows + 15) / 16;
+  const std::size_t groups = first_group.back();
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, total * k / kQuantRowsPerWorker)}));
+  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+    const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
+      if (lo >= hi) continue;
+      const std::size_t n = parts[i].w->rows;
+      run(parts[i], (lo - first_group[i]) * 16, std::min(n, (hi - first_group[i]) * 16));
+    }
+  });
+  return out;
+}
+
 // C = A·B on strided views (gemm_view.hpp)
 void gemm_view(const float* a, std::size_t a_rs, std::size_t a_cs, const float* b, std::size_t b_rs, std::size_t b_cs,
                float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
