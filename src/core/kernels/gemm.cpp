@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -258,6 +259,88 @@ gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
 // work, above the cost of waking a persistent worker.
 constexpr std::size_t kQuantRowsPerWorker = std::size_t{1} << 16;
 
+// The row-by-row kernels of a product with 1 … kSkinny rows of A (a decoding step), one per
+// matrix W (n, k) read as Wᵀ: --activations q8's integer kernel, the fused quantized GEMV, or the
+// skinny float kernel; `none` where the product takes the packing kernels (or the plain loops).
+enum class RowPath { q8, quant, skinny, none };
+
+RowPath row_path(StoredType type, bool bt, std::size_t m, std::size_t n, std::size_t k, gemm_kernels::QType& qt) {
+  if (!bt || m == 0 || m > gemm_kernels::kSkinny || n == 0 || k == 0) return RowPath::none;
+  const bool known = quant_type(type, qt);
+  if (!stored_quantized(type)) return m * n * k > gemm_kernels::kSmallWork ? RowPath::skinny : RowPath::none;
+  if (known && q8_mode.load(std::memory_order_relaxed) && gemm_kernels::q8_supported(qt)) return RowPath::q8;
+  return known && m * n * k > gemm_kernels::kSmallWork ? RowPath::quant : RowPath::none;
+}
+
+// one matrix of a row pass: W's n rows (`data`, `type`) into C (m × n)
+struct RowPart {
+  const void* data;
+  StoredType type;
+  std::size_t n;
+  float* c;
+  RowPath path;
+  gemm_kernels::QType qt;
+};
+
+// C = A·Wᵀ for each part (none of them RowPath::none), A's m rows at a (row stride lda, k
+// contiguous values each), as one parallel pass: the parts' rows in groups of 16 (no two workers
+// write one cache line of an output row) as one range, split evenly among the workers. With
+// integer-kernel parts, A is quantized once per block kind they need (Q8_0: 32 values, Q8_K: 256).
+// Each entry is computed by its part's kernel the same way whatever the split.
+void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std::span<const RowPart> parts, unsigned threads) {
+  const gemm_kernels::Kernel& kernel = active_kernel();
+  if (threads == 0) threads = hardware_threads();
+  std::vector<std::int8_t> q8_0, q8_k;
+  std::vector<float> d0, dk;
+  std::vector<std::int16_t> bs;
+  gemm_kernels::Q8Row rows0[gemm_kernels::kSkinny], rowsk[gemm_kernels::kSkinny];
+  for (const RowPart& p : parts) {
+    if (p.path != RowPath::q8) continue;
+    if (gemm_kernels::q8_uses_k(p.qt) && q8_k.empty()) {
+      q8_k.resize(m * k), dk.resize(m * (k / 256)), bs.resize(m * (k / 16));
+      for (std::size_t i = 0; i < m; ++i) {
+        rowsk[i] = {q8_k.data() + i * k, dk.data() + i * (k / 256), bs.data() + i * (k / 16)};
+        gemm_kernels::quantize_q8_k(a + i * lda, k, q8_k.data() + i * k, dk.data() + i * (k / 256), bs.data() + i * (k / 16));
+      }
+    } else if (!gemm_kernels::q8_uses_k(p.qt) && q8_0.empty()) {
+      q8_0.resize(m * k), d0.resize(m * (k / 32));
+      for (std::size_t i = 0; i < m; ++i) {
+        rows0[i] = {q8_0.data() + i * k, d0.data() + i * (k / 32), nullptr};
+        gemm_kernels::quantize_q8_0(a + i * lda, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
+      }
+    }
+  }
+  const gemm_kernels::Q8Rows q8_run = active_q8_kernel();
+  // rows lo … hi of part p: one call of its kernel
+  const auto run = [&](const RowPart& p, std::size_t lo, std::size_t hi) {
+    switch (p.path) {
+      case RowPath::q8:
+        q8_run(gemm_kernels::q8_uses_k(p.qt) ? rowsk : rows0, m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, lo, hi);
+        break;
+      case RowPath::quant: kernel.quant_rows(a, lda, m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, lo, hi); break;
+      case RowPath::skinny: {
+        const gemm_kernels::Elem e = kernel_elem(p.type);
+        kernel.skinny({a, lda, 1}, {static_cast<const char*>(p.data) + lo * k * gemm_kernels::elem_bytes(e), 1, k, e}, p.c + lo, p.n, m,
+                      hi - lo, k);
+        break;
+      }
+      case RowPath::none: break;
+    }
+  };
+  std::vector<std::size_t> first_group(parts.size() + 1, 0);
+  std::size_t rows = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].n + 15) / 16, rows += parts[i].n;
+  const std::size_t groups = first_group.back();
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, rows * k / kQuantRowsPerWorker)}));
+  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+    const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
+      if (lo < hi) run(parts[i], (lo - first_group[i]) * 16, std::min(parts[i].n, (hi - first_group[i]) * 16));
+    }
+  });
+}
+
 void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
                     unsigned threads) {
   if (m == 0 || n == 0) return;
@@ -267,44 +350,14 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
   }
   const gemm_kernels::Kernel& kernel = active_kernel();
   if (threads == 0) threads = hardware_threads();
-  // A few rows of A against Bᵀ's quantized rows (decode): the fused kernel, each block made in
-  // registers and multiplied at once, equal to the skinny kernel on the dequantized rows (the
-  // path below would take), bit for bit. Workers take contiguous bands of B's columns.
+  // A few rows of A against Bᵀ's quantized rows (decode), a pass over B's rows (row_pass): the
+  // fused kernel, each block made in registers and multiplied at once, equal to the skinny kernel
+  // on the dequantized rows (the path below would take) bit for bit; or with --activations q8, A's
+  // rows quantized to 8 bits as llama.cpp does and integer dot products.
   gemm_kernels::QType qt{};
-  // --activations q8: A's rows quantized to 8 bits as llama.cpp does, integer dot products
-  if (q8_mode.load(std::memory_order_relaxed) && bt && a.cs == 1 && m <= gemm_kernels::kSkinny && quant_type(type, qt) &&
-      gemm_kernels::q8_supported(qt)) {
-    const bool kq = gemm_kernels::q8_uses_k(qt);
-    const std::size_t blk = kq ? 256 : 32, row_bytes = stored_row_bytes(type, k);
-    const void* qw = q;
-    std::vector<std::int8_t> q8(m * k);
-    std::vector<float> d(m * (k / blk));
-    std::vector<std::int16_t> bs(kq ? m * (k / 16) : 0);
-    gemm_kernels::Q8Row rows[gemm_kernels::kSkinny];
-    for (std::size_t i = 0; i < m; ++i) {
-      rows[i] = {q8.data() + i * k, d.data() + i * (k / blk), kq ? bs.data() + i * (k / 16) : nullptr};
-      if (kq) gemm_kernels::quantize_q8_k(a.p + i * a.rs, k, q8.data() + i * k, d.data() + i * (k / blk), bs.data() + i * (k / 16));
-      else gemm_kernels::quantize_q8_0(a.p + i * a.rs, k, q8.data() + i * k, d.data() + i * (k / blk));
-    }
-    const gemm_kernels::Q8Rows run = active_q8_kernel();
-    const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, n, std::max<std::size_t>(1, n * k / kQuantRowsPerWorker)}));
-    const std::size_t groups = (n + 15) / 16;
-    parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
-      const std::size_t lo = std::min(n, groups * t / T * 16), hi = std::min(n, groups * (t + 1) / T * 16);
-      if (lo < hi) run(rows, m, qw, qt, row_bytes, k, c, n, lo, hi);
-    });
-    return;
-  }
-  if (bt && m <= gemm_kernels::kSkinny && m * n * k > gemm_kernels::kSmallWork && quant_type(type, qt)) {
-    const std::size_t row_bytes = stored_row_bytes(type, k);
-    const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, n, std::max<std::size_t>(1, n * k / kQuantRowsPerWorker)}));
-    // bands of whole 16-column groups (no two workers write one cache line of C's row)
-    const std::size_t groups = (n + 15) / 16;
-    parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
-      const std::size_t lo = std::min(n, groups * t / T * 16), hi = std::min(n, groups * (t + 1) / T * 16);
-      if (lo < hi) kernel.quant_rows(a.p, a.rs, m, q, qt, row_bytes, k, c, n, lo, hi);
-    });
-    return;
+  if (const RowPath path = a.cs == 1 ? row_path(type, bt, m, n, k, qt) : RowPath::none; path != RowPath::none) {
+    const RowPart part{q, type, n, c, path, qt};
+    return row_pass(a.p, a.rs, m, k, {&part, 1}, threads);
   }
   const gemm_kernels::Part run = m * n * k <= gemm_kernels::kSmallWork ? kernel.small
                                  : std::min(m, n) <= gemm_kernels::kSkinny ? kernel.skinny
@@ -357,6 +410,15 @@ void gemm_stored(const Tensor& a, const void* data, StoredType type, bool bt, Te
   else
     gemm({a.data(), K, 1}, {data, N, 1, kernel_elem(type)}, c.data(), N, M, N, K, threads);
 }
+
+// C (rows of a × rows of b) for a·bᵀ, after checking that the shapes agree
+Tensor bt_output(const Tensor& a, const StoredMatrix& b) {
+  require_matrix(a, "matmul_bt", "a");
+  if (a.cols() != b.cols)
+    throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"),
+                            a.shape_str(), shape_string({b.rows, b.cols})));
+  return Tensor({a.rows(), b.rows});
+}
 }  // namespace
 
 // c = a·b with b as stored (widened while packed): a: (M, K), b: (K, N) -> (M, N)
@@ -372,11 +434,7 @@ Tensor matmul(const Tensor& a, const StoredMatrix& b, unsigned threads) {
 
 // c = a·bᵀ with b as stored: a: (M, K), b: (N, K) -> (M, N)
 Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
-  require_matrix(a, "matmul_bt", "a");
-  if (a.cols() != b.cols)
-    throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"),
-                            a.shape_str(), shape_string({b.rows, b.cols})));
-  Tensor c({a.rows(), b.rows});
+  Tensor c = bt_output(a, b);
   gemm_stored(a, b.data, b.type, !b.transposed, c, threads);
   return c;
 }
@@ -388,105 +446,28 @@ Tensor matmul_bt(const Tensor& a, const StoredMatrix& b, unsigned threads) {
 // float kernel), the matrices' rows run as one parallel pass: the workers wake once, the small
 // matrices (a GQA layer's k and v) are shared between them, and a is quantized once per block kind.
 std::vector<Tensor> matmul_bt_many(const Tensor& a, std::initializer_list<const StoredMatrix*> ws, unsigned threads) {
-  require_matrix(a, "matmul_bt", "a");
   std::vector<Tensor> out;
   out.reserve(ws.size());
-  for (const StoredMatrix* w : ws) {
-    if (a.cols() != w->cols)
-      throw Error(fmt::format(N_("matmul_bt: shapes {} and {} need the same number of columns for a·bᵀ"), a.shape_str(),
-                              shape_string({w->rows, w->cols})));
-    out.emplace_back(Tensor({a.rows(), w->rows}));
-  }
+  for (const StoredMatrix* w : ws) out.push_back(bt_output(a, *w));
   const std::size_t m = a.rows(), k = a.cols();
-  const bool q8 = q8_mode.load(std::memory_order_relaxed);
-  // the path one call would take for each matrix, if it is a row-by-row one
-  enum class Path { q8, quant, skinny, other };
-  struct Part {
-    const StoredMatrix* w;
-    float* c;
-    Path path;
-    gemm_kernels::QType qt;
-  };
-  std::vector<Part> parts;
-  std::size_t total = 0;
-  bool fused = m >= 1 && m <= gemm_kernels::kSkinny && k > 0;
+  // the row-by-row path one call would take for each matrix; one pass when every one has one
+  std::vector<RowPart> parts;
+  bool one_pass = ws.size() >= 2;
   for (std::size_t i = 0; i < ws.size(); ++i) {
-    const StoredMatrix* w = ws.begin()[i];
-    const std::size_t n = w->rows;
-    Part p{w, out[i].data(), Path::other, {}};
-    if (!w->transposed && n > 0) {
-      const bool known = quant_type(w->type, p.qt);
-      if (stored_quantized(w->type)) {
-        if (q8 && known && gemm_kernels::q8_supported(p.qt)) p.path = Path::q8;
-        else if (m * n * k > gemm_kernels::kSmallWork && known) p.path = Path::quant;
-      } else if (m * n * k > gemm_kernels::kSmallWork) {
-        p.path = Path::skinny;
-      }
-    }
-    fused = fused && p.path != Path::other;
-    total += n;
+    const StoredMatrix& w = *ws.begin()[i];
+    RowPart p{w.data, w.type, w.rows, out[i].data(), RowPath::none, {}};
+    p.path = row_path(w.type, !w.transposed, m, w.rows, k, p.qt);
+    one_pass = one_pass && p.path != RowPath::none;
     parts.push_back(p);
   }
-  if (!fused || parts.size() < 2) {
-    for (std::size_t i = 0; i < parts.size(); ++i) gemm_stored(a, parts[i].w->data, parts[i].w->type, !parts[i].w->transposed, out[i], threads);
-    return out;
-  }
-  const gemm_kernels::Kernel& kernel = active_kernel();
-  if (threads == 0) threads = hardware_threads();
-  // a's rows quantized once per block kind the q8 parts need (Q8_0: 32 values, Q8_K: 256)
-  std::vector<std::int8_t> q8_0(0), q8_k(0);
-  std::vector<float> d0, dk;
-  std::vector<std::int16_t> bs;
-  gemm_kernels::Q8Row rows0[gemm_kernels::kSkinny], rowsk[gemm_kernels::kSkinny];
-  for (const Part& p : parts) {
-    if (p.path != Path::q8) continue;
-    if (gemm_kernels::q8_uses_k(p.qt) && q8_k.empty()) {
-      q8_k.resize(m * k), dk.resize(m * (k / 256)), bs.resize(m * (k / 16));
-      for (std::size_t i = 0; i < m; ++i) {
-        gemm_kernels::quantize_q8_k(a.data() + i * k, k, q8_k.data() + i * k, dk.data() + i * (k / 256), bs.data() + i * (k / 16));
-        rowsk[i] = {q8_k.data() + i * k, dk.data() + i * (k / 256), bs.data() + i * (k / 16)};
-      }
-    } else if (!gemm_kernels::q8_uses_k(p.qt) && q8_0.empty()) {
-      q8_0.resize(m * k), d0.resize(m * (k / 32));
-      for (std::size_t i = 0; i < m; ++i) {
-        gemm_kernels::quantize_q8_0(a.data() + i * k, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
-        rows0[i] = {q8_0.data() + i * k, d0.data() + i * (k / 32), nullptr};
-      }
+  if (one_pass) {
+    row_pass(a.data(), k, m, k, parts, threads);
+  } else {
+    for (std::size_t i = 0; i < ws.size(); ++i) {
+      const StoredMatrix& w = *ws.begin()[i];
+      gemm_stored(a, w.data, w.type, !w.transposed, out[i], threads);
     }
   }
-  const gemm_kernels::Q8Rows q8_run = active_q8_kernel();
-  // rows lo … hi of part p: one call of its kernel
-  const auto run = [&](const Part& p, std::size_t lo, std::size_t hi) {
-    const std::size_t n = p.w->rows;
-    switch (p.path) {
-      case Path::q8:
-        q8_run(gemm_kernels::q8_uses_k(p.qt) ? rowsk : rows0, m, p.w->data, p.qt, stored_row_bytes(p.w->type, k), k, p.c, n, lo, hi);
-        break;
-      case Path::quant: kernel.quant_rows(a.data(), k, m, p.w->data, p.qt, stored_row_bytes(p.w->type, k), k, p.c, n, lo, hi); break;
-      case Path::skinny: {
-        const gemm_kernels::Elem e = kernel_elem(p.w->type);
-        kernel.skinny({a.data(), k, 1}, {static_cast<const char*>(p.w->data) + lo * k * gemm_kernels::elem_bytes(e), 1, k, e}, p.c + lo, n, m,
-                      hi - lo, k);
-        break;
-      }
-      case Path::other: break;
-    }
-  };
-  // the parts' rows in groups of 16 (no two workers write one cache line of an output row), as one
-  // range split evenly among the workers
-  std::vector<std::size_t> first_group(parts.size() + 1, 0);
-  for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].w->rows + 15) / 16;
-  const std::size_t groups = first_group.back();
-  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, total * k / kQuantRowsPerWorker)}));
-  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
-    const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
-      if (lo >= hi) continue;
-      const std::size_t n = parts[i].w->rows;
-      run(parts[i], (lo - first_group[i]) * 16, std::min(n, (hi - first_group[i]) * 16));
-    }
-  });
   return out;
 }
 
