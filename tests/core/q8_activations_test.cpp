@@ -6,8 +6,11 @@
 //    and Q6_K weights, exactly the result q8_activations.hpp defines (re-computed here by plain
 //    loops over the blocks' integers), and that equals the dot product of the dequantized weights
 //    with the dequantized 8-bit activations within the rounding of the float sums;
-//  - matmul_bt in q8 mode runs that kernel for 1–4 rows (any thread count), stays float for more
-//    rows and for the other types, and the default (f32) is untouched;
+//  - every prefill kernel (generic, AVX2, VNNI, AMX tiles: those this CPU runs) gives, for Q8_0,
+//    Q4_0 and Q5_0 weights, exactly the block-sum definition (re-computed here by plain loops);
+//  - matmul_bt in q8 mode runs the row kernel for 1–4 rows (any thread count), the block-sum
+//    kernel for more rows of Q8_0/Q4_0/Q5_0, stays float for a K-quant prefill and for the other
+//    types, and the default (f32) is untouched;
 //  - a GGUF model's logits in q8 mode stay close to the exact forward (within 3 % of the largest
 //    logit: measured 0.8 % on the tiny Q8_0 llama, 2.4 % on the K-quant one).
 #include <cmath>
@@ -99,6 +102,50 @@ void q4k_scale_min(const unsigned char* s, int j, int& sc, int& m) {
   }
 }
 
+// value p of a 32-value block (Q8_0: byte p after the scale; Q4_0: nibble p / 16 of qs[p % 16],
+// minus 8; Q5_0: Q4_0's nibble with bit p of qh as its fifth bit, minus 16)
+int value32(StoredType t, const unsigned char* blk, std::size_t p) {
+  if (t == StoredType::q8_0) return static_cast<std::int8_t>(blk[2 + p]);
+  if (t == StoredType::q4_0) return ((blk[2 + p % 16] >> (4 * (p / 16))) & 0xF) - 8;
+  const int high = (blk[2 + p / 8] >> (p % 8)) & 1;
+  return (((blk[6 + p % 16] >> (4 * (p / 16))) & 0xF) | (high << 4)) - 16;
+}
+
+// the block-sum definition of a prefill (q8_activations.hpp), by plain loops: per block the whole
+// integer sum, (d_w·d_a)·float(sum), summed in block order
+float q8_block_spec(StoredType t, const unsigned char* row, std::size_t k, const std::int8_t* q, const float* d) {
+  float acc = 0.0f;
+  for (std::size_t b = 0; b < k / 32; ++b) {
+    const unsigned char* blk = row + b * stored_block_bytes(t);
+    long long s = 0;
+    for (std::size_t p = 0; p < 32; ++p) s += static_cast<long long>(value32(t, blk, p)) * q[b * 32 + p];
+    const float dw = get_half(blk) * d[b];
+    const float prod = dw * static_cast<float>(s);
+    acc = acc + prod;
+  }
+  return acc;
+}
+
+struct Q8BlockKernel {
+  const char* name;
+  Q8Block run;
+};
+
+std::vector<Q8BlockKernel> q8_block_kernels() {
+  std::vector<Q8BlockKernel> out = {{"generic", q8_block_rows_generic}};
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) out.push_back({"avx2", q8_block_rows_avx2});
+  if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+    out.push_back({"vnni", q8_block_rows_vnni});
+  if (amx_usable())
+    out.push_back({"amx", q8_block_amx});
+  else
+    MESSAGE("TFX-SKIP: this CPU (or Linux) gives no AMX-INT8 tiles: the amx prefill kernel is not run");
+#endif
+  return out;
+}
+
 // q8_activations.hpp's definition, by plain loops: per block the integers of each value (Q4_K:
 // nibble and its sub-block's scale and min; Q6_K: the unsigned 6-bit value and its scale), lane
 // L = positions ≡ 4L … 4L+3 (mod 32)
@@ -116,13 +163,8 @@ float q8_spec(StoredType t, const unsigned char* row, std::size_t k, const std::
     for (std::size_t p = 0; p < bsz; ++p) {
       const int a = q[b * bsz + p];
       long long term = 0;
-      if (t == StoredType::q8_0) {
-        term = static_cast<long long>(static_cast<std::int8_t>(blk[2 + p])) * a;
-      } else if (t == StoredType::q4_0) {  // value p: nibble p / 16 of qs[p % 16], minus 8
-        term = static_cast<long long>(((blk[2 + p % 16] >> (4 * (p / 16))) & 0xF) - 8) * a;
-      } else if (t == StoredType::q5_0) {  // Q4_0's nibble, bit p of qh as its fifth bit, minus 16
-        const int high = (blk[2 + p / 8] >> (p % 8)) & 1;
-        term = static_cast<long long>((((blk[6 + p % 16] >> (4 * (p / 16))) & 0xF) | (high << 4)) - 16) * a;
+      if (b32) {
+        term = static_cast<long long>(value32(t, blk, p)) * a;
       } else if (t == StoredType::q4_k) {
         const std::size_t chunk = p / 64, in = p % 64;  // 64 values per 32 bytes: low nibbles, then high
         const int nib = in < 32 ? blk[16 + 32 * chunk + in] & 0xF : blk[16 + 32 * chunk + in - 32] >> 4;
@@ -189,6 +231,30 @@ TEST_CASE("q8 activations: Q8_0 and Q8_K quantization equal llama.cpp's referenc
   for (std::size_t j = 0; j < 512; ++j) CHECK(q[j] == kQ8_0_q[j]);
   CHECK(q[6] == 3);   // 2.5: half away from zero, as roundf
   CHECK(q[7] == -6);  // −5.5
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f")) {  // the AVX-512 quantizer: the same bits, here and on random rows
+    std::vector<std::int8_t> qv(512);
+    std::vector<float> dv(16);
+    quantize_q8_0_avx512(x.data(), 512, qv.data(), dv.data());
+    for (std::size_t b = 0; b < 16; ++b) CHECK(dv[b] == kQ8_0_d[b]);
+    for (std::size_t j = 0; j < 512; ++j) CHECK(qv[j] == kQ8_0_q[j]);
+    std::mt19937 gen(5);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> r(4096);
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = nd(gen) * (i % 97 == 0 ? 1000.0f : 1.0f);
+    for (std::size_t i = 64; i < 96; ++i) r[i] = 0.0f;  // an all-zero block
+    for (std::size_t i = 96; i < 128; ++i) r[i] = 0.5f * static_cast<float>(i % 9) - 2.0f;  // x·id on .5 exactly
+    r[127] = 127.0f / 32.0f;
+    std::vector<std::int8_t> q1(4096), q2(4096);
+    std::vector<float> d1(128), d2(128);
+    quantize_q8_0(r.data(), 4096, q1.data(), d1.data());
+    quantize_q8_0_avx512(r.data(), 4096, q2.data(), d2.data());
+    CHECK(q1 == q2);
+    CHECK(d1 == d2);
+  } else {
+    MESSAGE("TFX-SKIP: this CPU has no AVX-512: quantize_q8_0_avx512 is not run");
+  }
+#endif
   std::vector<float> dk(2);
   std::vector<std::int16_t> bs(32);
   quantize_q8_k(x.data(), 512, q.data(), dk.data(), bs.data());
@@ -251,6 +317,47 @@ TEST_CASE("q8 activations: every integer kernel equals the defined result, and t
   }
 }
 
+TEST_CASE("q8 activations: every prefill kernel (generic, AVX2, VNNI, AMX) equals the block-sum definition") {
+  std::mt19937 gen(17);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const std::size_t N = 37;  // two whole groups of 16 weight rows and 5 more
+  for (StoredType t : {StoredType::q8_0, StoredType::q4_0, StoredType::q5_0})
+    for (std::size_t K : {std::size_t{96}, std::size_t{512}})
+      for (std::size_t M : {std::size_t{5}, std::size_t{16}, std::size_t{21}}) {
+        const std::vector<unsigned char> w = q8_random_weights(t, N, K, 23 + static_cast<unsigned>(t) + static_cast<unsigned>(K));
+        const std::size_t row_bytes = stored_row_bytes(t, K), nb = K / 32, padded = (M + 15) / 16 * 16;
+        std::vector<float> x(M * K);
+        for (float& v : x) v = nd(gen);
+        x[3] = 0.0f;
+        x[K + 1] = 60.0f;  // one large value: that block's other values round to small integers
+        std::vector<std::int8_t> q(padded * K, 0);
+        std::vector<float> d(padded * nb, 0.0f);
+        for (std::size_t i = 0; i < M; ++i) quantize_q8_0(&x[i * K], K, &q[i * K], &d[i * nb]);
+        for (const Q8BlockKernel& kern : q8_block_kernels()) {
+          std::vector<float> c(M * N, -1.0f);
+          // in two bands, as two workers take them: 0-20 (AMX: a group of 16, then one of 4) and
+          // 20-37 (16, then 1)
+          kern.run(q.data(), d.data(), M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 0, 20);
+          kern.run(q.data(), d.data(), M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 20, N);
+          std::vector<float> deq(K);
+          for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t j = 0; j < N; ++j) {
+              INFO(stored_type_name(t) << " K " << K << " M " << M << " kernel " << kern.name << " row " << i << " col " << j);
+              CHECK(c[i * N + j] == q8_block_spec(t, w.data() + j * row_bytes, K, &q[i * K], &d[i * nb]));
+              // and the dequantized weights · the dequantized 8-bit activations, in double
+              dequantize(t, w.data() + j * row_bytes, deq.data(), K);
+              double exact = 0, mag = 0;
+              for (std::size_t p = 0; p < K; ++p) {
+                const double a = static_cast<double>(d[i * nb + p / 32]) * q[i * K + p];
+                exact += static_cast<double>(deq[p]) * a;
+                mag += std::abs(static_cast<double>(deq[p]) * a);
+              }
+              CHECK(std::abs(c[i * N + j] - exact) <= 2e-6 * mag + 1e-30);
+            }
+        }
+      }
+}
+
 TEST_CASE("q8 activations: matmul_bt runs the integer kernel for 1-4 rows only when asked; f32 stays the float forward") {
   const std::size_t K = 512, N = 40;
   std::mt19937 gen(3);
@@ -276,8 +383,20 @@ TEST_CASE("q8 activations: matmul_bt runs the integer kernel for 1-4 rows only w
       CHECK(one.values() == two.values());
       CHECK(one.values() == seven.values());
       CHECK(matmul_bt(a, W, 2).values() == exact.values());  // the default again
-      if (!supported || m > 4) {
-        CHECK(one.values() == exact.values());  // float: other types, prefill
+      const bool block = t == StoredType::q8_0 || t == StoredType::q5_0;
+      if (!supported || (m > 4 && !block)) {
+        CHECK(one.values() == exact.values());  // float: other types, a K-quant prefill
+        continue;
+      }
+      if (m > 4) {  // a prefill: the block-sum definition (AMX tiles where this CPU has them)
+        CHECK(one.values() != exact.values());
+        std::vector<std::int8_t> q(K);
+        std::vector<float> d(K / 32);
+        for (std::size_t i = 0; i < m; ++i) {
+          quantize_q8_0(&a[i * K], K, q.data(), d.data());
+          for (std::size_t j = 0; j < N; ++j)
+            CHECK(one[i * N + j] == q8_block_spec(t, w.data() + j * stored_row_bytes(t, K), K, q.data(), d.data()));
+        }
         continue;
       }
       CHECK(one.values() != exact.values());

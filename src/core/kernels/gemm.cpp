@@ -255,6 +255,85 @@ gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
   return gemm_kernels::q8_rows_generic;
 }
 
+// --activations q8's kernel for a prefill (q8_activations.hpp's block sums): AMX tiles where the
+// CPU and Linux allow them and the AVX-512 kernel is in use, else the block-sum kernel that goes
+// with the GEMM kernel in use
+gemm_kernels::Q8Block active_q8_block_kernel(const char** name = nullptr) {
+  const std::string_view k = active_kernel().name;
+#if defined(__x86_64__)
+  if (k == "avx512" && gemm_kernels::amx_usable()) {
+    if (name) *name = "amx";
+    return gemm_kernels::q8_block_amx;
+  }
+  if (k == "avx512" && cpu_has_vnni()) {
+    if (name) *name = "vnni";
+    return gemm_kernels::q8_block_rows_vnni;
+  }
+  if (k == "avx512" || k == "avx2") {
+    if (name) *name = "avx2";
+    return gemm_kernels::q8_block_rows_avx2;
+  }
+#endif
+  if (name) *name = "generic";
+  return gemm_kernels::q8_block_rows_generic;
+}
+
+// quantize_q8_0, in AVX-512 where that kernel is in use (the same bits)
+using Q8Quantizer = void (*)(const float*, std::size_t, std::int8_t*, float*);
+Q8Quantizer q8_0_quantizer() {
+#if defined(__x86_64__)
+  if (active_kernel().name == std::string_view("avx512")) return gemm_kernels::quantize_q8_0_avx512;
+#endif
+  return gemm_kernels::quantize_q8_0;
+}
+
+// one matrix of a prefill in q8 mode: W's n rows (`data`, `type`, 32-value blocks) into C (m × n)
+struct BlockPart {
+  const void* data;
+  StoredType type;
+  gemm_kernels::QType qt;
+  std::size_t n;
+  float* c;
+};
+
+// whether C = A·Wᵀ with m rows of A takes --activations q8's block sums (a prefill)
+bool q8_block_path(StoredType type, bool bt, std::size_t m, gemm_kernels::QType& qt) {
+  return bt && m > gemm_kernels::kSkinny && q8_mode.load(std::memory_order_relaxed) && quant_type(type, qt) &&
+         gemm_kernels::q8_block_supported(qt);
+}
+
+// C = A·Wᵀ for each part, a prefill in q8 mode (more than kSkinny rows of A, whose m rows of k
+// contiguous values are at a with row stride lda): A's rows quantized to Q8_0 once for all the
+// parts, by the workers, a share each; then the parts' rows in groups of 16 as one range, split
+// evenly among the workers, each group one call of the block-sum kernel. Each entry is computed the
+// same way whatever the split.
+void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, std::span<const BlockPart> parts, unsigned threads) {
+  if (threads == 0) threads = hardware_threads();
+  const std::size_t nb = k / 32, padded = (m + 15) / 16 * 16;
+  std::vector<std::int8_t> aq(padded * k, 0);
+  std::vector<float> ad(padded * nb, 0.0f);
+  const gemm_kernels::Q8Block run = active_q8_block_kernel();
+  const auto quantize = q8_0_quantizer();
+  std::vector<std::size_t> first_group(parts.size() + 1, 0);
+  std::size_t rows = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].n + 15) / 16, rows += parts[i].n;
+  const std::size_t groups = first_group.back();
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, m * rows * k / (1u << 20))}));
+  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+    for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) quantize(a + i * lda, k, &aq[i * k], &ad[i * nb]);
+  });
+  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+    const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
+      const BlockPart& p = parts[i];
+      if (lo < hi)
+        run(aq.data(), ad.data(), m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, (lo - first_group[i]) * 16,
+            std::min(p.n, (hi - first_group[i]) * 16));
+    }
+  });
+}
+
 // Weights per worker of the fused GEMV, at least: ~64 K (64 KiB of Q8_0), a few microseconds of
 // work, above the cost of waking a persistent worker.
 constexpr std::size_t kQuantRowsPerWorker = std::size_t{1} << 16;
@@ -306,7 +385,7 @@ void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std
       q8_0.resize(m * k), d0.resize(m * (k / 32));
       for (std::size_t i = 0; i < m; ++i) {
         rows0[i] = {q8_0.data() + i * k, d0.data() + i * (k / 32), nullptr};
-        gemm_kernels::quantize_q8_0(a + i * lda, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
+        q8_0_quantizer()(a + i * lda, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
       }
     }
   }
@@ -358,6 +437,11 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
   if (const RowPath path = a.cs == 1 ? row_path(type, bt, m, n, k, qt) : RowPath::none; path != RowPath::none) {
     const RowPart part{q, type, n, c, path, qt};
     return row_pass(a.p, a.rs, m, k, {&part, 1}, threads);
+  }
+  // a prefill with --activations q8 and weights in 32-value blocks: llama.cpp's integer blocks
+  if (a.cs == 1 && q8_block_path(type, bt, m, qt)) {
+    const BlockPart part{q, type, qt, n, c};
+    return q8_prefill(a.p, a.rs, m, k, {&part, 1}, threads);
   }
   const gemm_kernels::Part run = m * n * k <= gemm_kernels::kSmallWork ? kernel.small
                                  : std::min(m, n) <= gemm_kernels::kSkinny ? kernel.skinny
@@ -460,7 +544,16 @@ std::vector<Tensor> matmul_bt_many(const Tensor& a, std::initializer_list<const 
     one_pass = one_pass && p.path != RowPath::none;
     parts.push_back(p);
   }
-  if (one_pass) {
+  // a prefill in q8 mode with every matrix in 32-value blocks: A quantized once, one pass
+  std::vector<BlockPart> blocks;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const StoredMatrix& w = *ws.begin()[i];
+    BlockPart b{w.data, w.type, {}, w.rows, out[i].data()};
+    if (q8_block_path(w.type, !w.transposed, m, b.qt)) blocks.push_back(b);
+  }
+  if (ws.size() >= 2 && blocks.size() == ws.size()) {
+    q8_prefill(a.data(), k, m, k, blocks, threads);
+  } else if (one_pass) {
     row_pass(a.data(), k, m, k, parts, threads);
   } else {
     for (std::size_t i = 0; i < ws.size(); ++i) {
@@ -482,6 +575,11 @@ QuantActivations quant_activations() { return q8_mode.load(std::memory_order_rel
 std::string q8_kernel() {
   const char* name = "generic";
   active_q8_kernel(&name);
+  return name;
+}
+std::string q8_prefill_kernel() {
+  const char* name = "generic";
+  active_q8_block_kernel(&name);
   return name;
 }
 
