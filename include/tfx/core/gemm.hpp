@@ -24,14 +24,13 @@ std::string gemm_kernel();
 // dequantized weights, bit for bit; q8 is llama.cpp's arithmetic: the activation row quantized to
 // 8 bits (Q8_0 blocks of 32, Q8_K blocks of 256) and integer dot products, block by block
 // (src/core/kernels/q8/q8_activations.hpp) — faster, and the outputs differ slightly. A prefill
-// (more than 4 rows) in q8 takes whole-block integer sums for Q8_0, Q4_0 and Q5_0 weights (AMX
-// tiles where the CPU has them, as llama.cpp's AMX build); other weight types stay float there.
+// (more than 4 rows) in q8 takes whole-block integer sums in AMX tiles for Q8_0, Q4_0 and Q5_0
+// weights on a CPU with AMX-INT8, as llama.cpp's AMX build does; elsewhere, and for the other
+// types, a prefill stays float.
 enum class QuantActivations { f32, q8 };
 void set_quant_activations(QuantActivations a);
 QuantActivations quant_activations();
 // The integer kernel q8 uses with the GEMM kernel chosen now: "vnni" (AVX-512 VNNI), "avx2", "generic".
 std::string q8_kernel();
-// The one it uses for a prefill: "amx" (AMX-INT8 tiles), "vnni", "avx2", "generic".
-std::string q8_prefill_kernel();
 
 }  // namespace tfx

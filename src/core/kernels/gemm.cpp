@@ -255,29 +255,6 @@ gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
   return gemm_kernels::q8_rows_generic;
 }
 
-// --activations q8's kernel for a prefill (q8_activations.hpp's block sums): AMX tiles where the
-// CPU and Linux allow them and the AVX-512 kernel is in use, else the block-sum kernel that goes
-// with the GEMM kernel in use
-gemm_kernels::Q8Block active_q8_block_kernel(const char** name = nullptr) {
-  const std::string_view k = active_kernel().name;
-#if defined(__x86_64__)
-  if (k == "avx512" && gemm_kernels::amx_usable()) {
-    if (name) *name = "amx";
-    return gemm_kernels::q8_block_amx;
-  }
-  if (k == "avx512" && cpu_has_vnni()) {
-    if (name) *name = "vnni";
-    return gemm_kernels::q8_block_rows_vnni;
-  }
-  if (k == "avx512" || k == "avx2") {
-    if (name) *name = "avx2";
-    return gemm_kernels::q8_block_rows_avx2;
-  }
-#endif
-  if (name) *name = "generic";
-  return gemm_kernels::q8_block_rows_generic;
-}
-
 // quantize_q8_0, in AVX-512 where that kernel is in use (the same bits)
 using Q8Quantizer = void (*)(const float*, std::size_t, std::int8_t*, float*);
 Q8Quantizer q8_0_quantizer() {
@@ -296,10 +273,16 @@ struct BlockPart {
   float* c;
 };
 
-// whether C = A·Wᵀ with m rows of A takes --activations q8's block sums (a prefill)
+// whether C = A·Wᵀ with m rows of A takes --activations q8's block sums in AMX tiles (a prefill,
+// with the AVX-512 kernel in use on a CPU that has AMX-INT8)
 bool q8_block_path(StoredType type, bool bt, std::size_t m, gemm_kernels::QType& qt) {
+#if defined(__x86_64__)
   return bt && m > gemm_kernels::kSkinny && q8_mode.load(std::memory_order_relaxed) && quant_type(type, qt) &&
-         gemm_kernels::q8_block_supported(qt);
+         gemm_kernels::q8_block_supported(qt) && active_kernel().name == std::string_view("avx512") && gemm_kernels::amx_usable();
+#else
+  (void)type, (void)bt, (void)m, (void)qt;
+  return false;
+#endif
 }
 
 // C = A·Wᵀ for each part, a prefill in q8 mode (more than kSkinny rows of A, whose m rows of k
@@ -312,7 +295,6 @@ void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, s
   const std::size_t nb = k / 32, padded = (m + 15) / 16 * 16;
   std::vector<std::int8_t> aq(padded * k, 0);
   std::vector<float> ad(padded * nb, 0.0f);
-  const gemm_kernels::Q8Block run = active_q8_block_kernel();
   const auto quantize = q8_0_quantizer();
   std::vector<std::size_t> first_group(parts.size() + 1, 0);
   std::size_t rows = 0;
@@ -328,7 +310,7 @@ void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, s
       const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
       const BlockPart& p = parts[i];
       if (lo < hi)
-        run(aq.data(), ad.data(), m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, (lo - first_group[i]) * 16,
+        gemm_kernels::q8_block_amx(aq.data(), ad.data(), m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, (lo - first_group[i]) * 16,
             std::min(p.n, (hi - first_group[i]) * 16));
     }
   });
@@ -575,11 +557,6 @@ QuantActivations quant_activations() { return q8_mode.load(std::memory_order_rel
 std::string q8_kernel() {
   const char* name = "generic";
   active_q8_kernel(&name);
-  return name;
-}
-std::string q8_prefill_kernel() {
-  const char* name = "generic";
-  active_q8_block_kernel(&name);
   return name;
 }
 

@@ -24,10 +24,5 @@ void q8_rows_avx2(const Q8Row* a, std::size_t m, const void* w, QType type, std:
   q8_avx2::q8_rows_impl(a, m, w, type, row_bytes, k, c, ldc, j0, j1);
 }
 
-void q8_block_rows_avx2(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
-                      std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1) {
-  q8_avx2::q8_block_rows_impl(aq, ad, m, w, type, row_bytes, k, c, ldc, j0, j1);
-}
-
 }  // namespace tfx::gemm_kernels
 #endif

@@ -47,33 +47,26 @@ using Q8Rows = void (*)(const Q8Row* a, std::size_t m, const void* w, QType type
 void q8_rows_generic(const Q8Row* a, std::size_t m, const void* w, QType type, std::size_t row_bytes, std::size_t k, float* c,
                      std::size_t ldc, std::size_t j0, std::size_t j1);
 
-// ---- a prefill: more than kSkinny rows of A, weights in 32-value blocks (Q8_0, Q4_0, Q5_0) ----
+// ---- a prefill: more than kSkinny rows of A, weights in 32-value blocks (Q8_0, Q4_0, Q5_0), on
+// a CPU with AMX-INT8 ----
 // llama.cpp's AMX arithmetic (ggml-cpu/amx/mmq.cpp): A's rows quantized to Q8_0 as above, and per
 // block b the exact integer sum S_b of the block's 32 products w·a (Q4_0/Q5_0: w the signed value);
 // C[i, j] = ((0 + (d_w·d_a)·float(S_0)) + (d_w·d_a)·float(S_1)) + … in block order (a product, a
-// product, then the sum: nothing fused). Every kernel (AMX tiles, VNNI, AVX2, generic) gives these
-// bits. The K-quants keep the float forward for a prefill.
+// product, then the sum: nothing fused). Without AMX (or for the K-quants) a prefill stays float:
+// the same block sums in VNNI were 2.4 × slower than the float GEMM here (bench_generate
+// qwen-q8_0.gguf 128 1: 2.12 s against 0.89).
 inline bool q8_block_supported(QType type) { return type == QType::q8_0 || type == QType::q4_0 || type == QType::q5_0; }
-// C[i, j] for rows j0 … j1 of W and A's m quantized rows: aq (m rows of k values, row stride k;
-// the AMX kernel reads whole tiles of 16 rows, so aq and ad hold m rounded up to 16 rows, the
-// extra ones zero), ad (k/32 scales per row)
-using Q8Block = void (*)(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
-                         std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
-void q8_block_rows_generic(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
-                           std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
 #if defined(__x86_64__)
-void q8_block_rows_avx2(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
-                        std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
-void q8_block_rows_vnni(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
-                        std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
-// quantize_q8_0 in AVX-512 (the same steps on 16 lanes: the same bits); only where the CPU has AVX-512F
-void quantize_q8_0_avx512(const float* x, std::size_t k, std::int8_t* q, float* d);
-// Intel AMX-INT8 tiles (TDPBSSD); only where amx_usable()
+// C[i, j] for rows j0 … j1 of W and A's m quantized rows, in AMX-INT8 tiles (TDPBSSD): aq (m rows
+// of k values, row stride k, and zero rows up to a multiple of 16: the tiles take 16 rows), ad (k/32
+// scales per row, zero for those rows). Only where amx_usable().
 void q8_block_amx(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
                   std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
-// whether the CPU has AMX-TILE and AMX-INT8 and Linux let this process use the tile registers
-// (arch_prctl ARCH_REQ_XCOMP_PERM, asked once)
+// whether the CPU has AMX-TILE, AMX-INT8 and AVX-512F, and Linux let this process use the tile
+// registers (arch_prctl ARCH_REQ_XCOMP_PERM, asked once)
 bool amx_usable();
+// quantize_q8_0 in AVX-512 (the same steps on 16 lanes: the same bits); only where the CPU has AVX-512F
+void quantize_q8_0_avx512(const float* x, std::size_t k, std::int8_t* q, float* d);
 #endif
 
 #if defined(__x86_64__)
