@@ -22,6 +22,8 @@
 #include "tfx/core/tensor.hpp"
 
 int main(int argc, char** argv) {
+  // TFX_AMX=off: q8 without AMX tiles, as tfx's TFX_AMX
+  if (const char* e = std::getenv("TFX_AMX"); e && std::string(e) == "off") tfx::set_amx(false);
   // TFX_ACTIVATIONS=q8: llama.cpp's 8-bit arithmetic (--activations q8)
   if (const char* e = std::getenv("TFX_ACTIVATIONS"); e && std::string(e) == "q8") tfx::set_quant_activations(tfx::QuantActivations::q8);
   if (argc < 2 || argc > 5) {

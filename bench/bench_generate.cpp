@@ -24,6 +24,8 @@
 #include "cli/heap_policy.hpp"  // linked in (CMakeLists.txt), as in the tfx executable
 
 int main(int argc, char** argv) {
+  // TFX_AMX=off: q8 without AMX tiles, as tfx's TFX_AMX
+  if (const char* e = std::getenv("TFX_AMX"); e && std::string(e) == "off") tfx::set_amx(false);
   if (argc != 4) {
     std::fprintf(stderr, "usage: bench_generate DIR PROMPT_TOKENS NEW_TOKENS\n");
     return 2;

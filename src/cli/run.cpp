@@ -304,6 +304,12 @@ int tfx::cli::run(int argc, char** argv) {
         throw tfx::usage_error(std::string("TFX_GEMM_KERNEL: ") + e.what());
       }
     }
+    // TFX_AMX=off: --activations q8 without AMX tiles (a CPU without them computes the same bits)
+    if (const char* amx = std::getenv("TFX_AMX"); amx && *amx) {
+      const std::string v = amx;
+      if (v != "on" && v != "off") throw tfx::usage_error(fmt::format(N_("TFX_AMX: expected on or off, got '{}'"), v));
+      tfx::set_amx(v == "on");
+    }
     // TFX_MEMORY_LIMIT=16G|512M|…: the budget big steps are checked against (default: half of RAM)
     if (const char* limit = std::getenv("TFX_MEMORY_LIMIT"); limit && *limit) {
       char* end = nullptr;

@@ -529,3 +529,18 @@ TEST_CASE("matmul_bt_many: the same bits as one matmul_bt per matrix, on every p
   CHECK(ys[0].values() == linear(x, w, bias, 1).values());
   CHECK(ys[1].values() == matmul_bt(x, w, 1).values());
 }
+
+TEST_CASE("q8 activations: TFX_AMX=off gives a prompt's float forward (as a CPU without AMX), on takes the tiles; a bad value exits 2") {
+  const std::string model = std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/llama_q8_0.gguf";
+  const std::string args = "model logits " + model + " --ids 3,5,7,2,9,4 --format csv";  // 6 tokens: the prefill path
+  const test::Run exact = test::run_tfx(args);
+  const test::Run off = test::run_tfx(args + " --activations q8", {}, "TFX_AMX=off");
+  const test::Run on = test::run_tfx(args + " --activations q8", {}, "TFX_AMX=on");
+  REQUIRE(exact.code == 0);
+  CHECK(off.code == 0);
+  CHECK(on.code == 0);
+  CHECK(off.out == exact.out);
+  if (amx_prefill()) CHECK(on.out != exact.out);
+  else CHECK(on.out == exact.out);
+  test::check_one_line_error(test::run_tfx("pe --len 2 --dim 4", {}, "TFX_AMX=maybe"), 2, "TFX_AMX: expected on or off, got 'maybe'");
+}

@@ -32,5 +32,8 @@ void set_quant_activations(QuantActivations a);
 QuantActivations quant_activations();
 // The integer kernel q8 uses with the GEMM kernel chosen now: "vnni" (AVX-512 VNNI), "avx2", "generic".
 std::string q8_kernel();
+// Whether q8 may use AMX tiles where the CPU has them (default true; TFX_AMX=off: the results of a
+// CPU without AMX, e.g. to compare machines, or llama.cpp's build without AMX).
+void set_amx(bool allowed);
 
 }  // namespace tfx

@@ -95,7 +95,9 @@ CLI::Option* add_activations_flag(CLI::App* cmd, std::string& activations) {
       ->add_option("--activations", activations,
                    tr("Decoding with a GGUF file's Q8_0/Q4_0/Q5_0/Q4_K/Q6_K weights: f32 = the exact float forward on the dequantized "
                       "weights; q8 = llama.cpp's arithmetic (the activations quantized to 8 bits, integer dot products): faster, "
-                      "and the outputs then differ slightly from the exact forward"))
+                      "and the outputs then differ slightly from the exact forward. A prompt of more than 4 tokens takes it too "
+                      "(Q8_0/Q4_0/Q5_0) on a CPU with AMX-INT8 tiles, as llama.cpp does; TFX_AMX=off computes as a CPU without "
+                      "them"))
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& v) -> std::string { return v == "f32" || v == "q8" ? std::string() : fmt::format(N_("expected f32 or q8, got '{}'"), v); },

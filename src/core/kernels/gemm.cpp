@@ -226,6 +226,12 @@ bool quant_type(StoredType t, gemm_kernels::QType& out) {
 }
 
 std::atomic<bool> q8_mode{false};  // set_quant_activations
+std::atomic<bool> amx_allowed{true};  // set_amx
+
+#if defined(__x86_64__)
+// AMX-INT8 tiles for --activations q8, where the CPU and Linux give them and set_amx allows
+bool amx_on() { return amx_allowed.load(std::memory_order_relaxed) && gemm_kernels::amx_usable(); }
+#endif
 
 #if defined(__x86_64__)
 bool cpu_has_vnni() {
@@ -278,7 +284,7 @@ struct BlockPart {
 bool q8_block_path(StoredType type, bool bt, std::size_t m, gemm_kernels::QType& qt) {
 #if defined(__x86_64__)
   return bt && m > gemm_kernels::kSkinny && q8_mode.load(std::memory_order_relaxed) && quant_type(type, qt) &&
-         gemm_kernels::q8_block_supported(qt) && active_kernel().name == std::string_view("avx512") && gemm_kernels::amx_usable();
+         gemm_kernels::q8_block_supported(qt) && active_kernel().name == std::string_view("avx512") && amx_on();
 #else
   (void)type, (void)bt, (void)m, (void)qt;
   return false;
@@ -552,6 +558,7 @@ void gemm_view(const float* a, std::size_t a_rs, std::size_t a_cs, const float* 
   gemm({a, a_rs, a_cs}, {b, b_rs, b_cs, gemm_kernels::Elem::f32}, c, ldc, m, n, k, threads);
 }
 
+void set_amx(bool allowed) { amx_allowed.store(allowed, std::memory_order_relaxed); }
 void set_quant_activations(QuantActivations a) { q8_mode.store(a == QuantActivations::q8, std::memory_order_relaxed); }
 QuantActivations quant_activations() { return q8_mode.load(std::memory_order_relaxed) ? QuantActivations::q8 : QuantActivations::f32; }
 std::string q8_kernel() {
