@@ -18,7 +18,9 @@
 # scratch folder; default a new one under /tmp, removed at the end unless KEEP=1), LLAMA_BIN (a
 # folder with llama-bench and llama-quantize already built: nothing is built, LLAMA_CPP is ignored),
 # GGUF_DIR (a folder with qwen-TYPE.gguf files from an earlier KEEP=1 run: reused, not rewritten),
-# ACTIVATIONS=q8 (tfx decodes with llama.cpp's 8-bit arithmetic, `--activations q8`; default f32),
+# ACTIVATIONS=q8 (tfx decodes with llama.cpp's 8-bit arithmetic, `--activations q8`, and on a CPU
+# with AMX-INT8 takes the prompt in AMX tiles; TFX_AMX=off: not, beside llama.cpp's build without
+# AMX; default f32),
 # REPS (runs of each side per type, in turn; default 3: the medians are printed), LLAMA_CMAKE_ARGS
 # (more cmake arguments for the llama.cpp build; on a CPU with AMX, GGML_NATIVE turns on llama.cpp's
 # AMX path, which copies Q8_0/Q4_K/… weights at load into AMX's tile layout; the build without it,
@@ -111,8 +113,13 @@ for t in $types; do
                     { gsub(/"/, "") } $c["n_prompt"] == 128 && $c["n_gen"] == 0 { print $c["avg_ts"] }' <<<"$csv")
     l_tg=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); c[$i] = i } next }
                     { gsub(/"/, "") } $c["n_prompt"] == 0 && $c["n_gen"] == 64 { print $c["avg_ts"] }' <<<"$csv")
-    g=$(TFX_ACTIVATIONS=${ACTIVATIONS:-f32} "$build/bench_generate" "$f" 128 64 2>&1)  # tfx runs on every core: set THREADS to the core count
+    # tfx runs on every core: set THREADS to the core count. As llama-bench: the prompt of 128
+    # tokens, then (another run) 64 tokens decoded from an empty cache (llama-bench's tg64 is
+    # n_prompt 0: its context grows from 1 to 64; after a 128-token prompt each step would also
+    # read 128 more keys and values)
+    g=$(TFX_ACTIVATIONS=${ACTIVATIONS:-f32} "$build/bench_generate" "$f" 128 1 2>&1)
     t_pp=$(sed -nE 's/.*tfx_prefill_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 128 / $1 }')
+    g=$(TFX_ACTIVATIONS=${ACTIVATIONS:-f32} "$build/bench_generate" "$f" 1 64 2>&1)
     t_tg=$(sed -nE 's/.*tfx_token_seconds ([0-9.]+).*/\1/p' <<<"$g" | awk '{ printf "%.2f", 1 / $1 }')
     L_TG+=" ${l_tg:-0}" L_PP+=" ${l_pp:-0}" T_TG+=" ${t_tg:-0}" T_PP+=" ${t_pp:-0}"
     R_TG+=" $(awk -v a="${t_tg:-0}" -v b="${l_tg:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b }')"

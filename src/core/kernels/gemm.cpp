@@ -399,11 +399,18 @@ void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std
   for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].n + 15) / 16, rows += parts[i].n;
   const std::size_t groups = first_group.back();
   const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, rows * k / kQuantRowsPerWorker)}));
-  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
-    const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
-      if (lo < hi) run(parts[i], (lo - first_group[i]) * 16, std::min(parts[i].n, (hi - first_group[i]) * 16));
+  // the workers take chunks of groups from a shared counter until none is left: an even split left
+  // the second worker idle for a quarter of a Q8_0 decoding step (perf, bench_generate), waiting
+  // for the calling thread, which starts last and shares the memory unevenly
+  const std::size_t chunk = std::max<std::size_t>(1, groups / (std::size_t{8} * std::max(1u, workers)));
+  std::atomic<std::size_t> next{0};
+  parallel_for_threads(std::max(1u, workers), [&](unsigned, unsigned) {
+    for (std::size_t g0; (g0 = next.fetch_add(chunk, std::memory_order_relaxed)) < groups;) {
+      const std::size_t g1 = std::min(groups, g0 + chunk);
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
+        if (lo < hi) run(parts[i], (lo - first_group[i]) * 16, std::min(parts[i].n, (hi - first_group[i]) * 16));
+      }
     }
   });
 }
