@@ -325,15 +325,18 @@ TEST_CASE("q8 activations: the AMX prefill kernel equals the block-sum definitio
         for (float& v : x) v = nd(gen);
         x[3] = 0.0f;
         x[K + 1] = 60.0f;  // one large value: that block's other values round to small integers
-        std::vector<std::int8_t> q(padded * K, 0);
-        std::vector<float> d(padded * nb, 0.0f);
-        for (std::size_t i = 0; i < M; ++i) quantize_q8_0(&x[i * K], K, &q[i * K], &d[i * nb]);
+        std::vector<std::int8_t> q(M * K), tq(padded * K, 0);
+        std::vector<float> d(M * nb), td(padded * nb, 0.0f);
+        for (std::size_t i = 0; i < M; ++i) {
+          quantize_q8_0(&x[i * K], K, &q[i * K], &d[i * nb]);
+          q8_tile_order(i, K, &q[i * K], &d[i * nb], tq.data(), td.data());
+        }
         {
           std::vector<float> c(M * N, -1.0f);
           // in two bands, as two workers take them: 0-20 (a group of 16 weight rows, then one of 4)
           // and 20-37 (16, then 1)
-          q8_block_amx(q.data(), d.data(), M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 0, 20);
-          q8_block_amx(q.data(), d.data(), M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 20, N);
+          q8_block_amx(tq.data(), td.data(), M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 0, 20);
+          q8_block_amx(tq.data(), td.data(), M, w.data(), q8_qtype(t), row_bytes, K, c.data(), N, 20, N);
           std::vector<float> deq(K);
           for (std::size_t i = 0; i < M; ++i)
             for (std::size_t j = 0; j < N; ++j) {

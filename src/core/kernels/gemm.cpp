@@ -293,7 +293,7 @@ bool q8_block_path(StoredType type, bool bt, std::size_t m, gemm_kernels::QType&
 
 // C = A·Wᵀ for each part, a prefill in q8 mode (more than kSkinny rows of A, whose m rows of k
 // contiguous values are at a with row stride lda): A's rows quantized to Q8_0 once for all the
-// parts, by the workers, a share each; then the parts' rows in groups of 16 as one range, split
+// parts, by the workers, a share each, in the tiles' order; then the parts' rows in groups of 16 as one range, split
 // evenly among the workers, each group one call of the block-sum kernel. Each entry is computed the
 // same way whatever the split.
 void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, std::span<const BlockPart> parts, unsigned threads) {
@@ -307,8 +307,14 @@ void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, s
   for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].n + 15) / 16, rows += parts[i].n;
   const std::size_t groups = first_group.back();
   const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, m * rows * k / (1u << 20))}));
+  // each row quantized, then put in the tiles' order (q8_activations.hpp): shared by the workers
   parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
-    for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) quantize(a + i * lda, k, &aq[i * k], &ad[i * nb]);
+    std::vector<std::int8_t> q(k);
+    std::vector<float> d(nb);
+    for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+      quantize(a + i * lda, k, q.data(), d.data());
+      gemm_kernels::q8_tile_order(i, k, q.data(), d.data(), aq.data(), ad.data());
+    }
   });
   parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
     const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;

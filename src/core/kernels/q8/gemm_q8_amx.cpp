@@ -1,10 +1,11 @@
 // --activations q8 for a prefill on Intel AMX-INT8 (Sapphire Rapids and later): the integer block
 // sums of q8_activations.hpp's block-sum definition taken by the tile unit (TDPBSSD: 16 × 16 int32
 // sums of 16 rows of A against 16 weight rows, one 32-value block at a time), then scaled and
-// summed in AVX-512 floats in the definition's order — the bits of q8_block_rows_generic. Built
-// with -mamx-tile -mamx-int8 -mavx512f -mf16c and -ffp-contract=off (CMakeLists.txt); gemm.cpp
-// calls it only where amx_usable().
+// summed in AVX-512 floats in the definition's order (tests/core/q8_activations_test.cpp computes
+// the definition by plain loops and compares bits). Built with -mamx-tile -mamx-int8 -mavx512f
+// -mf16c and -ffp-contract=off (CMakeLists.txt); gemm.cpp calls it only where amx_usable().
 //
+// A comes quantized in the tiles' order (q8_tile_order, once per product, shared by the workers).
 // The weights stay as stored: each worker unpacks 16 rows at a time into the tile layout TDPBSSD
 // reads (the 4 consecutive values of each weight row side by side, 16 rows across: 512 bytes per
 // block), in a buffer of k/32 · 512 bytes, and runs every 16 rows of A against it. (llama.cpp's
@@ -126,15 +127,6 @@ void q8_block_amx(const std::int8_t* aq, const float* ad, std::size_t m, const v
     cfg.rows[3 * set + 2] = 8, cfg.colsb[3 * set + 2] = 64;   // B
   }
   _tile_loadconfig(&cfg);
-  // A in tile order: each 16 rows' block b as 512 contiguous bytes (row r's 32 values at 32·r),
-  // and their 16 scales side by side (aq and ad hold m rounded up to 16 rows)
-  std::vector<std::int8_t> at(mt * nb * 512);
-  std::vector<float> as(mt * nb * 16);
-  for (std::size_t i = 0; i < mt * 16; ++i)
-    for (std::size_t b = 0; b < nb; ++b) {
-      std::memcpy(&at[(i / 16 * nb + b) * 512 + i % 16 * 32], aq + i * k + b * 32, 32);
-      as[(i / 16 * nb + b) * 16 + i % 16] = ad[i * nb + b];
-    }
   std::vector<std::int8_t> pack(nb * 512);
   std::vector<float> dw(nb * 16);
   alignas(64) std::int32_t sums[2][16 * 16];
@@ -163,8 +155,8 @@ void q8_block_amx(const std::int8_t* aq, const float* ad, std::size_t m, const v
     }
     const __mmask16 cols = live;
     for (std::size_t t = 0; t < mt; ++t) {
-      const std::int8_t* A = &at[t * nb * 512];
-      const float* S = &as[t * nb * 16];
+      const std::int8_t* A = aq + t * nb * 512;
+      const float* S = ad + t * nb * 16;
       __m512 acc[16];
       for (auto& x : acc) x = _mm512_setzero_ps();
       // block b's sums (in sums[b % 2]) scaled and added: (d_w·d_a)·float(S), then the sum

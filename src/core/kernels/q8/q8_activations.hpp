@@ -57,11 +57,20 @@ void q8_rows_generic(const Q8Row* a, std::size_t m, const void* w, QType type, s
 // qwen-q8_0.gguf 128 1: 2.12 s against 0.89).
 inline bool q8_block_supported(QType type) { return type == QType::q8_0 || type == QType::q4_0 || type == QType::q5_0; }
 #if defined(__x86_64__)
-// C[i, j] for rows j0 … j1 of W and A's m quantized rows, in AMX-INT8 tiles (TDPBSSD): aq (m rows
-// of k values, row stride k, and zero rows up to a multiple of 16: the tiles take 16 rows), ad (k/32
-// scales per row, zero for those rows). Only where amx_usable().
+// C[i, j] for rows j0 … j1 of W and A's m quantized rows, in AMX-INT8 tiles (TDPBSSD). A in tile
+// order (q8_tile_order), m rounded up to 16 rows (the extra rows zero): aq holds each 16 rows' block
+// b as 512 bytes (row r's 32 values at 32·r), tile after tile; ad their scales, 16 per block.
+// Only where amx_usable().
 void q8_block_amx(const std::int8_t* aq, const float* ad, std::size_t m, const void* w, QType type, std::size_t row_bytes,
                   std::size_t k, float* c, std::size_t ldc, std::size_t j0, std::size_t j1);
+// row i's quantized values (k) and scales (k/32) into the tile order q8_block_amx reads
+inline void q8_tile_order(std::size_t i, std::size_t k, const std::int8_t* q, const float* d, std::int8_t* aq, float* ad) {
+  const std::size_t nb = k / 32, t = i / 16, r = i % 16;
+  for (std::size_t b = 0; b < nb; ++b) {
+    for (std::size_t j = 0; j < 32; ++j) aq[(t * nb + b) * 512 + r * 32 + j] = q[b * 32 + j];
+    ad[(t * nb + b) * 16 + r] = d[b];
+  }
+}
 // whether the CPU has AMX-TILE, AMX-INT8 and AVX-512F, and Linux let this process use the tile
 // registers (arch_prctl ARCH_REQ_XCOMP_PERM, asked once)
 bool amx_usable();
