@@ -49,6 +49,7 @@ KEPT = {
 KEPT_HELP = {
     "dejavu", "mistral", "ollama", "poster", "sans", "nanumgothic", "annotated", "stride", "uncased", "nfd", "wpe", "git", "clone", "printf", "hello", "llo",
     "nhead", "scores", "scaled", "masked", "weights", "output",  # --show's matrix names, typed by the user
+    "cpu", "off",  # the processor, as Korean writes it; TFX_AMX=off, typed by the user
 }
 
 GALLERY = os.path.join("scripts", "gen-figures.sh")
