@@ -18,6 +18,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kernels/q8/q8_activations.hpp"
@@ -417,21 +418,28 @@ TEST_CASE("q8 activations: matmul_bt runs the integer kernel for 1-4 rows only w
   }
 }
 
+namespace {
+// a test GGUF model's logits for `ids`, exact and in q8: the largest change and the largest |logit|
+std::pair<double, double> q8_logit_change(const std::string& name, const std::vector<std::size_t>& ids) {
+  const Checkpoint file = load_checkpoint(std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/" + name);
+  set_quant_activations(QuantActivations::f32);
+  const Tensor exact = model_forward(file, ids).logits;
+  set_quant_activations(QuantActivations::q8);
+  const Tensor q8 = model_forward(file, ids).logits;
+  set_quant_activations(QuantActivations::f32);
+  REQUIRE(exact.shape() == q8.shape());
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    diff = std::max(diff, std::abs(static_cast<double>(exact[i]) - q8[i]));
+    scale = std::max(scale, std::abs(static_cast<double>(exact[i])));
+  }
+  return {diff, scale};
+}
+}  // namespace
+
 TEST_CASE("q8 activations: a GGUF model's next-token logits stay close to the exact forward") {
   for (const char* name : {"llama_q8_0.gguf", "llama_kquant.gguf"}) {
-    const Checkpoint file = load_checkpoint(std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/" + name);
-    const std::vector<std::size_t> one = {3};  // one row: the decode path
-    set_quant_activations(QuantActivations::f32);
-    const Tensor exact = model_forward(file, one).logits;
-    set_quant_activations(QuantActivations::q8);
-    const Tensor q8 = model_forward(file, one).logits;
-    set_quant_activations(QuantActivations::f32);
-    REQUIRE(exact.shape() == q8.shape());
-    double diff = 0, scale = 0;
-    for (std::size_t i = 0; i < exact.size(); ++i) {
-      diff = std::max(diff, std::abs(static_cast<double>(exact[i]) - q8[i]));
-      scale = std::max(scale, std::abs(static_cast<double>(exact[i])));
-    }
+    const auto [diff, scale] = q8_logit_change(name, {3});  // one row: the decode path
     MESSAGE(std::string(name) << ": max |logits q8 − f32| = " << diff << " (max |logit| " << scale << ")");
     CHECK(diff > 0);
     // measured 2026-11-29: 0.031 of 3.80 (0.8 %) for Q8_0, 4.81 of 196.8 (2.4 %) for the K-quants
@@ -442,19 +450,8 @@ TEST_CASE("q8 activations: a GGUF model's next-token logits stay close to the ex
 }
 
 TEST_CASE("q8 activations: a GGUF model's prefill of six tokens (AMX tiles where the CPU has them) stays close to the exact forward") {
-  const Checkpoint file = load_checkpoint(std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/llama_q8_0.gguf");
-  const std::vector<std::size_t> six = {3, 5, 7, 2, 9, 4};  // more than 4 rows: the prefill path
-  set_quant_activations(QuantActivations::f32);
-  const Tensor exact = model_forward(file, six).logits;
-  set_quant_activations(QuantActivations::q8);
-  const Tensor q8 = model_forward(file, six).logits;
-  set_quant_activations(QuantActivations::f32);
-  REQUIRE(exact.shape() == q8.shape());
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < exact.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(exact[i]) - q8[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(exact[i])));
-  }
+  // more than 4 rows: the prefill path
+  const auto [diff, scale] = q8_logit_change("llama_q8_0.gguf", {3, 5, 7, 2, 9, 4});
   MESSAGE("llama_q8_0.gguf, 6 tokens: max |logits q8 − f32| = " << diff << " (max |logit| " << scale << ")");
   if (amx_prefill()) CHECK(diff > 0);  // the integer blocks ran
   else CHECK(diff == 0);               // float: a prefill without AMX
