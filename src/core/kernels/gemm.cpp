@@ -261,6 +261,38 @@ gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
   return gemm_kernels::q8_rows_generic;
 }
 
+// The rows of several matrices (ns[i] rows each) as one range of groups of 16 (no two workers write
+// one cache line of an output row), for one parallel pass: `workers` take chunks of groups from a
+// shared counter until none is left (an even split had left the second worker idle for a quarter
+// of a Q8_0 decoding step, waiting for the calling thread, which starts last and shares the memory
+// unevenly: perf, bench_generate); fn(i, lo, hi) for rows lo … hi of matrix i. Each matrix's rows
+// are computed the same way whoever takes them.
+struct RowGroups {
+  std::vector<std::size_t> first;  // matrix i's groups: first[i] … first[i + 1]
+  std::size_t rows = 0;
+  std::size_t groups() const { return first.back(); }
+};
+template <class Parts>
+RowGroups row_groups(const Parts& parts) {
+  RowGroups g{std::vector<std::size_t>(parts.size() + 1, 0), 0};
+  for (std::size_t i = 0; i < parts.size(); ++i) g.first[i + 1] = g.first[i] + (parts[i].n + 15) / 16, g.rows += parts[i].n;
+  return g;
+}
+template <class Fn>
+void run_row_groups(const RowGroups& g, std::size_t ns, unsigned workers, Fn fn) {
+  const std::size_t groups = g.groups(), chunk = std::max<std::size_t>(1, groups / (std::size_t{8} * std::max(1u, workers)));
+  std::atomic<std::size_t> next{0};
+  parallel_for_threads(std::max(1u, workers), [&](unsigned, unsigned) {
+    for (std::size_t g0; (g0 = next.fetch_add(chunk, std::memory_order_relaxed)) < groups;) {
+      const std::size_t g1 = std::min(groups, g0 + chunk);
+      for (std::size_t i = 0; i < ns; ++i) {
+        const std::size_t lo = std::max(g0, g.first[i]), hi = std::min(g1, g.first[i + 1]);
+        if (lo < hi) fn(i, (lo - g.first[i]) * 16, (hi - g.first[i]) * 16);
+      }
+    }
+  });
+}
+
 // quantize_q8_0, in AVX-512 where that kernel is in use (the same bits)
 using Q8Quantizer = void (*)(const float*, std::size_t, std::int8_t*, float*);
 Q8Quantizer q8_0_quantizer() {
@@ -293,20 +325,17 @@ bool q8_block_path(StoredType type, bool bt, std::size_t m, gemm_kernels::QType&
 
 // C = A·Wᵀ for each part, a prefill in q8 mode (more than kSkinny rows of A, whose m rows of k
 // contiguous values are at a with row stride lda): A's rows quantized to Q8_0 once for all the
-// parts, by the workers, a share each, in the tiles' order; then the parts' rows in groups of 16 as one range, split
-// evenly among the workers, each group one call of the block-sum kernel. Each entry is computed the
-// same way whatever the split.
+// parts, by the workers, a share each, in the tiles' order; then the parts' rows in groups of 16
+// (run_row_groups), each chunk one call of the AMX kernel. Each entry is computed the same way
+// whatever the split.
 void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, std::span<const BlockPart> parts, unsigned threads) {
   if (threads == 0) threads = hardware_threads();
   const std::size_t nb = k / 32, padded = (m + 15) / 16 * 16;
   std::vector<std::int8_t> aq(padded * k, 0);
   std::vector<float> ad(padded * nb, 0.0f);
   const auto quantize = q8_0_quantizer();
-  std::vector<std::size_t> first_group(parts.size() + 1, 0);
-  std::size_t rows = 0;
-  for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].n + 15) / 16, rows += parts[i].n;
-  const std::size_t groups = first_group.back();
-  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, m * rows * k / (1u << 20))}));
+  const RowGroups g = row_groups(parts);
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, g.groups(), std::max<std::size_t>(1, m * g.rows * k / (1u << 20))}));
   // each row quantized, then put in the tiles' order (q8_activations.hpp): shared by the workers
   parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
     std::vector<std::int8_t> q(k);
@@ -316,15 +345,9 @@ void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, s
       gemm_kernels::q8_tile_order(i, k, q.data(), d.data(), aq.data(), ad.data());
     }
   });
-  parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
-    const std::size_t g0 = groups * t / T, g1 = groups * (t + 1) / T;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
-      const BlockPart& p = parts[i];
-      if (lo < hi)
-        gemm_kernels::q8_block_amx(aq.data(), ad.data(), m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, (lo - first_group[i]) * 16,
-            std::min(p.n, (hi - first_group[i]) * 16));
-    }
+  run_row_groups(g, parts.size(), workers, [&](std::size_t i, std::size_t lo, std::size_t hi) {
+    const BlockPart& p = parts[i];
+    gemm_kernels::q8_block_amx(aq.data(), ad.data(), m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, lo, std::min(p.n, hi));
   });
 }
 
@@ -356,9 +379,8 @@ struct RowPart {
 };
 
 // C = A·Wᵀ for each part (none of them RowPath::none), A's m rows at a (row stride lda, k
-// contiguous values each), as one parallel pass: the parts' rows in groups of 16 (no two workers
-// write one cache line of an output row) as one range, split evenly among the workers. With
-// integer-kernel parts, A is quantized once per block kind they need (Q8_0: 32 values, Q8_K: 256).
+// contiguous values each), as one parallel pass over the parts' rows in groups of 16
+// (run_row_groups). With integer-kernel parts, A is quantized once per block kind they need (Q8_0: 32 values, Q8_K: 256).
 // Each entry is computed by its part's kernel the same way whatever the split.
 void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std::span<const RowPart> parts, unsigned threads) {
   const gemm_kernels::Kernel& kernel = active_kernel();
@@ -400,25 +422,9 @@ void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std
       case RowPath::none: break;
     }
   };
-  std::vector<std::size_t> first_group(parts.size() + 1, 0);
-  std::size_t rows = 0;
-  for (std::size_t i = 0; i < parts.size(); ++i) first_group[i + 1] = first_group[i] + (parts[i].n + 15) / 16, rows += parts[i].n;
-  const std::size_t groups = first_group.back();
-  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, groups, std::max<std::size_t>(1, rows * k / kQuantRowsPerWorker)}));
-  // the workers take chunks of groups from a shared counter until none is left: an even split left
-  // the second worker idle for a quarter of a Q8_0 decoding step (perf, bench_generate), waiting
-  // for the calling thread, which starts last and shares the memory unevenly
-  const std::size_t chunk = std::max<std::size_t>(1, groups / (std::size_t{8} * std::max(1u, workers)));
-  std::atomic<std::size_t> next{0};
-  parallel_for_threads(std::max(1u, workers), [&](unsigned, unsigned) {
-    for (std::size_t g0; (g0 = next.fetch_add(chunk, std::memory_order_relaxed)) < groups;) {
-      const std::size_t g1 = std::min(groups, g0 + chunk);
-      for (std::size_t i = 0; i < parts.size(); ++i) {
-        const std::size_t lo = std::max(g0, first_group[i]), hi = std::min(g1, first_group[i + 1]);
-        if (lo < hi) run(parts[i], (lo - first_group[i]) * 16, std::min(parts[i].n, (hi - first_group[i]) * 16));
-      }
-    }
-  });
+  const RowGroups g = row_groups(parts);
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, g.groups(), std::max<std::size_t>(1, g.rows * k / kQuantRowsPerWorker)}));
+  run_row_groups(g, parts.size(), workers, [&](std::size_t i, std::size_t lo, std::size_t hi) { run(parts[i], lo, std::min(parts[i].n, hi)); });
 }
 
 void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
