@@ -87,4 +87,7 @@ TEST_CASE("model generate: bad inputs are one-line errors") {
   check_one_line_error(run_tfx("model generate m 'the cat' --stop", d.path), 2, "no end-of-text token");
   // with a prompt, the BOS-less model still writes on
   CHECK(run_tfx("model generate m 'the cat' -n 2 --format csv", d.path).code == 0);
+  // a GGUF file without a tokenizer: generate reads TEXT, so the error names the commands that read ids
+  check_one_line_error(run_tfx("model generate " + std::string(TFX_SOURCE_DIR) + "/tests/data/gguf/llama_q8_0.gguf 'the cat'"), 1,
+                       "the file carries no tokenizer: model logits, next, hidden and attention read token ids with --ids");
 }

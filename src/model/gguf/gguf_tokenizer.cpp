@@ -54,7 +54,10 @@ HfTokenizer gguf_tokenizer(const GgufFile& f, const std::string& where) {
   if (const auto hf = f.get_string_view("tokenizer.huggingface.json", where))
     return HfTokenizer::from_json(*hf, where + " (tokenizer.huggingface.json)");
   const std::optional<std::string> model = f.get_string("tokenizer.ggml.model", where);
-  if (!model) tok_bad(where, "no metadata tokenizer.ggml.model (the file carries no tokenizer; give --ids)");
+  if (!model)
+    tok_bad(where,
+            "no metadata tokenizer.ggml.model (the file carries no tokenizer: model logits, next, hidden and attention read "
+            "token ids with --ids instead of TEXT)");
   if (*model != "gpt2" && *model != "llama" && *model != "bert")
     tok_bad(where, fmt::format("tokenizer.ggml.model \"{}\" is not supported (gpt2, llama, bert)", *model));
   const std::string here = where + " (tokenizer.ggml)";
