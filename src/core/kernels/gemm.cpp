@@ -261,7 +261,7 @@ gemm_kernels::Q8Rows active_q8_kernel(const char** name = nullptr) {
   return gemm_kernels::q8_rows_generic;
 }
 
-// The rows of several matrices (ns[i] rows each) as one range of groups of 16 (no two workers write
+// The rows of several matrices (parts[i].n rows each) as one range of groups of 16 (no two workers write
 // one cache line of an output row), for one parallel pass: `workers` take chunks of groups from a
 // shared counter until none is left (an even split had left the second worker idle for a quarter
 // of a Q8_0 decoding step, waiting for the calling thread, which starts last and shares the memory
@@ -279,7 +279,8 @@ RowGroups row_groups(const Parts& parts) {
   return g;
 }
 template <class Fn>
-void run_row_groups(const RowGroups& g, std::size_t ns, unsigned workers, Fn fn) {
+void run_row_groups(const RowGroups& g, unsigned workers, Fn fn) {
+  const std::size_t ns = g.first.size() - 1;
   const std::size_t groups = g.groups(), chunk = std::max<std::size_t>(1, groups / (std::size_t{8} * std::max(1u, workers)));
   std::atomic<std::size_t> next{0};
   parallel_for_threads(std::max(1u, workers), [&](unsigned, unsigned) {
@@ -345,7 +346,7 @@ void q8_prefill(const float* a, std::size_t lda, std::size_t m, std::size_t k, s
       gemm_kernels::q8_tile_order(i, k, q.data(), d.data(), aq.data(), ad.data());
     }
   });
-  run_row_groups(g, parts.size(), workers, [&](std::size_t i, std::size_t lo, std::size_t hi) {
+  run_row_groups(g, workers, [&](std::size_t i, std::size_t lo, std::size_t hi) {
     const BlockPart& p = parts[i];
     gemm_kernels::q8_block_amx(aq.data(), ad.data(), m, p.data, p.qt, stored_row_bytes(p.type, k), k, p.c, p.n, lo, std::min(p.n, hi));
   });
@@ -380,8 +381,8 @@ struct RowPart {
 
 // C = A·Wᵀ for each part (none of them RowPath::none), A's m rows at a (row stride lda, k
 // contiguous values each), as one parallel pass over the parts' rows in groups of 16
-// (run_row_groups). With integer-kernel parts, A is quantized once per block kind they need (Q8_0: 32 values, Q8_K: 256).
-// Each entry is computed by its part's kernel the same way whatever the split.
+// (run_row_groups). With integer-kernel parts, A is quantized once per block kind they need (Q8_0:
+// 32 values, Q8_K: 256). Each entry is computed by its part's kernel the same way whatever the split.
 void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std::span<const RowPart> parts, unsigned threads) {
   const gemm_kernels::Kernel& kernel = active_kernel();
   if (threads == 0) threads = hardware_threads();
@@ -399,9 +400,10 @@ void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std
       }
     } else if (!gemm_kernels::q8_uses_k(p.qt) && q8_0.empty()) {
       q8_0.resize(m * k), d0.resize(m * (k / 32));
+      const Q8Quantizer quantize = q8_0_quantizer();
       for (std::size_t i = 0; i < m; ++i) {
         rows0[i] = {q8_0.data() + i * k, d0.data() + i * (k / 32), nullptr};
-        q8_0_quantizer()(a + i * lda, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
+        quantize(a + i * lda, k, q8_0.data() + i * k, d0.data() + i * (k / 32));
       }
     }
   }
@@ -424,7 +426,7 @@ void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std
   };
   const RowGroups g = row_groups(parts);
   const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, g.groups(), std::max<std::size_t>(1, g.rows * k / kQuantRowsPerWorker)}));
-  run_row_groups(g, parts.size(), workers, [&](std::size_t i, std::size_t lo, std::size_t hi) { run(parts[i], lo, std::min(parts[i].n, hi)); });
+  run_row_groups(g, workers, [&](std::size_t i, std::size_t lo, std::size_t hi) { run(parts[i], lo, std::min(parts[i].n, hi)); });
 }
 
 void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
@@ -541,8 +543,10 @@ std::vector<Tensor> matmul_bt_many(const Tensor& a, std::initializer_list<const 
   out.reserve(ws.size());
   for (const StoredMatrix* w : ws) out.push_back(bt_output(a, *w));
   const std::size_t m = a.rows(), k = a.cols();
-  // the row-by-row path one call would take for each matrix; one pass when every one has one
+  // the row-by-row path one call would take for each matrix (one pass when every one has one), or
+  // a prefill in q8 mode with every matrix in 32-value blocks (A quantized once, one pass)
   std::vector<RowPart> parts;
+  std::vector<BlockPart> blocks;
   bool one_pass = ws.size() >= 2;
   for (std::size_t i = 0; i < ws.size(); ++i) {
     const StoredMatrix& w = *ws.begin()[i];
@@ -550,11 +554,6 @@ std::vector<Tensor> matmul_bt_many(const Tensor& a, std::initializer_list<const 
     p.path = row_path(w.type, !w.transposed, m, w.rows, k, p.qt);
     one_pass = one_pass && p.path != RowPath::none;
     parts.push_back(p);
-  }
-  // a prefill in q8 mode with every matrix in 32-value blocks: A quantized once, one pass
-  std::vector<BlockPart> blocks;
-  for (std::size_t i = 0; i < ws.size(); ++i) {
-    const StoredMatrix& w = *ws.begin()[i];
     BlockPart b{w.data, w.type, {}, w.rows, out[i].data()};
     if (q8_block_path(w.type, !w.transposed, m, b.qt)) blocks.push_back(b);
   }

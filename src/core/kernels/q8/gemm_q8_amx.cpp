@@ -57,26 +57,6 @@ float half_at(const unsigned char* p) {
   return _cvtsh_ss(h);  // F16C: exact, as widen_f16
 }
 
-// block `blk`'s 32 signed values (Q8_0 as stored; Q4_0 nibble − 8; Q5_0 the nibble with its fifth
-// bit − 16), value p at v[p]: gemv_q8.inc's block_values
-void block_values(QType type, const unsigned char* blk, std::int8_t* v) {
-  if (type == QType::q8_0) {
-    std::memcpy(v, blk + 2, 32);
-  } else if (type == QType::q4_0) {
-    for (int j = 0; j < 16; ++j) {
-      v[j] = static_cast<std::int8_t>((blk[2 + j] & 0xF) - 8);
-      v[j + 16] = static_cast<std::int8_t>((blk[2 + j] >> 4) - 8);
-    }
-  } else {
-    std::uint32_t h;
-    std::memcpy(&h, blk + 2, 4);
-    for (int j = 0; j < 32; ++j) {
-      const int nib = j < 16 ? blk[6 + j] & 0xF : blk[6 + j - 16] >> 4;
-      v[j] = static_cast<std::int8_t>((nib | static_cast<int>(((h >> j) & 1u) << 4)) - 16);
-    }
-  }
-}
-
 }  // namespace
 
 void quantize_q8_0_avx512(const float* x, std::size_t k, std::int8_t* q, float* d) {
@@ -143,7 +123,7 @@ void q8_block_amx(const std::int8_t* aq, const float* ad, std::size_t m, const v
       if (type == QType::q8_0) {
         vals = reinterpret_cast<const std::int8_t*>(blk0 + 2), stride = static_cast<int>(row_bytes);
       } else {
-        for (std::size_t r = 0; r < nw; ++r) block_values(type, blk0 + r * row_bytes, v[r]);
+        for (std::size_t r = 0; r < nw; ++r) block_values_32(type, blk0 + r * row_bytes, v[r]);
         vals = &v[0][0], stride = 32;
       }
       const __m512i rows = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "../gemm_kernels.hpp"
 
@@ -56,6 +57,23 @@ void q8_rows_generic(const Q8Row* a, std::size_t m, const void* w, QType type, s
 // the same block sums in VNNI were 2.4 × slower than the float GEMM here (bench_generate
 // qwen-q8_0.gguf 128 1: 2.12 s against 0.89).
 inline bool q8_block_supported(QType type) { return type == QType::q8_0 || type == QType::q4_0 || type == QType::q5_0; }
+// the 32 signed values of one block of those types, value p at v[p] (Q8_0: stored; Q4_0: nibble
+// − 8; Q5_0: the nibble with its fifth bit − 16) — the generic kernel's, and the AMX kernel's when
+// it unpacks weight rows
+inline void block_values_32(QType type, const unsigned char* blk, std::int8_t* v) {
+  for (int j = 0; j < 32; ++j) {
+    if (type == QType::q8_0) {
+      v[j] = static_cast<std::int8_t>(blk[2 + j]);
+    } else if (type == QType::q4_0) {
+      v[j] = static_cast<std::int8_t>((j < 16 ? blk[2 + j] & 0xF : blk[2 + j - 16] >> 4) - 8);
+    } else {
+      std::uint32_t h;
+      std::memcpy(&h, blk + 2, 4);
+      const int nib = j < 16 ? blk[6 + j] & 0xF : blk[6 + j - 16] >> 4;
+      v[j] = static_cast<std::int8_t>((nib | static_cast<int>(((h >> j) & 1u) << 4)) - 16);
+    }
+  }
+}
 #if defined(__x86_64__)
 // C[i, j] for rows j0 … j1 of W and A's m quantized rows, in AMX-INT8 tiles (TDPBSSD). A in tile
 // order (q8_tile_order), m rounded up to 16 rows (the extra rows zero): aq holds each 16 rows' block
