@@ -335,6 +335,29 @@ TEST_CASE("cli: --png and -o naming the same file is a usage error, nothing writ
   CHECK(read_file(dir / "x.csv").rfind("pos,", 0) == 0);  // CSV, from the extension
 }
 
+TEST_CASE("cli: a bare --png with -o x.png writes that one file, not a default-named copy") {
+  TempDir dir;
+  Run r = run_tfx("pe --len 3 --dim 4 --png -o x.png", dir.path);
+  REQUIRE(r.code == 0);
+  CHECK(read_file(dir / "x.png").substr(1, 3) == "PNG");
+  CHECK_FALSE(std::filesystem::exists(dir / "pe_len3_dim4.png"));
+  CHECK(count_lines(r.err) == 1);  // one "wrote x.png"
+  // the same for a bare --svg with -o x.svg, and -o naming the default name is not "the same file"
+  Run s = run_tfx("pe --len 3 --dim 4 --svg -o y.svg", dir.path);
+  REQUIRE(s.code == 0);
+  CHECK_FALSE(std::filesystem::exists(dir / "pe_len3_dim4.svg"));
+  Run d = run_tfx("pe --len 3 --dim 4 --png -o pe_len3_dim4.png", dir.path);
+  CHECK(d.code == 0);
+  // a different format still gets its own file: -o z.svg and a bare --png → z.svg and the default PNG
+  Run both = run_tfx("pe --len 3 --dim 4 --png -o z.svg", dir.path);
+  REQUIRE(both.code == 0);
+  CHECK(read_file(dir / "z.svg").find("<svg") != std::string::npos);
+  CHECK(read_file(dir / "pe_len3_dim4.png").substr(1, 3) == "PNG");
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path)) ++files;
+  CHECK(files == 4);  // x.png, y.svg, pe_len3_dim4.png, z.svg
+}
+
 TEST_CASE("figure: a value label keeps two significant digits when every value is below 0.01") {
   // a KL divergence of 7e-5 was labelled "0.00" on a bar whose axis read 7e-5
   CHECK(tfx::draw::value_text(7.0e-5, 7.0e-5) == "7.0e-5");

@@ -105,6 +105,7 @@ void choose_fonts(const FigureFlags& flags) {
 struct FigureTarget {
   std::string path;
   Format format = Format::png;
+  const char* given_by = "--png";  // the flag that named it (--png x.svg is SVG from --png)
   const char* flag() const { return format == Format::svg ? "--svg" : "--png"; }
 };
 
@@ -118,14 +119,19 @@ bool same_file(const std::string& a, const std::string& b) {
   return a == b || resolved(a) == resolved(b);
 }
 
-std::vector<FigureTarget> figure_targets(const FigureFlags& flags, const std::string& default_name) {
+// `covered`: the format -o (or --format) already writes the figure in. A bare --png (or --svg)
+// asks for a figure in that format without naming a file, and -o names it: `--png -o x.png` is one
+// figure, x.png, not x.png and a default-named copy. (--png with -o x.svg still writes both.)
+std::vector<FigureTarget> figure_targets(const FigureFlags& flags, const std::string& default_name,
+                                         std::optional<Format> covered = std::nullopt) {
   std::vector<FigureTarget> t;
   const std::string stem = default_name.size() > 4 && default_name.ends_with(".png") ? default_name.substr(0, default_name.size() - 4) : default_name;
-  if (flags.png_opt && flags.png_opt->count() > 0) {
+  if (flags.png_opt && flags.png_opt->count() > 0 && !(flags.png.empty() && covered == Format::png)) {
     const std::string p = flags.png.empty() ? default_name : flags.png;
-    t.push_back({p, extension_format(p) == Format::svg ? Format::svg : Format::png});
+    t.push_back({p, extension_format(p) == Format::svg ? Format::svg : Format::png, "--png"});
   }
-  if (flags.svg_opt && flags.svg_opt->count() > 0) t.push_back({flags.svg.empty() ? stem + ".svg" : flags.svg, Format::svg});
+  if (flags.svg_opt && flags.svg_opt->count() > 0 && !(flags.svg.empty() && covered == Format::svg))
+    t.push_back({flags.svg.empty() ? stem + ".svg" : flags.svg, Format::svg, "--svg"});
   return t;
 }
 
@@ -144,18 +150,20 @@ void write_figure(const Figure& styled, const FigureTarget& t, const FigureFlags
     std::fprintf(notice, "%s\n", trf("wrote {}", t.path).c_str());
   }
 }
-}  // namespace
 
-void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
+// the figure to each of `targets` (figure_targets)
+void write_targets(const Figure& figure, const std::vector<FigureTarget>& targets, const FigureFlags& flags, std::FILE* notice) {
+  if (targets.empty()) return;
   choose_fonts(flags);
-  const std::vector<FigureTarget> targets = figure_targets(flags, default_name);
   if (targets.size() == 2 && targets[0].path == "-" && targets[1].path == "-")
     throw usage_error(N_("--png - and --svg -: only one figure can go to stdout"));
   const Figure styled = styled_figure(figure, flags);
-  for (std::size_t k = 0; k < targets.size(); ++k) {
-    const bool from_png = k == 0 && flags.png_opt && flags.png_opt->count() > 0;
-    write_figure(styled, targets[k], flags, notice, from_png ? "--png" : "--svg");
-  }
+  for (const FigureTarget& t : targets) write_figure(styled, t, flags, notice, t.given_by);
+}
+}  // namespace
+
+void present_png(const Figure& figure, const FigureFlags& flags, const std::string& default_name, std::FILE* notice) {
+  write_targets(figure, figure_targets(flags, default_name), flags, notice);
 }
 
 bool stdout_color() { return escapes_allowed(stdout); }
@@ -368,8 +376,10 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
     if (!figure) throw usage_error(fmt::format(N_("--format {}: this command draws no figure here; use {}"), format_name(out.format), format_list(false)));
     if (out.output == "-" && (fig.view || fig.png_requested()))
       throw usage_error(fmt::format(N_("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too"), format_name(out.format)));
+    // a bare --png with -o x.png (or --svg with -o x.svg) is that one file
+    const std::vector<FigureTarget> targets = figure_targets(fig, default_png, out.format);
     if (out.output != "-")
-      for (const FigureTarget& t : figure_targets(fig, default_png))
+      for (const FigureTarget& t : targets)
         if (same_file(t.path, out.output))
           throw usage_error(fmt::format(N_("{} {} and -o {} name the same file; give them different names"), t.flag(), t.path,
                                         out.output));
@@ -377,7 +387,7 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
     const Format format = out.format;
     write_figure(styled_figure(*figure, fig), {out.output, format}, fig, stderr,
                  out.output == "-" && format == Format::png ? "--format png -o" : "-o");
-    if (fig.png_requested()) present_png(*figure, fig, default_png, stderr);
+    write_targets(*figure, targets, fig, stderr);
     if (fig.view && view) present_view(*view, fig);
     return;
   }
