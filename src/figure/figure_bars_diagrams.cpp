@@ -144,8 +144,20 @@ Scene bars_scene(const Bars& b) {
   for (std::size_t k = 0; k < n && b.annotate; ++k) {
     const double v = b.values[k], x = f.x + w * static_cast<double>(k), y0 = Y(std::max(0.0, v)), y1 = Y(std::min(0.0, v));
     const std::string t = bar_value_text(v, magnitude);
-    const double base = v >= 0 ? y0 - 5 : y1 + kTickType.size + 1, tw = text_width(t, kTickType);
-    cv.rect(x + w / 2 - tw / 2 - 2, base - kTickType.size * text::kAscent - 1, tw + 4, kTickType.size + 2, kWhite);
+    const double tw = text_width(t, kTickType), ascent = kTickType.size * text::kAscent;
+    double base = v >= 0 ? y0 - 5 : y1 + kTickType.size + 1;
+    // a bar that reaches the frame's top (bottom, when negative): the value would cross the
+    // frame and the title (the tick labels) — in white inside the bar's end instead, or, on a
+    // bar too short for it, on a white patch inside the frame
+    if (v >= 0 ? base - ascent < f.y + 1 : base + kTickType.size * (1 - text::kAscent) > f.y + ph - 1) {
+      base = v >= 0 ? y0 + 4 + ascent : y1 - 5;
+      if (y1 - y0 >= kTickType.size + 8) {
+        cv.text(x + w / 2, base, t, kTickType, kWhite, Align::center);
+        continue;
+      }
+      base = std::clamp(base, f.y + ascent + 2, f.y + ph - 2);
+    }
+    cv.rect(x + w / 2 - tw / 2 - 2, base - ascent - 1, tw + 4, kTickType.size + 2, kWhite);
     cv.text(x + w / 2, base, t, kTickType, kInk, Align::center);
   }
   cv.frame(f.x - 1, f.y - 1, pw + 2, ph + 2, kInk);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -216,4 +217,44 @@ TEST_CASE("svg: every SVG the docs ship (docs/img, written by tfx) is a well-for
     CHECK(svg_problem(read_file(e.path())) == "");
   }
   CHECK(n >= 1);
+}
+
+TEST_CASE("svg: a bar that reaches the frame keeps its value inside the frame, in the bar's end") {
+  // a top-1 agreement of 1.00 on an axis ending at 1 printed its value over the panel's title, and
+  // a bar at the axis' low end printed it over the category labels
+  Bars b;
+  b.title = "agreement";
+  b.labels = {"full", "half", "low"};
+  b.values = {1.0, 0.5, -1.0};
+  b.vmin = -1.0, b.vmax = 1.0;
+  b.annotate = true;
+  Figure f;
+  f.panels.push_back(b);
+  const std::string svg = encode_svg(f);
+  auto rect_of = [&](const std::string& label) {  // the bar: a <rect> with its hover title
+    const std::regex r("<rect x=\"[-0-9.]+\" y=\"([-0-9.]+)\" width=\"[-0-9.]+\" height=\"([-0-9.]+)\"[^>]*><title>" + label + " · ");
+    std::smatch m;
+    REQUIRE(std::regex_search(svg, m, r));
+    return std::pair{std::stod(m[1]), std::stod(m[1]) + std::stod(m[2])};
+  };
+  auto baseline_of = [&](const std::string& value) {
+    const std::regex r("<text x=\"[-0-9.]+\" y=\"([-0-9.]+)\"[^>]*>" + value + "</text>");
+    std::smatch m;
+    REQUIRE(std::regex_search(svg, m, r));
+    return std::stod(m[1]);
+  };
+  const auto [full_top, full_bottom] = rect_of("full");
+  const double full = baseline_of("1.00");
+  CHECK(full > full_top + 8);  // inside the bar, below its top (the frame's top)
+  CHECK(full < full_bottom);
+  const auto [half_top, half_bottom] = rect_of("half");
+  CHECK(baseline_of("0.50") < half_top);  // room above: the value stays above the bar
+  const auto [low_top, low_bottom] = rect_of("low");
+  const double low = baseline_of("−1.00");
+  CHECK(low < low_bottom - 2);  // inside the bar's lower end, above the frame's bottom
+  CHECK(low > low_top);
+  // and every value in the bars' colors stays white-on-bar only where it moved inside
+  CHECK(svg.find("fill=\"#ffffff\" text-anchor=\"middle\">1.00</text>") != std::string::npos);
+  CHECK(svg.find("text-anchor=\"middle\">0.50</text>") != std::string::npos);
+  CHECK(svg.find("fill=\"#ffffff\" text-anchor=\"middle\">0.50</text>") == std::string::npos);
 }

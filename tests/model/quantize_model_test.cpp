@@ -197,6 +197,19 @@ TEST_CASE("quantize: the CLI writes the file, --measure on F32 costs nothing, -o
   CHECK(over.err.find("is also the input") != std::string::npos);
 }
 
+TEST_CASE("quantize: the --measure figure fills its 2×3 grid: errors, one tensor, bits per weight; KL, top-1, perplexity") {
+  test::TempDir dir;
+  const std::string gpt2 = test::shell_quote(quant_data("hf_models/gpt2"));
+  const test::Run svg = test::run_tfx("model quantize " + gpt2 + " --type q8_0,q4_0 --measure 'hello world' --svg -", dir.path);
+  REQUIRE(svg.code == 0);
+  for (const char* title : {"per-tensor relative error", "before and after", "bits per weight (quantized tensors)",
+                            "next-token KL divergence", "top-1 agreement", "perplexity change"})
+    CHECK_MESSAGE(svg.out.find(title) != std::string::npos, title);
+  // Q8_0 stores 32 values in 34 bytes, Q4_0 in 18: 8.5 and 4.5 bits per weight
+  CHECK(svg.out.find(">8.50</text>") != std::string::npos);
+  CHECK(svg.out.find(">4.50</text>") != std::string::npos);
+}
+
 TEST_CASE("quantize: K-quant models: each tensor of 256-wide rows is quantize()'s blocks, narrower ones take --fallback") {
   // a source in memory: one 2-D weight of rows of 256 (a K-quant's super-block), one of 48, a norm
   QuantSource src;

@@ -208,6 +208,17 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
       }
       f.panels.push_back(dist);
     }
+    // what each type saves: its bits per weight (the file's size), beside the errors it costs —
+    // the first row is the weights (errors, one tensor, size), the second (--measure) the outputs
+    Bars size;
+    size.title = tr("bits per weight (quantized tensors)");
+    size.category_label = tr("type");
+    size.value_label = tr("bits/weight");
+    size.vmin = 0;
+    size.annotate = true;
+    size.color = 4;
+    for (const TypeRun& r : runs) size.labels.push_back(recipe_name(r.type)), size.values.push_back(bits_per_weight(r.errors, r.type));
+    f.panels.push_back(size);
     if (in) {
       Bars kl;
       kl.title = tr("next-token KL divergence (nats)");
