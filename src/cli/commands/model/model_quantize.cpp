@@ -208,42 +208,30 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
       }
       f.panels.push_back(dist);
     }
+    // one bar per type, annotated: `value` of each run
+    const auto type_bars = [&runs](std::string title, std::string value_label, int color, auto value) {
+      Bars b;
+      b.title = std::move(title);
+      b.category_label = tr("type");
+      b.value_label = std::move(value_label);
+      b.annotate = true;
+      b.color = color;
+      for (const TypeRun& r : runs) b.labels.push_back(recipe_name(r.type)), b.values.push_back(value(r));
+      return b;
+    };
     // what each type saves: its bits per weight (the file's size), beside the errors it costs —
     // the first row is the weights (errors, one tensor, size), the second (--measure) the outputs
-    Bars size;
-    size.title = tr("bits per weight (quantized tensors)");
-    size.category_label = tr("type");
-    size.value_label = tr("bits/weight");
+    Bars size = type_bars(tr("bits per weight (quantized tensors)"), tr("bits/weight"), 4,
+                          [](const TypeRun& r) { return bits_per_weight(r.errors, r.type); });
     size.vmin = 0;
-    size.annotate = true;
-    size.color = 4;
-    for (const TypeRun& r : runs) size.labels.push_back(recipe_name(r.type)), size.values.push_back(bits_per_weight(r.errors, r.type));
     f.panels.push_back(size);
     if (in) {
-      Bars kl;
-      kl.title = tr("next-token KL divergence (nats)");
-      kl.category_label = tr("type");
-      kl.value_label = tr("KL");
+      Bars kl = type_bars(tr("next-token KL divergence (nats)"), tr("KL"), 0, [](const TypeRun& r) { return r.cost->kl; });
       kl.vmin = 0;
-      kl.annotate = true;
-      Bars top;
-      top.title = tr("top-1 agreement with the source");
-      top.category_label = tr("type");
-      top.value_label = tr("share of positions");
+      Bars top = type_bars(tr("top-1 agreement with the source"), tr("share of positions"), 1, [](const TypeRun& r) { return r.cost->top1; });
       top.vmin = 0, top.vmax = 1;
-      top.annotate = true;
-      top.color = 1;
-      Bars ppl;
-      ppl.title = tr("perplexity change");
-      ppl.category_label = tr("type");
-      ppl.value_label = tr("relative change");
-      ppl.annotate = true;
-      ppl.color = 2;
-      for (const TypeRun& r : runs) {
-        kl.labels.push_back(recipe_name(r.type)), kl.values.push_back(r.cost->kl);
-        top.labels.push_back(recipe_name(r.type)), top.values.push_back(r.cost->top1);
-        ppl.labels.push_back(recipe_name(r.type)), ppl.values.push_back(r.cost->ppl_q / r.cost->ppl_ref - 1.0);
-      }
+      Bars ppl = type_bars(tr("perplexity change"), tr("relative change"), 2,
+                           [](const TypeRun& r) { return r.cost->ppl_q / r.cost->ppl_ref - 1.0; });
       f.panels.push_back(kl);
       f.panels.push_back(top);
       f.panels.push_back(ppl);
