@@ -356,6 +356,13 @@ TEST_CASE("cli: a bare --png with -o x.png writes that one file, not a default-n
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path)) ++files;
   CHECK(files == 4);  // x.png, y.svg, pe_len3_dim4.png, z.svg
+  // --format png -o - with a bare --png: the one figure, on stdout; a named --png there is refused
+  Run out = run_tfx("pe --len 3 --dim 4 --format png -o - --png", dir.path);
+  REQUIRE(out.code == 0);
+  CHECK(out.out.substr(1, 3) == "PNG");
+  Run named = run_tfx("pe --len 3 --dim 4 --format png -o - --png w.png", dir.path);
+  check_stderr(named, 2, "cannot go there too");
+  CHECK_FALSE(std::filesystem::exists(dir / "w.png"));
 }
 
 TEST_CASE("figure: a value label keeps two significant digits when every value is below 0.01") {

@@ -374,10 +374,10 @@ void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig
   // --format png/svg (or -o FILE.png/.svg): the figure is the output, written where -o says
   if (out.figure_format()) {
     if (!figure) throw usage_error(fmt::format(N_("--format {}: this command draws no figure here; use {}"), format_name(out.format), format_list(false)));
-    if (out.output == "-" && (fig.view || fig.png_requested()))
-      throw usage_error(fmt::format(N_("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too"), format_name(out.format)));
     // a bare --png with -o x.png (or --svg with -o x.svg) is that one file
     const std::vector<FigureTarget> targets = figure_targets(fig, default_png, out.format);
+    if (out.output == "-" && (fig.view || !targets.empty()))
+      throw usage_error(fmt::format(N_("--format {} -o -: the figure goes to stdout, so --view, --png or --svg cannot go there too"), format_name(out.format)));
     if (out.output != "-")
       for (const FigureTarget& t : targets)
         if (same_file(t.path, out.output))
