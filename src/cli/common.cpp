@@ -365,11 +365,11 @@ CLI::Validator figure_file(bool svg_only) {
 }  // namespace
 
 void add_figure_flags(CLI::App* app, FigureFlags& f, bool view) {
-  f.png_opt = app->add_option("--png", f.png, tr("Write a PNG figure to FILE (default: a name from the parameters; - = stdout; a .svg name writes SVG)"))
+  f.png_opt = app->add_option("--png", f.png, tr("Write a PNG figure to FILE (default: -o's FILE.png, else a name from the parameters; - = stdout; a .svg name writes SVG)"))
                   ->expected(0, 1)
                   ->check(figure_file(false))
                   ->group(tr("Figures"));
-  f.svg_opt = app->add_option("--svg", f.svg, tr("Write the figure as SVG to FILE (default: a name from the parameters; - = stdout): vector, hover a cell for its value"))
+  f.svg_opt = app->add_option("--svg", f.svg, tr("Write the figure as SVG to FILE (default: -o's FILE.svg, else a name from the parameters; - = stdout): vector, hover a cell for its value"))
                   ->expected(0, 1)
                   ->check(figure_file(true))
                   ->group(tr("Figures"));
