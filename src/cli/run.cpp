@@ -126,7 +126,10 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
         return fmt::format(N_("unknown flag '{}' for '{}' (see {} --help)"), name, path, path);
       }
       last_value_of = nullptr;
-      if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc) {
+      // its value is the next word, unless that is a flag (`--png -o x.png`: --png's value is optional)
+      const char* next = i + 1 < argc ? argv[i + 1] : "";
+      const bool next_is_flag = next[0] == '-' && next[1] != '\0' && !(next[1] >= '0' && next[1] <= '9') && next[1] != '.';
+      if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc && !next_is_flag) {
         ++i;  // its value
         if (opt->get_expected_max() == 1) last_value_of = opt;
       }
@@ -161,6 +164,17 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
     for (const CLI::App* sub : subs)
       if (sub->check_name(w)) at = sub;
     path += " " + at->get_name();
+  }
+  // CLI11 lists left-over words last first ("not expected: 4 3 2 1"): in the order given
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    const std::vector<std::string> extra = at->remaining(false);
+    if (!extra.empty()) {
+      std::string words;
+      for (const std::string& x : extra) words += (words.empty() ? "" : " ") + x;
+      const std::string what = extra.size() == 1 ? fmt::format(N_("The following argument was not expected: {}"), words)
+                                                 : fmt::format(N_("The following arguments were not expected: {}"), words);
+      return fmt::format(N_("{} (see {} --help)"), what, path);
+    }
   }
   return fmt::format(N_("{} (see {} --help)"), e.what(), path);
 }

@@ -28,6 +28,18 @@ TEST_CASE("cli: an unquoted sentence is told to quote it") {
                        "--sentence takes one value but got 3 words; quote them: --sentence \"the cat sat\"");
 }
 
+TEST_CASE("cli: words a command does not take are named in the order given, not as a sentence to quote") {
+  // CLI11 lists them last first ("4 3 2 1"); and a flag whose value is optional (--png) does not
+  // take the next flag as its value, so the left-over words are not blamed on it
+  TempDir dir;
+  check_one_line_error(run_tfx("layernorm 1 2 3 4", dir.path), 2,
+                       "The following arguments were not expected: 1 2 3 4 (see tfx layernorm --help)");
+  check_one_line_error(run_tfx("layernorm 1 2 3 4 --png -o x.png", dir.path), 2,
+                       "The following arguments were not expected: 1 2 3 4 (see tfx layernorm --help)");
+  check_one_line_error(run_tfx("layernorm 7", dir.path), 2, "The following argument was not expected: 7");
+  CHECK(std::filesystem::is_empty(dir.path));
+}
+
 TEST_CASE("cli: tfx alone prints the overview") {
   Run r = run_tfx("");
   CHECK(r.code == 0);
