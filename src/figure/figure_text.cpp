@@ -363,10 +363,33 @@ void rasterize(std::string_view s, double x, double y, double size, bool bold, b
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     const float sf = static_cast<float>(scale);
     stbtt_GetGlyphBitmapBoxSubpixel(&pl.file->info, pl.glyph, sf, sf, sa, sc, &x0, &y0, &x1, &y1);
+    // stbtt_MakeGlyphBitmapSubpixel's steps, with the bitmap's box grown to hold every point of
+    // the outline: a damaged glyph whose points lie outside its header's box made stb's
+    // rasterizer assert (abort) — the fuzzer's font target, one byte of DejaVu Sans changed. For a
+    // sound glyph the box is the header's, so the pixels are the same.
+    stbtt_vertex* verts = nullptr;
+    const int nv = stbtt_GetGlyphShape(&pl.file->info, pl.glyph, &verts);
+    const auto grow = [&](int vx, int vy) {  // as stb computes the box from the header's corners
+      x0 = std::min(x0, static_cast<int>(std::floor(static_cast<float>(vx) * sf + sa)));
+      x1 = std::max(x1, static_cast<int>(std::ceil(static_cast<float>(vx) * sf + sa)));
+      y0 = std::min(y0, static_cast<int>(std::floor(static_cast<float>(-vy) * sf + sc)));
+      y1 = std::max(y1, static_cast<int>(std::ceil(static_cast<float>(-vy) * sf + sc)));
+    };
+    for (int k = 0; k < nv; ++k) {
+      const stbtt_vertex& t = verts[k];
+      grow(t.x, t.y);
+      if (t.type == STBTT_vcurve || t.type == STBTT_vcubic) grow(t.cx, t.cy);
+      if (t.type == STBTT_vcubic) grow(t.cx1, t.cy1);
+    }
     const int w = x1 - x0, h = y1 - y0;
-    if (w <= 0 || h <= 0) return;
+    if (w <= 0 || h <= 0 || nv <= 0) {
+      stbtt_FreeShape(&pl.file->info, verts);
+      return;
+    }
     bitmap.assign(static_cast<std::size_t>(w) * h, 0);
-    stbtt_MakeGlyphBitmapSubpixel(&pl.file->info, bitmap.data(), w, h, w, sf, sf, sa, sc, pl.glyph);
+    stbtt__bitmap gbm{w, h, w, bitmap.data()};
+    stbtt_Rasterize(&gbm, 0.35f, verts, nv, sf, sf, sa, sc, x0, y0, 1, pl.file->info.userdata);
+    stbtt_FreeShape(&pl.file->info, verts);
     for (int v = 0; v < h; ++v)
       for (int u = 0; u < w; ++u) {
         const unsigned char c = bitmap[static_cast<std::size_t>(v) * w + u];
