@@ -86,6 +86,9 @@ int fail_out_of_memory() {
   std::abort();
 }
 
+// "-x…" or "--x…", not a negative number ("-3", "-.5") nor "-" alone
+bool looks_like_flag(std::string_view w) { return w.size() >= 2 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.'; }
+
 // The message for a parse error: walks argv along the command path to name the command, an
 // unknown command or flag (with the closest match), or an unquoted multi-word value.
 std::string explain_parse_error(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
@@ -97,7 +100,7 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
     const std::string w = argv[i];
     if (w == "--") break;
     // 1. a flag: known to this command (or a parent), else "did you mean"
-    if (w.size() >= 2 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.') {
+    if (looks_like_flag(w)) {
       const std::string name = w.substr(0, w.find('='));
       const CLI::Option* opt = nullptr;
       for (const CLI::App* a = at; a && !opt; a = a->get_parent()) opt = a->get_option_no_throw(name);
@@ -127,9 +130,7 @@ std::string explain_parse_error(const CLI::App& app, int argc, char** argv, cons
       }
       last_value_of = nullptr;
       // its value is the next word, unless that is a flag (`--png -o x.png`: --png's value is optional)
-      const char* next = i + 1 < argc ? argv[i + 1] : "";
-      const bool next_is_flag = next[0] == '-' && next[1] != '\0' && !(next[1] >= '0' && next[1] <= '9') && next[1] != '.';
-      if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc && !next_is_flag) {
+      if (opt->get_expected_max() > 0 && w.find('=') == std::string::npos && i + 1 < argc && !looks_like_flag(argv[i + 1])) {
         ++i;  // its value
         if (opt->get_expected_max() == 1) last_value_of = opt;
       }
