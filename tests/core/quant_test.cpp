@@ -5,8 +5,10 @@
 // matrix, the embedding lookup — bit-identical to the same op on the dequantized float32 matrix
 // (the GEMM dequantizes panels and runs the same kernel on them).
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -239,6 +241,90 @@ TEST_CASE("quant: the fused GEMV (a few rows against quantized rows) equals the 
             }
           CHECK(close == M * N);
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("quant: every float16 scale reads as its value — dequantization, the fused GEMV and the packed GEMM") {
+  // One row per binary16 bit pattern h as the scale d (and min m) of a 32-value block. The
+  // reference conversion is written another way than the library's (ldexp on the fields, not bit
+  // moves): a subnormal is m·2⁻²⁴, a normal (1 + m/1024)·2^(e−15). dequantize() (quant.cpp) must
+  // give d·q exactly; the AVX-512 kernels read scales from a compile-time table of all 65,536
+  // (gemv_quant.inc), so matmul_bt — the fused GEMV (1 row of A) and the packing path (5 rows) —
+  // must equal the float GEMM on those values on every kernel. Infinite and NaN scales are left
+  // to the first check (a product's NaN payload depends on operand order).
+  auto reference = [](std::uint32_t h) {
+    const int e = static_cast<int>((h >> 10) & 31), man = static_cast<int>(h & 0x3ff);
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    if (e == 31) return man ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+    if (e == 0) return sign * std::ldexp(static_cast<double>(man), -24);
+    return sign * std::ldexp(1.0 + man / 1024.0, e - 15);
+  };
+  for (StoredType type : {StoredType::q8_0, StoredType::q4_0, StoredType::q4_1, StoredType::q5_0, StoredType::q5_1}) {
+    const std::string type_name = stored_type_name(type);
+    CAPTURE(type_name);
+    const bool has_min = type == StoredType::q4_1 || type == StoredType::q5_1;
+    const std::size_t N = 65536, K = 32, bb = stored_block_bytes(type);
+    std::vector<unsigned char> b = quant_random_blocks(type, N, K, 7);
+    for (std::size_t h = 0; h < N; ++h) {
+      b[h * bb] = static_cast<unsigned char>(h & 0xff);
+      b[h * bb + 1] = static_cast<unsigned char>(h >> 8);
+      if (has_min) {  // m = the scale of the mirrored pattern: every value appears as a min too
+        b[h * bb + 2] = static_cast<unsigned char>((N - 1 - h) & 0xff);
+        b[h * bb + 3] = static_cast<unsigned char>((N - 1 - h) >> 8);
+      }
+    }
+    // the value at 0: q·d (+ m), q read from the block as quant.cpp's layout has it
+    const StoredMatrix w(b.data(), type, N, K);
+    const Tensor wide = widen(w);
+    std::size_t right = 0, finite_rows = 0;
+    for (std::size_t h = 0; h < N; ++h) {
+      const unsigned char* blk = &b[h * bb];
+      double q;
+      if (type == StoredType::q8_0) {
+        q = static_cast<std::int8_t>(blk[2]);
+      } else {
+        const unsigned char* qs = blk + 2 + (has_min ? 2 : 0) + (type == StoredType::q5_0 || type == StoredType::q5_1 ? 4 : 0);
+        int n = qs[0] & 15;
+        if (type == StoredType::q5_0 || type == StoredType::q5_1) n |= (blk[2 + (has_min ? 2 : 0)] & 1) << 4;
+        q = has_min ? n : n - (type == StoredType::q4_0 ? 8 : 16);
+      }
+      const double d = reference(static_cast<std::uint32_t>(h)), m = has_min ? reference(static_cast<std::uint32_t>(N - 1 - h)) : 0.0;
+      // float32 d·q (+ m): d·q is exact in float32 (an 11-bit significand times a small integer);
+      // + m rounds once, as quant.cpp's two roundings do
+      const float want = has_min ? static_cast<float>(d * q) + static_cast<float>(m) : static_cast<float>(d * q);
+      const float got = wide.data()[h * K];
+      right += (std::isnan(want) && std::isnan(got)) || quant_bits(want) == quant_bits(got);
+      finite_rows += std::isfinite(d) && std::isfinite(m);
+    }
+    CHECK(right == N);
+    // the kernels' reading, on the rows whose scales are finite
+    std::vector<unsigned char> fb;
+    std::vector<float> fw;
+    for (std::size_t h = 0; h < N; ++h) {
+      if (!std::isfinite(reference(static_cast<std::uint32_t>(h))) || (has_min && !std::isfinite(reference(static_cast<std::uint32_t>(N - 1 - h)))))
+        continue;
+      fb.insert(fb.end(), b.begin() + static_cast<std::ptrdiff_t>(h * bb), b.begin() + static_cast<std::ptrdiff_t>((h + 1) * bb));
+      fw.insert(fw.end(), wide.data() + h * K, wide.data() + (h + 1) * K);
+    }
+    REQUIRE(fb.size() == finite_rows * bb);
+    const StoredMatrix wf(fb.data(), type, finite_rows, K);
+    const Tensor widef = Tensor::from({finite_rows, K}, fw);
+    for (const std::string& kernel : available_gemm_kernels()) {
+      CAPTURE(kernel);
+      QuantForceKernel force(kernel);
+      for (std::size_t M : {std::size_t{1}, std::size_t{5}}) {
+        CAPTURE(M);
+        std::mt19937 gen(static_cast<unsigned>(M));
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        std::vector<float> av(M * K);
+        for (float& x : av) x = u(gen);
+        const Tensor a = Tensor::from({M, K}, av);
+        const Tensor got = matmul_bt(a, wf, 2), want = matmul_bt(a, widef, 1);
+        std::size_t same = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) same += quant_bits(got.data()[i]) == quant_bits(want.data()[i]);
+        CHECK(same == got.size());
       }
     }
   }
