@@ -6,7 +6,7 @@
 //
 // One atomic word holds the call's number, its share count and the next share to claim, so a
 // worker that arrives late for one call can never take a share of the next.
-#include <unistd.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -33,7 +33,6 @@ inline void pause() {
 constexpr int kSpins = 20000;  // ~50 µs of pause instructions before sleeping
 
 struct Workers {
-  pid_t owner = getpid();
   std::mutex busy;  // held by the call being run
   std::mutex mu;    // for the condition variables
   std::condition_variable wake, done;
@@ -76,9 +75,16 @@ struct Workers {
   }
 };
 
+// set in a forked child (pthread_atfork), which has none of the parent's threads: it starts its
+// own Workers (a flag, not getpid() on every call: that is a system call, ~100 a decoded token)
+std::atomic<bool> forked{false};
+
 Workers* workers() {
-  static Workers* w = new Workers;  // never destroyed: its threads outlive main()
-  if (w->owner != getpid()) w = new Workers;  // a forked child: the parent's threads are not here
+  static Workers* w = [] {
+    pthread_atfork(nullptr, nullptr, [] { forked.store(true, std::memory_order_relaxed); });
+    return new Workers;  // never destroyed: its threads outlive main()
+  }();
+  if (forked.load(std::memory_order_relaxed) && forked.exchange(false, std::memory_order_relaxed)) w = new Workers;
   return w;
 }
 
