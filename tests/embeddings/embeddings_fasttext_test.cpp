@@ -300,7 +300,7 @@ TEST_CASE("fastText .bin: vectors whose n-gram sum overflows float32 are an erro
 }
 
 TEST_CASE("fastText n-grams: the count from the length alone equals the n-grams hashed, for every minn ≤ maxn and UTF-8 words") {
-  for (const std::string w : std::vector<std::string>{"", "a", "ab", "where", "\xED\x95\x99\xEC\x83\x9D", "caf\xC3\xA9s", std::string(40, 'x')})
+  for (const std::string& w : std::vector<std::string>{"", "a", "ab", "where", "\xED\x95\x99\xEC\x83\x9D", "caf\xC3\xA9s", std::string(40, 'x')})
     for (std::size_t minn = 0; minn <= 7; ++minn)
       for (std::size_t maxn = std::max<std::size_t>(minn, 1); maxn <= 9; ++maxn) {
         CAPTURE(w);
