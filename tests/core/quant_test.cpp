@@ -122,8 +122,12 @@ TEST_CASE("quant: a hand-built Q8_0 and Q4_0 block") {
 
 TEST_CASE("quant: matmul and matmul_bt on quantized weights equal the product with the dequantized matrix, bit for bit") {
   // K multiples of 256 (K-quants) and of 32; paths: plain loops, skinny (decode), packed tiles,
-  // several panels and threads
-  const std::vector<std::array<std::size_t, 3>> sizes = {{1, 256, 40}, {3, 512, 300}, {37, 256, 77}, {2, 256, 3}, {1, 32, 3}};
+  // several panels and threads. The packed tiles of a prefill are packed straight from the blocks:
+  // there, several depth panels with a short last one (800 = 3 · 256 + 32), more rows of A than one
+  // packed block of A (200), more columns than one packed block of B (2100 > 2048) and columns
+  // that end mid-tile (45, 2100)
+  const std::vector<std::array<std::size_t, 3>> sizes = {{1, 256, 40},  {3, 512, 300}, {37, 256, 77}, {2, 256, 3},
+                                                         {1, 32, 3},    {200, 800, 45}, {13, 768, 2100}};
   unsigned seed = 11;
   for (const std::string& kernel : available_gemm_kernels()) {
     CAPTURE(kernel);

@@ -200,12 +200,6 @@ gemm_kernels::Elem kernel_elem(StoredType t) {
   return gemm_kernels::Elem::f32;
 }
 
-// C (m × n) = A · B with B quantized (stored.hpp): B is `q`'s (n, k) rows transposed (bt) or its
-// (k, n) rows as they are. The kernel (small, skinny or blocked) is chosen for the whole product,
-// as gemm() chooses it; then B is dequantized a panel of columns at a time into a float buffer
-// (never the whole matrix) and the kernel runs on that panel's columns of C. Each entry of C is
-// computed by the same kernel from the same float values in the same order whatever the panels,
-// so the result equals gemm() on the dequantized matrix. Workers take whole panels.
 // The fused kernel's name for a quantized type; false for F32, F16, BF16
 bool quant_type(StoredType t, gemm_kernels::QType& out) {
   using gemm_kernels::QType;
@@ -429,6 +423,13 @@ void row_pass(const float* a, std::size_t lda, std::size_t m, std::size_t k, std
   run_row_groups(g, workers, [&](std::size_t i, std::size_t lo, std::size_t hi) { run(parts[i], lo, std::min(parts[i].n, hi)); });
 }
 
+// C (m × n) = A · B with B quantized (stored.hpp): B is `q`'s (n, k) rows transposed (bt) or its
+// (k, n) rows as they are. The kernel (small, skinny or blocked) is chosen for the whole product,
+// as gemm() chooses it; then B is dequantized a panel of columns at a time, into the blocked
+// kernel's packed slivers (bt) or into a float buffer (never the whole matrix), and the kernel runs
+// on that panel's columns of C. Each entry of C is computed by the same kernel from the same float
+// values in the same order whatever the panels, so the result equals gemm() on the dequantized
+// matrix. Workers take whole panels.
 void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, std::size_t m, std::size_t n, std::size_t k,
                     unsigned threads) {
   if (m == 0 || n == 0) return;
@@ -458,11 +459,33 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
   // blocks → floats for the panels: the kernel's vector code (quant.cpp's values, bit for bit;
   // the scalar loop with its F16 scales by cases was ~12 % of a Q8_0 prefill)
   const bool vector_unpack = quant_type(type, qt);
+  const auto* bytes = static_cast<const unsigned char*>(q);
+  const std::size_t block = stored_block_size(type);
+  // A prefill against a weight's rows: the blocked kernel packs its slivers straight from the
+  // blocks, eight rows at a time through L1. (The float panels below cost a 2 MiB buffer written,
+  // zeroed and read again, and A packed once per ~100–600 columns: a 128-token Q8_0 prefill of
+  // Qwen2.5-0.5B, `bench_generate qwen-q8_0.gguf 128 1`, 0.62–0.65 s → 0.57 s.) The columns are cut
+  // into panels of at most ~2048 (whole register tiles), the same number for each worker.
+  if (bt && vector_unpack && run == kernel.blocked) {
+    const std::size_t row_bytes = stored_row_bytes(type, k), nr = kernel.nr;
+    const auto workers = static_cast<unsigned>(
+        std::min<std::size_t>({threads, (n + nr - 1) / nr, std::max<std::size_t>(1, m * n * k / (1u << 20))}));
+    const std::size_t per = (n + workers * std::size_t{2048} - 1) / (workers * std::size_t{2048});
+    const std::size_t width = ((n + workers * per - 1) / (workers * per) + nr - 1) / nr * nr;
+    const std::size_t panels = (n + width - 1) / width;
+    parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
+      for (std::size_t p = t; p < panels; p += T) {
+        const std::size_t j0 = p * width;
+        kernel.quant_blocked(a, bytes + j0 * row_bytes, qt, row_bytes, block, stored_block_bytes(type), kernel.quant_dequant, c + j0, n,
+                             m, std::min(width, n - j0), k);
+      }
+    });
+    return;
+  }
   const auto unpack = [&](const unsigned char* src, float* out, std::size_t count) {
     if (vector_unpack) kernel.quant_dequant(src, qt, out, count);
     else dequantize(type, src, out, count);
   };
-  const std::size_t block = stored_block_size(type);
   // panel columns: ~128 KiB of floats, a multiple of the block (the (k, n) case cuts rows of B)
   // and of 16 (whole register tiles). Each panel is one GEMM call, which packs all of A again: with
   // many rows of A (a prefill) a panel is ~2 MiB (A packed once per ~100+ columns, not per ~40:
@@ -476,7 +499,6 @@ void gemm_quantized(View a, const void* q, StoredType type, bool bt, float* c, s
   width = std::min(width, n);
   const std::size_t panels = (n + width - 1) / width;
   const auto workers = static_cast<unsigned>(std::min<std::size_t>({threads, panels, std::max<std::size_t>(1, m * n * k / (1u << 20))}));
-  const auto* bytes = static_cast<const unsigned char*>(q);
   parallel_for_threads(std::max(1u, workers), [&](unsigned t, unsigned T) {
     std::vector<float> buf(width * k);
     for (std::size_t p = t; p < panels; p += T) {

@@ -18,7 +18,8 @@ namespace {
 }  // namespace avx2_kernel
 
 const Kernel avx2 = {"avx2", avx2_kernel::MR, avx2_kernel::NR, &avx2_kernel::gemm_small, &avx2_kernel::gemm_skinny,
-                     &avx2_kernel::gemm_blocked, &quant_rows_avx2, &quant_dequant_avx2};
+                     &avx2_kernel::gemm_blocked, &quant_rows_avx2, &quant_dequant_avx2,
+                     &avx2_kernel::gemm_quant_blocked};
 
 }  // namespace tfx::gemm_kernels
 #endif

@@ -18,7 +18,8 @@ namespace {
 }  // namespace avx512_kernel
 
 const Kernel avx512 = {"avx512", avx512_kernel::MR, avx512_kernel::NR, &avx512_kernel::gemm_small, &avx512_kernel::gemm_skinny,
-                     &avx512_kernel::gemm_blocked, &quant_rows_avx512, &quant_dequant_avx512};
+                     &avx512_kernel::gemm_blocked, &quant_rows_avx512, &quant_dequant_avx512,
+                     &avx512_kernel::gemm_quant_blocked};
 
 }  // namespace tfx::gemm_kernels
 #endif

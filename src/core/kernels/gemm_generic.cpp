@@ -14,7 +14,8 @@ namespace {
 }  // namespace generic_kernel
 
 const Kernel generic = {"generic", generic_kernel::MR, generic_kernel::NR, &generic_kernel::gemm_small, &generic_kernel::gemm_skinny,
-                     &generic_kernel::gemm_blocked, &quant_rows_generic, &quant_dequant_generic};
+                     &generic_kernel::gemm_blocked, &quant_rows_generic, &quant_dequant_generic,
+                     &generic_kernel::gemm_quant_blocked};
 
 }  // namespace tfx::gemm_kernels
 

@@ -49,6 +49,13 @@ using QuantRows = void (*)(const float* a, std::size_t lda, std::size_t m, const
 // many rows of A (a prefill). One thread.
 using QuantDequant = void (*)(const void* w, QType type, float* out, std::size_t n);
 
+// C[0:m, 0:n] (row stride ldc) = A[0:m, 0:k] · Wᵀ for W's first n rows (row_bytes apart, `type`
+// blocks of `block` values in `block_bytes` bytes), by `blocked`'s loops with W's blocks dequantized
+// (by `dequant`) eight rows at a time straight into its packed slivers: the same packed values, so
+// the same bits, as `blocked` on the dequantized rows, with no float copy of W. One thread.
+using QuantBlocked = void (*)(View a, const void* w, QType type, std::size_t row_bytes, std::size_t block, std::size_t block_bytes,
+                              QuantDequant dequant, float* c, std::size_t ldc, std::size_t m, std::size_t n, std::size_t k);
+
 struct Kernel {
   const char* name;    // "avx512", "avx2", "generic"
   std::size_t mr, nr;  // register tile of `blocked`: threads get whole tiles
@@ -57,6 +64,7 @@ struct Kernel {
   Part blocked;        // everything else
   QuantRows quant_rows;  // a few rows of A against a quantized Wᵀ (gemv_quant_*.cpp)
   QuantDequant quant_dequant;  // quantized blocks → float, vector by vector (gemv_quant_*.cpp)
+  QuantBlocked quant_blocked;  // many rows of A against a quantized Wᵀ (a prefill)
 };
 
 // The build's baseline instruction set (SSE2 on x86-64, NEON on aarch64; with TFX_NATIVE,
