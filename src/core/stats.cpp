@@ -29,6 +29,18 @@ double pearson(std::span<const double> x, std::span<const double> y) {
   return sxy / std::sqrt(sxx * syy);
 }
 
+double log_sum_exp(std::span<const float> x) {
+  double mx = -std::numeric_limits<double>::infinity();
+  for (float v : x) {
+    if (std::isnan(v)) return std::numeric_limits<double>::quiet_NaN();
+    mx = std::max(mx, static_cast<double>(v));
+  }
+  if (std::isinf(mx)) return mx;  // empty, all −∞, or a +∞ among them
+  double sum = 0;
+  for (float v : x) sum += std::exp(static_cast<double>(v) - mx);
+  return mx + std::log(sum);
+}
+
 std::vector<double> average_ranks(std::span<const double> x) {
   std::vector<std::size_t> idx(x.size());
   std::iota(idx.begin(), idx.end(), 0);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tfx/core/error.hpp"
+#include "tfx/core/stats.hpp"
 
 namespace tfx {
 
@@ -45,13 +46,8 @@ std::span<const float> answer_row(const Tensor& logits, std::size_t t) {
   return logits.row(logits.rows() == 1 ? 0 : t);
 }
 
-// log p(id) = z_id − max − log Σ exp(z − max)
-double log_probability(std::span<const float> row, std::size_t id) {
-  const double mx = *std::max_element(row.begin(), row.end());
-  double sum = 0;
-  for (float z : row) sum += std::exp(static_cast<double>(z) - mx);
-  return static_cast<double>(row[id]) - mx - std::log(sum);
-}
+// log p(id) = z_id − log Σ exp(z)
+double log_probability(std::span<const float> row, std::size_t id) { return static_cast<double>(row[id]) - log_sum_exp(row); }
 
 Tensor logit_lens(const Checkpoint& m, const CleanRun& clean) {
   const std::size_t layers = clean.residuals.size();
@@ -60,14 +56,12 @@ Tensor logit_lens(const Checkpoint& m, const CleanRun& clean) {
     const Tensor z = final_norm_and_head(m, clean.residuals[l]);
     const std::size_t T = z.rows(), V = z.cols();
     if (l == 0) probs = Tensor({layers, T, V});
-    // softmax per row in double, the row max subtracted for stability
+    // softmax per row in double: p = exp(z − log Σ exp(z))
     for (std::size_t t = 0; t < T; ++t) {
       const std::span<const float> row = z.row(t);
-      const double mx = *std::max_element(row.begin(), row.end());
-      double sum = 0;
-      for (float v : row) sum += std::exp(static_cast<double>(v) - mx);
+      const double lse = log_sum_exp(row);
       float* out = probs.data() + (l * T + t) * V;
-      for (std::size_t j = 0; j < V; ++j) out[j] = static_cast<float>(std::exp(static_cast<double>(row[j]) - mx) / sum);
+      for (std::size_t j = 0; j < V; ++j) out[j] = static_cast<float>(std::exp(static_cast<double>(row[j]) - lse));
     }
   }
   return probs;

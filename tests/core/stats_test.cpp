@@ -1,5 +1,7 @@
 // Correlations against hand-computed/scipy-documented values; PCA against data with known axes.
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "helpers.hpp"
 #include "tfx/core/stats.hpp"
@@ -49,4 +51,24 @@ TEST_CASE("pca: points on a known plane recover its axes and variances") {
   // coordinates along the first axis are ±a (sign fixed by the convention)
   CHECK(std::abs(p.coords(0, 0)) == doctest::Approx(3.0).epsilon(1e-5));
   CHECK_THROWS_AS(pca(Tensor::from({1, 3}, {1, 2, 3}), 2), Error);
+}
+
+TEST_CASE("log_sum_exp: hand values, no overflow for large logits, shift property and the edge rows") {
+  // log(e + e² + e³) = 3 + log(1 + e⁻¹ + e⁻²), computed here the direct way in long double
+  const long double direct = std::log(std::exp(1.0L) + std::exp(2.0L) + std::exp(3.0L));
+  const std::vector<float> x{1.0f, 2.0f, 3.0f};
+  CHECK(log_sum_exp(x) == doctest::Approx(static_cast<double>(direct)).epsilon(1e-15));
+  CHECK(log_sum_exp(std::vector<float>{0.0f, 0.0f}) == doctest::Approx(std::log(2.0)).epsilon(1e-15));
+  // exp(1000) overflows a double: the max comes out first
+  CHECK(log_sum_exp(std::vector<float>{1000.0f, 1000.0f}) == doctest::Approx(1000.0 + std::log(2.0)).epsilon(1e-15));
+  CHECK(log_sum_exp(std::vector<float>{-1000.0f, 0.0f}) == 0.0);
+  // log Σ exp(x + c) = c + log Σ exp(x)
+  const std::vector<float> shifted{51.0f, 52.0f, 53.0f};
+  CHECK(log_sum_exp(shifted) == doctest::Approx(50.0 + log_sum_exp(x)).epsilon(1e-14));
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(log_sum_exp(std::vector<float>{}) == -std::numeric_limits<double>::infinity());
+  CHECK(log_sum_exp(std::vector<float>{-inf, -inf}) == -std::numeric_limits<double>::infinity());
+  CHECK(log_sum_exp(std::vector<float>{-inf, 0.0f}) == 0.0);
+  CHECK(log_sum_exp(std::vector<float>{1.0f, inf}) == std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(log_sum_exp(std::vector<float>{1.0f, std::numeric_limits<float>::quiet_NaN()})));
 }

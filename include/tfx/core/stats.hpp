@@ -1,6 +1,7 @@
 // Statistics on the tensor core used by the embedding explorers: correlation (Pearson, Spearman
 // as scipy.stats computes them), the p-value of a correlation, and PCA by power iteration with
-// deflation.
+// deflation; and the log-sum-exp of a row of logits that the model readers' probabilities,
+// perplexities and divergences are taken from.
 //
 // Letters: N = number of samples (rows), D = dimension.
 #pragma once
@@ -25,6 +26,11 @@ double spearman(std::span<const double> x, std::span<const double> y);
 // t = r·√((n−2)/(1−r²)), p = P(|T_{n−2}| ≥ |t|) = I_{(n−2)/(n−2+t²)}((n−2)/2, 1/2)
 // (regularized incomplete beta). NaN when n < 3 or r is NaN; 0 when |r| = 1.
 double correlation_p_value(double r, std::size_t n);
+
+// log Σᵢ exp(xᵢ) in double, the largest x subtracted before the exponentials (so logits in the
+// thousands neither overflow nor lose the small terms): log p(i) = xᵢ − log_sum_exp(x). −∞ for an
+// empty row or one of −∞ only; NaN if any x is NaN; +∞ if any is +∞.
+double log_sum_exp(std::span<const float> x);
 
 struct Pca {
   Tensor components;                    // (k, D): unit principal axes, largest variance first

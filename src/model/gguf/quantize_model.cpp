@@ -15,6 +15,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/core/stats.hpp"
 #include "tfx/io/text_file.hpp"
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/gguf_model.hpp"
@@ -573,14 +574,10 @@ NextTokenCost next_token_cost(const Tensor& ref, const Tensor& q, std::span<cons
   if (ref.rows() != q.rows() || ref.cols() != q.cols() || ref.rows() == 0)
     throw Error(fmt::format("next_token_cost: logits ({}, {}) and ({}, {}) differ", ref.rows(), ref.cols(), q.rows(), q.cols()));
   const std::size_t T = ref.rows(), V = ref.cols();
-  // log softmax of one row, in double, its max subtracted
+  // log softmax of one row, in double
   auto log_softmax = [V](std::span<const float> row) {
-    double mx = -std::numeric_limits<double>::infinity();
-    for (float v : row) mx = std::max(mx, static_cast<double>(v));
-    double sum = 0;
-    for (float v : row) sum += std::exp(static_cast<double>(v) - mx);
     std::vector<double> out(V);
-    const double lse = mx + std::log(sum);
+    const double lse = log_sum_exp(row);
     for (std::size_t i = 0; i < V; ++i) out[i] = static_cast<double>(row[i]) - lse;
     return out;
   };

@@ -10,7 +10,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include "cli/flags/model_size_flags.hpp"
 #include "cli/commands.hpp"
@@ -96,7 +95,7 @@ void run_train(const TrainCommandOptions& o) {
   to.warmup = o.warmup;
   to.no_warmup = o.no_warmup;
   to.seed = o.seed;
-  to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  to.threads = train_threads(o.threads);
 
   // the budget sees the whole run before anything big is allocated: the parameters with their
   // gradients and Adam's moments, a step's activations over the longest sentences, the logits over

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "cli/commands/train/train_compare.hpp"
 #include "cli/flags/flag_names.hpp"
@@ -29,6 +30,10 @@ CLI::Option* add_train_d_model_flag(CLI::App* cmd, std::int64_t& d_model) {
 
 CLI::Option* add_train_heads_flag(CLI::App* cmd, std::int64_t& heads) {
   return add_heads_size_flag(cmd, heads, tr("training: 1…64; H must divide --d-model"), SizeBound{{1, 64}});
+}
+
+unsigned train_threads(std::int64_t threads) {
+  return threads > 0 ? static_cast<unsigned>(threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
 CLI::Option* add_train_threads_flag(CLI::App* cmd, std::int64_t& threads) {

@@ -17,6 +17,8 @@ CLI::Option* add_train_d_model_flag(CLI::App* cmd, std::int64_t& d_model);
 CLI::Option* add_train_heads_flag(CLI::App* cmd, std::int64_t& heads);
 // --threads N (0 = every core, at most 8)
 CLI::Option* add_train_threads_flag(CLI::App* cmd, std::int64_t& threads);
+// The worker threads --threads N asks for: N, or for 0 every core (at most 8)
+unsigned train_threads(std::int64_t threads);
 // --warmup STEPS; `note` (translated, may be empty) says what the schedule is
 CLI::Option* add_train_warmup_flag(CLI::App* cmd, double& warmup, const std::string& note);
 // --every N; `note` (translated, may be empty) says what else happens every N steps

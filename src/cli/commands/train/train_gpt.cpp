@@ -16,7 +16,6 @@
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "cli/commands/train/train_flags.hpp"
 #include "cli/common.hpp"
@@ -108,7 +107,7 @@ void run_train_gpt(const TrainGptOptions& o) {
   to.warmup = static_cast<std::size_t>(std::llround(o.warmup));
   to.lr = o.lr;
   to.seed = o.seed;
-  to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  to.threads = train_threads(o.threads);
   // the prompt of the samples: --prompt, else the text's first tokens
   std::vector<std::size_t> prompt =
       o.prompt.empty() ? std::vector<std::size_t>(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(4, ids.size())))

@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "cli/commands/train/train_flags.hpp"
 #include "cli/common.hpp"
@@ -77,7 +76,7 @@ void run_train_vit(const TrainVitOptions& o) {
   to.steps = static_cast<std::size_t>(o.steps);
   to.warmup = static_cast<std::size_t>(std::llround(o.warmup));
   to.lr = o.lr;
-  to.threads = o.threads > 0 ? static_cast<unsigned>(o.threads) : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  to.threads = train_threads(o.threads);
   const std::size_t B = static_cast<std::size_t>(o.batch);
   Generator pick(o.seed + 1);
   const auto next_batch = [&](std::size_t step) {
