@@ -4,7 +4,8 @@
 # build picks them up.
 add_executable(gen_embedded_file ${CMAKE_SOURCE_DIR}/cmake/gen_embedded_file.cpp)
 target_compile_options(gen_embedded_file PRIVATE ${TFX_WARNINGS})
-# The built-in teaching GPT (issue 46): data/teaching_gpt/{config.json,model.safetensors,tokenizer.json},
+# The built-in teaching GPT (issue 46): data/teaching_gpt/{config.json,model.safetensors,tokenizer.json}
+# (and corpus.txt, the sentences it was trained on: the model commands name the words of a prompt it never read),
 # written by scripts/train_teaching_gpt.sh (tfx train gpt), opened by every model command as
 # `teaching-gpt` (include/tfx/model/builtin_models.hpp); data/teaching_vit/{config.json,
 # preprocessor_config.json,model.safetensors} (scripts/train_teaching_vit.sh, tfx train vit) as
@@ -13,7 +14,8 @@ foreach(part teaching_model/model.safetensors:teaching_model_weights teaching_mo
              teaching_model/corpus.tsv:teaching_model_corpus teaching_model/corpus_en_ko.tsv:teaching_model_corpus_en_ko
              teaching_model/corpus_lengths.tsv:teaching_model_corpus_lengths
              teaching_gpt/config.json:teaching_gpt_config teaching_gpt/model.safetensors:teaching_gpt_weights
-             teaching_gpt/tokenizer.json:teaching_gpt_tokenizer teaching_vit/config.json:teaching_vit_config
+             teaching_gpt/tokenizer.json:teaching_gpt_tokenizer teaching_gpt/corpus.txt:teaching_gpt_corpus
+             teaching_vit/config.json:teaching_vit_config
              teaching_vit/preprocessor_config.json:teaching_vit_preprocessor teaching_vit/model.safetensors:teaching_vit_weights)
   string(REPLACE ":" ";" pair ${part})
   list(GET pair 0 file)

@@ -5,16 +5,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 
 namespace tfx::embedded {
+std::string_view teaching_gpt_corpus();
 std::string_view teaching_gpt_config();
 std::string_view teaching_gpt_weights();
 std::string_view teaching_gpt_tokenizer();
@@ -27,6 +31,7 @@ namespace tfx {
 
 namespace fs = std::filesystem;
 
+std::string_view teaching_gpt_corpus() { return embedded::teaching_gpt_corpus(); }
 std::string_view teaching_gpt_config() { return embedded::teaching_gpt_config(); }
 std::string_view teaching_gpt_weights() { return embedded::teaching_gpt_weights(); }
 std::string_view teaching_gpt_tokenizer() { return embedded::teaching_gpt_tokenizer(); }
@@ -111,6 +116,49 @@ bool materialize(const fs::path& target, const std::vector<BuiltinFile>& files) 
 }
 
 }  // namespace
+
+namespace {
+
+bool ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// `text`'s words (split at ASCII whitespace), each with the ASCII punctuation at its ends taken off,
+// as written and as compared (ASCII letters lower-cased); words of punctuation alone are dropped
+template <class F>
+void each_word(std::string_view text, F&& f) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && ascii_space(text[i])) ++i;
+    std::size_t j = i;
+    while (j < text.size() && !ascii_space(text[j])) ++j;
+    std::size_t a = i, b = j;
+    auto punct = [](char c) { return static_cast<unsigned char>(c) < 128 && std::ispunct(static_cast<unsigned char>(c)); };
+    while (a < b && punct(text[a])) ++a;
+    while (b > a && punct(text[b - 1])) --b;
+    if (a < b) {
+      std::string key(text.substr(a, b - a));
+      for (char& c : key)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      f(text.substr(a, b - a), key);
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> words_unseen_by_teaching_gpt(std::string_view text) {
+  static const std::unordered_set<std::string> known = [] {
+    std::unordered_set<std::string> k;
+    each_word(teaching_gpt_corpus(), [&](std::string_view, const std::string& key) { k.insert(key); });
+    return k;
+  }();
+  std::vector<std::string> out;
+  std::unordered_set<std::string> said;
+  each_word(text, [&](std::string_view word, const std::string& key) {
+    if (!known.count(key) && said.insert(key).second) out.emplace_back(word);
+  });
+  return out;
+}
 
 bool is_builtin_model(const std::string& dir) {
   const std::string name = builtin_name(dir);

@@ -4,8 +4,16 @@
 // and how it was trained; its stored weights carry GPT2LMHeadModel's names and the shapes its
 // config.json gives (read here with this file's own safetensors header reader); a folder named
 // teaching-gpt in the working directory is refused, not silently preferred; and `train gpt` is
-// deterministic (the script's promise: the same seed and threads, the same bytes).
+// deterministic (the script's promise: the same seed and threads, the same bytes). A prompt's words
+// that the corpus never had are named in a warning.
 #include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "helpers.hpp"
 #include "tfx/model/builtin_models.hpp"
@@ -124,4 +132,43 @@ TEST_CASE("train gpt: the same seed and threads write byte-identical weights") {
   // another seed gives other weights (the comparison above can fail)
   REQUIRE(run_tfx("train gpt --text corpus.txt -o c --seed 8" + args, d.path).code == 0);
   CHECK(read_file(d / "c/model.safetensors") != a);
+}
+
+TEST_CASE("teaching-gpt: a prompt's words that its corpus never had are named on stderr; a prompt of its world gets no warning") {
+  // the reference: the corpus file itself, split here by a stream and trimmed by find_first_not_of
+  std::set<std::string> corpus;
+  {
+    std::istringstream in(tfx::test::read_file(std::filesystem::path(TFX_SOURCE_DIR) / "data/teaching_gpt/corpus.txt"));
+    const std::string punct = ".,?!;:'\"()";
+    for (std::string w; in >> w;) {
+      const std::size_t a = w.find_first_not_of(punct), b = w.find_last_not_of(punct);
+      if (a == std::string::npos) continue;
+      w = w.substr(a, b - a + 1);
+      for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      corpus.insert(w);
+    }
+  }
+  REQUIRE(corpus.count("cat") == 1);
+  REQUIRE(corpus.count("paris") == 1);
+  for (const char* w : {"sat", "on", "mat", "고양이를"}) REQUIRE(corpus.count(w) == 0);
+  REQUIRE(corpus.count("나는") == 1);
+  // the library: each unseen word once, as first written; case and end punctuation do not count
+  CHECK(tfx::words_unseen_by_teaching_gpt("Sat, SAT sat! The CAT (paris) mat.") == std::vector<std::string>{"Sat", "mat"});
+  CHECK(tfx::words_unseen_by_teaching_gpt("The capital of France is Paris.").empty());
+  CHECK(tfx::words_unseen_by_teaching_gpt("  ... !! ").empty());
+  // the commands
+  TempDir cwd, cache;
+  const Run r = run_tfx("model next teaching-gpt \"The cat sat on the mat.\" -k 1", cwd.path, tg_env(cache));
+  CAPTURE(r.err);
+  CHECK(r.code == 0);
+  CHECK(has(r.err, "teaching-gpt never read the words 'sat', 'on', 'mat' in its training sentences"));
+  CHECK_FALSE(has(r.err, "'cat'"));
+  const Run g = run_tfx("model generate teaching-gpt \"나는 고양이를\" -n 2", cwd.path, tg_env(cache));
+  CAPTURE(g.err);
+  CHECK(g.code == 0);
+  CHECK(has(g.err, "teaching-gpt never read the word '고양이를'"));
+  const Run known = run_tfx("model lens teaching-gpt \"The capital of France is\"", cwd.path, tg_env(cache));
+  CAPTURE(known.err);
+  CHECK(known.code == 0);
+  CHECK_FALSE(has(known.err, "never read"));
 }

@@ -17,6 +17,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tfx {
 
@@ -32,7 +33,14 @@ bool is_builtin_model(const std::string& dir);
 // directory, or when no cache folder can be written.
 std::string model_files_dir(const std::string& dir);
 
+// The words of TEXT that no sentence of teaching-gpt's training corpus has (data/teaching_gpt/
+// corpus.txt, compiled in): TEXT split at whitespace, ASCII punctuation taken off each word's ends,
+// ASCII letters compared without case (a Korean word keeps its particle, as the corpus writes it).
+// Each word once, as TEXT first writes it, in TEXT's order.
+std::vector<std::string> words_unseen_by_teaching_gpt(std::string_view text);
+
 // The built-in files as compiled in (for tests and `model info`).
+std::string_view teaching_gpt_corpus();
 std::string_view teaching_gpt_config();
 std::string_view teaching_gpt_weights();
 std::string_view teaching_gpt_tokenizer();

@@ -81,6 +81,7 @@ void run_generate(const GenerateCliOptions& o) {
   const HfTokenizer tok = load_model_tokenizer(o.dir);
   release_freed_blocks();  // before the weights' pages come in
   std::vector<std::size_t> prompt = tok.encode(o.text, true).ids;
+  warn_unseen_words(o.dir, o.text);
   if (prompt.empty()) {
     const std::optional<std::size_t> bos = generation_bos_id(o.dir, tok);
     if (!bos)

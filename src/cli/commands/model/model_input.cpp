@@ -109,6 +109,7 @@ LoadedInput load_input(const ModelInput& in) {
     if (e.ids.empty()) throw usage_error(fmt::format(N_("TEXT '{}' gives no tokens"), in.text));
     l.ids = e.ids;
     l.tokens = e.readable;
+    warn_unseen_words(in.dir, in.text);
   }
   const ModelConfig& c = l.model.config;
   if (!c.position_limit() && l.ids.size() > c.max_positions)
@@ -123,6 +124,23 @@ LoadedInput load_input(const ModelInput& in) {
                      l.ids.size(), *c.sliding_window, *c.sliding_window)
                      .c_str());
   return l;
+}
+
+void warn_unseen_words(const std::string& dir, const std::string& text) {
+  if (!is_builtin_model(dir) || !std::string_view(dir).starts_with(kTeachingGpt)) return;
+  const std::vector<std::string> unseen = words_unseen_by_teaching_gpt(text);
+  if (unseen.empty()) return;
+  constexpr std::size_t kShown = 8;
+  std::string list;
+  for (std::size_t i = 0; i < unseen.size() && i < kShown; ++i) list += (i ? ", '" : "'") + unseen[i] + "'";
+  if (unseen.size() > kShown) list += trf(" and {} more", unseen.size() - kShown);
+  std::fprintf(stderr, "%s\n",
+               trnf("tfx: warning: teaching-gpt never read the word {} in its training sentences (the built-in corpus of short Korean and "
+                    "English sentences of a small world): what it says about it is not learned",
+                    "tfx: warning: teaching-gpt never read the words {} in its training sentences (the built-in corpus of short Korean and "
+                    "English sentences of a small world): what it says about them is not learned",
+                    unseen.size(), list)
+                   .c_str());
 }
 
 ForwardPass model_run(const LoadedInput& l, bool want_logits) {
