@@ -167,6 +167,11 @@ TEST_CASE("teaching-gpt: a prompt's words that its corpus never had are named on
   CAPTURE(g.err);
   CHECK(g.code == 0);
   CHECK(has(g.err, "teaching-gpt never read the word '고양이를'"));
+  // a control byte in a word is quoted, not sent to the terminal
+  const Run esc = run_tfx("model next teaching-gpt \"$(printf 'The \\033[2Jcat')\" -k 1", cwd.path, tg_env(cache));
+  CAPTURE(esc.err);
+  CHECK(has(esc.err, "never read the word '\\x1b[2Jcat'"));
+  CHECK_FALSE(has(esc.err, "\x1b"));
   const Run known = run_tfx("model lens teaching-gpt \"The capital of France is\"", cwd.path, tg_env(cache));
   CAPTURE(known.err);
   CHECK(known.code == 0);

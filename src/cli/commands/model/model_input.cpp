@@ -16,6 +16,7 @@
 #include "cli/flags/validators.hpp"
 #include "cli/flags/shared_flags.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/core/show_token.hpp"
 
 namespace tfx::cli {
 
@@ -132,7 +133,7 @@ void warn_unseen_words(const std::string& dir, const std::string& text) {
   if (unseen.empty()) return;
   constexpr std::size_t kShown = 8;
   std::string list;
-  for (std::size_t i = 0; i < unseen.size() && i < kShown; ++i) list += (i ? ", '" : "'") + unseen[i] + "'";
+  for (std::size_t i = 0; i < unseen.size() && i < kShown; ++i) list += (i ? ", '" : "'") + show_token(unseen[i]) + "'";
   if (unseen.size() > kShown) list += trf(" and {} more", unseen.size() - kShown);
   std::fprintf(stderr, "%s\n",
                trnf("tfx: warning: teaching-gpt never read the word {} in its training sentences (the built-in corpus of short Korean and "
