@@ -16,6 +16,7 @@
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/core/words.hpp"
 
 namespace tfx::embedded {
 std::string_view teaching_gpt_corpus();
@@ -119,29 +120,20 @@ bool materialize(const fs::path& target, const std::vector<BuiltinFile>& files) 
 
 namespace {
 
-bool ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+// A word with the ASCII punctuation at its ends taken off (empty when nothing else is left)
+std::string_view trim_punctuation(std::string_view w) {
+  auto punct = [](char c) { return static_cast<unsigned char>(c) < 128 && std::ispunct(static_cast<unsigned char>(c)); };
+  while (!w.empty() && punct(w.front())) w.remove_prefix(1);
+  while (!w.empty() && punct(w.back())) w.remove_suffix(1);
+  return w;
+}
 
-// `text`'s words (split at ASCII whitespace), each with the ASCII punctuation at its ends taken off,
-// as written and as compared (ASCII letters lower-cased); words of punctuation alone are dropped
-template <class F>
-void each_word(std::string_view text, F&& f) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && ascii_space(text[i])) ++i;
-    std::size_t j = i;
-    while (j < text.size() && !ascii_space(text[j])) ++j;
-    std::size_t a = i, b = j;
-    auto punct = [](char c) { return static_cast<unsigned char>(c) < 128 && std::ispunct(static_cast<unsigned char>(c)); };
-    while (a < b && punct(text[a])) ++a;
-    while (b > a && punct(text[b - 1])) --b;
-    if (a < b) {
-      std::string key(text.substr(a, b - a));
-      for (char& c : key)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      f(text.substr(a, b - a), key);
-    }
-    i = j;
-  }
+// ... and as the corpus check compares it: ASCII letters lower-cased
+std::string folded(std::string_view w) {
+  std::string key(w);
+  for (char& c : key)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return key;
 }
 
 }  // namespace
@@ -149,14 +141,18 @@ void each_word(std::string_view text, F&& f) {
 std::vector<std::string> words_unseen_by_teaching_gpt(std::string_view text) {
   static const std::unordered_set<std::string> known = [] {
     std::unordered_set<std::string> k;
-    each_word(teaching_gpt_corpus(), [&](std::string_view, const std::string& key) { k.insert(key); });
+    for (const std::string& w : split_words(teaching_gpt_corpus()))
+      if (const std::string_view t = trim_punctuation(w); !t.empty()) k.insert(folded(t));
     return k;
   }();
   std::vector<std::string> out;
   std::unordered_set<std::string> said;
-  each_word(text, [&](std::string_view word, const std::string& key) {
-    if (!known.count(key) && said.insert(key).second) out.emplace_back(word);
-  });
+  for (const std::string& w : split_words(text)) {
+    const std::string_view t = trim_punctuation(w);
+    if (t.empty()) continue;
+    const std::string key = folded(t);
+    if (!known.count(key) && said.insert(key).second) out.emplace_back(t);
+  }
   return out;
 }
 
