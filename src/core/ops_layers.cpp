@@ -67,6 +67,23 @@ Tensor swiglu(const Tensor& g, const Tensor& u) {
   return out;
 }
 
+// GELU_tanh(g)·u
+Tensor geglu(const Tensor& g, const Tensor& u) {
+  if (g.shape() != u.shape()) throw Error(fmt::format(N_("geglu: gate {} and up {} differ"), g.shape_str(), u.shape_str()));
+  Tensor out = g;
+  gelu_inplace(out, GeluForm::tanh);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] *= u[i];
+  return out;
+}
+
+// cap·tanh(x / cap)
+void softcap_inplace(Tensor& x, float cap) {
+  float* v = x.data();
+  for (std::size_t i = 0; i < x.size(); ++i) v[i] /= cap;
+  vmath::tanh_inplace(v, x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) v[i] *= cap;
+}
+
 // x / √(mean(x²) + ε) · w (the mean in double; HF computes it in float32)
 Tensor rms_norm(const Tensor& x, const Tensor& w, double eps) {
   const std::size_t D = x.cols();

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "model/family_files.hpp"
@@ -15,9 +17,10 @@ namespace tfx {
 namespace {
 
 // the table, in the order messages list the supported types
-const std::array<const Family*, 7> kFamilies = {&family_files::kBert,  &family_files::kGpt2,    &family_files::kLlama,
-                                                &family_files::kQwen2, &family_files::kQwen3,   &family_files::kMistral,
-                                                &family_files::kVit};
+const std::array<const Family*, 10> kFamilies = {&family_files::kBert,   &family_files::kGpt2,   &family_files::kLlama,
+                                                 &family_files::kQwen2,  &family_files::kQwen3,  &family_files::kMistral,
+                                                 &family_files::kGemma,  &family_files::kGemma2, &family_files::kGemma3,
+                                                 &family_files::kVit};
 
 }  // namespace
 
@@ -42,6 +45,66 @@ std::string supported_model_types(bool images) {
 }
 
 namespace family_files {
+
+void read_rope_keys(const nlohmann::json& j, const std::string& where, RopeConfig& rope, std::size_t max_positions) {
+  rope.base = number_field(j, "rope_theta", where, rope.base);
+  if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
+    const nlohmann::json& s = j["rope_scaling"];
+    const std::string at = where + " rope_scaling";
+    const std::string type = json_string(s, "rope_type", json_string(s, "type", "default", at), at);
+    if (type == "default") {
+    } else if (type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3") {
+      rope.scaling = parse_rope_scaling(type);
+      rope.factor = number_field(s, "factor", at, 0.0);
+      if (!(*rope.factor > 0)) bad(at, N_("no \"factor\""));
+      rope.original_max_pos = whole_field(s, "original_max_position_embeddings", at, max_positions);
+      if (rope.scaling == RopeScaling::llama3) {
+        rope.low_freq_factor = number_field(s, "low_freq_factor", at, 1.0);
+        rope.high_freq_factor = number_field(s, "high_freq_factor", at, 4.0);
+      }
+      if (rope.scaling == RopeScaling::yarn) {
+        rope.beta_fast = number_field(s, "beta_fast", at, 32.0);
+        rope.beta_slow = number_field(s, "beta_slow", at, 1.0);
+      }
+      if (rope.scaling == RopeScaling::dynamic) rope.original_max_pos = max_positions;
+    } else {
+      bad(at, fmt::format(N_("type \"{}\" is not supported (linear, dynamic, yarn, llama3)"), type));
+    }
+  }
+  // validate_rope_config names RoPE's parameters (base, factor, …) and calls them usage errors,
+  // which the command line would show as flags (--base) with exit 2: here they are the file's keys
+  try {
+    validate_rope_config(rope);
+  } catch (const Error& e) {
+    static const std::pair<const char*, const char*> kKeys[] = {
+        {"base", "rope_theta"},
+        {"dim", "head_dim"},
+        {"factor", "rope_scaling.factor"},
+        {"scaling", "rope_scaling.rope_type"},
+        {"original_max_pos", "rope_scaling.original_max_position_embeddings"},
+        {"beta_fast", "rope_scaling.beta_fast"},
+        {"beta_slow", "rope_scaling.beta_slow"},
+        {"low_freq_factor", "rope_scaling.low_freq_factor"},
+        {"high_freq_factor", "rope_scaling.high_freq_factor"}};
+    const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    std::string msg = e.what(), out;
+    for (std::size_t i = 0; i < msg.size();) {
+      bool replaced = false;
+      if (i == 0 || !word(msg[i - 1]))
+        for (const auto& [param, key] : kKeys) {
+          const std::size_t n = std::strlen(param);
+          if (msg.compare(i, n, param) == 0 && (i + n == msg.size() || !word(msg[i + n]))) {
+            out += key;
+            i += n;
+            replaced = true;
+            break;
+          }
+        }
+      if (!replaced) out += msg[i++];
+    }
+    bad(where, out);
+  }
+}
 
 std::size_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::optional<std::size_t> fallback) {
   if (!j.contains(key) || j[key].is_null()) {

@@ -22,6 +22,10 @@ std::size_t whole_field(const nlohmann::json& j, const char* key, const std::str
 // j[key] as a positive number (fallback when absent or null)
 double number_field(const nlohmann::json& j, const char* key, const std::string& where, double fallback);
 
+// config.json's rope_theta (absent: rope.base as given) and rope_scaling (linear, dynamic, yarn,
+// llama3) into `rope` (its dim and layout set by the caller), checked; an error names the file's key
+void read_rope_keys(const nlohmann::json& j, const std::string& where, RopeConfig& rope, std::size_t max_positions);
+
 // The config.json keys of a LayerNorm + GELU family (HF's BertConfig, GPT2Config) and their
 // defaults; ffn_per_d_model: the FFN width's default as a multiple of d_model (0: none, required).
 // `activation` defaults to the first of the two GELUs tfx runs.
@@ -43,19 +47,27 @@ GeluForm gelu_form(const ModelConfig& c);
 
 // The cache a pass runs on: o.cache, or `local` made for the T positions of a whole sequence.
 KvCache* pass_cache(const ForwardOptions& o, KvCache& local, const ModelConfig& c, std::size_t T);
+// What a family changes in the scores (Gemma): their factor (0: 1/√hd), a sliding window (a query
+// at position p sees keys p − window + 1 … p; 0: every earlier one) and soft-capping (0: none)
+struct AttentionRule {
+  float scale = 0;
+  std::size_t window = 0;
+  float softcap = 0;
+};
 // Causal grouped-query attention of T new positions against the cache: kn, vn (T, KV·hd) join it at
 // positions n … n+T−1 (n = cache.length, advanced by the caller after its last block); q (T, H·hd)
-// at position n+t attends to keys 0 … n+t. weights: (H, T, n+T) after softmax, or nullptr.
-// -> the heads' outputs side by side (T, H·hd)
+// at position n+t attends to keys 0 … n+t (the last rule.window of them with a window); scores
+// q·k times rule.scale, soft-capped, then the masked softmax. weights: (H, T, n+T) after softmax, or
+// nullptr. -> the heads' outputs side by side (T, H·hd)
 Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& kn, const Tensor& vn, std::size_t H,
-                        Tensor* weights);
+                        Tensor* weights, const AttentionRule& rule = {});
 // z (T, H·hd): the HeadAblations of o for `layer` applied to their heads' columns
 void ablate_heads(Tensor& z, std::size_t layer, std::size_t hd, const ForwardOptions& o);
 // A decoder block's attention step: q, k, v tapped, cached_attention (its weights kept in
 // out.attentions when o.keep_attentions), the ablations applied, the heads' outputs tapped as
 // attn_heads. -> (T, H·hd), before the output projection
 Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
-                         std::size_t H, std::size_t hd, const ForwardOptions& o);
+                         std::size_t H, std::size_t hd, const ForwardOptions& o, const AttentionRule& rule = {});
 // An encoder block's attention step (BERT, ViT): every position attends to every position, with
 // q, k, v, the kept weights, the ablations and attn_heads as decoder_attention has them.
 // -> (T, H·hd), before the output projection
@@ -71,10 +83,12 @@ inline std::size_t first_block(const ForwardOptions& o) { return o.resume ? o.re
 inline void tap(const ForwardOptions& o, const char* name, std::size_t layer, const Tensor& value) {
   if (o.tap) o.tap(name, layer, value);
 }
+// The rows of positions first … first+T−1 of a cache's RoPE table (the table itself when that is all of it)
+RopeTables rope_rows(const RopeTables& all, std::size_t first, std::size_t T);
 // The rows the head reads: all of x, or its last row (LogitRows::last)
 Tensor logit_rows(const Tensor& x, LogitRows rows);
 
 // The rows each family file contributes to the table.
-extern const Family kBert, kGpt2, kLlama, kQwen2, kQwen3, kMistral, kVit;
+extern const Family kBert, kGpt2, kLlama, kQwen2, kQwen3, kMistral, kGemma, kGemma2, kGemma3, kVit;
 
 }  // namespace tfx::family_files

@@ -34,7 +34,7 @@ KvCache* pass_cache(const ForwardOptions& o, KvCache& local, const ModelConfig& 
 // Per head h (key/value head g = h / (H/KV)): softmax(q_h·K_gᵀ / √hd, causal)·V_g over the cached
 // rows 0 … n+T−1, the same steps as grouped_query_attention (scores, scale, masked softmax, mix).
 Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& kn, const Tensor& vn, std::size_t H,
-                        Tensor* weights) {
+                        Tensor* weights, const AttentionRule& rule) {
   const std::size_t KV = cache.kv_heads, hd = cache.head_dim, cap = cache.capacity, len = cache.length;
   const std::size_t T = q.rows(), n = len + T, group = H / KV;
   // 1. the new keys and values join the cache at positions len … len+T−1
@@ -45,14 +45,20 @@ Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, cons
       std::copy_n(kn.data() + t * KV * hd + g * hd, hd, kc + (g * cap + len + t) * hd);
       std::copy_n(vn.data() + t * KV * hd + g * hd, hd, vc + (g * cap + len + t) * hd);
     }
-  // 2. the causal mask: query t (position len + t) sees keys 0 … len+t (none needed for one query)
+  // 2. the causal mask: query t (position len + t) sees keys 0 … len+t (none needed for one query),
+  // with a window only the last `window` of them
   std::vector<unsigned char> mask;
-  if (T > 1) {
+  const std::size_t window = rule.window;
+  const bool windowed = window > 0 && n > window;
+  if (T > 1 || windowed) {
     mask.assign(T * n, 1);
-    for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t t = 0; t < T; ++t) {
       for (std::size_t j = len + t + 1; j < n; ++j) mask[t * n + j] = 0;
+      if (windowed)
+        for (std::size_t j = 0; j + window <= len + t; ++j) mask[t * n + j] = 0;
+    }
   }
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const float scale = rule.scale > 0 ? rule.scale : 1.0f / std::sqrt(static_cast<float>(hd));
   Tensor out({T, H * hd});
   if (weights) *weights = Tensor({H, T, n});
   // 3. one head: its scores, softmax and mix, written into its columns of `out`
@@ -63,7 +69,8 @@ Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, cons
     const StoredMatrix kh(kc + g * cap * hd, StoredType::f32, n, hd), vh(vc + g * cap * hd, StoredType::f32, n, hd);
     Tensor s = matmul_bt(qh, kh);
     for (float& x : s.values()) x *= scale;
-    const Tensor p = softmax_rows(std::move(s), T > 1 ? &mask : nullptr);
+    if (rule.softcap > 0) softcap_inplace(s, rule.softcap);
+    const Tensor p = softmax_rows(std::move(s), mask.empty() ? nullptr : &mask);
     const Tensor z = matmul(p, vh);
     if (weights) std::copy(p.values().begin(), p.values().end(), weights->data() + h * T * n);
     for (std::size_t t = 0; t < T; ++t) std::copy_n(z.data() + t * hd, hd, out.data() + t * H * hd + h * hd);
@@ -96,12 +103,12 @@ void ablate_heads(Tensor& z, std::size_t layer, std::size_t hd, const ForwardOpt
 }
 
 Tensor decoder_attention(ForwardPass& out, KvCache& cache, std::size_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
-                         std::size_t H, std::size_t hd, const ForwardOptions& o) {
+                         std::size_t H, std::size_t hd, const ForwardOptions& o, const AttentionRule& rule) {
   tap(o, "q", layer, q);
   tap(o, "k", layer, k);
   tap(o, "v", layer, v);
   Tensor weights;
-  Tensor z = cached_attention(cache, layer, q, k, v, H, o.keep_attentions ? &weights : nullptr);
+  Tensor z = cached_attention(cache, layer, q, k, v, H, o.keep_attentions ? &weights : nullptr, rule);
   if (o.keep_attentions) out.attentions.push_back(std::move(weights));
   ablate_heads(z, layer, hd, o);
   tap(o, "attn_heads", layer, z);
@@ -130,6 +137,14 @@ void enter_block(ForwardPass& out, Tensor& x, std::size_t layer, std::size_t fir
   patch_residual(x, layer, first_position, o);
   tap(o, "resid_pre", layer, x);
   if (o.keep_hidden) out.hidden.push_back(x);
+}
+
+RopeTables rope_rows(const RopeTables& all, std::size_t first, std::size_t T) {
+  if (first == 0 && T == all.len) return all;
+  RopeTables r{T, all.pairs, std::vector<float>(T * all.pairs), std::vector<float>(T * all.pairs)};
+  std::copy_n(all.cos.data() + first * all.pairs, T * all.pairs, r.cos.data());
+  std::copy_n(all.sin.data() + first * all.pairs, T * all.pairs, r.sin.data());
+  return r;
 }
 
 Tensor logit_rows(const Tensor& normed, LogitRows rows) {

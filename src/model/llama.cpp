@@ -60,63 +60,8 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
   if (c.head_dim % 2) bad(where, fmt::format(N_("head_dim {} is odd (RoPE rotates pairs)"), c.head_dim));
   c.rope.dim = c.head_dim;
   c.rope.layout = RopeLayout::half;
-  c.rope.base = number_field(j, "rope_theta", where, 10000.0);
-  if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
-    const nlohmann::json& s = j["rope_scaling"];
-    const std::string at = where + " rope_scaling";
-    const std::string type = json_string(s, "rope_type", json_string(s, "type", "default", at), at);
-    if (type == "default") {
-    } else if (type == "linear" || type == "dynamic" || type == "yarn" || type == "llama3") {
-      c.rope.scaling = parse_rope_scaling(type);
-      c.rope.factor = number_field(s, "factor", at, 0.0);
-      if (!(*c.rope.factor > 0)) bad(at, N_("no \"factor\""));
-      c.rope.original_max_pos = whole_field(s, "original_max_position_embeddings", at, c.max_positions);
-      if (c.rope.scaling == RopeScaling::llama3) {
-        c.rope.low_freq_factor = number_field(s, "low_freq_factor", at, 1.0);
-        c.rope.high_freq_factor = number_field(s, "high_freq_factor", at, 4.0);
-      }
-      if (c.rope.scaling == RopeScaling::yarn) {
-        c.rope.beta_fast = number_field(s, "beta_fast", at, 32.0);
-        c.rope.beta_slow = number_field(s, "beta_slow", at, 1.0);
-      }
-      if (c.rope.scaling == RopeScaling::dynamic) c.rope.original_max_pos = c.max_positions;
-    } else {
-      bad(at, fmt::format(N_("type \"{}\" is not supported (linear, dynamic, yarn, llama3)"), type));
-    }
-  }
-  // validate_rope_config names RoPE's parameters (base, factor, …) and calls them usage errors,
-  // which the command line would show as flags (--base) with exit 2: here they are the file's keys
-  try {
-    validate_rope_config(c.rope);
-  } catch (const Error& e) {
-    static const std::pair<const char*, const char*> kKeys[] = {
-        {"base", "rope_theta"},
-        {"dim", "head_dim"},
-        {"factor", "rope_scaling.factor"},
-        {"scaling", "rope_scaling.rope_type"},
-        {"original_max_pos", "rope_scaling.original_max_position_embeddings"},
-        {"beta_fast", "rope_scaling.beta_fast"},
-        {"beta_slow", "rope_scaling.beta_slow"},
-        {"low_freq_factor", "rope_scaling.low_freq_factor"},
-        {"high_freq_factor", "rope_scaling.high_freq_factor"}};
-    const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-    std::string msg = e.what(), out;
-    for (std::size_t i = 0; i < msg.size();) {
-      bool replaced = false;
-      if (i == 0 || !word(msg[i - 1]))
-        for (const auto& [param, key] : kKeys) {
-          const std::size_t n = std::strlen(param);
-          if (msg.compare(i, n, param) == 0 && (i + n == msg.size() || !word(msg[i + n]))) {
-            out += key;
-            i += n;
-            replaced = true;
-            break;
-          }
-        }
-      if (!replaced) out += msg[i++];
-    }
-    bad(where, out);
-  }
+  c.rope.base = 10000.0;
+  read_rope_keys(j, where, c.rope, c.max_positions);
 }
 
 void llama_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { llama_read_variant(j, where, c, {false, false, false}); }
@@ -174,14 +119,6 @@ Tensor llama_final_norm_and_head(const Checkpoint& m, const Tensor& x) {
   return matmul_bt(stored_rms_norm(x, w.norm, m.config.eps), m.config.tied_head ? w.embed : w.lm_head, kLlamaThreads);
 }
 
-// The rows of positions first … first+T−1 of the cache's RoPE tables
-RopeTables llama_rope_rows(const RopeTables& all, std::size_t first, std::size_t T) {
-  RopeTables r{T, all.pairs, std::vector<float>(T * all.pairs), std::vector<float>(T * all.pairs)};
-  std::copy_n(all.cos.data() + first * all.pairs, T * all.pairs, r.cos.data());
-  std::copy_n(all.sin.data() + first * all.pairs, T * all.pairs, r.sin.data());
-  return r;
-}
-
 // T tokens at positions n … n+T−1 (n = the cache's length; 0 without one)
 ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o) {
   const ModelConfig& c = m.config;
@@ -192,7 +129,7 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
   const std::size_t n = cache.length;
   // RoPE: cos and sin of every position the cache holds (θ(t, j) = t·inv_freq_j in float32, as HF)
   if (cache.rope.len == 0) cache.rope = rope_tables(cache.capacity, c.rope);
-  const RopeTables rope = n == 0 && T == cache.capacity ? cache.rope : llama_rope_rows(cache.rope, n, T);
+  const RopeTables rope = rope_rows(cache.rope, n, T);
   ForwardPass out;
   Tensor x = o.resume ? o.resume->residual : stored_rows(w.embed, ids);
   for (std::size_t i = first_block(o); i < L; ++i) {

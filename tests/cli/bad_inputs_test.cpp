@@ -312,7 +312,7 @@ const std::set<std::string> kKeptTerms = {
     // choice names a message lists (values of --scaling, --show, --format …)
     "linear", "ntk", "dynamic", "yarn", "xpos", "llama", "scores", "scaled", "masked", "weights", "output", "theta", "cos",
     "sin", "normal", "uniform", "dot", "cosine", "euclidean", "table", "csv", "json", "npy", "markdown", "png", "svg", "gif",
-    "html", "teaching", "bert", "gpt", "qwen", "mistral", "vit", "glove", "fasttext", "cbow", "skipgram", "supervised",
+    "html", "teaching", "bert", "gpt", "qwen", "mistral", "gemma", "vit", "glove", "fasttext", "cbow", "skipgram", "supervised",
     "float", "double", "dtype", "nhead", "dim", "minn", "maxn", "bucket", "heads", "layers", "ffn", "gamma", "beta",
     "bias", "weight", "silu", "text", "ids", "image", "source", "target", "tokens", "sentence", "wordpiece",
     // names of a library and a data set the messages cite

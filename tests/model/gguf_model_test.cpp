@@ -7,8 +7,11 @@
 //  - the reader's refusals of broken files (one line, no crash), the CLI on a .gguf file.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
 #include "tfx/core/ops.hpp"
@@ -17,6 +20,7 @@
 #include "tfx/model/gguf_model.hpp"
 
 using namespace tfx;
+using namespace tfx::test;
 
 namespace {
 
@@ -61,6 +65,47 @@ TEST_CASE("gguf: F32 llama, qwen2 and gpt2 files give the logits of the same wei
     MESSAGE(family << ".gguf (F32): max |logits − folder's| = " << d);
     CHECK(d <= 1e-5);
     for (std::size_t l = 0; l < a.hidden.size(); ++l) CHECK(gguf_maxdiff(a.hidden[l], b.hidden[l]) <= 1e-5);
+  }
+}
+
+TEST_CASE("gguf: F32 gemma, gemma2 and gemma3 files (1 + w norms, caps, windows as metadata) give their folder's logits (≤ 1e-5)") {
+  for (const std::string family : {"gemma", "gemma2", "gemma3"}) {
+    CAPTURE(family);
+    // llama.cpp keeps no query_pre_attn_scalar: it scales by 1/√head_dim (the 27B models aside), which
+    // the gemma2 folder's 24 is not; that folder is read again with 16 = its head_dim
+    TempDir tmp;
+    std::string dir = gguf_data("hf_models/" + family);
+    if (family == "gemma2") {
+      auto config = nlohmann::json::parse(read_file(dir + "/config.json"));
+      config["query_pre_attn_scalar"] = 16;
+      write_file(tmp / "config.json", config.dump());
+      std::filesystem::copy_file(dir + "/model.safetensors", tmp / "model.safetensors");
+      dir = tmp.path.string();
+    }
+    const Checkpoint folder = load_checkpoint(dir);
+    const Checkpoint file = load_checkpoint(gguf_data("gguf/" + family + ".gguf"));
+    const ModelConfig &a = folder.config, &b = file.config;
+    CHECK(b.model_type == a.model_type);
+    CHECK(b.head_dim == a.head_dim);
+    CHECK(b.kv_heads == a.kv_heads);
+    CHECK(a.norm_plus_one);
+    CHECK(!b.norm_plus_one);  // the converter added the 1
+    CHECK(b.attn_scale == doctest::Approx(a.attn_scale));
+    CHECK(b.attn_softcap == doctest::Approx(a.attn_softcap));
+    CHECK(b.final_softcap == doctest::Approx(a.final_softcap));
+    CHECK(b.sliding_window == a.sliding_window);
+    CHECK(b.sliding_layers == a.sliding_layers);
+    CHECK(b.rope.base == a.rope.base);
+    CHECK(b.rope.scaling == a.rope.scaling);
+    CHECK(b.rope.factor == a.rope.factor);
+    CHECK(b.rope_local.has_value() == a.rope_local.has_value());
+    if (a.rope_local) CHECK(b.rope_local->base == a.rope_local->base);
+    const std::vector<std::size_t> ids = gguf_ids(9, a.vocab);  // longer than the window of 4
+    const ForwardPass x = model_forward(folder, ids), y = model_forward(file, ids);
+    const double d = gguf_maxdiff(x.logits, y.logits);
+    MESSAGE(family << ".gguf (F32): max |logits − folder's| = " << d);
+    CHECK(d <= 1e-5);
+    for (std::size_t l = 0; l < x.hidden.size(); ++l) CHECK(gguf_maxdiff(x.hidden[l], y.hidden[l]) <= 1e-5);
   }
 }
 

@@ -18,6 +18,12 @@ convert_hf_to_gguf.py writes them, from the SAME weights as the tiny folders tes
       rows of 256) in a Q4_K_M-like mix: Q4_K attention and embedding, Q5_K gate/up, Q6_K down and
       output; gguf-py has no K-quant quantizer, so the blocks are seeded random bytes with finite
       float16 scales (the test compares the forward pass with the one on the dequantized weights)
+  tests/data/gguf/gemma.gguf, gemma2.gguf, gemma3.gguf  F32, from hf_models/{gemma,gemma2,gemma3} as
+      convert_hf_to_gguf.py's GemmaModel, Gemma2Model and Gemma3Model write them: 1 added to every
+      norm weight, no output.weight (the head is token_embd), head_dim as key_length/value_length,
+      gemma2's caps and window, gemma3's window and linear RoPE scaling as metadata (llama.cpp keeps no
+      query_pre_attn_scalar: it takes 1/sqrt(head_dim), which gemma3's folder has and gemma2's, 24,
+      does not)
 """
 import json
 import os
@@ -165,6 +171,58 @@ def write_llama(folder, arch, path, qtype=None, dequant_folder=None):
     print(path)
 
 
+GEMMA_NAMES = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.weight": "attn_q.weight",
+               "self_attn.k_proj.weight": "attn_k.weight", "self_attn.v_proj.weight": "attn_v.weight",
+               "self_attn.o_proj.weight": "attn_output.weight", "self_attn.q_norm.weight": "attn_q_norm.weight",
+               "self_attn.k_norm.weight": "attn_k_norm.weight", "mlp.gate_proj.weight": "ffn_gate.weight",
+               "mlp.up_proj.weight": "ffn_up.weight", "mlp.down_proj.weight": "ffn_down.weight"}
+
+
+def write_gemma(folder, arch, path):
+    cfg = json.load(open(os.path.join(HF, folder, "config.json")))
+    w = read_safetensors(os.path.join(HF, folder, "model.safetensors"))
+    wr = gguf.GGUFWriter(path, arch)
+    wr.add_context_length(cfg["max_position_embeddings"])
+    wr.add_embedding_length(cfg["hidden_size"])
+    wr.add_block_count(cfg["num_hidden_layers"])
+    wr.add_feed_forward_length(cfg["intermediate_size"])
+    wr.add_head_count(cfg["num_attention_heads"])
+    wr.add_head_count_kv(cfg["num_key_value_heads"])
+    wr.add_key_length(cfg["head_dim"])
+    wr.add_value_length(cfg["head_dim"])
+    wr.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
+    if arch == "gemma2":
+        wr.add_float32("gemma2.attn_logit_softcapping", cfg["attn_logit_softcapping"])
+        wr.add_float32("gemma2.final_logit_softcapping", cfg["final_logit_softcapping"])
+        wr.add_uint32("gemma2.attention.sliding_window", cfg["sliding_window"])
+    if arch == "gemma3":
+        wr.add_rope_freq_base(cfg["rope_theta"])
+        wr.add_uint32("gemma3.attention.sliding_window", cfg["sliding_window"])
+        wr.add_uint32("gemma3.attention.sliding_window_pattern", cfg["sliding_window_pattern"])
+        wr.add_string("gemma3.rope.scaling.type", cfg["rope_scaling"]["rope_type"])
+        wr.add_float32("gemma3.rope.scaling.factor", cfg["rope_scaling"]["factor"])
+    post = {"gemma": {"post_attention_layernorm.weight": "ffn_norm.weight"},
+            "gemma2": {"post_attention_layernorm.weight": "post_attention_norm.weight",
+                       "pre_feedforward_layernorm.weight": "ffn_norm.weight",
+                       "post_feedforward_layernorm.weight": "post_ffw_norm.weight"}}
+    names = dict(GEMMA_NAMES, **post["gemma" if arch == "gemma" else "gemma2"])
+    for name in sorted(w):
+        a = w[name]
+        n = name[len("model."):]
+        if n.endswith("norm.weight"):  # the converter's data_torch + 1
+            a = (a + np.float32(1)).astype(np.float32)
+        if n == "embed_tokens.weight":
+            g = "token_embd.weight"
+        elif n == "norm.weight":
+            g = "output_norm.weight"
+        else:
+            parts = n.split(".")
+            g = f"blk.{parts[1]}." + names[".".join(parts[2:])]
+        wr.add_tensor(g, a)
+    finish(wr)
+    print(path)
+
+
 def write_gpt2(path):
     cfg = json.load(open(os.path.join(HF, "gpt2", "config.json")))
     w = read_safetensors(os.path.join(HF, "gpt2", "model.safetensors"))
@@ -298,6 +356,8 @@ def main():
     write_gpt2(os.path.join(OUT, "gpt2.gguf"))
     write_llama("llama", "llama", os.path.join(OUT, "llama_q8_0.gguf"), T.Q8_0, os.path.join(OUT, "llama_q8_0_dequant"))
     write_kquant(os.path.join(OUT, "llama_kquant.gguf"))
+    for folder, arch in (("gemma", "gemma"), ("gemma2", "gemma2"), ("gemma3", "gemma3")):
+        write_gemma(folder, arch, os.path.join(OUT, arch + ".gguf"))
     write_fuzz_seeds()
 
 

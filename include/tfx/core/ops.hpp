@@ -118,6 +118,10 @@ void gelu_inplace(Tensor& x, GeluForm form);
 Tensor relu(Tensor x);
 // SwiGLU's gate: SiLU(g)·u = g/(1 + e^−g)·u.  g, u: the same shape -> that shape
 Tensor swiglu(const Tensor& g, const Tensor& u);
+// GeGLU's gate (Gemma): GELU_tanh(g)·u.  g, u: the same shape -> that shape
+Tensor geglu(const Tensor& g, const Tensor& u);
+// Soft-capping in place (Gemma 2's scores and logits): x ← cap·tanh(x / cap), elementwise; cap > 0
+void softcap_inplace(Tensor& x, float cap);
 // RMSNorm over each row (Llama): x / √(mean(x²) + ε) · w, the mean accumulated in double.
 // x: (N, D), w: (D) -> (N, D)
 Tensor rms_norm(const Tensor& x, const Tensor& w, double eps);

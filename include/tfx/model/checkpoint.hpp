@@ -11,6 +11,11 @@
 //   qwen2    llama with q/k/v biases;   mistral   llama (a sliding window is reported, not applied)
 //   qwen3    llama with q_norm / k_norm (RMSNorm over head_dim per head, before RoPE), head_dim
 //            from config.json (default 128, apart from hidden_size / heads)
+//   gemma    GemmaForCausalLM: llama's block with RMSNorm weights as offsets from 1, GELU (tanh) gates,
+//            the embedding times √hidden_size, head_dim from config.json (default 256), a tied head
+//   gemma2   gemma with a norm after each sublayer too, query_pre_attn_scalar, soft-capped scores and
+//            logits, a sliding window on every other layer;  gemma3_text  (Gemma3ForCausalLM) gemma2
+//            without the caps, with q_norm / k_norm and the sliding layers' own RoPE base
 //   vit      ViTModel / ViTForImageClassification: a picture (tfx/model/vit.hpp's preprocessing) cut
 //            into Conv2d patches, [CLS], learned positions, pre-LN, erf GELU, the classifier on [CLS]
 // Tensor names are accepted with or without the prefixes bert. / transformer. / model. (vit. for ViT), and with
@@ -30,6 +35,7 @@
 #include "tfx/core/tensor.hpp"
 #include "tfx/model/bert.hpp"
 #include "tfx/model/family.hpp"
+#include "tfx/model/gemma.hpp"
 #include "tfx/model/gpt2.hpp"
 #include "tfx/model/llama.hpp"
 #include "tfx/model/mapped_weights.hpp"
@@ -40,7 +46,7 @@
 namespace tfx {
 
 struct ModelConfig {
-  std::string model_type;  // as config.json says it: bert, gpt2, llama, qwen2, qwen3, mistral, vit
+  std::string model_type;  // as config.json says it: bert, gpt2, llama, qwen2, qwen3, mistral, gemma, gemma2, gemma3_text, vit
   const Family* family = nullptr;  // its row of the family table (set by parse_model_config)
   std::size_t layers = 0, heads = 0, kv_heads = 0, d_model = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0;
   double eps = 1e-5;
@@ -49,7 +55,16 @@ struct ModelConfig {
   bool qkv_bias = false;   // qwen2; attention_bias
   bool o_bias = false;     // attention_bias (llama, qwen3): o_proj has a bias too
   bool qk_norm = false;    // qwen3: q and k RMS-normalized per head (q_norm, k_norm) before RoPE
-  std::optional<std::size_t> sliding_window;  // mistral
+  std::optional<std::size_t> sliding_window;  // mistral (reported); gemma2, gemma3 (applied on sliding_layers)
+  // The Gemma family (gemma, gemma2, gemma3_text):
+  std::vector<bool> sliding_layers;  // per layer: attends to the last sliding_window positions only
+  bool norm_plus_one = false;        // RMSNorm weights stored as offsets from 1 (HF: x̂·(1 + w)); GGUF
+                                     // files hold 1 + w already (llama.cpp's converter added it)
+  bool post_norms = false;           // gemma2/3: an RMSNorm after each sublayer, before its residual add
+  double attn_scale = 0;             // the scores' factor (gemma2/3: query_pre_attn_scalar^−½); 0: 1/√head_dim
+  double attn_softcap = 0, final_softcap = 0;  // gemma2: scores and logits → cap·tanh(x / cap); 0: none
+  std::optional<RopeConfig> rope_local;        // gemma3: the sliding layers' RoPE (rope_local_base_freq, no scaling)
+  bool embed_scaled = false;                   // gemma: the token embedding times √hidden_size
   RopeConfig rope;         // llama family: dim = head_dim, half layout, base = rope_theta, scaling
   std::size_t image_size = 0, patch_size = 0, channels = 0;  // an image family (vit): the picture's side, the patch's, RGB
   std::vector<std::string> labels;  // vit: id2label by class id (vocab = their number)
@@ -77,7 +92,7 @@ struct Checkpoint {
   MappedWeights mapped;
   // the family's typed weights, filled once at load (the alternative is config.family's): views
   // into `mapped`
-  std::variant<BertWeights, Gpt2Weights, LlamaWeights, VitWeights> weights;
+  std::variant<BertWeights, Gpt2Weights, LlamaWeights, GemmaWeights, VitWeights> weights;
   std::string dtype() const { return mapped.dtype(); }                    // F32, F16, BF16 (or "mixed")
   std::size_t file_bytes() const { return mapped.mapped_bytes(); }        // of the safetensors file(s)
   const std::vector<std::string>& files() const { return mapped.files(); }

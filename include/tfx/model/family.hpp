@@ -64,6 +64,7 @@ struct KvCache {
   std::size_t layers = 0, kv_heads = 0, head_dim = 0, capacity = 0, length = 0;
   std::vector<std::vector<float>> k, v;  // per layer: KV·capacity·hd floats
   RopeTables rope;                       // empty until a RoPE family fills it
+  RopeTables rope_local;                 // gemma3's sliding layers' own RoPE (another base), else empty
   std::size_t bytes() const { return 2 * layers * kv_heads * capacity * head_dim * sizeof(float); }
 };
 

@@ -53,6 +53,24 @@ constexpr NameMap kGpt2Global[] = {{"token_embd.weight", "wte.weight"}, {"positi
                                    {"output_norm.weight", "ln_f.weight"}, {"output_norm.bias", "ln_f.bias"},
                                    {"output.weight", "lm_head.weight"}};
 
+// Gemma (gemma): Llama's names without biases; Gemma 2 and 3 add a norm after each sublayer (and
+// gemma3 q/k norms), and their ffn_norm is the norm before the MLP (pre_feedforward_layernorm)
+constexpr NameMap kGemmaNames[] = {
+    {"attn_norm.weight", "input_layernorm.weight"},   {"attn_q.weight", "self_attn.q_proj.weight"},
+    {"attn_k.weight", "self_attn.k_proj.weight"},     {"attn_v.weight", "self_attn.v_proj.weight"},
+    {"attn_output.weight", "self_attn.o_proj.weight"}, {"ffn_norm.weight", "post_attention_layernorm.weight"},
+    {"ffn_gate.weight", "mlp.gate_proj.weight"},      {"ffn_up.weight", "mlp.up_proj.weight"},
+    {"ffn_down.weight", "mlp.down_proj.weight"}};
+constexpr NameMap kGemma2Names[] = {
+    {"attn_norm.weight", "input_layernorm.weight"},   {"attn_q.weight", "self_attn.q_proj.weight"},
+    {"attn_k.weight", "self_attn.k_proj.weight"},     {"attn_v.weight", "self_attn.v_proj.weight"},
+    {"attn_q_norm.weight", "self_attn.q_norm.weight"}, {"attn_k_norm.weight", "self_attn.k_norm.weight"},
+    {"attn_output.weight", "self_attn.o_proj.weight"}, {"post_attention_norm.weight", "post_attention_layernorm.weight"},
+    {"ffn_norm.weight", "pre_feedforward_layernorm.weight"}, {"post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
+    {"ffn_gate.weight", "mlp.gate_proj.weight"},      {"ffn_up.weight", "mlp.up_proj.weight"},
+    {"ffn_down.weight", "mlp.down_proj.weight"}};
+constexpr NameMap kGemmaGlobal[] = {{"token_embd.weight", "embed_tokens.weight"}, {"output_norm.weight", "norm.weight"}};
+
 struct Arch {
   const char* name;
   const char* model_type;
@@ -66,7 +84,10 @@ const Arch kArchs[] = {{"llama", "llama", "layers.{}.", kLlamaNames, kLlamaGloba
                        // read as config.json's model_type "qwen3": works once tfx has that family
                        // (until then parse_model_config names the supported ones)
                        {"qwen3", "qwen3", "layers.{}.", kLlamaNames, kLlamaGlobal, false},
-                       {"gpt2", "gpt2", "h.{}.", kGpt2Names, kGpt2Global, false}};
+                       {"gpt2", "gpt2", "h.{}.", kGpt2Names, kGpt2Global, false},
+                       {"gemma", "gemma", "layers.{}.", kGemmaNames, kGemmaGlobal, false},
+                       {"gemma2", "gemma2", "layers.{}.", kGemma2Names, kGemmaGlobal, false},
+                       {"gemma3", "gemma3_text", "layers.{}.", kGemma2Names, kGemmaGlobal, false}};
 
 // llama.cpp's converter keeps Llama 3's RoPE scaling only as rope_freqs.weight: a factor per
 // frequency (1 for high frequencies, `factor` for low ones, a smooth step between, from
@@ -113,6 +134,46 @@ json llama3_scaling(const GgufTensor& t, double base, std::size_t head_dim, cons
               {"original_max_position_embeddings", static_cast<std::uint64_t>(orig)}};
   if (std::all_of(r.begin(), r.end(), [](double v) { return v == 1.0; })) return json();
   gguf_bad(where, "tensor rope_freqs.weight holds RoPE factors that fit no Llama 3 scaling tfx knows (low_freq_factor 1, high_freq_factor 4)");
+}
+
+// What a Gemma file's metadata says beyond Llama's keys, as llama.cpp reads it: its converter added 1
+// to every norm weight; the scores' factor is 1/√head_dim except for the 27B models (1/√(D/H):
+// llama.cpp knows them by their layer count); gemma2's caps default to 50 and 30 and its window to
+// 4096, with every even layer sliding; gemma3's window is required, every sliding_window_pattern-th
+// layer (default 6; or a list of booleans) is full, and its sliding layers' RoPE base is
+// rope.freq_base_swa (default 10000)
+void gemma_config_json(const GgufFile& f, const std::string& arch, json& j, const std::string& where) {
+  const std::string p = arch + ".";
+  j["tfx_norm_weights_include_one"] = true;
+  if (arch == "gemma") return;
+  const std::uint64_t layers = j["num_hidden_layers"], hidden = j["hidden_size"], heads = j["num_attention_heads"];
+  const std::uint64_t head_dim = j.contains("head_dim") ? j["head_dim"].get<std::uint64_t>() : hidden / std::max<std::uint64_t>(1, heads);
+  const bool big = layers == (arch == "gemma2" ? 46u : 62u);
+  j["query_pre_attn_scalar"] = big ? hidden / std::max<std::uint64_t>(1, heads) : head_dim;
+  const std::optional<std::uint64_t> window = f.get_uint(p + "attention.sliding_window", where);
+  if (arch == "gemma2") {
+    j["attn_logit_softcapping"] = f.get_float(p + "attn_logit_softcapping", where).value_or(50.0);
+    j["final_logit_softcapping"] = f.get_float(p + "final_logit_softcapping", where).value_or(30.0);
+    j["sliding_window"] = window.value_or(4096);
+    return;
+  }
+  if (!window) gguf_bad(where, fmt::format("no metadata {}attention.sliding_window (a gemma3 model needs it)", p));
+  j["sliding_window"] = *window;
+  j["attn_logit_softcapping"] = nullptr;
+  const double final_cap = f.get_float(p + "final_logit_softcapping", where).value_or(0.0);
+  j["final_logit_softcapping"] = final_cap > 0 ? json(final_cap) : json(nullptr);
+  if (const GgufValue* pattern = f.find(p + "attention.sliding_window_pattern"); pattern && pattern->type == GgufValueType::array) {
+    if (pattern->elem != GgufValueType::boolean || pattern->size() != layers)
+      gguf_bad(where, fmt::format("metadata {}attention.sliding_window_pattern should be {} booleans (one per layer)", p, layers));
+    json types = json::array();
+    for (std::size_t k = 0; k < pattern->size(); ++k) types.push_back(pattern->int_at(k) ? "sliding_attention" : "full_attention");
+    j["layer_types"] = types;
+  } else {
+    const std::uint64_t period = f.get_uint(p + "attention.sliding_window_pattern", where).value_or(6);
+    if (period == 0) gguf_bad(where, fmt::format("metadata {}attention.sliding_window_pattern is 0", p));
+    j["sliding_window_pattern"] = period;
+  }
+  j["rope_local_base_freq"] = f.get_float(p + "rope.freq_base_swa", where).value_or(10000.0);
 }
 
 // GGUF's metadata → the config.json the family reads
@@ -163,6 +224,8 @@ json gguf_config_json(const GgufFile& f, const Arch& a, const std::string& where
     if (const auto orig = maybe("rope.scaling.original_context_length")) s["original_max_position_embeddings"] = *orig;
     j["rope_scaling"] = s;
   }
+  const std::string arch = a.name;
+  if (arch.rfind("gemma", 0) == 0) gemma_config_json(f, arch, j, where);
   return j;
 }
 
@@ -227,7 +290,7 @@ GgufModel open_gguf_model(const std::string& path) {
   const Arch* arch = nullptr;
   for (const Arch& a : kArchs)
     if (*arch_name == a.name) arch = &a;
-  if (!arch) gguf_bad(path, fmt::format("architecture \"{}\" is not supported (llama, qwen2, qwen3, gpt2)", *arch_name));
+  if (!arch) gguf_bad(path, fmt::format("architecture \"{}\" is not supported (llama, qwen2, qwen3, gpt2, gemma, gemma2, gemma3)", *arch_name));
   g.config = parse_model_config(gguf_config_json(f, *arch, path).dump(), path + " (metadata)");
   const std::size_t heads = g.config.heads, kv_heads = g.config.kv_heads;
   for (const GgufTensor& t : f.tensors) {
