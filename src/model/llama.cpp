@@ -1,8 +1,8 @@
 // The Llama family (HF's LlamaForCausalLM, modeling_llama.py in eval mode) with its variants
 // Qwen2 (q/k/v biases, tied head by default), Qwen3 (modeling_qwen3.py: q_norm and k_norm, an
 // RMSNorm over head_dim of every q and k head before RoPE; head_dim 128 unless config.json says)
-// and Mistral (a sliding window, reported and not applied): config keys, tensor names, the typed
-// weights and the forward pass, top to bottom.
+// and Mistral (a sliding window on every layer: each query sees the last sliding_window keys): config
+// keys, tensor names, the typed weights and the forward pass, top to bottom.
 // RMSNorm, RoPE in the rotate-half layout with rope_theta and rope_scaling (linear, dynamic,
 // yarn, llama3: tfx/positional/rope.hpp), grouped-query attention, SwiGLU, tied or untied head.
 #include <fmt/format.h>
@@ -54,8 +54,11 @@ void llama_read_variant(const nlohmann::json& j, const std::string& where, Model
   c.qk_norm = var.qk_norm;
   if (var.qk_norm && json_bool(j, "use_sliding_window", false, where))
     bad(where, "use_sliding_window true is not supported (tfx attends to every earlier token)");
-  if (var.sliding_window && j.contains("sliding_window") && j["sliding_window"].is_number_unsigned())
-    c.sliding_window = j["sliding_window"].get<std::size_t>();
+  // Mistral's window on every layer (null in its later configs: none)
+  if (var.sliding_window && j.contains("sliding_window") && !j["sliding_window"].is_null()) {
+    c.sliding_window = whole_field(j, "sliding_window", where);
+    c.sliding_layers.assign(c.layers, true);
+  }
   if (c.heads % c.kv_heads != 0) bad(where, fmt::format(N_("num_key_value_heads {} does not divide num_attention_heads {}"), c.kv_heads, c.heads));
   if (c.head_dim % 2) bad(where, fmt::format(N_("head_dim {} is odd (RoPE rotates pairs)"), c.head_dim));
   c.rope.dim = c.head_dim;
@@ -148,7 +151,8 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     }
     rope_rotate_heads(q, c.heads, rope, RopeLayout::half);
     rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
-    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o);
+    const AttentionRule rule{0, !c.sliding_layers.empty() && c.sliding_layers[i] ? *c.sliding_window : 0, 0};
+    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o, rule);
     const Tensor proj = linear(z, l.o_w, l.o_b, kLlamaThreads);
     tap(o, "attn_out", i, proj);
     add_inplace(x, proj);

@@ -256,6 +256,10 @@ def llama_forward(c, w, ids):
     x = w["model.embed_tokens.weight"][ids]
     hidden, attns = [], []
     mask = torch.full((T, T), torch.finfo(torch.float32).min).triu(1)
+    if c.get("model_type") == "mistral" and c.get("sliding_window"):
+        # MistralAttention's sliding window: query t sees keys t − window + 1 … t (masked where t − j ≥ window)
+        mask = mask + torch.full((T, T), torch.finfo(torch.float32).min).tril(-c["sliding_window"])
+        mask = mask.clamp(min=torch.finfo(torch.float32).min)
     for i in range(c["num_hidden_layers"]):
         hidden.append(x)
         p = f"model.layers.{i}."

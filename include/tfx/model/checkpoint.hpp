@@ -8,7 +8,7 @@
 //   llama    LlamaForCausalLM: RMSNorm, SwiGLU, RoPE in the rotate-half layout with rope_theta
 //            and rope_scaling (linear, dynamic, yarn, llama3: tfx/positional/rope.hpp), grouped-
 //            query attention, tied or untied lm_head
-//   qwen2    llama with q/k/v biases;   mistral   llama (a sliding window is reported, not applied)
+//   qwen2    llama with q/k/v biases;   mistral   llama with a sliding window on every layer
 //   qwen3    llama with q_norm / k_norm (RMSNorm over head_dim per head, before RoPE), head_dim
 //            from config.json (default 128, apart from hidden_size / heads)
 //   gemma    GemmaForCausalLM: llama's block with RMSNorm weights as offsets from 1, GELU (tanh) gates,
@@ -55,7 +55,7 @@ struct ModelConfig {
   bool qkv_bias = false;   // qwen2; attention_bias
   bool o_bias = false;     // attention_bias (llama, qwen3): o_proj has a bias too
   bool qk_norm = false;    // qwen3: q and k RMS-normalized per head (q_norm, k_norm) before RoPE
-  std::optional<std::size_t> sliding_window;  // mistral (reported); gemma2, gemma3 (applied on sliding_layers)
+  std::optional<std::size_t> sliding_window;  // mistral, gemma2, gemma3: the window of the sliding_layers
   // The Gemma family (gemma, gemma2, gemma3_text):
   std::vector<bool> sliding_layers;  // per layer: attends to the last sliding_window positions only
   bool norm_plus_one = false;        // RMSNorm weights stored as offsets from 1 (HF: x̂·(1 + w)); GGUF

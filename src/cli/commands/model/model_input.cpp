@@ -118,12 +118,6 @@ LoadedInput load_input(const ModelInput& in) {
                  trf("tfx: warning: {} tokens are past max_position_embeddings {}: RoPE runs on, but the model never saw such positions",
                      l.ids.size(), c.max_positions)
                      .c_str());
-  if (c.sliding_window && l.ids.size() > *c.sliding_window)
-    std::fprintf(stderr, "%s\n",
-                 trf("tfx: warning: {} tokens exceed mistral's sliding window of {}: HF would restrict each query to the last {} keys; "
-                     "tfx attends to all of them",
-                     l.ids.size(), *c.sliding_window, *c.sliding_window)
-                     .c_str());
   return l;
 }
 

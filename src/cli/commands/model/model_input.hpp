@@ -38,8 +38,8 @@ struct LoadedInput {
 
 // DIR, and TEXT, --ids and --no-special when `text`, and --image FILE when `image`.
 void add_model_input(CLI::App* cmd, ModelInput& in, bool text = true, bool image = false);
-// The checkpoint, its tokenizer and the ids (warnings for RoPE past the trained positions, for
-// Mistral's sliding window and for words teaching-gpt never read go to stderr).
+// The checkpoint, its tokenizer and the ids (warnings for RoPE past the trained positions and for
+// words teaching-gpt never read go to stderr).
 LoadedInput load_input(const ModelInput& in);
 // For the built-in teaching-gpt (DIR as the user wrote it): a warning on stderr naming the words of
 // TEXT its training sentences never had, so that what it says about them is not taken for knowledge.
