@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "tfx/core/error.hpp"
@@ -118,7 +119,10 @@ Figure neuron_view_figure(const NeuronView& v, const std::vector<std::string>& k
   f.panels.push_back(neuron_heatmap(v.k, tr("k of each key"), keys));
   f.panels.push_back(neuron_heatmap(v.qk, tr("q∘k (their sum is the score)"), keys));
   Bars s;
-  s.title = trf("Σ q∘k × 1/√{}", hd);
+  const bool plain = std::abs(v.scale * std::sqrt(static_cast<double>(hd)) - 1) < 1e-6;
+  s.title = v.softcap > 0 ? trf("{0:g}·tanh(Σ q∘k × {1:.4g} / {0:g})", v.softcap, v.scale)
+            : plain       ? trf("Σ q∘k × 1/√{}", hd)
+                          : trf("Σ q∘k × {:.4g}", v.scale);
   s.labels = keys;
   s.values = v.scores;
   s.horizontal = true;

@@ -59,7 +59,7 @@ AttentionSinks attention_sinks(const Checkpoint& m, const std::vector<std::size_
 
 // score_j = (Σ_d q_d · k_jd) / √hd (the sum in double); weights = softmax(scores), the max subtracted
 NeuronView neuron_view(const Tensor& q_proj, const Tensor& k_proj, std::size_t heads, std::size_t kv_heads, std::size_t head,
-                       std::size_t query, bool causal) {
+                       std::size_t query, bool causal, const AttentionRule& rule) {
   const std::size_t T = q_proj.rows();
   if (heads == 0 || kv_heads == 0 || heads % kv_heads != 0 || q_proj.cols() % heads != 0)
     throw Error(fmt::format("neuron_view: q {} does not split into {} heads", q_proj.shape_str(), heads));
@@ -73,11 +73,13 @@ NeuronView neuron_view(const Tensor& q_proj, const Tensor& k_proj, std::size_t h
   v.head = head;
   v.query = query;
   v.head_dim = hd;
-  v.scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  v.scale = rule.scale > 0 ? static_cast<double>(rule.scale) : 1.0 / std::sqrt(static_cast<double>(hd));
+  v.softcap = rule.softcap;
   v.q.assign(q_proj.data() + query * heads * hd + head * hd, q_proj.data() + query * heads * hd + (head + 1) * hd);
   v.k = Tensor({n, hd});
   v.qk = Tensor({n, hd});
   v.scores.resize(n);
+  v.sums.resize(n);
   for (std::size_t j = 0; j < n; ++j) {
     const float* kj = k_proj.data() + j * kv_heads * hd + g * hd;
     double sum = 0;
@@ -86,12 +88,16 @@ NeuronView neuron_view(const Tensor& q_proj, const Tensor& k_proj, std::size_t h
       v.qk(j, d) = v.q[d] * kj[d];
       sum += static_cast<double>(v.q[d]) * static_cast<double>(kj[d]);
     }
+    v.sums[j] = sum;
     v.scores[j] = sum * v.scale;
+    if (rule.softcap > 0) v.scores[j] = rule.softcap * std::tanh(v.scores[j] / rule.softcap);
   }
-  const double top = *std::max_element(v.scores.begin(), v.scores.end());
+  // a sliding window: the keys before query − window + 1 get weight 0
+  const std::size_t first = rule.window > 0 && query + 1 > rule.window ? query + 1 - rule.window : 0;
+  const double top = *std::max_element(v.scores.begin() + static_cast<std::ptrdiff_t>(first), v.scores.end());
   double z = 0;
-  v.weights.resize(n);
-  for (std::size_t j = 0; j < n; ++j) z += v.weights[j] = std::exp(v.scores[j] - top);
+  v.weights.assign(n, 0.0);
+  for (std::size_t j = first; j < n; ++j) z += v.weights[j] = std::exp(v.scores[j] - top);
   for (double& w : v.weights) w /= z;
   return v;
 }

@@ -47,13 +47,6 @@ GeluForm gelu_form(const ModelConfig& c);
 
 // The cache a pass runs on: o.cache, or `local` made for the T positions of a whole sequence.
 KvCache* pass_cache(const ForwardOptions& o, KvCache& local, const ModelConfig& c, std::size_t T);
-// What a family changes in the scores (Gemma): their factor (0: 1/√hd), a sliding window (a query
-// at position p sees keys p − window + 1 … p; 0: every earlier one) and soft-capping (0: none)
-struct AttentionRule {
-  float scale = 0;
-  std::size_t window = 0;
-  float softcap = 0;
-};
 // Causal grouped-query attention of T new positions against the cache: kn, vn (T, KV·hd) join it at
 // positions n … n+T−1 (n = cache.length, advanced by the caller after its last block); q (T, H·hd)
 // at position n+t attends to keys 0 … n+t (the last rule.window of them with a window); scores

@@ -198,9 +198,7 @@ ForwardPass gemma_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     const RopeTables& r = sliding && c.rope_local ? rope_local : rope;
     rope_rotate_heads(q, c.heads, r, RopeLayout::half);
     rope_rotate_heads(k, c.kv_heads, r, RopeLayout::half);
-    const AttentionRule rule{static_cast<float>(c.attn_scale), sliding ? c.sliding_window.value_or(0) : 0,
-                             static_cast<float>(c.attn_softcap)};
-    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o, rule);
+    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o, c.attention_rule(i));
     Tensor proj = linear(z, l.o_w, {}, kGemmaThreads);
     if (c.post_norms) proj = gemma_norm(proj, l.post_attn_norm, c);
     tap(o, "attn_out", i, proj);

@@ -151,8 +151,7 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     }
     rope_rotate_heads(q, c.heads, rope, RopeLayout::half);
     rope_rotate_heads(k, c.kv_heads, rope, RopeLayout::half);
-    const AttentionRule rule{0, !c.sliding_layers.empty() && c.sliding_layers[i] ? *c.sliding_window : 0, 0};
-    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o, rule);
+    const Tensor z = decoder_attention(out, cache, i, q, k, v, c.heads, c.head_dim, o, c.attention_rule(i));
     const Tensor proj = linear(z, l.o_w, l.o_b, kLlamaThreads);
     tap(o, "attn_out", i, proj);
     add_inplace(x, proj);

@@ -47,7 +47,7 @@ KEPT = {
 
 # In --help only: font names, a named work, and parameter or tool names written as in their docs.
 KEPT_HELP = {
-    "dejavu", "mistral", "ollama", "poster", "sans", "nanumgothic", "annotated", "stride", "uncased", "nfd", "wpe", "git", "clone", "printf", "hello", "llo",
+    "dejavu", "mistral", "gemma", "ollama", "poster", "sans", "nanumgothic", "annotated", "stride", "uncased", "nfd", "wpe", "git", "clone", "printf", "hello", "llo",
     "nhead", "scores", "scaled", "masked", "weights", "output",  # --show's matrix names, typed by the user
     "cpu", "off",  # the processor, as Korean writes it; TFX_AMX=off, typed by the user
 }

@@ -27,8 +27,8 @@ std::vector<std::size_t> av_ids(const TensorMap& ref) {
   return ids;
 }
 
-const char* const kDecoders[] = {"gpt2", "llama", "qwen2", "qwen3", "mistral"};
-const char* const kFamilies[] = {"gpt2", "llama", "qwen2", "qwen3", "mistral", "bert", "vit"};
+const char* const kDecoders[] = {"gpt2", "llama", "qwen2", "qwen3", "mistral", "gemma", "gemma2", "gemma3"};
+const char* const kFamilies[] = {"gpt2", "llama", "qwen2", "qwen3", "mistral", "gemma", "gemma2", "gemma3", "bert", "vit"};
 
 }  // namespace
 
@@ -95,19 +95,23 @@ TEST_CASE("neuron view: Σ q∘k × 1/√d_k is q·k from the taps, and its soft
     double score_diff = 0, weight_diff = 0, row_diff = 0;
     for (std::size_t head = 0; head < H; ++head)
       for (std::size_t query : {std::size_t{0}, T / 2, T - 1}) {
-        const NeuronView v = neuron_view(taps.q, taps.k, H, c.kv_heads, head, query, c.decoder());
+        const NeuronView v = neuron_view(taps.q, taps.k, H, c.kv_heads, head, query, c.decoder(), c.attention_rule(layer));
         const std::size_t n = c.decoder() ? query + 1 : T;
         REQUIRE(v.scores.size() == n);
         const std::size_t g = head / (H / c.kv_heads);
         for (std::size_t j = 0; j < n; ++j) {
-          // the score from the taps: q_head(query) · k_group(j) / √hd
+          // the score from the taps: q_head(query) · k_group(j) / √hd (Gemma 2/3: / √query_pre_attn_scalar,
+          // then gemma2's cap·tanh(s / cap))
           double dot = 0, sum_qk = 0;
           for (std::size_t d = 0; d < hd; ++d) {
             dot += static_cast<double>(taps.q(query, head * hd + d)) * taps.k(j, g * hd + d);
             sum_qk += v.qk(j, d);
           }
-          score_diff = std::max(score_diff, std::fabs(dot / std::sqrt(static_cast<double>(hd)) - v.scores[j]));
-          score_diff = std::max(score_diff, std::fabs(sum_qk * v.scale - v.scores[j]) / (1 + std::fabs(v.scores[j])));
+          const double cap = c.attn_softcap;
+          const auto capped = [&](double s) { return cap > 0 ? cap * std::tanh(s / cap) : s; };
+          const double factor = c.attn_scale > 0 ? c.attn_scale : 1 / std::sqrt(static_cast<double>(hd));
+          score_diff = std::max(score_diff, std::fabs(capped(dot * factor) - v.scores[j]));
+          score_diff = std::max(score_diff, std::fabs(capped(sum_qk * v.scale) - v.scores[j]) / (1 + std::fabs(v.scores[j])));
           weight_diff = std::max(weight_diff, std::fabs(v.weights[j] - att[((layer * H + head) * T + query) * T + j]));
           row_diff = std::max(row_diff, std::fabs(v.weights[j] - taps.attentions[(head * T + query) * T + j]));
         }

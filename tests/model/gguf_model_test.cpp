@@ -171,7 +171,7 @@ TEST_CASE("gguf: the reader refuses broken files with one error naming what is w
   // truncated anywhere: in the header, the metadata, the tensor infos, the data
   for (std::size_t cut : {std::size_t{0}, std::size_t{3}, std::size_t{10}, std::size_t{30}, std::size_t{200}, f.data_offset - 1,
                           good.size() - 1})
-    CHECK_THROWS_AS(parse_gguf(good.substr(0, cut), "bad.gguf"), Error);
+    CHECK_THROWS_AS(parse_gguf(std::string_view(good).substr(0, cut), "bad.gguf"), Error);
   fails(good.substr(0, good.size() - 1), "goes past the end");
   fails("GGML" + good.substr(4), "does not start with \"GGUF\"");
   std::string v = good;

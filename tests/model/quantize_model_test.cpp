@@ -6,6 +6,7 @@
 // (a model against itself: KL 0, top-1 1); the command's --show on F32 (KL 0, agreement 1).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tfx/model/gguf.hpp"
 #include "tfx/model/gguf_model.hpp"
 #include "tfx/model/quantize.hpp"
+#include "tfx/model/safetensors.hpp"
 
 using namespace tfx;
 
@@ -137,7 +139,7 @@ TEST_CASE("quantize: the llama folder as Q8_0 equals gguf-py's llama_q8_0.gguf t
 TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; every family re-opens") {
   test::TempDir dir;
   const std::vector<std::size_t> ids = {5, 42, 79, 116, 3};
-  for (const std::string family : {"llama", "qwen2", "qwen3", "gpt2"}) {
+  for (const std::string family : {"llama", "qwen2", "qwen3", "gpt2", "gemma", "gemma3"}) {
     CAPTURE(family);
     const Checkpoint folder = load_checkpoint(quant_data(std::string("hf_models/") + family));
     const Tensor want = model_forward(folder, ids).logits;
@@ -170,9 +172,48 @@ TEST_CASE("quantize: F32 files give the folder's logits (≤ 1e-6); Q8_0 close; 
   // a GGUF source: gpt2.gguf (F32, with its tokenizer.ggml.*) to F16 and back to F32
   const std::string f16 = quant_write(dir, quant_data("gguf/gpt2.gguf"), StoredType::f16, "gpt2_f16.gguf");
   const std::string back = quant_write(dir, f16, StoredType::f32, "gpt2_back.gguf");
-  const GgufFile g = parse_gguf(test::read_file(back), back);
+  const std::string back_bytes = test::read_file(back);
+  const GgufFile g = parse_gguf(back_bytes, back);
   CHECK(g.get_string("tokenizer.ggml.model", back) == std::optional<std::string>("gpt2"));
   CHECK(g.get_uint("general.file_type", back) == std::optional<std::uint64_t>(0));
+}
+
+TEST_CASE("quantize: what llama.cpp needs beyond the family's tensors: GPT-2's output.weight, Gemma's 1 + w norms and keys") {
+  test::TempDir dir;
+  // convert_hf_to_gguf's GPT2Model: the tied head also as output.weight (llama.cpp's gpt2 graph requires it)
+  const std::string g2 = quant_write(dir, quant_data("hf_models/gpt2"), StoredType::f32, "gpt2.gguf");
+  const std::string g2_bytes = test::read_file(g2);  // the tensors' data point into it
+  const GgufFile g = parse_gguf(g2_bytes, g2);
+  REQUIRE(g.tensor("output.weight") != nullptr);
+  REQUIRE(g.tensor("token_embd.weight") != nullptr);
+  CHECK(std::memcmp(g.tensor("output.weight")->data, g.tensor("token_embd.weight")->data, g.tensor("token_embd.weight")->bytes) == 0);
+  // gemma3: every norm weight stored as 1 + w (the folder's w read independently here), the window,
+  // the period of the full layers and the sliding layers' RoPE base as llama.cpp reads them
+  const std::string g3 = quant_write(dir, quant_data("hf_models/gemma3"), StoredType::f32, "gemma3.gguf");
+  const std::string g3_bytes = test::read_file(g3);
+  const GgufFile f = parse_gguf(g3_bytes, g3);
+  const TensorMap w = read_safetensors(quant_data("hf_models/gemma3/model.safetensors"));
+  for (const auto& [gguf_name, hf_name] : {std::pair{"blk.1.attn_q_norm.weight", "model.layers.1.self_attn.q_norm.weight"},
+                                           std::pair{"blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
+                                           std::pair{"output_norm.weight", "model.norm.weight"}}) {
+    CAPTURE(std::string(gguf_name));
+    const GgufTensor* t = f.tensor(gguf_name);
+    REQUIRE(t != nullptr);
+    const Tensor& hf = w.at(hf_name);
+    REQUIRE(t->bytes == hf.size() * 4);
+    for (std::size_t i = 0; i < hf.size(); ++i) {
+      float v;
+      std::memcpy(&v, t->data + 4 * i, 4);
+      CHECK(v == 1.0f + hf[i]);
+    }
+  }
+  CHECK(f.get_uint("gemma3.attention.sliding_window", g3) == std::optional<std::uint64_t>(4));
+  CHECK(f.get_uint("gemma3.attention.sliding_window_pattern", g3) == std::optional<std::uint64_t>(2));
+  CHECK(f.get_float("gemma3.rope.freq_base_swa", g3) == std::optional<double>(10000.0));
+  CHECK(f.get_uint("gemma3.attention.key_length", g3) == std::optional<std::uint64_t>(16));
+  // gemma2's folder scales its scores by 24^−½; llama.cpp would take 16^−½ from the file: refused
+  CHECK_THROWS_WITH_AS(quant_write(dir, quant_data("hf_models/gemma2"), StoredType::f32, "gemma2.gguf"),
+                       doctest::Contains("query_pre_attn_scalar 24: a GGUF file cannot hold it (llama.cpp scales by 1/√16"), Error);
 }
 
 TEST_CASE("quantize: the CLI writes the file, --measure on F32 costs nothing, -o over the input is refused") {
@@ -327,7 +368,8 @@ TEST_CASE("quantize: the q4_k_m and q5_k_m mixes give every tensor llama-quantiz
 TEST_CASE("quantize: a folder's BPE tokenizer.json is written as tokenizer.ggml.* too (convert_hf_to_gguf's padded vocabulary), so llama.cpp opens the file") {
   const std::string dir = quant_data("hf_models/llama");
   const QuantizedModel q = quantize_model(read_quant_source(dir), StoredType::f32);
-  const GgufFile f = parse_gguf(encode_gguf(q.metadata, q.tensors), "llama.gguf");
+  const std::string bytes = encode_gguf(q.metadata, q.tensors);
+  const GgufFile f = parse_gguf(bytes, "llama.gguf");
   const nlohmann::json tj = nlohmann::json::parse(test::read_file(dir + "/tokenizer.json"));
   const nlohmann::json config = nlohmann::json::parse(test::read_file(dir + "/config.json"));
   const std::size_t V = config.at("vocab_size").get<std::size_t>();

@@ -162,7 +162,10 @@ class Model:
             q, k = q * cos + rot(q) * sin, k * cos + rot(k) * sin
             k, v = np.repeat(k, H // KV, axis=1), np.repeat(v, H // KV, axis=1)
             s = np.einsum("qhd,khd->hqk", q, k) / math.sqrt(hd)
-            s = np.where(np.tril(np.ones((T, T), dtype=bool)), s, -np.inf)
+            visible = np.tril(np.ones((T, T), dtype=bool))
+            if c.get("model_type") == "mistral" and c.get("sliding_window"):  # MistralAttention: the last window keys
+                visible &= ~np.tril(np.ones((T, T), dtype=bool), -c["sliding_window"])
+            s = np.where(visible, s, -np.inf)
             z = np.einsum("hqk,khd->qhd", softmax(s), v).reshape(T, H * hd)
             z = intervene_heads(z, i, H, hd, ablate)
             x = x + lin(z, "self_attn.o_proj")

@@ -35,15 +35,18 @@ AttentionSinks attention_sinks(const Checkpoint& m, const std::vector<std::size_
 // score_j = Σ_d q_d k_jd / √hd and the softmax over the n scores.
 struct NeuronView {
   std::size_t head = 0, query = 0, head_dim = 0;
-  double scale = 1;             // 1/√hd
+  double scale = 1;             // 1/√hd, or the model's factor (Gemma 2/3: query_pre_attn_scalar^−½)
+  double softcap = 0;           // gemma2: the scores' cap (0: none)
   std::vector<float> q;         // (hd)
   Tensor k, qk;                 // (n, hd)
-  std::vector<double> scores;   // (n), after the scale
-  std::vector<double> weights;  // (n), softmax of scores
+  std::vector<double> sums;     // (n), Σ q∘k
+  std::vector<double> scores;   // (n), sums × scale (then soft-capped, where the model caps)
+  std::vector<double> weights;  // (n), softmax of scores over the keys the query sees (0 outside a sliding window)
 };
 // q_proj: (T, H·hd), k_proj: (T, KV·hd), the pass's q and k taps (RoPE families: after the rotation).
+// `rule`: the layer's attention rule (ModelConfig::attention_rule), which the scores and weights follow.
 NeuronView neuron_view(const Tensor& q_proj, const Tensor& k_proj, std::size_t heads, std::size_t kv_heads, std::size_t head,
-                       std::size_t query, bool causal);
+                       std::size_t query, bool causal, const AttentionRule& rule = {});
 // The q and k taps of block `layer` from one forward pass over the input (ids, or an image family's
 // pixels when `pixels` is not empty), and that layer's attentions (H, T, T) to compare.
 struct LayerQk {

@@ -79,6 +79,11 @@ struct ModelConfig {
     return family->rope ? std::nullopt : std::optional<std::size_t>(max_positions);
   }
   bool decoder() const { return family->decoder; }
+  // Block `layer`'s attention rule: the scores' factor, its window (a sliding layer's), the cap
+  AttentionRule attention_rule(std::size_t layer) const {
+    const bool sliding = layer < sliding_layers.size() && sliding_layers[layer] && sliding_window;
+    return {static_cast<float>(attn_scale), sliding ? *sliding_window : 0, static_cast<float>(attn_softcap)};
+  }
 };
 
 // config.json's text → ModelConfig. An unknown model_type names the supported ones; a missing or

@@ -60,6 +60,16 @@ enum class OutputHead { none, masked_lm, tied, untied, classifier };  // classif
 // capacity). A pass over T tokens with a cache of length n reads positions n … n+T−1 against
 // 0 … n+T−1 and appends its keys and values: prefill (n = 0, T = the prompt) and decode (T = 1)
 // are the same code. Made by make_kv_cache (checkpoint.hpp).
+// What a layer's attention does to its scores beyond causal softmax(q·k/√hd) (ModelConfig::
+// attention_rule): their factor (0: 1/√hd; Gemma 2/3: query_pre_attn_scalar^−½), a sliding window (a
+// query at position p sees keys p − window + 1 … p; 0: every earlier one) and soft-capping
+// (cap·tanh(s / cap) before the mask; 0: none)
+struct AttentionRule {
+  float scale = 0;
+  std::size_t window = 0;
+  float softcap = 0;
+};
+
 struct KvCache {
   std::size_t layers = 0, kv_heads = 0, head_dim = 0, capacity = 0, length = 0;
   std::vector<std::vector<float>> k, v;  // per layer: KV·capacity·hd floats

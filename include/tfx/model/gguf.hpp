@@ -92,6 +92,8 @@ enum class GgufArrays { values, views };
 
 // Parses (validates) a whole GGUF file held in `bytes`: the tensors point into `bytes`.
 GgufFile parse_gguf(std::string_view bytes, const std::string& where, GgufArrays arrays = GgufArrays::values);
+// (not from a temporary string: the tensors' data would point into freed memory)
+GgufFile parse_gguf(std::string&& bytes, const std::string& where, GgufArrays arrays = GgufArrays::values) = delete;
 
 // Does `bytes` start with GGUF's magic?
 bool is_gguf(std::string_view bytes);

@@ -183,7 +183,57 @@ void folder_tokenizer(const fs::path& dir, std::size_t vocab_size, const std::st
 const char* arch_of(const std::string& model_type) {
   if (model_type == "llama" || model_type == "mistral") return "llama";
   if (model_type == "qwen2" || model_type == "qwen3" || model_type == "gpt2") return model_type == "gpt2" ? "gpt2" : model_type == "qwen2" ? "qwen2" : "qwen3";
+  if (model_type == "gemma" || model_type == "gemma2") return model_type == "gemma" ? "gemma" : "gemma2";
+  if (model_type == "gemma3_text") return "gemma3";
   return nullptr;
+}
+
+// What llama.cpp reads of a Gemma model beyond Llama's keys (gguf_model.cpp reads them back), as
+// convert_hf_to_gguf.py's Gemma2Model and Gemma3Model write them. llama.cpp keeps no
+// query_pre_attn_scalar: it scales the scores by 1/√head_dim (1/√(D/H) for the 27B models, which it
+// knows by their layer count), so a model whose scalar is another is refused rather than written
+// as a different model.
+void gemma_metadata(const ModelConfig& c, const std::string& arch, const std::string& dir, std::vector<std::pair<std::string, GgufValue>>& md) {
+  const std::string p = arch + ".";
+  if (arch == "gemma") return;
+  const bool big = c.layers == (arch == "gemma2" ? 46u : 62u);
+  const double want = static_cast<double>(big ? c.d_model / c.heads : c.head_dim);
+  const double scalar = 1.0 / (c.attn_scale * c.attn_scale);
+  if (std::abs(scalar - want) > 1e-6 * want)
+    throw Error(fmt::format(N_("{}: query_pre_attn_scalar {:g}: a GGUF file cannot hold it (llama.cpp scales by 1/√{:g} for this shape)"), dir,
+                            scalar, want));
+  md.emplace_back(p + "attention.sliding_window", gguf_u32(static_cast<std::uint32_t>(c.sliding_window.value_or(4096))));
+  if (arch == "gemma2") {
+    for (std::size_t i = 0; i < c.layers; ++i)
+      if (c.sliding_layers[i] != (i % 2 == 0))
+        throw Error(fmt::format(N_("{}: layer_types: llama.cpp's gemma2 slides on the even layers only"), dir));
+    md.emplace_back(p + "attn_logit_softcapping", gguf_f32(static_cast<float>(c.attn_softcap)));
+    md.emplace_back(p + "final_logit_softcapping", gguf_f32(static_cast<float>(c.final_softcap)));
+    return;
+  }
+  // gemma3: the period of the full layers when there is one (llama.cpp's default 6 included), else a
+  // boolean per layer
+  std::size_t period = 0;
+  for (std::size_t q = 1; q <= c.layers + 1 && !period; ++q) {
+    bool fits = true;
+    for (std::size_t i = 0; i < c.layers; ++i) fits = fits && c.sliding_layers[i] == ((i + 1) % q != 0);
+    if (fits) period = q;
+  }
+  if (period) {
+    md.emplace_back(p + "attention.sliding_window_pattern", gguf_u32(static_cast<std::uint32_t>(period)));
+  } else {
+    GgufValue a;
+    a.type = GgufValueType::array;
+    a.elem = GgufValueType::boolean;
+    for (bool s : c.sliding_layers) {
+      GgufValue item;
+      item.type = GgufValueType::boolean;
+      item.i = s;
+      a.items.push_back(item);
+    }
+    md.emplace_back(p + "attention.sliding_window_pattern", a);
+  }
+  md.emplace_back(p + "rope.freq_base_swa", gguf_f32(static_cast<float>(c.rope_local ? c.rope_local->base : 10000.0)));
 }
 
 QuantSource read_folder(const std::string& named) {
@@ -196,7 +246,7 @@ QuantSource read_folder(const std::string& named) {
     throw Error(fmt::format(N_("{}: not a model: expected a checkpoint folder (config.json, model.safetensors) or a GGUF file (it starts with GGUF)"), dir));
   const ModelConfig c = parse_model_config(read_text(d / "config.json"), (d / "config.json").string());
   const char* arch = arch_of(c.model_type);
-  if (!arch) throw Error(fmt::format(N_("{}: model_type {}: quantize writes llama, mistral, qwen2, qwen3 and gpt2 checkpoints"), dir, c.model_type));
+  if (!arch) throw Error(fmt::format(N_("{}: model_type {}: quantize writes llama, mistral, qwen2, qwen3, gpt2, gemma, gemma2 and gemma3_text checkpoints"), dir, c.model_type));
   s.arch = arch;
   if (c.rope.scaling != RopeScaling::none && c.rope.scaling != RopeScaling::linear)
     throw Error(fmt::format(N_("{}: rope_scaling {}: quantize writes no RoPE scaling but linear yet"), dir, rope_scaling_name(c.rope.scaling)));
@@ -217,7 +267,7 @@ QuantSource read_folder(const std::string& named) {
     md.emplace_back(p + "rope.freq_base", gguf_f32(static_cast<float>(c.rope.base)));
     md.emplace_back(p + "attention.layer_norm_rms_epsilon", gguf_f32(static_cast<float>(c.eps)));
     md.emplace_back(p + "rope.dimension_count", gguf_u32(static_cast<std::uint32_t>(c.head_dim)));
-    if (c.head_dim * c.heads != c.d_model) {
+    if (c.head_dim * c.heads != c.d_model || s.arch.starts_with("gemma")) {
       md.emplace_back(p + "attention.key_length", gguf_u32(static_cast<std::uint32_t>(c.head_dim)));
       md.emplace_back(p + "attention.value_length", gguf_u32(static_cast<std::uint32_t>(c.head_dim)));
     }
@@ -226,6 +276,7 @@ QuantSource read_folder(const std::string& named) {
       md.emplace_back(p + "rope.scaling.factor", gguf_f32(static_cast<float>(c.rope.factor.value_or(1.0))));
     }
   }
+  if (s.arch.starts_with("gemma")) gemma_metadata(c, s.arch, dir, md);
   s.random_weights = c.random_weights;
   if (c.random_weights) md.emplace_back("tfx.random_weights", gguf_bool(true));
   folder_tokenizer(d, c.vocab, s.arch, md);
@@ -250,9 +301,13 @@ QuantSource read_folder(const std::string& named) {
     const bool q = t.name.ends_with(".attn_q.weight") || t.name.ends_with(".attn_q.bias");
     const bool k = t.name.ends_with(".attn_k.weight") || t.name.ends_with(".attn_k.bias");
     const std::size_t heads = s.arch == "llama" && (q || k) ? (q ? c.heads : c.kv_heads) : 0;
-    t.load = [m, shape, transpose, heads] {
+    // convert_hf_to_gguf.py's Gemma models: every norm weight + 1 (GGUF holds 1 + w)
+    const bool plus_one = s.arch.starts_with("gemma") && t.name.ends_with("norm.weight");
+    t.load = [m, shape, transpose, heads, plus_one] {
       Tensor wide = widen(m);
       std::vector<float> values = std::move(wide.values());
+      if (plus_one)
+        for (float& v : values) v = 1.0f + v;
       if (transpose) {  // (in, out) → (out, in)
         const std::size_t rows = shape[0], cols = shape[1];
         std::vector<float> tr(values.size());
@@ -273,6 +328,16 @@ QuantSource read_folder(const std::string& named) {
     };
     s.tensors.push_back(std::move(t));
   }
+  // convert_hf_to_gguf.py's GPT2Model writes the tied head as output.weight too, a copy of
+  // token_embd: llama.cpp's gpt2 graph requires it (c392e5094: "missing tensor 'output.weight'")
+  const auto find_tensor = [&](const char* n) {
+    return std::find_if(s.tensors.begin(), s.tensors.end(), [&](const SourceTensor& t) { return t.name == n; });
+  };
+  if (s.arch == "gpt2" && find_tensor("output.weight") == s.tensors.end() && find_tensor("token_embd.weight") != s.tensors.end()) {
+    SourceTensor head = *find_tensor("token_embd.weight");
+    head.name = "output.weight";
+    s.tensors.push_back(std::move(head));
+  }
   std::sort(s.tensors.begin(), s.tensors.end(), [](const SourceTensor& a, const SourceTensor& b) { return a.name < b.name; });
   return s;
 }
@@ -285,8 +350,10 @@ QuantSource read_gguf(const std::string& path) {
   const GgufFile f = parse_gguf(mapping->mapped_file(), path);
   s.source_bytes = mapping->mapped_bytes();
   const std::optional<std::string> arch = f.get_string("general.architecture", path);
-  if (!arch || !(*arch == "llama" || *arch == "qwen2" || *arch == "qwen3" || *arch == "gpt2"))
-    throw Error(fmt::format(N_("{}: architecture \"{}\": quantize writes llama, qwen2, qwen3 and gpt2 files"), path, arch.value_or("")));
+  if (!arch || !(*arch == "llama" || *arch == "qwen2" || *arch == "qwen3" || *arch == "gpt2" || *arch == "gemma" || *arch == "gemma2" ||
+                 *arch == "gemma3"))
+    throw Error(fmt::format(N_("{}: architecture \"{}\": quantize writes llama, qwen2, qwen3, gpt2, gemma, gemma2 and gemma3 files"), path,
+                            arch.value_or("")));
   s.arch = *arch;
   for (const auto& kv : f.metadata)
     if (kv.first != "general.file_type" && kv.first != "general.alignment") s.metadata.push_back(kv);

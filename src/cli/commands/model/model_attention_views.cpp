@@ -75,7 +75,7 @@ void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t l
   if (*qi >= T) throw usage_error(fmt::format(N_("--query {}: the input has {} tokens (0 … {})"), query, T, T - 1));
   const std::size_t q = static_cast<std::size_t>(*qi);
   const LayerQk taps = layer_qk(l.model, l.ids, l.pixels, layer);
-  const NeuronView v = neuron_view(taps.q, taps.k, c.heads, c.kv_heads, head, q, c.decoder());
+  const NeuronView v = neuron_view(taps.q, taps.k, c.heads, c.kv_heads, head, q, c.decoder(), c.attention_rule(layer));
   const std::size_t n = v.scores.size(), hd = v.head_dim;
   const std::vector<std::string> keys(l.tokens.begin(), l.tokens.begin() + static_cast<std::ptrdiff_t>(n));
   Result r;
@@ -89,6 +89,15 @@ void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t l
                               "product q∘k, whose sum × 1/√{} is the score, and the softmax of the scores",
                               family_name(c), layer, head, q, l.tokens[q], n, c.decoder() ? tr(" (causal: keys 0 … the query)") : "", hd,
                               c.uses_rope() ? tr("; after RoPE") : "", hd)});
+  // what this model does beyond q·k/√hd (Gemma 2/3, Mistral): said, so the numbers can be followed
+  const AttentionRule rule = c.attention_rule(layer);
+  if (rule.scale > 0)
+    r.blocks.push_back(Text{trf("This model scales the sum by {:.6g} = 1/√{:g} (query_pre_attn_scalar), not 1/√{}.", v.scale,
+                                1.0 / (v.scale * v.scale), hd)});
+  if (rule.softcap > 0) r.blocks.push_back(Text{trf("Each score is then soft-capped: {0:g}·tanh(s / {0:g}).", rule.softcap)});
+  if (rule.window > 0 && q + 1 > rule.window)
+    r.blocks.push_back(Text{trf("Layer {} slides: the query sees only the last {} keys ({} … {}); the others get weight 0.", layer, rule.window,
+                                q + 1 - rule.window, q)});
   Matrix mq;
   mq.name = N_("q");
   mq.values = Tensor::from({1, hd}, v.q);
@@ -108,7 +117,7 @@ void run_model_neurons(const ModelInput& in, const LoadedInput& l, std::size_t l
   sc.name = N_("scores");
   sc.columns = {N_("key"), N_("token"), N_("sum(q*k)"), N_("score = sum/sqrt(d_k)"), N_("softmax"), N_("model's weight")};
   for (std::size_t j = 0; j < n; ++j)
-    sc.rows.push_back({static_cast<long long>(j), keys[j], v.scores[j] / v.scale, v.scores[j], v.weights[j],
+    sc.rows.push_back({static_cast<long long>(j), keys[j], v.sums[j], v.scores[j], v.weights[j],
                        static_cast<double>(taps.attentions[(head * T + q) * T + j])});
   const bool npy = out.format == Format::npy || (out.output.size() > 4 && out.output.ends_with(".npy"));
   r.blocks.push_back(std::move(sc));

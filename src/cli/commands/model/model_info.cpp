@@ -117,9 +117,22 @@ void run_model_info(const ModelInfoOptions& o) {
     if (c.rope.scaling != RopeScaling::none)
       s += trf("; scaling {} × {:g} (original {} positions)", rope_scaling_name(c.rope.scaling), c.rope.factor.value_or(1.0),
                c.rope.original_max_pos.value_or(c.max_positions));
+    if (c.rope_local) s += tr("; on the full layers");
     row("rope", s, {{"theta", c.rope.base}, {"scaling", rope_scaling_name(c.rope.scaling)}, {"factor", c.rope.factor.value_or(1.0)}});
   }
-  if (c.sliding_window) row("sliding_window", std::to_string(*c.sliding_window), *c.sliding_window);
+  if (c.sliding_window) {
+    // which layers slide: all, or all but the full ones (gemma3: every 6th), or the listed ones
+    std::vector<std::size_t> full, sliding;
+    for (std::size_t i = 0; i < c.sliding_layers.size(); ++i) (c.sliding_layers[i] ? sliding : full).push_back(i);
+    const std::string where = full.empty()                   ? tr("every layer")
+                              : sliding.size() <= full.size() ? trf("layers {}", fmt::join(sliding, ", "))
+                                                              : trf("every layer but {} (full attention)", fmt::join(full, ", "));
+    row("sliding_window", trf("{} positions: {}", *c.sliding_window, where), *c.sliding_window);
+  }
+  if (c.rope_local) row("rope_local", trf("θ = {:g} on the sliding layers (no scaling)", c.rope_local->base), c.rope_local->base);
+  if (c.attn_scale > 0) row("attention_scale", trf("1/√{:g} (query_pre_attn_scalar)", 1.0 / (c.attn_scale * c.attn_scale)), c.attn_scale);
+  if (c.attn_softcap > 0 || c.final_softcap > 0)
+    row("softcap", trf("cap·tanh(x / cap): scores {:g}, logits {:g} (0: none)", c.attn_softcap, c.final_softcap), c.attn_softcap);
   const std::size_t total = m.parameter_count(), block = block_parameter_count(m);
   row("parameters_per_block", fmt::format("{} ({:.2f} M)", block, static_cast<double>(block) / 1e6), block);
   row("parameters", trf("{} ({:.2f} M; {} blocks = {:.1f} %)", total, static_cast<double>(total) / 1e6, c.layers,
