@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "tfx/model/checkpoint.hpp"
 #include "tfx/model/gguf.hpp"
 #include "tfx/model/gguf_model.hpp"
+#include "tfx/model/quantize.hpp"
 
 using namespace tfx;
 using namespace tfx::test;
@@ -239,4 +241,51 @@ TEST_CASE("gguf: the CLI reads a .gguf file where it reads a folder; broken ones
   const test::Run bad_arch = test::run_tfx("model info arch.gguf", dir.path);
   CHECK(bad_arch.code == 1);
   CHECK(bad_arch.err.find("architecture \"qwen9\" is not supported") != std::string::npos);
+}
+
+TEST_CASE("gguf: a Gemma file's own metadata, wrong, is one error naming the key") {
+  // gemma3.gguf's metadata with one key changed, re-encoded by tfx's writer, opened as a model
+  const QuantSource src = read_quant_source(gguf_data("gguf/gemma3.gguf"));
+  const QuantizedModel q = quantize_model(src, StoredType::f32);
+  test::TempDir dir;
+  auto opens_with = [&](const std::string& key, std::optional<GgufValue> value, const std::string& want) {
+    CAPTURE(key);
+    std::vector<std::pair<std::string, GgufValue>> md;
+    for (const auto& kv : q.metadata)
+      if (kv.first != key) md.push_back(kv);
+    if (value) md.emplace_back(key, *value);
+    const std::string path = (dir / "g.gguf").string();
+    test::write_file(path, encode_gguf(md, q.tensors));
+    if (want.empty()) {
+      CHECK_NOTHROW(load_checkpoint(path));
+    } else {
+      CHECK_THROWS_WITH_AS(load_checkpoint(path), doctest::Contains(want.c_str()), Error);
+    }
+  };
+  GgufValue u32;
+  u32.type = GgufValueType::u32;
+  opens_with("gemma3.attention.sliding_window", std::nullopt, "no metadata gemma3.attention.sliding_window (a gemma3 model needs it)");
+  u32.i = 0;
+  opens_with("gemma3.attention.sliding_window_pattern", u32, "gemma3.attention.sliding_window_pattern is 0");
+  u32.i = 1u << 30;
+  opens_with("gemma3.attention.sliding_window", u32, "\"sliding_window\" should be a whole number from 1 to 2^24");
+  GgufValue flags;
+  flags.type = GgufValueType::array;
+  flags.elem = GgufValueType::boolean;
+  for (int k = 0; k < 2; ++k) {
+    GgufValue b;
+    b.type = GgufValueType::boolean;
+    b.i = 1;
+    flags.items.push_back(b);
+  }
+  opens_with("gemma3.attention.sliding_window_pattern", flags, "should be 3 booleans (one per layer)");
+  GgufValue b;
+  b.type = GgufValueType::boolean;
+  b.i = 0;
+  flags.items.push_back(b);  // sliding, sliding, full: a list is read as it is
+  opens_with("gemma3.attention.sliding_window_pattern", flags, "");
+  GgufValue text;
+  text.type = GgufValueType::string;
+  text.s = "six";
+  opens_with("gemma3.attention.sliding_window_pattern", text, "gemma3.attention.sliding_window_pattern");
 }
