@@ -76,6 +76,8 @@ inline std::size_t first_block(const ForwardOptions& o) { return o.resume ? o.re
 inline void tap(const ForwardOptions& o, const char* name, std::size_t layer, const Tensor& value) {
   if (o.tap) o.tap(name, layer, value);
 }
+// A RoPE family's Family::position_table: none
+inline const StoredMatrix* no_position_table(const Checkpoint&) { return nullptr; }
 // The rows of positions first … first+T−1 of a cache's RoPE table (the table itself when that is all of it)
 RopeTables rope_rows(const RopeTables& all, std::size_t first, std::size_t T);
 // The rows the head reads: all of x, or its last row (LogitRows::last)

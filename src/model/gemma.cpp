@@ -225,7 +225,6 @@ ForwardPass gemma_forward(const Checkpoint& m, const std::vector<std::size_t>& i
 }
 
 const StoredMatrix& gemma_token_embedding(const Checkpoint& m) { return std::get<GemmaWeights>(m.weights).embed; }
-const StoredMatrix* gemma_no_position_table(const Checkpoint&) { return nullptr; }
 
 }  // namespace
 
@@ -242,7 +241,7 @@ const StoredMatrix* gemma_no_position_table(const Checkpoint&) { return nullptr;
    .forward = gemma_forward,                                                                                        \
    .token_embedding = gemma_token_embedding,                                                                        \
    .token_embedding_name = kGemmaEmbed,                                                                             \
-   .position_table = gemma_no_position_table,                                                                       \
+   .position_table = no_position_table,                                                                             \
    .position_table_name = "",                                                                                       \
    .final_norm_and_head = gemma_final_norm_and_head,                                                                \
    .norm_name = "RMSNorm",                                                                                          \

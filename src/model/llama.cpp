@@ -176,7 +176,6 @@ ForwardPass llama_forward(const Checkpoint& m, const std::vector<std::size_t>& i
 }
 
 const StoredMatrix& llama_token_embedding(const Checkpoint& m) { return std::get<LlamaWeights>(m.weights).embed; }
-const StoredMatrix* llama_no_position_table(const Checkpoint&) { return nullptr; }
 
 }  // namespace
 
@@ -193,7 +192,7 @@ const StoredMatrix* llama_no_position_table(const Checkpoint&) { return nullptr;
    .forward = llama_forward,                                                                                        \
    .token_embedding = llama_token_embedding,                                                                        \
    .token_embedding_name = kLlamaEmbed,                                                                             \
-   .position_table = llama_no_position_table,                                                                       \
+   .position_table = no_position_table,                                                                             \
    .position_table_name = "",                                                                                       \
    .final_norm_and_head = llama_final_norm_and_head,                                                                \
    .norm_name = "RMSNorm",                                                                                          \

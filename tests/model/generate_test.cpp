@@ -2,8 +2,9 @@
 // tests/reference/gen_generation_reference.py: torch after HF's modeling code, re-run on the
 // prompt plus everything generated so far at every step, no cache. For gpt2 (F32 and BF16
 // weights), llama (grouped-query attention), llama with llama3 RoPE scaling and qwen2 (q/k/v
-// biases), tfx's cached decoder must choose the same greedy tokens, its logits within 1e-4 of the
-// reference's at every step. Also: the cache against tfx's own whole-prefix forward, and the
+// biases), and gemma, gemma2, gemma3 (tests/reference/gen_gemma_reference.py's numpy: sliding
+// windows that cut cached keys off, soft caps), tfx's cached decoder must choose the same greedy
+// tokens, its logits within 1e-4 of the reference's at every step. Also: the cache against tfx's own whole-prefix forward, and the
 // refusals (positions, an empty prompt, -n 0, a full cache).
 #include <cmath>
 #include <string>
@@ -37,7 +38,7 @@ std::vector<std::size_t> gen_ids(const Tensor& t) {
 }  // namespace
 
 TEST_CASE("generate: greedy tokens and every step's logits match the reference's whole-prefix forward") {
-  for (const std::string name : {"gpt2", "gpt2_bf16", "llama", "llama_llama3", "qwen2"}) {
+  for (const std::string name : {"gpt2", "gpt2_bf16", "llama", "llama_llama3", "qwen2", "gemma", "gemma2", "gemma3"}) {
     CAPTURE(name);
     const GenModel m(name);
     const TensorMap ref = read_safetensors(gen_model_dir(name) + "/generation.safetensors");
