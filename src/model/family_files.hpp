@@ -83,6 +83,29 @@ RopeTables rope_rows(const RopeTables& all, std::size_t first, std::size_t T);
 // The rows the head reads: all of x, or its last row (LogitRows::last)
 Tensor logit_rows(const Tensor& x, LogitRows rows);
 
+// The row of a RoPE decoder family (llama.cpp's and gemma.cpp's variants): model_type, its config
+// reader, the file's functions by their prefix (prefix_slots, prefix_output_head, prefix_forward,
+// prefix_token_embedding, prefix_final_norm_and_head), the embedding's tensor name, the FFN's name
+#define TFX_ROPE_DECODER_ROW(type, read, prefix, embed_name, ffn)                                                  \
+  {.model_type = type,                                                                                              \
+   .summary = N_("{} (decoder, RMSNorm, RoPE{})"),                                                                  \
+   .decoder = true,                                                                                                 \
+   .rope = true,                                                                                                    \
+   .masked_lm = false,                                                                                              \
+   .final_norm = true,                                                                                              \
+   .read_config = read,                                                                                             \
+   .tensor_slots = prefix##_slots,                                                                                  \
+   .output_head = prefix##_output_head,                                                                             \
+   .forward = prefix##_forward,                                                                                     \
+   .token_embedding = prefix##_token_embedding,                                                                     \
+   .token_embedding_name = embed_name,                                                                              \
+   .position_table = no_position_table,                                                                             \
+   .position_table_name = "",                                                                                       \
+   .final_norm_and_head = prefix##_final_norm_and_head,                                                             \
+   .norm_name = "RMSNorm",                                                                                          \
+   .ffn_name = ffn,                                                                                                 \
+   .positions_name = "rope"}
+
 // The rows each family file contributes to the table.
 extern const Family kBert, kGpt2, kLlama, kQwen2, kQwen3, kMistral, kGemma, kGemma2, kGemma3, kVit;
 

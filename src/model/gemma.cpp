@@ -228,28 +228,8 @@ const StoredMatrix& gemma_token_embedding(const Checkpoint& m) { return std::get
 
 }  // namespace
 
-#define TFX_GEMMA_ROW(type, read)                                                                                   \
-  {.model_type = type,                                                                                              \
-   .summary = N_("{} (decoder, RMSNorm, RoPE{})"),                                                                  \
-   .decoder = true,                                                                                                 \
-   .rope = true,                                                                                                    \
-   .masked_lm = false,                                                                                              \
-   .final_norm = true,                                                                                              \
-   .read_config = read,                                                                                             \
-   .tensor_slots = gemma_slots,                                                                                     \
-   .output_head = gemma_output_head,                                                                                \
-   .forward = gemma_forward,                                                                                        \
-   .token_embedding = gemma_token_embedding,                                                                        \
-   .token_embedding_name = kGemmaEmbed,                                                                             \
-   .position_table = no_position_table,                                                                             \
-   .position_table_name = "",                                                                                       \
-   .final_norm_and_head = gemma_final_norm_and_head,                                                                \
-   .norm_name = "RMSNorm",                                                                                          \
-   .ffn_name = "GeGLU",                                                                                             \
-   .positions_name = "rope"}
-const Family kGemma = TFX_GEMMA_ROW("gemma", gemma_read_config);
-const Family kGemma2 = TFX_GEMMA_ROW("gemma2", gemma2_read_config);
-const Family kGemma3 = TFX_GEMMA_ROW("gemma3_text", gemma3_read_config);
-#undef TFX_GEMMA_ROW
+const Family kGemma = TFX_ROPE_DECODER_ROW("gemma", gemma_read_config, gemma, kGemmaEmbed, "GeGLU");
+const Family kGemma2 = TFX_ROPE_DECODER_ROW("gemma2", gemma2_read_config, gemma, kGemmaEmbed, "GeGLU");
+const Family kGemma3 = TFX_ROPE_DECODER_ROW("gemma3_text", gemma3_read_config, gemma, kGemmaEmbed, "GeGLU");
 
 }  // namespace tfx::family_files

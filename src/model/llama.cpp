@@ -179,29 +179,9 @@ const StoredMatrix& llama_token_embedding(const Checkpoint& m) { return std::get
 
 }  // namespace
 
-#define TFX_LLAMA_ROW(type, read)                                                                                   \
-  {.model_type = type,                                                                                              \
-   .summary = N_("{} (decoder, RMSNorm, RoPE{})"),                                                                  \
-   .decoder = true,                                                                                                 \
-   .rope = true,                                                                                                    \
-   .masked_lm = false,                                                                                              \
-   .final_norm = true,                                                                                              \
-   .read_config = read,                                                                                             \
-   .tensor_slots = llama_slots,                                                                                     \
-   .output_head = llama_output_head,                                                                                \
-   .forward = llama_forward,                                                                                        \
-   .token_embedding = llama_token_embedding,                                                                        \
-   .token_embedding_name = kLlamaEmbed,                                                                             \
-   .position_table = no_position_table,                                                                             \
-   .position_table_name = "",                                                                                       \
-   .final_norm_and_head = llama_final_norm_and_head,                                                                \
-   .norm_name = "RMSNorm",                                                                                          \
-   .ffn_name = "SwiGLU",                                                                                            \
-   .positions_name = "rope"}
-const Family kLlama = TFX_LLAMA_ROW("llama", llama_read_config);
-const Family kQwen2 = TFX_LLAMA_ROW("qwen2", qwen2_read_config);
-const Family kQwen3 = TFX_LLAMA_ROW("qwen3", qwen3_read_config);
-const Family kMistral = TFX_LLAMA_ROW("mistral", mistral_read_config);
-#undef TFX_LLAMA_ROW
+const Family kLlama = TFX_ROPE_DECODER_ROW("llama", llama_read_config, llama, kLlamaEmbed, "SwiGLU");
+const Family kQwen2 = TFX_ROPE_DECODER_ROW("qwen2", qwen2_read_config, llama, kLlamaEmbed, "SwiGLU");
+const Family kQwen3 = TFX_ROPE_DECODER_ROW("qwen3", qwen3_read_config, llama, kLlamaEmbed, "SwiGLU");
+const Family kMistral = TFX_ROPE_DECODER_ROW("mistral", mistral_read_config, llama, kLlamaEmbed, "SwiGLU");
 
 }  // namespace tfx::family_files
