@@ -11,6 +11,9 @@
 //   qwen2           the same with Qwen2's pattern (one digit per piece) and no template
 //   llama2          tests/data/hf_tokenizers/llama2_tiny/tokenizer.json (written here): a small
 //                   ▁-BPE with byte fallback in Llama 2's layout (Prepend/Replace normalizer)
+//   gemma           tests/data/hf_tokenizers/gemma_tiny/tokenizer.json (written here): the same ▁-BPE in
+//                   Gemma's layout — <pad> <eos> <bos> <unk> first, a Replace normalizer without
+//                   Llama 2's Prepend (no ▁ put in front), a <bos> template
 //   roberta         GPT-2's vocabulary with RobertaProcessing (<s> … </s> = ids of <|endoftext|>)
 //   bert_nfkc       BERT uncased with its normalizer NFKC then BertNormalizer; bert_nfd / bert_nfkd
 //                   the same with NFD / NFKD (the other normalizers tfx applies)
@@ -162,10 +165,32 @@ function llama2_tiny() {
              byte_fallback: true, ignore_merges: false, vocab, merges },
   };
 }
+// the same in Gemma's layout (its tokenizer.json as convert_slow_tokenizer's GemmaConverter writes it)
+function gemma_tiny() {
+  const t = llama2_tiny();
+  const specials = ["<pad>", "<eos>", "<bos>", "<unk>"];
+  const vocab = {};
+  specials.forEach((s, i) => { vocab[s] = i; });
+  for (const [k, v] of Object.entries(t.model.vocab)) if (!["<unk>", "<s>", "</s>"].includes(k)) vocab[k] = v - 3 + specials.length;
+  t.model.vocab = vocab;
+  t.added_tokens = specials.map((s, i) => ({ id: i, content: s, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }));
+  t.normalizer = { type: "Replace", pattern: { String: " " }, content: "▁" };
+  t.post_processor = {
+    type: "TemplateProcessing",
+    single: [{ SpecialToken: { id: "<bos>", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }],
+    pair: [{ SpecialToken: { id: "<bos>", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }, { SpecialToken: { id: "<bos>", type_id: 1 } }, { Sequence: { id: "B", type_id: 1 } }],
+    special_tokens: { "<bos>": { id: "<bos>", ids: [2], tokens: ["<bos>"] } },
+  };
+  return t;
+}
 const llama2 = llama2_tiny();
 const llama2_dir = path.join(here, "../data/hf_tokenizers/llama2_tiny");
 fs.mkdirSync(llama2_dir, { recursive: true });
 fs.writeFileSync(path.join(llama2_dir, "tokenizer.json"), JSON.stringify(llama2, null, 1) + "\n");
+const gemma = gemma_tiny();
+const gemma_dir = path.join(here, "../data/hf_tokenizers/gemma_tiny");
+fs.mkdirSync(gemma_dir, { recursive: true });
+fs.writeFileSync(path.join(gemma_dir, "tokenizer.json"), JSON.stringify(gemma, null, 1) + "\n");
 
 // --- hostile texts: a seeded generator (mulberry32) joining fragments of what breaks tokenizers
 let seed = 0x7f4a7c15;
@@ -225,6 +250,7 @@ const kinds = [
   ["qwen2", split_variant(QWEN2, false), false],
   ["roberta", roberta_variant(), false],
   ["llama2", llama2, true],
+  ["gemma", gemma, true],
 ];
 
 // a C++ string_view literal of s's UTF-8 bytes (octal escapes, so NUL and every byte survive)

@@ -167,6 +167,16 @@ TEST_CASE("hf tokenizer: a Llama-2-style ▁-BPE with byte fallback gives Huggin
   CHECK(e.readable[4] == "한(3/3)");
 }
 
+TEST_CASE("hf tokenizer: Gemma's layout (a Replace normalizer, no ▁ in front, <bos>) gives Hugging Face's ids") {
+  const HfTokenizer t = HfTokenizer::load(std::string(TFX_SOURCE_DIR) + "/tests/data/hf_tokenizers/gemma_tiny");
+  CHECK(check_kind(t, "gemma") >= 200);
+  // no dummy prefix: "the" is t h e, not ▁the; a space inside is ▁
+  const HfEncoding e = t.encode("the cat");
+  REQUIRE(!e.tokens.empty());
+  CHECK(e.tokens.front() == "<bos>");
+  CHECK(e.tokens[1] != "▁the");
+}
+
 TEST_CASE("hf tokenizer: readable tokens show GPT-2's Ġ as ␣ and byte pieces as the character they form") {
   const auto dir = shared_data("tokenizers/gpt2");
   if (dir.empty()) return;
