@@ -19,6 +19,7 @@ void arch_sublayer(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const
   const std::string x = arch_shape(n, s.d_model);
   if (s.pre_norm) out.push_back({stack, "norm", s.norm, x, x, trf("over D = {}", s.d_model), layers});
   out.push_back({stack, kind, name, in, x, detail, layers});
+  if (s.post_norm_too) out.push_back({stack, "norm", s.norm, x, x, tr("on the sublayer's output, before the add"), layers});
   if (s.pre_norm)
     out.push_back({stack, "add", tr("Add (residual)"), x, x, tr("x + sublayer(x)"), layers});
   else
@@ -27,12 +28,14 @@ void arch_sublayer(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const
 
 void arch_layer(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const std::string& stack, std::size_t layers, std::size_t n,
                 bool masked, bool cross) {
-  const std::size_t dk = s.d_model / s.heads, kv = s.kv_heads == 0 ? s.heads : s.kv_heads;
+  const std::size_t dk = s.head_dim ? s.head_dim : s.d_model / s.heads, kv = s.kv_heads == 0 ? s.heads : s.kv_heads;
   const std::string x = arch_shape(n, s.d_model);
   std::string heads = fmt::format("h = {}, d_k = {}", s.heads, dk);
   if (kv != s.heads) heads += trf(", {} KV heads", kv);
   arch_sublayer(out, s, stack, layers, masked ? "masked_attention" : "attention", masked ? tr("Masked Multi-Head Attention") : tr("Multi-Head Attention"), x,
                 heads + (masked ? trf("; causal mask ({0}, {0})", n) : trf("; weights ({0}, {1}, {1})", s.heads, n)), n);
+  for (ArchBlock& b : out)
+    if (b.kind == "attention" || b.kind == "masked_attention") b.note = s.attention_note;
   if (cross)
     arch_sublayer(out, s, stack, layers, "cross_attention", tr("Multi-Head Attention (cross)"),
                   fmt::format("Q {}, K V {}", x, arch_shape(s.source_len, s.d_model)),
@@ -43,7 +46,8 @@ void arch_layer(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const st
 
 void arch_embed(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const std::string& stack, const std::string& name, std::size_t n) {
   const std::string x = arch_shape(n, s.d_model);
-  out.push_back({stack, "embedding", name, fmt::format("({})", n), x, trf("table ({}, {})", s.vocab, s.d_model)});
+  out.push_back({stack, "embedding", name, fmt::format("({})", n), x,
+                 s.embed_scaled ? trf("table ({}, {}), × √{}", s.vocab, s.d_model, s.d_model) : trf("table ({}, {})", s.vocab, s.d_model)});
   if (s.positions == "rope")
     out.push_back({stack, "positions", tr("RoPE (in every attention)"), x, x, tr("rotates q and k; nothing added")});
   else
@@ -54,7 +58,8 @@ void arch_embed(std::vector<ArchBlock>& out, const ArchitectureSpec& s, const st
 
 std::vector<ArchBlock> architecture_blocks(const ArchitectureSpec& s) {
   if (s.d_model == 0 || s.heads == 0) throw Error(N_("architecture: d_model and heads must be positive"));
-  if (s.d_model % s.heads != 0) throw Error(fmt::format(N_("architecture: heads = {} does not divide d_model = {}"), s.heads, s.d_model));
+  if (s.head_dim == 0 && s.d_model % s.heads != 0)
+    throw Error(fmt::format(N_("architecture: heads = {} does not divide d_model = {}"), s.heads, s.d_model));
   if (s.kv_heads != 0 && s.heads % s.kv_heads != 0)
     throw Error(fmt::format(N_("architecture: kv_heads = {} does not divide heads = {}"), s.kv_heads, s.heads));
   if (s.encoder_layers == 0 && s.decoder_layers == 0) throw Error(N_("architecture: no encoder and no decoder layers"));

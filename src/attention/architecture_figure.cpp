@@ -154,11 +154,16 @@ Figure arch_figure(const ArchModel& a, const std::vector<ArchBlock>& blocks) {
   d.x0 = left;
   d.x1 = right;
   d.y0 = -1.35;
+  // what the attention boxes do beyond their sizes (a sliding window, a cap): one line under the inputs
+  if (!s.attention_note.empty()) {
+    d.labels.push_back({(left + right) / 2, -1.55, trf("attention: {}", s.attention_note), -1, 0, false});
+    d.y0 = -1.85;
+  }
   d.y1 = top + 1.2;
   d.size = kArchPx * std::max(d.x1 - d.x0, d.y1 - d.y0);
   d.title = trf("Transformer architecture: {}", a.name);
   d.subtitle = trf("{}; d_model = {}, {} heads (d_k = {}), FFN {}, vocabulary {}; (rows, columns) on every arrow", a.kind, s.d_model, s.heads,
-                   s.d_model / s.heads, s.ffn, s.vocab);
+                   s.head_dim ? s.head_dim : s.d_model / s.heads, s.ffn, s.vocab);
   Figure f;
   f.panels.push_back(std::move(d));
   return f;

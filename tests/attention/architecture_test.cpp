@@ -158,6 +158,38 @@ TEST_CASE("cli: tfx architecture --model a BERT folder — encoder only, sizes f
   CHECK(arch_row(g["data"], "decoder", "Multi-Head Attention (cross)") == nullptr);
 }
 
+TEST_CASE("cli: tfx architecture --model gemma2 / qwen3 / a GGUF file — head_dim apart from D/H, Gemma's extra norms, window and cap") {
+  const std::string data = std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/";
+  // qwen3 and gemma2: head_dim 16, not hidden_size / heads = 8
+  for (const char* m : {"qwen3", "gemma2"}) {
+    CAPTURE(std::string(m));
+    const json j = json_of(run_tfx("architecture --model " + shell_quote(data + m) + " --format json"));
+    CHECK(j["summary"]["d_k"] == 16);
+    CHECK(has(arch_row(j["data"], "decoder", "Masked Multi-Head Attention")->at("sizes").get<std::string>(), "d_k = 16"));
+  }
+  const Run r = run_tfx("architecture --model " + shell_quote(data + "gemma2") + " --format json");
+  const json g = json_of(r);
+  std::size_t norms = 0, post = 0;
+  for (const auto& row : g["data"])
+    if (row["stack"] == "decoder" && row["block"] == "RMSNorm") {
+      ++norms;
+      post += has(row["sizes"].get<std::string>(), "on the sublayer's output, before the add");
+    }
+  CHECK(norms == 4);  // before and after each of the two sublayers
+  CHECK(post == 2);
+  const std::string attn = arch_row(g["data"], "decoder", "Masked Multi-Head Attention")->at("sizes").get<std::string>();
+  CHECK(has(attn, "2 of 3 layers see only the last 4 keys"));
+  CHECK(has(attn, "scores soft-capped at 5"));
+  CHECK(has(arch_row(g["data"], "input", "Input Embedding")->at("sizes").get<std::string>(), "× √32"));
+  // a GGUF file, as every model command takes one (tfx's own F32 file of the gemma3 folder)
+  TempDir tmp;
+  REQUIRE(run_tfx("model quantize " + shell_quote(data + "gemma3") + " --type f32 -o g.gguf", tmp.path).code == 0);
+  const Run f = run_tfx("architecture --model g.gguf --format json", tmp.path);
+  REQUIRE(f.code == 0);
+  CHECK(has(arch_row(json_of(f)["data"], "decoder", "Masked Multi-Head Attention")->at("sizes").get<std::string>(),
+            "2 of 3 layers see only the last 4 keys"));
+}
+
 TEST_CASE("cli: tfx architecture --png / --svg draw the diagram, twice the size at --scale 2, Korean too") {
   TempDir dir;
   const Run a = run_tfx("architecture --png " + shell_quote((dir / "a.png").string()));

@@ -5,7 +5,7 @@
 // table both read the blocks.
 //
 // Letters: S = source (encoder) positions, T = target (decoder) positions, D = d_model,
-// H = heads, d_k = D / H, F = feed-forward width, V = vocabulary.
+// H = heads, d_k = D / H (or the model's head_dim), F = feed-forward width, V = vocabulary.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -21,6 +21,10 @@ struct ArchitectureSpec {
   std::string positions = "sinusoidal";  // how positions enter: sinusoidal, learned, rope
   std::string activation = "ReLU";      // of the feed-forward block (ReLU, GELU, SwiGLU)
   std::size_t d_model = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
+  std::size_t head_dim = 0;      // d_k; 0: D / H (Qwen3 and Gemma set it apart)
+  bool post_norm_too = false;    // Gemma 2/3: a norm after each sublayer as well, before its residual add
+  bool embed_scaled = false;     // Gemma: the embedding times √D
+  std::string attention_note;    // what a model's attention adds (a sliding window, a soft cap), for its box
   std::size_t source_len = 0, target_len = 0;  // S (encoder), T (decoder; an encoder-only model: unused)
   bool output_head = true;  // Linear (D → V) + softmax on top (a BERT without its MLM head: false)
 };
@@ -35,6 +39,7 @@ struct ArchitectureSpec {
 struct ArchBlock {
   std::string stack, kind, name, input, output, detail;
   std::size_t layers = 1;
+  std::string note = {};  // more than the box holds (the spec's attention_note): the table shows it after the detail
 };
 
 // The blocks bottom to top, encoder side first. Checks: d_model and heads > 0, heads divides

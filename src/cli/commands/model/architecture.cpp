@@ -79,9 +79,22 @@ ArchModel arch_checkpoint(const std::string& dir, const std::string& sentence) {
   s.d_model = c.d_model;
   s.heads = c.heads;
   s.kv_heads = c.kv_heads;
+  s.head_dim = c.head_dim;
   s.ffn = c.ffn;
   s.vocab = c.vocab;
   s.output_head = m.head != OutputHead::none;
+  s.post_norm_too = c.post_norms;
+  s.embed_scaled = c.embed_scaled;
+  // what this model's attention adds: a sliding window on some layers or all, Gemma 2's soft cap
+  std::vector<std::string> notes;
+  if (c.sliding_window) {
+    std::size_t sliding = 0;
+    for (bool b : c.sliding_layers) sliding += b;
+    notes.push_back(sliding == c.layers ? trf("each query sees the last {} keys", *c.sliding_window)
+                                        : trf("{} of {} layers see only the last {} keys", sliding, c.layers, *c.sliding_window));
+  }
+  if (c.attn_softcap > 0) notes.push_back(trf("scores soft-capped at {:g}", c.attn_softcap));
+  s.attention_note = fmt::format("{}", fmt::join(notes, "; "));
   try {
     const HfTokenizer tok = load_model_tokenizer(dir);
     a.source_tokens = tok.encode(sentence).readable;
@@ -102,7 +115,7 @@ void run_architecture(const ArchitectureOptions& o) {
   const bool dir = !teaching && std::filesystem::is_directory(o.model);
   if (teaching) {
     a = arch_translator(teaching_translator(), tr("the teaching translator"), o.sentence.empty() ? "나는 학생 이다" : o.sentence);
-  } else if (dir) {
+  } else if (dir || is_gguf_file(o.model)) {  // a checkpoint folder, or a GGUF file as every model command takes
     a = arch_checkpoint(o.model, o.sentence.empty() ? "I am a student" : o.sentence);
   } else if (std::filesystem::is_regular_file(o.model)) {
     const Translator m = [&] {
@@ -138,14 +151,14 @@ void run_architecture(const ArchitectureOptions& o) {
   rec.name = N_("blocks");
   rec.columns = {N_("stack"), N_("block"), N_("layers"), N_("input"), N_("output"), N_("sizes")};
   for (const ArchBlock& b : blocks)
-    rec.rows.push_back({b.stack, b.name, static_cast<long long>(b.layers), b.input, b.output, b.detail});
+    rec.rows.push_back({b.stack, b.name, static_cast<long long>(b.layers), b.input, b.output, b.note.empty() ? b.detail : b.detail + "; " + b.note});
   r.blocks.push_back(std::move(rec));
   r.primary = "blocks";
   r.summary[N_("encoder layers")] = s.encoder_layers;
   r.summary[N_("decoder layers")] = s.decoder_layers;
   r.summary[N_("d_model")] = s.d_model;
   r.summary[N_("heads")] = s.heads;
-  r.summary[N_("d_k")] = s.d_model / s.heads;
+  r.summary[N_("d_k")] = s.head_dim ? s.head_dim : s.d_model / s.heads;
   r.summary[N_("ffn")] = s.ffn;
   r.summary[N_("vocab")] = s.vocab;
   if (s.encoder_layers > 0 && s.decoder_layers > 0) {
