@@ -17,10 +17,10 @@ namespace tfx {
 namespace {
 
 // the table, in the order messages list the supported types
-const std::array<const Family*, 10> kFamilies = {&family_files::kBert,   &family_files::kGpt2,   &family_files::kLlama,
+const std::array<const Family*, 11> kFamilies = {&family_files::kBert,   &family_files::kGpt2,   &family_files::kLlama,
                                                  &family_files::kQwen2,  &family_files::kQwen3,  &family_files::kMistral,
                                                  &family_files::kGemma,  &family_files::kGemma2, &family_files::kGemma3,
-                                                 &family_files::kVit};
+                                                 &family_files::kGemma3Multimodal, &family_files::kVit};
 
 }  // namespace
 

@@ -107,6 +107,6 @@ Tensor logit_rows(const Tensor& x, LogitRows rows);
    .positions_name = "rope"}
 
 // The rows each family file contributes to the table.
-extern const Family kBert, kGpt2, kLlama, kQwen2, kQwen3, kMistral, kGemma, kGemma2, kGemma3, kVit;
+extern const Family kBert, kGpt2, kLlama, kQwen2, kQwen3, kMistral, kGemma, kGemma2, kGemma3, kGemma3Multimodal, kVit;
 
 }  // namespace tfx::family_files

@@ -46,8 +46,8 @@ void gemma_read(const nlohmann::json& j, const std::string& where, ModelConfig& 
   if (c.activation != "gelu_pytorch_tanh" && c.activation != "gelu_new" && c.activation != "gelu_fast")
     bad(where, fmt::format(N_("hidden_activation \"{}\" is not supported (gelu_pytorch_tanh)"), c.activation));
   c.tied_head = json_bool(j, "tie_word_embeddings", true, where);
-  if (!c.tied_head) bad(where, "tie_word_embeddings false is not supported (Gemma's head is its embedding)");
-  if (json_bool(j, "attention_bias", false, where)) bad(where, "attention_bias true is not supported (Gemma has none)");
+  if (!c.tied_head) bad(where, N_("tie_word_embeddings false is not supported (Gemma's head is its embedding)"));
+  if (json_bool(j, "attention_bias", false, where)) bad(where, N_("attention_bias true is not supported (Gemma has none)"));
   if (c.heads % c.kv_heads != 0) bad(where, fmt::format(N_("num_key_value_heads {} does not divide num_attention_heads {}"), c.kv_heads, c.heads));
   if (c.head_dim % 2) bad(where, fmt::format(N_("head_dim {} is odd (RoPE rotates pairs)"), c.head_dim));
   // tfx's own key in a GGUF file's config: llama.cpp's converter stored 1 + w
@@ -99,6 +99,16 @@ void gemma_read(const nlohmann::json& j, const std::string& where, ModelConfig& 
 void gemma_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { gemma_read(j, where, c, GemmaVersion::v1); }
 void gemma2_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { gemma_read(j, where, c, GemmaVersion::v2); }
 void gemma3_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) { gemma_read(j, where, c, GemmaVersion::v3); }
+// Gemma3ForConditionalGeneration (model_type gemma3: the 4B, 12B and 27B models): its text_config is
+// a gemma3_text config (Gemma3TextConfig's vocabulary of 262,208 when it does not say); the vision
+// tower is left out
+void gemma3_multimodal_read_config(const nlohmann::json& j, const std::string& where, ModelConfig& c) {
+  if (!j.contains("text_config") || !j["text_config"].is_object())
+    bad(where, N_("no \"text_config\" object (tfx reads the text model of a gemma3 checkpoint)"));
+  nlohmann::json text = j["text_config"];
+  if (!text.contains("vocab_size")) text["vocab_size"] = 262208;
+  gemma_read(text, where + " text_config", c, GemmaVersion::v3);
+}
 
 std::vector<TensorSlot> gemma_slots(Checkpoint& m, const MappedWeights&) {
   const ModelConfig& c = m.config;
@@ -231,5 +241,6 @@ const StoredMatrix& gemma_token_embedding(const Checkpoint& m) { return std::get
 const Family kGemma = TFX_ROPE_DECODER_ROW("gemma", gemma_read_config, gemma, kGemmaEmbed, "GeGLU");
 const Family kGemma2 = TFX_ROPE_DECODER_ROW("gemma2", gemma2_read_config, gemma, kGemmaEmbed, "GeGLU");
 const Family kGemma3 = TFX_ROPE_DECODER_ROW("gemma3_text", gemma3_read_config, gemma, kGemmaEmbed, "GeGLU");
+const Family kGemma3Multimodal = TFX_ROPE_DECODER_ROW("gemma3", gemma3_multimodal_read_config, gemma, kGemmaEmbed, "GeGLU");
 
 }  // namespace tfx::family_files

@@ -61,9 +61,11 @@ struct WeightsMapping {
 
 namespace {
 
-// HF's names without the base model's prefix, the legacy gamma/beta as weight/bias.
+// HF's names without the base model's prefix, the legacy gamma/beta as weight/bias. (A multimodal
+// Gemma 3's text model is language_model.model.*, or model.language_model.* as later transformers
+// save it; its vision tower keeps its own names, which no family reads.)
 std::string mapped_normalized_name(std::string n) {
-  for (const char* p : {"bert.", "transformer.", "model."})
+  for (const char* p : {"language_model.model.", "model.language_model.", "bert.", "transformer.", "model."})
     if (n.rfind(p, 0) == 0) {
       n = n.substr(std::string(p).size());
       break;

@@ -8,6 +8,7 @@
 // with the KV cache, where the window cuts off cached keys, is generate_test.cpp's, on these folders
 // too.)
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <span>
 
 #include "helpers.hpp"
@@ -107,4 +108,31 @@ TEST_CASE("gemma: config.json's defaults (Gemma's, not Llama's) and errors that 
                        doctest::Contains("hidden_activation \"relu\" is not supported"), Error);
   CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "gemma", "tie_word_embeddings": false, )" + base.substr(1) + "}", "config.json"),
                        doctest::Contains("tie_word_embeddings false is not supported"), Error);
+}
+
+TEST_CASE("gemma3: a multimodal checkpoint's text model (text_config; language_model.model.* names, a vision tower beside) = gemma3_text's") {
+  // the gemma3 folder laid out as Gemma3ForConditionalGeneration saves it
+  test::TempDir tmp;
+  const std::string src = gemma_dir("gemma3");
+  nlohmann::json text = nlohmann::json::parse(test::read_file(src + "/config.json"));
+  text.erase("tfx_random_weights");
+  text["model_type"] = "gemma3_text";
+  const nlohmann::json config = {{"model_type", "gemma3"},
+                                 {"architectures", {"Gemma3ForConditionalGeneration"}},
+                                 {"text_config", text},
+                                 {"vision_config", {{"model_type", "siglip_vision_model"}, {"hidden_size", 8}}},
+                                 {"tfx_random_weights", true}};
+  test::write_file(tmp / "config.json", config.dump());
+  TensorMap renamed;
+  for (auto& [name, t] : read_safetensors(src + "/model.safetensors")) renamed["language_model." + name] = t;
+  renamed["vision_tower.vision_model.embeddings.patch_embedding.weight"] = Tensor({8, 3});
+  test::write_file(tmp / "model.safetensors", encode_safetensors(renamed));
+  const Checkpoint mm = load_checkpoint(tmp.path.string()), text_only = load_checkpoint(src);
+  CHECK(mm.config.model_type == "gemma3");
+  CHECK(mm.config.sliding_layers == text_only.config.sliding_layers);
+  const std::vector<std::size_t> ids = {259, 262, 264, 266, 258, 268};
+  CHECK(model_forward(mm, ids).logits.values() == model_forward(text_only, ids).logits.values());
+  // no text_config: one error naming it
+  test::write_file(tmp / "config.json", R"({"model_type": "gemma3"})");
+  CHECK_THROWS_WITH_AS(load_checkpoint(tmp.path.string()), doctest::Contains("no \"text_config\" object"), Error);
 }

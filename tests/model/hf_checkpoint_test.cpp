@@ -87,7 +87,7 @@ TEST_CASE("hf checkpoint: a missing tensor, a wrong shape, an unknown model_type
   std::filesystem::copy(model_dir("gpt2"), d);
   // unknown model_type
   write_file(d / "config.json", R"({"model_type": "t5"})");
-  CHECK_THROWS_WITH_AS(load_checkpoint(d.string()), doctest::Contains("model_type \"t5\" is not supported (supported: bert, gpt2, llama, qwen2, qwen3, mistral, gemma, gemma2, gemma3_text, vit)"),
+  CHECK_THROWS_WITH_AS(load_checkpoint(d.string()), doctest::Contains("model_type \"t5\" is not supported (supported: bert, gpt2, llama, qwen2, qwen3, mistral, gemma, gemma2, gemma3_text, gemma3, vit)"),
                        Error);
   // a config whose width does not match the tensors
   std::filesystem::copy_file(model_dir("gpt2") + "/config.json", d / "config.json", std::filesystem::copy_options::overwrite_existing);

@@ -42,7 +42,8 @@ TEST_CASE("model families: the table knows each model_type with its traits, and 
   };
   for (const Row& r : {Row{"bert", false, false, true}, Row{"gpt2", true, false, false}, Row{"llama", true, true, false},
                        Row{"qwen2", true, true, false}, Row{"mistral", true, true, false},
-                       Row{"gemma", true, true, false}, Row{"gemma2", true, true, false}, Row{"gemma3_text", true, true, false}}) {
+                       Row{"gemma", true, true, false}, Row{"gemma2", true, true, false}, Row{"gemma3_text", true, true, false},
+                       Row{"gemma3", true, true, false}}) {
     CAPTURE(r.type);
     const Family* f = find_family(r.type);
     REQUIRE(f != nullptr);
@@ -55,7 +56,7 @@ TEST_CASE("model families: the table knows each model_type with its traits, and 
   CHECK(find_family("t5") == nullptr);
   CHECK(find_family("BERT") == nullptr);  // config.json's spelling, case and all
   CHECK(find_family("") == nullptr);
-  CHECK(supported_model_types() == "bert, gpt2, llama, qwen2, qwen3, mistral, gemma, gemma2, gemma3_text, vit");
+  CHECK(supported_model_types() == "bert, gpt2, llama, qwen2, qwen3, mistral, gemma, gemma2, gemma3_text, gemma3, vit");
 }
 
 TEST_CASE("model families: the typed weights hold every layer with the file's tensors, counted as the file counts them") {

@@ -184,7 +184,7 @@ const char* arch_of(const std::string& model_type) {
   if (model_type == "llama" || model_type == "mistral") return "llama";
   if (model_type == "qwen2" || model_type == "qwen3" || model_type == "gpt2") return model_type == "gpt2" ? "gpt2" : model_type == "qwen2" ? "qwen2" : "qwen3";
   if (model_type == "gemma" || model_type == "gemma2") return model_type == "gemma" ? "gemma" : "gemma2";
-  if (model_type == "gemma3_text") return "gemma3";
+  if (model_type == "gemma3_text" || model_type == "gemma3") return "gemma3";
   return nullptr;
 }
 
@@ -246,7 +246,7 @@ QuantSource read_folder(const std::string& named) {
     throw Error(fmt::format(N_("{}: not a model: expected a checkpoint folder (config.json, model.safetensors) or a GGUF file (it starts with GGUF)"), dir));
   const ModelConfig c = parse_model_config(read_text(d / "config.json"), (d / "config.json").string());
   const char* arch = arch_of(c.model_type);
-  if (!arch) throw Error(fmt::format(N_("{}: model_type {}: quantize writes llama, mistral, qwen2, qwen3, gpt2, gemma, gemma2 and gemma3_text checkpoints"), dir, c.model_type));
+  if (!arch) throw Error(fmt::format(N_("{}: model_type {}: quantize writes llama, mistral, qwen2, qwen3, gpt2, gemma, gemma2, gemma3_text and gemma3 checkpoints"), dir, c.model_type));
   s.arch = arch;
   if (c.rope.scaling != RopeScaling::none && c.rope.scaling != RopeScaling::linear)
     throw Error(fmt::format(N_("{}: rope_scaling {}: quantize writes no RoPE scaling but linear yet"), dir, rope_scaling_name(c.rope.scaling)));
