@@ -193,10 +193,11 @@ TEST_CASE("quantize: what llama.cpp needs beyond the family's tensors: GPT-2's o
   const std::string g3_bytes = test::read_file(g3);
   const GgufFile f = parse_gguf(g3_bytes, g3);
   const TensorMap w = read_safetensors(quant_data("hf_models/gemma3/model.safetensors"));
-  for (const auto& [gguf_name, hf_name] : {std::pair{"blk.1.attn_q_norm.weight", "model.layers.1.self_attn.q_norm.weight"},
-                                           std::pair{"blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
-                                           std::pair{"output_norm.weight", "model.norm.weight"}}) {
-    CAPTURE(std::string(gguf_name));
+  for (const auto& names : {std::pair{"blk.1.attn_q_norm.weight", "model.layers.1.self_attn.q_norm.weight"},
+                            std::pair{"blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
+                            std::pair{"output_norm.weight", "model.norm.weight"}}) {
+    const std::string gguf_name = names.first, hf_name = names.second;  // (not a structured binding: CAPTURE's lambda takes it)
+    CAPTURE(gguf_name);
     const GgufTensor* t = f.tensor(gguf_name);
     REQUIRE(t != nullptr);
     const Tensor& hf = w.at(hf_name);
