@@ -249,7 +249,30 @@ def build(name, c):
     print(f"{name}: prompt", PROMPT_TEXT, ids, "→", tokens, "| logits range %.2f..%.2f" % (logits.min(), logits.max()))
 
 
+def gemma2_for_llama_cpp(out):
+    """A gemma2 folder llama.cpp (c392e5094) runs: 26 layers (its Gemma 2 2B, which it knows by the
+    layer count), query_pre_attn_scalar = head_dim (what it takes); the window, caps and sizes of the
+    gemma2 folder; every mlp.down_proj zero, so that ggml's float16 GELU table (whose error 26 random
+    layers amplify to ~5e-3) cannot blur the comparison of everything else: the attention (the window,
+    the caps, the scalar), the four norms of a layer (1 + w) and the embedding's √D. Not committed:
+    tests/reference/check_gguf_llama_cpp.sh writes it to compare."""
+    c = dict(MODELS["gemma2"], num_hidden_layers=26, query_pre_attn_scalar=16)
+    c["layer_types"] = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(26)]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(dict(c, tfx_random_weights=True), f, indent=1)
+    with open(os.path.join(out, "tokenizer.json"), "w") as f:
+        json.dump(tokenizer()[2], f, ensure_ascii=False)
+    w = weights(c, np.random.default_rng(4426))
+    for k in w:
+        if k.endswith("mlp.down_proj.weight"):
+            w[k] = np.zeros_like(w[k])
+    write_safetensors(os.path.join(out, "model.safetensors"), w)
+
+
 def main():
+    if sys.argv[1:2] == ["--gemma2-for-llama-cpp"]:
+        return gemma2_for_llama_cpp(sys.argv[2])
     for name, c in MODELS.items():
         build(name, c)
 
