@@ -45,39 +45,40 @@ Tensor cached_attention(KvCache& cache, std::size_t layer, const Tensor& q, cons
       std::copy_n(kn.data() + t * KV * hd + g * hd, hd, kc + (g * cap + len + t) * hd);
       std::copy_n(vn.data() + t * KV * hd + g * hd, hd, vc + (g * cap + len + t) * hd);
     }
-  // 2. the causal mask: query t (position len + t) sees keys 0 … len+t (none needed for one query),
-  // with a window only the last `window` of them
-  std::vector<unsigned char> mask;
+  // 2. the keys any query sees: lo … n−1 (with a window, the first query's window starts at lo; the
+  // keys before it get weight 0 without being read — a long context's sliding layers cost the
+  // window, not the context); the causal mask within them: query t (position len + t) sees keys
+  // lo … len+t, with a window only the last `window` of them (no mask for one query)
   const std::size_t window = rule.window;
-  const bool windowed = window > 0 && n > window;
-  if (T > 1 || windowed) {
-    mask.assign(T * n, 1);
-    for (std::size_t t = 0; t < T; ++t) {
-      for (std::size_t j = len + t + 1; j < n; ++j) mask[t * n + j] = 0;
-      if (windowed)
-        for (std::size_t j = 0; j + window <= len + t; ++j) mask[t * n + j] = 0;
-    }
+  const std::size_t lo = window > 0 && len + 1 > window ? len + 1 - window : 0, m = n - lo;
+  std::vector<unsigned char> mask;
+  if (T > 1) {
+    mask.assign(T * m, 1);
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t j = lo; j < n; ++j)
+        if (j > len + t || (window > 0 && j + window <= len + t)) mask[t * m + (j - lo)] = 0;
   }
   const float scale = rule.scale > 0 ? rule.scale : 1.0f / std::sqrt(static_cast<float>(hd));
   Tensor out({T, H * hd});
-  if (weights) *weights = Tensor({H, T, n});
+  if (weights) *weights = Tensor({H, T, n});  // zeros before lo
   // 3. one head: its scores, softmax and mix, written into its columns of `out`
   auto head = [&](std::size_t h) {
     const std::size_t g = h / group;
     Tensor qh({T, hd});
     for (std::size_t t = 0; t < T; ++t) std::copy_n(q.data() + t * H * hd + h * hd, hd, qh.data() + t * hd);
-    const StoredMatrix kh(kc + g * cap * hd, StoredType::f32, n, hd), vh(vc + g * cap * hd, StoredType::f32, n, hd);
+    const StoredMatrix kh(kc + (g * cap + lo) * hd, StoredType::f32, m, hd), vh(vc + (g * cap + lo) * hd, StoredType::f32, m, hd);
     Tensor s = matmul_bt(qh, kh);
     for (float& x : s.values()) x *= scale;
     if (rule.softcap > 0) softcap_inplace(s, rule.softcap);
     const Tensor p = softmax_rows(std::move(s), mask.empty() ? nullptr : &mask);
     const Tensor z = matmul(p, vh);
-    if (weights) std::copy(p.values().begin(), p.values().end(), weights->data() + h * T * n);
+    if (weights)
+      for (std::size_t t = 0; t < T; ++t) std::copy_n(p.data() + t * m, m, weights->data() + (h * T + t) * n + lo);
     for (std::size_t t = 0; t < T; ++t) std::copy_n(z.data() + t * hd, hd, out.data() + t * H * hd + h * hd);
   };
   // a prompt's heads side by side on every core (each head's arithmetic is the same whichever
   // thread runs it); one new token's heads are too little work to share
-  const unsigned threads = T > 1 ? worker_threads(T * n * hd * H) : 1;
+  const unsigned threads = T > 1 ? worker_threads(T * m * hd * H) : 1;
   parallel_for_threads(threads, [&](unsigned t, unsigned nt) {
     for (std::size_t h = t; h < H; h += nt) head(h);
   });
