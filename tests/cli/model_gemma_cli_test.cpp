@@ -16,9 +16,9 @@ using namespace tfx::test;
 
 namespace {
 
-std::string gdir(const char* name) { return std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/" + name; }
+std::string gemma_cli_dir(const char* name) { return std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/" + name; }
 
-std::vector<float> gnpy(const std::filesystem::path& p) {
+std::vector<float> gemma_cli_npy(const std::filesystem::path& p) {
   const std::string b = read_file(p);
   REQUIRE(b.size() > 10);
   const std::size_t hl = static_cast<unsigned char>(b[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(b[9])) << 8);
@@ -34,7 +34,7 @@ constexpr const char* kGemmaText = "'the cat sat on the mat'";  // the reference
 TEST_CASE("model gemma2 / gemma3_text: info, attention = the numpy reference, generate from the folder and its GGUF file") {
   for (const char* name : {"gemma2", "gemma3"}) {
     CAPTURE(std::string(name));
-    const std::string dir = shell_quote(gdir(name));
+    const std::string dir = shell_quote(gemma_cli_dir(name));
     const Run info = run_tfx("model info " + dir);
     REQUIRE(info.code == 0);
     CHECK(has(info.out, "4 positions: every layer but 1 (full attention)"));
@@ -42,8 +42,8 @@ TEST_CASE("model gemma2 / gemma3_text: info, attention = the numpy reference, ge
     if (std::string(name) == "gemma2") CHECK(has(info.out, "scores 5, logits 3"));
     TempDir tmp;
     REQUIRE(run_tfx("model attention " + dir + " " + kGemmaText + " -o a.npy", tmp.path).code == 0);
-    const tfx::TensorMap ref = tfx::read_safetensors(gdir(name) + "/reference.safetensors");
-    const std::vector<float> a = gnpy(tmp.path / "a.npy");
+    const tfx::TensorMap ref = tfx::read_safetensors(gemma_cli_dir(name) + "/reference.safetensors");
+    const std::vector<float> a = gemma_cli_npy(tmp.path / "a.npy");
     const tfx::Tensor& want = ref.at("attentions");
     REQUIRE(a.size() == want.size());
     double d = 0;
@@ -51,7 +51,7 @@ TEST_CASE("model gemma2 / gemma3_text: info, attention = the numpy reference, ge
     CHECK(d <= 1e-5);
     // the greedy tokens, from the folder and (gemma3; gemma2's scalar has no GGUF spelling) from its
     // F32 GGUF file, the tokenizer gone along
-    const tfx::TensorMap gen = tfx::read_safetensors(gdir(name) + "/generation.safetensors");
+    const tfx::TensorMap gen = tfx::read_safetensors(gemma_cli_dir(name) + "/generation.safetensors");
     std::vector<std::string> models = {dir};
     if (std::string(name) == "gemma3") {
       REQUIRE(run_tfx("model quantize " + dir + " --type f32 -o m.gguf", tmp.path).code == 0);
@@ -69,7 +69,7 @@ TEST_CASE("model gemma2 / gemma3_text: info, attention = the numpy reference, ge
 }
 
 TEST_CASE("model gemma2: the neuron view follows the model's scores (the scalar, the cap, the window) and says so") {
-  const Run r = run_tfx("model attention " + shell_quote(gdir("gemma2")) + " " + kGemmaText + " --layer 2 --head 1 --neurons --query 5 --format json");
+  const Run r = run_tfx("model attention " + shell_quote(gemma_cli_dir("gemma2")) + " " + kGemmaText + " --layer 2 --head 1 --neurons --query 5 --format json");
   REQUIRE(r.code == 0);
   CHECK(has(r.out, "1/√24 (query_pre_attn_scalar)"));
   CHECK(has(r.out, "5·tanh(s / 5)"));
@@ -90,7 +90,7 @@ TEST_CASE("model gemma2: the neuron view follows the model's scores (the scalar,
 
 TEST_CASE("model quantize gemma2: a query_pre_attn_scalar llama.cpp would not take is one line, exit 1, no file") {
   TempDir tmp;
-  const Run r = run_tfx("model quantize " + shell_quote(gdir("gemma2")) + " --type q8_0 -o g.gguf", tmp.path);
+  const Run r = run_tfx("model quantize " + shell_quote(gemma_cli_dir("gemma2")) + " --type q8_0 -o g.gguf", tmp.path);
   check_one_line_error(r, 1, "query_pre_attn_scalar 24: a GGUF file cannot hold it");
   CHECK(!std::filesystem::exists(tmp.path / "g.gguf"));
   CHECK(temporaries(tmp.path).empty());
