@@ -81,8 +81,6 @@ struct Arch {
 
 const Arch kArchs[] = {{"llama", "llama", "layers.{}.", kLlamaNames, kLlamaGlobal, true},
                        {"qwen2", "qwen2", "layers.{}.", kLlamaNames, kLlamaGlobal, false},
-                       // read as config.json's model_type "qwen3": works once tfx has that family
-                       // (until then parse_model_config names the supported ones)
                        {"qwen3", "qwen3", "layers.{}.", kLlamaNames, kLlamaGlobal, false},
                        {"gpt2", "gpt2", "h.{}.", kGpt2Names, kGpt2Global, false},
                        {"gemma", "gemma", "layers.{}.", kGemmaNames, kGemmaGlobal, false},
