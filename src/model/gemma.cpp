@@ -60,7 +60,7 @@ void gemma_read(const nlohmann::json& j, const std::string& where, ModelConfig& 
   if (v == GemmaVersion::v1) return;
   c.post_norms = true;
   c.qk_norm = v == GemmaVersion::v3;
-  c.attn_scale = 1.0 / std::sqrt(number_field(j, "query_pre_attn_scalar", where, 256.0));
+  c.query_pre_attn_scalar = number_field(j, "query_pre_attn_scalar", where, 256.0);
   // a cap of null (gemma3's default) is none
   const auto cap = [&](const char* key, double fallback) {
     if (j.contains(key) && j[key].is_null()) return 0.0;

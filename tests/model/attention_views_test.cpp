@@ -109,7 +109,7 @@ TEST_CASE("neuron view: Σ q∘k × 1/√d_k is q·k from the taps, and its soft
           }
           const double cap = c.attn_softcap;
           const auto capped = [&](double s) { return cap > 0 ? cap * std::tanh(s / cap) : s; };
-          const double factor = c.attn_scale > 0 ? c.attn_scale : 1 / std::sqrt(static_cast<double>(hd));
+          const double factor = 1 / std::sqrt(c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : static_cast<double>(hd));
           score_diff = std::max(score_diff, std::fabs(capped(dot * factor) - v.scores[j]));
           score_diff = std::max(score_diff, std::fabs(capped(sum_qk * v.scale) - v.scores[j]) / (1 + std::fabs(v.scores[j])));
           weight_diff = std::max(weight_diff, std::fabs(v.weights[j] - att[((layer * H + head) * T + query) * T + j]));

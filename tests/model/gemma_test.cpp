@@ -86,10 +86,12 @@ TEST_CASE("gemma: config.json's defaults (Gemma's, not Llama's) and errors that 
   CHECK(g1.tied_head);
   CHECK(g1.norm_plus_one);
   CHECK(g1.sliding_layers.empty());
-  CHECK(g1.attn_scale == 0.0);
+  CHECK(g1.query_pre_attn_scalar == 0.0);
+  CHECK(g1.attention_rule(0).scale == 0.0f);
   // Gemma2Config: query_pre_attn_scalar 256, caps 50 and 30, a window of 4096 on the even layers
   const ModelConfig g2 = parse_model_config(R"({"model_type": "gemma2", )" + base.substr(1) + "}", "config.json");
-  CHECK(g2.attn_scale == doctest::Approx(1.0 / 16.0));
+  CHECK(g2.query_pre_attn_scalar == 256.0);
+  CHECK(g2.attention_rule(0).scale == doctest::Approx(1.0 / 16.0));
   CHECK(g2.attn_softcap == 50.0);
   CHECK(g2.final_softcap == 30.0);
   CHECK(g2.sliding_window == std::optional<std::size_t>(4096));

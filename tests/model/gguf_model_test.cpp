@@ -92,7 +92,7 @@ TEST_CASE("gguf: F32 gemma, gemma2 and gemma3 files (1 + w norms, caps, windows 
     CHECK(b.kv_heads == a.kv_heads);
     CHECK(a.norm_plus_one);
     CHECK(!b.norm_plus_one);  // the converter added the 1
-    CHECK(b.attn_scale == doctest::Approx(a.attn_scale));
+    CHECK(b.query_pre_attn_scalar == a.query_pre_attn_scalar);
     CHECK(b.attn_softcap == doctest::Approx(a.attn_softcap));
     CHECK(b.final_softcap == doctest::Approx(a.final_softcap));
     CHECK(b.sliding_window == a.sliding_window);

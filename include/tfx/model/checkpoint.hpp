@@ -25,6 +25,7 @@
 // llama.cpp): its config keys, tensor names, typed weights (tfx/model/<family>.hpp) and forward
 // pass; tfx/model/family.hpp is the table that picks one by model_type.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -61,7 +62,7 @@ struct ModelConfig {
   bool norm_plus_one = false;        // RMSNorm weights stored as offsets from 1 (HF: x̂·(1 + w)); GGUF
                                      // files hold 1 + w already (llama.cpp's converter added it)
   bool post_norms = false;           // gemma2/3: an RMSNorm after each sublayer, before its residual add
-  double attn_scale = 0;             // the scores' factor (gemma2/3: query_pre_attn_scalar^−½); 0: 1/√head_dim
+  double query_pre_attn_scalar = 0;  // gemma2/3: the scores' factor is its ^−½; 0: 1/√head_dim
   double attn_softcap = 0, final_softcap = 0;  // gemma2: scores and logits → cap·tanh(x / cap); 0: none
   std::optional<RopeConfig> rope_local;        // gemma3: the sliding layers' RoPE (rope_local_base_freq, no scaling)
   bool embed_scaled = false;                   // gemma: the token embedding times √hidden_size
@@ -82,7 +83,8 @@ struct ModelConfig {
   // Block `layer`'s attention rule: the scores' factor, its window (a sliding layer's), the cap
   AttentionRule attention_rule(std::size_t layer) const {
     const bool sliding = layer < sliding_layers.size() && sliding_layers[layer] && sliding_window;
-    return {static_cast<float>(attn_scale), sliding ? *sliding_window : 0, static_cast<float>(attn_softcap)};
+    const float scale = query_pre_attn_scalar > 0 ? static_cast<float>(1.0 / std::sqrt(query_pre_attn_scalar)) : 0.0f;
+    return {scale, sliding ? *sliding_window : 0, static_cast<float>(attn_softcap)};
   }
 };
 

@@ -36,6 +36,10 @@ struct GgufName {
 };
 std::optional<GgufName> gguf_name_for(const std::string& arch, const std::string& hf);
 
+// The query_pre_attn_scalar llama.cpp takes for a gemma2 / gemma3 model (a GGUF file keeps none):
+// head_dim, or D/H for the 27B models, which it knows by their layer count (46 / 62)
+std::size_t llama_cpp_gemma_scalar(const std::string& arch, std::size_t layers, std::size_t d_model, std::size_t heads, std::size_t head_dim);
+
 // Maps and reads `path`. An unknown general.architecture, a missing metadata key or tensor, a
 // tensor of another shape than the metadata says: tfx::Error naming the file and the key or tensor.
 GgufModel open_gguf_model(const std::string& path);

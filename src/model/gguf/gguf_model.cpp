@@ -146,8 +146,7 @@ void gemma_config_json(const GgufFile& f, const std::string& arch, json& j, cons
   if (arch == "gemma") return;
   const std::uint64_t layers = j["num_hidden_layers"], hidden = j["hidden_size"], heads = j["num_attention_heads"];
   const std::uint64_t head_dim = j.contains("head_dim") ? j["head_dim"].get<std::uint64_t>() : hidden / std::max<std::uint64_t>(1, heads);
-  const bool big = layers == (arch == "gemma2" ? 46u : 62u);
-  j["query_pre_attn_scalar"] = big ? hidden / std::max<std::uint64_t>(1, heads) : head_dim;
+  j["query_pre_attn_scalar"] = llama_cpp_gemma_scalar(arch, layers, hidden, heads, head_dim);
   const std::optional<std::uint64_t> window = f.get_uint(p + "attention.sliding_window", where);
   if (arch == "gemma2") {
     j["attn_logit_softcapping"] = f.get_float(p + "attn_logit_softcapping", where).value_or(50.0);
@@ -244,6 +243,11 @@ std::vector<unsigned char> unpermute_rows(const GgufTensor& t, std::size_t heads
 }
 
 }  // namespace
+
+std::size_t llama_cpp_gemma_scalar(const std::string& arch, std::size_t layers, std::size_t d_model, std::size_t heads, std::size_t head_dim) {
+  const bool big = layers == (arch == "gemma2" ? 46u : 62u);
+  return big ? d_model / std::max<std::size_t>(1, heads) : head_dim;
+}
 
 std::optional<GgufName> gguf_name_for(const std::string& arch_name, const std::string& hf) {
   for (const Arch& a : kArchs) {

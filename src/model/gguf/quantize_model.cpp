@@ -196,12 +196,10 @@ const char* arch_of(const std::string& model_type) {
 void gemma_metadata(const ModelConfig& c, const std::string& arch, const std::string& dir, std::vector<std::pair<std::string, GgufValue>>& md) {
   const std::string p = arch + ".";
   if (arch == "gemma") return;
-  const bool big = c.layers == (arch == "gemma2" ? 46u : 62u);
-  const double want = static_cast<double>(big ? c.d_model / c.heads : c.head_dim);
-  const double scalar = 1.0 / (c.attn_scale * c.attn_scale);
-  if (std::abs(scalar - want) > 1e-6 * want)
+  const double want = static_cast<double>(llama_cpp_gemma_scalar(arch, c.layers, c.d_model, c.heads, c.head_dim));
+  if (c.query_pre_attn_scalar != want)
     throw Error(fmt::format(N_("{}: query_pre_attn_scalar {:g}: a GGUF file cannot hold it (llama.cpp scales by 1/√{:g} for this shape)"), dir,
-                            scalar, want));
+                            c.query_pre_attn_scalar, want));
   md.emplace_back(p + "attention.sliding_window", gguf_u32(static_cast<std::uint32_t>(c.sliding_window.value_or(4096))));
   if (arch == "gemma2") {
     for (std::size_t i = 0; i < c.layers; ++i)

@@ -130,7 +130,8 @@ void run_model_info(const ModelInfoOptions& o) {
     row("sliding_window", trf("{} positions: {}", *c.sliding_window, where), *c.sliding_window);
   }
   if (c.rope_local) row("rope_local", trf("θ = {:g} on the sliding layers (no scaling)", c.rope_local->base), c.rope_local->base);
-  if (c.attn_scale > 0) row("attention_scale", trf("1/√{:g} (query_pre_attn_scalar)", 1.0 / (c.attn_scale * c.attn_scale)), c.attn_scale);
+  if (c.query_pre_attn_scalar > 0)
+    row("attention_scale", trf("1/√{:g} (query_pre_attn_scalar)", c.query_pre_attn_scalar), c.query_pre_attn_scalar);
   if (c.attn_softcap > 0 || c.final_softcap > 0)
     row("softcap", trf("cap·tanh(x / cap): scores {:g}, logits {:g} (0: none)", c.attn_softcap, c.final_softcap), c.attn_softcap);
   const std::size_t total = m.parameter_count(), block = block_parameter_count(m);
