@@ -28,6 +28,7 @@
 #include "cli/flags/validators.hpp"
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/mapped_file.hpp"
 #include "tfx/io/temp_file.hpp"
 #include "tfx/core/gemm.hpp"
@@ -346,7 +347,10 @@ int tfx::cli::run(int argc, char** argv) {
         throw tfx::usage_error(fmt::format(N_("TFX_MEMORY_LIMIT: expected a size such as 16G, 512M or a number of bytes, got '{}'"), limit));
       tfx::set_memory_budget(static_cast<std::size_t>(v * unit), "raise TFX_MEMORY_LIMIT");
     }
+    // the command's output files replaced together when it succeeds, none when it fails
+    tfx::OutputBatch outputs;
     app.parse(argc, argv);
+    outputs.commit();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -194,6 +194,34 @@ Staged stage(const std::function<void(const Sink&)>& produce, const std::vector<
   return out;
 }
 
+// The open OutputBatch's staged files (nullptr: none open; files are renamed as they are written)
+// and the "wrote FILE" lines to print once they are renamed
+std::vector<Staged>* g_batch = nullptr;
+std::vector<std::pair<std::FILE*, std::string>> g_announced;
+
+// Renames a staged file now, or keeps it for the open batch's commit.
+void finish(Staged s) {
+  if (!s.tmp) return;
+  if (g_batch) g_batch->push_back(std::move(s));
+  else s.tmp->commit(s.target, s.mode, s.what);
+}
+
+// The renames of several staged files, with the termination signals held back until all are
+// done, so a Ctrl-C between two renames cannot leave a new file beside an old one (whichever
+// thread a signal is delivered to: the handler remembers it, and it takes effect after the last
+// rename)
+void commit_all(std::vector<Staged>& staged) {
+  defer_termination_signals();
+  try {
+    for (Staged& s : staged)
+      if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
+  } catch (...) {
+    resume_termination_signals();
+    throw;
+  }
+  resume_termination_signals();
+}
+
 std::function<void(const Sink&)> pieces_producer(const std::vector<std::string_view>& pieces) {
   return [&pieces](const Sink& sink) {
     for (std::string_view bytes : pieces) sink(bytes);
@@ -207,8 +235,7 @@ void emit(std::string_view bytes, const std::string& path, bool binary, const st
 }
 
 void emit(const std::vector<std::string_view>& pieces, const std::string& path, bool binary, const std::string& what) {
-  Staged s = stage(pieces_producer(pieces), &pieces, path, binary, what);
-  if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
+  finish(stage(pieces_producer(pieces), &pieces, path, binary, what));
 }
 
 void emit_streamed(const std::function<void(const Sink&)>& produce, const std::string& path, bool binary, const std::string& what) {
@@ -224,8 +251,7 @@ void emit_streamed(const std::function<void(const Sink&)>& produce, const std::s
     });
     if (!buffer.empty()) out(buffer);
   };
-  Staged s = stage(gathered, nullptr, path, binary, what);
-  if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
+  finish(stage(gathered, nullptr, path, binary, what));
 }
 
 void emit_together(const std::vector<EmitFile>& files) {
@@ -233,19 +259,46 @@ void emit_together(const std::vector<EmitFile>& files) {
   //    every target as it was: the temporaries are removed)
   std::vector<Staged> staged;
   for (const EmitFile& f : files) staged.push_back(stage(pieces_producer(f.pieces), &f.pieces, f.path, f.binary, f.what));
-  // 2. the renames, with the termination signals held back until all are done, so a Ctrl-C
-  //    between two renames cannot leave a new file beside an old one
-  //    (whichever thread a signal is delivered to: the handler remembers it, and it takes effect
-  //    after the last rename)
-  defer_termination_signals();
-  try {
-    for (Staged& s : staged)
-      if (s.tmp) s.tmp->commit(s.target, s.mode, s.what);
-  } catch (...) {
-    resume_termination_signals();
-    throw;
+  // 2. the renames together (or, in a batch, at its commit)
+  if (g_batch) {
+    for (Staged& s : staged) finish(std::move(s));
+    return;
   }
-  resume_termination_signals();
+  commit_all(staged);
+}
+
+void commit_file(std::unique_ptr<TempFile> tmp, const std::string& target, mode_t mode, const std::string& what) {
+  Staged s;
+  s.tmp = std::move(tmp);
+  s.target = target;
+  s.path = target;
+  s.mode = mode;
+  s.what = what;
+  finish(std::move(s));
+}
+
+OutputBatch::OutputBatch() {
+  if (g_batch) throw Error("an output batch is already open");
+  g_batch = new std::vector<Staged>();
+}
+
+OutputBatch::~OutputBatch() {
+  delete g_batch;  // the uncommitted temporaries removed (TempFile's destructor)
+  g_batch = nullptr;
+  g_announced.clear();
+}
+
+void OutputBatch::commit() {
+  std::vector<Staged> staged = std::move(*g_batch);
+  g_batch->clear();
+  commit_all(staged);
+  for (const auto& [stream, line] : g_announced) std::fprintf(stream, "%s\n", line.c_str());
+  g_announced.clear();
+}
+
+void announce_written(std::FILE* stream, const std::string& line) {
+  if (g_batch) g_announced.emplace_back(stream, line);
+  else std::fprintf(stream, "%s\n", line.c_str());
 }
 
 }  // namespace tfx

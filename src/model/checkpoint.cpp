@@ -100,12 +100,7 @@ std::optional<std::pair<std::size_t, std::size_t>> first_non_finite(const Tensor
 
 // Weights that overflow float32 give inf/NaN activations: name the first layer and step that made one.
 void check_finite(const ForwardPass& f, const Checkpoint& m) {
-  auto fail = [&](const std::string& step, std::size_t token) {
-    // the weights are used as stored, unchecked: a NaN or infinite weight is the likely cause, named here
-    const std::string culprit = m.mapped.first_non_finite();
-    throw Error(fmt::format(N_("{}: the forward pass overflowed: {} has a non-finite value (inf or NaN) at token {} ({})"), m.dir, step,
-                            token, culprit.empty() ? "weights too large for float32?" : culprit + "; weights must be finite"));
-  };
+  auto fail = [&](const std::string& step, std::size_t token) { throw_forward_overflow(m, step, token); };
   for (std::size_t l = 0; l < f.hidden.size(); ++l) {
     // attentions[l − 1] are computed before hidden[l]: report the earlier step first
     if (l >= 1 && l - 1 < f.attentions.size())
@@ -118,6 +113,13 @@ void check_finite(const ForwardPass& f, const Checkpoint& m) {
 }
 
 }  // namespace
+
+void throw_forward_overflow(const Checkpoint& m, const std::string& step, std::size_t token) {
+  // the weights are used as stored, unchecked: a NaN or infinite weight is the likely cause, named here
+  const std::string culprit = m.mapped.first_non_finite();
+  throw Error(fmt::format(N_("{}: the forward pass overflowed: {} has a non-finite value (inf or NaN) at token {} ({})"), m.dir, step, token,
+                          culprit.empty() ? "weights too large for float32?" : culprit + "; weights must be finite"));
+}
 
 namespace {
 
@@ -174,13 +176,14 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
     throw usage_error(fmt::format(N_("{} tokens are more than the model's {} positions (max_position_embeddings); shorten the text"),
                                   first + ids.size(), *limit));
   check_interventions(m, first, ids.size(), o);
-  // the model's footprint: the mapped weights, and what the pass keeps (every layer's (heads, T, T)
-  // weights, the hidden states, the logits)
+  // the model's footprint: the mapped weights, and what the pass keeps (every layer's (heads, T, S)
+  // weights, or one layer's while it is computed; the hidden states; the logits)
   const double T = static_cast<double>(ids.size()), S = static_cast<double>(first + ids.size());
-  const bool want_logits = o.logits != LogitRows::none;
+  const double logit_rows = o.logits == LogitRows::none ? 0.0 : o.logits == LogitRows::last ? 1.0 : T;
   check_memory(static_cast<double>(m.file_bytes()) +
-                   4.0 * (static_cast<double>(c.layers * c.heads) * T * S + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
-                          (want_logits ? T * static_cast<double>(c.vocab) : 0.0)),
+                   4.0 * (static_cast<double>((o.keep_attentions ? c.layers : 1) * c.heads) * T * S +
+                          static_cast<double>(o.keep_hidden ? c.layers + 1 : 2) * T * static_cast<double>(c.d_model) +
+                          logit_rows * static_cast<double>(c.vocab)),
                fmt::format("the mapped weights and the forward pass of {} layers × {} heads over {} tokens", c.layers, c.heads, ids.size()));
   ForwardPass f = c.family->forward(m, ids, o);
   check_finite(f, m);

@@ -217,3 +217,51 @@ TEST_CASE("signals: SIGQUIT, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2 and SIGPIPE duri
   MESSAGE(interrupted << " of 6 loads interrupted by their signal");
   CHECK(interrupted >= 1);
 }
+
+TEST_CASE("output safety: a command that fails after one of its outputs is written replaces none of them, and says it wrote none") {
+  // every file a command writes waits in its temporary until the command has succeeded, then all
+  // are renamed (OutputBatch): before, -o was replaced and then --html failed, or --png was
+  // replaced and then -o failed, and quantize wrote its GGUF before refusing --tensor
+  TempDir t;
+  const std::string m = std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/llama";
+  const auto old_files = [&] {
+    for (const char* f : {"ex.txt", "good.png", "q.gguf"}) write_file(t / f, "OLD");
+  };
+  const auto leftovers = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(t.path))
+      if (e.path().filename().string().starts_with(".tfx-")) names.push_back(e.path().filename().string());
+    return names;
+  };
+  struct Case {
+    const char* args;
+    const char* refused;  // the flag the error names
+  };
+  for (const Case c : {Case{"model generate M hi -n 2 -o ex.txt --html nodir/x.html", "--html nodir/x.html"},
+                       Case{"model generate M hi -n 2 -o nodir/x.txt --png good.png", "-o nodir/x.txt"},
+                       Case{"model generate M hi -n 2 --svg nodir/x.svg --png good.png -o ex.txt", "--svg nodir/x.svg"},
+                       Case{"model quantize M --type q8_0 --fallback f32 -o q.gguf --tensor nosuch", "--tensor nosuch"},
+                       Case{"model quantize M --type q8_0 --fallback f32 -o q.gguf --png nodir/x.png", "--png nodir/x.png"}}) {
+    CAPTURE(c.args);
+    old_files();
+    std::string args = c.args;
+    args.replace(args.find(" M "), 3, " " + shell_quote(m) + " ");
+    const Run r = run_tfx(args, t.path);
+    CHECK(r.code != 0);
+    CHECK(has(r.err, c.refused));
+    for (const char* f : {"ex.txt", "good.png", "q.gguf"}) CHECK(read_file(t / f) == "OLD");
+    CHECK(!has(r.out + r.err, "wrote"));
+    CHECK(leftovers().empty());
+  }
+  // the same commands with every output writable write them all, and say so
+  old_files();
+  const Run ok = run_tfx("model generate " + shell_quote(m) + " hi -n 2 -o ex.txt --png good.png", t.path);
+  REQUIRE(ok.code == 0);
+  CHECK(read_file(t / "good.png").starts_with("\x89PNG"));
+  CHECK(has(read_file(t / "ex.txt"), "llama"));
+  CHECK(has(ok.out + ok.err, "wrote good.png"));
+  const Run q = run_tfx("model quantize " + shell_quote(m) + " --type q8_0 --fallback f32 -o q.gguf", t.path);
+  REQUIRE(q.code == 0);
+  CHECK(read_file(t / "q.gguf").starts_with("GGUF"));
+  CHECK(leftovers().empty());
+}

@@ -12,6 +12,8 @@
 #include "tfx/core/error.hpp"
 #include "tfx/core/memory.hpp"
 #include "tfx/model/checkpoint.hpp"
+#include "tfx/model/generate.hpp"
+#include "tfx/model/microscope.hpp"
 #include "tfx/embeddings/checkpoint_embeddings.hpp"
 #include "tfx/model/safetensors.hpp"
 
@@ -191,6 +193,56 @@ TEST_CASE("model families: a NaN weight (used as stored, unchecked at load) is n
   const Checkpoint m = load_checkpoint(d);  // loads: the weights are a view, not read here
   CHECK_THROWS_WITH_AS(model_forward(m, {1, 2, 3}),
                        doctest::Contains("tensor 'transformer.h.0.mlp.c_fc.bias' holds NaN at index 5; weights must be finite"), Error);
+}
+
+TEST_CASE("model families: a NaN weight is named by generation (the KV decoder) and by the logit lens too, not sampled or shown as n/a") {
+  TempDir tmp;
+  const std::string d = edited_copy(tmp, "gpt2", [](TensorMap& t) { t.at("transformer.h.0.mlp.c_fc.bias").values()[5] = std::nanf(""); });
+  const Checkpoint m = load_checkpoint(d);
+  const std::vector<std::size_t> ids = {1, 2, 3};
+  // generate: the cached passes keep no hidden states, so their logits are checked (it was
+  // "softmax: the logits contain NaN", naming no file)
+  GenerateOptions g;
+  g.max_new_tokens = 2;
+  CHECK_THROWS_WITH_AS(generate(m, ids, g), doctest::Contains("the logits has a non-finite value (inf or NaN) at token 2"), Error);
+  CHECK_THROWS_WITH_AS(generate(m, ids, g), doctest::Contains("tensor 'transformer.h.0.mlp.c_fc.bias' holds NaN at index 5"), Error);
+  // the lens: a pass that keeps only the residual taps (no logits), then each block's input
+  // through the head (exit 0 with every probability n/a before); block 0's input is the embedding,
+  // still finite: block 1's is the first with the NaN
+  const MicroscopeRun run = [&](const ForwardOptions& o) { return model_forward(m, ids, o); };
+  const CleanRun clean = clean_run(run, LogitRows::none);
+  CHECK_THROWS_WITH_AS(logit_lens(m, clean), doctest::Contains("the logit lens of block 1's input has a non-finite value"), Error);
+  // the untouched model generates and lenses
+  const Checkpoint ok = load_checkpoint(family_model_dir("gpt2"));
+  CHECK(generate(ok, ids, g).steps.size() == 2);
+  const MicroscopeRun ok_run = [&](const ForwardOptions& o) { return model_forward(ok, ids, o); };
+  CHECK_NOTHROW(logit_lens(ok, clean_run(ok_run, LogitRows::none)));
+}
+
+TEST_CASE("model families: a pass that keeps no attention tables is budgeted for one layer's, not every layer's") {
+  // `model next` and `model logits` keep neither the attention tables nor the hidden states: a
+  // prompt of 8,000 tokens of the tiny llama needed 2.6 GB (every layer × head × T² kept) and was
+  // refused under a budget it fits now. The budget here lies between the two estimates.
+  const Checkpoint m = load_checkpoint(family_model_dir("llama"));
+  const ModelConfig& c = m.config;
+  const double T = 256, file = static_cast<double>(m.file_bytes());
+  const double one_layer = 4.0 * (static_cast<double>(c.heads) * T * T + 2.0 * T * static_cast<double>(c.d_model) + static_cast<double>(c.vocab));
+  const double every_layer = 4.0 * (static_cast<double>(c.layers * c.heads) * T * T + static_cast<double>(c.layers + 1) * T * static_cast<double>(c.d_model) +
+                                    T * static_cast<double>(c.vocab));
+  REQUIRE(c.layers >= 2);
+  const std::size_t before = memory_budget();
+  set_memory_budget(static_cast<std::size_t>(file + (one_layer + every_layer) / 2), "TFX_MEMORY_LIMIT");
+  const std::vector<std::size_t> ids(256, 1);
+  CHECK_THROWS_WITH_AS(model_forward(m, ids, true), doctest::Contains("over the memory budget"), Error);
+  ForwardOptions quiet;
+  quiet.logits = LogitRows::last;
+  quiet.keep_attentions = false;
+  quiet.keep_hidden = false;
+  const ForwardPass f = model_forward(m, ids, quiet);
+  CHECK(f.attentions.empty());
+  CHECK(f.hidden.empty());
+  CHECK(f.logits.rows() == 1);
+  set_memory_budget(before, "TFX_MEMORY_LIMIT");
 }
 
 TEST_CASE("model families: the forward pass's attention weights are checked against the memory budget before it runs") {

@@ -3,6 +3,7 @@
 // present_all() decides which of them a command's flags ask for.
 #include "cli/common.hpp"
 #include "cli/present/terminal.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/encoder.hpp"
 #include "tfx/core/i18n.hpp"
 
@@ -145,9 +146,9 @@ void write_figure(const Figure& styled, const FigureTarget& t, const FigureFlags
   if (t.path == "-") return;
   if (t.format == Format::png) {
     const auto [w, h] = png_size(bytes);
-    std::fprintf(notice, "%s\n", trf("wrote {} ({}×{})", t.path, w, h).c_str());
+    announce_written(notice, trf("wrote {} ({}×{})", t.path, w, h));
   } else {
-    std::fprintf(notice, "%s\n", trf("wrote {}", t.path).c_str());
+    announce_written(notice, trf("wrote {}", t.path));
   }
 }
 
@@ -298,8 +299,7 @@ void write_gif(const std::vector<Figure>& frames, const GifFlags& g, const std::
   emit(serialize(Output{nullptr, nullptr, &images, nullptr}, o), path, true, "--gif");
   int w = 0, h = 0;
   for (const Image& im : images) w = std::max(w, im.width), h = std::max(h, im.height);
-  std::fprintf(png_notice_stream(out), "%s\n",
-               trf("wrote {} ({}×{}, {} frames at {:g} per second)", path, w, h, images.size(), g.fps).c_str());
+  announce_written(png_notice_stream(out), trf("wrote {} ({}×{}, {} frames at {:g} per second)", path, w, h, images.size(), g.fps));
 }
 
 void prepare_output_folder(const std::string& flag, const std::string& dir, const std::vector<std::string>& names) {
@@ -356,9 +356,8 @@ void write_slides(const std::vector<Slide>& slides, const std::string& dir, Form
   }
   if (slides.empty()) return;
   const std::string size = w > 0 ? fmt::format(", {}×{}", w, h) : std::string();
-  std::fprintf(png_notice_stream(out), "%s\n",
-               trf("wrote {} slides to {} ({}{} … {}{}{})", slides.size(), dir, slides.front().name, ext, slides.back().name, ext, size)
-                   .c_str());
+  announce_written(png_notice_stream(out),
+                   trf("wrote {} slides to {} ({}{} … {}{}{})", slides.size(), dir, slides.front().name, ext, slides.back().name, ext, size));
 }
 
 void write_html(const std::string& page, const std::string& path, const OutputFlags& out, const FigureFlags& fig) {
@@ -366,7 +365,7 @@ void write_html(const std::string& page, const std::string& path, const OutputFl
   o.format = Format::html;
   emit(serialize(Output{nullptr, nullptr, nullptr, &page}, o), path, false, "--html");
   std::FILE* notice = fig.png == "-" || fig.svg == "-" ? stderr : png_notice_stream(out);
-  if (path != "-") std::fprintf(notice, "%s\n", trf("wrote {} (open it in a browser; it works offline)", path).c_str());
+  if (path != "-") announce_written(notice, trf("wrote {} (open it in a browser; it works offline)", path));
 }
 
 void present_all(const Result& r, const OutputFlags& out, const FigureFlags& fig, const Figure* figure,

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
+#include "tfx/io/emit_together.hpp"
 #include "tfx/io/temp_file.hpp"
 
 namespace tfx {
@@ -88,13 +90,13 @@ std::vector<TensorError> write_quantized_file(const QuantSource& src, const Quan
   std::error_code ec;
   mode_t mode = default_file_mode();
   if (fs::exists(target, ec)) mode = static_cast<mode_t>(fs::status(target, ec).permissions() & fs::perms::mask);
-  TempFile tmp(dir, ".tfx-quantize-", ".gguf", "-o " + path);
+  auto tmp = std::make_unique<TempFile>(dir, ".tfx-quantize-", ".gguf", "-o " + path);
   std::vector<TensorError> errors = write_quantized_gguf(src, type, fallback, [&](std::string_view b) {
     bytes += b.size();
-    if (!b.empty() && !tmp.write_all(b.data(), b.size()))
+    if (!b.empty() && !tmp->write_all(b.data(), b.size()))
       throw Error(fmt::format(N_("{}: cannot write: {}"), "-o " + path, std::strerror(errno)));
   });
-  tmp.commit(path, mode, "-o " + path);
+  commit_file(std::move(tmp), path, mode, "-o " + path);  // now, or with the command's other outputs
   return errors;
 }
 
@@ -105,7 +107,7 @@ NextTokenCost quantized_cost(const QuantizedModel& q, const Tensor& reference, c
   if (!tmp.write_all(bytes.data(), bytes.size()) || !tmp.close_fd())
     throw Error(fmt::format(N_("{}: could not write the quantized model for --measure: {}"), tmp.path(), std::strerror(errno)));
   const Checkpoint m = load_checkpoint(tmp.path());
-  return next_token_cost(reference, model_forward(m, ids, true).logits, ids);
+  return next_token_cost(reference, model_forward(m, ids, {.keep_attentions = false, .keep_hidden = false}).logits, ids);
 }
 
 RecipeErrors recipe_errors(const QuantRecipe& r, const std::vector<TensorError>& errors) {

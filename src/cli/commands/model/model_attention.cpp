@@ -142,8 +142,7 @@ void run_model_attention(const ModelAttentionOptions& o) {
   if (o.sink) return run_model_sink(o.in, l, o.out, o.fig);
   if (o.neurons) return run_model_neurons(o.in, l, *layer, *head, o.query, o.out, o.fig);
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig);
-  ForwardPass f = model_run(l, false);
-  f.hidden.clear();  // not shown here: memory back before the output is encoded
+  ForwardPass f = model_run(l, {.logits = LogitRows::none, .keep_hidden = false});
   if (o.rollout) {
     if (!o.html.empty()) write_html(attention_page(o, l, f, layer, head), o.html, o.out, o.fig);
     if (!html_only) run_model_rollout(o, l, f);

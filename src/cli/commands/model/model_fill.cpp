@@ -32,7 +32,7 @@ void run_model_fill(const ModelFillOptions& o) {
   if (positions.empty())
     throw usage_error(fmt::format(N_("TEXT has no mask token{}; write it where the word is missing: \"the {} sat on the mat.\""),
                                   mask ? " " + l.tokenizer->mask_token() : "", mask ? l.tokenizer->mask_token() : "[MASK]"));
-  const ForwardPass f = model_forward(l.model, l.ids, true);
+  const ForwardPass f = model_forward(l.model, l.ids, {.keep_attentions = false, .keep_hidden = false});
   Result r;
   r.command = "model fill";
   r.params = model_params(o.in, l);

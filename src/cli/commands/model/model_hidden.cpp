@@ -21,7 +21,7 @@ struct ModelHiddenOptions {
 void run_model_hidden(const ModelHiddenOptions& o) {
   const LoadedInput l = load_input(o.in);
   const ModelConfig& c = l.model.config;
-  const ForwardPass f = model_run(l, false);
+  const ForwardPass f = model_run(l, {.logits = LogitRows::none, .keep_attentions = false});
   const std::size_t L = f.hidden.size(), T = l.positions(), D = c.d_model;
   Tensor h({L, T, D});
   for (std::size_t i = 0; i < L; ++i) std::copy(f.hidden[i].values().begin(), f.hidden[i].values().end(), h.data() + i * T * D);

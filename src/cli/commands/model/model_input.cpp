@@ -138,8 +138,8 @@ void warn_unseen_words(const std::string& dir, const std::string& text) {
                    .c_str());
 }
 
-ForwardPass model_run(const LoadedInput& l, bool want_logits) {
-  return l.model.config.family->image() ? model_forward_image(l.model, l.pixels, want_logits) : model_forward(l.model, l.ids, want_logits);
+ForwardPass model_run(const LoadedInput& l, const ForwardOptions& o) {
+  return l.model.config.family->image() ? model_forward_image(l.model, l.pixels, o) : model_forward(l.model, l.ids, o);
 }
 
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l) {

@@ -45,7 +45,10 @@ LoadedInput load_input(const ModelInput& in);
 // TEXT its training sentences never had, so that what it says about them is not taken for knowledge.
 void warn_unseen_words(const std::string& dir, const std::string& text);
 // The checkpoint's forward pass over the input: the tokens, or the picture's pixel values.
-ForwardPass model_run(const LoadedInput& l, bool want_logits);
+// One forward pass over the input (tokens or pixels) under `o`: each command keeps what it shows —
+// the attention tables are layers × heads × T² floats (2.6 GB for 8,000 tokens of a small model),
+// so only `model attention` keeps them.
+ForwardPass model_run(const LoadedInput& l, const ForwardOptions& o);
 // The Result's params every model subcommand shares.
 nlohmann::json model_params(const ModelInput& in, const LoadedInput& l);
 // The k most probable tokens of one position as a table: rank, token, id, probability, logit.

@@ -52,7 +52,7 @@ void run_model_classifier(const ModelLogitsOptions& o, const LoadedInput& l, con
 
 void run_model_logits(const ModelLogitsOptions& o) {
   const LoadedInput l = load_input(o.in);
-  const ForwardPass f = model_run(l, true);
+  const ForwardPass f = model_run(l, {.keep_attentions = false, .keep_hidden = false});
   if (l.picture) {
     if (f.logits.empty()) throw usage_error(fmt::format(N_("{}: this ViT checkpoint has no classifier (a ViTModel), so no logits"), o.in.dir));
     return run_model_classifier(o, l, f);

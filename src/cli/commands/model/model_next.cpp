@@ -29,7 +29,7 @@ void run_model_next(const ModelNextOptions& o) {
   if (!l.model.config.decoder())
     throw usage_error(fmt::format(N_("{} is an encoder ({}): it does not predict a next token; tfx model fill predicts [MASK]"), o.in.dir,
                                   l.model.config.model_type));
-  const ForwardPass f = model_forward(l.model, l.ids, true);
+  const ForwardPass f = model_forward(l.model, l.ids, {.logits = LogitRows::last, .keep_attentions = false, .keep_hidden = false});
   Result r;
   r.command = "model next";
   r.params = model_params(o.in, l);

@@ -79,7 +79,7 @@ void run_model_quantize(const ModelQuantizeOptions& o) {
     mi.text = o.show;
     in.emplace(load_input(mi));
     if (!in->model.config.decoder()) throw usage_error(fmt::format(N_("--measure: {} is not a decoder; the cost is measured on next-token predictions"), o.src));
-    const Tensor ref = model_forward(in->model, in->ids, true).logits;
+    const Tensor ref = model_forward(in->model, in->ids, {.keep_attentions = false, .keep_hidden = false}).logits;
     for (TypeRun& r : runs) r.cost = quantized_cost(*r.model, ref, in->ids);
   }
 
