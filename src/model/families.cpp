@@ -48,6 +48,9 @@ namespace family_files {
 
 void read_rope_keys(const nlohmann::json& j, const std::string& where, RopeConfig& rope, std::size_t max_positions) {
   rope.base = number_field(j, "rope_theta", where, rope.base);
+  if (j.contains("rope_scaling") && !j["rope_scaling"].is_object() && !j["rope_scaling"].is_null())
+    bad(where, fmt::format(N_("\"rope_scaling\" is {}; expected an object such as {{\"rope_type\": \"linear\", \"factor\": 2}} or null"),
+                           j["rope_scaling"].dump()));
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
     const nlohmann::json& s = j["rope_scaling"];
     const std::string at = where + " rope_scaling";

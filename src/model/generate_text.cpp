@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tfx/core/error.hpp"
 #include "tfx/core/i18n.hpp"
 #include "tfx/core/ops.hpp"
 #include "tfx/model/attention_figures.hpp"
@@ -26,12 +27,20 @@ std::vector<std::size_t> generation_config_ids(const std::string& dir, const cha
   ss << in.rdbuf();
   const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
   std::vector<std::size_t> out;
-  if (j.is_discarded() || !j.is_object() || !j.contains(key)) return out;
+  if (j.is_discarded() || !j.is_object() || !j.contains(key) || j[key].is_null()) return out;
+  // a token id or a list of them (null: none, as a trained GPT-2's config writes); anything else
+  // would make --stop never fire, silently
   const nlohmann::json& v = j[key];
+  const auto bad = [&] {
+    return Error(fmt::format(N_("{}/config.json: {} is {}; expected a token id or a list of token ids"), model_files_dir(dir), key, v.dump()));
+  };
   if (v.is_number_unsigned()) out.push_back(v.get<std::size_t>());
-  if (v.is_array())
-    for (const auto& x : v)
-      if (x.is_number_unsigned()) out.push_back(x.get<std::size_t>());
+  else if (!v.is_array()) throw bad();
+  else
+    for (const auto& x : v) {
+      if (!x.is_number_unsigned()) throw bad();
+      out.push_back(x.get<std::size_t>());
+    }
   return out;
 }
 

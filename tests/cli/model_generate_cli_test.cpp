@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <tuple>
 
 #include "helpers.hpp"
 
@@ -85,6 +86,29 @@ TEST_CASE("model generate: bad inputs are one-line errors") {
   write_file(m / "vocab.json", vocab.dump());
   check_one_line_error(run_tfx("model generate m ''", d.path), 2, "no beginning-of-text token");
   check_one_line_error(run_tfx("model generate m 'the cat' --stop", d.path), 2, "no end-of-text token");
+  // config.json's eos_token_id that is not a token id (or null), or past the tokenizer: --stop
+  // could never fire (it was read as "none" and the vocabulary's </s> taken, or kept and never met)
+  const std::string config = read_file(m / "config.json");
+  for (const auto& [value, code, want] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"-5", 1, "m/config.json: eos_token_id is -5; expected a token id or a list of token ids"},
+           {"[1, \"a\"]", 1, "eos_token_id is [1,\"a\"]"},
+           {"1000000000", 2, "--stop: m's end-of-text token id 1000000000 (config.json's eos_token_id) is past the tokenizer's"}}) {
+    nlohmann::json j = nlohmann::json::parse(config);
+    j["eos_token_id"] = nlohmann::json::parse(value);
+    write_file(m / "config.json", j.dump());
+    check_one_line_error(run_tfx("model generate m 'the cat' -n 2 --stop", d.path), code, want);
+  }
+  write_file(m / "config.json", config);
+  // rope_scaling that is not an object (or null) is refused, not ignored
+  TempDir r;
+  std::filesystem::copy(std::string(TFX_SOURCE_DIR) + "/tests/data/hf_models/llama", r.path / "l");
+  nlohmann::json lj = nlohmann::json::parse(read_file(r.path / "l" / "config.json"));
+  lj["rope_scaling"] = "linear";
+  write_file(r.path / "l" / "config.json", lj.dump());
+  check_one_line_error(run_tfx("model info l", r.path), 1, "l/config.json: \"rope_scaling\" is \"linear\"; expected an object");
+  lj["rope_scaling"] = nullptr;
+  write_file(r.path / "l" / "config.json", lj.dump());
+  CHECK(run_tfx("model info l", r.path).code == 0);
   // with a prompt, the BOS-less model still writes on
   CHECK(run_tfx("model generate m 'the cat' -n 2 --format csv", d.path).code == 0);
   // a GGUF file without a tokenizer: generate reads TEXT, so the error names the commands that read ids

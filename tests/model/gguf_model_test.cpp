@@ -288,4 +288,16 @@ TEST_CASE("gguf: a Gemma file's own metadata, wrong, is one error naming the key
   text.type = GgufValueType::string;
   text.s = "six";
   opens_with("gemma3.attention.sliding_window_pattern", text, "gemma3.attention.sliding_window_pattern");
+  // a NaN or infinite float is refused, not replaced by the default (it became JSON null on the
+  // way to the config: θ = 10000 and ε = 1e-6 instead, exit 0)
+  GgufValue f32;
+  f32.type = GgufValueType::f32;
+  f32.f = std::nan("");
+  opens_with("gemma3.rope.freq_base", f32, "metadata gemma3.rope.freq_base is nan; expected a finite number");
+  f32.f = HUGE_VAL;
+  opens_with("gemma3.attention.layer_norm_rms_epsilon", f32, "metadata gemma3.attention.layer_norm_rms_epsilon is inf; expected a finite number");
+  f32.f = -HUGE_VAL;
+  opens_with("gemma3.rope.freq_base_swa", f32, "is -inf");
+  f32.f = 1e6;
+  opens_with("gemma3.rope.freq_base", f32, "");
 }

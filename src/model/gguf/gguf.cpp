@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -272,6 +273,8 @@ std::optional<std::uint64_t> GgufFile::get_uint(std::string_view key, const std:
 std::optional<double> GgufFile::get_float(std::string_view key, const std::string& where) const {
   const GgufValue* v = find(key);
   if (!v) return std::nullopt;
+  // NaN or ∞ would become JSON null on the way to the family's config, and so the default
+  if (v->floating() && !std::isfinite(v->f)) throw Error(fmt::format("{}: metadata {} is {}; expected a finite number", where, key, v->f));
   if (v->floating()) return v->f;
   if (v->integer()) return static_cast<double>(v->i);
   throw Error(fmt::format("{}: metadata {} should be a number", where, key));

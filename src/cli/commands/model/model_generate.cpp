@@ -98,6 +98,10 @@ void run_generate(const GenerateCliOptions& o) {
   go.seed = o.seed;
   go.shown = static_cast<std::size_t>(o.shown);
   if (o.stop) go.stop_ids = generation_eos_ids(o.dir, tok);
+  for (const std::size_t id : go.stop_ids)
+    if (id >= tok.vocab_size())
+      throw usage_error(fmt::format(N_("--stop: {}'s end-of-text token id {} (config.json's eos_token_id) is past the tokenizer's {} tokens"), o.dir,
+                                    id, tok.vocab_size()));
   if (!o.html.empty() && temps.size() > 1) throw usage_error(N_("--html shows one generation's attention: give one --temperature"));
   go.keep_attentions = !o.html.empty();
   const bool html_only = !o.html.empty() && check_html_target(o.html, o.out, o.fig) && !o.cache;  // --cache: its table too
