@@ -94,3 +94,19 @@ TEST_CASE("model lens/ablate: a ViT's [CLS] classifier through every layer, ever
   ms_npy(dir / "all.npy", shape);
   CHECK(shape == "2, 2");
 }
+
+TEST_CASE("model patch: prompts past 256 tokens are refused at once, naming the passes (the work grows with T³)") {
+  // 257 tokens of the RoPE llama (no position limit): refused before any pass; 1,000 ran for minutes
+  std::string clean, corrupt;
+  for (int i = 0; i < 300; ++i) clean += "a ", corrupt += i == 299 ? "c " : "a ";
+  const Run r = run_tfx("model patch " + shell_quote(ms_model("llama")) + " --clean '" + clean + "' --corrupt '" + corrupt + "' -o /dev/null");
+  CAPTURE(r.err);
+  CHECK(r.code == 2);
+  CHECK(has(r.err, "tokens: activation patching runs one pass per layer and position (2 × "));
+  CHECK(has(r.err, "so the prompts are limited to 256 tokens"));
+  // one error line (after the warning that 302 positions are past what the toy model saw)
+  CHECK(r.err.find("tfx: error: ") == r.err.rfind("tfx: error: "));
+  CHECK(r.err.find('\n', r.err.find("tfx: error: ")) == r.err.size() - 1);
+  // a short pair runs
+  CHECK(run_tfx("model patch " + shell_quote(ms_model("llama")) + " --clean 'a a a' --corrupt 'a a c' -o /dev/null --format csv").code == 0);
+}

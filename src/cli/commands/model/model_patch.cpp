@@ -36,6 +36,13 @@ void run_model_patch(const ModelPatchOptions& o) {
   if (e.ids.size() != l.ids.size())
     throw usage_error(fmt::format(N_("--clean gives {} tokens and --corrupt {}: the two prompts must tokenize to the same length"),
                                   l.ids.size(), e.ids.size()));
+  // one pass per layer and position, each over all T tokens: the work grows with T³ (1,000 tokens of
+  // a 2-layer toy model ran for minutes); a heatmap of more positions is no longer read anyway
+  constexpr std::size_t kMaxTokens = 256;
+  if (l.ids.size() > kMaxTokens)
+    throw usage_error(fmt::format(N_("--clean gives {} tokens: activation patching runs one pass per layer and position ({} × {} passes of {} "
+                                     "tokens), so the prompts are limited to {} tokens; shorten them"),
+                                  l.ids.size(), c.layers, l.ids.size(), l.ids.size(), kMaxTokens));
   const std::size_t t = answer_position(l), T = l.ids.size();
   const MicroscopeRun clean_pass = microscope_run(l), corrupt_pass = microscope_run(l, e.ids);
   const CleanRun clean = clean_run(clean_pass), corrupt = clean_run(corrupt_pass);
@@ -113,7 +120,7 @@ void register_model_patch(CLI::App& model) {
                               tr("Activation patching: the clean prompt's residual stream patched into the corrupted run, block by block and position by position"),
                               run_model_patch);
   add_model_input(cmd, o->in, false);
-  cmd->add_option("--clean", o->clean, tr("The clean prompt, whose residual stream is patched in"))->required();
+  cmd->add_option("--clean", o->clean, tr("The clean prompt, whose residual stream is patched in (at most 256 tokens)"))->required();
   cmd->add_option("--corrupt", o->corrupt, tr("The corrupted prompt (the same number of tokens), whose run is patched"))->required();
   cmd->add_option("--answers", o->answers, tr("The clean and the corrupt answer, A,B (one token each, ␣ for a leading space as the tables print it; default: each run's top prediction)"));
   add_no_special_flag(cmd, o->in.no_special);
