@@ -247,7 +247,7 @@ void add_output_flags(CLI::App* app, OutputFlags& f, bool figures) {
                                if (v == ok) return {};
                              for (const auto& c : kFormatChoices)
                                if (v == c.name) return out_find_extra(f, c.value) ? std::string() : out_cannot_write(app, f, c.value);
-                             return not_member(v, format_names(true, true));
+                             return not_member(v, out_command_formats(f));  // with its gif/html, as --help lists them
                            },
                            fmt::format("{{{}}}", fmt::join(format_names(true, true), ",")), "format"))
                        ->group(tr("Output"));

@@ -109,7 +109,7 @@ TEST_CASE("cli: number flags of every command say what was expected, in one line
   };
   for (Case c : {Case{"rope --len abc", "--len: expected a whole number ≥ 1, got 'abc'"},
                  Case{"rope rotate --pos -2", "--pos: expected a whole number ≥ 0, got '-2'"},
-                 Case{"rope --dim 1099511627777", "--dim: expected a whole number ≥ 1, got '1099511627777'"},
+                 Case{"rope --dim 1099511627777", "--dim: 1099511627777 is past the largest value 1099511627776; expected a whole number from 1 to 1099511627776"},
                  Case{"lr --warmup 2.5", "expected a whole number"},
                  Case{"lr --d-model nan", "--d-model: expected a whole number in 1…16777216, got 'nan'"},
                  Case{"layernorm --eps -1", "--eps: expected a number ≥ 0, got '-1'"},

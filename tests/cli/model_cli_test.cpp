@@ -125,6 +125,16 @@ TEST_CASE("model commands: bad input is a one-line error") {
   check_one_line_error(run_tfx("model next " + qdir("bert") + " 'the cat'"), 2, "is an encoder (bert): it does not predict a next token");
   check_one_line_error(run_tfx("model fill " + qdir("bert") + " 'the cat sat'"), 2, "TEXT has no mask token [MASK]");
   check_one_line_error(run_tfx("model fill " + qdir("bert_legacy") + " 'the [MASK] sat'"), 2, "has no MLM head");
+  {
+    // a vocabulary without [MASK]: said as such (it was "TEXT has no mask token")
+    TempDir t;
+    std::filesystem::copy(dir("bert"), t.path / "b");
+    std::string vocab = read_file(t.path / "b" / "vocab.txt");
+    vocab.replace(vocab.find("[MASK]\n"), 7, "[XMASK]\n");
+    write_file(t.path / "b" / "vocab.txt", vocab);
+    check_one_line_error(run_tfx("model fill b 'the [MASK] sat'", t.path), 2,
+                         "b: the tokenizer's vocabulary has no mask token ([MASK]), so fill has nothing to predict at");
+  }
   check_one_line_error(run_tfx("model attention " + qdir("gpt2") + " 'the cat' --layer 2"), 2, "--layer 2: the model has 2 layers (0 … 1)");
   check_one_line_error(run_tfx("model attention " + qdir("gpt2") + " 'the cat' --head x"), 2, "--head x: expected a head number from 0 or all");
   check_one_line_error(run_tfx("model hidden " + qdir("bert") + " 'the the the the the the the the the the the the the the the the'"), 2,

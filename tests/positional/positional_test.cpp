@@ -158,7 +158,7 @@ TEST_CASE("cli: tfx pe bad values say what was expected") {
   for (Case c : {Case{"pe --len abc", "expected a whole number"}, Case{"pe --len 1e12", "got '1e12'"},
                  Case{"pe --len 1.5", "whole number"}, Case{"pe --len -3", "--len: expected a whole number ≥ 1, got '-3'"},
                  Case{"pe --len 0", "--len"}, Case{"pe --dim 0", "--dim"},
-                 Case{"pe --len 99999999999999999999999", "got '99999999999999999999999'"},
+                 Case{"pe --len 99999999999999999999999", "99999999999999999999999 is past the largest value 1099511627776"},
                  Case{"pe --len 100000000 --dim 100000", "try smaller values"},
                  Case{"pe --len 100000000 --dim 100000", "--len 100000000 --dim 100000"},
                  Case{"pe --len 5 --pos 5 --i 0", "positions 0..4"}, Case{"pe --dim 4 --pos 0 --i 4", "dimensions 0..3"},

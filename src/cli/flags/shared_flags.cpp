@@ -116,7 +116,8 @@ void apply_activations(const std::string& activations) {
 CLI::Option* add_cache_flag(CLI::App* cmd, bool& cache) {
   return cmd->add_flag("--cache", cache,
                        tr("The KV cache's size: 2 × layers × kv_heads × head_dim × bytes per token, F32 and BF16, the model's "
-                          "grouping and multi-head, at the context length and at --len"));
+                          "grouping and multi-head, at the context length and at the length asked (model info: --len; model generate: "
+                          "the prompt + -n)"));
 }
 
 CLI::Option* add_stats_flag(CLI::App* cmd, bool& stats) {

@@ -25,6 +25,9 @@ CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
         const char* end = text.data() + text.size();
         auto [p, ec] = std::from_chars(text.data(), end, v);
         const bool all_digits = !text.empty() && p == end;
+        // digits past the largest (2^40 for a flag whose help says "≥ 1"): the bound said
+        if (all_digits && text[0] != '-' && (ec == std::errc::result_out_of_range || (ec == std::errc{} && v > hi)) && hi >= (std::int64_t{1} << 40))
+          return fmt::format(N_("{} is past the largest value {}; expected a whole number from {} to {}"), text, hi, lo, hi);
         if (ec != std::errc{} || !all_digits || v < lo || v > hi)
           return hi >= (std::int64_t{1} << 40) ? fmt::format(N_("expected a whole number ≥ {}, got '{}'"), lo, text)
                                                : fmt::format(N_("expected a whole number in {}…{}, got '{}'"), lo, hi, text);
@@ -156,6 +159,19 @@ CLI::Validator positive_number() {
 }
 CLI::Validator non_negative_number() {
   return finite_number_from(0.0, true, N_("expected a number ≥ 0, got '{}'"), "a number ≥ 0", "≥ 0");
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        // not a finite number: finite_float(), which run() adds to every float flag after, says so
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return {};
+        if (!(v >= lo && v <= hi)) return fmt::format(N_("expected a number from {:g} to {:g}, got '{}'"), lo, hi, text);
+        return {};
+      },
+      fmt::format("{:g}…{:g}", lo, hi), "number in range");
 }
 
 }  // namespace tfx::cli

@@ -29,6 +29,9 @@ CLI::Validator finite_float();
 CLI::Validator positive_number();
 // A finite number ≥ 0 (rejects negatives, nan, inf).
 CLI::Validator non_negative_number();
+// A number lo ≤ v ≤ hi: "expected a number from 0 to 0.99, got '1'" (CLI11's Range said "Value 1
+// not in range 0.000000 to 0.990000").
+CLI::Validator number_in(double lo, double hi);
 
 // A file name must not be empty ('' would silently mean a default): "expected a file name, got an
 // empty one (HINT)". Whether the file exists is the reader's business (a data error, exit 1).

@@ -2,6 +2,7 @@
 // present_png() writes a Figure as PNG/SVG, present_view() draws it in the terminal, and
 // present_all() decides which of them a command's flags ask for.
 #include "cli/common.hpp"
+#include "cli/flags/validators.hpp"
 #include "cli/present/terminal.hpp"
 #include "tfx/io/emit_together.hpp"
 #include "tfx/io/encoder.hpp"
@@ -255,7 +256,7 @@ void add_gif_flags(CLI::App* app, GifFlags& g, OutputFlags& out, const std::stri
       ->group(tr("Figures"));
   app->add_option("--fps", g.fps, tr("Frames per second of the --gif animation"))
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 50.0))
+      ->check(number_in(1.0, 50.0))
       ->group(tr("Figures"));
   // --format gif / -o FILE.gif: --gif FILE by another spelling (no -o: the default name, as --gif)
   add_output_extra(out, Format::gif, [&g](const std::string& path, const std::string& where) {

@@ -8,6 +8,7 @@
 
 #include "cli/flags/flag_names.hpp"
 #include "cli/commands.hpp"
+#include "cli/flags/validators.hpp"
 #include "cli/common.hpp"
 #include "cli/flags/embedding_flags.hpp"
 #include "cli/present/progress_bar.hpp"
@@ -174,7 +175,7 @@ void register_project(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--elevation", o->elevation, tr("--components 3: how far above the PC1–PC2 floor the view is, in degrees"))
       ->capture_default_str()
-      ->check(CLI::Range(-90.0, 90.0));
+      ->check(number_in(-90.0, 90.0));
   add_embedding_flags(cmd, o->emb);
   add_output_flags(cmd, o->out);
   add_figure_flags(cmd, o->fig, false);

@@ -26,6 +26,8 @@ void run_model_fill(const ModelFillOptions& o) {
     throw usage_error(fmt::format(N_("{} is a {} decoder: fill predicts BERT's [MASK]; use tfx model next"), o.in.dir, l.model.config.model_type));
   if (!l.model.has_lm_head) throw usage_error(fmt::format(N_("{}: this BERT checkpoint has no MLM head (cls.predictions.*), so fill cannot predict"), o.in.dir));
   const std::optional<std::size_t> mask = l.tokenizer ? l.tokenizer->mask_id() : std::nullopt;
+  if (l.tokenizer && !mask)
+    throw usage_error(fmt::format(N_("{}: the tokenizer's vocabulary has no mask token ([MASK]), so fill has nothing to predict at"), o.in.dir));
   std::vector<std::size_t> positions;
   for (std::size_t t = 0; t < l.ids.size(); ++t)
     if (mask && l.ids[t] == *mask) positions.push_back(t);

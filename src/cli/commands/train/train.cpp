@@ -13,6 +13,7 @@
 
 #include "cli/flags/model_size_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/flags/validators.hpp"
 #include "cli/commands/train/train_compare.hpp"
 #include "cli/commands/train/train_flags.hpp"
 #include "cli/commands/train/train_gpt.hpp"
@@ -256,7 +257,7 @@ void register_train(CLI::App& app) {
   add_train_warmup_flag(cmd, o->warmup, "tfx lr");
   cmd->add_option("--label-smoothing", o->label_smoothing, tr("Label smoothing ε of the cross-entropy"))
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(number_in(0.0, 0.99));
   add_train_threads_flag(cmd, o->threads);
   add_no_pe_flag(cmd, o->no_pe);
   o->pe_opt = add_train_pe_flag(cmd, o->pe);

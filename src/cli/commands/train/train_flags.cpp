@@ -79,7 +79,7 @@ void add_train_experiment_flags(CLI::App* cmd, bool& pre_ln, bool& no_warmup, st
       ->excludes(corpus_opt);
   cmd->add_option("--test-fraction", test_fraction, tr("With --pairs: the fraction of pairs held out for testing"))
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.9));
+      ->check(number_in(0.0, 0.9));
 }
 
 CLI::Option* add_train_pe_flag(CLI::App* cmd, std::string& pe) {
