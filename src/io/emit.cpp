@@ -199,11 +199,14 @@ Staged stage(const std::function<void(const Sink&)>& produce, const std::vector<
 std::vector<Staged>* g_batch = nullptr;
 std::vector<std::pair<std::FILE*, std::string>> g_announced;
 
-// Renames a staged file now, or keeps it for the open batch's commit.
+// Renames a staged file now, or keeps it for the open batch's commit: given its mode and closed
+// now, so that a command writing many files (a slide deck) holds no descriptor for each
 void finish(Staged s) {
   if (!s.tmp) return;
-  if (g_batch) g_batch->push_back(std::move(s));
-  else s.tmp->commit(s.target, s.mode, s.what);
+  if (!g_batch) return s.tmp->commit(s.target, s.mode, s.what);
+  if ((s.tmp->fd() >= 0 && ::fchmod(s.tmp->fd(), s.mode) != 0) || !s.tmp->close_fd())
+    throw Error(fmt::format(N_("{} {}: cannot write: {}"), s.what, s.path, std::strerror(errno)));
+  g_batch->push_back(std::move(s));
 }
 
 // The renames of several staged files, with the termination signals held back until all are
