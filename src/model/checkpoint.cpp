@@ -98,27 +98,30 @@ std::optional<std::pair<std::size_t, std::size_t>> first_non_finite(const Tensor
   return std::nullopt;
 }
 
-// Weights that overflow float32 give inf/NaN activations: name the first layer and step that made one.
-void check_finite(const ForwardPass& f, const Checkpoint& m) {
-  auto fail = [&](const std::string& step, std::size_t token) { throw_forward_overflow(m, step, token); };
-  for (std::size_t l = 0; l < f.hidden.size(); ++l) {
-    // attentions[l − 1] are computed before hidden[l]: report the earlier step first
-    if (l >= 1 && l - 1 < f.attentions.size())
-      if (const auto at = first_non_finite(f.attentions[l - 1]))
-        fail(fmt::format(N_("the attention weights of layer {}"), l - 1), at->first % f.attentions[l - 1].dim(1));
-    if (const auto at = first_non_finite(f.hidden[l]))
-      fail(l == 0 ? std::string("the embedding output") : fmt::format(N_("the output of layer {}"), l - 1), at->first);
-  }
-  if (const auto at = first_non_finite(f.logits)) fail(N_("the logits"), at->first);
-}
-
-}  // namespace
-
-void throw_forward_overflow(const Checkpoint& m, const std::string& step, std::size_t token) {
+[[noreturn]] void throw_forward_overflow(const Checkpoint& m, const std::string& step, std::size_t token) {
   // the weights are used as stored, unchecked: a NaN or infinite weight is the likely cause, named here
   const std::string culprit = m.mapped.first_non_finite();
   throw Error(fmt::format(N_("{}: the forward pass overflowed: {} has a non-finite value (inf or NaN) at token {} ({})"), m.dir, step, token,
                           culprit.empty() ? "weights too large for float32?" : culprit + "; weights must be finite"));
+}
+
+// Weights that overflow float32 give inf/NaN activations: name the first layer and step that made one.
+void check_finite(const ForwardPass& f, const Checkpoint& m) {
+  for (std::size_t l = 0; l < f.hidden.size(); ++l) {
+    // attentions[l − 1] are computed before hidden[l]: report the earlier step first
+    if (l >= 1 && l - 1 < f.attentions.size())
+      if (const auto at = first_non_finite(f.attentions[l - 1]))
+        throw_forward_overflow(m, fmt::format(N_("the attention weights of layer {}"), l - 1), at->first % f.attentions[l - 1].dim(1));
+    if (const auto at = first_non_finite(f.hidden[l]))
+      throw_forward_overflow(m, l == 0 ? std::string("the embedding output") : fmt::format(N_("the output of layer {}"), l - 1), at->first);
+  }
+  if (const auto at = first_non_finite(f.logits)) throw_forward_overflow(m, N_("the logits"), at->first);
+}
+
+}  // namespace
+
+void check_finite_rows(const Checkpoint& m, const Tensor& t, const std::string& step, std::size_t first_token) {
+  if (const auto at = first_non_finite(t)) throw_forward_overflow(m, step, first_token + at->first);
 }
 
 namespace {

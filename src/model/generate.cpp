@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <span>
 #include <string>
 
@@ -65,8 +64,7 @@ std::vector<float> KvDecoder::feed_pass(std::span<const std::size_t> ids, std::v
   o.keep_attentions = attentions != nullptr;
   o.keep_hidden = false;
   ForwardPass f = m.config.family->forward(m, std::vector<std::size_t>(ids.begin(), ids.end()), o);
-  for (const float v : f.logits.values())
-    if (!std::isfinite(v)) throw_forward_overflow(m, N_("the logits"), d.cache.length - 1);
+  check_finite_rows(m, f.logits, N_("the logits"), d.cache.length - 1);  // the last position's row
   if (attentions) *attentions = std::move(f.attentions);
   return std::move(f.logits.values());
 }

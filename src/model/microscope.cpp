@@ -54,9 +54,8 @@ Tensor logit_lens(const Checkpoint& m, const CleanRun& clean) {
   Tensor probs;
   for (std::size_t l = 0; l < layers; ++l) {
     const Tensor z = final_norm_and_head(m, clean.residuals[l]);
+    check_finite_rows(m, z, fmt::format(N_("the logit lens of block {}'s input"), l), 0);
     const std::size_t T = z.rows(), V = z.cols();
-    for (std::size_t i = 0; i < z.size(); ++i)
-      if (!std::isfinite(z[i])) throw_forward_overflow(m, fmt::format(N_("the logit lens of block {}'s input"), l), i / V);
     if (l == 0) probs = Tensor({layers, T, V});
     // softmax per row in double: p = exp(z − log Σ exp(z))
     for (std::size_t t = 0; t < T; ++t) {

@@ -132,11 +132,11 @@ ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& i
 // position or vector length outside the model is a usage error naming it; so is a cache on an
 // encoder or one without room for the ids.
 ForwardPass model_forward(const Checkpoint& m, const std::vector<std::size_t>& ids, const ForwardOptions& o);
-// The error for a forward pass that made a non-finite value: names the checkpoint, the step, the
-// token (its position) and the first tensor of the file that holds an inf or NaN (the likely cause:
-// the weights are used as stored, unchecked). model_forward checks what it keeps; the KV decoder
-// and the logit lens check their logits with it.
-[[noreturn]] void throw_forward_overflow(const Checkpoint& m, const std::string& step, std::size_t token);
+// model_forward's check of what it keeps, for logits made outside it (the KV decoder's, the logit
+// lens's): a non-finite value in `t` (row r = token first_token + r) is an error naming the
+// checkpoint, the step, the token and the first tensor of the file that holds an inf or NaN (the
+// likely cause: the weights are used as stored, unchecked).
+void check_finite_rows(const Checkpoint& m, const Tensor& t, const std::string& step, std::size_t first_token);
 // The logit lens: a residual stream (T, D) through the family's final norm and output head → (T, V)
 // (Family::final_norm_and_head). A family without a head: a usage error.
 Tensor final_norm_and_head(const Checkpoint& m, const Tensor& residual);
